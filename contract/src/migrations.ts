@@ -1,0 +1,103 @@
+/**
+ * The migrations table: every reclassification of an error from one `error_kind` to another,
+ * with the one-release window during which envelopes carry the old value as `legacy_error_kind`.
+ *
+ * @packageDocumentation
+ */
+import type { ErrorKind } from './taxonomy.js';
+
+/**
+ * One reclassification. Implements CONTRACT.md "Migration windows": the release `introduced_in`
+ * emits `to_kind` with `legacy_error_kind: from_kind`; the release `removed_in` (the next one)
+ * drops `legacy_error_kind`, and the entry must then leave the table.
+ */
+export interface MigrationEntry {
+  /** A stable slug, e.g. `upstream-429-to-rate-limited`. */
+  readonly id: string;
+  /** The `error_code` values (as emitted after the change) that this entry covers. */
+  readonly error_codes: readonly string[];
+  /** The servers it applies to (`sp`, `ads`, ...); absent means every server. */
+  readonly servers?: readonly string[];
+  /** The kind these codes had before. */
+  readonly from_kind: ErrorKind;
+  /** The kind they have now. */
+  readonly to_kind: ErrorKind;
+  /** The release (semver `MAJOR.MINOR.PATCH`) that first emits `to_kind`. */
+  readonly introduced_in: string;
+  /** The release that stops emitting `legacy_error_kind`; the entry is expired from then on. */
+  readonly removed_in: string;
+}
+
+/**
+ * The reclassifications in force. Empty until a release reclassifies something.
+ */
+export const MIGRATIONS: readonly MigrationEntry[] = [];
+
+function parseVersion(version: string): readonly [number, number, number] {
+  const match = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version.trim());
+  if (match === null) throw new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`);
+  return [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+/**
+ * Compares two `MAJOR.MINOR.PATCH` versions (pre-release and build suffixes are ignored).
+ *
+ * @returns a negative number, zero or a positive number as `a` is lower than, equal to or higher than `b`.
+ * @throws RangeError when either string is not a version.
+ */
+export function compareVersions(a: string, b: string): number {
+  const left = parseVersion(a);
+  const right = parseVersion(b);
+  for (let index = 0; index < 3; index += 1) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+/**
+ * The entries whose window is open at `version`: `introduced_in <= version < removed_in`.
+ *
+ * @param version - the release being run or built, e.g. the package's own version.
+ * @param table - the table to read; defaults to {@link MIGRATIONS}.
+ * @returns the open entries, in table order.
+ * @throws RangeError when a version string is malformed.
+ */
+export function activeMigrations(version: string, table: readonly MigrationEntry[] = MIGRATIONS): readonly MigrationEntry[] {
+  return table.filter((entry) => compareVersions(entry.introduced_in, version) <= 0 && compareVersions(version, entry.removed_in) < 0);
+}
+
+/**
+ * The `legacy_error_kind` an envelope must carry, if any.
+ *
+ * @param envelope - the `error_code` and `error_kind` being emitted.
+ * @param server - the emitting server's id (`sp`, `ads`, ...).
+ * @param version - the emitting release's version.
+ * @param table - defaults to {@link MIGRATIONS}.
+ * @returns the prior kind when an open entry covers this code, kind and server; else `undefined`.
+ */
+export function legacyErrorKindFor(
+  envelope: { readonly error_code: string; readonly error_kind: ErrorKind },
+  server: string,
+  version: string,
+  table: readonly MigrationEntry[] = MIGRATIONS,
+): ErrorKind | undefined {
+  const entry = activeMigrations(version, table).find(
+    (candidate) =>
+      candidate.to_kind === envelope.error_kind &&
+      candidate.error_codes.includes(envelope.error_code) &&
+      (candidate.servers === undefined || candidate.servers.includes(server)),
+  );
+  return entry?.from_kind;
+}
+
+/**
+ * The entries that have expired at `version` (`removed_in <= version`) and so must be deleted
+ * before that release ships.
+ *
+ * @returns the expired entries, in table order.
+ * @throws RangeError when a version string is malformed.
+ */
+export function expiredMigrations(version: string, table: readonly MigrationEntry[] = MIGRATIONS): readonly MigrationEntry[] {
+  return table.filter((entry) => compareVersions(entry.removed_in, version) <= 0);
+}

@@ -1,0 +1,78 @@
+/**
+ * Loads the contract's JSON documents that ship beside the compiled code (`schemas/`).
+ *
+ * @packageDocumentation
+ */
+import { readFileSync } from 'node:fs';
+
+import type { SchemaErrorCode, SchemaKeyword } from './taxonomy.js';
+
+function readSchemaFile(name: string): unknown {
+  return JSON.parse(readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8')) as unknown;
+}
+
+/**
+ * The v1 envelope JSON Schema (draft 2020-12), as parsed JSON. Same content as
+ * `@mcp-envelope/contract/schemas/error-envelope.schema.json`.
+ */
+export const ERROR_ENVELOPE_SCHEMA = readSchemaFile('error-envelope.schema.json') as Readonly<Record<string, unknown>>;
+
+/** The `$id` of {@link ERROR_ENVELOPE_SCHEMA}. */
+export const ERROR_ENVELOPE_SCHEMA_ID = ERROR_ENVELOPE_SCHEMA['$id'] as string;
+
+/** One entry of the keyword table: its code, a summary template and a hint template. */
+export interface SchemaCodeEntry {
+  readonly error_code: SchemaErrorCode;
+  /** Template with `{path}` and keyword parameters such as `{limit}`, `{actual}`, `{allowed}`. */
+  readonly summary_template: string;
+  /** Template of the canonical hint for this code. */
+  readonly hint: string;
+}
+
+/** The parsed `schemas/jsonschema-error-codes.json`. */
+export interface SchemaCodeTable {
+  readonly contract_version: 1;
+  readonly error_kind: 'mcp_input_validation';
+  readonly retryable: false;
+  readonly path_rule: string;
+  readonly mapping: Readonly<Record<SchemaKeyword, SchemaCodeEntry>>;
+  readonly fallback: SchemaCodeEntry;
+  readonly domain_codes: Readonly<Record<string, { readonly server: string; readonly summary_template: string; readonly hint: string }>>;
+}
+
+/**
+ * The JSON Schema keyword -> `SCHEMA_*` table with summary and hint templates. Implements
+ * CONTRACT.md "Schema validation codes".
+ */
+export const SCHEMA_CODE_TABLE = readSchemaFile('jsonschema-error-codes.json') as SchemaCodeTable;
+
+/**
+ * Looks up the table entry for a JSON Schema keyword (an Ajv `ErrorObject.keyword`).
+ *
+ * @param keyword - the failing keyword, e.g. `maxItems`.
+ * @returns the keyword's entry, or the fallback entry (`SCHEMA_VALIDATION_FAILED`) for any keyword
+ *   without its own code (including `$ref` failures, `dependentRequired`, `if`, custom keywords).
+ */
+export function schemaCodeEntry(keyword: string): SchemaCodeEntry {
+  return Object.hasOwn(SCHEMA_CODE_TABLE.mapping, keyword)
+    ? SCHEMA_CODE_TABLE.mapping[keyword as SchemaKeyword]
+    : SCHEMA_CODE_TABLE.fallback;
+}
+
+/**
+ * Fills `{name}` placeholders in a template. Arrays are rendered as a comma-separated list,
+ * other non-strings with `JSON.stringify`; a placeholder without a value stays as written.
+ *
+ * @param template - e.g. `"Send no more than {limit} items in {path}"`.
+ * @param values - placeholder values by name.
+ * @returns the filled string.
+ */
+export function fillTemplate(template: string, values: Readonly<Record<string, unknown>>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (whole, name: string) => {
+    if (!Object.hasOwn(values, name)) return whole;
+    const value = values[name];
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
+    return JSON.stringify(value) ?? String(value);
+  });
+}
