@@ -67,6 +67,19 @@ export function parseEnvelopeText(text: string): ErrorEnvelope | undefined {
   return undefined;
 }
 
+/** `JSON.stringify` that never throws (BigInt, cycles, throwing `toJSON`): falls back to `String`. */
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    try {
+      return String(value);
+    } catch {
+      return Object.prototype.toString.call(value);
+    }
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -91,11 +104,11 @@ function allTexts(content: readonly unknown[] | undefined): string[] {
  * in-band envelope (`structuredContent.error`, or `structuredContent` itself), then success.
  * Never throws, whatever the input.
  *
- * @param result - a `CallToolResult`, or anything a server sent in its place.
+ * @param result - a `CallToolResult` ({@link ToolResultLike}), or anything a server sent in its place.
  * @returns see {@link UnwrappedToolResult}.
  */
-export function unwrapToolResult(result: ToolResultLike | unknown): UnwrappedToolResult {
-  if (!isRecord(result)) return { ok: false, text: `not a tool result: ${JSON.stringify(result) ?? String(result)}`, channel: 'is_error' };
+export function unwrapToolResult(result: unknown): UnwrappedToolResult {
+  if (!isRecord(result)) return { ok: false, text: `not a tool result: ${safeStringify(result)}`, channel: 'is_error' };
   const content = Array.isArray(result['content']) ? (result['content'] as unknown[]) : undefined;
   const hasStructured = Object.hasOwn(result, 'structuredContent') && result['structuredContent'] !== undefined;
   const structured = result['structuredContent'];
@@ -116,7 +129,7 @@ export function unwrapToolResult(result: ToolResultLike | unknown): UnwrappedToo
     if (isRecord(structured) && Object.hasOwn(structured, 'error') && structured['error'] !== undefined && structured['error'] !== null) {
       const inBand = structured['error'];
       if (isEnvelope(inBand)) return { ok: false, envelope: inBand, channel: 'in_band' };
-      return { ok: false, text: typeof inBand === 'string' ? inBand : JSON.stringify(inBand), channel: 'in_band' };
+      return { ok: false, text: typeof inBand === 'string' ? inBand : safeStringify(inBand), channel: 'in_band' };
     }
     return { ok: true, value: structured };
   }
