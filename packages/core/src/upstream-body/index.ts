@@ -1,0 +1,7 @@
+/**
+ * Generic reading of upstream error responses: body parsing and status classification.
+ *
+ * @packageDocumentation
+ */
+export * from './parse.js';
+export * from './status.js';

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+
+import { capText, classifyUpstreamStatus, htmlSummary, isRetryableStatus, parseUpstreamBody } from '../../src/upstream-body/index.js';
+
+const SP = { httpKind: 'sp_api_http', codePrefix: 'SP_API_HTTP_' } as const;
+const ADS = { httpKind: 'ads_api_http', codePrefix: 'ADS_API_HTTP_' } as const;
+
+describe('parseUpstreamBody', () => {
+  it.each([undefined, null, '', '   \n'])('%j is empty', (body) => {
+    expect(parseUpstreamBody(body)).toEqual({ kind: 'empty' });
+  });
+
+  it('parses JSON text, keeps parsed values, decodes bytes', () => {
+    expect(parseUpstreamBody('{"errors":[{"code":"InvalidInput"}]}')).toEqual({ kind: 'json', value: { errors: [{ code: 'InvalidInput' }] } });
+    expect(parseUpstreamBody({ message: 'x' })).toEqual({ kind: 'json', value: { message: 'x' } });
+    expect(parseUpstreamBody(new TextEncoder().encode('[1]'))).toEqual({ kind: 'json', value: [1] });
+  });
+
+  it('reports broken JSON with its text', () => {
+    expect(parseUpstreamBody('{"errors": [')).toEqual({ kind: 'invalid_json', text: '{"errors": [' });
+  });
+
+  it('summarizes HTML pages without markup', () => {
+    const page = '<!DOCTYPE html><html><head><title>503 Service Temporarily Unavailable</title><style>b{}</style></head><body><h1>x</h1></body></html>';
+    expect(parseUpstreamBody(page)).toEqual({ kind: 'html', summary: '503 Service Temporarily Unavailable' });
+    expect(parseUpstreamBody('<html><body><h1>Bad &amp; Request</h1><p>more</p></body></html>')).toEqual({ kind: 'html', summary: 'Bad & Request' });
+    expect(parseUpstreamBody('<p>oops</p>', 'text/html; charset=utf-8')).toEqual({ kind: 'html', summary: 'oops' });
+    expect(htmlSummary('<html><body></body></html>')).toBe('HTML error page');
+  });
+
+  it('keeps plain text, capped', () => {
+    expect(parseUpstreamBody('Service Unavailable')).toEqual({ kind: 'text', text: 'Service Unavailable' });
+    const long = parseUpstreamBody('x'.repeat(600));
+    expect(long.kind === 'text' ? long.text.length : 0).toBe(500);
+  });
+});
+
+describe('capText', () => {
+  it('collapses whitespace and cuts with an ellipsis', () => {
+    expect(capText('a \n  b')).toBe('a b');
+    expect(capText('abcdef', 4)).toBe('abc…');
+  });
+});
+
+describe('classifyUpstreamStatus', () => {
+  it.each([
+    [429, SP, { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true }],
+    [429, ADS, { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true }],
+    [401, SP, { error_kind: 'auth_error', error_code: 'SP_API_HTTP_401', retryable: false }],
+    [403, ADS, { error_kind: 'auth_error', error_code: 'ADS_API_HTTP_403', retryable: false }],
+    [400, SP, { error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_400', retryable: false }],
+    [404, ADS, { error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_404', retryable: false }],
+    [408, SP, { error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_408', retryable: true }],
+    [500, SP, { error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_500', retryable: true }],
+    [504, ADS, { error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_504', retryable: true }],
+  ] as const)('%i (%o)', (status, family, expected) => {
+    expect(classifyUpstreamStatus(status, family)).toEqual(expected);
+  });
+
+  it('retryable statuses', () => {
+    expect([400, 408, 409, 429, 499, 500, 599].map(isRetryableStatus)).toEqual([false, true, false, true, false, true, true]);
+  });
+});
