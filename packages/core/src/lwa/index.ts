@@ -1,0 +1,6 @@
+/**
+ * Login with Amazon token handling shared by the Amazon API adapters.
+ *
+ * @packageDocumentation
+ */
+export * from './lwa-client.js';

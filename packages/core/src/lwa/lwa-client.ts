@@ -1,0 +1,261 @@
+/**
+ * Login with Amazon (LWA) refresh-token client, shared by every server that fronts an Amazon API
+ * (SP-API and Amazon Ads use the same token endpoint and grant).
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail } from '@mcp-envelope/contract';
+
+import { capText } from '../upstream-body/parse.js';
+
+/** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
+export const DEFAULT_LWA_TOKEN_URL = 'https://api.amazon.com/auth/o2/token';
+
+/** The env variables the refresh flow reads. */
+export const LWA_ENV_VARIABLES = ['LWA_CLIENT_ID', 'LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN'] as const;
+
+/** Why getting an access token failed. */
+export type LwaFailureReason =
+  /** One or more of the env variables are unset or empty. */
+  | 'missing_credentials'
+  /** The token endpoint answered with an OAuth error (`invalid_grant`, `invalid_client`, ...). */
+  | 'token_rejected'
+  /** The token endpoint could not be reached, timed out, or answered 5xx / unreadable JSON. */
+  | 'token_endpoint_unavailable';
+
+const LWA_ERROR_BRAND = Symbol.for('@mcp-envelope/core/LwaError');
+
+/**
+ * A failed LWA token request. Carries only safe facts: never the refresh token, client secret or
+ * any access token.
+ */
+export class LwaError extends Error {
+  readonly reason: LwaFailureReason;
+  /** The OAuth `error` code from the endpoint (`invalid_grant`, ...), when there was one. */
+  readonly oauthError: string | undefined;
+  /** The endpoint's HTTP status, when it answered. */
+  readonly status: number | undefined;
+  /** The env variables that were missing, for `missing_credentials`. */
+  readonly missing: readonly string[];
+  private readonly [LWA_ERROR_BRAND] = true;
+
+  constructor(reason: LwaFailureReason, message: string, facts: { oauthError?: string; status?: number; missing?: readonly string[] } = {}) {
+    super(message);
+    this.name = 'LwaError';
+    this.reason = reason;
+    this.oauthError = facts.oauthError;
+    this.status = facts.status;
+    this.missing = facts.missing ?? [];
+  }
+
+  /**
+   * Brand check that survives duplicate copies of this package.
+   *
+   * @param value - anything.
+   * @returns whether `value` is an `LwaError`.
+   */
+  static isInstance(value: unknown): value is LwaError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[LWA_ERROR_BRAND] === true;
+  }
+}
+
+/** Credentials and settings for {@link LwaTokenClient}. */
+export interface LwaSettings {
+  readonly clientId?: string | undefined;
+  readonly clientSecret?: string | undefined;
+  readonly refreshToken?: string | undefined;
+  /** Defaults to {@link DEFAULT_LWA_TOKEN_URL}. */
+  readonly tokenUrl?: string | undefined;
+  /** Request timeout in milliseconds (default 10000). */
+  readonly timeoutMs?: number;
+  /** Seconds before expiry at which a cached token is refreshed (default 60). */
+  readonly refreshSkewSeconds?: number;
+  /** Clock, for tests. */
+  readonly now?: () => number;
+  /** fetch implementation, for tests; defaults to the global fetch. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Reads {@link LwaSettings} from env variables `LWA_CLIENT_ID`, `LWA_CLIENT_SECRET`,
+ * `LWA_REFRESH_TOKEN` and `LWA_TOKEN_URL`.
+ *
+ * @param env - defaults to `process.env`.
+ * @returns the settings (values may be undefined; the client reports what is missing).
+ */
+export function lwaSettingsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): LwaSettings {
+  return {
+    clientId: env['LWA_CLIENT_ID'],
+    clientSecret: env['LWA_CLIENT_SECRET'],
+    refreshToken: env['LWA_REFRESH_TOKEN'],
+    tokenUrl: env['LWA_TOKEN_URL'],
+  };
+}
+
+interface CachedToken {
+  readonly accessToken: string;
+  /** Epoch milliseconds after which the token must be refreshed. */
+  readonly refreshAt: number;
+}
+
+/**
+ * Exchanges a refresh token for access tokens and caches each until shortly before it expires.
+ * Concurrent callers share one in-flight request.
+ */
+export class LwaTokenClient {
+  private readonly settings: LwaSettings;
+  private cached: CachedToken | undefined;
+  private inFlight: Promise<string> | undefined;
+
+  /**
+   * @param settings - credentials and options; see {@link lwaSettingsFromEnv}.
+   */
+  constructor(settings: LwaSettings) {
+    this.settings = settings;
+  }
+
+  /** The env variables that are missing or empty, in {@link LWA_ENV_VARIABLES} order. */
+  missingCredentials(): string[] {
+    const values: Record<(typeof LWA_ENV_VARIABLES)[number], string | undefined> = {
+      LWA_CLIENT_ID: this.settings.clientId,
+      LWA_CLIENT_SECRET: this.settings.clientSecret,
+      LWA_REFRESH_TOKEN: this.settings.refreshToken,
+    };
+    return LWA_ENV_VARIABLES.filter((name) => (values[name] ?? '').trim() === '');
+  }
+
+  /**
+   * Returns a valid access token, refreshing it when the cached one is missing or close to expiry.
+   *
+   * @returns the access token (to send as `x-amz-access-token` or `Authorization: Bearer`).
+   * @throws LwaError with reason `missing_credentials`, `token_rejected` or `token_endpoint_unavailable`.
+   */
+  async accessToken(): Promise<string> {
+    const now = (this.settings.now ?? Date.now)();
+    if (this.cached !== undefined && now < this.cached.refreshAt) return this.cached.accessToken;
+    this.inFlight ??= this.refresh().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Drops the cached token, e.g. after the upstream answered 401 with it. */
+  invalidate(): void {
+    this.cached = undefined;
+  }
+
+  private async refresh(): Promise<string> {
+    const missing = this.missingCredentials();
+    if (missing.length > 0) {
+      throw new LwaError('missing_credentials', `LWA credentials are not configured: set ${missing.join(', ')}`, { missing });
+    }
+    const body = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: this.settings.refreshToken ?? '',
+      client_id: this.settings.clientId ?? '',
+      client_secret: this.settings.clientSecret ?? '',
+    });
+    const doFetch = this.settings.fetch ?? fetch;
+    let response: Response;
+    try {
+      response = await doFetch(this.settings.tokenUrl ?? DEFAULT_LWA_TOKEN_URL, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', accept: 'application/json' },
+        body,
+        signal: AbortSignal.timeout(this.settings.timeoutMs ?? 10_000),
+      });
+    } catch (error) {
+      const timedOut = error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      throw new LwaError('token_endpoint_unavailable', timedOut ? 'the LWA token endpoint did not answer in time' : 'the LWA token endpoint could not be reached');
+    }
+    let payload: unknown;
+    try {
+      payload = await response.json();
+    } catch {
+      payload = undefined;
+    }
+    const record = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
+    if (response.ok && typeof record['access_token'] === 'string' && record['access_token'] !== '') {
+      const expiresIn = typeof record['expires_in'] === 'number' && record['expires_in'] > 0 ? record['expires_in'] : 3600;
+      const skew = this.settings.refreshSkewSeconds ?? 60;
+      const now = (this.settings.now ?? Date.now)();
+      this.cached = { accessToken: record['access_token'], refreshAt: now + Math.max(0, expiresIn - skew) * 1000 };
+      return record['access_token'];
+    }
+    const oauthError = typeof record['error'] === 'string' ? record['error'] : undefined;
+    if (response.status >= 500 || (oauthError === undefined && response.ok)) {
+      throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, { status: response.status });
+    }
+    const description = typeof record['error_description'] === 'string' ? `: ${capText(record['error_description'], 200)}` : '';
+    throw new LwaError('token_rejected', `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${response.status}`})${description}`, {
+      ...(oauthError === undefined ? {} : { oauthError }),
+      status: response.status,
+    });
+  }
+}
+
+/** The envelope parts for an LWA failure (`error_kind: auth_error`, `AUTHENTICATION_ERROR`). */
+export interface LwaFailureClassification {
+  readonly error_kind: 'auth_error';
+  readonly error_code: 'AUTHENTICATION_ERROR';
+  readonly retryable: boolean;
+  readonly summary: string;
+  readonly details: readonly EnvelopeDetail[];
+  readonly hints: readonly string[];
+}
+
+const OAUTH_HINTS: Readonly<Record<string, string>> = {
+  invalid_grant: 'The refresh token is expired, revoked, or was issued to another application: authorize the application again to get a new LWA_REFRESH_TOKEN.',
+  invalid_client: 'LWA_CLIENT_ID or LWA_CLIENT_SECRET is wrong, or the secret was rotated: copy both again from the application\'s LWA credentials.',
+  unauthorized_client: 'This application may not use the refresh_token grant: check the application\'s LWA settings.',
+  invalid_request: 'The token request was malformed: check that LWA_CLIENT_ID, LWA_CLIENT_SECRET and LWA_REFRESH_TOKEN hold no stray quotes or spaces.',
+  invalid_scope: 'The requested scope is not granted to this application.',
+  server_error: 'The LWA service failed; try again shortly.',
+};
+
+/**
+ * Classifies an {@link LwaError} as the contract's `auth_error` / `AUTHENTICATION_ERROR` with
+ * hints that say how to recover. Implements CONTRACT.md "error_kind" (`auth_error`).
+ *
+ * @param error - the failure.
+ * @returns the envelope parts; `retryable` is true only when the endpoint was unavailable.
+ */
+export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
+  if (error.reason === 'missing_credentials') {
+    return {
+      error_kind: 'auth_error',
+      error_code: 'AUTHENTICATION_ERROR',
+      retryable: false,
+      summary: `No LWA credentials: ${error.missing.join(', ')} ${error.missing.length === 1 ? 'is' : 'are'} not set.`,
+      details: error.missing.map((name) => ({ path: name, issue: `${name} is not set`, received_type: 'undefined' })),
+      hints: [`Set ${error.missing.join(', ')} in the server's environment and restart it.`],
+    };
+  }
+  if (error.reason === 'token_endpoint_unavailable') {
+    return {
+      error_kind: 'auth_error',
+      error_code: 'AUTHENTICATION_ERROR',
+      retryable: true,
+      summary: 'Could not get an access token: the LWA token endpoint is unavailable.',
+      details: [{ path: '', issue: error.message, received_type: 'null', ...(error.status === undefined ? {} : { http_status: error.status }) }],
+      hints: ['Retry after a short wait; if it persists, check LWA_TOKEN_URL and the network path to it.'],
+    };
+  }
+  const hint = (error.oauthError !== undefined ? OAUTH_HINTS[error.oauthError] : undefined) ?? 'Check the LWA credentials and authorize the application again.';
+  return {
+    error_kind: 'auth_error',
+    error_code: 'AUTHENTICATION_ERROR',
+    retryable: false,
+    summary: `The LWA token endpoint rejected the credentials${error.oauthError === undefined ? '' : ` (${error.oauthError})`}.`,
+    details: [
+      {
+        path: '',
+        issue: error.message,
+        received_type: 'object',
+        ...(error.oauthError === undefined ? {} : { upstream_code: error.oauthError }),
+        ...(error.status === undefined ? {} : { http_status: error.status }),
+      },
+    ],
+    hints: [hint],
+  };
+}

@@ -1,0 +1,135 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { LwaError, LwaTokenClient, classifyLwaFailure, lwaSettingsFromEnv } from '../../src/lwa/index.js';
+
+interface Reply {
+  status: number;
+  body: string;
+}
+
+let reply: Reply;
+let requests: URLSearchParams[] = [];
+let baseUrl = '';
+const server = createServer((request, response) => {
+  let raw = '';
+  request.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+  request.on('end', () => {
+    requests.push(new URLSearchParams(raw));
+    response.writeHead(reply.status, { 'content-type': 'application/json' });
+    response.end(reply.body);
+  });
+});
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/auth/o2/token`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+});
+beforeEach(() => {
+  requests = [];
+  reply = { status: 200, body: JSON.stringify({ access_token: 'Atza|access-one', token_type: 'bearer', expires_in: 3600 }) };
+});
+
+const credentials = { clientId: 'amzn1.application-oa2-client.test', clientSecret: 'secret-value-1', refreshToken: 'Atzr|refresh-one' };
+
+describe('LwaTokenClient', () => {
+  it('sends the refresh grant and caches the token until shortly before expiry', async () => {
+    let clock = 1_000_000;
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl, now: () => clock });
+    expect(await client.accessToken()).toBe('Atza|access-one');
+    expect(Object.fromEntries(requests[0]!)).toEqual({
+      grant_type: 'refresh_token',
+      refresh_token: 'Atzr|refresh-one',
+      client_id: 'amzn1.application-oa2-client.test',
+      client_secret: 'secret-value-1',
+    });
+    clock += 3_000_000; // 3000 s later: still inside 3600 - 60
+    expect(await client.accessToken()).toBe('Atza|access-one');
+    expect(requests).toHaveLength(1);
+    clock += 600_000; // 3600 s: past the refresh point
+    reply = { status: 200, body: JSON.stringify({ access_token: 'Atza|access-two', expires_in: 3600 }) };
+    expect(await client.accessToken()).toBe('Atza|access-two');
+    expect(requests).toHaveLength(2);
+  });
+
+  it('shares one request between concurrent callers, and invalidate forces a refresh', async () => {
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl });
+    const tokens = await Promise.all([client.accessToken(), client.accessToken(), client.accessToken()]);
+    expect(tokens).toEqual(['Atza|access-one', 'Atza|access-one', 'Atza|access-one']);
+    expect(requests).toHaveLength(1);
+    client.invalidate();
+    await client.accessToken();
+    expect(requests).toHaveLength(2);
+  });
+
+  it('names the missing variables without calling the endpoint', async () => {
+    const client = new LwaTokenClient({ clientId: 'id', clientSecret: ' ', tokenUrl: baseUrl });
+    const error = await client.accessToken().catch((caught: unknown) => caught);
+    expect(LwaError.isInstance(error)).toBe(true);
+    expect((error as LwaError).reason).toBe('missing_credentials');
+    expect((error as LwaError).missing).toEqual(['LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN']);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('reports an OAuth rejection without echoing any secret', async () => {
+    reply = { status: 400, body: JSON.stringify({ error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' }) };
+    const error = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    expect(error.reason).toBe('token_rejected');
+    expect(error.oauthError).toBe('invalid_grant');
+    expect(error.status).toBe(400);
+    expect(error.message).not.toContain('Atzr|');
+    expect(error.message).not.toContain('secret-value-1');
+  });
+
+  it('treats 5xx and unreachable endpoints as unavailable', async () => {
+    reply = { status: 503, body: '<html>down</html>' };
+    const unavailable = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    expect(unavailable.reason).toBe('token_endpoint_unavailable');
+    expect(unavailable.status).toBe(503);
+    const unreachable = (await new LwaTokenClient({ ...credentials, tokenUrl: 'http://127.0.0.1:1/token' }).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    expect(unreachable.reason).toBe('token_endpoint_unavailable');
+    expect(unreachable.message).toBe('the LWA token endpoint could not be reached');
+  });
+
+  it('reads its settings from env names', () => {
+    expect(lwaSettingsFromEnv({ LWA_CLIENT_ID: 'a', LWA_CLIENT_SECRET: 'b', LWA_REFRESH_TOKEN: 'c', LWA_TOKEN_URL: 'http://x' })).toEqual({
+      clientId: 'a',
+      clientSecret: 'b',
+      refreshToken: 'c',
+      tokenUrl: 'http://x',
+    });
+  });
+});
+
+describe('classifyLwaFailure', () => {
+  it('missing credentials', () => {
+    expect(classifyLwaFailure(new LwaError('missing_credentials', 'x', { missing: ['LWA_REFRESH_TOKEN'] }))).toEqual({
+      error_kind: 'auth_error',
+      error_code: 'AUTHENTICATION_ERROR',
+      retryable: false,
+      summary: 'No LWA credentials: LWA_REFRESH_TOKEN is not set.',
+      details: [{ path: 'LWA_REFRESH_TOKEN', issue: 'LWA_REFRESH_TOKEN is not set', received_type: 'undefined' }],
+      hints: ["Set LWA_REFRESH_TOKEN in the server's environment and restart it."],
+    });
+  });
+
+  it('invalid_grant asks for re-authorization; invalid_client for the client credentials', () => {
+    const grant = classifyLwaFailure(new LwaError('token_rejected', 'rejected', { oauthError: 'invalid_grant', status: 400 }));
+    expect(grant.summary).toBe('The LWA token endpoint rejected the credentials (invalid_grant).');
+    expect(grant.details).toEqual([{ path: '', issue: 'rejected', received_type: 'object', upstream_code: 'invalid_grant', http_status: 400 }]);
+    expect(grant.hints[0]).toMatch(/^The refresh token is expired, revoked/);
+    const client = classifyLwaFailure(new LwaError('token_rejected', 'rejected', { oauthError: 'invalid_client', status: 401 }));
+    expect(client.hints[0]).toMatch(/^LWA_CLIENT_ID or LWA_CLIENT_SECRET is wrong/);
+  });
+
+  it('an unavailable endpoint is retryable', () => {
+    const result = classifyLwaFailure(new LwaError('token_endpoint_unavailable', 'down', { status: 503 }));
+    expect(result.retryable).toBe(true);
+    expect(result.details).toEqual([{ path: '', issue: 'down', received_type: 'null', http_status: 503 }]);
+  });
+});
