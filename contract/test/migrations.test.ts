@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+
+import { MIGRATIONS, activeMigrations, compareVersions, expiredMigrations, legacyErrorKindFor } from '../src/index.js';
+import type { MigrationEntry } from '../src/index.js';
+
+const SP_THROTTLE: MigrationEntry = {
+  id: 'sp-429-to-rate-limited',
+  error_codes: ['RATE_LIMITED'],
+  servers: ['sp'],
+  from_kind: 'sp_api_http',
+  to_kind: 'rate_limited',
+  introduced_in: '0.3.0',
+  removed_in: '0.4.0',
+};
+
+const UNKNOWN_TOOL: MigrationEntry = {
+  id: 'unknown-tool-to-tool-not-found',
+  error_codes: ['TOOL_NOT_FOUND'],
+  from_kind: 'mcp_input_validation',
+  to_kind: 'tool_not_found',
+  introduced_in: '0.3.0',
+  removed_in: '0.4.0',
+};
+
+const ADS_THROTTLE: MigrationEntry = {
+  id: 'ads-429-to-rate-limited',
+  error_codes: ['RATE_LIMITED'],
+  servers: ['ads'],
+  from_kind: 'ads_api_http',
+  to_kind: 'rate_limited',
+  introduced_in: '0.5.0',
+  removed_in: '0.6.0',
+};
+
+const SP_AUTH: MigrationEntry = {
+  id: 'sp-401-403-to-auth-error',
+  error_codes: ['SP_API_HTTP_401', 'SP_API_HTTP_403'],
+  servers: ['sp'],
+  from_kind: 'sp_api_http',
+  to_kind: 'auth_error',
+  introduced_in: '1.2.0',
+  removed_in: '1.10.0',
+};
+
+const TABLE: readonly MigrationEntry[] = [SP_THROTTLE, UNKNOWN_TOOL, ADS_THROTTLE, SP_AUTH];
+
+describe('compareVersions', () => {
+  it.each([
+    ['1.2.3', '1.2.3', 0],
+    ['1.2.3', '1.2.4', -1],
+    ['1.2.4', '1.2.3', 1],
+    ['1.3.0', '1.2.9', 1],
+    ['2.0.0', '1.99.99', 1],
+    ['1.10.0', '1.9.0', 1],
+    ['2.0.0', '10.0.0', -1],
+    ['0.0.9', '0.0.10', -1],
+    ['1.2.3-rc.1', '1.2.3', 0],
+    ['1.2.3+build.7', '1.2.3', 0],
+    [' 1.2.3 ', '1.2.3', 0],
+  ])('compareVersions(%s, %s) has sign %i', (a, b, sign) => {
+    expect(Math.sign(compareVersions(a, b))).toBe(sign);
+  });
+
+  it.each(['1.2', 'v1.2.3', '', '1.2.x', '1.2.3.4', 'latest', '1..3'])('throws RangeError for "%s"', (version) => {
+    expect(() => compareVersions(version, '1.0.0')).toThrow(new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`));
+    expect(() => compareVersions('1.0.0', version)).toThrow(RangeError);
+  });
+});
+
+describe('activeMigrations', () => {
+  it.each([
+    ['0.2.9', []],
+    ['0.3.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found']],
+    ['0.3.9', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found']],
+    ['0.4.0-rc.1', []],
+    ['0.4.0', []],
+    ['0.5.0', ['ads-429-to-rate-limited']],
+    ['0.6.0', []],
+    ['1.2.0', ['sp-401-403-to-auth-error']],
+    ['1.9.5', ['sp-401-403-to-auth-error']],
+    ['1.10.0', []],
+  ])('at %s: %j', (version, ids) => {
+    expect(activeMigrations(version, TABLE).map((entry) => entry.id)).toEqual(ids);
+  });
+
+  it('returns the entries themselves, in table order', () => {
+    expect(activeMigrations('0.3.1', TABLE)).toEqual([SP_THROTTLE, UNKNOWN_TOOL]);
+  });
+
+  it('throws RangeError for a malformed version', () => {
+    expect(() => activeMigrations('next', TABLE)).toThrow(new RangeError('"next" is not a MAJOR.MINOR.PATCH version'));
+  });
+
+  it('throws RangeError for a malformed entry', () => {
+    expect(() => activeMigrations('1.0.0', [{ ...UNKNOWN_TOOL, introduced_in: '0.3' }])).toThrow(
+      new RangeError('"0.3" is not a MAJOR.MINOR.PATCH version'),
+    );
+  });
+});
+
+describe('expiredMigrations', () => {
+  it.each([
+    ['0.3.5', []],
+    ['0.4.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found']],
+    ['0.5.2', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found']],
+    ['0.6.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'ads-429-to-rate-limited']],
+    ['1.9.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'ads-429-to-rate-limited']],
+    ['2.0.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'ads-429-to-rate-limited', 'sp-401-403-to-auth-error']],
+  ])('at %s: %j', (version, ids) => {
+    expect(expiredMigrations(version, TABLE).map((entry) => entry.id)).toEqual(ids);
+  });
+
+  it('throws RangeError for a malformed version', () => {
+    expect(() => expiredMigrations('1.0', TABLE)).toThrow(RangeError);
+  });
+});
+
+describe('legacyErrorKindFor', () => {
+  const throttled = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited' } as const;
+
+  it.each([
+    ['sp', '0.3.0', 'sp_api_http'],
+    ['sp', '0.3.4', 'sp_api_http'],
+    ['sp', '0.4.0', undefined],
+    ['sp', '0.2.0', undefined],
+    ['ads', '0.3.0', undefined],
+    ['ads', '0.5.0', 'ads_api_http'],
+    ['ads', '0.6.0', undefined],
+    ['sp', '0.5.0', undefined],
+  ])('a throttled envelope from %s at %s -> %s', (server, version, legacy) => {
+    expect(legacyErrorKindFor(throttled, server, version, TABLE)).toBe(legacy);
+  });
+
+  it('an entry without servers applies to every server', () => {
+    const notFound = { error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found' } as const;
+    expect(legacyErrorKindFor(notFound, 'sp', '0.3.0', TABLE)).toBe('mcp_input_validation');
+    expect(legacyErrorKindFor(notFound, 'ads', '0.3.2', TABLE)).toBe('mcp_input_validation');
+    expect(legacyErrorKindFor(notFound, 'some-future-server', '0.3.0', TABLE)).toBe('mcp_input_validation');
+  });
+
+  it('matches on every listed code', () => {
+    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_401', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe('sp_api_http');
+    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe('sp_api_http');
+    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_404', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(undefined);
+  });
+
+  it('needs the envelope to carry the new kind', () => {
+    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'sp_api_http' }, 'sp', '0.3.0', TABLE)).toBe(undefined);
+    expect(legacyErrorKindFor({ error_code: 'AUTHENTICATION_ERROR', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(undefined);
+  });
+
+  it('returns undefined with an empty table', () => {
+    expect(legacyErrorKindFor(throttled, 'sp', '0.3.0', [])).toBe(undefined);
+  });
+});
+
+describe('MIGRATIONS', () => {
+  it('is empty: no release has reclassified anything yet', () => {
+    expect(MIGRATIONS).toEqual([]);
+  });
+
+  it('is the default table of every helper', () => {
+    expect(activeMigrations('0.1.0')).toEqual([]);
+    expect(expiredMigrations('99.0.0')).toEqual([]);
+    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.1.0')).toBe(undefined);
+  });
+});
