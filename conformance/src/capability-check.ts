@@ -1,0 +1,83 @@
+/**
+ * Reads and checks the `openbridge_envelope` capability a server advertises at initialization.
+ *
+ * @packageDocumentation
+ */
+import { CONTRACT_VERSION, ENVELOPE_CAPABILITY_KEY, ERROR_KINDS, NORMALIZED_KINDS } from '@mcp-envelope/contract';
+
+import { isRecord } from './json-schema.js';
+import type { CapabilityStatus } from './report-types.js';
+
+const EXPERIMENTAL_LOCATION = `capabilities.experimental.${ENVELOPE_CAPABILITY_KEY}`;
+const TOP_LEVEL_LOCATION = `capabilities.${ENVELOPE_CAPABILITY_KEY}`;
+
+function locate(capabilities: unknown): { location: string; value: unknown } | undefined {
+  if (!isRecord(capabilities)) return undefined;
+  const experimental = capabilities['experimental'];
+  if (isRecord(experimental) && Object.hasOwn(experimental, ENVELOPE_CAPABILITY_KEY)) {
+    return { location: EXPERIMENTAL_LOCATION, value: experimental[ENVELOPE_CAPABILITY_KEY] };
+  }
+  if (Object.hasOwn(capabilities, ENVELOPE_CAPABILITY_KEY)) return { location: TOP_LEVEL_LOCATION, value: capabilities[ENVELOPE_CAPABILITY_KEY] };
+  return undefined;
+}
+
+function listIssues(name: string, list: unknown, allowed: readonly string[]): string[] {
+  if (!Array.isArray(list)) return [`${name} is not a list`];
+  const issues: string[] = [];
+  const seen = new Set<unknown>();
+  for (const entry of list) {
+    if (typeof entry !== 'string' || !allowed.includes(entry)) issues.push(`${name} contains ${JSON.stringify(entry)}, which is not in the v${CONTRACT_VERSION} taxonomy`);
+    if (seen.has(entry)) issues.push(`${name} lists ${JSON.stringify(entry)} twice`);
+    seen.add(entry);
+  }
+  return issues;
+}
+
+/**
+ * Finds the envelope capability (under `capabilities.experimental`, else at the top level of
+ * `capabilities`) and checks it: `contract_version` must be 1, `error_kinds` a list of distinct
+ * kinds of the closed taxonomy, and `normalized_kinds`, when present, a list of distinct
+ * normalization kinds. Implements CONTRACT.md "Conformance" rule 5 and DESIGN 4.5.
+ *
+ * @param capabilities - the server capabilities (ideally the raw `initialize` result's, since SDK
+ *   clients strip unknown top-level keys).
+ * @returns the status; `issues` is empty exactly when the capability is advertised and valid.
+ */
+export function checkCapability(capabilities: unknown): CapabilityStatus {
+  const found = locate(capabilities);
+  if (found === undefined) {
+    return {
+      advertised: false,
+      location: null,
+      value: null,
+      contract_version: null,
+      error_kinds: null,
+      issues: [`no capability advertised (no ${ENVELOPE_CAPABILITY_KEY} in capabilities.experimental or at the top level)`],
+    };
+  }
+  const value = found.value;
+  if (!isRecord(value)) {
+    return { advertised: true, location: found.location, value, contract_version: null, error_kinds: null, issues: [`${found.location} is not an object`] };
+  }
+  const issues: string[] = [];
+  const contractVersion = value['contract_version'];
+  if (contractVersion !== CONTRACT_VERSION) issues.push(`contract_version is ${JSON.stringify(contractVersion) ?? 'absent'}, expected ${CONTRACT_VERSION}`);
+  const kinds = value['error_kinds'];
+  issues.push(...listIssues('error_kinds', kinds, ERROR_KINDS));
+  if (Object.hasOwn(value, 'normalized_kinds')) issues.push(...listIssues('normalized_kinds', value['normalized_kinds'], NORMALIZED_KINDS));
+  const errorKinds = Array.isArray(kinds) ? kinds.filter((kind): kind is string => typeof kind === 'string') : null;
+  return { advertised: true, location: found.location, value, contract_version: contractVersion ?? null, error_kinds: errorKinds, issues };
+}
+
+/**
+ * Whether a kind may be emitted under the advertised capability.
+ *
+ * @param status - from {@link checkCapability}.
+ * @param kind - an `error_kind` that arrived.
+ * @returns `undefined` when it is advertised, else the reason it fails check (3).
+ */
+export function kindAdvertisementIssue(status: CapabilityStatus, kind: string): string | undefined {
+  if (!status.advertised) return 'no capability advertised';
+  if (status.error_kinds === null) return 'advertised error_kinds is not a list';
+  return status.error_kinds.includes(kind) ? undefined : `error_kind ${kind} is not in the advertised error_kinds`;
+}

@@ -1,0 +1,213 @@
+/**
+ * The `mcp-envelope-conformance` command line: `validate` and `probe`, as a function that returns
+ * the exit code so that it runs the same way from the binary, the demo and the tests.
+ *
+ * @packageDocumentation
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+
+import { CommandLineError } from './command-line.js';
+import { ServerUnreachableError } from './connect.js';
+import type { ProbeTarget } from './connect.js';
+import { toJUnit } from './junit.js';
+import { DEFAULT_MAX_TOOLS, DEFAULT_TIMEOUT_MS, probeServer } from './probe.js';
+import { createProgressReporter } from './progress.js';
+import { renderProbeReport, renderValidateReport } from './render.js';
+import type { ConformanceReport } from './report-types.js';
+import { validatePaths } from './validate-files.js';
+
+/** Exit codes of the CLI. */
+export const EXIT_CODES = {
+  /** Everything passed (or `--allow-nonconformant` was given). */
+  ok: 0,
+  /** A file failed validation, or the server is not conformant. */
+  failed: 1,
+  /** Usage error, the server cannot be reached, or a report cannot be written. */
+  usage: 2,
+} as const;
+
+/** Where the CLI writes. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Whether stderr is a terminal (the progress indicator is shown by default only then). */
+  readonly stderrIsTTY: boolean;
+}
+
+/** The process's own streams. */
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    stderrIsTTY: process.stderr.isTTY,
+  };
+}
+
+interface ReportOptions {
+  readonly json?: string;
+  readonly junit?: string;
+}
+
+interface ProbeCliOptions extends ReportOptions {
+  readonly stdio?: string;
+  readonly url?: string;
+  readonly header: readonly string[];
+  readonly maxTools: number;
+  readonly timeoutMs: number;
+  readonly progress?: boolean;
+  readonly allowNonconformant?: boolean;
+}
+
+function integerOption(minimum: number): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < minimum) {
+      throw new InvalidArgumentError(`expected an integer >= ${minimum}, got "${value}"`);
+    }
+    return parsed;
+  };
+}
+
+function collect(value: string, previous: readonly string[]): readonly string[] {
+  return [...previous, value];
+}
+
+async function writeReports(report: ConformanceReport, options: ReportOptions, io: CliIo): Promise<boolean> {
+  const outputs: [string | undefined, () => string][] = [
+    [options.json, () => `${JSON.stringify(report, null, 2)}\n`],
+    [options.junit, () => toJUnit(report)],
+  ];
+  for (const [file, render] of outputs) {
+    if (file === undefined) continue;
+    try {
+      const path = resolve(file);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, render(), 'utf8');
+    } catch (error) {
+      io.stderr(`error: cannot write report ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return false;
+    }
+  }
+  return true;
+}
+
+async function runValidate(paths: readonly string[], options: ReportOptions, io: CliIo): Promise<number> {
+  const report = await validatePaths(paths);
+  io.stdout(renderValidateReport(report));
+  if (!(await writeReports(report, options, io))) return EXIT_CODES.usage;
+  return report.summary.failed > 0 ? EXIT_CODES.failed : EXIT_CODES.ok;
+}
+
+function parseHeaders(headers: readonly string[]): Record<string, string> | string {
+  const parsed: Record<string, string> = {};
+  for (const header of headers) {
+    const colon = header.indexOf(':');
+    if (colon <= 0) return `--header must look like "Name: value", got a value without a name`;
+    parsed[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  return parsed;
+}
+
+function probeTarget(options: ProbeCliOptions): ProbeTarget | string {
+  if ((options.stdio === undefined) === (options.url === undefined)) return 'give exactly one of --stdio "<command line>" and --url <url>';
+  if (options.stdio !== undefined) return options.header.length > 0 ? '--header applies to --url only' : { transport: 'stdio', commandLine: options.stdio };
+  const headers = parseHeaders(options.header);
+  if (typeof headers === 'string') return headers;
+  return { transport: 'http', url: options.url ?? '', ...(options.header.length === 0 ? {} : { headers }) };
+}
+
+function probeFailureMessage(error: unknown): string {
+  if (error instanceof ServerUnreachableError) return `cannot reach the server: ${error.message}`;
+  if (error instanceof CommandLineError) return `--stdio: ${error.message}`;
+  return `probe failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
+  const target = probeTarget(options);
+  if (typeof target === 'string') {
+    io.stderr(`error: ${target}\n`);
+    return EXIT_CODES.usage;
+  }
+  const progress = options.progress === true || io.stderrIsTTY ? createProgressReporter({ write: io.stderr, isTTY: io.stderrIsTTY }) : undefined;
+  let report;
+  try {
+    report = await probeServer({
+      target,
+      maxTools: options.maxTools,
+      timeoutMs: options.timeoutMs,
+      ...(progress === undefined ? {} : { onProgress: progress.report }),
+    });
+  } catch (error) {
+    progress?.finish();
+    io.stderr(`error: ${probeFailureMessage(error)}\n`);
+    return EXIT_CODES.usage;
+  }
+  progress?.finish();
+  io.stdout(renderProbeReport(report));
+  if (!(await writeReports(report, options, io))) return EXIT_CODES.usage;
+  return report.conformant || options.allowNonconformant === true ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('mcp-envelope-conformance')
+    .description('Check MCP error envelopes: validate envelope files, or probe a live MCP server.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError();
+  program
+    .command('validate')
+    .description('validate envelope files and fixtures (folders are searched recursively for *.json)')
+    .argument('<paths...>', 'files or folders')
+    .option('--json <file>', 'write a machine-readable report')
+    .option('--junit <file>', 'write a JUnit XML report')
+    .action(async (paths: string[], options: ReportOptions) => {
+      setExitCode(await runValidate(paths, options, io));
+    });
+  program
+    .command('probe')
+    .description('probe a live MCP server with the conformance battery')
+    .option('--stdio <command line>', 'start the server with this command line (split shell-style) and talk over stdio')
+    .option('--url <url>', 'connect to a Streamable HTTP endpoint')
+    .option('--header <name: value>', 'HTTP header for --url (repeatable; values are never printed)', collect, [])
+    .option('--max-tools <n>', 'probe at most this many tools', integerOption(0), DEFAULT_MAX_TOOLS)
+    .option('--timeout-ms <ms>', 'timeout of each request in milliseconds', integerOption(1), DEFAULT_TIMEOUT_MS)
+    .option('--json <file>', 'write a machine-readable report')
+    .option('--junit <file>', 'write a JUnit XML report')
+    .option('--progress', 'show progress on stderr even when it is not a terminal')
+    .option('--allow-nonconformant', 'exit 0 after printing the report even when the server is not conformant')
+    .action(async (options: ProbeCliOptions) => {
+      setExitCode(await runProbe(options, io));
+    });
+  return program;
+}
+
+/**
+ * Runs the CLI with the given arguments (without the `node` and script words).
+ *
+ * - `validate <paths...> [--json FILE] [--junit FILE]`: exit 0 when every file passes, 1 otherwise.
+ * - `probe (--stdio "<command line>" | --url <url>) [--header "Name: value"]... [--max-tools N]
+ *   [--timeout-ms MS] [--json FILE] [--junit FILE] [--progress] [--allow-nonconformant]`: exit 0
+ *   when the server is conformant (or `--allow-nonconformant`), 1 otherwise.
+ * - Exit 2 for usage errors, an unreachable server, or a report that cannot be written.
+ *
+ * @param argv - the arguments, e.g. `['validate', 'examples']`.
+ * @param io - where to write (defaults to the process's streams).
+ * @returns the exit code (see {@link EXIT_CODES}).
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  let exitCode: number = EXIT_CODES.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    io.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_CODES.usage;
+  }
+  return exitCode;
+}
