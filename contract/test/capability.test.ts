@@ -70,7 +70,7 @@ describe('envelopeCapability', () => {
 
   it('reaches an SDK client under capabilities.experimental', async () => {
     const capability = envelopeCapability(['mcp_input_validation', 'tool_not_found', 'ads_api_http', 'auth_error', 'rate_limited', 'internal_error']);
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server is what conforming servers use (DESIGN 3)
+     
     const server = new Server({ name: 'capability-probe', version: '0.0.1' }, { capabilities: { tools: {}, experimental: capability } });
     const client = new Client({ name: 'capability-reader', version: '0.0.1' });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();

@@ -341,12 +341,12 @@ const CHANNEL_TOOLS: Readonly<Record<string, () => CallToolResult>> = {
 
 const JSON_RPC_TOOLS = ['throws_envelope', 'throws_plain', 'hangs'] as const;
 
-// eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server is what conforming servers use (DESIGN 3)
+ 
 type LowLevelServer = Server;
 
 /** A low-level SDK server with hand-written tools/list and tools/call handlers. */
 function createChannelServer(): LowLevelServer {
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server is what conforming servers use (DESIGN 3)
+   
   const server = new Server({ name: 'channel-fixture-server', version: '0.0.1' }, { capabilities: { tools: {} } });
   const tools: Tool[] = [...Object.keys(CHANNEL_TOOLS), ...JSON_RPC_TOOLS].map((name) => ({ name, inputSchema: { type: 'object' } }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
@@ -485,7 +485,7 @@ describe('with a real SDK client against a tool that has an outputSchema (DESIGN
   const envelopeBranch: NonNullable<Tool['outputSchema']> = { type: 'object', required: ['error_kind', 'error_code', '_envelope_version'] };
 
   async function connect(outputSchema: Tool['outputSchema']): Promise<{ client: Client; close: () => Promise<void> }> {
-    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server is what conforming servers use (DESIGN 3)
+     
     const server = new Server({ name: 'output-schema-server', version: '0.0.1' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [{ name: 'get_report', inputSchema: { type: 'object' }, outputSchema }],
