@@ -39,6 +39,8 @@ export interface Session {
 
 /** How many characters of the server's stderr are kept for error messages. */
 const STDERR_TAIL = 2_000;
+/** The handshake gets at least this long (ms): starting a server process can take seconds. */
+export const MIN_HANDSHAKE_MS = 15_000;
 /** How long closing may take before it is abandoned, in milliseconds. */
 const CLOSE_DEADLINE_MS = 5_000;
 
@@ -107,7 +109,11 @@ async function closeQuietly(client: Client, transport: Transport): Promise<void>
 
 function unreachableMessage(error: unknown, stderrTail: string): string {
   const reason = error instanceof Error ? error.message : String(error);
-  const lines = stderrTail.trim().split('\n').slice(-5).join('\n  ');
+  const lines = stderrTail
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-5)
+    .join('\n  ');
   return lines === '' ? reason : `${reason}\n  server stderr (last lines):\n  ${lines}`;
 }
 
@@ -116,7 +122,8 @@ function unreachableMessage(error: unknown, stderrTail: string): string {
  * declares no optional capabilities (no sampling, elicitation or roots).
  *
  * @param target - the server to reach.
- * @param timeoutMs - how long the handshake may take, in milliseconds.
+ * @param timeoutMs - the request timeout in milliseconds; the handshake gets at least
+ *   {@link MIN_HANDSHAKE_MS}.
  * @returns the open session.
  * @throws ServerUnreachableError when the process cannot start, the URL is unusable, the handshake
  *   fails or times out; the message includes the tail of the server's stderr when there is one.
@@ -132,8 +139,9 @@ export async function openSession(target: ProbeTarget, timeoutMs: number): Promi
   client.onerror = () => {
     // Transport-level noise (unparseable lines and the like) is reported through the calls it breaks.
   };
+  const handshakeMs = Math.max(timeoutMs, MIN_HANDSHAKE_MS);
   try {
-    await withDeadline(client.connect(prepared.transport, { timeout: timeoutMs }), timeoutMs + 1_000);
+    await withDeadline(client.connect(prepared.transport, { timeout: handshakeMs }), handshakeMs + 1_000);
   } catch (error) {
     await closeQuietly(client, prepared.transport);
     throw new ServerUnreachableError(unreachableMessage(error, prepared.stderrTail()));

@@ -7,7 +7,7 @@
 import { validateMeta } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
 
-import type { CallOutcome } from './call-outcome.js';
+import type { CallOutcome, OutcomeChannel } from './call-outcome.js';
 import { kindAdvertisementIssue } from './capability-check.js';
 import { isRecord } from './json-schema.js';
 import type { ExpectedFailure } from './probe-plan.js';
@@ -15,6 +15,12 @@ import type { CapabilityStatus, RowResult } from './report-types.js';
 
 /** How long a quote of what arrived may be, in characters. */
 export const QUOTE_LIMIT = 120;
+
+/** Informational notes for envelopes that arrived on a channel other than an `isError` result. */
+const CHANNEL_NOTES: Readonly<Partial<Record<OutcomeChannel, string>>> = {
+  json_rpc_error: 'envelope arrived in a JSON-RPC error',
+  in_band: 'envelope arrived in-band (isError not set)',
+};
 
 /** A judged outcome: the row's `got`, `result` and note parts. */
 export interface Judgement {
@@ -88,7 +94,8 @@ export function judgeExpectedFailure(outcome: CallOutcome, expected: ExpectedFai
   const advertised = kindAdvertisementIssue(capability, kind);
   if (advertised !== undefined) notes.push(advertised);
   if (kind !== expected.kind || code !== expected.code) notes.push(`expected ${kindCode(expected.kind, expected.code)}`);
-  return { got: kindCode(kind, code), result: notes.length === 0 ? 'PASS' : 'FAIL', notes };
+  const channel = CHANNEL_NOTES[outcome.channel];
+  return { got: kindCode(kind, code), result: notes.length === 0 ? 'PASS' : 'FAIL', notes: channel === undefined ? notes : [...notes, channel] };
 }
 
 function detailNames(envelope: ErrorEnvelope, key: string): boolean {

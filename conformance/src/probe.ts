@@ -123,7 +123,7 @@ async function listTools(client: Client, timeoutMs: number): Promise<Listed> {
 }
 
 function toolsListRow(status: Omit<ToolsListStatus, 'probed'>): ProbeRow {
-  const got = `${status.listed} tools in ${status.pages} page${status.pages === 1 ? '' : 's'}`;
+  const got = `${status.listed} tool${status.listed === 1 ? '' : 's'} in ${status.pages} page${status.pages === 1 ? '' : 's'}`;
   const judgement: Judgement = { got, result: status.issue === undefined ? 'PASS' : 'FAIL', notes: status.issue === undefined ? [] : [status.issue] };
   return row('tools-list', '-', 'tools/list completes', judgement, performance.now());
 }

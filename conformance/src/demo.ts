@@ -1,0 +1,130 @@
+/**
+ * The demo (`node conformance/dist/demo.js`, the root `demo` script): runs the CLI exactly as a
+ * user would, twice.
+ *
+ * 1. `probe --stdio "<node> <server-everything> stdio" --allow-nonconformant` against the MCP
+ *    reference server `@modelcontextprotocol/server-everything`, which knows nothing of envelopes,
+ *    so every probe row honestly says what arrived instead ("no envelope").
+ * 2. `validate conformance/examples`, the package's own example envelopes and success fixtures.
+ *
+ * Reports go to `<repo>/reports/` (`probe-server-everything.json` / `.xml`,
+ * `validate-examples.json` / `.xml`). Exit code: 0 when both commands ran and wrote their reports
+ * and every example is valid; otherwise the first non-zero code (1 or 2).
+ *
+ * @packageDocumentation
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { runCli } from './cli-program.js';
+import type { CliIo } from './cli-program.js';
+import { isRecord } from './json-schema.js';
+
+const packageRoot = fileURLToPath(new URL('../', import.meta.url));
+const repositoryRoot = join(packageRoot, '..');
+const reportsFolder = join(repositoryRoot, 'reports');
+
+const io: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  stderrIsTTY: process.stderr.isTTY,
+};
+
+function heading(title: string): void {
+  process.stdout.write(`\n=== ${title} ${'='.repeat(Math.max(0, 74 - title.length))}\n\n`);
+}
+
+/** Finds server-everything's entry file through its package.json `bin` (the package has no `main`). */
+function serverEverythingEntry(): string {
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('@modelcontextprotocol/server-everything/package.json');
+  const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const bin = isRecord(manifest) ? manifest['bin'] : undefined;
+  const entry = typeof bin === 'string' ? bin : isRecord(bin) ? Object.values(bin).find((value) => typeof value === 'string') : undefined;
+  if (typeof entry !== 'string') throw new Error('@modelcontextprotocol/server-everything declares no bin entry');
+  return join(dirname(manifestPath), entry);
+}
+
+function quoted(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Counts the `got` values of the failing rows in the written probe report, e.g. `no envelope: 21`. */
+function tallyOfProbeReport(path: string): string {
+  if (!existsSync(path)) return 'No probe report was written.';
+  const report: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  const rows = isRecord(report) && Array.isArray(report['rows']) ? report['rows'].filter(isRecord) : [];
+  const counts = new Map<string, number>();
+  for (const entry of rows) {
+    if (entry['result'] !== 'FAIL' || typeof entry['got'] !== 'string') continue;
+    counts.set(entry['got'], (counts.get(entry['got']) ?? 0) + 1);
+  }
+  const parts = [...counts.entries()].map(([got, count]) => `${got}: ${count}`);
+  return `server-everything does not implement the envelope contract; what its failing rows got instead: ${parts.join(', ') || 'nothing'}.`;
+}
+
+async function probeServerEverything(): Promise<number> {
+  const entry = serverEverythingEntry();
+  // server-everything picks its transport from its first argument; "stdio" is the default, said explicitly.
+  const commandLine = `${quoted(process.execPath)} ${quoted(entry)} stdio`;
+  heading('probe: @modelcontextprotocol/server-everything over stdio');
+  const start = performance.now();
+  const code = await runCli(
+    [
+      'probe',
+      '--stdio',
+      commandLine,
+      '--allow-nonconformant',
+      '--json',
+      join(reportsFolder, 'probe-server-everything.json'),
+      '--junit',
+      join(reportsFolder, 'probe-server-everything.xml'),
+    ],
+    io,
+  );
+  const seconds = ((performance.now() - start) / 1000).toFixed(1);
+  process.stdout.write(`\nThe server-everything probe took ${seconds} s (start, handshake, battery and shutdown).\n`);
+  process.stdout.write(`${tallyOfProbeReport(join(reportsFolder, 'probe-server-everything.json'))}\n`);
+  return code;
+}
+
+async function validateExamples(): Promise<number> {
+  heading('validate: conformance/examples');
+  return runCli(
+    [
+      'validate',
+      relative(process.cwd(), join(packageRoot, 'examples')) || '.',
+      '--json',
+      join(reportsFolder, 'validate-examples.json'),
+      '--junit',
+      join(reportsFolder, 'validate-examples.xml'),
+    ],
+    io,
+  );
+}
+
+async function main(): Promise<number> {
+  const written = ['probe-server-everything.json', 'probe-server-everything.xml', 'validate-examples.json', 'validate-examples.xml'].map((name) =>
+    join(reportsFolder, name),
+  );
+  // Reports of an earlier run must not pass for this run's.
+  for (const path of written) rmSync(path, { force: true });
+  const probeCode = await probeServerEverything();
+  const validateCode = await validateExamples();
+  const missing = written.filter((path) => !existsSync(path));
+  heading('reports');
+  for (const path of written) process.stdout.write(`${existsSync(path) ? 'wrote  ' : 'MISSING'} ${relative(process.cwd(), path)}\n`);
+  if (probeCode !== 0) process.stdout.write(`\nprobe exited with ${probeCode}\n`);
+  if (validateCode !== 0) process.stdout.write(`\nvalidate exited with ${validateCode}: an example envelope is invalid\n`);
+  if (missing.length > 0) return 2;
+  return probeCode !== 0 ? probeCode : validateCode;
+}
+
+try {
+  process.exit(await main());
+} catch (error) {
+  process.stderr.write(`demo crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(2);
+}
