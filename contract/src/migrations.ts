@@ -29,9 +29,47 @@ export interface MigrationEntry {
 }
 
 /**
- * The reclassifications in force. Empty until a release reclassifies something.
+ * The reclassifications in force. The first release of this project (0.1.0) is the one that
+ * introduces the contract's three phased reclassifications (DESIGN 5), so each window runs from
+ * 0.1.0 to 0.2.0: 0.1.0 emits `legacy_error_kind`, 0.2.0 drops it and deletes the entry.
  */
-export const MIGRATIONS: readonly MigrationEntry[] = [];
+export const MIGRATIONS: readonly MigrationEntry[] = [
+  {
+    id: 'sp-upstream-429-to-rate-limited',
+    error_codes: ['RATE_LIMITED'],
+    servers: ['sp'],
+    from_kind: 'sp_api_http',
+    to_kind: 'rate_limited',
+    introduced_in: '0.1.0',
+    removed_in: '0.2.0',
+  },
+  {
+    id: 'ads-upstream-429-to-rate-limited',
+    error_codes: ['RATE_LIMITED'],
+    servers: ['ads'],
+    from_kind: 'ads_api_http',
+    to_kind: 'rate_limited',
+    introduced_in: '0.1.0',
+    removed_in: '0.2.0',
+  },
+  {
+    id: 'unknown-tool-to-tool-not-found',
+    error_codes: ['TOOL_NOT_FOUND'],
+    from_kind: 'mcp_input_validation',
+    to_kind: 'tool_not_found',
+    introduced_in: '0.1.0',
+    removed_in: '0.2.0',
+  },
+  {
+    id: 'sp-401-403-to-auth-error',
+    error_codes: ['SP_API_HTTP_401', 'SP_API_HTTP_403'],
+    servers: ['sp'],
+    from_kind: 'sp_api_http',
+    to_kind: 'auth_error',
+    introduced_in: '0.1.0',
+    removed_in: '0.2.0',
+  },
+];
 
 function parseVersion(version: string): readonly [number, number, number] {
   const match = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version.trim());
