@@ -1,0 +1,121 @@
+/**
+ * The adapter seam: what a server family (SP, Ads) plugs into core. An adapter is data plus a
+ * few pure functions; everything that differs between upstream APIs lives behind it.
+ * Implements DESIGN 2 ("shapes shared, code per server") and CONTRACT.md "Classification".
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail, EnvelopeMeta, ErrorKind, RateLimitMeta, EnvelopeWarning } from '@mcp-envelope/contract';
+
+import type { AdapterHintTables } from './hint-tables.js';
+
+/** Response headers keyed by lower-case name; repeated headers joined with `", "`. */
+export type HeaderRecord = Readonly<Record<string, string>>;
+
+/** The upstream request that failed: method and URL (query strings may hold secrets; redact before display). */
+export interface FailedRequest {
+  /** Upper-case HTTP method, e.g. `GET`. */
+  readonly method: string;
+  /** Absolute URL as sent. */
+  readonly url: string;
+}
+
+/** The upstream answered with a non-2xx status. */
+export interface UpstreamHttpFailure {
+  readonly type: 'upstream_http';
+  /** HTTP status code (100-599). */
+  readonly status: number;
+  readonly headers: HeaderRecord;
+  /** Parsed JSON when the body was JSON, else the text (at most 64 KiB read), `''` when empty. */
+  readonly body: unknown;
+  readonly request: FailedRequest;
+}
+
+/** The request never got an HTTP answer (connection refused, reset, DNS, TLS...). */
+export interface NetworkFailure {
+  readonly type: 'network';
+  /** The underlying error (for logging; never copied into an envelope as is). */
+  readonly cause: unknown;
+  readonly request?: FailedRequest;
+}
+
+/** The request was abandoned after `timeoutMs` milliseconds without an answer. */
+export interface TimeoutFailure {
+  readonly type: 'timeout';
+  /** The timeout that expired, in milliseconds. */
+  readonly timeoutMs: number;
+  readonly request?: FailedRequest;
+}
+
+/** A request body value that looked like JSON could not be parsed before sending. */
+export interface BodyCoercionFailure {
+  readonly type: 'body_coercion';
+  /** JSON-pointer path (no leading slash) of the offending argument. */
+  readonly path: string;
+  /** What arrived (the raw value; redacted before display). */
+  readonly received: unknown;
+}
+
+/**
+ * Every failure core hands to {@link EnvelopeAdapter.classify}, discriminated by `type`.
+ */
+export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure;
+
+/** What `classify` is told about the call besides the failure. */
+export interface ClassifyContext {
+  /** The tool being run. */
+  readonly tool: string;
+  /** The time of classification (for HTTP-date `Retry-After` values). */
+  readonly now: Date;
+}
+
+/** Telemetry parsed from upstream response headers. Implements CONTRACT.md "_meta". */
+export interface ResponseMeta {
+  readonly rate_limit?: RateLimitMeta;
+  /** Seconds (>= 0). */
+  readonly retry_after_seconds?: number;
+  readonly warnings?: readonly EnvelopeWarning[];
+}
+
+/**
+ * The adapter's verdict on one failure: the envelope fields that depend on the upstream. Core adds
+ * `tool`, `_envelope_version`, `legacy_error_kind`, redaction, bounds and the call's `_meta`.
+ */
+export interface ClassifiedError {
+  readonly error_kind: ErrorKind;
+  /** UPPER_SNAKE code, e.g. `SP_API_HTTP_404`, `RATE_LIMITED`. */
+  readonly error_code: string;
+  readonly retryable: boolean;
+  readonly summary: string;
+  readonly details: readonly EnvelopeDetail[];
+  readonly hints: readonly string[];
+  readonly examples?: readonly unknown[];
+  /** `_meta` keys to set; each key set here wins over the same key read from response headers. */
+  readonly meta?: Partial<EnvelopeMeta>;
+}
+
+/**
+ * What an upstream family implements so core can classify its failures and read its telemetry.
+ */
+export interface EnvelopeAdapter {
+  /** Server id used by the migrations table (`sp`, `ads`, ...). */
+  readonly id: string;
+  /** Every kind `classify` can return. Advertised in the capability, with core's own kinds. */
+  readonly errorKinds: readonly ErrorKind[];
+  /**
+   * Turns a failure into envelope fields. Must be pure and must not throw (a throw becomes an
+   * `internal_error` envelope and a log line).
+   */
+  classify(failure: ClassifiableFailure, context: ClassifyContext): ClassifiedError;
+  /**
+   * Reads rate limit, retry-after and warnings from response headers (success or failure).
+   *
+   * @param headers - lower-case names.
+   * @param now - the time the response arrived.
+   */
+  parseResponseMeta(headers: HeaderRecord, now: Date): ResponseMeta;
+  /** Key renames, value aliases, curated enums and extra hints for argument checking. */
+  readonly hints?: AdapterHintTables;
+  /** Patterns whose matches are replaced by `[REDACTED]` in every envelope, beside core's defaults. */
+  readonly redactions?: readonly RegExp[];
+}

@@ -1,0 +1,67 @@
+/**
+ * The per-call context: which tool is running and the upstream telemetry its HTTP calls have
+ * recorded. Lives in AsyncLocalStorage so that concurrent calls never see each other's meta.
+ * Implements DESIGN 3 (success `_meta`) and CONTRACT.md "_meta".
+ *
+ * @packageDocumentation
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import type { EnvelopeWarning, NormalizedEvent, RateLimitMeta } from '@mcp-envelope/contract';
+
+import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
+
+/** The mutable record of one `tools/call`. */
+export interface CallContext {
+  /** The tool being run. */
+  readonly tool: string;
+  /** The adapter whose `parseResponseMeta` reads upstream headers. */
+  readonly adapter: EnvelopeAdapter;
+  /** Normalization events of this call's arguments. */
+  readonly normalized: readonly NormalizedEvent[];
+  /** Aborted when the client cancels the request. */
+  readonly signal: AbortSignal;
+  /** Most recent upstream `rate_limit` seen in this call. */
+  rateLimit: RateLimitMeta | undefined;
+  /** Most recent upstream `retry_after_seconds` seen in this call. */
+  retryAfterSeconds: number | undefined;
+  /** Every upstream warning seen in this call, in arrival order. */
+  warnings: EnvelopeWarning[] | undefined;
+}
+
+const storage = new AsyncLocalStorage<CallContext>();
+
+/**
+ * Runs `body` with `context` as the current call context.
+ *
+ * @returns what `body` returns.
+ */
+export function runInCallContext<Result>(context: CallContext, body: () => Result): Result {
+  return storage.run(context, body);
+}
+
+/**
+ * The context of the `tools/call` being served, when code runs inside a tool handler.
+ *
+ * @returns the context, or `undefined` outside a call.
+ */
+export function currentCallContext(): CallContext | undefined {
+  return storage.getStore();
+}
+
+/**
+ * Records upstream telemetry in the current call's context: `rate_limit` and
+ * `retry_after_seconds` keep the most recent value, `warnings` accumulate. Outside a call this
+ * does nothing. Tool handlers that do their own HTTP can call it with their adapter's parse.
+ *
+ * @param meta - the parsed response meta.
+ */
+export function recordResponseMeta(meta: ResponseMeta): void {
+  const context = storage.getStore();
+  if (context === undefined) return;
+  if (meta.rate_limit !== undefined) context.rateLimit = meta.rate_limit;
+  if (meta.retry_after_seconds !== undefined) context.retryAfterSeconds = meta.retry_after_seconds;
+  if (meta.warnings !== undefined && meta.warnings.length > 0) {
+    context.warnings = [...(context.warnings ?? []), ...meta.warnings];
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Building and finalizing envelopes. Every envelope core emits goes through
+ * {@link finalizeEnvelope}: redaction, size bounds, `legacy_error_kind` from the migrations table,
+ * the advertised-kind check, then the contract schema. One that still fails is replaced by an
+ * `internal_error` envelope and logged. Implements CONTRACT.md "The envelope", "Hints" (bounds),
+ * "Migration windows" and "Conformance" rule 1.
+ *
+ * @packageDocumentation
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+import { CONTRACT_VERSION, legacyErrorKindFor, MIGRATIONS, validateEnvelope } from '@mcp-envelope/contract';
+import type { EnvelopeDetail, EnvelopeMeta, ErrorEnvelope, ErrorKind, MigrationEntry } from '@mcp-envelope/contract';
+
+import type { EnvelopeLogger } from './logger.js';
+import type { Redactor } from './redact.js';
+
+/** At most this many hints per envelope. */
+export const MAX_HINTS = 10;
+/** At most this many characters per hint (longer ones are cut and end with `…`). */
+export const MAX_HINT_LENGTH = 300;
+/** At most this many details per envelope; the rest are counted in a closing hint. */
+export const MAX_DETAILS = 50;
+
+/** The generic summary of every `internal_error` envelope. */
+export const INTERNAL_ERROR_SUMMARY = 'The server failed while running this tool. The failure has been logged.';
+
+/**
+ * This package's version, read from its `package.json` (used for the migrations table).
+ */
+export const PACKAGE_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * Builds an `internal_error` / `INTERNAL_ERROR` envelope: generic summary, no details, one hint,
+ * `_meta.correlation_id`. Implements DESIGN 4.7 (no message or stack ever leaks).
+ *
+ * @param tool - the tool that failed.
+ * @param correlationId - the id written to the log line with the detail.
+ * @returns the envelope (valid by construction).
+ */
+export function internalErrorEnvelope(tool: string, correlationId: string): ErrorEnvelope {
+  return {
+    error_kind: 'internal_error',
+    tool: tool === '' ? 'unknown_tool' : tool,
+    summary: INTERNAL_ERROR_SUMMARY,
+    details: [],
+    hints: [`If this keeps happening, report correlation_id ${correlationId} to the server operator.`],
+    examples: [],
+    error_code: 'INTERNAL_ERROR',
+    retryable: false,
+    _envelope_version: CONTRACT_VERSION,
+    _meta: { correlation_id: correlationId },
+  };
+}
+
+/**
+ * Applies the size bounds: at most {@link MAX_HINTS} hints of at most {@link MAX_HINT_LENGTH}
+ * characters, at most {@link MAX_DETAILS} details. When details are cut, the last hint slot
+ * says how many were left out (`"12 more details omitted"`).
+ *
+ * @param envelope - any envelope.
+ * @returns the same object when already within bounds, else a bounded copy.
+ */
+export function boundEnvelope(envelope: ErrorEnvelope): ErrorEnvelope {
+  const details = envelope.details;
+  const hints = envelope.hints;
+  const needsCut = details.length > MAX_DETAILS || hints.length > MAX_HINTS || hints.some((hint) => hint.length > MAX_HINT_LENGTH);
+  if (!needsCut) return envelope;
+  const shortened = hints.map((hint) => (hint.length > MAX_HINT_LENGTH ? `${hint.slice(0, MAX_HINT_LENGTH - 1)}…` : hint));
+  let boundedHints = shortened.slice(0, MAX_HINTS);
+  let boundedDetails: readonly EnvelopeDetail[] = details;
+  if (details.length > MAX_DETAILS) {
+    boundedDetails = details.slice(0, MAX_DETAILS);
+    boundedHints = [...shortened.slice(0, MAX_HINTS - 1), `${details.length - MAX_DETAILS} more details omitted`];
+  }
+  return { ...envelope, details: boundedDetails, hints: boundedHints };
+}
+
+function redactEnvelope(envelope: ErrorEnvelope, redactor: Redactor): ErrorEnvelope {
+  const redacted: Record<string, unknown> = { ...envelope };
+  redacted['summary'] = redactor.string(envelope.summary);
+  redacted['details'] = redactor.value(envelope.details);
+  redacted['hints'] = envelope.hints.map((hint) => (typeof hint === 'string' ? redactor.string(hint) : hint));
+  redacted['examples'] = redactor.value(envelope.examples);
+  if (envelope._meta?.warnings !== undefined) redacted['_meta'] = { ...envelope._meta, warnings: redactor.value(envelope._meta.warnings) };
+  return redacted as ErrorEnvelope;
+}
+
+/** What {@link finalizeEnvelope} needs to know about the server. */
+export interface FinalizeEnvironment {
+  /** The adapter id, for the migrations table. */
+  readonly serverId: string;
+  /** The emitting release (this package's version by default). */
+  readonly version: string;
+  /** The migrations table; the contract's `MIGRATIONS` when absent. */
+  readonly migrations?: readonly MigrationEntry[];
+  readonly redactor: Redactor;
+  /** The kinds the server advertises; an envelope of any other kind is replaced. */
+  readonly advertisedKinds: ReadonlySet<ErrorKind>;
+  readonly logger: EnvelopeLogger;
+}
+
+/**
+ * Makes an envelope ready for the wire: redaction of summary, details, hints, examples and
+ * `_meta.warnings`; bounds ({@link boundEnvelope}); `legacy_error_kind` when an open migration
+ * covers its code and kind; then checks. An envelope whose kind is not advertised, or that fails
+ * the contract schema, is logged (with a correlation id and the violations, never its content)
+ * and replaced by {@link internalErrorEnvelope}.
+ *
+ * @param envelope - the envelope to send.
+ * @param environment - see {@link FinalizeEnvironment}.
+ * @returns a schema-valid envelope.
+ */
+export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+  let result: ErrorEnvelope;
+  try {
+    result = boundEnvelope(redactEnvelope(envelope, environment.redactor));
+    if (result.legacy_error_kind === undefined && typeof result.error_code === 'string') {
+      const legacy = legacyErrorKindFor(result, environment.serverId, environment.version, environment.migrations ?? MIGRATIONS);
+      if (legacy !== undefined) result = { ...result, legacy_error_kind: legacy };
+    }
+  } catch (error) {
+    return replaceInvalid(envelope, environment, [{ path: '', keyword: 'exception', message: error instanceof Error ? error.name : typeof error }]);
+  }
+  return checkEnvelope(result, environment);
+}
+
+/**
+ * Checks an envelope without changing it: advertised kind, then the contract schema. Used for
+ * envelopes that pass through unchanged (an error that already carried one).
+ *
+ * @returns `envelope` itself when it passes, else an `internal_error` replacement (and a log line).
+ */
+export function checkEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+  if (!environment.advertisedKinds.has(envelope.error_kind)) {
+    return replaceInvalid(envelope, environment, [{ path: '/error_kind', keyword: 'advertised', message: `error_kind "${envelope.error_kind}" is not advertised by this server` }]);
+  }
+  const validation = validateEnvelope(envelope);
+  if (validation.valid) return envelope;
+  return replaceInvalid(envelope, environment, validation.errors);
+}
+
+function replaceInvalid(
+  envelope: ErrorEnvelope,
+  environment: FinalizeEnvironment,
+  violations: readonly { readonly path: string; readonly keyword: string; readonly message: string }[],
+): ErrorEnvelope {
+  const correlationId = randomUUID();
+  const tool = typeof envelope.tool === 'string' && envelope.tool !== '' ? envelope.tool : 'unknown_tool';
+  environment.logger.error(
+    {
+      correlation_id: correlationId,
+      tool,
+      error_kind: envelope.error_kind,
+      error_code: envelope.error_code,
+      violations: violations.slice(0, 20).map((violation) => ({ path: violation.path, keyword: violation.keyword, message: environment.redactor.string(violation.message) })),
+    },
+    'an error envelope failed the contract checks and was replaced by internal_error',
+  );
+  return internalErrorEnvelope(tool, correlationId);
+}
+
+/**
+ * Assembles `_meta` from its parts, leaving out `undefined` values and empty arrays.
+ *
+ * @param parts - `_meta` keys (`normalized`, `rate_limit`, `retry_after_seconds`, `warnings`,
+ *   `correlation_id`, ...), any of them `undefined`.
+ * @returns the object, or `undefined` when nothing is set.
+ */
+export function composeMeta(parts: Readonly<Record<string, unknown>>): EnvelopeMeta | undefined {
+  const meta: Record<string, unknown> = {};
+  let count = 0;
+  for (const [key, value] of Object.entries(parts)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    meta[key] = value;
+    count += 1;
+  }
+  return count === 0 ? undefined : meta;
+}

@@ -1,0 +1,99 @@
+/**
+ * Widening a tool's `outputSchema` so error results validate against it. The SDK v1 client checks
+ * `structuredContent` against the tool's `outputSchema` even when `isError` is true, and throws;
+ * publishing `{ type: "object", anyOf: [<author schema>, <envelope schema>] }` lets v1 and v2
+ * clients accept both outcomes. Implements DESIGN 4.4.
+ *
+ * Both branches are embedded with their internal references re-rooted: a `$ref` of `#/...` in the
+ * author schema becomes `#/anyOf/0/...`, and in the envelope schema `#/anyOf/1/...`, so every
+ * `$defs` keeps resolving without adding any `$id` (clients compile the schema again on every
+ * `tools/list`; a repeated `$id` would make Ajv refuse it).
+ *
+ * @packageDocumentation
+ */
+import { ERROR_ENVELOPE_SCHEMA } from '@mcp-envelope/contract';
+
+/** A JSON Schema object. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** Keywords whose values are data, not schemas: never rewritten. */
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function rebase(node: unknown, prefix: string, isRoot: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => rebase(item, prefix, false));
+  if (!isRecord(node)) return node;
+  // A nested schema resource resolves its own references against its `$id`.
+  if (!isRoot && typeof node['$id'] === 'string') return node;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    let next: unknown;
+    if ((key === '$ref' || key === '$dynamicRef') && typeof value === 'string' && value.startsWith('#')) {
+      next = value === '#' ? prefix : value.startsWith('#/') ? `${prefix}${value.slice(1)}` : value;
+    } else if (DATA_KEYWORDS.has(key)) {
+      next = value;
+    } else {
+      next = rebase(value, prefix, false);
+    }
+    Object.defineProperty(copy, key, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+/**
+ * Re-roots a schema for embedding at `pointer` of another document: drops its root `$schema` and
+ * `$id`, and rewrites its `#`-relative references to start with `pointer`.
+ *
+ * @param schema - the schema to embed.
+ * @param pointer - e.g. `#/anyOf/0`.
+ * @returns a new schema object.
+ */
+export function embedSchema(schema: JsonSchema, pointer: string): JsonSchema {
+  const rest: Record<string, unknown> = { ...schema };
+  delete rest['$schema'];
+  delete rest['$id'];
+  return rebase(rest, pointer, true) as JsonSchema;
+}
+
+let embeddedEnvelope: JsonSchema | undefined;
+
+/**
+ * The contract's envelope schema, ready to sit at `#/anyOf/1` of a published output schema.
+ *
+ * @returns the embedded schema (the same object on every call).
+ */
+export function embeddedEnvelopeSchema(): JsonSchema {
+  embeddedEnvelope ??= embedSchema(ERROR_ENVELOPE_SCHEMA, '#/anyOf/1');
+  return embeddedEnvelope;
+}
+
+/**
+ * Builds the published output schema of a tool.
+ *
+ * @param authorSchema - the tool's own `outputSchema` (root `type: "object"`, as MCP requires).
+ * @returns `{ type: "object", anyOf: [author, envelope] }`, with the author's `$schema` (if any)
+ *   kept at the root. When the author's root is closed (`additionalProperties: false` or
+ *   `unevaluatedProperties: false`) and has no `_meta` property, a `_meta` property referring to
+ *   the contract's `_meta` schema is added, since success results carry `_meta` (DESIGN 4.6).
+ * @throws TypeError when `authorSchema` is not an object schema with `type: "object"`.
+ */
+export function widenOutputSchema(authorSchema: JsonSchema): JsonSchema {
+  if (!isRecord(authorSchema) || authorSchema['type'] !== 'object') {
+    throw new TypeError('outputSchema must be a JSON Schema object whose root has type "object"');
+  }
+  let author = embedSchema(authorSchema, '#/anyOf/0');
+  // Success results carry `_meta`; a closed author schema must admit it.
+  const closed = author['additionalProperties'] === false || author['unevaluatedProperties'] === false;
+  const properties = isRecord(author['properties']) ? author['properties'] : {};
+  if (closed && !Object.hasOwn(properties, '_meta')) {
+    author = { ...author, properties: { ...properties, _meta: { $ref: '#/anyOf/1/$defs/meta' } } };
+  }
+  return {
+    ...(typeof authorSchema['$schema'] === 'string' ? { $schema: authorSchema['$schema'] } : {}),
+    type: 'object',
+    anyOf: [author, embeddedEnvelopeSchema()],
+  };
+}

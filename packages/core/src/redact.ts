@@ -1,0 +1,82 @@
+/**
+ * Secret redaction for everything an envelope or a log line carries. Core's default patterns
+ * cover credentials every Amazon-facing server handles; adapters add their own.
+ * Implements the rule "secrets never appear in any output".
+ *
+ * @packageDocumentation
+ */
+
+/** What a redacted secret is replaced by. */
+export const REDACTED = '[REDACTED]';
+
+interface Rule {
+  readonly pattern: RegExp;
+  readonly replace: (match: string, ...groups: string[]) => string;
+}
+
+const keepPrefix = (_match: string, prefix: string): string => `${prefix}${REDACTED}`;
+const whole = (): string => REDACTED;
+
+/**
+ * Core's default rules, applied before the adapter's patterns:
+ * - `Bearer <token>` (any case);
+ * - Login with Amazon tokens `Atza|...` and `Atzr|...`;
+ * - the value of an `Authorization`, `x-amz-access-token` or `x-amz-security-token` header, as
+ *   `name: value`, `"name": "value"` or `name=value`;
+ * - AWS SigV4 query and header parameters (`X-Amz-Signature=`, `X-Amz-Credential=`,
+ *   `X-Amz-Security-Token=`, `Signature=`, `Credential=`);
+ * - credential fields `access_token`, `refresh_token`, `client_secret`, `password` (JSON, form
+ *   encoded or `name=value` in prose).
+ */
+const DEFAULT_RULES: readonly Rule[] = [
+  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(["']?\s*[:=]\s*["']?)[^"'\r\n,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: /\b(Bearer\s+)[A-Za-z0-9\-._~+/|]+=*/gi, replace: keepPrefix },
+  { pattern: /\bAtz[ar]\|[^\s"'&,;<>}\]]+/g, replace: whole },
+  { pattern: /\b((?:X-Amz-)?(?:Signature|Credential|Security-Token)=)[^&\s"',;]+/gi, replace: keepPrefix },
+  { pattern: /\b((?:access_token|refresh_token|client_secret|password)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
+];
+
+/** A compiled redactor: replaces every secret in a string, or in every string inside a value. */
+export interface Redactor {
+  /** @returns `text` with every match replaced. */
+  readonly string: (text: string) => string;
+  /** @returns a copy of `value` with every string (not keys) redacted; non-JSON values are kept. */
+  readonly value: <Value>(value: Value) => Value;
+}
+
+function globalCopy(pattern: RegExp): RegExp {
+  return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+}
+
+/**
+ * Builds a redactor from core's default rules plus extra patterns (each match replaced whole by
+ * {@link REDACTED}; a missing `g` flag is added).
+ *
+ * @param extraPatterns - e.g. an adapter's `redactions`.
+ * @returns the redactor.
+ */
+export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor {
+  const rules: readonly Rule[] = [...DEFAULT_RULES, ...extraPatterns.map((pattern) => ({ pattern: globalCopy(pattern), replace: whole }))];
+  const redactString = (text: string): string => {
+    let result = text;
+    for (const rule of rules) {
+      rule.pattern.lastIndex = 0;
+      result = result.replace(rule.pattern, rule.replace);
+    }
+    return result;
+  };
+  const redactValue = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return redactString(value);
+    if (depth > 64 || typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      Object.defineProperty(copy, key, { value: redactValue(item, depth + 1), enumerable: true, writable: true, configurable: true });
+    }
+    return copy;
+  };
+  return {
+    string: redactString,
+    value: <Value>(value: Value): Value => redactValue(value, 0) as Value,
+  };
+}
