@@ -1,0 +1,608 @@
+/**
+ * `createEnvelopeServer`: an MCP tool server on the SDK v1 low-level `Server` whose `tools/call`
+ * path answers every failure with a schema-valid v1 envelope. Implements DESIGN 3 (the request
+ * path) and DESIGN 4 (wire decisions).
+ *
+ * @packageDocumentation
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { CONTRACT_VERSION, envelopeCapability, ENVELOPE_CAPABILITY_KEY, NORMALIZED_KINDS } from '@mcp-envelope/contract';
+import type {
+  EnvelopeCapabilityValue,
+  EnvelopeMeta,
+  ErrorEnvelope,
+  ErrorKind,
+  MigrationEntry,
+  NormalizedEvent,
+  NormalizedEventKind,
+} from '@mcp-envelope/contract';
+// The low-level `Server` (SDK v1 marks it deprecated in favour of `McpServer`): DESIGN 3 needs it
+// because `McpServer` cannot take raw JSON Schemas and rewrites every failure into fixed prose.
+import { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  Implementation,
+  ListToolsResult,
+  ServerNotification,
+  ServerRequest,
+  Tool,
+  ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+
+import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
+import { closestMatch, compileTool } from './arguments/index.js';
+import type { CompiledTool, JsonSchemaObject } from './arguments/index.js';
+import { envelopeForThrown, internalError } from './classify.js';
+import type { ClassifyEnvironment } from './classify.js';
+import { recordResponseMeta, runInCallContext } from './context.js';
+import type { CallContext } from './context.js';
+import { checkEnvelope, composeMeta, finalizeEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
+import type { FinalizeEnvironment } from './envelope-builder.js';
+import { createEnvelopeLogger } from './logger.js';
+import type { EnvelopeLogger } from './logger.js';
+import { resolveSettings } from './options.js';
+import type { EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+import { widenOutputSchema } from './output-schema.js';
+import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
+import { createRedactor } from './redact.js';
+import { upstreamFetch } from './upstream.js';
+import { carriedEnvelope } from './classify.js';
+
+/** The SDK v1 low-level server class that carries our `tools/list` and `tools/call` handlers. */
+export type SdkServer = LowLevelServer;
+
+/** The kinds core itself can emit, whatever the adapter. */
+export const CORE_ERROR_KINDS = ['mcp_input_validation', 'tool_not_found', 'internal_error'] as const satisfies readonly ErrorKind[];
+
+/** The name of the tool every envelope server registers (DESIGN 4.5). */
+export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
+
+/** What a tool handler receives besides its (normalized, validated) arguments. */
+export interface ToolHandlerContext {
+  /** The tool being run. */
+  readonly tool: string;
+  /** Aborted when the client cancels the call. */
+  readonly signal: AbortSignal;
+  /** The normalization events of this call's arguments (whether or not they are emitted). */
+  readonly normalized: readonly NormalizedEvent[];
+  /** {@link upstreamFetch}: records response telemetry in this call and throws classifiable errors. */
+  readonly fetch: typeof upstreamFetch;
+  /** Records telemetry from an HTTP client other than {@link upstreamFetch}. */
+  recordResponseMeta(meta: ResponseMeta): void;
+  /** The SDK's request extras (request id, session id, notifications), for advanced use. */
+  readonly request: RequestHandlerExtra<ServerRequest, ServerNotification>;
+}
+
+/**
+ * One tool. `inputSchema` is a raw JSON Schema object (root `type: "object"`); `outputSchema`,
+ * when given, also has root `type: "object"` and is published widened (DESIGN 4.4).
+ *
+ * The handler returns either a plain value or a full `CallToolResult`:
+ * - a plain object becomes `structuredContent` and, as JSON, `content[0].text`, with the call's
+ *   `_meta` merged in;
+ * - a string becomes `content[0].text` as is; an array, number, boolean or `null` becomes its JSON
+ *   text; `undefined` becomes an empty `content`. None of these gets `structuredContent` (the SDK
+ *   v1 result schema only admits an object there) nor `_meta`;
+ * - an object whose only keys are `content` (an array of content blocks), `structuredContent`,
+ *   `isError` and `_meta` is taken as a `CallToolResult`.
+ *
+ * Anything it throws becomes an envelope (see {@link envelopeForThrown}).
+ */
+export interface EnvelopeTool<Args extends Record<string, unknown> = Record<string, unknown>> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly annotations?: ToolAnnotations;
+  readonly inputSchema: JsonSchemaObject;
+  readonly outputSchema?: JsonSchemaObject;
+  /** @returns the result; may be a promise. */
+  handler(args: Args, context: ToolHandlerContext): unknown;
+}
+
+/** Server options. Switches set here override the environment. */
+export interface EnvelopeServerOptions extends EnvelopeSwitchOptions {
+  /** Where the switches are read from; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * How an unknown tool name is answered: `'result'` (default) an `isError` result with a
+   * `tool_not_found` envelope; `'jsonrpc'` a JSON-RPC -32602 error whose `message` is the envelope
+   * JSON and whose `data` is the envelope (DESIGN 4.3).
+   */
+  readonly unknownToolAs?: 'result' | 'jsonrpc';
+  /** Tools per `tools/list` page (default 100). */
+  readonly pageSize?: number;
+  /** Where log lines go; defaults to pino on stderr. */
+  readonly logger?: EnvelopeLogger;
+  /** MCP `instructions` sent at initialization. */
+  readonly instructions?: string;
+  /** Kinds tool handlers emit themselves through `EnvelopeError` (e.g. `sandbox_runtime`). */
+  readonly additionalErrorKinds?: readonly ErrorKind[];
+  /** The release version used for the migrations table; defaults to this package's version. */
+  readonly version?: string;
+  /** The migrations table; defaults to the contract's `MIGRATIONS` (tests pass their own). */
+  readonly migrations?: readonly MigrationEntry[];
+  /** The clock (tests). */
+  readonly now?: () => Date;
+}
+
+/** The input of {@link createEnvelopeServer}. */
+export interface CreateEnvelopeServerInput {
+  /** Server name, version (and optional title) sent at initialization. */
+  readonly info: Implementation;
+  readonly adapter: EnvelopeAdapter;
+  readonly tools: readonly EnvelopeTool[];
+  readonly options?: EnvelopeServerOptions;
+}
+
+/** Where {@link EnvelopeServer.serveStreamableHttp} listens. */
+export interface StreamableHttpOptions {
+  /** TCP port; 0 (default) lets the OS choose; read the chosen one from the handle. */
+  readonly port?: number;
+  /** Interface to bind; default `127.0.0.1`. */
+  readonly host?: string;
+  /** The MCP endpoint path; default `/mcp`. */
+  readonly path?: string;
+  /**
+   * Allowed `Host` header values. Defaults to the loopback names with the port when `host` is a
+   * loopback address (DNS-rebinding protection on); otherwise no Host check unless given.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Allowed `Origin` header values (checked only when a request sends one). */
+  readonly allowedOrigins?: readonly string[];
+}
+
+/** A running Streamable HTTP endpoint. */
+export interface StreamableHttpHandle {
+  /** The endpoint, e.g. `http://127.0.0.1:43111/mcp`. */
+  readonly url: URL;
+  readonly port: number;
+  readonly httpServer: HttpServer;
+  /** Closes every session and the listener. */
+  close(): Promise<void>;
+}
+
+/** What {@link createEnvelopeServer} returns. */
+export interface EnvelopeServer {
+  /** The SDK server used by {@link EnvelopeServer.connect} and {@link EnvelopeServer.serveStdio}. */
+  readonly server: SdkServer;
+  /** The resolved env switches. */
+  readonly settings: EnvelopeSettings;
+  /** The `experimental.openbridge_envelope` value this server advertises. */
+  readonly capability: EnvelopeCapabilityValue;
+  /** Connects {@link EnvelopeServer.server} to a transport. */
+  connect(transport: Transport): Promise<void>;
+  /**
+   * A new SDK server sharing this server's compiled tools, for one more transport (an SDK server
+   * serves one transport at a time; Streamable HTTP uses one per session).
+   */
+  createSdkServer(): SdkServer;
+  /** Serves over stdin/stdout. @returns the transport. */
+  serveStdio(): Promise<StdioServerTransport>;
+  /** Serves Streamable HTTP on node:http with one session per client. */
+  serveStreamableHttp(options?: StreamableHttpOptions): Promise<StreamableHttpHandle>;
+  /** Closes {@link EnvelopeServer.server}'s transport. */
+  close(): Promise<void>;
+}
+
+interface ToolEntry {
+  readonly tool: EnvelopeTool;
+  readonly compiled: CompiledTool;
+  readonly hasOutputSchema: boolean;
+  readonly listed: Tool;
+}
+
+const RESULT_KEYS: ReadonlySet<string> = new Set(['content', 'structuredContent', 'isError', '_meta']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCallToolResultShape(value: Record<string, unknown>): boolean {
+  const content = value['content'];
+  if (!Array.isArray(content)) return false;
+  for (const key in value) if (!RESULT_KEYS.has(key)) return false;
+  return content.every((block) => isPlainObject(block) && typeof block['type'] === 'string');
+}
+
+/** The wire form of an error (DESIGN 4.1): `isError`, envelope as JSON text and as `structuredContent`. */
+export function errorResult(envelope: ErrorEnvelope): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
+}
+
+function displayName(name: string): string {
+  return name.length > 120 ? `${name.slice(0, 117)}...` : name;
+}
+
+function validateTools(tools: readonly EnvelopeTool[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+      throw new TypeError('every tool needs a non-empty string name');
+    }
+    if (typeof tool.handler !== 'function') throw new TypeError(`tool "${tool.name}" has no handler function`);
+    if (seen.has(tool.name)) throw new TypeError(`tool name "${tool.name}" is registered twice`);
+    seen.add(tool.name);
+  }
+}
+
+/**
+ * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
+ * registers `get_envelope_contract`, and builds the SDK server with `tools/list` (paged) and
+ * `tools/call` handlers.
+ *
+ * @param input - see {@link CreateEnvelopeServerInput}.
+ * @returns see {@link EnvelopeServer}.
+ * @throws TypeError on a duplicate tool name (including `get_envelope_contract`), a tool without a
+ *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` whose root is
+ *   not `type: "object"`, an adapter kind outside the taxonomy, or a page size that is not a
+ *   positive integer.
+ */
+export function createEnvelopeServer(input: CreateEnvelopeServerInput): EnvelopeServer {
+  const { info, adapter } = input;
+  const options = input.options ?? {};
+  const logger = options.logger ?? createEnvelopeLogger();
+  const settings = resolveSettings(options.env ?? process.env, options, logger);
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
+  const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
+  const now = options.now ?? ((): Date => new Date());
+  const unknownToolAs = options.unknownToolAs ?? 'result';
+
+  const emittedNormalizedKinds: NormalizedEventKind[] =
+    includeNormalized && settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED
+      ? // Strict mode closes every silent schema, so nothing passes through; without it, an author's
+        // own `additionalProperties: false` still rejects, so both unknown-field kinds can occur.
+        NORMALIZED_KINDS.filter((kind) => !(settings.MCP_STRICT_UNKNOWN_FIELDS && kind === 'unknown_field_passed_through'))
+      : [];
+  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
+  const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
+
+  const finalizeEnvironment: FinalizeEnvironment = {
+    serverId: adapter.id,
+    version: options.version ?? PACKAGE_VERSION,
+    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
+    redactor: createRedactor(adapter.redactions ?? []),
+    advertisedKinds: new Set(capability.error_kinds),
+    logger,
+  };
+
+  const contractTool: EnvelopeTool = {
+    name: ENVELOPE_CONTRACT_TOOL_NAME,
+    title: 'Error envelope contract',
+    description:
+      'Returns the error envelope contract this server follows: contract_version, the error_kind values it can emit, the normalization event kinds, and the resolved MCP_* switches.',
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    handler: () => ({ ...capability, settings: { ...settings } }),
+  };
+
+  const allTools = [...input.tools, contractTool];
+  validateTools(allTools);
+  const pipelineOptions = {
+    normalizationEnabled: settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED,
+    strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
+    ...(adapter.hints === undefined ? {} : { hints: adapter.hints }),
+  };
+  const entries = new Map<string, ToolEntry>();
+  for (const tool of allTools) {
+    const compiled = compileTool(tool.name, tool.inputSchema, pipelineOptions);
+    let outputSchema: Tool['outputSchema'];
+    if (tool.outputSchema !== undefined) {
+      try {
+        outputSchema = widenOutputSchema(tool.outputSchema) as Tool['outputSchema'];
+      } catch (error) {
+        throw new TypeError(`tool "${tool.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
+    const listed: Tool = {
+      name: tool.name,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      inputSchema: compiled.publishedInputSchema as Tool['inputSchema'],
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+    };
+    entries.set(tool.name, { tool, compiled, hasOutputSchema: tool.outputSchema !== undefined, listed });
+  }
+  const toolNames = [...entries.keys()];
+  const listedTools = [...entries.values()].map((entry) => entry.listed);
+  const fingerprint = toolSetFingerprint(toolNames);
+
+  function listTools(cursor: string | undefined): ListToolsResult {
+    let offset = 0;
+    if (cursor !== undefined) {
+      const decoded = decodeCursor(cursor, fingerprint, listedTools.length);
+      if (decoded === undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: it was not issued by this server for its current tool list');
+      offset = decoded;
+    }
+    const end = offset + pageSize;
+    const page = offset === 0 && end >= listedTools.length ? listedTools : listedTools.slice(offset, end);
+    return end < listedTools.length ? { tools: page, nextCursor: encodeCursor(end, fingerprint) } : { tools: page };
+  }
+
+  function unknownTool(name: string): CallToolResult {
+    const suggestion = closestMatch(name, toolNames);
+    const hints = [
+      ...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]),
+      'Call tools/list to see the tools this server offers.',
+    ];
+    const envelope = finalizeEnvelope(
+      {
+        error_kind: 'tool_not_found',
+        tool: name === '' ? 'unknown_tool' : name,
+        summary: `No tool named "${displayName(name)}" is registered on this server.`,
+        details: [],
+        hints,
+        examples: [],
+        error_code: 'TOOL_NOT_FOUND',
+        retryable: false,
+        _envelope_version: CONTRACT_VERSION,
+      },
+      finalizeEnvironment,
+    );
+    if (unknownToolAs === 'jsonrpc') {
+      const error = new McpError(ErrorCode.InvalidParams, 'tool not found', envelope);
+      error.message = JSON.stringify(envelope);
+      throw error;
+    }
+    return errorResult(envelope);
+  }
+
+  function classifyEnvironment(call: CallContext): ClassifyEnvironment {
+    return { ...finalizeEnvironment, adapter, call, includeNormalized, now };
+  }
+
+  function successMeta(call: CallContext): EnvelopeMeta | undefined {
+    if (call.rateLimit === undefined && call.retryAfterSeconds === undefined && call.warnings === undefined && !(includeNormalized && call.normalized.length > 0)) {
+      return undefined;
+    }
+    return composeMeta({
+      ...(includeNormalized ? { normalized: call.normalized } : {}),
+      rate_limit: call.rateLimit,
+      retry_after_seconds: call.retryAfterSeconds,
+      warnings: call.warnings,
+    });
+  }
+
+  function withMeta(value: Record<string, unknown>, meta: EnvelopeMeta): Record<string, unknown> {
+    const existing = value['_meta'];
+    if (existing !== undefined && !isPlainObject(existing)) return value;
+    return { ...value, _meta: existing === undefined ? meta : { ...meta, ...existing } };
+  }
+
+  function successResult(value: unknown, entry: ToolEntry, call: CallContext): CallToolResult {
+    if (isPlainObject(value)) {
+      if (isCallToolResultShape(value)) return rawResult(value, call);
+      const meta = successMeta(call);
+      const structured = meta === undefined ? value : withMeta(value, meta);
+      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    }
+    if (entry.hasOutputSchema) {
+      return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`), 'result', classifyEnvironment(call)));
+    }
+    if (value === undefined) return { content: [] };
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    if (typeof text !== 'string') {
+      return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" returned a value with no JSON form (${typeof value})`), 'result', classifyEnvironment(call)));
+    }
+    return { content: [{ type: 'text', text }] };
+  }
+
+  function rawResult(value: Record<string, unknown>, call: CallContext): CallToolResult {
+    const environment = classifyEnvironment(call);
+    const parsed = CallToolResultSchema.safeParse(value);
+    if (!parsed.success) return errorResult(internalError(new TypeError(`tool "${call.tool}" returned an invalid CallToolResult: ${parsed.error.message}`), 'result', environment));
+    const result = value as CallToolResult;
+    if (result.isError === true) {
+      const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
+      if (carried !== undefined) return errorResult(checkEnvelope(carried, environment));
+      const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+      return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
+    }
+    const structured = result.structuredContent;
+    const meta = successMeta(call);
+    if (meta === undefined || !isPlainObject(structured)) return result;
+    const mirror = JSON.stringify(structured);
+    const injected = withMeta(structured, meta);
+    const injectedText = JSON.stringify(injected);
+    return {
+      ...result,
+      structuredContent: injected,
+      content: result.content.map((block) => (block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block)),
+    };
+  }
+
+  async function callTool(request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> {
+    const name = request.params.name;
+    const entry = entries.get(name);
+    if (entry === undefined) return unknownTool(name);
+    const check = entry.compiled.check(request.params.arguments ?? {});
+    if (!check.ok) {
+      const meta = includeNormalized && check.events.length > 0 ? { _meta: { normalized: check.events } } : {};
+      return errorResult(
+        finalizeEnvelope(
+          {
+            error_kind: 'mcp_input_validation',
+            tool: name,
+            summary: check.summary,
+            details: check.details,
+            hints: check.hints,
+            examples: [],
+            error_code: check.error_code,
+            retryable: false,
+            _envelope_version: CONTRACT_VERSION,
+            ...meta,
+          },
+          finalizeEnvironment,
+        ),
+      );
+    }
+    const call: CallContext = {
+      tool: name,
+      adapter,
+      normalized: check.events,
+      signal: extra.signal,
+      rateLimit: undefined,
+      retryAfterSeconds: undefined,
+      warnings: undefined,
+    };
+    const context: ToolHandlerContext = { tool: name, signal: extra.signal, normalized: check.events, fetch: upstreamFetch, recordResponseMeta, request: extra };
+    let value: unknown;
+    try {
+      value = await runInCallContext(call, () => entry.tool.handler(check.args, context));
+    } catch (error) {
+      return errorResult(envelopeForThrown(error, classifyEnvironment(call)));
+    }
+    try {
+      return successResult(value, entry, call);
+    } catch (error) {
+      return errorResult(internalError(error, 'result', classifyEnvironment(call)));
+    }
+  }
+
+  function createSdkServer(): SdkServer {
+    const server = new LowLevelServer(info, {
+      capabilities: { tools: {}, experimental: { ...capabilityObject } },
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    });
+    server.setRequestHandler(ListToolsRequestSchema, (request) => listTools(request.params?.cursor));
+    server.setRequestHandler(CallToolRequestSchema, callTool);
+    return server;
+  }
+
+  const server = createSdkServer();
+
+  async function serveStreamableHttp(httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> {
+    const host = httpOptions.host ?? '127.0.0.1';
+    const path = httpOptions.path ?? '/mcp';
+    const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: SdkServer }>();
+    const pending = new Set<{ transport: StreamableHTTPServerTransport; server: SdkServer }>();
+    let port = 0;
+    const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]';
+
+    const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+      const url = new URL(request.url ?? '/', 'http://placeholder');
+      if (url.pathname !== path) {
+        response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      const sessionHeader = request.headers['mcp-session-id'];
+      const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+      if (sessionId !== undefined) {
+        const session = sessions.get(sessionId);
+        if (session === undefined) {
+          response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+          return;
+        }
+        await session.transport.handleRequest(request, response);
+        return;
+      }
+      const allowedHosts = httpOptions.allowedHosts ?? (loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : undefined);
+      const session = {
+        transport: new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (id) => {
+            sessions.set(id, session);
+            pending.delete(session);
+          },
+          enableDnsRebindingProtection: allowedHosts !== undefined || httpOptions.allowedOrigins !== undefined,
+          ...(allowedHosts === undefined ? {} : { allowedHosts: [...allowedHosts] }),
+          ...(httpOptions.allowedOrigins === undefined ? {} : { allowedOrigins: [...httpOptions.allowedOrigins] }),
+        }),
+        server: createSdkServer(),
+      };
+      session.transport.onclose = () => {
+        if (session.transport.sessionId !== undefined) sessions.delete(session.transport.sessionId);
+        pending.delete(session);
+      };
+      pending.add(session);
+      await session.server.connect(session.transport);
+      await session.transport.handleRequest(request, response);
+      if (session.transport.sessionId === undefined) {
+        pending.delete(session);
+        await session.server.close();
+      }
+    };
+
+    const httpServer = createServer((request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        logger.error({ error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } }, 'streamable HTTP request failed');
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(httpOptions.port ?? 0, host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
+    });
+    port = (httpServer.address() as AddressInfo).port;
+    const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    return {
+      url: new URL(`http://${urlHost}:${port}${path}`),
+      port,
+      httpServer,
+      close: async () => {
+        const all = [...sessions.values(), ...pending];
+        sessions.clear();
+        pending.clear();
+        await Promise.all(all.map((session) => session.server.close()));
+        httpServer.closeAllConnections();
+        await new Promise<void>((resolve) => {
+          httpServer.close(() => {
+            resolve();
+          });
+        });
+      },
+    };
+  }
+
+  return {
+    server,
+    settings,
+    capability,
+    connect: (transport) => server.connect(transport),
+    createSdkServer,
+    serveStdio: async () => {
+      const transport = new StdioServerTransport();
+      await server.connect(transport);
+      return transport;
+    },
+    serveStreamableHttp,
+    close: () => server.close(),
+  };
+}
+
+/** @internal the text of a content block holding an envelope, for handler-built error results. */
+function envelopeInText(result: CallToolResult): ErrorEnvelope | undefined {
+  for (const block of result.content) {
+    if (block.type !== 'text') continue;
+    const trimmed = block.text.trim();
+    if (!trimmed.startsWith('{')) continue;
+    try {
+      const carried = carriedEnvelope({ data: JSON.parse(trimmed) as unknown });
+      if (carried !== undefined) return carried;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
