@@ -1,0 +1,361 @@
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { connectInMemory } from './fixtures/connect.js';
+import type { Connected } from './fixtures/connect.js';
+import { captureLog } from './fixtures/log-capture.js';
+import { createTestServer, RELAYED_ENVELOPE } from './fixtures/test-server.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let connected: Connected | undefined;
+afterEach(async () => {
+  await connected?.close();
+  connected = undefined;
+});
+
+async function start(...parameters: Parameters<typeof createTestServer>): Promise<Connected> {
+  connected = await connectInMemory(createTestServer(...parameters));
+  return connected;
+}
+
+function structured(result: unknown): Record<string, unknown> {
+  return (result as { structuredContent: Record<string, unknown> }).structuredContent;
+}
+
+function firstText(result: unknown): string {
+  return ((result as { content: { text: string }[] }).content[0] as { text: string }).text;
+}
+
+describe('capabilities and listing', () => {
+  it('advertises experimental.openbridge_envelope with exactly the kinds core and the adapter emit', async () => {
+    const { client } = await start();
+    expect(client.getServerCapabilities()?.experimental).toEqual({
+      openbridge_envelope: {
+        contract_version: 1,
+        error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'sandbox_runtime', 'internal_error'],
+        normalized_kinds: [],
+      },
+    });
+  });
+
+  it('lists every tool plus get_envelope_contract, in registration order', async () => {
+    const { client } = await start();
+    const { tools, nextCursor } = await client.listTools();
+    expect(nextCursor).toBeUndefined();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'list_orders', 'get_tags', 'echo_text', 'get_nothing', 'fetch_upstream', 'report_summary', 'explode', 'sandbox_limit',
+      'relay_envelope', 'teapot', 'many_problems', 'leak_token', 'throttled', 'bad_json_body', 'get_envelope_contract',
+    ]);
+  });
+
+  it('get_envelope_contract returns the capability value plus the resolved switches', async () => {
+    const { client } = await start();
+    const result = await client.callTool({ name: 'get_envelope_contract', arguments: {} });
+    expect(result.isError).toBeUndefined();
+    expect(structured(result)).toEqual({
+      contract_version: 1,
+      error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'sandbox_runtime', 'internal_error'],
+      normalized_kinds: [],
+      settings: { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true, MCP_SCHEMA_KEY_NORMALIZATION_META: false, MCP_STRICT_UNKNOWN_FIELDS: true },
+    });
+  });
+
+  it('rejects a duplicate tool name, a clash with get_envelope_contract and a bad outputSchema at creation', () => {
+    const handler = (): null => null;
+    expect(() => createTestServer({}, [{ name: 'a', inputSchema: { type: 'object' }, handler }, { name: 'a', inputSchema: { type: 'object' }, handler }])).toThrow(
+      new TypeError('tool name "a" is registered twice'),
+    );
+    expect(() => createTestServer({}, [{ name: 'get_envelope_contract', inputSchema: { type: 'object' }, handler }])).toThrow(
+      new TypeError('tool name "get_envelope_contract" is registered twice'),
+    );
+    expect(() => createTestServer({}, [{ name: 'b', inputSchema: { type: 'object' }, outputSchema: { type: 'array' }, handler }])).toThrow(
+      new TypeError('tool "b": outputSchema must be a JSON Schema object whose root has type "object"'),
+    );
+    expect(() => createTestServer({}, [{ name: 'c', inputSchema: { type: 'string' }, handler }])).toThrow(TypeError);
+    expect(() => createTestServer({ pageSize: 0 })).toThrow(new TypeError('pageSize must be a positive integer, got 0'));
+  });
+});
+
+describe('success path', () => {
+  it('returns an object result as structuredContent and JSON text, with the call telemetry in _meta', async () => {
+    const { client } = await start();
+    const result = await client.callTool({ name: 'list_orders', arguments: { marketplaceIds: ['ATVPDKIKX0DER'] } });
+    const expected = { orders: [], marketplaceIds: ['ATVPDKIKX0DER'], status: 'any', _meta: { rate_limit: { limit_per_second: 0.5, remaining: 4 } } };
+    expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify(expected) }], structuredContent: expected });
+  });
+
+  it('leaves arrays, strings and null without structuredContent or _meta', async () => {
+    const { client } = await start();
+    expect(await client.callTool({ name: 'get_tags', arguments: {} })).toEqual({ content: [{ type: 'text', text: '["red","green"]' }] });
+    expect(await client.callTool({ name: 'echo_text', arguments: { text: 'hello' } })).toEqual({ content: [{ type: 'text', text: 'hello' }] });
+    expect(await client.callTool({ name: 'get_nothing', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'null' }] });
+  });
+
+  it('keeps a handler-built CallToolResult and merges _meta into its object structuredContent and text mirror', async () => {
+    const { client } = await start({}, [
+      {
+        name: 'raw',
+        inputSchema: { type: 'object' },
+        handler: (_args, context) => {
+          context.recordResponseMeta({ retry_after_seconds: 1.5 });
+          return { content: [{ type: 'text', text: '{"a":1,"_meta":{"trace":"t1"}}' }, { type: 'text', text: 'note' }], structuredContent: { a: 1, _meta: { trace: 't1' } } };
+        },
+      },
+    ]);
+    expect(await client.callTool({ name: 'raw', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: '{"a":1,"_meta":{"retry_after_seconds":1.5,"trace":"t1"}}' }, { type: 'text', text: 'note' }],
+      structuredContent: { a: 1, _meta: { retry_after_seconds: 1.5, trace: 't1' } },
+    });
+  });
+});
+
+describe('unknown tools', () => {
+  it('answers an isError tool_not_found envelope with a did-you-mean hint by default', async () => {
+    const { client } = await start();
+    const result = await client.callTool({ name: 'list_order', arguments: {} });
+    const envelope = {
+      error_kind: 'tool_not_found',
+      tool: 'list_order',
+      summary: 'No tool named "list_order" is registered on this server.',
+      details: [],
+      hints: ['Did you mean "list_orders"?', 'Call tools/list to see the tools this server offers.'],
+      examples: [],
+      error_code: 'TOOL_NOT_FOUND',
+      retryable: false,
+      _envelope_version: 1,
+    };
+    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope });
+  });
+
+  it('throws JSON-RPC -32602 with the envelope as message and data when unknownToolAs is jsonrpc', async () => {
+    const { client } = await start({ unknownToolAs: 'jsonrpc' });
+    const envelope = {
+      error_kind: 'tool_not_found',
+      tool: 'zzz',
+      summary: 'No tool named "zzz" is registered on this server.',
+      details: [],
+      hints: ['Call tools/list to see the tools this server offers.'],
+      examples: [],
+      error_code: 'TOOL_NOT_FOUND',
+      retryable: false,
+      _envelope_version: 1,
+    };
+    await expect(client.callTool({ name: 'zzz', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: ${JSON.stringify(envelope)}`,
+      data: envelope,
+    });
+  });
+});
+
+describe('failures', () => {
+  it('turns an unclassified throw into internal_error with a correlation_id that matches one log line, and leaks nothing', async () => {
+    const log = captureLog();
+    const { client } = await start({ logger: log.logger });
+    const result = await client.callTool({ name: 'explode', arguments: {} });
+    const envelope = structured(result);
+    const correlationId = (envelope['_meta'] as { correlation_id: string }).correlation_id;
+    expect(correlationId).toMatch(UUID);
+    expect(envelope).toEqual({
+      error_kind: 'internal_error',
+      tool: 'explode',
+      summary: 'The server failed while running this tool. The failure has been logged.',
+      details: [],
+      hints: [`If this keeps happening, report correlation_id ${correlationId} to the server operator.`],
+      examples: [],
+      error_code: 'INTERNAL_ERROR',
+      retryable: false,
+      _envelope_version: 1,
+      _meta: { correlation_id: correlationId },
+    });
+    const wire = JSON.stringify(result);
+    expect(wire).not.toContain('hunter2');
+    expect(wire).not.toContain('db.js');
+    expect(wire).not.toContain('exploded');
+    expect(log.lines).toHaveLength(1);
+    const line = log.lines[0]!;
+    expect(line['correlation_id']).toBe(correlationId);
+    expect(line['level']).toBe(50);
+    expect(line['tool']).toBe('explode');
+    // The log keeps the detail, minus secrets.
+    expect((line['error'] as { message: string }).message).toBe('database password=[REDACTED] exploded at /srv/app/db.js:12');
+    expect((line['error'] as { stack: string }).stack).toContain('test-server.ts');
+  });
+
+  it('emits the envelope of a thrown EnvelopeError, filling the running tool', async () => {
+    const { client } = await start();
+    expect(structured(await client.callTool({ name: 'sandbox_limit', arguments: {} }))).toEqual({
+      error_kind: 'sandbox_runtime',
+      tool: 'sandbox_limit',
+      summary: 'The sandbox blocks the subprocess module.',
+      details: [],
+      hints: ['Use the provided tools instead of subprocess.'],
+      examples: [],
+      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      retryable: false,
+      _envelope_version: 1,
+    });
+  });
+
+  it('passes an error that already carries an envelope through unchanged', async () => {
+    const { client } = await start();
+    const result = await client.callTool({ name: 'relay_envelope', arguments: {} });
+    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: JSON.stringify(RELAYED_ENVELOPE) }], structuredContent: RELAYED_ENVELOPE });
+  });
+
+  it('replaces an envelope that fails the contract schema by internal_error and logs the violation', async () => {
+    const log = captureLog();
+    const { client } = await start({ logger: log.logger });
+    const envelope = structured(await client.callTool({ name: 'teapot', arguments: {} }));
+    const correlationId = (envelope['_meta'] as { correlation_id: string }).correlation_id;
+    expect(envelope['error_kind']).toBe('internal_error');
+    expect(envelope['error_code']).toBe('INTERNAL_ERROR');
+    expect(log.lines).toHaveLength(1);
+    expect(log.lines[0]).toMatchObject({
+      correlation_id: correlationId,
+      tool: 'teapot',
+      error_kind: 'sp_api_http',
+      error_code: 'teapot',
+      violations: [{ path: '/error_code', keyword: 'pattern', message: 'must match pattern "^[A-Z][A-Z0-9_]*$"' }],
+    });
+  });
+
+  it('replaces an envelope of a kind the server does not advertise', async () => {
+    const log = captureLog();
+    const { client } = await start({ logger: log.logger, additionalErrorKinds: [] });
+    const envelope = structured(await client.callTool({ name: 'sandbox_limit', arguments: {} }));
+    expect(envelope['error_kind']).toBe('internal_error');
+    expect(log.lines[0]).toMatchObject({ error_kind: 'sandbox_runtime', violations: [{ path: '/error_kind', keyword: 'advertised', message: 'error_kind "sandbox_runtime" is not advertised by this server' }] });
+  });
+
+  it('bounds details (50) and hints (10 of at most 300 characters) with a note on what was cut', async () => {
+    const { client } = await start();
+    const envelope = structured(await client.callTool({ name: 'many_problems', arguments: {} }));
+    const details = envelope['details'] as { path: string }[];
+    expect(details).toHaveLength(50);
+    expect(details[49]).toEqual({ path: 'rows/49', issue: 'bad row', received_type: 'object' });
+    expect(envelope['hints']).toEqual([`${'x'.repeat(299)}…`, 'hint 1', 'hint 2', 'hint 3', 'hint 4', 'hint 5', 'hint 6', 'hint 7', 'hint 8', '20 more details omitted']);
+  });
+
+  it('redacts bearer tokens, LWA tokens and adapter patterns from upstream text', async () => {
+    const { client } = await start();
+    const result = await client.callTool({ name: 'leak_token', arguments: {} });
+    const envelope = structured(result);
+    expect(envelope['summary']).toBe('Upstream answered HTTP 400: Bad header Authorization: [REDACTED], token [REDACTED] and [REDACTED]');
+    expect(envelope['details']).toEqual([{ path: '', issue: 'Bad header Authorization: [REDACTED], token [REDACTED] and [REDACTED]', received_type: 'object', http_status: 400 }]);
+    const wire = JSON.stringify(result);
+    for (const secret of ['eyJhbGciOi', 'secretpart', 'IwEBIExampleSecret', 'tok_abcdef123456']) expect(wire).not.toContain(secret);
+  });
+
+  it('classifies an upstream 429 through the adapter with rate_limit and retry_after_seconds from its headers', async () => {
+    const { client } = await start();
+    expect(structured(await client.callTool({ name: 'throttled', arguments: {} }))).toEqual({
+      error_kind: 'rate_limited',
+      tool: 'throttled',
+      summary: 'Upstream throttled the call: no message',
+      details: [{ path: '', issue: 'no message', received_type: 'string', http_status: 429 }],
+      hints: ['Wait retry_after_seconds, then retry.'],
+      examples: [],
+      error_code: 'RATE_LIMITED',
+      retryable: true,
+      _envelope_version: 1,
+      _meta: { rate_limit: { limit_per_second: 0.5, remaining: 0 }, retry_after_seconds: 2 },
+    });
+  });
+
+  it('adds legacy_error_kind while a migration window is open, and not after it', async () => {
+    const migrations = [
+      { id: 'upstream-429-to-rate-limited', error_codes: ['RATE_LIMITED'], servers: ['sp'], from_kind: 'sp_api_http', to_kind: 'rate_limited', introduced_in: '0.1.0', removed_in: '0.2.0' },
+    ] as const;
+    const open = await start({ migrations, version: '0.1.3' });
+    expect(structured(await open.client.callTool({ name: 'throttled', arguments: {} }))['legacy_error_kind']).toBe('sp_api_http');
+    await open.close();
+    const closed = await start({ migrations, version: '0.2.0' });
+    expect(Object.hasOwn(structured(await closed.client.callTool({ name: 'throttled', arguments: {} })), 'legacy_error_kind')).toBe(false);
+  });
+
+  it('classifies a body coercion failure through the adapter', async () => {
+    const { client } = await start();
+    expect(structured(await client.callTool({ name: 'bad_json_body', arguments: { body: '{not json' } }))).toEqual({
+      error_kind: 'sp_api_client',
+      tool: 'bad_json_body',
+      summary: 'body holds text that is not valid JSON.',
+      details: [{ path: 'body', issue: 'not valid JSON', received_type: 'string' }],
+      hints: ['Send body as a JSON object.'],
+      examples: [],
+      error_code: 'BODY_COERCION_INVALID_JSON',
+      retryable: false,
+      _envelope_version: 1,
+    });
+  });
+
+  it('turns a handler-built isError result without an envelope into internal_error', async () => {
+    const log = captureLog();
+    const { client } = await start({ logger: log.logger }, [
+      { name: 'plain_error', inputSchema: { type: 'object' }, handler: () => ({ isError: true, content: [{ type: 'text', text: 'it broke' }] }) },
+    ]);
+    const envelope = structured(await client.callTool({ name: 'plain_error', arguments: {} }));
+    expect(envelope['error_code']).toBe('INTERNAL_ERROR');
+    expect((log.lines[0]!['error'] as { message: string }).message).toBe('tool returned isError without an envelope: it broke');
+  });
+
+  it('every error result carries the same valid envelope in structuredContent and content[0].text', async () => {
+    const { client } = await start();
+    for (const name of ['explode', 'sandbox_limit', 'relay_envelope', 'teapot', 'many_problems', 'leak_token', 'throttled', 'missing_tool']) {
+      const result = await client.callTool({ name, arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(validateEnvelope(structured(result))).toEqual({ valid: true });
+      expect(JSON.parse(firstText(result))).toEqual(structured(result));
+    }
+  });
+});
+
+describe('outputSchema widening with the SDK v1 client', () => {
+  it('publishes { type: object, anyOf: [author, envelope] } with re-rooted references', async () => {
+    const { client } = await start();
+    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'report_summary')!;
+    const schema = tool.outputSchema as { $schema: string; type: string; anyOf: Record<string, unknown>[] };
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(schema.type).toBe('object');
+    expect(schema.anyOf[0]).toEqual({
+      type: 'object',
+      properties: { total: { $ref: '#/anyOf/0/$defs/amount' }, _meta: { $ref: '#/anyOf/1/$defs/meta' } },
+      required: ['total'],
+      additionalProperties: false,
+      $defs: { amount: { type: 'number', minimum: 0 } },
+    });
+    expect((schema.anyOf[1]!['properties'] as Record<string, unknown>)['error_kind']).toEqual({ $ref: '#/anyOf/1/$defs/errorKind', description: 'Which handler should run. Closed taxonomy.' });
+    expect(Object.hasOwn(schema.anyOf[1]!, '$id')).toBe(false);
+  });
+
+  it('the v1 client accepts both the success result (with _meta) and the error envelope', async () => {
+    const { client } = await start();
+    await client.listTools();
+    expect(structured(await client.callTool({ name: 'report_summary', arguments: {} }))).toEqual({ total: 42, _meta: { rate_limit: { remaining: 9 } } });
+    const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
+    expect(failed.isError).toBe(true);
+    expect(structured(failed)).toEqual({
+      error_kind: 'sp_api_http',
+      tool: 'report_summary',
+      summary: 'Upstream answered HTTP 404: Report not found',
+      details: [{ path: '', issue: 'Report not found', received_type: 'object', http_status: 404 }],
+      hints: ['Fix the request, then retry.'],
+      examples: [],
+      error_code: 'SP_API_HTTP_404',
+      retryable: false,
+      _envelope_version: 1,
+      _meta: { rate_limit: { remaining: 7 } },
+    });
+    // A second listing recompiles the schemas: no duplicate-$id failure.
+    await client.listTools();
+    expect((await client.callTool({ name: 'report_summary', arguments: { fail: true } })).isError).toBe(true);
+  });
+
+  it('a tool with an outputSchema that returns a non-object yields internal_error, not a client failure', async () => {
+    const { client } = await start({}, [{ name: 'wrong_shape', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, handler: () => [1, 2] }]);
+    await client.listTools();
+    const result = await client.callTool({ name: 'wrong_shape', arguments: {} });
+    expect(structured(result)['error_code']).toBe('INTERNAL_ERROR');
+  });
+});

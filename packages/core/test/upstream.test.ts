@@ -1,0 +1,135 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { UpstreamClientError, UpstreamHttpError, upstreamFetch } from '../src/index.js';
+import { connectInMemory } from './fixtures/connect.js';
+import type { Connected } from './fixtures/connect.js';
+import { createTestServer } from './fixtures/test-server.js';
+import { startReplay } from './fixtures/upstream-replay.js';
+import type { Replay } from './fixtures/upstream-replay.js';
+
+let replay: Replay;
+let connected: Connected;
+let refusedUrl: string;
+
+beforeAll(async () => {
+  replay = await startReplay();
+  connected = await connectInMemory(createTestServer());
+  // A port that was just free: connecting to it is refused.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  refusedUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/orders`;
+  await new Promise<void>((resolve) => {
+    probe.close(() => {
+      resolve();
+    });
+  });
+});
+
+afterAll(async () => {
+  await connected.close();
+  await replay.close();
+});
+
+function structured(result: unknown): Record<string, unknown> {
+  return (result as { structuredContent: Record<string, unknown> }).structuredContent;
+}
+
+describe('upstreamFetch inside a tool call', () => {
+  it('records rate limit and warnings of a 2xx response into the object result _meta', async () => {
+    const result = await connected.client.callTool({ name: 'fetch_upstream', arguments: { url: `${replay.baseUrl}/scenario/test-orders-success` } });
+    expect(result.isError).toBeUndefined();
+    expect(structured(result)).toEqual({
+      orders: [{ orderId: '902-3159896-1390916', status: 'Shipped' }],
+      _meta: {
+        rate_limit: { limit_per_second: 0.0167, remaining: 12, reset_at: '2026-03-02T10:00:05Z' },
+        warnings: [{ kind: 'upstream_warning', summary: '199 - "served from cache"', details: [], hints: [] }],
+      },
+    });
+  });
+
+  it('classifies a recorded 500 through the adapter, with the response telemetry in _meta', async () => {
+    const result = await connected.client.callTool({ name: 'fetch_upstream', arguments: { url: `${replay.baseUrl}/scenario/test-orders-server-error` } });
+    expect(result.isError).toBe(true);
+    expect(structured(result)).toEqual({
+      error_kind: 'sp_api_http',
+      tool: 'fetch_upstream',
+      summary: 'Upstream answered HTTP 500: We encountered an internal error. Please try again.',
+      details: [{ path: '', issue: 'We encountered an internal error. Please try again.', received_type: 'object', http_status: 500 }],
+      hints: ['Retry in a moment.'],
+      examples: [],
+      error_code: 'SP_API_HTTP_500',
+      retryable: true,
+      _envelope_version: 1,
+      _meta: { rate_limit: { remaining: 11 }, retry_after_seconds: 3 },
+    });
+  });
+
+  it('classifies a recorded 403 as auth_error and redacts the tokens its body echoes', async () => {
+    const result = await connected.client.callTool({ name: 'fetch_upstream', arguments: { url: `${replay.baseUrl}/scenario/test-orders-unauthorized` } });
+    const envelope = structured(result);
+    expect(envelope['error_kind']).toBe('auth_error');
+    expect(envelope['error_code']).toBe('SP_API_HTTP_403');
+    expect(envelope['summary']).toBe('Upstream refused the credentials: Access denied for token [REDACTED] with Bearer [REDACTED]');
+    expect(JSON.stringify(result)).not.toContain('IwEBIReplayToken123');
+    expect(JSON.stringify(result)).not.toContain('abc.def.ghi');
+  });
+
+  it('classifies a refused connection as a network failure', async () => {
+    const result = await connected.client.callTool({ name: 'fetch_upstream', arguments: { url: refusedUrl } });
+    expect(structured(result)).toEqual({
+      error_kind: 'sp_api_client',
+      tool: 'fetch_upstream',
+      summary: 'The upstream could not be reached.',
+      details: [],
+      hints: ['Retry in a moment.'],
+      examples: [],
+      error_code: 'TOOL_EXECUTION_FAILED',
+      retryable: true,
+      _envelope_version: 1,
+    });
+  });
+
+  it('classifies an expired timeoutMs as a timeout failure', async () => {
+    const started = Date.now();
+    const result = await connected.client.callTool({ name: 'fetch_upstream', arguments: { url: `${replay.baseUrl}/slow?ms=3000`, timeoutMs: 100 } });
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(structured(result)['summary']).toBe('The upstream did not answer within 100 ms.');
+    expect(structured(result)['error_code']).toBe('TOOL_EXECUTION_FAILED');
+  });
+});
+
+describe('upstreamFetch on its own', () => {
+  it('returns the 2xx response with its body unread', async () => {
+    const response = await upstreamFetch(`${replay.baseUrl}/scenario/test-orders-success`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ orders: [{ orderId: '902-3159896-1390916', status: 'Shipped' }] });
+  });
+
+  it('throws UpstreamHttpError with status, lower-case headers, parsed body and request', async () => {
+    const error = await upstreamFetch(`${replay.baseUrl}/scenario/test-orders-server-error?marketplace=x`, { method: 'post', body: '{}' }).catch((caught: unknown) => caught);
+    expect(UpstreamHttpError.isInstance(error)).toBe(true);
+    const httpError = error as UpstreamHttpError;
+    expect(httpError.status).toBe(500);
+    expect(httpError.headers['x-test-ratelimit-remaining']).toBe('11');
+    expect(httpError.body).toEqual({ errors: [{ code: 'InternalFailure', message: 'We encountered an internal error. Please try again.' }] });
+    expect(httpError.request).toEqual({ method: 'POST', url: `${replay.baseUrl}/scenario/test-orders-server-error?marketplace=x` });
+    expect(httpError.message).toBe(`upstream POST ${replay.baseUrl}/scenario/test-orders-server-error answered HTTP 500`);
+  });
+
+  it('reads at most 64 KiB of a failed response body', async () => {
+    const error = (await upstreamFetch(`${replay.baseUrl}/large`).catch((caught: unknown) => caught)) as UpstreamHttpError;
+    expect(error.status).toBe(500);
+    expect(error.body).toBe('E'.repeat(65536));
+  });
+
+  it('throws UpstreamClientError network and timeout failures', async () => {
+    const refused = await upstreamFetch(refusedUrl).catch((caught: unknown) => caught);
+    expect(UpstreamClientError.isInstance(refused)).toBe(true);
+    expect((refused as UpstreamClientError).failure.type).toBe('network');
+    const timedOut = await upstreamFetch(`${replay.baseUrl}/slow?ms=3000`, { timeoutMs: 50 }).catch((caught: unknown) => caught);
+    expect((timedOut as UpstreamClientError).failure).toEqual({ type: 'timeout', timeoutMs: 50, request: { method: 'GET', url: `${replay.baseUrl}/slow?ms=3000` } });
+  });
+});
