@@ -1,0 +1,441 @@
+/**
+ * OpenAPI (Swagger 2.0, OpenAPI 3.0 and 3.1) schema objects -> JSON Schema draft 2020-12, the
+ * dialect tool input schemas are published and validated in. Shared by every adapter that builds
+ * tools from an API description.
+ *
+ * What changes: OpenAPI-only keywords are translated (`nullable`, boolean `exclusiveMinimum` /
+ * `exclusiveMaximum`, `example`, `type: file`, tuple `items`) and every keyword that is not
+ * JSON Schema 2020-12 (vendor `x-*` keys, `discriminator`, `xml`, `externalDocs`, ...) is dropped,
+ * so a strict validator compiles the result. Everything that constrains values is kept: types,
+ * arrays, enums, formats a standard validator knows, lengths, ranges, patterns, combinators.
+ *
+ * References: this module never loads or parses anything. A `$ref` is followed through the
+ * caller's {@link ReferenceResolver} (an adapter backs it with a reference-resolution library),
+ * or the document is passed already dereferenced. Cycles (recursive definitions, or object cycles
+ * in a dereferenced document) end in a permissive stub that says it was not expanded.
+ *
+ * @packageDocumentation
+ */
+import { capText } from '../upstream-body/parse.js';
+
+/** A JSON Schema (draft 2020-12) object as produced here. Shared subtrees: treat as read-only. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * Resolves a `$ref` string (`#/definitions/Order`, `#/components/schemas/Campaign`, or an external
+ * reference the resolver understands) to its target value.
+ *
+ * @returns the target, or `undefined` when it cannot be resolved (the converter then emits a stub).
+ */
+export type ReferenceResolver = (reference: string) => unknown;
+
+/** Options of the schema conversion. */
+export interface SchemaConversionOptions {
+  /** Follows `$ref`s; without it every `$ref` left in the document becomes a stub. */
+  readonly resolveReference?: ReferenceResolver | undefined;
+  /** Longest `description` kept, in characters (default {@link SCHEMA_DESCRIPTION_LIMIT}). */
+  readonly descriptionLimit?: number | undefined;
+}
+
+/** Default cap of a schema `description`, in characters. */
+export const SCHEMA_DESCRIPTION_LIMIT = 300;
+
+/**
+ * The `format` values kept: the ones Ajv with `ajv-formats` validates (JSON Schema formats plus
+ * the OpenAPI numeric and binary formats). Any other format (`dateTime`, `PDF`, `ip`, ...) is an
+ * annotation a strict validator rejects, so it is dropped.
+ */
+export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
+  'date',
+  'time',
+  'date-time',
+  'iso-time',
+  'iso-date-time',
+  'duration',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'url',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'regex',
+  'uuid',
+  'json-pointer',
+  'json-pointer-uri-fragment',
+  'relative-json-pointer',
+  'byte',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'password',
+  'binary',
+]);
+
+const JSON_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
+
+/** Keywords copied unchanged when their value has the right JSON type. */
+const COPIED_COUNTS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties', 'maxContains', 'minContains'] as const;
+const COPIED_BOOLEANS = ['uniqueItems', 'readOnly', 'writeOnly', 'deprecated'] as const;
+const COPIED_STRINGS = ['title', 'contentMediaType', 'contentEncoding'] as const;
+/** Keywords whose value is one schema. */
+const SUBSCHEMA_KEYWORDS = ['not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+/** Keywords whose value is a list of schemas. */
+const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'] as const;
+/** Keywords whose value maps names to schemas. */
+const SUBSCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas'] as const;
+
+/**
+ * The JSON types each type-specific keyword applies to. Used to drop keywords a model puts on the
+ * wrong type (`items` on a string, `maxLength` on an array) and to infer a missing `type` from the
+ * keywords, so that a validator in strict-types mode compiles every converted schema.
+ */
+const KEYWORD_TYPES: Readonly<Record<string, 'object' | 'array' | 'string' | 'number'>> = {
+  properties: 'object',
+  patternProperties: 'object',
+  additionalProperties: 'object',
+  required: 'object',
+  minProperties: 'object',
+  maxProperties: 'object',
+  dependentRequired: 'object',
+  dependentSchemas: 'object',
+  propertyNames: 'object',
+  unevaluatedProperties: 'object',
+  items: 'array',
+  prefixItems: 'array',
+  minItems: 'array',
+  maxItems: 'array',
+  uniqueItems: 'array',
+  contains: 'array',
+  minContains: 'array',
+  maxContains: 'array',
+  unevaluatedItems: 'array',
+  minLength: 'string',
+  maxLength: 'string',
+  pattern: 'string',
+  minimum: 'number',
+  maximum: 'number',
+  exclusiveMinimum: 'number',
+  exclusiveMaximum: 'number',
+  multipleOf: 'number',
+};
+
+/**
+ * Makes type-specific keywords agree with `type`: with a declared type, keywords that cannot apply
+ * to it are removed; without one, the type is inferred from the keywords (an OpenAPI schema with
+ * `properties` and no `type` means an object; `minimum` plus `maxLength` means number or string).
+ */
+function fitKeywordsToType(result: Record<string, unknown>): void {
+  const type = result['type'];
+  const declared = (typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : []).map((name) => (name === 'integer' ? 'number' : name)).filter((name) => name !== 'null');
+  const present = Object.keys(result).filter((keyword) => Object.hasOwn(KEYWORD_TYPES, keyword));
+  const format = result['format'];
+  const formatType = typeof format === 'string' ? (NUMERIC_FORMATS.has(format) ? 'number' : 'string') : undefined;
+  if (declared.length > 0) {
+    for (const keyword of present) if (!declared.includes(KEYWORD_TYPES[keyword] ?? '')) Reflect.deleteProperty(result, keyword);
+    if (typeof result['format'] === 'string' && !declared.includes('string') && !declared.includes('number')) Reflect.deleteProperty(result, 'format');
+    return;
+  }
+  if (type !== undefined) return;
+  const families = [...new Set([...present.map((keyword) => KEYWORD_TYPES[keyword] ?? 'object'), ...(formatType === undefined ? [] : [formatType])])];
+  if (families.length === 1) result['type'] = families[0];
+  else if (families.length > 1) result['type'] = families;
+}
+
+/** Formats that describe numbers; every other kept format describes strings. */
+const NUMERIC_FORMATS: ReadonlySet<string> = new Set(['int32', 'int64', 'float', 'double']);
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isValidPattern(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The last segment of a reference, for messages: `#/definitions/Order` -> `Order`. */
+function referenceName(reference: string): string {
+  const segment = reference.slice(reference.lastIndexOf('/') + 1);
+  return segment === '' ? reference : decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/**
+ * A converter with its memo and cycle guards. One instance per document: the memo caches
+ * converted `$ref` targets and source objects, so a definition used by many operations is
+ * converted once and shared (the output is a DAG; JSON serialization expands it).
+ */
+export class SchemaConverter {
+  private readonly resolveReference: ReferenceResolver | undefined;
+  private readonly descriptionLimit: number;
+  private readonly byReference = new Map<string, JsonSchema>();
+  private readonly byObject = new WeakMap<object, JsonSchema>();
+  private readonly referenceStack: string[] = [];
+  private readonly objectStack = new Set<object>();
+  /** Counts stubs emitted for cycles; a subtree that produced one depends on its path and is not memoized. */
+  private cycleStubs = 0;
+
+  /**
+   * @param options - see {@link SchemaConversionOptions}.
+   */
+  constructor(options: SchemaConversionOptions = {}) {
+    this.resolveReference = options.resolveReference;
+    this.descriptionLimit = options.descriptionLimit ?? SCHEMA_DESCRIPTION_LIMIT;
+  }
+
+  /**
+   * Caps a description to this converter's limit (whitespace collapsed).
+   *
+   * @param text - any description.
+   * @returns the capped text, or `undefined` for a non-string or blank value.
+   */
+  description(text: unknown): string | undefined {
+    if (typeof text !== 'string') return undefined;
+    const capped = capText(text, this.descriptionLimit);
+    return capped === '' ? undefined : capped;
+  }
+
+  /**
+   * Follows a `$ref` through the resolver.
+   *
+   * @param reference - the `$ref` value.
+   * @returns the target, or `undefined` when there is no resolver or it cannot resolve it.
+   */
+  resolve(reference: string): unknown {
+    if (this.resolveReference === undefined) return undefined;
+    try {
+      return this.resolveReference(reference);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Converts one OpenAPI schema object. Never throws on odd input: a non-object schema becomes
+   * `{}` (anything), `true`/`false` stay booleans.
+   *
+   * @param schema - a Swagger 2.0 / OpenAPI 3.x schema object (or a Swagger 2.0 non-body
+   *   parameter / items object, which use the same keywords).
+   * @returns the JSON Schema 2020-12 equivalent.
+   */
+  convert(schema: unknown): JsonSchema | boolean {
+    if (typeof schema === 'boolean') return schema;
+    if (!isRecord(schema)) return {};
+    const reference = schema['$ref'];
+    if (typeof reference === 'string') return this.convertReference(reference, schema);
+    return this.convertObject(schema);
+  }
+
+  /**
+   * Like {@link SchemaConverter.convert}, but always an object schema (`true` -> `{}`, `false` ->
+   * `{ not: {} }`), for places that need one.
+   *
+   * @param schema - any schema.
+   * @returns an object schema.
+   */
+  convertToObject(schema: unknown): JsonSchema {
+    const converted = this.convert(schema);
+    if (converted === true) return {};
+    if (converted === false) return { not: {} };
+    return converted;
+  }
+
+  private stub(type: unknown, why: string, pathDependent: boolean): JsonSchema {
+    if (pathDependent) this.cycleStubs += 1;
+    return {
+      ...(typeof type === 'string' && JSON_TYPES.has(type) ? { type } : {}),
+      description: why,
+    };
+  }
+
+  private convertReference(reference: string, node: Readonly<Record<string, unknown>>): JsonSchema | boolean {
+    const cached = this.byReference.get(reference);
+    const siblingDescription = this.description(node['description']);
+    const withSibling = (schema: JsonSchema | boolean): JsonSchema | boolean =>
+      siblingDescription === undefined || typeof schema === 'boolean' ? schema : { ...schema, description: siblingDescription };
+    if (cached !== undefined) return withSibling(cached);
+    const name = referenceName(reference);
+    if (this.referenceStack.includes(reference)) {
+      const target = this.resolve(reference);
+      return this.stub(isRecord(target) ? target['type'] : undefined, `${name} (recursive: not expanded; any value of this shape is passed through)`, true);
+    }
+    const target = this.resolve(reference);
+    if (target === undefined) return this.stub(undefined, `${name} (reference not resolved: not checked)`, false);
+    this.referenceStack.push(reference);
+    const stubsBefore = this.cycleStubs;
+    let converted: JsonSchema | boolean;
+    try {
+      converted = this.convert(target);
+    } finally {
+      this.referenceStack.pop();
+    }
+    if (this.cycleStubs === stubsBefore && typeof converted !== 'boolean') this.byReference.set(reference, converted);
+    return withSibling(converted);
+  }
+
+  private convertObject(schema: Readonly<Record<string, unknown>>): JsonSchema {
+    const cached = this.byObject.get(schema);
+    if (cached !== undefined) return cached;
+    if (this.objectStack.has(schema)) {
+      return this.stub(schema['type'], 'recursive schema: not expanded; any value of this shape is passed through', true);
+    }
+    this.objectStack.add(schema);
+    const stubsBefore = this.cycleStubs;
+    let converted: JsonSchema;
+    try {
+      converted = this.translate(schema);
+    } finally {
+      this.objectStack.delete(schema);
+    }
+    if (this.cycleStubs === stubsBefore) this.byObject.set(schema, converted);
+    return converted;
+  }
+
+  private translate(schema: Readonly<Record<string, unknown>>): JsonSchema {
+    const result: Record<string, unknown> = {};
+    const nullable = schema['nullable'] === true || schema['x-nullable'] === true;
+
+    // type (Swagger 2.0 `file` is a binary string)
+    let type: unknown = schema['type'];
+    if (type === 'file') {
+      type = 'string';
+      result['format'] = 'binary';
+    }
+    if (typeof type === 'string' && JSON_TYPES.has(type)) result['type'] = nullable && type !== 'null' ? [type, 'null'] : type;
+    else if (Array.isArray(type)) {
+      const types = type.filter((item): item is string => typeof item === 'string' && JSON_TYPES.has(item));
+      if (nullable && !types.includes('null')) types.push('null');
+      if (types.length > 0) result['type'] = types;
+    }
+
+    const description = this.description(schema['description']);
+    if (description !== undefined) result['description'] = description;
+    for (const keyword of COPIED_STRINGS) if (typeof schema[keyword] === 'string') result[keyword] = schema[keyword];
+    for (const keyword of COPIED_BOOLEANS) if (typeof schema[keyword] === 'boolean') result[keyword] = schema[keyword];
+    for (const keyword of COPIED_COUNTS) {
+      const count = schema[keyword];
+      if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) result[keyword] = count;
+    }
+    if (isFiniteNumber(schema['multipleOf']) && schema['multipleOf'] > 0) result['multipleOf'] = schema['multipleOf'];
+
+    const format = schema['format'];
+    if (typeof format === 'string' && KNOWN_FORMATS.has(format) && result['format'] === undefined) result['format'] = format;
+    const pattern = schema['pattern'];
+    if (typeof pattern === 'string' && isValidPattern(pattern)) result['pattern'] = pattern;
+
+    // ranges: OpenAPI 3.0 / Swagger booleans become the 2020-12 numeric form
+    this.translateBound(schema, result, 'minimum', 'exclusiveMinimum');
+    this.translateBound(schema, result, 'maximum', 'exclusiveMaximum');
+
+    if (Array.isArray(schema['enum']) && schema['enum'].length > 0) {
+      const seen = new Set<string>();
+      const values = (schema['enum'] as readonly unknown[]).filter((value) => {
+        const key = JSON.stringify(value) ?? 'undefined';
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      if (nullable && !values.includes(null)) values.push(null);
+      result['enum'] = values;
+    }
+    if (Object.hasOwn(schema, 'const')) result['const'] = schema['const'];
+    if (Object.hasOwn(schema, 'default')) result['default'] = schema['default'];
+    if (Array.isArray(schema['examples'])) result['examples'] = schema['examples'];
+    else if (Object.hasOwn(schema, 'example')) result['examples'] = [schema['example']];
+
+    this.translateItems(schema, result);
+
+    for (const keyword of SUBSCHEMA_KEYWORDS) if (schema[keyword] !== undefined) result[keyword] = this.convert(schema[keyword]);
+    for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
+      const list = schema[keyword];
+      if (Array.isArray(list) && list.length > 0) result[keyword] = list.map((item) => this.convert(item));
+    }
+    for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
+      const map = schema[keyword];
+      if (!isRecord(map)) continue;
+      const converted: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(map)) {
+        if (keyword === 'patternProperties' && !isValidPattern(name)) continue;
+        Object.defineProperty(converted, name, { value: this.convert(value), enumerable: true, writable: true, configurable: true });
+      }
+      result[keyword] = converted;
+    }
+    const additional = schema['additionalProperties'];
+    if (typeof additional === 'boolean') result['additionalProperties'] = additional;
+    else if (isRecord(additional)) result['additionalProperties'] = this.convert(additional);
+
+    if (Array.isArray(schema['required'])) {
+      const required = (schema['required'] as readonly unknown[]).filter((name): name is string => typeof name === 'string');
+      const properties = isRecord(schema['properties']) ? schema['properties'] : {};
+      // a read-only property is never sent in a request, so it cannot be required of the caller
+      const sendable = required.filter((name) => {
+        const property = properties[name];
+        return !(isRecord(property) && property['readOnly'] === true);
+      });
+      if (sendable.length > 0) {
+        result['required'] = [...new Set(sendable)];
+        // a required name the schema does not describe gets an open description, so a strict
+        // validator accepts the schema and the name stays required
+        const described = (result['properties'] ?? {}) as Record<string, unknown>;
+        const undescribed = sendable.filter((name) => !Object.hasOwn(described, name));
+        if (undescribed.length > 0) {
+          const completed: Record<string, unknown> = { ...described };
+          for (const name of undescribed) Object.defineProperty(completed, name, { value: {}, enumerable: true, writable: true, configurable: true });
+          result['properties'] = completed;
+        }
+      }
+    }
+    if (isRecord(schema['dependentRequired'])) result['dependentRequired'] = schema['dependentRequired'];
+
+    fitKeywordsToType(result);
+    return result;
+  }
+
+  /**
+   * `items` and tuples. A tuple (`items: [...]`, which OpenAPI does not allow, or 3.1
+   * `prefixItems`) stays a tuple only when it is complete (`minItems` equal to its length and no
+   * further items); otherwise each item must match one of the tuple's schemas, which a strict
+   * validator accepts and which never rejects a value the tuple would allow.
+   */
+  private translateItems(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>): void {
+    const items = schema['items'];
+    const tuple = Array.isArray(items) ? (items as readonly unknown[]) : Array.isArray(schema['prefixItems']) ? (schema['prefixItems'] as readonly unknown[]) : undefined;
+    const rest = Array.isArray(items) ? schema['additionalItems'] : items;
+    if (tuple === undefined || tuple.length === 0) {
+      if (rest !== undefined) result['items'] = this.convert(rest);
+      return;
+    }
+    const converted = tuple.map((item) => this.convert(item));
+    const complete = schema['minItems'] === tuple.length && (schema['maxItems'] === tuple.length || rest === false);
+    if (complete) {
+      result['prefixItems'] = converted;
+      if (rest !== undefined) result['items'] = this.convert(rest);
+      return;
+    }
+    if (rest === undefined || rest === true) return;
+    result['items'] = { anyOf: rest === false ? converted : [...converted, this.convert(rest)] };
+  }
+
+  private translateBound(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>, inclusive: 'minimum' | 'maximum', exclusive: 'exclusiveMinimum' | 'exclusiveMaximum'): void {
+    const bound = schema[inclusive];
+    const flag = schema[exclusive];
+    if (isFiniteNumber(flag)) {
+      result[exclusive] = flag;
+      if (isFiniteNumber(bound)) result[inclusive] = bound;
+      return;
+    }
+    if (!isFiniteNumber(bound)) return;
+    if (flag === true) result[exclusive] = bound;
+    else result[inclusive] = bound;
+  }
+}

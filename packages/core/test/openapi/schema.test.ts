@@ -1,0 +1,95 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { SchemaConverter } from '../../src/openapi/index.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+describe('SchemaConverter', () => {
+  const converter = new SchemaConverter();
+
+  it.each([
+    [{ type: 'string', format: 'date-time' }, { type: 'string', format: 'date-time' }],
+    [{ type: 'string', format: 'PDF' }, { type: 'string' }],
+    [{ type: 'integer', format: 'int64', maximum: 9, exclusiveMaximum: true }, { type: 'integer', format: 'int64', exclusiveMaximum: 9 }],
+    [{ type: 'number', minimum: 1, exclusiveMinimum: 0.5 }, { type: 'number', exclusiveMinimum: 0.5, minimum: 1 }],
+    [{ type: 'string', nullable: true, enum: ['a'] }, { type: ['string', 'null'], enum: ['a', null] }],
+    [{ type: ['integer', 'null'], nullable: true }, { type: ['integer', 'null'] }],
+    [{ type: 'file' }, { format: 'binary', type: 'string' }],
+    [{ example: 3, type: 'integer' }, { type: 'integer', examples: [3] }],
+    [{ examples: [1, 2], example: 3, type: 'integer' }, { type: 'integer', examples: [1, 2] }],
+    [{ type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false }, { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }],
+    [{ type: 'array', prefixItems: [{ type: 'string' }], minItems: 1, maxItems: 1 }, { type: 'array', minItems: 1, maxItems: 1, prefixItems: [{ type: 'string' }] }],
+    [{ type: 'array', prefixItems: [{ type: 'string' }] }, { type: 'array' }],
+    [{ type: 'array', items: [] }, { type: 'array' }],
+    [{ type: 'array', maxLength: 5, maxItems: 2, items: { type: 'string' } }, { type: 'array', maxItems: 2, items: { type: 'string' } }],
+    [{ maxLength: 4 }, { maxLength: 4, type: 'string' }],
+    [{ minimum: 0 }, { minimum: 0, type: 'number' }],
+    [{ items: { type: 'string' } }, { items: { type: 'string' }, type: 'array' }],
+    [{ minimum: 0, maxLength: 3 }, { minimum: 0, maxLength: 3, type: ['string', 'number'] }],
+    [{ type: 'object', additionalProperties: { type: 'integer', 'x-unit': 'cm' } }, { type: 'object', additionalProperties: { type: 'integer' } }],
+    [{ type: 'object', patternProperties: { '^a': { type: 'string' }, '(': { type: 'string' } } }, { type: 'object', patternProperties: { '^a': { type: 'string' } } }],
+    [{ type: 'object', discriminator: { propertyName: 'kind' }, xml: { name: 'x' }, externalDocs: { url: 'u' } }, { type: 'object' }],
+    [{ type: 'string', const: 'only', default: 'only', title: 'One' }, { type: 'string', title: 'One', const: 'only', default: 'only' }],
+    [{ type: 'object', required: ['a', 'a', 7] }, { type: 'object', required: ['a'], properties: { a: {} } }],
+    [{ format: 'date-time' }, { format: 'date-time', type: 'string' }],
+    [{ format: 'int64' }, { format: 'int64', type: 'number' }],
+    [{ type: 'string', enum: [] }, { type: 'string' }],
+    [{ type: 'string', enum: ['a', 'a', 'b'] }, { type: 'string', enum: ['a', 'b'] }],
+    [{ type: 'integer', multipleOf: 0, maximum: Infinity }, { type: 'integer' }],
+    [{ type: 'string', maxLength: -1, minLength: 1.5 }, { type: 'string' }],
+    [{ type: 'mystery' }, {}],
+    [true, true],
+    [false, false],
+    ['text', {}],
+    [null, {}],
+  ])('%j -> %j', (input, expected) => {
+    expect(converter.convert(input)).toEqual(expected);
+  });
+
+  it('memoizes a definition used many times and shares the converted object', () => {
+    const money = { type: 'object', properties: { amount: { type: 'number' } } };
+    const definitions: Record<string, unknown> = { Money: money };
+    let lookups = 0;
+    const shared = new SchemaConverter({
+      resolveReference: (reference) => {
+        lookups += 1;
+        return definitions[reference.replace('#/definitions/', '')];
+      },
+    });
+    const first = shared.convert({ $ref: '#/definitions/Money' });
+    const second = shared.convert({ $ref: '#/definitions/Money', description: 'Total.' });
+    expect(lookups).toBe(1);
+    expect(second).toEqual({ type: 'object', properties: { amount: { type: 'number' } }, description: 'Total.' });
+    expect(shared.convert({ $ref: '#/definitions/Money' })).toBe(first);
+  });
+
+  it('treats a throwing resolver as an unresolved reference', () => {
+    const failing = new SchemaConverter({
+      resolveReference: () => {
+        throw new Error('missing file');
+      },
+    });
+    expect(failing.convert({ $ref: 'other.json#/definitions/Thing' })).toEqual({ description: 'Thing (reference not resolved: not checked)' });
+  });
+
+  it('never throws on any JSON value and always yields a schema a strict validator compiles', () => {
+    const ajv = addFormats(new Ajv2020({ strict: true, allowUnionTypes: true, allowMatchingProperties: true }));
+    const keywordValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('string', 'integer', 'array', 'object', 'date-time', '^[a-z]+$', true, false, 3));
+    const schemaLike = fc.dictionary(
+      fc.constantFrom('type', 'format', 'items', 'properties', 'required', 'enum', 'nullable', 'minimum', 'exclusiveMinimum', 'maxLength', 'pattern', 'x-extra', 'example', 'allOf', 'additionalProperties'),
+      keywordValue,
+      { maxKeys: 6 },
+    );
+    fc.assert(
+      fc.property(fc.oneof(schemaLike, fc.jsonValue({ maxDepth: 3 })), (input) => {
+        const output = new SchemaConverter().convert(input);
+        if (typeof output === 'boolean') return;
+        expect(() => ajv.compile(output)).not.toThrow();
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
