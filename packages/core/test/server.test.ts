@@ -1,10 +1,13 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { createEnvelopeServer } from '../src/index.js';
+
 import { connectInMemory } from './fixtures/connect.js';
 import type { Connected } from './fixtures/connect.js';
 import { captureLog } from './fixtures/log-capture.js';
-import { createTestServer, RELAYED_ENVELOPE } from './fixtures/test-server.js';
+import { testAdapter } from './fixtures/test-adapter.js';
+import { createTestServer, RELAYED_ENVELOPE, TEST_TOOLS } from './fixtures/test-server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -273,6 +276,16 @@ describe('failures', () => {
     await open.close();
     const closed = await start({ migrations, version: '0.2.0' });
     expect(Object.hasOwn(structured(await closed.client.callTool({ name: 'throttled', arguments: {} })), 'legacy_error_kind')).toBe(false);
+  });
+
+  it("reads the contract's migrations table by default", async () => {
+    connected = await connectInMemory(
+      createEnvelopeServer({ info: { name: 'migrations-test', version: '0.0.1' }, adapter: testAdapter, tools: TEST_TOOLS, options: { env: {}, version: '0.1.0', logger: captureLog().logger } }),
+    );
+    const { client } = connected;
+    const envelope = structured(await client.callTool({ name: 'list_order', arguments: {} }));
+    expect(envelope['error_kind']).toBe('tool_not_found');
+    expect(envelope['legacy_error_kind']).toBe('mcp_input_validation');
   });
 
   it('classifies a body coercion failure through the adapter', async () => {
