@@ -1,0 +1,44 @@
+/**
+ * `adsAdapter`: the Amazon Ads API behind core's adapter seam. Data (hint tables, redactions,
+ * kinds) plus the pure functions of this package. Implements DESIGN 2 (an adapter is data plus a
+ * few pure functions behind one interface) and issue 5.
+ *
+ * @packageDocumentation
+ */
+import type { AdapterHintTables, EnvelopeAdapter } from '@mcp-envelope/core';
+
+import { ADS_ERROR_KINDS, classifyAdsFailure } from './classify.js';
+import { ADS_CURATED_ENUMS, ADS_KEY_RENAMES, ADS_REGION_ALIASES } from './hint-tables.js';
+import { ADS_REDACTIONS } from './redaction.js';
+import { parseAdsResponseMeta } from './response-meta.js';
+
+/** The domain-validator code of `set_active_profile` (a profile id the account does not have). */
+export const ADS_PROFILE_NOT_FOUND_CODE = 'SCHEMA_PROFILE_NOT_FOUND' as const;
+
+/**
+ * The Ads hint tables core's argument pipeline reads: PascalCase -> camelCase key renames, region
+ * aliases, curated enums, and extra hints for a few codes.
+ */
+export const ADS_HINT_TABLES = {
+  keyRenames: ADS_KEY_RENAMES,
+  valueAliases: { region: ADS_REGION_ALIASES },
+  curatedEnums: ADS_CURATED_ENUMS,
+  extraHintsByCode: {
+    [ADS_PROFILE_NOT_FOUND_CODE]: ['Call list_profiles to see the profile ids this account has in the current region; set_region first when the profile is in another region.'],
+    SCHEMA_ENUM_MISMATCH: ['Ads API enum values are case-sensitive: v3 and unified v1 endpoints take UPPER_SNAKE values (ENABLED, SPONSORED_PRODUCTS), v2 endpoints lower case (enabled).'],
+  },
+} as const satisfies AdapterHintTables;
+
+/**
+ * The Amazon Ads API adapter for `createEnvelopeServer`: `id` `ads`, the kinds it can emit
+ * (`ads_api_http`, `ads_api_client`, `auth_error`, `rate_limited`), {@link classifyAdsFailure},
+ * {@link parseAdsResponseMeta}, {@link ADS_HINT_TABLES} and {@link ADS_REDACTIONS}.
+ */
+export const adsAdapter: EnvelopeAdapter = {
+  id: 'ads',
+  errorKinds: ADS_ERROR_KINDS,
+  classify: classifyAdsFailure,
+  parseResponseMeta: (headers, now) => parseAdsResponseMeta(headers, now),
+  hints: ADS_HINT_TABLES,
+  redactions: ADS_REDACTIONS,
+};

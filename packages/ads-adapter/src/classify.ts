@@ -1,0 +1,204 @@
+/**
+ * The Amazon Ads API classifier: turns a failed upstream call into the envelope fields that
+ * depend on the upstream (kind, code, retryable, summary, details, hints, `_meta`). Statuses go
+ * through core's `classifyUpstreamStatus`; what is Ads-specific here is the throttling flag, the
+ * credential and scope diagnosis for 401/403, the profile-scope reading of 400s, the media-type
+ * hint for 415 and the hint wording. Implements issue 5 item 3, CONTRACT.md "error_kind",
+ * "Per-server upstream HTTP codes" and DESIGN 5.
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail, EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
+import { classifyUpstreamStatus, jsonTypeOf, lowerCaseHeaders } from '@mcp-envelope/core';
+import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ResponseMeta, UpstreamHttpFailure } from '@mcp-envelope/core';
+
+import { parseAdsErrorBody } from './error-body.js';
+import type { AdsErrorBody } from './error-body.js';
+import { ADS_AUTH_DIAGNOSES, ADS_HINTS, ADS_PROFILE_SCOPE_PATTERN, ADS_STATUS_REASONS } from './hint-tables.js';
+import { expectedMediaType, requestPath } from './media-types.js';
+import { networkErrorCode } from './pending-core/network-cause.js';
+import { isThrottledResponse, parseAdsResponseMeta } from './response-meta.js';
+
+/** The Ads server family as core's status classifier needs it. */
+export const ADS_UPSTREAM_FAMILY = { httpKind: 'ads_api_http', codePrefix: 'ADS_API_HTTP_' } as const;
+
+/**
+ * Every `error_kind` the Ads classifier can return. Core adds its own (`mcp_input_validation`,
+ * `tool_not_found`, `internal_error`) when it builds the capability.
+ */
+export const ADS_ERROR_KINDS = ['ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited'] as const satisfies readonly ErrorKind[];
+
+/** One diagnosis id from {@link ADS_AUTH_DIAGNOSES}. */
+export type AdsAuthDiagnosis = (typeof ADS_AUTH_DIAGNOSES)[number]['id'];
+
+/**
+ * Which credential or scope problem a 401/403 body describes.
+ *
+ * @param body - the parsed error body.
+ * @returns the first matching diagnosis, or `undefined` when the messages say nothing specific.
+ */
+export function diagnoseAuthFailure(body: AdsErrorBody): AdsAuthDiagnosis | undefined {
+  const said = body.errors.flatMap((error) => [error.code ?? '', error.message ?? '']).join('\n') || body.headline;
+  return ADS_AUTH_DIAGNOSES.find((diagnosis) => diagnosis.pattern.test(said))?.id;
+}
+
+/**
+ * Whether a 400 is really a profile or scope problem ("advertiser id cannot be decrypted",
+ * invalid advertiser or marketplace id, `UNSUPPORTED_MARKETPLACE`).
+ *
+ * @param status - the HTTP status.
+ * @param body - the parsed error body.
+ * @returns true only for status 400 with a matching message or code.
+ */
+export function isProfileScopeProblem(status: number, body: AdsErrorBody): boolean {
+  if (status !== 400) return false;
+  return body.errors.some((error) => ADS_PROFILE_SCOPE_PATTERN.test(error.message ?? '') || ADS_PROFILE_SCOPE_PATTERN.test(error.code ?? ''));
+}
+
+function mediaTypeHint(method: string, url: string): string | undefined {
+  const expected = expectedMediaType(method, url);
+  return expected === undefined ? undefined : `${method.toUpperCase()} ${requestPath(url)} expects Content-Type and Accept: ${expected}.`;
+}
+
+function saidAnywhere(body: AdsErrorBody, pattern: RegExp): boolean {
+  return pattern.test(body.headline) || body.errors.some((error) => pattern.test(error.message ?? '') || pattern.test(error.code ?? ''));
+}
+
+function statusHints(failure: UpstreamHttpFailure, body: AdsErrorBody): string[] {
+  const { status, request } = failure;
+  const mediaType = mediaTypeHint(request.method, request.url);
+  if (status === 415) return [mediaType ?? ADS_HINTS.mediaTypeUnknown];
+  if (status === 406) return [ADS_HINTS.notAcceptable, mediaType ?? ADS_HINTS.mediaTypeUnknown];
+  if (status === 404) return mediaType === undefined ? [ADS_HINTS.notFound] : [ADS_HINTS.notFound, mediaType];
+  if (status === 425 || (status === 400 && saidAnywhere(body, /duplicate of/i))) return [ADS_HINTS.reportDuplicate];
+  if (status === 409) return [ADS_HINTS.conflict];
+  if (status === 413) return [ADS_HINTS.contentTooLarge];
+  if (status === 422) return [ADS_HINTS.unprocessable];
+  if (status === 504 || (status >= 500 && saidAnywhere(body, /timed out|timeout/i))) return [ADS_HINTS.gatewayTimeout];
+  if (status >= 500) return [ADS_HINTS.serverError];
+  return [ADS_HINTS.badRequest];
+}
+
+function authHints(body: AdsErrorBody): string[] {
+  const diagnosis = diagnoseAuthFailure(body);
+  const found = ADS_AUTH_DIAGNOSES.find((entry) => entry.id === diagnosis);
+  return found === undefined ? [...ADS_HINTS.authFallback] : [found.hint];
+}
+
+function composeMeta(meta: ResponseMeta, extraWarnings: readonly EnvelopeWarning[]): Partial<EnvelopeMeta> | undefined {
+  const warnings = [...(meta.warnings ?? []), ...extraWarnings];
+  const result: Partial<EnvelopeMeta> = {
+    ...(meta.rate_limit === undefined ? {} : { rate_limit: meta.rate_limit }),
+    ...(meta.retry_after_seconds === undefined ? {} : { retry_after_seconds: meta.retry_after_seconds }),
+    ...(warnings.length === 0 ? {} : { warnings }),
+  };
+  return Object.keys(result).length === 0 ? undefined : result;
+}
+
+function upstreamSummary(failure: UpstreamHttpFailure, body: AdsErrorBody, throttled: boolean): string {
+  const reason = ADS_STATUS_REASONS[failure.status];
+  const status = `HTTP ${failure.status}${reason === undefined ? '' : ` ${reason}`}`;
+  const where = `${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)}`;
+  const lead = throttled ? `The Amazon Ads API throttled ${where} (${status})` : `The Amazon Ads API answered ${where} with ${status}`;
+  return `${lead}: ${body.headline}`;
+}
+
+/**
+ * Classifies an Ads API HTTP failure (any non-2xx status). Pure; never throws on any body or
+ * header content.
+ *
+ * - `amazon-advertising-api-throttled: true` (on any 4xx/5xx) or 429 -> `rate_limited` /
+ *   `RATE_LIMITED`, retryable, whatever `x-amzn-ErrorType` says;
+ * - 401/403 -> `auth_error` / `ADS_API_HTTP_401|403`, with a hint for the diagnosed cause
+ *   (missing scope header, scope not authorized, expired token, rejected client id, malformed
+ *   Authorization header, resource permission);
+ * - 400 that is a profile/scope problem -> `ads_api_http` / `ADS_API_HTTP_400`, a profile-scope
+ *   hint and a `_meta.warnings` entry of kind `profile_scope_warning`;
+ * - 415 (and 406, 404) -> a hint naming the vendor media type the endpoint expects;
+ * - anything else -> `ads_api_http` / `ADS_API_HTTP_<status>`, retryable for 408 and 5xx.
+ *
+ * @param failure - the failed response (status, headers, body, request).
+ * @param now - when it arrived (for HTTP-date `Retry-After`).
+ * @returns the classified fields, with `meta` holding the response's rate limit, retry-after and
+ *   warnings (the upstream `Warning` headers first, then any `profile_scope_warning`).
+ */
+export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date): ClassifiedError {
+  const headers = lowerCaseHeaders(failure.headers);
+  const body = parseAdsErrorBody(failure.body, failure.status, headers);
+  const throttled = failure.status >= 400 && isThrottledResponse(headers);
+  const base = throttled
+    ? ({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true } as const)
+    : classifyUpstreamStatus(failure.status, ADS_UPSTREAM_FAMILY);
+  const meta = parseAdsResponseMeta(headers, now);
+  const extraWarnings: EnvelopeWarning[] = [];
+  let hints: string[];
+  if (base.error_kind === 'rate_limited') {
+    hints = [ADS_HINTS.rateLimited];
+    if (throttled && (failure.status !== 429 || headers.has('x-amzn-errortype'))) hints.push(ADS_HINTS.throttledHeader);
+  } else if (base.error_kind === 'auth_error') {
+    hints = authHints(body);
+  } else if (isProfileScopeProblem(failure.status, body)) {
+    hints = [ADS_HINTS.profileScope];
+    extraWarnings.push({
+      kind: 'profile_scope_warning',
+      summary: `The active profile does not fit ${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)}: ${body.headline}`,
+      details: body.details,
+      hints: [ADS_HINTS.profileScope],
+    });
+  } else {
+    hints = statusHints(failure, body);
+  }
+  const composed = composeMeta(meta, extraWarnings);
+  return {
+    error_kind: base.error_kind,
+    error_code: base.error_code,
+    retryable: base.retryable,
+    summary: upstreamSummary(failure, body, base.error_kind === 'rate_limited'),
+    details: body.details,
+    hints,
+    ...(composed === undefined ? {} : { meta: composed }),
+  };
+}
+
+function hostOf(url: string | undefined): string {
+  if (url === undefined) return 'the Amazon Ads API';
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the Amazon Ads API';
+  }
+}
+
+/**
+ * Classifies any failure core hands over: HTTP failures through
+ * {@link classifyAdsHttpFailure}; network failures and timeouts as `ads_api_client` /
+ * `TOOL_EXECUTION_FAILED`, retryable (the contract reserves that kind for exactly this); a request
+ * body that holds broken JSON as `ads_api_client` / `BODY_COERCION_INVALID_JSON`. Pure; never
+ * throws.
+ *
+ * @param failure - the failure.
+ * @param context - the tool and the clock.
+ * @returns the classified envelope fields.
+ */
+export function classifyAdsFailure(failure: ClassifiableFailure, context: ClassifyContext): ClassifiedError {
+  switch (failure.type) {
+    case 'upstream_http':
+      return classifyAdsHttpFailure(failure, context.now);
+    case 'network': {
+      const code = networkErrorCode(failure.cause);
+      const host = hostOf(failure.request?.url);
+      const where = failure.request === undefined ? '' : ` (${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)})`;
+      const detail: EnvelopeDetail = { path: '', issue: `No HTTP answer from ${host}${where}${code === undefined ? '' : `: ${code}`}.`, received_type: 'null', ...(code === undefined ? {} : { upstream_code: code }) };
+      return { error_kind: 'ads_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true, summary: `The request to ${host} failed before any HTTP answer.`, details: [detail], hints: [ADS_HINTS.network] };
+    }
+    case 'timeout': {
+      const host = hostOf(failure.request?.url);
+      const detail: EnvelopeDetail = { path: '', issue: `No answer from ${host} within ${failure.timeoutMs} ms.`, received_type: 'null', timeout_ms: failure.timeoutMs };
+      return { error_kind: 'ads_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true, summary: `The request to ${host} timed out after ${failure.timeoutMs} ms.`, details: [detail], hints: [ADS_HINTS.timeout] };
+    }
+    case 'body_coercion': {
+      const detail: EnvelopeDetail = { path: failure.path, issue: 'The value looks like JSON but does not parse.', received_type: jsonTypeOf(failure.received) };
+      return { error_kind: 'ads_api_client', error_code: 'BODY_COERCION_INVALID_JSON', retryable: false, summary: `The argument ${failure.path === '' ? '(body)' : failure.path} holds invalid JSON.`, details: [detail], hints: [ADS_HINTS.bodyCoercion] };
+    }
+  }
+}

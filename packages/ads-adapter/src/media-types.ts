@@ -1,0 +1,40 @@
+/**
+ * Looking up the vendor media type an Ads endpoint expects, from the {@link ADS_MEDIA_TYPES}
+ * table. Implements issue 5 item 3 (the 415 hint names the media type).
+ *
+ * @packageDocumentation
+ */
+import { ADS_MEDIA_TYPES } from './hint-tables.js';
+
+/**
+ * The path part of a request URL: no scheme, host, query or fragment; no trailing slash.
+ *
+ * @param url - an absolute URL or a path (`/sp/campaigns/list?x=1`).
+ * @returns the path, e.g. `/sp/campaigns/list`; `/` for the root.
+ */
+export function requestPath(url: string): string {
+  const withoutHost = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const path = withoutHost.replace(/[?#].*$/s, '').replace(/\/+$/, '');
+  return path === '' ? '/' : path.startsWith('/') ? path : `/${path}`;
+}
+
+function matches(template: string, path: string): boolean {
+  const templateParts = template.split('/');
+  const pathParts = path.split('/');
+  if (templateParts.length !== pathParts.length) return false;
+  return templateParts.every((part, index) => part === '{id}' ? (pathParts[index] ?? '') !== '' : part.toLowerCase() === (pathParts[index] ?? '').toLowerCase());
+}
+
+/**
+ * The vendor media type an Ads endpoint expects in `Content-Type` and `Accept`.
+ *
+ * @param method - the HTTP method, any case.
+ * @param url - the request URL or path.
+ * @returns e.g. `application/vnd.spCampaign.v3+json` for `POST /sp/campaigns/list`, or
+ *   `undefined` when the endpoint is not in the table.
+ */
+export function expectedMediaType(method: string, url: string): string | undefined {
+  const path = requestPath(url);
+  const upper = method.toUpperCase();
+  return ADS_MEDIA_TYPES.find(([entryMethod, template]) => entryMethod === upper && matches(template, path))?.[2];
+}

@@ -1,0 +1,195 @@
+import { validateEnvelope } from '@mcp-envelope/contract';
+import type { ClassifiedError } from '@mcp-envelope/core';
+import { describe, expect, it } from 'vitest';
+
+import { ADS_ERROR_KINDS, classifyAdsFailure, classifyAdsHttpFailure, diagnoseAuthFailure, isProfileScopeProblem } from '../src/classify.js';
+import { parseAdsErrorBody } from '../src/error-body.js';
+import { expectedMediaType, requestPath } from '../src/media-types.js';
+
+const NOW = new Date('2026-01-20T08:00:00Z');
+const HOST = 'https://advertising-api-eu.amazon.com';
+
+function http(status: number, body: unknown, headers: Record<string, string> = {}, method = 'POST', path = '/sp/campaigns/list'): ClassifiedError {
+  return classifyAdsHttpFailure({ type: 'upstream_http', status, headers, body, request: { method, url: `${HOST}${path}?nextToken=abc` } }, NOW);
+}
+
+function asEnvelope(classified: ClassifiedError): Record<string, unknown> {
+  const { meta, ...rest } = classified;
+  return { ...rest, tool: 'a_tool', examples: [], _envelope_version: 1, ...(meta === undefined ? {} : { _meta: meta }) };
+}
+
+describe('status table', () => {
+  const cases: readonly [number, string, string, boolean][] = [
+    [400, 'ads_api_http', 'ADS_API_HTTP_400', false],
+    [401, 'auth_error', 'ADS_API_HTTP_401', false],
+    [403, 'auth_error', 'ADS_API_HTTP_403', false],
+    [404, 'ads_api_http', 'ADS_API_HTTP_404', false],
+    [405, 'ads_api_http', 'ADS_API_HTTP_405', false],
+    [406, 'ads_api_http', 'ADS_API_HTTP_406', false],
+    [408, 'ads_api_http', 'ADS_API_HTTP_408', true],
+    [409, 'ads_api_http', 'ADS_API_HTTP_409', false],
+    [413, 'ads_api_http', 'ADS_API_HTTP_413', false],
+    [415, 'ads_api_http', 'ADS_API_HTTP_415', false],
+    [422, 'ads_api_http', 'ADS_API_HTTP_422', false],
+    [425, 'ads_api_http', 'ADS_API_HTTP_425', false],
+    [429, 'rate_limited', 'RATE_LIMITED', true],
+    [500, 'ads_api_http', 'ADS_API_HTTP_500', true],
+    [502, 'ads_api_http', 'ADS_API_HTTP_502', true],
+    [503, 'ads_api_http', 'ADS_API_HTTP_503', true],
+    [504, 'ads_api_http', 'ADS_API_HTTP_504', true],
+    [599, 'ads_api_http', 'ADS_API_HTTP_599', true],
+  ];
+  for (const [status, kind, code, retryable] of cases) {
+    it(`${status} -> ${kind} / ${code} / retryable ${retryable}`, () => {
+      const classified = http(status, { message: 'x' });
+      expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([kind, code, retryable]);
+      expect(classified.details[0]?.['http_status']).toBe(status);
+      expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true });
+    });
+  }
+
+  it('summary names method, path without query, status and the upstream message', () => {
+    expect(http(409, { code: 'CONFLICT', details: 'Campaign was changed' }).summary).toBe(
+      'The Amazon Ads API answered POST /sp/campaigns/list with HTTP 409 Conflict: Campaign was changed',
+    );
+  });
+});
+
+describe('status hints', () => {
+  const cases: readonly [string, number, unknown, string, string, string][] = [
+    ['406 names the media type', 406, { message: 'Not Acceptable' }, 'POST', '/sb/v4/campaigns/list', 'POST /sb/v4/campaigns/list expects Content-Type and Accept: application/vnd.sbcampaignresource.v4+json.'],
+    ['415 on an unknown endpoint explains the pattern', 415, { message: 'Unsupported' }, 'POST', '/some/new/endpoint', 'application/vnd.<resource>.v<N>+json'],
+    ['415 on get report', 415, '', 'GET', '/reporting/reports/abc-1', 'GET /reporting/reports/abc-1 expects Content-Type and Accept: application/vnd.createasyncreportrequest.v3+json.'],
+    ['409', 409, { code: 'CONFLICT', message: 'x' }, 'PUT', '/sp/campaigns', 'read it again'],
+    ['413', 413, { code: 'CONTENT_TOO_LARGE', message: 'x' }, 'POST', '/sp/keywords', 'send fewer items per call'],
+    ['422', 422, { code: 'X', message: 'x' }, 'POST', '/sp/keywords', 'a field value was rejected'],
+    ['500 timeout text', 500, { message: 'Execution timed out' }, 'POST', '/sp/keywords', 'gateway gave up waiting'],
+    ['400 duplicate text', 400, { code: '400', detail: 'The Request is a duplicate of : 1-2-3' }, 'POST', '/reporting/reports', 'poll the existing report id'],
+  ];
+  for (const [name, status, body, method, path, fragment] of cases) {
+    it(name, () => {
+      const classified = http(status, body, {}, method, path);
+      expect(classified.hints.join('\n')).toContain(fragment);
+    });
+  }
+});
+
+describe('401/403 diagnosis', () => {
+  const cases: readonly [unknown, string | undefined][] = [
+    [{ code: 'UNAUTHORIZED', details: 'Scope header is missing' }, 'scope_missing'],
+    [{ code: 'UNAUTHORIZED', details: 'Amazon-Advertising-API-Scope header is required' }, 'scope_missing'],
+    [{ code: 'UNAUTHORIZED', details: 'Not authorized to access scope 123' }, 'scope_not_authorized'],
+    [{ code: 'UNAUTHORIZED', details: 'No matching advertiser found for scope' }, 'scope_not_authorized'],
+    [{ code: 'UNAUTHORIZED', message: 'Invalid scope' }, 'scope_not_authorized'],
+    [{ message: 'The access token has expired' }, 'token_expired'],
+    [{ code: '401', details: 'Token is invalid or revoked' }, 'token_expired'],
+    [{ code: '401', details: 'Authentication failed' }, 'client_id_rejected'],
+    [{ code: 'UNAUTHORIZED', details: 'Invalid client id' }, 'client_id_rejected'],
+    [{ message: "'x' not a valid key=value pair (missing equal-sign) in Authorization header" }, 'authorization_header_malformed'],
+    [{ message: 'Missing Authentication Token' }, 'authorization_header_malformed'],
+    [{ code: 'NOT_AUTHORIZED', details: 'User is not allowed to access the requested products.' }, 'resource_permission'],
+    [{ message: 'Forbidden' }, 'resource_permission'],
+    [{ code: 'UNAUTHORIZED' }, undefined],
+    ['', undefined],
+  ];
+  for (const [body, expected] of cases) {
+    it(`${JSON.stringify(body)} -> ${String(expected)}`, () => {
+      expect(diagnoseAuthFailure(parseAdsErrorBody(body, 401))).toBe(expected);
+    });
+  }
+
+  it('an undiagnosed 401 gets the checklist hint', () => {
+    const classified = http(401, { code: 'UNAUTHORIZED' });
+    expect(classified.hints).toEqual([
+      'Check, in order: LWA_CLIENT_ID is the client id of an application approved for the Ads API; LWA_REFRESH_TOKEN was issued to that application; the active profile (set_active_profile) belongs to the authorized account and to the current region.',
+    ]);
+  });
+});
+
+describe('profile-scope 400s', () => {
+  const cases: readonly [number, unknown, boolean][] = [
+    [400, { code: '400', details: 'Advertiser ID cannot be decrypted' }, true],
+    [400, { code: 'INVALID_ARGUMENT', details: 'Invalid advertiserId' }, true],
+    [400, { code: 'INVALID_ARGUMENT', details: 'Invalid marketplace id' }, true],
+    [400, { code: 'UNSUPPORTED_MARKETPLACE', message: 'x' }, true],
+    [400, { error: [{ index: 0, errors: [{ code: 'UNSUPPORTED_MARKETPLACE', message: 'y' }] }] }, true],
+    [400, { code: 'INVALID_ARGUMENT', details: 'name too long' }, false],
+    [422, { code: '422', details: 'Invalid marketplace id' }, false],
+  ];
+  for (const [status, body, expected] of cases) {
+    it(`${status} ${JSON.stringify(body)} -> ${expected}`, () => {
+      expect(isProfileScopeProblem(status, parseAdsErrorBody(body, status))).toBe(expected);
+    });
+  }
+
+  it('keeps upstream Warning headers before the profile warning', () => {
+    const classified = http(400, { code: '400', details: 'Advertiser ID cannot be decrypted' }, { Warning: '199 - "stale"' });
+    expect(classified.meta?.warnings?.map((warning) => warning.kind)).toEqual(['upstream_warning', 'profile_scope_warning']);
+    expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true });
+  });
+});
+
+describe('client-side failures', () => {
+  it('network failure: ads_api_client / TOOL_EXECUTION_FAILED, retryable, the system code only', () => {
+    const cause = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1 secret=abc'), { code: 'ECONNREFUSED' }) });
+    const classified = classifyAdsFailure({ type: 'network', cause, request: { method: 'get', url: 'https://advertising-api-fe.amazon.com/v2/profiles?token=x' } }, { tool: 'list_profiles', now: NOW });
+    expect(classified).toEqual({
+      error_kind: 'ads_api_client',
+      error_code: 'TOOL_EXECUTION_FAILED',
+      retryable: true,
+      summary: 'The request to advertising-api-fe.amazon.com failed before any HTTP answer.',
+      details: [{ path: '', issue: 'No HTTP answer from advertising-api-fe.amazon.com (GET /v2/profiles): ECONNREFUSED.', received_type: 'null', upstream_code: 'ECONNREFUSED' }],
+      hints: ['The Ads API host could not be reached: check the network, the region (set_region) and any --upstream override, then retry.'],
+    });
+  });
+
+  it('network failure without request or code', () => {
+    const classified = classifyAdsFailure({ type: 'network', cause: 'weird' }, { tool: 't', now: NOW });
+    expect(classified.details).toEqual([{ path: '', issue: 'No HTTP answer from the Amazon Ads API.', received_type: 'null' }]);
+  });
+
+  it('timeout: retryable ads_api_client', () => {
+    const classified = classifyAdsFailure({ type: 'timeout', timeoutMs: 1500, request: { method: 'POST', url: 'http://127.0.0.1:9/sp/campaigns/list' } }, { tool: 't', now: NOW });
+    expect([classified.error_kind, classified.error_code, classified.retryable, classified.summary]).toEqual([
+      'ads_api_client',
+      'TOOL_EXECUTION_FAILED',
+      true,
+      'The request to 127.0.0.1:9 timed out after 1500 ms.',
+    ]);
+    expect(classified.details).toEqual([{ path: '', issue: 'No answer from 127.0.0.1:9 within 1500 ms.', received_type: 'null', timeout_ms: 1500 }]);
+  });
+
+  it('body coercion: BODY_COERCION_INVALID_JSON, not retryable', () => {
+    const classified = classifyAdsFailure({ type: 'body_coercion', path: 'body/campaigns', received: '[{"name":' }, { tool: 't', now: NOW });
+    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual(['ads_api_client', 'BODY_COERCION_INVALID_JSON', false]);
+    expect(classified.details).toEqual([{ path: 'body/campaigns', issue: 'The value looks like JSON but does not parse.', received_type: 'string' }]);
+  });
+
+  it('every kind it returns is advertised', () => {
+    expect(ADS_ERROR_KINDS).toEqual(['ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited']);
+  });
+});
+
+describe('media types', () => {
+  const cases: readonly [string, string, string | undefined][] = [
+    ['POST', '/sp/campaigns/list', 'application/vnd.spCampaign.v3+json'],
+    ['post', 'https://advertising-api.amazon.com/sp/campaigns?x=1', 'application/vnd.spCampaign.v3+json'],
+    ['PUT', '/sp/campaigns/', 'application/vnd.spCampaign.v3+json'],
+    ['GET', '/sp/campaigns', undefined],
+    ['GET', '/reporting/reports/0f-1e', 'application/vnd.createasyncreportrequest.v3+json'],
+    ['GET', '/reporting/reports/', undefined],
+    ['POST', '/sb/v4/campaigns/list', 'application/vnd.sbcampaignresource.v4+json'],
+    ['GET', '/v2/profiles', undefined],
+  ];
+  for (const [method, url, expected] of cases) {
+    it(`${method} ${url} -> ${String(expected)}`, () => {
+      expect(expectedMediaType(method, url)).toBe(expected);
+    });
+  }
+
+  it('requestPath strips scheme, host, query, fragment and trailing slashes', () => {
+    expect(requestPath('https://h.example:8443/a/b/?q=1#f')).toBe('/a/b');
+    expect(requestPath('http://h')).toBe('/');
+    expect(requestPath('x/y')).toBe('/x/y');
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * Loads the recorded upstream responses in `test/fixtures/upstream` (one JSON file per scenario).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** One recorded Ads API answer and what the server must make of it. */
+export interface UpstreamFixture {
+  readonly id: string;
+  readonly about: string;
+  /** The reference-server tool whose request this answers, and its arguments. */
+  readonly call: { readonly tool: string; readonly arguments: Record<string, unknown> };
+  readonly request: { readonly method: string; readonly path: string };
+  readonly response: { readonly status: number; readonly headers: Record<string, string>; readonly body: unknown };
+  readonly expected: {
+    readonly error_kind: string | null;
+    readonly error_code: string | null;
+    readonly retryable: boolean | null;
+    readonly details?: readonly Record<string, unknown>[];
+    /** Each string must occur in at least one hint. */
+    readonly hints_contain?: readonly string[];
+    /** The exact `_meta` (without `normalized`); absent means no `_meta` at all. */
+    readonly meta?: Record<string, unknown>;
+    /** For successes: the exact result object without `_meta`. */
+    readonly result?: Record<string, unknown>;
+  };
+}
+
+const directory = fileURLToPath(new URL('../fixtures/upstream/', import.meta.url));
+
+/** Every fixture, in file-name order. */
+export const UPSTREAM_FIXTURES: readonly UpstreamFixture[] = readdirSync(directory)
+  .filter((name) => name.endsWith('.json'))
+  .sort()
+  .map((name) => JSON.parse(readFileSync(`${directory}${name}`, 'utf8')) as UpstreamFixture);
+
+/** The base URL the unit tests pretend every fixture was requested from. */
+export const FIXTURE_HOST = 'https://advertising-api.amazon.com';
