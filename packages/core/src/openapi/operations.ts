@@ -11,8 +11,9 @@
  * @packageDocumentation
  */
 import { capText } from '../upstream-body/parse.js';
+import type { JsonSchema } from '../output-schema.js';
 import { SchemaConverter } from './schema.js';
-import type { JsonSchema, ReferenceResolver } from './schema.js';
+import type { ReferenceResolver } from './schema.js';
 import { lowerCamelIdentifier } from './tool-name.js';
 
 /** HTTP methods that carry operations, in the order operations are listed. */

@@ -16,10 +16,8 @@
  *
  * @packageDocumentation
  */
+import type { JsonSchema } from '../output-schema.js';
 import { capText } from '../upstream-body/parse.js';
-
-/** A JSON Schema (draft 2020-12) object as produced here. Shared subtrees: treat as read-only. */
-export type JsonSchema = Readonly<Record<string, unknown>>;
 
 /**
  * Resolves a `$ref` string (`#/definitions/Order`, `#/components/schemas/Campaign`, or an external
@@ -226,7 +224,7 @@ export class SchemaConverter {
    *
    * @param schema - a Swagger 2.0 / OpenAPI 3.x schema object (or a Swagger 2.0 non-body
    *   parameter / items object, which use the same keywords).
-   * @returns the JSON Schema 2020-12 equivalent.
+   * @returns the JSON Schema 2020-12 equivalent (shared subtrees: treat as read-only).
    */
   convert(schema: unknown): JsonSchema | boolean {
     if (typeof schema === 'boolean') return schema;

@@ -10,7 +10,8 @@ import {
   convertOperations,
   documentBaseUrls,
 } from '../../src/openapi/index.js';
-import type { ConvertedOperation, JsonSchema } from '../../src/openapi/index.js';
+import type { JsonSchema } from '../../src/output-schema.js';
+import type { ConvertedOperation } from '../../src/openapi/index.js';
 
 type Json = Record<string, unknown>;
 
