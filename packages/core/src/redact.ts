@@ -29,7 +29,10 @@ const whole = (): string => REDACTED;
  *   encoded or `name=value` in prose).
  */
 const DEFAULT_RULES: readonly Rule[] = [
-  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(["']?\s*[:=]\s*["']?)[^"'\r\n,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // Quoted (JSON) header values: the whole string value.
+  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(["']\s*:\s*["'])[^"'\r\n]*/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // `name: value` / `name=value` in prose or raw headers: up to the end of the value.
+  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(\s*[:=]\s*)[^"'\r\n,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
   { pattern: /\b(Bearer\s+)[A-Za-z0-9\-._~+/|]+=*/gi, replace: keepPrefix },
   { pattern: /\bAtz[ar]\|[^\s"'&,;<>}\]]+/g, replace: whole },
   { pattern: /\b((?:X-Amz-)?(?:Signature|Credential|Security-Token)=)[^&\s"',;]+/gi, replace: keepPrefix },

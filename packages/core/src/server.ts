@@ -225,6 +225,16 @@ export function errorResult(envelope: ErrorEnvelope): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
 }
 
+/**
+ * A JSON-RPC -32602 error whose wire `message` is exactly `message` (`McpError` prefixes its own
+ * message with `MCP error -32602: `, and the SDK sends `error.message` as is).
+ */
+function invalidParams(message: string, data?: unknown): McpError {
+  const error = new McpError(ErrorCode.InvalidParams, message, data);
+  error.message = message;
+  return error;
+}
+
 function displayName(name: string): string {
   return name.length > 120 ? `${name.slice(0, 117)}...` : name;
 }
@@ -328,7 +338,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     let offset = 0;
     if (cursor !== undefined) {
       const decoded = decodeCursor(cursor, fingerprint, listedTools.length);
-      if (decoded === undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: it was not issued by this server for its current tool list');
+      if (decoded === undefined) throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
       offset = decoded;
     }
     const end = offset + pageSize;
@@ -357,9 +367,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       finalizeEnvironment,
     );
     if (unknownToolAs === 'jsonrpc') {
-      const error = new McpError(ErrorCode.InvalidParams, 'tool not found', envelope);
-      error.message = JSON.stringify(envelope);
-      throw error;
+      throw invalidParams(JSON.stringify(envelope), envelope);
     }
     return errorResult(envelope);
   }

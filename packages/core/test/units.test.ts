@@ -1,0 +1,163 @@
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+
+import {
+  boundEnvelope,
+  carriedEnvelope,
+  createRedactor,
+  embedSchema,
+  EnvelopeError,
+  UpstreamClientError,
+  UpstreamHttpError,
+  widenOutputSchema,
+} from '../src/index.js';
+
+const BASE = {
+  error_kind: 'sp_api_http',
+  tool: 't',
+  summary: 's',
+  details: [],
+  hints: [],
+  examples: [],
+  error_code: 'SP_API_HTTP_400',
+  retryable: false,
+  _envelope_version: 1,
+} as const;
+
+describe('redaction', () => {
+  const redactor = createRedactor([/acct-\d{6}/]);
+
+  it('redacts each default secret shape and the extra patterns', () => {
+    expect(redactor.string('Authorization: Bearer abc.def')).toBe('Authorization: [REDACTED]');
+    expect(redactor.string('{"authorization":"AWS4-HMAC-SHA256 Credential=AKIA/x, Signature=ff00"}')).toBe('{"authorization":"[REDACTED]"}');
+    expect(redactor.string('sent bearer eyJ0eXAi.payload.sig to it')).toBe('sent bearer [REDACTED] to it');
+    expect(redactor.string('token Atza|IwEBIAbc-_.x9 and Atzr|IwEBIRefresh=')).toBe('token [REDACTED] and [REDACTED]');
+    expect(redactor.string('https://s3.test/x?X-Amz-Credential=AKIA%2F20260302&X-Amz-Signature=abcdef&keep=1')).toBe(
+      'https://s3.test/x?X-Amz-Credential=[REDACTED]&X-Amz-Signature=[REDACTED]&keep=1',
+    );
+    expect(redactor.string('x-amz-access-token: Atza|zzz')).toBe('x-amz-access-token: [REDACTED]');
+    expect(redactor.string('grant_type=refresh_token&refresh_token=Rt123&client_secret=cs9')).toBe('grant_type=refresh_token&refresh_token=[REDACTED]&client_secret=[REDACTED]');
+    expect(redactor.string('{"access_token": "at-1", "expires_in": 3600}')).toBe('{"access_token": "[REDACTED]", "expires_in": 3600}');
+    expect(redactor.string('account acct-123456 locked')).toBe('account [REDACTED] locked');
+    expect(redactor.string('nothing secret here: 429 Too Many Requests')).toBe('nothing secret here: 429 Too Many Requests');
+  });
+
+  it('redacts strings anywhere inside a value without touching keys or other types', () => {
+    const input = { 'Bearer x': ['Bearer abc', 3, null, { note: 'acct-654321' }], flag: true };
+    expect(redactor.value(input)).toEqual({ 'Bearer x': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });
+    expect(input['Bearer x'][0]).toBe('Bearer abc');
+  });
+
+  it('is stable when applied twice', () => {
+    const once = redactor.string('Authorization: Bearer abc, Atza|x');
+    expect(redactor.string(once)).toBe(once);
+  });
+});
+
+describe('bounds', () => {
+  it('returns the same object when within bounds', () => {
+    const envelope = { ...BASE, hints: ['a'] };
+    expect(boundEnvelope(envelope)).toBe(envelope);
+  });
+
+  it('cuts hints to 10 without a note when only hints overflow', () => {
+    const bounded = boundEnvelope({ ...BASE, hints: Array.from({ length: 12 }, (_, index) => `h${index}`) });
+    expect(bounded.hints).toEqual(['h0', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'h7', 'h8', 'h9']);
+  });
+
+  it('adds the omitted-details note after the first nine hints when details overflow', () => {
+    const details = Array.from({ length: 51 }, (_, index) => ({ path: `p${index}`, issue: 'i', received_type: 'string' }));
+    const bounded = boundEnvelope({ ...BASE, details, hints: ['only hint'] });
+    expect(bounded.details).toHaveLength(50);
+    expect(bounded.hints).toEqual(['only hint', '1 more details omitted']);
+  });
+});
+
+describe('errors', () => {
+  it('EnvelopeError.toEnvelope and toJSON give the wire shape with defaults', () => {
+    const error = new EnvelopeError({ error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION', summary: 'blocked', retryable: true });
+    const wire = {
+      error_kind: 'sandbox_runtime',
+      tool: 'unknown_tool',
+      summary: 'blocked',
+      details: [],
+      hints: [],
+      examples: [],
+      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      retryable: true,
+      _envelope_version: 1,
+    };
+    expect(error.toEnvelope()).toEqual(wire);
+    expect(JSON.parse(JSON.stringify(error))).toEqual(wire);
+    expect(error.message).toBe('blocked');
+    expect(error.hasTool).toBe(false);
+  });
+
+  it('brand checks recognize instances across copies (Symbol.for) and reject look-alikes', () => {
+    const foreign = Object.assign(new Error('x'), { [Symbol.for('@mcp-envelope/core/EnvelopeError')]: true });
+    expect(EnvelopeError.isInstance(foreign)).toBe(true);
+    expect(EnvelopeError.isInstance(new Error('x'))).toBe(false);
+    expect(EnvelopeError.isInstance(null)).toBe(false);
+    const http = new UpstreamHttpError({ status: 503, headers: { 'Retry-After': '2' }, body: 'down', request: { method: 'GET', url: 'https://u.test/a?secret=1#f' } });
+    expect(UpstreamHttpError.isInstance(http)).toBe(true);
+    expect(UpstreamClientError.isInstance(http)).toBe(false);
+    expect(http.headers).toEqual({ 'retry-after': '2' });
+    expect(http.toJSON()).toEqual({ name: 'UpstreamHttpError', status: 503, method: 'GET', url: 'https://u.test/a' });
+    expect(http.toFailure()).toEqual({ type: 'upstream_http', status: 503, headers: { 'retry-after': '2' }, body: 'down', request: { method: 'GET', url: 'https://u.test/a?secret=1#f' } });
+    const client = new UpstreamClientError({ type: 'body_coercion', path: 'body', received: '{x' });
+    expect(client.message).toBe('the value at "body" is not valid JSON');
+    expect(client.toJSON()).toEqual({ name: 'UpstreamClientError', type: 'body_coercion', message: 'the value at "body" is not valid JSON' });
+  });
+
+  it('carriedEnvelope finds an envelope on the error, under envelope, or in JSON-RPC data', () => {
+    expect(carriedEnvelope(BASE)).toBe(BASE);
+    expect(carriedEnvelope({ envelope: BASE })).toBe(BASE);
+    expect(carriedEnvelope(Object.assign(new Error('x'), { data: BASE }))).toBe(BASE);
+    expect(carriedEnvelope({ data: { envelope: BASE } })).toBe(BASE);
+    expect(carriedEnvelope({ data: { ...BASE, error_kind: 'made_up' } })).toBeUndefined();
+    expect(carriedEnvelope('text')).toBeUndefined();
+  });
+});
+
+describe('output schema widening', () => {
+  it('re-roots internal references, leaves data keywords and nested $id resources alone', () => {
+    expect(
+      embedSchema(
+        {
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          $id: 'https://example.test/out',
+          type: 'object',
+          properties: {
+            a: { $ref: '#/$defs/a' },
+            b: { $ref: '#' },
+            c: { const: { $ref: '#/not-a-ref' } },
+            d: { $id: 'https://example.test/d', $defs: { x: { type: 'string' } }, $ref: '#/$defs/x' },
+            e: { $ref: 'https://example.test/elsewhere#/x' },
+          },
+          $defs: { a: { type: 'string' } },
+        },
+        '#/anyOf/0',
+      ),
+    ).toEqual({
+      type: 'object',
+      properties: {
+        a: { $ref: '#/anyOf/0/$defs/a' },
+        b: { $ref: '#/anyOf/0' },
+        c: { const: { $ref: '#/not-a-ref' } },
+        d: { $id: 'https://example.test/d', $defs: { x: { type: 'string' } }, $ref: '#/$defs/x' },
+        e: { $ref: 'https://example.test/elsewhere#/x' },
+      },
+      $defs: { a: { type: 'string' } },
+    });
+  });
+
+  it('compiles in the draft-07 Ajv the SDK v1 client uses, accepting success and envelope, rejecting neither-nor', () => {
+    const widened = widenOutputSchema({ type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false });
+    const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(widened);
+    expect(validate({ total: 1 })).toBe(true);
+    expect(validate({ total: 1, _meta: { rate_limit: { remaining: 2 } } })).toBe(true);
+    expect(validate(BASE)).toBe(true);
+    expect(validate({ total: 'x' })).toBe(false);
+    expect(validate({ ...BASE, _envelope_version: 2 })).toBe(false);
+  });
+});
