@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { derefSchema, isRecord, objectProperties, requiredProperties, withoutKeys } from './json-schema.js';
+import { derefSchema, isRecord, requiredProperties, withoutKeys } from './json-schema.js';
 import type { JsonObject, JsonValue } from './json-schema.js';
 
 /** The result of {@link synthesizeValue} and {@link synthesizeBaseline}. */
@@ -146,11 +146,16 @@ function synthesizeArray(schema: Schema, variant: number, path: string, depth: n
 }
 
 function synthesizeObject(schema: Schema, path: string, depth: number, context: Context): SynthesisResult<JsonObject> {
-  const properties = objectProperties(context.root, schema);
+  // Raw (unresolved) property schemas, so that a broken $ref is reported rather than read as {}.
+  const properties = isRecord(schema['properties']) ? schema['properties'] : {};
   const required = requiredProperties(context.root, schema);
   const value: Record<string, JsonValue> = {};
   const add = (name: string): SynthesisResult | undefined => {
-    const propertySchema: unknown = properties.get(name) ?? (isRecord(schema['additionalProperties']) ? schema['additionalProperties'] : true);
+    const propertySchema: unknown = Object.hasOwn(properties, name)
+      ? properties[name]
+      : isRecord(schema['additionalProperties'])
+        ? schema['additionalProperties']
+        : true;
     const result = synthesizeAt(propertySchema, 0, path === '' ? name : `${path}/${name}`, depth + 1, context);
     if (result.ok) value[name] = result.value;
     return result.ok ? undefined : result;
@@ -160,7 +165,7 @@ function synthesizeObject(schema: Schema, path: string, depth: number, context: 
     if (failure !== undefined) return failure as SynthesisResult<never>;
   }
   const minProperties = numberKeyword(schema, 'minProperties') ?? 0;
-  for (const name of properties.keys()) {
+  for (const name of Object.keys(properties)) {
     if (Object.keys(value).length >= minProperties) break;
     if (!Object.hasOwn(value, name)) add(name);
   }

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+
+import { createProgressReporter, formatProgress, probeServer, renderProbeReport, ServerUnreachableError } from '../src/index.js';
+import type { ProbeProgress } from '../src/index.js';
+import { fixtureCommand } from './helpers/cli-runner.js';
+
+describe('probeServer as a library', () => {
+  it('probes in-process and reports progress for every call', async () => {
+    const steps: ProbeProgress[] = [];
+    const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('conformant') }, onProgress: (step) => steps.push(step) });
+    expect(report.conformant).toBe(true);
+    expect(report.summary).toEqual({ passed: 8, failed: 0, skipped: 0 });
+    expect(steps.map((step) => `${step.index}/${step.total} ${step.probe}`)).toEqual([
+      '1/6 unknown-tool',
+      '2/6 missing-required',
+      '3/6 wrong-type',
+      '4/6 unknown-extra',
+      '5/6 enum-mismatch',
+      '6/6 wrong-case',
+    ]);
+    expect(renderProbeReport(report).endsWith('verdict: CONFORMANT\nprobe: 8 passed, 0 failed, 0 skipped\n')).toBe(true);
+  });
+
+  it('honours maxTools 0 (capability, listing and unknown tool only)', async () => {
+    const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('mixed') }, maxTools: 0 });
+    expect(report.tools).toMatchObject({ listed: 7, probed: 0 });
+    expect(report.rows.map((row) => row.probe)).toEqual(['capability', 'tools-list', 'unknown-tool']);
+  });
+
+  it('throws ServerUnreachableError when the program does not exist', async () => {
+    await expect(probeServer({ target: { transport: 'stdio', commandLine: 'zz-missing-program' } })).rejects.toBeInstanceOf(ServerUnreachableError);
+  });
+});
+
+describe('progress reporter', () => {
+  it('redraws in place on a terminal and writes lines elsewhere', () => {
+    const step: ProbeProgress = { index: 12, total: 40, tool: 'orders_search', probe: 'wrong-type' };
+    expect(formatProgress(step)).toBe('[12/40] orders_search: wrong-type');
+    const terminal: string[] = [];
+    const onTerminal = createProgressReporter({ write: (text) => terminal.push(text), isTTY: true });
+    onTerminal.report(step);
+    onTerminal.finish();
+    expect(terminal).toEqual(['\r\u001b[2K[12/40] orders_search: wrong-type', '\r\u001b[2K']);
+    const piped: string[] = [];
+    const onPipe = createProgressReporter({ write: (text) => piped.push(text), isTTY: false });
+    onPipe.report(step);
+    onPipe.finish();
+    expect(piped).toEqual(['[12/40] orders_search: wrong-type\n']);
+  });
+});

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { ProbeReport } from '../src/index.js';
+import { ensureBuilt, runCliProcess, shellQuote } from './helpers/cli-runner.js';
+
+/** server-everything's entry, through its package.json `bin`. */
+function serverEverythingCommand(): string {
+  const manifestPath = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: Record<string, string> };
+  const entry = join(dirname(manifestPath), manifest.bin['mcp-server-everything'] ?? '');
+  return `${shellQuote(process.execPath)} ${shellQuote(entry)} stdio`;
+}
+
+let folder: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  folder = await mkdtemp(join(tmpdir(), 'conformance-everything-'));
+});
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('probe against @modelcontextprotocol/server-everything (knows nothing of envelopes)', () => {
+  it('reports it as nonconformant and exits 1', async () => {
+    const jsonPath = join(folder, 'everything.json');
+    const run = await runCliProcess(['probe', '--stdio', serverEverythingCommand(), '--timeout-ms', '3000', '--json', jsonPath]);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(await readFile(jsonPath, 'utf8')) as ProbeReport;
+    expect(report.server).toEqual({ name: 'mcp-servers/everything', version: '2.0.0' });
+    expect(report.conformant).toBe(false);
+    expect(report.capability.advertised).toBe(false);
+    expect(report.rows[0]).toMatchObject({ probe: 'capability', result: 'FAIL', got: 'not advertised' });
+    const unknown = report.rows.find((row) => row.probe === 'unknown-tool');
+    expect(unknown).toMatchObject({ result: 'FAIL', got: 'no envelope' });
+    expect(unknown?.note).toBe(`no envelope (is_error): "MCP error -32602: Tool ${unknown?.tool ?? ''} not found"`);
+    const echoMissing = report.rows.find((row) => row.probe === 'missing-required' && row.tool === 'echo');
+    expect(echoMissing).toMatchObject({ result: 'FAIL', got: 'no envelope', arguments: {} });
+    expect(echoMissing?.note).toMatch(/^dropped required "message"; no envelope \(is_error\): "MCP error -32602: Input validation error: .{1,80}…"$/);
+    expect(report.rows.some((row) => row.result === 'FAIL' && row.got === 'no envelope')).toBe(true);
+    expect(report.rows.filter((row) => row.tool === 'simulate-research-query').map((row) => row.note)).toEqual(
+      Array.from({ length: 5 }, () => 'tool requires task-based execution (not probed)'),
+    );
+    expect(run.stdout).toContain('capability: not advertised\n');
+    expect(run.stdout).toMatch(/\nprobe: \d+ passed, \d+ failed, \d+ skipped\n$/);
+  });
+
+  it('exits 0 with --allow-nonconformant after printing the report', async () => {
+    const run = await runCliProcess(['probe', '--stdio', serverEverythingCommand(), '--max-tools', '1', '--allow-nonconformant']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('verdict: NONCONFORMANT (');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 1 passed, 6 failed, 1 skipped');
+  });
+});
