@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+import { readFileSync } from 'node:fs';
+
 import type { ErrorKind } from './taxonomy.js';
 
 /**
@@ -29,47 +31,15 @@ export interface MigrationEntry {
 }
 
 /**
- * The reclassifications in force. The first release of this project (0.1.0) is the one that
- * introduces the contract's three phased reclassifications (DESIGN 5), so each window runs from
- * 0.1.0 to 0.2.0: 0.1.0 emits `legacy_error_kind`, 0.2.0 drops it and deletes the entry.
+ * The reclassifications in force, read from `migrations.json` at the package root (data, so the
+ * release check can read any checkout's table without compiling it). The first release of this
+ * project (0.1.0) introduces the contract's three phased reclassifications (DESIGN 5), so each
+ * window runs from 0.1.0 to 0.2.0: 0.1.0 emits `legacy_error_kind`, 0.2.0 drops it and the entry
+ * is deleted.
  */
-export const MIGRATIONS: readonly MigrationEntry[] = [
-  {
-    id: 'sp-upstream-429-to-rate-limited',
-    error_codes: ['RATE_LIMITED'],
-    servers: ['sp'],
-    from_kind: 'sp_api_http',
-    to_kind: 'rate_limited',
-    introduced_in: '0.1.0',
-    removed_in: '0.2.0',
-  },
-  {
-    id: 'ads-upstream-429-to-rate-limited',
-    error_codes: ['RATE_LIMITED'],
-    servers: ['ads'],
-    from_kind: 'ads_api_http',
-    to_kind: 'rate_limited',
-    introduced_in: '0.1.0',
-    removed_in: '0.2.0',
-  },
-  {
-    id: 'unknown-tool-to-tool-not-found',
-    error_codes: ['TOOL_NOT_FOUND'],
-    from_kind: 'mcp_input_validation',
-    to_kind: 'tool_not_found',
-    introduced_in: '0.1.0',
-    removed_in: '0.2.0',
-  },
-  {
-    id: 'sp-401-403-to-auth-error',
-    error_codes: ['SP_API_HTTP_401', 'SP_API_HTTP_403'],
-    servers: ['sp'],
-    from_kind: 'sp_api_http',
-    to_kind: 'auth_error',
-    introduced_in: '0.1.0',
-    removed_in: '0.2.0',
-  },
-];
+export const MIGRATIONS: readonly MigrationEntry[] = (
+  JSON.parse(readFileSync(new URL('../migrations.json', import.meta.url), 'utf8')) as { migrations: MigrationEntry[] }
+).migrations;
 
 function parseVersion(version: string): readonly [number, number, number] {
   const match = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version.trim());
