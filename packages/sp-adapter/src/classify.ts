@@ -1,0 +1,354 @@
+/**
+ * The SP classifier: every failure an SP-API tool can meet -> the envelope's kind, code,
+ * retryability, summary, details and hints. Classification is by HTTP status through core's
+ * shared table (never by `x-amzn-ErrorType` or the body's `code`, which SP-API sets
+ * inconsistently: posted 403s carry `InvalidInput`); the body only feeds details and hints.
+ * Implements CONTRACT.md "error_kind", "Canonical error codes", "Per-server upstream HTTP codes",
+ * the SP appendix, and DESIGN 5.
+ *
+ * @packageDocumentation
+ */
+import { STATUS_CODES } from 'node:http';
+
+import type { EnvelopeDetail } from '@mcp-envelope/contract';
+import { capText, classifyLwaFailure, classifyUpstreamStatus, LwaError } from '@mcp-envelope/core';
+import type { ClassifiableFailure, ClassifiedError, ClassifyContext, FailedRequest, UpstreamHttpFailure, UpstreamFamily } from '@mcp-envelope/core';
+
+import { parseSpErrorBody } from './error-body.js';
+import type { SpErrorBody } from './error-body.js';
+import { SP_MARKETPLACE_ALIASES, SP_MARKETPLACE_ID_PROPERTIES } from './hint-tables.js';
+import { redactSpText } from './redaction.js';
+import { SP_MARKETPLACES } from './regions.js';
+import type { SpRegion } from './regions.js';
+import { parseSpResponseMeta, spRequestId } from './response-meta.js';
+
+/** SP's upstream kind and code prefix for core's status table. */
+export const SP_UPSTREAM_FAMILY = { httpKind: 'sp_api_http', codePrefix: 'SP_API_HTTP_' } as const satisfies UpstreamFamily;
+
+/** Every kind {@link classifySpFailure} can return. */
+export const SP_ERROR_KINDS = ['sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited'] as const;
+
+/** The longest summary, in characters. */
+export const SP_SUMMARY_LIMIT = 300;
+
+/** Why SP-API refused credentials, as read from a 401/403 body. */
+export type SpAuthCause = 'expired' | 'revoked' | 'invalid_token' | 'invalid_signature' | 'invalid_security_token' | 'missing_token' | 'access_denied';
+
+/**
+ * 401/403 causes told apart by the body's text (message, details, code), with the hint for each.
+ * Checked in order; every matching cause contributes its hint.
+ */
+export const SP_AUTH_CAUSES: readonly { readonly cause: SpAuthCause; readonly pattern: RegExp; readonly hint: string }[] = [
+  {
+    cause: 'expired',
+    pattern: /\bexpired?\b/i,
+    hint: 'The LWA access token (or a signed request) has expired: get a fresh access token from the refresh token and send the call again; check the machine clock if it keeps happening.',
+  },
+  {
+    cause: 'revoked',
+    pattern: /\brevoked\b/i,
+    hint: 'The authorization was revoked (the seller removed the app, or the refresh token was replaced): have the selling partner authorize the application again and use the new LWA_REFRESH_TOKEN.',
+  },
+  {
+    cause: 'invalid_token',
+    pattern: /\baccess token\b[^.]*\b(?:malformed|invalid)\b/i,
+    hint: 'The x-amz-access-token value is not a valid LWA access token (Atza|...): send the access_token returned by the LWA token endpoint, not the refresh token or client secret.',
+  },
+  {
+    cause: 'invalid_signature',
+    pattern: /\bsignature\b/i,
+    hint: 'The AWS SigV4 signature was rejected: SP-API no longer needs SigV4, so drop custom signing; if a gateway still requires it, check the AWS keys, the signing region and the clock.',
+  },
+  {
+    cause: 'invalid_security_token',
+    pattern: /\bsecurity token\b/i,
+    hint: 'The AWS security token sent with the call is invalid or expired: refresh the IAM role credentials, or stop sending x-amz-security-token when the app does not sign requests.',
+  },
+  {
+    cause: 'missing_token',
+    pattern: /missing authentication token|\b(?:no|missing)\b[^.]*\baccess token\b|\baccess token\b[^.]*\b(?:missing|required)\b/i,
+    hint: 'No access token reached SP-API: send the LWA access token in x-amz-access-token. API Gateway gives the same answer for a path or method that does not exist, so check the operation path too.',
+  },
+  {
+    cause: 'access_denied',
+    pattern: /access to requested resource is denied|\bunauthori[sz]ed\b|\bnot authori[sz]ed\b|\baccess ?denied\b/i,
+    hint: 'The application or the selling partner has no access to this operation: check that the app has the role the API needs, that the seller authorized the app after the role was added, and that the call goes to the region of the seller account (set_region).',
+  },
+];
+
+/** The hint when a 401/403 body names no known cause. */
+export const SP_AUTH_FALLBACK_HINT = 'Fix the credentials rather than retrying: refresh the LWA access token, and re-authorize the application if the refresh token is no longer valid.';
+
+/** Hints by HTTP status for upstream failures that are not credential problems. */
+export const SP_STATUS_HINTS: Readonly<Record<number, readonly string[]>> = {
+  400: ['Check the arguments against the operation: v0 operations take PascalCase parameters (MarketplaceIds, CreatedAfter), newer versions camelCase; dates are ISO 8601 and lists are comma-separated.'],
+  404: ['Check the identifier (order id, ASIN, report id) and the marketplace; the resource may also belong to another region, whose endpoint differs (set_region).'],
+  409: ['The resource already exists or is in a conflicting state: read its current state (the matching get or list operation) instead of creating it again.'],
+  413: ['The request is too large: send fewer items per call, or upload large content through a feed or upload document.'],
+  415: ['Send the body as JSON with Content-Type application/json; for feed and upload documents use the content type given when the document was created.'],
+  408: ['SP-API timed out: retry with exponential backoff.'],
+};
+
+/** The hint for any 5xx status. */
+export const SP_SERVER_ERROR_HINT = 'SP-API failed on its side: retry with exponential backoff (for example 1 s, 2 s, 4 s); if it persists, check the SP-API status page.';
+
+/** The hint for 429. */
+export const SP_RATE_LIMIT_HINT = 'SP-API limits each operation per selling partner and application: slow down, and send the next call after the wait given in _meta.retry_after_seconds, or after at least 1 / x-amzn-RateLimit-Limit seconds.';
+
+/** Re-authorization hints added to core's LWA hints, by OAuth error code. */
+export const SP_LWA_HINTS: Readonly<Record<string, string>> = {
+  invalid_grant: 'For SP-API, the selling partner authorizes again from Seller Central or Vendor Central (Apps and Services > Manage Your Apps) or through the app\'s OAuth authorization flow.',
+  invalid_client: 'LWA_CLIENT_ID and LWA_CLIENT_SECRET come from the app\'s LWA credentials in Developer Central (Seller Central > Apps and Services > Develop Apps).',
+};
+
+type JsonRecord = Readonly<Record<string, unknown>>;
+
+function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Path of a request URL without query and fragment; `''` when it cannot be read. */
+function requestPath(request: FailedRequest | undefined): string {
+  if (request === undefined) return '';
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return request.url.replace(/[?#].*$/, '');
+  }
+}
+
+function requestLabel(request: FailedRequest | undefined): string {
+  const path = requestPath(request);
+  return request === undefined || path === '' ? '' : ` to ${request.method} ${path}`;
+}
+
+function statusText(status: number): string {
+  const text = STATUS_CODES[status];
+  return text === undefined ? `HTTP ${status}` : `HTTP ${status} ${text}`;
+}
+
+function oneLine(text: string): string {
+  return capText(redactSpText(text), SP_SUMMARY_LIMIT);
+}
+
+/** All the text a body gave about its errors, for cause matching. */
+function bodyText(body: SpErrorBody): string {
+  return [...body.errors.flatMap((error) => [error.code ?? '', error.message, error.details ?? '']), body.text ?? ''].join(' \n ');
+}
+
+/**
+ * The causes and hints of a 401/403 from its body.
+ *
+ * @param body - the parsed error body.
+ * @returns the matching causes (in {@link SP_AUTH_CAUSES} order) and one hint per cause, or the
+ *   fallback hint when none matched.
+ */
+export function spAuthHints(body: SpErrorBody): { readonly causes: readonly SpAuthCause[]; readonly hints: readonly string[] } {
+  const text = bodyText(body);
+  const matched = SP_AUTH_CAUSES.filter((entry) => entry.pattern.test(text));
+  return matched.length === 0 ? { causes: [], hints: [SP_AUTH_FALLBACK_HINT] } : { causes: matched.map((entry) => entry.cause), hints: matched.map((entry) => entry.hint) };
+}
+
+const REGION_OF_HOST = /sellingpartnerapi-(na|eu|fe)\./i;
+
+/**
+ * Hints about the marketplace ids a failed request sent: a country code or name where an id
+ * belongs (`Did you mean ATVPDKIKX0DER? Got US.`), and a marketplace served by another region's
+ * endpoint than the one called.
+ *
+ * @param request - the failed request (its query string is read, never echoed).
+ * @returns the hints, possibly none.
+ */
+export function spMarketplaceHints(request: FailedRequest | undefined): string[] {
+  if (request === undefined) return [];
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return [];
+  }
+  const calledRegion = REGION_OF_HOST.exec(url.hostname)?.[1]?.toLowerCase() as SpRegion | undefined;
+  const names = new Set<string>(SP_MARKETPLACE_ID_PROPERTIES.map((name) => name.toLowerCase()));
+  const hints: string[] = [];
+  for (const [name, raw] of url.searchParams) {
+    if (!names.has(name.toLowerCase())) continue;
+    for (const value of raw.split(',').map((item) => item.trim()).filter((item) => item !== '')) {
+      const alias = Object.hasOwn(SP_MARKETPLACE_ALIASES, value.toLowerCase()) ? SP_MARKETPLACE_ALIASES[value.toLowerCase()] : undefined;
+      if (alias !== undefined && alias !== value) {
+        hints.push(`Did you mean ${alias}? Got ${capText(value, 40)}.`);
+        continue;
+      }
+      const marketplace = Object.values(SP_MARKETPLACES).find((entry) => entry.marketplaceId === value);
+      if (marketplace !== undefined && calledRegion !== undefined && marketplace.region !== calledRegion) {
+        hints.push(`Marketplace ${value} (${marketplace.country}) is served by the ${marketplace.region} endpoint, not ${calledRegion}: call set_region with ${marketplace.region}.`);
+      }
+    }
+  }
+  return [...new Set(hints)];
+}
+
+/**
+ * Whether a failed HTTP call was a request to the LWA token endpoint (its path, or an OAuth
+ * error body with an `error` code and no SP-API error list).
+ *
+ * @param failure - the HTTP failure.
+ * @param body - its parsed body.
+ * @returns true for LWA token failures.
+ */
+export function isLwaTokenFailure(failure: UpstreamHttpFailure, body: SpErrorBody): boolean {
+  return /\/auth\/o2\/token\/?$/.test(requestPath(failure.request)) || body.shape === 'oauth_error';
+}
+
+/**
+ * Classifies an LWA token failure (`LwaError` from core's token client) for SP: core's
+ * `auth_error` / `AUTHENTICATION_ERROR` envelope parts (naming missing variables when
+ * credentials are not configured) plus SP's re-authorization hints.
+ *
+ * @param error - the LWA failure.
+ * @returns the classified error.
+ */
+export function classifySpLwaFailure(error: LwaError): ClassifiedError {
+  const base = classifyLwaFailure(error);
+  const extra = error.oauthError !== undefined ? SP_LWA_HINTS[error.oauthError] : undefined;
+  return {
+    error_kind: base.error_kind,
+    error_code: base.error_code,
+    retryable: base.retryable,
+    summary: oneLine(base.summary),
+    details: base.details.map((detail) => ({ ...detail, issue: capText(redactSpText(detail.issue), 300) })),
+    hints: extra === undefined ? base.hints : [...base.hints, extra],
+  };
+}
+
+function classifyLwaHttp(failure: UpstreamHttpFailure, body: SpErrorBody): ClassifiedError {
+  const oauthError = body.errors[0]?.code;
+  const description = body.errors[0]?.message;
+  const error =
+    failure.status >= 500
+      ? new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${failure.status}`, { status: failure.status })
+      : new LwaError(
+          'token_rejected',
+          `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${failure.status}`})${description === undefined || description === '' ? '' : `: ${description}`}`,
+          { ...(oauthError === undefined ? {} : { oauthError }), status: failure.status },
+        );
+  return classifySpLwaFailure(error);
+}
+
+function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext): ClassifiedError {
+  const headers = isRecord(failure.headers) ? failure.headers : {};
+  const requestId = spRequestId(headers);
+  const body = parseSpErrorBody(failure.body, { status: failure.status, requestId, contentType: headers['content-type'] });
+  if (isLwaTokenFailure(failure, body)) return classifyLwaHttp(failure, body);
+
+  const status = classifyUpstreamStatus(failure.status, SP_UPSTREAM_FAMILY);
+  const first = body.errors[0];
+  const codeLabel = first?.code === undefined ? '' : ` (${first.code})`;
+  // HTML, text and empty bodies: the status text, never the page
+  const message = first !== undefined && first.message !== '' ? `: ${first.message}` : '';
+  const label = requestLabel(failure.request);
+  const hints: string[] = [];
+  let summary: string;
+
+  if (status.error_kind === 'rate_limited') {
+    const retryAfter = parseSpResponseMeta(headers, context.now).retry_after_seconds;
+    summary = `SP-API rate limit exceeded${label} (HTTP ${failure.status}${first?.code === undefined ? '' : ` ${first.code}`})${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`;
+    hints.push(retryAfter === undefined ? SP_RATE_LIMIT_HINT : `Wait ${retryAfter} s before sending this call again. ${SP_RATE_LIMIT_HINT}`);
+  } else if (status.error_kind === 'auth_error') {
+    summary = `SP-API refused the credentials${label} (${statusText(failure.status)}${codeLabel})${message}`;
+    hints.push(...spAuthHints(body).hints);
+    hints.push(...spMarketplaceHints(failure.request));
+  } else {
+    summary = `SP-API answered ${statusText(failure.status)}${label}${codeLabel}${message}`;
+    if (failure.status >= 500) hints.push(SP_SERVER_ERROR_HINT);
+    hints.push(...(SP_STATUS_HINTS[failure.status] ?? []));
+    if (failure.status >= 400 && failure.status < 500) hints.push(...spMarketplaceHints(failure.request));
+  }
+  return {
+    error_kind: status.error_kind,
+    error_code: status.error_code,
+    retryable: status.retryable,
+    summary: oneLine(summary),
+    details: body.details,
+    hints: [...new Set(hints)],
+  };
+}
+
+/** A safe label of a network error's cause: its system code (`ECONNREFUSED`, `UND_ERR_SOCKET`) only. */
+function networkCode(cause: unknown): string | undefined {
+  for (let current = cause, depth = 0; isRecord(current) || current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return code;
+    if (depth > 4) break;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function hostOf(request: FailedRequest | undefined): string {
+  if (request === undefined) return 'SP-API';
+  try {
+    return new URL(request.url).host;
+  } catch {
+    return 'SP-API';
+  }
+}
+
+function clientFailure(failure: Exclude<ClassifiableFailure, UpstreamHttpFailure>): ClassifiedError {
+  if (failure.type === 'body_coercion') {
+    const detail: EnvelopeDetail = {
+      path: failure.path,
+      issue: 'The value looks like JSON text but does not parse as JSON',
+      received_type: typeof failure.received === 'string' ? 'string' : failure.received === null ? 'null' : Array.isArray(failure.received) ? 'array' : typeof failure.received,
+    };
+    return {
+      error_kind: 'sp_api_client',
+      error_code: 'BODY_COERCION_INVALID_JSON',
+      retryable: false,
+      summary: oneLine(`The request body at "${failure.path}" is a string that is not valid JSON; nothing was sent to SP-API.`),
+      details: [detail],
+      hints: ['Send the body as a JSON object rather than a string, or fix the JSON text (double quotes around keys and strings, no trailing commas).'],
+    };
+  }
+  const host = hostOf(failure.request);
+  const label = requestLabel(failure.request);
+  if (failure.type === 'timeout') {
+    return {
+      error_kind: 'sp_api_client',
+      error_code: 'TOOL_EXECUTION_FAILED',
+      retryable: true,
+      summary: oneLine(`No answer from ${host}${label} within ${failure.timeoutMs} ms.`),
+      details: [{ path: '', issue: `timed out after ${failure.timeoutMs} ms`, received_type: 'null', timeout_ms: failure.timeoutMs }],
+      hints: ['Retry after a short wait; for large results, ask for fewer items per page.'],
+    };
+  }
+  const code = networkCode(failure.cause);
+  return {
+    error_kind: 'sp_api_client',
+    error_code: 'TOOL_EXECUTION_FAILED',
+    retryable: true,
+    summary: oneLine(`Could not reach ${host}${label}${code === undefined ? '' : ` (${code})`}; no HTTP answer arrived.`),
+    details: [{ path: '', issue: code === undefined ? 'the request failed before any HTTP answer' : `network error ${code}`, received_type: 'null', ...(code === undefined ? {} : { network_code: code }) }],
+    hints: ['Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.'],
+  };
+}
+
+/**
+ * Classifies any failure of an SP-API tool call. Pure and total: never throws.
+ *
+ * - HTTP failures: the status decides through core's table (429 -> `rate_limited` /
+ *   `RATE_LIMITED`; 401/403 -> `auth_error` keeping `SP_API_HTTP_40x`; other statuses ->
+ *   `sp_api_http` / `SP_API_HTTP_<status>`, retryable for 408 and 5xx); details come from the
+ *   body (see `parseSpErrorBody`); hints tell the 401/403 causes apart and add status- and
+ *   marketplace-specific advice. Calls to the LWA token endpoint become `auth_error` /
+ *   `AUTHENTICATION_ERROR` with re-authorization hints.
+ * - Network failures and timeouts -> `sp_api_client` / `TOOL_EXECUTION_FAILED`, retryable.
+ * - A body argument that looks like JSON but does not parse -> `sp_api_client` /
+ *   `BODY_COERCION_INVALID_JSON`.
+ *
+ * @param failure - what went wrong.
+ * @param context - the tool and the time.
+ * @returns the classified error (core adds `tool`, `_meta` from the headers, bounds, redaction).
+ */
+export function classifySpFailure(failure: ClassifiableFailure, context: ClassifyContext): ClassifiedError {
+  return failure.type === 'upstream_http' ? classifyHttp(failure, context) : clientFailure(failure);
+}

@@ -1,0 +1,140 @@
+/**
+ * SP-API regions, their endpoints, and the marketplaces each serves. Facts from the SP-API
+ * documentation ("SP-API endpoints", "Marketplace IDs"), kept as data.
+ *
+ * @packageDocumentation
+ */
+
+/** The three SP-API regions with their production and sandbox endpoints. */
+export const SP_REGIONS = {
+  na: {
+    name: 'North America',
+    endpoint: 'https://sellingpartnerapi-na.amazon.com',
+    sandboxEndpoint: 'https://sandbox.sellingpartnerapi-na.amazon.com',
+  },
+  eu: {
+    name: 'Europe',
+    endpoint: 'https://sellingpartnerapi-eu.amazon.com',
+    sandboxEndpoint: 'https://sandbox.sellingpartnerapi-eu.amazon.com',
+  },
+  fe: {
+    name: 'Far East',
+    endpoint: 'https://sellingpartnerapi-fe.amazon.com',
+    sandboxEndpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com',
+  },
+} as const;
+
+/** One canonical region code: `na`, `eu` or `fe`. */
+export type SpRegion = keyof typeof SP_REGIONS;
+
+/** The region codes, in table order. */
+export const SP_REGION_CODES = Object.keys(SP_REGIONS) as readonly SpRegion[];
+
+/** The region used when `SP_API_REGION` is unset. */
+export const DEFAULT_SP_REGION: SpRegion = 'na';
+
+/**
+ * Every SP-API marketplace: country code (ISO 3166-1 alpha-2) -> marketplace id and region.
+ */
+export const SP_MARKETPLACES = {
+  CA: { marketplaceId: 'A2EUQ1WTGCTBG2', region: 'na', country: 'Canada' },
+  US: { marketplaceId: 'ATVPDKIKX0DER', region: 'na', country: 'United States' },
+  MX: { marketplaceId: 'A1AM78C64UM0Y8', region: 'na', country: 'Mexico' },
+  BR: { marketplaceId: 'A2Q3Y263D00KWC', region: 'na', country: 'Brazil' },
+  IE: { marketplaceId: 'A28R8C7NBKEWEA', region: 'eu', country: 'Ireland' },
+  ES: { marketplaceId: 'A1RKKUPIHCS9HS', region: 'eu', country: 'Spain' },
+  GB: { marketplaceId: 'A1F83G8C2ARO7P', region: 'eu', country: 'United Kingdom' },
+  FR: { marketplaceId: 'A13V1IB3VIYZZH', region: 'eu', country: 'France' },
+  BE: { marketplaceId: 'AMEN7PMS3EDWL', region: 'eu', country: 'Belgium' },
+  NL: { marketplaceId: 'A1805IZSGTT6HS', region: 'eu', country: 'Netherlands' },
+  DE: { marketplaceId: 'A1PA6795UKMFR9', region: 'eu', country: 'Germany' },
+  IT: { marketplaceId: 'APJ6JRA9NG5V4', region: 'eu', country: 'Italy' },
+  SE: { marketplaceId: 'A2NODRKZP88ZB9', region: 'eu', country: 'Sweden' },
+  ZA: { marketplaceId: 'AE08WJ6YKNBMC', region: 'eu', country: 'South Africa' },
+  PL: { marketplaceId: 'A1C3SOZRARQ6R3', region: 'eu', country: 'Poland' },
+  EG: { marketplaceId: 'ARBP9OOSHTCHU', region: 'eu', country: 'Egypt' },
+  TR: { marketplaceId: 'A33AVAJ2PDY3EV', region: 'eu', country: 'Turkey' },
+  SA: { marketplaceId: 'A17E79C6D8DWNP', region: 'eu', country: 'Saudi Arabia' },
+  AE: { marketplaceId: 'A2VIGQ35RCS4UG', region: 'eu', country: 'United Arab Emirates' },
+  IN: { marketplaceId: 'A21TJRUUN4KGV', region: 'eu', country: 'India' },
+  SG: { marketplaceId: 'A19VAU5U5O7RUS', region: 'fe', country: 'Singapore' },
+  AU: { marketplaceId: 'A39IBJ37TRP1C6', region: 'fe', country: 'Australia' },
+  JP: { marketplaceId: 'A1VC38T7YXB528', region: 'fe', country: 'Japan' },
+} as const satisfies Readonly<Record<string, { readonly marketplaceId: string; readonly region: SpRegion; readonly country: string }>>;
+
+/** One marketplace country code. */
+export type SpMarketplaceCountry = keyof typeof SP_MARKETPLACES;
+
+/** Every known marketplace id, in table order. */
+export const SP_MARKETPLACE_IDS: readonly string[] = Object.values(SP_MARKETPLACES).map((marketplace) => marketplace.marketplaceId);
+
+/**
+ * Reads a region setting: a canonical code or any alias of {@link SP_REGION_ALIASES} (any case,
+ * surrounding whitespace ignored).
+ *
+ * @param value - e.g. `eu`, `EU`, `Europe`, `de`.
+ * @returns the canonical region, or `undefined` when the value names none.
+ */
+export function parseSpRegion(value: string | undefined): SpRegion | undefined {
+  if (value === undefined) return undefined;
+  const key = value.trim().toLowerCase();
+  if (Object.hasOwn(SP_REGIONS, key)) return key as SpRegion;
+  return Object.hasOwn(SP_REGION_ALIASES, key) ? SP_REGION_ALIASES[key as keyof typeof SP_REGION_ALIASES] : undefined;
+}
+
+/**
+ * Common names for the regions (lower-case) -> canonical code: region names, AWS regions the SP-API
+ * endpoints live in, and the country codes of each region's marketplaces (`uk` too).
+ */
+export const SP_REGION_ALIASES = {
+  'north america': 'na',
+  northamerica: 'na',
+  'north-america': 'na',
+  america: 'na',
+  'us-east-1': 'na',
+  us: 'na',
+  usa: 'na',
+  ca: 'na',
+  mx: 'na',
+  br: 'na',
+  europe: 'eu',
+  emea: 'eu',
+  'eu-west-1': 'eu',
+  uk: 'eu',
+  gb: 'eu',
+  ie: 'eu',
+  es: 'eu',
+  fr: 'eu',
+  be: 'eu',
+  nl: 'eu',
+  de: 'eu',
+  it: 'eu',
+  se: 'eu',
+  za: 'eu',
+  pl: 'eu',
+  eg: 'eu',
+  tr: 'eu',
+  sa: 'eu',
+  ae: 'eu',
+  in: 'eu',
+  'far east': 'fe',
+  fareast: 'fe',
+  'far-east': 'fe',
+  apac: 'fe',
+  asia: 'fe',
+  'us-west-2': 'fe',
+  sg: 'fe',
+  au: 'fe',
+  jp: 'fe',
+} as const satisfies Readonly<Record<string, SpRegion>>;
+
+/**
+ * The endpoint for a region.
+ *
+ * @param region - the region.
+ * @param sandbox - whether to use the sandbox host.
+ * @returns the base URL without a trailing slash.
+ */
+export function spEndpoint(region: SpRegion, sandbox = false): string {
+  return sandbox ? SP_REGIONS[region].sandboxEndpoint : SP_REGIONS[region].endpoint;
+}

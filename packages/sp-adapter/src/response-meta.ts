@@ -1,0 +1,60 @@
+/**
+ * SP-API response headers -> `_meta` telemetry and the request id. Only the SP header names live
+ * here; the value rules (numbers vs raw strings, Retry-After forms, Warning grammar) are core's.
+ * Implements CONTRACT.md "_meta.rate_limit", "_meta.retry_after_seconds", "_meta.warnings" and the
+ * SP appendix (header names).
+ *
+ * @packageDocumentation
+ */
+import { headerValue, lowerCaseHeaders, rateLimitMeta, retryAfterSeconds, upstreamWarnings } from '@mcp-envelope/core';
+import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
+
+/**
+ * SP-API's rate-limit headers. SP-API sends only `x-amzn-RateLimit-Limit` (requests per second of
+ * the usage plan applied); `-Remaining` and `-Reset` are read when present.
+ */
+export const SP_RATE_LIMIT_HEADERS = {
+  limit: ['x-amzn-RateLimit-Limit'],
+  remaining: ['x-amzn-RateLimit-Remaining'],
+  reset: ['x-amzn-RateLimit-Reset'],
+} as const satisfies RateLimitHeaderNames;
+
+/** Where the request id is, in order of preference. */
+export const SP_REQUEST_ID_HEADERS = ['x-amzn-RequestId', 'x-amz-rid', 'x-amz-apigw-id'] as const;
+
+
+/**
+ * The request id of a response: `x-amzn-RequestId`, else `x-amz-rid`, else `x-amz-apigw-id`, in
+ * any casing. A header repeated (folded as `a, b`) gives its first value.
+ *
+ * @param headers - response headers: `Headers`, a `Map`, Node's headers or a plain record, any casing.
+ * @returns the id, or `undefined` when none of the headers is present and non-empty.
+ */
+export function spRequestId(headers: HeaderSource | undefined): string | undefined {
+  const value = headerValue(lowerCaseHeaders(headers), ...SP_REQUEST_ID_HEADERS);
+  if (value === undefined) return undefined;
+  const first = value.split(',')[0]?.trim() ?? '';
+  return first === '' ? undefined : first.slice(0, 200);
+}
+
+/**
+ * The `_meta` telemetry of an SP-API response (success or failure): `rate_limit` from the
+ * `x-amzn-RateLimit-*` headers, `retry_after_seconds` from `Retry-After` (delta-seconds or an
+ * HTTP-date measured against the response's `Date`) or `x-amz-retry-after` (milliseconds), and
+ * one `upstream_warning` per `Warning` value. Absent headers give absent keys. Never throws.
+ *
+ * @param headers - response headers: `Headers`, a `Map`, Node's headers or a plain record, any casing.
+ * @param now - when the response arrived (for HTTP-date values without a `Date` header).
+ * @returns `{ rate_limit?, retry_after_seconds?, warnings? }`.
+ */
+export function parseSpResponseMeta(headers: HeaderSource | undefined, now: Date): ResponseMeta {
+  const map = lowerCaseHeaders(headers);
+  const rateLimit = rateLimitMeta(map, SP_RATE_LIMIT_HEADERS);
+  const retryAfter = retryAfterSeconds(map, now);
+  const warnings = upstreamWarnings(headerValue(map, 'warning'));
+  return {
+    ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
+    ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }),
+    ...(warnings.length === 0 ? {} : { warnings }),
+  };
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+
+import { redactSpText, spRedactor } from '../src/index.js';
+
+describe('SP redaction', () => {
+  it.each([
+    ['access token', 'token Atza|IwEBIAbCdEf0123456789 used', 'token [REDACTED] used'],
+    ['refresh token', '"refresh_token":"Atzr|IwEBIZyXw987"', '"refresh_token":"[REDACTED]"'],
+    ['URL-encoded refresh token', 'grant=Atzr%7CIwEBIZyXw987&x=1', 'grant=[REDACTED]&x=1'],
+    ['restricted data token', 'rdt Atz.sprdt|IQEBLjAsAhQexample done', 'rdt [REDACTED] done'],
+    ['client secret', 'secret amzn1.oa2-cs.v1.0a1b2c3d4e5f67890a1b2c3d4e5f6789 here', 'secret [REDACTED] here'],
+    ['client_secret field', 'client_secret=abcDEF123&grant_type=refresh_token', 'client_secret=[REDACTED]&grant_type=refresh_token'],
+    ['access key id', 'key AKIAIOSFODNN7EXAMPLE!', 'key [REDACTED]!'],
+    ['secret access key', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = [REDACTED]'],
+    ['authorization header', 'Authorization: Bearer abc.def.ghi', 'Authorization: [REDACTED]'],
+    ['access token header', 'x-amz-access-token: Atza|zzz', 'x-amz-access-token: [REDACTED]'],
+    ['SigV4 value', 'sent AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260412/us-east-1/execute-api/aws4_request', 'sent [REDACTED]'],
+    ['plain text', 'Requested item not found in marketplace ATVPDKIKX0DER.', 'Requested item not found in marketplace ATVPDKIKX0DER.'],
+  ])('%s', (_name, input, expected) => {
+    expect(redactSpText(input)).toBe(expected);
+  });
+
+  it('redacts every string inside a value', () => {
+    expect(spRedactor().value({ a: ['Atza|x1', { b: 'ok' }], n: 3 })).toEqual({ a: ['[REDACTED]', { b: 'ok' }], n: 3 });
+  });
+});
