@@ -44,6 +44,10 @@ const FORMAT_VALUES: Readonly<Record<string, string>> = {
 const PATTERN_CANDIDATES: readonly string[] = ['conformance', 'ATVPDKIKX0DER', 'A1', 'ABC123', 'a', 'A', '1', '123', 'abc', 'US', 'en_US'];
 
 const MAX_DEPTH = 24;
+/** The longest string the synthesizer builds (a larger `minLength` is reported, not built). */
+const MAX_STRING_LENGTH = 10_000;
+/** The most array items the synthesizer builds (a larger `minItems` is reported, not built). */
+const MAX_ITEMS = 1_000;
 
 interface Context {
   readonly root: unknown;
@@ -112,6 +116,8 @@ function fitLength(text: string, schema: Schema): string {
 }
 
 function synthesizeString(schema: Schema, variant: number, path: string, context: Context): SynthesisResult {
+  const minLength = numberKeyword(schema, 'minLength') ?? 0;
+  if (minLength > MAX_STRING_LENGTH) return fail(path, `minLength ${minLength} is larger than ${MAX_STRING_LENGTH}`);
   const format = typeof schema['format'] === 'string' ? FORMAT_VALUES[schema['format']] : undefined;
   const base = format ?? (variant === 0 ? 'conformance' : `conformance${variant}`);
   const pattern = typeof schema['pattern'] === 'string' ? schema['pattern'] : undefined;
@@ -126,6 +132,7 @@ function synthesizeString(schema: Schema, variant: number, path: string, context
 
 function synthesizeArray(schema: Schema, variant: number, path: string, depth: number, context: Context): SynthesisResult {
   const minItems = numberKeyword(schema, 'minItems') ?? 0;
+  if (minItems > MAX_ITEMS) return fail(path, `minItems ${minItems} is larger than ${MAX_ITEMS}`);
   const maxItems = numberKeyword(schema, 'maxItems');
   const prefixItems = Array.isArray(schema['prefixItems']) ? schema['prefixItems'] : Array.isArray(schema['items']) ? schema['items'] : [];
   const itemSchema = Array.isArray(schema['items']) ? schema['additionalItems'] : schema['items'];

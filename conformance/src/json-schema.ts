@@ -43,7 +43,13 @@ export function withoutKeys<T>(record: Readonly<Record<string, T>>, keys: readon
 }
 
 function decodePointerToken(token: string): string {
-  return decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
+  let decoded = token;
+  try {
+    decoded = decodeURIComponent(token);
+  } catch {
+    // A malformed %-escape is taken literally.
+  }
+  return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /**

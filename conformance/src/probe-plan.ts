@@ -218,9 +218,18 @@ export type ToolPlan =
  * codes" and the normalization rules of "Pre-flight normalization".
  *
  * @param tool - the tool as listed.
- * @returns the baseline and the probes, or `{ ok: false, reason }` when no valid baseline exists.
+ * @returns the baseline and the probes, or `{ ok: false, reason }` when no valid baseline exists
+ *   (never throws, whatever the schema).
  */
 export function planToolProbes(tool: ToolDescription): ToolPlan {
+  try {
+    return planUnsafe(tool);
+  } catch (error) {
+    return { ok: false, reason: `cannot plan probes for this inputSchema: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+function planUnsafe(tool: ToolDescription): ToolPlan {
   const schema = tool.inputSchema ?? { type: 'object' };
   const baseline = synthesizeBaseline(schema);
   if (!baseline.ok) return { ok: false, reason: `no valid baseline arguments: ${baseline.reason}` };

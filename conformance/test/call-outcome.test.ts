@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 
@@ -87,5 +88,17 @@ describe('checkCapability', () => {
     expect(status.advertised).toBe(false);
     const judgement = judgeExpectedFailure({ type: 'envelope', envelope: envelope as never, channel: 'is_error' }, { kind: 'tool_not_found', code: 'TOOL_NOT_FOUND' }, status);
     expect(judgement).toEqual({ got: 'tool_not_found/TOOL_NOT_FOUND', result: 'FAIL', notes: ['no capability advertised'] });
+  });
+});
+
+describe('classification never throws', () => {
+  it('on anything a server could send as a result or an error', () => {
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        expect(['success', 'envelope', 'invalid-envelope', 'no-envelope']).toContain(classifyToolResult(value).type);
+        expect(['envelope', 'invalid-envelope', 'no-envelope']).toContain(classifyCallError(value, 10).type);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

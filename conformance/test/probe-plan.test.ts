@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { caseChangedName, planToolProbes } from '../src/index.js';
@@ -93,5 +94,51 @@ describe('planToolProbes', () => {
   it('treats a missing inputSchema as an empty object schema', () => {
     const result = planToolProbes({ name: 'ping' });
     expect(result.ok && result.baseline).toEqual({});
+  });
+});
+
+describe('planToolProbes on hostile schemas', () => {
+  it('reports oversized constraints instead of building them', () => {
+    expect(planToolProbes({ name: 'big', inputSchema: { type: 'object', properties: { s: { type: 'string', minLength: 1e12 } }, required: ['s'] } })).toEqual({
+      ok: false,
+      reason: 'no valid baseline arguments: s: minLength 1000000000000 is larger than 10000',
+    });
+    expect(planToolProbes({ name: 'many', inputSchema: { type: 'object', properties: { a: { type: 'array', minItems: 5e6 } }, required: ['a'] } })).toEqual({
+      ok: false,
+      reason: 'no valid baseline arguments: a: minItems 5000000 is larger than 1000',
+    });
+  });
+
+  it('takes a malformed %-escape in a $ref literally', () => {
+    const result = planToolProbes({ name: 'escape', inputSchema: { type: 'object', properties: { a: { $ref: '#/$defs/%E0%A4%A' } }, required: ['a'], $defs: { '%E0%A4%A': { type: 'integer' } } } });
+    expect(result.ok && result.baseline).toEqual({ a: 1 });
+  });
+
+  it('handles any JSON a server sends as inputSchema without reaching the safety net', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), (inputSchema) => {
+        const result = planToolProbes({ name: 'fuzz', inputSchema });
+        expect(result.ok ? '' : result.reason).not.toMatch(/^cannot plan probes/);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('handles schema-shaped random input without reaching the safety net', () => {
+    const keyword = fc.constantFrom('type', 'properties', 'required', 'enum', 'const', '$ref', 'items', 'anyOf', 'allOf', 'minLength', 'pattern', 'additionalProperties', 'minimum');
+    const schema = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { maxDepth: 4 },
+        fc.boolean(),
+        fc.dictionary(keyword, fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('object', 'string', '#/$defs/x', '#', '^[a-'), tie('node')), { maxKeys: 5 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(schema, (inputSchema) => {
+        const result = planToolProbes({ name: 'fuzz', inputSchema });
+        expect(result.ok ? '' : result.reason).not.toMatch(/^cannot plan probes/);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

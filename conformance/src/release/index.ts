@@ -1,0 +1,8 @@
+/**
+ * The release gate: lockstep versions and machine-enforced migration windows.
+ *
+ * @packageDocumentation
+ */
+export * from './release-check.js';
+export * from './snapshot.js';
+export * from './workspace.js';
