@@ -15,7 +15,7 @@ let folder: string;
 beforeAll(async () => {
   await ensureBuilt();
   folder = await mkdtemp(join(tmpdir(), 'conformance-probe-'));
-});
+}, 180_000);
 
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
@@ -38,9 +38,9 @@ describe('probe against a server with every kind of envelope problem', () => {
   const junitPath = (): string => join(folder, 'mixed.xml');
 
   beforeAll(async () => {
-    run = await runCliProcess(['probe', '--stdio', fixtureCommand('mixed'), '--timeout-ms', '1500', '--json', jsonPath(), '--junit', junitPath(), '--progress']);
+    run = await runCliProcess(['probe', '--stdio', fixtureCommand('mixed'), '--timeout-ms', '2500', '--json', jsonPath(), '--junit', junitPath(), '--progress']);
     report = await readReport(jsonPath());
-  });
+  }, 120_000);
 
   it('exits 1: not conformant', () => {
     expect(run.code).toBe(1);
@@ -121,7 +121,7 @@ describe('probe against a server with every kind of envelope problem', () => {
     );
     expect(note('wrong-case', 'orders_search')).toBe('"marketplaceIds" sent as "MarketplaceIds"; normalized: "MarketplaceIds" accepted, renamed event in _meta.normalized');
     expect(note('missing-required', 'catalog_get')).toBe('dropped required "asin"; envelope arrived in a JSON-RPC error');
-    expect(note('wrong-case', 'exports_create')).toBe('"format" sent as "Format"; timed out after 1500 ms');
+    expect(note('wrong-case', 'exports_create')).toBe('"format" sent as "Format"; timed out after 2500 ms');
     expect(note('unknown-extra', 'reports_get')).toBe('schema sets additionalProperties: true');
   });
 
@@ -177,10 +177,10 @@ describe('probe against a server with every kind of envelope problem', () => {
   });
 
   it('exits 0 on the same server with --allow-nonconformant, after printing the report', async () => {
-    const allowed = await runCliProcess(['probe', '--stdio', fixtureCommand('mixed'), '--timeout-ms', '1500', '--max-tools', '1', '--allow-nonconformant']);
+    const allowed = await runCliProcess(['probe', '--stdio', fixtureCommand('mixed'), '--timeout-ms', '2500', '--max-tools', '1', '--allow-nonconformant']);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 7 passed, 1 failed, 0 skipped');
-  });
+  }, 120_000);
 });
 
 describe('probe against a fully conformant server', () => {

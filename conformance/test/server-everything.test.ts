@@ -22,7 +22,7 @@ let folder: string;
 beforeAll(async () => {
   await ensureBuilt();
   folder = await mkdtemp(join(tmpdir(), 'conformance-everything-'));
-});
+}, 180_000);
 
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
@@ -50,12 +50,12 @@ describe('probe against @modelcontextprotocol/server-everything (knows nothing o
     );
     expect(run.stdout).toContain('capability: not advertised\n');
     expect(run.stdout).toMatch(/\nprobe: \d+ passed, \d+ failed, \d+ skipped\n$/);
-  });
+  }, 120_000);
 
   it('exits 0 with --allow-nonconformant after printing the report', async () => {
     const run = await runCliProcess(['probe', '--stdio', serverEverythingCommand(), '--max-tools', '1', '--allow-nonconformant']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('verdict: NONCONFORMANT (');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 1 passed, 6 failed, 1 skipped');
-  });
+  }, 120_000);
 });

@@ -48,7 +48,7 @@ beforeAll(async () => {
   });
   await write('tree/notes.txt', 'not json, not scanned');
   await symlink(join(folder, 'nowhere.json'), join(folder, 'tree', 'deeper', 'e-dangling.json'));
-});
+}, 180_000);
 
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
