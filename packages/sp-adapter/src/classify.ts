@@ -157,9 +157,11 @@ const REGION_OF_HOST = /sellingpartnerapi-(na|eu|fe)\./i;
  * endpoint than the one called.
  *
  * @param request - the failed request (its query string is read, never echoed).
+ * @param endpointRegion - the region of the endpoint called, when its host does not tell
+ *   (`--upstream` points elsewhere).
  * @returns the hints, possibly none.
  */
-export function spMarketplaceHints(request: FailedRequest | undefined): string[] {
+export function spMarketplaceHints(request: FailedRequest | undefined, endpointRegion?: SpRegion): string[] {
   if (request === undefined) return [];
   let url: URL;
   try {
@@ -167,7 +169,7 @@ export function spMarketplaceHints(request: FailedRequest | undefined): string[]
   } catch {
     return [];
   }
-  const calledRegion = REGION_OF_HOST.exec(url.hostname)?.[1]?.toLowerCase() as SpRegion | undefined;
+  const calledRegion = (REGION_OF_HOST.exec(url.hostname)?.[1]?.toLowerCase() as SpRegion | undefined) ?? endpointRegion;
   const names = new Set<string>(SP_MARKETPLACE_ID_PROPERTIES.map((name) => name.toLowerCase()));
   const hints: string[] = [];
   for (const [name, raw] of url.searchParams) {
@@ -234,7 +236,13 @@ function classifyLwaHttp(failure: UpstreamHttpFailure, body: SpErrorBody): Class
   return classifySpLwaFailure(error);
 }
 
-function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext): ClassifiedError {
+/** What the classifier may know about the server beyond the failure itself. */
+export interface SpClassifySettings {
+  /** The region whose endpoint is called, for marketplace hints when the host does not tell. */
+  readonly region?: SpRegion | undefined;
+}
+
+function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext, settings: SpClassifySettings): ClassifiedError {
   const headers = isRecord(failure.headers) ? failure.headers : {};
   const requestId = spRequestId(headers);
   const body = parseSpErrorBody(failure.body, { status: failure.status, requestId, contentType: headers['content-type'] });
@@ -256,12 +264,12 @@ function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext): C
   } else if (status.error_kind === 'auth_error') {
     summary = `SP-API refused the credentials${label} (${statusText(failure.status)}${codeLabel})${message}`;
     hints.push(...spAuthHints(body).hints);
-    hints.push(...spMarketplaceHints(failure.request));
+    hints.push(...spMarketplaceHints(failure.request, settings.region));
   } else {
     summary = `SP-API answered ${statusText(failure.status)}${label}${codeLabel}${message}`;
     if (failure.status >= 500) hints.push(SP_SERVER_ERROR_HINT);
     hints.push(...(SP_STATUS_HINTS[failure.status] ?? []));
-    if (failure.status >= 400 && failure.status < 500) hints.push(...spMarketplaceHints(failure.request));
+    if (failure.status >= 400 && failure.status < 500) hints.push(...spMarketplaceHints(failure.request, settings.region));
   }
   return {
     error_kind: status.error_kind,
@@ -347,8 +355,9 @@ function clientFailure(failure: Exclude<ClassifiableFailure, UpstreamHttpFailure
  *
  * @param failure - what went wrong.
  * @param context - the tool and the time.
+ * @param settings - what the server knows besides (see {@link SpClassifySettings}).
  * @returns the classified error (core adds `tool`, `_meta` from the headers, bounds, redaction).
  */
-export function classifySpFailure(failure: ClassifiableFailure, context: ClassifyContext): ClassifiedError {
-  return failure.type === 'upstream_http' ? classifyHttp(failure, context) : clientFailure(failure);
+export function classifySpFailure(failure: ClassifiableFailure, context: ClassifyContext, settings: SpClassifySettings = {}): ClassifiedError {
+  return failure.type === 'upstream_http' ? classifyHttp(failure, context, settings) : clientFailure(failure);
 }

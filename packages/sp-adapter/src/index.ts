@@ -10,3 +10,7 @@ export * from './response-meta.js';
 export * from './redaction.js';
 export * from './error-body.js';
 export * from './classify.js';
+export * from './adapter.js';
+export * from './models.js';
+export * from './request.js';
+export * from './server.js';

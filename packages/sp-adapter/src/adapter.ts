@@ -1,0 +1,48 @@
+/**
+ * `spAdapter`: the SP-API implementation of core's `EnvelopeAdapter`. Everything SP-specific that
+ * core needs, as data plus pure functions: the kinds it can emit, the classifier, the response
+ * meta parser, the hint tables and the extra redaction patterns. Implements DESIGN 2 and the SP
+ * appendix of CONTRACT.md.
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeAdapter } from '@mcp-envelope/core';
+
+import { classifySpFailure, SP_ERROR_KINDS } from './classify.js';
+import { SP_HINT_TABLES } from './hint-tables.js';
+import { SP_REDACTION_PATTERNS } from './redaction.js';
+import type { SpRegion } from './regions.js';
+import { parseSpResponseMeta } from './response-meta.js';
+
+/** The adapter's server id in the migrations table. */
+export const SP_SERVER_ID = 'sp';
+
+/** Options of {@link createSpAdapter}. */
+export interface SpAdapterOptions {
+  /**
+   * The region whose endpoint the server calls right now (read at each classification), for
+   * marketplace hints when requests go to a host that does not name its region.
+   */
+  readonly region?: () => SpRegion | undefined;
+}
+
+/**
+ * Builds an SP adapter.
+ *
+ * @param options - see {@link SpAdapterOptions}.
+ * @returns the adapter: `id: 'sp'`, `errorKinds` (`sp_api_http`, `sp_api_client`, `auth_error`,
+ *   `rate_limited`), `classify`, `parseResponseMeta`, `hints` and `redactions`.
+ */
+export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter {
+  return {
+    id: SP_SERVER_ID,
+    errorKinds: SP_ERROR_KINDS,
+    classify: (failure, context) => classifySpFailure(failure, context, { region: options.region?.() }),
+    parseResponseMeta: (headers, now) => parseSpResponseMeta(headers, now),
+    hints: SP_HINT_TABLES,
+    redactions: SP_REDACTION_PATTERNS,
+  };
+}
+
+/** The SP adapter for servers that call the region endpoints directly. */
+export const spAdapter: EnvelopeAdapter = createSpAdapter();

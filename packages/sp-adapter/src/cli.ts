@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+/**
+ * `mcp-envelope-sp`: the reference SP-API MCP server. Stdio by default, Streamable HTTP with
+ * `--http PORT`. Tools come from the built-in catalog, or from every model file of `--models DIR`.
+ *
+ * @packageDocumentation
+ */
+import { Command, InvalidArgumentError } from 'commander';
+
+import { loadBuiltInCatalog, loadSpModels } from './models.js';
+import { parseSpRegion, SP_REGION_CODES } from './regions.js';
+import type { SpRegion } from './regions.js';
+import { createSpServer, SP_ADAPTER_VERSION, SP_SERVER_NAME } from './server.js';
+
+interface CliOptions {
+  readonly models?: string;
+  readonly upstream?: string;
+  readonly http?: number;
+  readonly host: string;
+  readonly region?: SpRegion;
+  readonly sandbox?: boolean;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a TCP port number (0-65535)');
+  return port;
+}
+
+function parseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http(s) URL');
+  return value.replace(/\/+$/, '');
+}
+
+function parseRegion(value: string): SpRegion {
+  const region = parseSpRegion(value);
+  if (region === undefined) throw new InvalidArgumentError(`must be one of ${SP_REGION_CODES.join(', ')}`);
+  return region;
+}
+
+/**
+ * Runs the CLI.
+ *
+ * @param argv - the process arguments (`process.argv`).
+ * @returns when the server is serving (stdio or HTTP); the process then stays up.
+ */
+export async function main(argv: readonly string[]): Promise<void> {
+  const program = new Command()
+    .name(SP_SERVER_NAME)
+    .description('Reference SP-API MCP server: SP-API operations as MCP tools, every failure a v1 error envelope.')
+    .version(SP_ADAPTER_VERSION)
+    .option('--models <dir>', 'load every *.json SP-API model in DIR (default: the built-in catalog)')
+    .option('--upstream <url>', 'send every SP-API call to this base URL instead of the region endpoint', parseUrl)
+    .option('--http <port>', 'serve Streamable HTTP on PORT (default: stdio)', parsePort)
+    .option('--host <host>', 'interface for --http', '127.0.0.1')
+    .option('--region <region>', `starting region: ${SP_REGION_CODES.join(', ')} (default: SP_API_REGION, else na)`, parseRegion)
+    .option('--sandbox', 'use the SP-API sandbox endpoints (default: SP_API_SANDBOX)')
+    .showHelpAfterError();
+  program.parse([...argv]);
+  const options = program.opts<CliOptions>();
+
+  const models = options.models === undefined ? await loadBuiltInCatalog() : await loadSpModels(options.models);
+  const server = createSpServer({ models, upstream: options.upstream, region: options.region, sandbox: options.sandbox });
+  if (options.http === undefined) {
+    await server.envelope.serveStdio();
+    return;
+  }
+  const handle = await server.envelope.serveStreamableHttp({ port: options.http, host: options.host });
+  process.stderr.write(`${SP_SERVER_NAME}: ${server.operations.size} SP-API tools on ${handle.url.href}\n`);
+  const stop = (): void => {
+    void handle.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main(process.argv).catch((error: unknown) => {
+  process.stderr.write(`${SP_SERVER_NAME}: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,324 @@
+/**
+ * The reference SP-API MCP server: one tool per SP-API operation (from the built-in catalog or
+ * from official model files), plus `set_region` and core's `get_envelope_contract`, on core's
+ * envelope runtime with the SP adapter. Upstream calls get an LWA access token (refresh-token
+ * flow, cached until shortly before expiry) and go to the region endpoint, the sandbox endpoint,
+ * or an `--upstream` URL.
+ *
+ * @packageDocumentation
+ */
+import { readFileSync } from 'node:fs';
+
+import {
+  compileTool,
+  createEnvelopeServer,
+  EnvelopeError,
+  LwaError,
+  LwaTokenClient,
+  lwaSettingsFromEnv,
+  UpstreamHttpError,
+} from '@mcp-envelope/core';
+import type { CompiledTool, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, JsonSchemaObject, ToolHandlerContext } from '@mcp-envelope/core';
+
+import { createSpAdapter } from './adapter.js';
+import { classifySpLwaFailure } from './classify.js';
+import { SP_CURATED_ENUMS, SP_HINT_TABLES, SP_MARKETPLACE_ID_PROPERTIES } from './hint-tables.js';
+import type { SpModel, SpModelOperation } from './models.js';
+import { DEFAULT_SP_REGION, parseSpRegion, SP_MARKETPLACE_IDS, SP_REGION_CODES, spEndpoint } from './regions.js';
+import type { SpRegion } from './regions.js';
+import { buildSpRequest, coerceJsonBody } from './request.js';
+
+/** This package's version. */
+export const SP_ADAPTER_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The server name sent at initialization. */
+export const SP_SERVER_NAME = 'mcp-envelope-sp';
+
+/** Default upstream timeout, in milliseconds. */
+export const DEFAULT_SP_TIMEOUT_MS = 30_000;
+
+/** The name of the region tool. */
+export const SET_REGION_TOOL_NAME = 'set_region';
+
+/** Where access tokens come from (core's `LwaTokenClient`, or a stand-in in tests). */
+export interface AccessTokenSource {
+  /** @returns a valid access token. @throws LwaError when none can be had. */
+  accessToken(): Promise<string>;
+  /** Forgets the cached token (after SP-API refused it). */
+  invalidate(): void;
+}
+
+/** Options of {@link createSpServer}. */
+export interface SpServerOptions {
+  /** The models whose operations become tools (see `loadSpModels`, `loadBuiltInCatalog`). */
+  readonly models: readonly SpModel[];
+  /** Environment (`LWA_*`, `SP_API_REGION`, `SP_API_SANDBOX`, `SP_API_TIMEOUT_MS`, `MCP_*`); defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Sends every call to this base URL instead of the region endpoint (tests, proxies). */
+  readonly upstream?: string | undefined;
+  /** Starting region; defaults to `SP_API_REGION`, else `na`. */
+  readonly region?: SpRegion | undefined;
+  /** Use the sandbox endpoints; defaults to `SP_API_SANDBOX`. */
+  readonly sandbox?: boolean | undefined;
+  /** Upstream timeout in milliseconds; defaults to `SP_API_TIMEOUT_MS`, else {@link DEFAULT_SP_TIMEOUT_MS}. */
+  readonly timeoutMs?: number | undefined;
+  /** Access tokens; defaults to core's `LwaTokenClient` over the `LWA_*` variables. */
+  readonly tokens?: AccessTokenSource;
+  /** Passed to core's `createEnvelopeServer` (switches, logger, version, ...). */
+  readonly envelope?: EnvelopeServerOptions;
+}
+
+/** The mutable upstream settings of a running server. */
+export interface SpServerState {
+  region: SpRegion;
+  sandbox: boolean;
+  readonly upstream: string | undefined;
+  readonly timeoutMs: number;
+}
+
+/** What {@link createSpServer} returns. */
+export interface SpServer {
+  /** Core's server (connect, serveStdio, serveStreamableHttp, close). */
+  readonly envelope: EnvelopeServer;
+  readonly state: SpServerState;
+  /** The operation tools, by name. */
+  readonly operations: ReadonlyMap<string, SpModelOperation>;
+  /** The current base URL of upstream calls. */
+  baseUrl(): string;
+}
+
+/** Why the server settings cannot be used. */
+export class SpSettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SpSettingsError';
+  }
+}
+
+/**
+ * Reads `SP_API_REGION`, `SP_API_SANDBOX` and `SP_API_TIMEOUT_MS`.
+ *
+ * @param env - the environment.
+ * @returns the values that are set.
+ * @throws SpSettingsError naming the variable when a value cannot be read.
+ */
+export function spSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): { region?: SpRegion; sandbox?: boolean; timeoutMs?: number } {
+  const result: { region?: SpRegion; sandbox?: boolean; timeoutMs?: number } = {};
+  const region = env['SP_API_REGION'];
+  if (region !== undefined && region.trim() !== '') {
+    const parsed = parseSpRegion(region);
+    if (parsed === undefined) throw new SpSettingsError(`SP_API_REGION must be one of ${SP_REGION_CODES.join(', ')} (or a name of one), got "${region.slice(0, 40)}"`);
+    result.region = parsed;
+  }
+  const sandbox = env['SP_API_SANDBOX']?.trim().toLowerCase();
+  if (sandbox !== undefined && sandbox !== '') {
+    if (!['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(sandbox)) throw new SpSettingsError('SP_API_SANDBOX must be true or false');
+    result.sandbox = ['true', '1', 'yes', 'on'].includes(sandbox);
+  }
+  const timeout = env['SP_API_TIMEOUT_MS']?.trim();
+  if (timeout !== undefined && timeout !== '') {
+    const milliseconds = Number(timeout);
+    if (!Number.isInteger(milliseconds) || milliseconds < 1) throw new SpSettingsError('SP_API_TIMEOUT_MS must be a positive integer (milliseconds)');
+    result.timeoutMs = milliseconds;
+  }
+  return result;
+}
+
+type JsonRecord = Record<string, unknown>;
+
+function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A property schema with `enum` set on it, or on its items for a list, unless it already has one. */
+function withEnum(schema: unknown, values: readonly string[]): unknown {
+  if (!isRecord(schema)) return schema;
+  const type = schema['type'];
+  if (type === 'array' && isRecord(schema['items'])) {
+    const items = schema['items'];
+    if (items['enum'] !== undefined || (items['type'] !== undefined && items['type'] !== 'string')) return schema;
+    return { ...schema, items: { ...items, enum: [...values] } };
+  }
+  if (type === 'string' && schema['enum'] === undefined) return { ...schema, enum: [...values] };
+  return schema;
+}
+
+/**
+ * The input schema published for an operation: the converted schema with the curated enums and
+ * the marketplace ids applied to top-level properties of those names, and a JSON body that may
+ * also come as JSON text (parsed, then checked, before sending).
+ */
+function publishedSchema(operation: SpModelOperation): JsonSchemaObject {
+  const properties = isRecord(operation.inputSchema['properties']) ? { ...operation.inputSchema['properties'] } : {};
+  for (const [name, values] of Object.entries(SP_CURATED_ENUMS)) {
+    if (Object.hasOwn(properties, name)) properties[name] = withEnum(properties[name], values);
+  }
+  for (const name of SP_MARKETPLACE_ID_PROPERTIES) {
+    if (Object.hasOwn(properties, name)) properties[name] = withEnum(properties[name], SP_MARKETPLACE_IDS);
+  }
+  const body = operation.body;
+  if (body !== undefined && /json/i.test(body.mediaType) && isRecord(properties[body.property])) {
+    const schema = properties[body.property] as JsonRecord;
+    if (schema['type'] === 'object' || schema['type'] === 'array') {
+      const description = typeof schema['description'] === 'string' ? `${schema['description']} ` : '';
+      properties[body.property] = { ...schema, type: [schema['type'], 'string'], description: `${description}(May also be sent as JSON text.)` };
+    }
+  }
+  return { ...operation.inputSchema, properties };
+}
+
+function toolDescription(operation: SpModelOperation): string {
+  const text = [operation.summary, operation.description].filter((part): part is string => part !== undefined && part !== '');
+  const unique = text.length === 2 && text[1]?.startsWith(text[0] ?? '') === true ? [text[1]] : text;
+  return `${unique.join(' ')}${unique.length > 0 ? ' ' : ''}(SP-API ${operation.method} ${operation.path}${operation.deprecated ? '; deprecated' : ''})`.slice(0, 1200);
+}
+
+async function readResult(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text.trim() === '') return {};
+  const contentType = response.headers.get('content-type') ?? '';
+  if (/json/i.test(contentType) || /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/**
+ * Creates the reference SP-API server on core's runtime. Tools: one per operation of `models`
+ * (named `<model>_<operationId>`), `set_region`, and core's `get_envelope_contract`.
+ *
+ * A call builds the request (`buildSpRequest`: path, query lists comma-separated, headers, JSON
+ * body), gets an access token (failures become `auth_error` / `AUTHENTICATION_ERROR` envelopes,
+ * naming missing `LWA_*` variables), and sends it with core's `upstreamFetch`; failures are
+ * classified by the SP adapter. A 401/403 drops the cached access token.
+ *
+ * @param options - see {@link SpServerOptions}.
+ * @returns the server, its state and its operation tools.
+ * @throws SpSettingsError when `SP_API_REGION`, `SP_API_SANDBOX` or `SP_API_TIMEOUT_MS` is unreadable.
+ * @throws TypeError from core when a generated schema does not compile (a broken model).
+ */
+export function createSpServer(options: SpServerOptions): SpServer {
+  const env = options.env ?? process.env;
+  const fromEnv = spSettingsFromEnv(env);
+  const state: SpServerState = {
+    region: options.region ?? fromEnv.region ?? DEFAULT_SP_REGION,
+    sandbox: options.sandbox ?? fromEnv.sandbox ?? false,
+    upstream: options.upstream,
+    timeoutMs: options.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_SP_TIMEOUT_MS,
+  };
+  const baseUrl = (): string => state.upstream ?? spEndpoint(state.region, state.sandbox);
+  const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettingsFromEnv(env));
+  const adapter = createSpAdapter({ region: () => state.region });
+  const envelopeOptions: EnvelopeServerOptions = { env, ...options.envelope };
+
+  const operations = new Map<string, SpModelOperation>();
+  for (const model of options.models) for (const operation of model.operations) operations.set(operation.toolName, operation);
+
+  const bodyChecks = new Map<string, CompiledTool>();
+  function checkParsedBody(operation: SpModelOperation, value: unknown): void {
+    const body = operation.body;
+    if (body === undefined) return;
+    let check = bodyChecks.get(operation.toolName);
+    if (check === undefined) {
+      const schema = isRecord(operation.inputSchema['properties']) ? operation.inputSchema['properties'][body.property] : undefined;
+      check = compileTool(`${operation.toolName}#${body.property}`, { type: 'object', properties: { [body.property]: schema ?? {} } }, {
+        normalizationEnabled: false,
+        strictUnknownFields: false,
+        hints: SP_HINT_TABLES,
+      });
+      bodyChecks.set(operation.toolName, check);
+    }
+    const result = check.check({ [body.property]: value });
+    if (result.ok) return;
+    throw new EnvelopeError({
+      error_kind: 'mcp_input_validation',
+      error_code: result.error_code,
+      summary: result.summary,
+      details: result.details,
+      hints: result.hints,
+      retryable: false,
+    });
+  }
+
+  async function accessToken(): Promise<string> {
+    try {
+      return await tokens.accessToken();
+    } catch (error) {
+      if (LwaError.isInstance(error)) throw new EnvelopeError(classifySpLwaFailure(error), { cause: error });
+      throw error;
+    }
+  }
+
+  function operationTool(operation: SpModelOperation): EnvelopeTool {
+    const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
+    return {
+      name: operation.toolName,
+      description: toolDescription(operation),
+      inputSchema: publishedSchema(operation),
+      annotations: { readOnlyHint: readOnly, destructiveHint: operation.method === 'DELETE', idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE', openWorldHint: true },
+      handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
+        const body = operation.body;
+        let prepared = args;
+        if (body !== undefined && typeof args[body.property] === 'string') {
+          const parsed = coerceJsonBody(args[body.property], body.property);
+          if (parsed !== args[body.property]) {
+            checkParsedBody(operation, parsed);
+            prepared = { ...args, [body.property]: parsed };
+          }
+        }
+        const request = buildSpRequest(operation, prepared, baseUrl());
+        const token = await accessToken();
+        try {
+          const response = await context.fetch(request.url, {
+            method: request.method,
+            headers: { ...request.headers, accept: 'application/json', 'user-agent': `${SP_SERVER_NAME}/${SP_ADAPTER_VERSION} (Language=JavaScript; Platform=Node.js)`, 'x-amz-access-token': token },
+            ...(request.body === undefined ? {} : { body: request.body }),
+            timeoutMs: state.timeoutMs,
+          });
+          return await readResult(response);
+        } catch (error) {
+          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403)) tokens.invalidate();
+          throw error;
+        }
+      },
+    };
+  }
+
+  const setRegion: EnvelopeTool = {
+    name: SET_REGION_TOOL_NAME,
+    title: 'Choose the SP-API region',
+    description:
+      'Sets the SP-API region later calls go to: na (North America and Brazil), eu (Europe, Middle East, India, Africa) or fe (Japan, Australia, Singapore). Sellers are registered in one region; calls for their marketplaces must go to its endpoint. Optionally switches to the sandbox endpoints.',
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        region: { type: 'string', enum: [...SP_REGION_CODES], description: 'na, eu or fe.' },
+        sandbox: { type: 'boolean', description: 'Use the sandbox endpoints (static test data).' },
+      },
+      required: ['region'],
+    },
+    handler: (args: Record<string, unknown>) => {
+      state.region = args['region'] as SpRegion;
+      if (typeof args['sandbox'] === 'boolean') state.sandbox = args['sandbox'];
+      return { region: state.region, sandbox: state.sandbox, endpoint: baseUrl(), upstream_override: state.upstream !== undefined };
+    },
+  };
+
+  const tools: EnvelopeTool[] = [...[...operations.values()].map(operationTool), setRegion];
+  const envelope = createEnvelopeServer({
+    info: { name: SP_SERVER_NAME, version: SP_ADAPTER_VERSION, title: 'SP-API (reference envelope server)' },
+    adapter,
+    tools,
+    options: {
+      instructions:
+        'Amazon Selling Partner API tools. Every failure is a JSON error envelope (error_kind, error_code, retryable, hints); call get_envelope_contract for the kinds. Use set_region before calling marketplaces of another region.',
+      ...envelopeOptions,
+    },
+  });
+  return { envelope, state, operations, baseUrl };
+}

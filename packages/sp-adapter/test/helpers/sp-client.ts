@@ -1,0 +1,50 @@
+/**
+ * Connects the real MCP SDK client to a reference SP server in this process.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
+import type { SpModel, SpServer, SpServerOptions } from '../../src/index.js';
+import type { FakeUpstream } from './fake-upstream.js';
+
+/** A connected client and its server. */
+export interface Connected {
+  readonly client: Client;
+  readonly server: SpServer;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** The LWA variables pointing at the fake token endpoint. */
+export function lwaEnv(upstream: FakeUpstream): Record<string, string> {
+  return { LWA_CLIENT_ID: 'amzn1.application-oa2-client.testclient0001', LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66', LWA_REFRESH_TOKEN: 'Atzr|fake-refresh-token', LWA_TOKEN_URL: upstream.tokenUrl };
+}
+
+const silentLogger = { error: (): void => undefined, warn: (): void => undefined };
+
+let catalog: Promise<SpModel[]> | undefined;
+
+/**
+ * Creates a server (built-in catalog unless `models` is given) and connects a client to it.
+ *
+ * @param options - server options; `models` defaults to the built-in catalog.
+ */
+export async function connect(options: Partial<SpServerOptions> & { readonly env: Record<string, string | undefined> }): Promise<Connected> {
+  catalog ??= loadBuiltInCatalog();
+  const server = createSpServer({ models: options.models ?? (await catalog), ...options, envelope: { logger: silentLogger, ...options.envelope } });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.envelope.connect(serverTransport);
+  const client = new Client({ name: 'sp-adapter-tests', version: '1.0.0' });
+  await client.connect(clientTransport);
+  return {
+    client,
+    server,
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: async () => {
+      await client.close();
+      await server.envelope.close();
+    },
+  };
+}
