@@ -1,0 +1,167 @@
+/**
+ * `compileTool`: everything about a tool's input schema computed once (property index, the
+ * published schema with strict-mode injection, the Ajv validator), and the per-call `check`.
+ * Implements CONTRACT.md "Pre-flight normalization", "Strict unknown fields", "Schema validation
+ * codes" and "Hints".
+ *
+ * @packageDocumentation
+ */
+import type { NormalizedEvent } from '@mcp-envelope/contract';
+
+import { buildHints } from './hints.js';
+import { isJsonObject } from './json-type.js';
+import { ObjectBuilder, copyArguments, normalizeArguments } from './normalize.js';
+import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
+import { prepareSchema } from './prepare-schema.js';
+import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
+import type { SchemaNode, TopLevelShape } from './schema-shape.js';
+import { abortedViolation, collectViolations, compileValidator } from './schema-validation.js';
+import type { Violation, ViolationContext } from './schema-validation.js';
+import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './types.js';
+
+const NO_EVENTS: readonly NormalizedEvent[] = Object.freeze([]);
+
+/** The keyword strict mode injects, if any, for a schema's top level. */
+export type InjectedKeyword = 'additionalProperties' | 'unevaluatedProperties' | undefined;
+
+/**
+ * Decides the strict-mode injection (CONTRACT.md "Strict unknown fields"): only when strict mode
+ * is on and the top level states no intent about extra keys (no `additionalProperties`,
+ * `unevaluatedProperties` or `patternProperties` on the root, its `$ref` chain or its `allOf`
+ * branches). `additionalProperties: false` is injected when every property is in the root's own
+ * `properties`; when properties come from a `$ref` target or an `allOf`/`anyOf`/`oneOf` branch,
+ * `unevaluatedProperties: false` is injected instead, because a top-level
+ * `additionalProperties: false` would reject those valid keys.
+ *
+ * @param shape - the schema's top-level view.
+ * @param strictUnknownFields - `MCP_STRICT_UNKNOWN_FIELDS`.
+ * @returns the keyword to inject with the value `false`, or `undefined`.
+ */
+export function injectedKeyword(shape: TopLevelShape, strictUnknownFields: boolean): InjectedKeyword {
+  const silent = shape.additionalIntent === 'absent' && shape.unevaluatedIntent === 'absent' && !shape.patternsDeclared;
+  if (!strictUnknownFields || !silent) return undefined;
+  return shape.composed ? 'unevaluatedProperties' : 'additionalProperties';
+}
+
+/**
+ * What happens to a top-level key that matches no property, given the schema and the injection:
+ * `allowed` when the schema admits extra keys, `rejected` when validation will reject it
+ * (injected or author-written `false`), else `passed_through`. The event label follows the
+ * actual outcome, so a schema that itself says `additionalProperties: false` reports
+ * `unknown_field_rejected` even with strict mode off.
+ *
+ * @param shape - the schema's top-level view.
+ * @param injected - the injected keyword, if any.
+ * @returns the outcome.
+ */
+export function unknownKeyOutcome(shape: TopLevelShape, injected: InjectedKeyword): UnknownKeyOutcome {
+  if (injected !== undefined) return 'rejected';
+  const intent = shape.additionalIntent !== 'absent' ? shape.additionalIntent : shape.unevaluatedIntent;
+  if (intent === 'allows') return 'allowed';
+  return intent === 'forbids' ? 'rejected' : 'passed_through';
+}
+
+/**
+ * Compiles a tool's input schema once: Ajv 2020-12 with ajv-formats, non-strict (OpenAPI-derived
+ * schemas carry `x-*`, `example`, `discriminator`). A schema declaring another `$schema`
+ * (draft-07, 2019-09, ...) still compiles: the declaration is left out of the compiled copy only,
+ * tuple `items` become `prefixItems`, and the published schema keeps the author's text.
+ *
+ * The returned `check(args)`:
+ * 1. treats `undefined` as `{}`; leaves non-objects (arrays, strings, `null`) as they are, so
+ *    validation reports `SCHEMA_TYPE_MISMATCH` at the root path `''`;
+ * 2. when `normalizationEnabled`, normalizes the top-level keys (see `normalizeArguments`) into a
+ *    new object; otherwise copies them. The caller's object is never mutated, and `__proto__`,
+ *    `constructor`, `prototype` stay plain data keys;
+ * 3. validates; on failure returns the sorted details (`VIOLATION_ORDER`), the first detail's
+ *    code as `error_code`, its summary (plus ` (and N more)` when there are several) and the
+ *    hints (`buildHints`). It never throws.
+ *
+ * @param name - the tool name.
+ * @param inputSchema - the author's input schema (never mutated; deep-copied).
+ * @param options - the pipeline switches and the adapter's hint tables.
+ * @returns the compiled tool.
+ * @throws TypeError when the schema is not a JSON object, cannot be copied as JSON, is not a
+ *   valid JSON Schema, or its top-level `type` is not `"object"` (on the root, or on the target
+ *   of the root's `$ref` when the root has no `type`).
+ */
+export function compileTool(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): CompiledTool {
+  if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
+  let author: Record<string, unknown>;
+  try {
+    author = structuredClone(inputSchema);
+  } catch (error) {
+    throw new TypeError(`inputSchema of tool "${name}" must be plain JSON`, { cause: error });
+  }
+  const shape = analyzeTopLevel(author);
+  if (!shape.objectTyped || (shape.rootType !== undefined && shape.rootType !== 'object')) {
+    throw new TypeError(`inputSchema of tool "${name}" must have the top-level type "object"`);
+  }
+  const injected = injectedKeyword(shape, options.strictUnknownFields);
+  const published: Record<string, unknown> = { ...author };
+  if (injected !== undefined) published[injected] = false;
+
+  const prepared = prepareSchema(published, new Set<SchemaNode>([published, ...shape.layers]));
+  let validate: ReturnType<typeof compileValidator>;
+  try {
+    validate = compileValidator(prepared.schema);
+  } catch (error) {
+    throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
+      cause: error,
+    });
+  }
+
+  const index: NormalizationIndex = {
+    properties: shape.properties,
+    folded: shape.folded,
+    patterns: shape.patterns,
+    unknownKeyOutcome: unknownKeyOutcome(shape, injected),
+    keyRenames: options.hints?.keyRenames,
+  };
+  const propertyOrder = new Map<string, number>();
+  for (const info of shape.properties.values()) propertyOrder.set(info.name, info.order);
+  const context: ViolationContext = { collapsing: prepared.collapsing, propertyOrder };
+  const normalizationEnabled = options.normalizationEnabled;
+  const builder = new ObjectBuilder();
+  const tables = options.hints;
+
+  function failure(violations: readonly Violation[], events: readonly NormalizedEvent[], args: unknown): ArgumentCheck {
+    const first = violations[0] as Violation;
+    const others = violations.length - 1;
+    return {
+      ok: false,
+      events,
+      error_code: first.code,
+      summary: others > 0 ? `${first.detail.issue} (and ${others} more)` : first.detail.issue,
+      details: violations.map((violation) => violation.detail),
+      hints: buildHints({ violations, args, shape, root: published, tables }),
+    };
+  }
+
+  function check(args: unknown): ArgumentCheck {
+    let candidate: unknown = args === undefined ? {} : args;
+    let events = NO_EVENTS;
+    try {
+      if (isJsonObject(candidate)) {
+        if (normalizationEnabled) {
+          const normalized = normalizeArguments(candidate, index, builder);
+          candidate = normalized.args;
+          events = normalized.events;
+        } else {
+          candidate = copyArguments(candidate, index.properties, builder);
+        }
+      }
+      if (validate(candidate)) return { ok: true, args: candidate as Record<string, unknown>, events };
+      const violations = collectViolations(validate.errors ?? [], context);
+      return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate);
+    } catch {
+      try {
+        return failure([abortedViolation(candidate)], events, candidate);
+      } catch {
+        return failure([abortedViolation(undefined)], events, undefined);
+      }
+    }
+  }
+
+  return { name, publishedInputSchema: published, check };
+}

@@ -1,0 +1,470 @@
+/**
+ * Strict JSON Schema validation of tool arguments with Ajv (draft 2020-12 + ajv-formats), and
+ * the mapping of Ajv errors to `SCHEMA_*` details in a stable order. Implements CONTRACT.md
+ * "Schema validation codes" and DESIGN 5 (detail paths and keyword parameters).
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail, SchemaErrorCode } from '@mcp-envelope/contract';
+import { fillTemplate, schemaCodeEntry } from '@mcp-envelope/contract';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsModule from 'ajv-formats';
+
+import { jsonTypeOf } from './json-type.js';
+import type { CollapsingInfo, PreparedSchema } from './prepare-schema.js';
+
+const addFormats = formatsModule.default;
+
+/**
+ * The order in which violations are sorted, and so which one names the envelope's `error_code`:
+ * 1. by category, in the order of this list (`required` first; every keyword not listed falls in
+ *    the last category, `other`: `format`, `pattern`, lengths, bounds, item counts, uniqueness,
+ *    `multipleOf` and every fallback keyword);
+ * 2. then by path: the first segment in the document order of the schema's top-level properties
+ *    (the root itself first, keys the schema does not define after all defined ones, in code-unit
+ *    order), then the remaining segments (array indexes numerically, names in code-unit order),
+ *    a parent before its children;
+ * 3. then by the JSON Schema keyword name, in code-unit order.
+ */
+export const VIOLATION_ORDER = [
+  { category: 'required', keywords: ['required'] },
+  { category: 'unknown_key', keywords: ['additionalProperties', 'unevaluatedProperties'] },
+  { category: 'type', keywords: ['type'] },
+  { category: 'value', keywords: ['enum', 'const'] },
+  { category: 'combinator', keywords: ['anyOf', 'oneOf', 'allOf'] },
+  { category: 'other', keywords: [] },
+] as const;
+
+/** One category of {@link VIOLATION_ORDER}. */
+export type ViolationCategory = (typeof VIOLATION_ORDER)[number]['category'];
+
+const RANK_BY_KEYWORD = new Map<string, number>();
+VIOLATION_ORDER.forEach((entry, rank) => {
+  for (const keyword of entry.keywords) RANK_BY_KEYWORD.set(keyword, rank);
+});
+const OTHER_RANK = VIOLATION_ORDER.length - 1;
+
+/** One schema violation: the envelope detail plus what sorting and hints need. */
+export interface Violation {
+  /** The JSON Schema keyword that failed (`exclusiveMaximum`, `unevaluatedProperties`, `allOf`, ...). */
+  readonly keyword: string;
+  /** The key of the code table entry used (`maximum` for `exclusiveMaximum`, ...). */
+  readonly tableKeyword: string;
+  readonly code: SchemaErrorCode;
+  /** The detail's path: JSON pointer without the leading slash, unescaped; `''` for the root. */
+  readonly path: string;
+  /** The path's segments (`[]` for the root). */
+  readonly segments: readonly string[];
+  /** Position of the keyword's category in {@link VIOLATION_ORDER}. */
+  readonly rank: number;
+  /** The `details[]` entry. */
+  readonly detail: EnvelopeDetail;
+  /** Placeholder values for the code's summary and hint templates. */
+  readonly templateValues: Readonly<Record<string, unknown>>;
+  /** The value received at {@link path} (`undefined` when missing). */
+  readonly value: unknown;
+  /** The schema object holding the failing keyword, as Ajv reports it. */
+  readonly parentSchema: unknown;
+  /** `required` errors folded into an `allOf` detail (for `missing_required` hints). */
+  readonly foldedRequired: readonly Violation[];
+}
+
+const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
+
+function newAjv(unicodeRegExp: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, unicodeRegExp });
+  addFormats(ajv);
+  return ajv;
+}
+
+let sharedAjv: Ajv2020 | undefined;
+
+/**
+ * Compiles a prepared schema with Ajv 2020-12 (`allErrors`, non-strict so that OpenAPI keywords
+ * such as `x-*`, `example`, `discriminator` are ignored, every ajv-formats format). A shared Ajv
+ * instance is used and the schema is removed from it afterwards (the compiled function keeps
+ * working), so tools may reuse `$id`s. When that fails, a fresh instance is tried, then one
+ * without the `u` flag on patterns (for OpenAPI patterns that are only valid without it).
+ *
+ * @param schema - the prepared schema.
+ * @returns the validate function.
+ * @throws TypeError when no attempt compiles (the message names Ajv's reason).
+ */
+export function compileValidator(schema: Record<string, unknown>): ValidateFunction {
+  const shared = (sharedAjv ??= newAjv(true));
+  let firstError: unknown;
+  try {
+    return shared.compile(schema);
+  } catch (error) {
+    firstError = error;
+  } finally {
+    shared.removeSchema(schema);
+  }
+  for (const unicode of [true, false]) {
+    try {
+      return newAjv(unicode).compile(schema);
+    } catch {
+      // try the next configuration
+    }
+  }
+  const reason = firstError instanceof Error ? firstError.message : String(firstError);
+  throw new TypeError(`not a valid JSON Schema: ${reason}`);
+}
+
+function unescapeSegment(segment: string): string {
+  return segment.includes('~') ? segment.replace(/~1/g, '/').replace(/~0/g, '~') : segment;
+}
+
+function pointerSegments(instancePath: string): string[] {
+  return instancePath === '' ? [] : instancePath.slice(1).split('/').map(unescapeSegment);
+}
+
+function ownValue(container: unknown, key: string): unknown {
+  if (typeof container !== 'object' || container === null) return undefined;
+  return Object.getOwnPropertyDescriptor(container, key)?.value;
+}
+
+function codePointLength(text: string): number {
+  let length = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) index += 1;
+    }
+    length += 1;
+  }
+  return length;
+}
+
+function templatePathOf(segments: readonly string[]): string {
+  return segments.length === 0 ? 'arguments' : segments.join('/');
+}
+
+interface Draft {
+  keyword: string;
+  tableKeyword: string;
+  segments: string[];
+  templateSegments: string[];
+  value: unknown;
+  extras: Record<string, unknown>;
+  templateExtras: Record<string, unknown>;
+}
+
+/** Builds the keyword-specific part of a detail from one Ajv error (not the collapsing ones). */
+function draftFor(error: ErrorObject): Draft {
+  const keyword = error.keyword;
+  const params = error.params as Record<string, unknown>;
+  const segments = pointerSegments(error.instancePath);
+  const draft: Draft = {
+    keyword,
+    tableKeyword: keyword,
+    segments,
+    templateSegments: segments,
+    value: error.data,
+    extras: {},
+    templateExtras: {},
+  };
+  switch (keyword) {
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      draft.segments = [...segments, missing];
+      draft.templateSegments = draft.segments;
+      draft.value = undefined;
+      draft.extras = { field: missing };
+      break;
+    }
+    case 'additionalProperties':
+    case 'unevaluatedProperties': {
+      const extra = String(params[keyword === 'additionalProperties' ? 'additionalProperty' : 'unevaluatedProperty']);
+      draft.tableKeyword = 'additionalProperties';
+      draft.segments = [...segments, extra];
+      draft.value = ownValue(error.data, extra);
+      draft.extras = { extra };
+      break;
+    }
+    case 'type': {
+      const expected = params['type'];
+      draft.extras = { expected_type: Array.isArray(expected) ? expected.map(String).join('|') : String(expected) };
+      break;
+    }
+    case 'maxItems':
+    case 'minItems':
+      draft.extras = { limit: params['limit'], actual: Array.isArray(error.data) ? error.data.length : undefined };
+      break;
+    case 'maxLength':
+    case 'minLength':
+      draft.extras = { limit: params['limit'], actual: typeof error.data === 'string' ? codePointLength(error.data) : undefined };
+      break;
+    case 'maximum':
+    case 'minimum':
+      draft.extras = { limit: params['limit'] };
+      break;
+    case 'exclusiveMaximum':
+    case 'exclusiveMinimum':
+      draft.tableKeyword = keyword === 'exclusiveMaximum' ? 'maximum' : 'minimum';
+      draft.extras = { limit: params['limit'], exclusive: true };
+      draft.templateExtras = { limit: `${String(params['limit'])} (exclusive)` };
+      break;
+    case 'enum':
+      draft.extras = { allowed: Array.isArray(params['allowedValues']) ? [...(params['allowedValues'] as unknown[])] : [] };
+      break;
+    case 'const':
+      draft.extras = { allowed: [params['allowedValue']] };
+      break;
+    case 'format':
+      draft.extras = { format: params['format'] };
+      break;
+    case 'pattern':
+      draft.extras = { pattern: params['pattern'] };
+      break;
+    case 'multipleOf':
+      draft.extras = { limit: params['multipleOf'] };
+      break;
+    case 'uniqueItems': {
+      const first = Number(params['i']);
+      const second = Number(params['j']);
+      draft.extras = { actual: [Math.min(first, second), Math.max(first, second)] };
+      break;
+    }
+    case 'dependentRequired': {
+      const missing = String(params['missingProperty']);
+      draft.segments = [...segments, missing];
+      draft.templateSegments = draft.segments;
+      draft.value = undefined;
+      draft.extras = { keyword, field: missing, required_by: params['property'] };
+      break;
+    }
+    default: {
+      draft.extras = { keyword };
+      if (typeof params['limit'] === 'number') draft.extras['limit'] = params['limit'];
+    }
+  }
+  if (draft.tableKeyword === 'additionalProperties') draft.templateSegments = segments;
+  return draft;
+}
+
+function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Violation[] = []): Violation {
+  const entry = schemaCodeEntry(draft.tableKeyword);
+  const path = draft.segments.join('/');
+  const receivedType = jsonTypeOf(draft.value);
+  const templateValues = { ...draft.extras, ...draft.templateExtras, path: templatePathOf(draft.templateSegments), received_type: receivedType };
+  const detail: EnvelopeDetail = {
+    path,
+    issue: fillTemplate(entry.summary_template, templateValues),
+    received_type: receivedType,
+    ...draft.extras,
+  };
+  const rankKeyword = draft.tableKeyword === 'additionalProperties' ? 'additionalProperties' : draft.keyword;
+  return {
+    keyword: draft.keyword,
+    tableKeyword: draft.tableKeyword,
+    code: entry.error_code,
+    path,
+    segments: draft.segments,
+    rank: RANK_BY_KEYWORD.get(rankKeyword) ?? OTHER_RANK,
+    detail,
+    templateValues,
+    value: draft.value,
+    parentSchema,
+    foldedRequired,
+  };
+}
+
+/**
+ * The violation reported when validation itself could not finish (the validator threw, e.g. on
+ * input nested deeper than the stack allows): `SCHEMA_VALIDATION_FAILED` at the root with
+ * `keyword: 'validation_aborted'`. The exception's message is never exposed.
+ *
+ * @param value - the arguments that were being validated.
+ * @returns the violation.
+ */
+export function abortedViolation(value: unknown): Violation {
+  const keyword = 'validation_aborted';
+  return finish(
+    { keyword, tableKeyword: keyword, segments: [], templateSegments: [], value, extras: { keyword }, templateExtras: {} },
+    undefined,
+  );
+}
+
+function isAtOrBelow(instancePath: string, base: string): boolean {
+  return base === '' || instancePath === base || instancePath.startsWith(`${base}/`);
+}
+
+function branchOf(error: ErrorObject, base: string, info: CollapsingInfo | undefined): number | undefined {
+  const schemaPath = error.schemaPath;
+  const prefix = `${base}${info?.branchBase ?? ''}/`;
+  if (schemaPath.startsWith(prefix)) {
+    if (info?.kind === 'propertyNames' || info?.kind === 'contains') return 0;
+    const index = Number.parseInt(schemaPath.slice(prefix.length), 10);
+    return Number.isNaN(index) ? undefined : index;
+  }
+  if (info !== undefined) {
+    for (const [reference, index] of info.references) {
+      if (schemaPath === reference || schemaPath.startsWith(`${reference}/`)) return index;
+    }
+  }
+  return undefined;
+}
+
+const COLLAPSING_KEYWORDS = new Set(['anyOf', 'oneOf', 'propertyNames', 'contains']);
+
+/** Context for {@link collectViolations}. */
+export interface ViolationContext {
+  /** From {@link PreparedSchema.collapsing}. */
+  readonly collapsing: PreparedSchema['collapsing'];
+  /** Top-level property name -> document position, for sorting. */
+  readonly propertyOrder: ReadonlyMap<string, number>;
+}
+
+/**
+ * Turns Ajv's errors into violations: one per error, except that a failing `anyOf`, `oneOf`,
+ * (wrapped) `allOf`, `propertyNames` or `contains` becomes one violation at its instance path
+ * with its branch errors folded into a short `branches` list, and `if` wrapper errors are
+ * dropped (the `then`/`else` errors stay). Duplicates (same code, path and keyword) are dropped.
+ * The result is sorted by {@link VIOLATION_ORDER}.
+ *
+ * @param errors - `validate.errors` after a failed validation (`allErrors: true`, `verbose: true`).
+ * @param context - the collapsing table and the property order.
+ * @returns the sorted violations (at least one when `errors` is not empty).
+ */
+export function collectViolations(errors: readonly ErrorObject[], context: ViolationContext): Violation[] {
+  const consumedBy = new Array<number | undefined>(errors.length);
+  const directErrors = new Map<ErrorObject, ErrorObject[]>();
+  const violations: Violation[] = [];
+  for (let index = 0; index < errors.length; index += 1) {
+    const error = errors[index] as ErrorObject;
+    if (error.keyword === 'if') {
+      consumedBy[index] ??= -1;
+      continue;
+    }
+    if (!COLLAPSING_KEYWORDS.has(error.keyword)) continue;
+    const info = collapsingInfoOf(error, context);
+    // Branch errors sit directly before the combinator's own error; walk back over them.
+    const direct: ErrorObject[] = [];
+    for (let back = index - 1; back >= 0; back -= 1) {
+      const inner = errors[back] as ErrorObject;
+      if (!isAtOrBelow(inner.instancePath, error.instancePath)) break;
+      if (branchOf(inner, error.schemaPath, info) === undefined) break;
+      if (consumedBy[back] === undefined) {
+        consumedBy[back] = index;
+        direct.unshift(inner);
+      }
+    }
+    directErrors.set(error, direct);
+  }
+
+  for (let index = 0; index < errors.length; index += 1) {
+    if (consumedBy[index] !== undefined) continue;
+    const error = errors[index] as ErrorObject;
+    if (!COLLAPSING_KEYWORDS.has(error.keyword)) {
+      violations.push(finish(draftFor(error), error.parentSchema));
+      continue;
+    }
+    violations.push(collapsedViolation(error, context, directErrors));
+  }
+  return sortViolations(dedupe(violations), context.propertyOrder);
+}
+
+function collapsingInfoOf(error: ErrorObject, context: ViolationContext): CollapsingInfo | undefined {
+  return typeof error.schema === 'object' && error.schema !== null ? context.collapsing.get(error.schema) : undefined;
+}
+
+function collapsedViolation(error: ErrorObject, context: ViolationContext, directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>): Violation {
+  const info = collapsingInfoOf(error, context);
+  const kind = info?.kind ?? (error.keyword as CollapsingInfo['kind']);
+  const direct = directErrors.get(error) ?? [];
+  const segments = pointerSegments(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  const extras: Record<string, unknown> = {};
+  const foldedRequired: Violation[] = [];
+  if (kind === 'propertyNames' || kind === 'contains') {
+    extras['keyword'] = kind;
+    if (kind === 'propertyNames') extras['extra'] = params['propertyName'];
+  } else {
+    const branches: { branch: number; error_code: SchemaErrorCode; path: string }[] = [];
+    for (const inner of direct) {
+      if (inner.keyword === 'if') continue;
+      const branch = branchOf(inner, error.schemaPath, info);
+      const innerViolation = COLLAPSING_KEYWORDS.has(inner.keyword)
+        ? collapsedViolation(inner, context, directErrors)
+        : finish(draftFor(inner), inner.parentSchema);
+      if (kind === 'allOf' && inner.keyword === 'required') foldedRequired.push(innerViolation);
+      if (branch !== undefined && branches.length < 10) {
+        branches.push({ branch, error_code: innerViolation.code, path: innerViolation.path });
+      }
+    }
+    branches.sort((left, right) => left.branch - right.branch);
+    extras['branches'] = branches;
+    if (kind === 'oneOf' && Array.isArray(params['passingSchemas'])) extras['passing'] = [...(params['passingSchemas'] as unknown[])];
+  }
+  const draft: Draft = {
+    keyword: kind,
+    tableKeyword: kind,
+    segments,
+    templateSegments: segments,
+    value: error.data,
+    extras,
+    templateExtras: {},
+  };
+  return finish(draft, error.parentSchema, foldedRequired);
+}
+
+function dedupe(violations: Violation[]): Violation[] {
+  const seen = new Set<string>();
+  return violations.filter((violation) => {
+    const key = `${violation.code}\u0000${violation.keyword}\u0000${violation.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+const INDEX_SEGMENT = /^(?:0|[1-9]\d*)$/;
+
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function compareSegment(left: string, right: string): number {
+  const leftIsIndex = INDEX_SEGMENT.test(left);
+  const rightIsIndex = INDEX_SEGMENT.test(right);
+  if (leftIsIndex && rightIsIndex) return Number(left) - Number(right);
+  if (leftIsIndex !== rightIsIndex) return leftIsIndex ? -1 : 1;
+  return compareText(left, right);
+}
+
+/**
+ * Sorts violations by {@link VIOLATION_ORDER} (category, then path, then keyword).
+ *
+ * @param violations - the violations (not mutated).
+ * @param propertyOrder - top-level property name -> document position.
+ * @returns a new, sorted array.
+ */
+export function sortViolations(violations: readonly Violation[], propertyOrder: ReadonlyMap<string, number>): Violation[] {
+  const compare = (left: Violation, right: Violation): number => {
+    if (left.rank !== right.rank) return left.rank - right.rank;
+    const leftSegments = left.segments;
+    const rightSegments = right.segments;
+    if (leftSegments.length === 0 || rightSegments.length === 0) {
+      if (leftSegments.length !== rightSegments.length) return leftSegments.length - rightSegments.length;
+    } else {
+      const leftHead = leftSegments[0] as string;
+      const rightHead = rightSegments[0] as string;
+      const leftOrder = propertyOrder.get(leftHead) ?? Number.POSITIVE_INFINITY;
+      const rightOrder = propertyOrder.get(rightHead) ?? Number.POSITIVE_INFINITY;
+      if (leftOrder !== rightOrder) return leftOrder < rightOrder ? -1 : 1;
+      const head = compareText(leftHead, rightHead);
+      if (head !== 0) return head;
+      const shared = Math.min(leftSegments.length, rightSegments.length);
+      for (let position = 1; position < shared; position += 1) {
+        const segment = compareSegment(leftSegments[position] as string, rightSegments[position] as string);
+        if (segment !== 0) return segment;
+      }
+      if (leftSegments.length !== rightSegments.length) return leftSegments.length - rightSegments.length;
+    }
+    return compareText(left.keyword, right.keyword);
+  };
+  return [...violations].sort(compare);
+}

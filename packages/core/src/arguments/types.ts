@@ -1,0 +1,61 @@
+/**
+ * The public shapes of the argument pipeline (normalization + strict validation + hints).
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail, NormalizedEvent, SchemaErrorCode } from '@mcp-envelope/contract';
+
+import type { AdapterHintTables } from '../hint-tables.js';
+
+/**
+ * The switches of the argument pipeline, already resolved from the environment and the server's
+ * options. Implements CONTRACT.md "Configuration".
+ */
+export interface ArgumentPipelineOptions {
+  /** `MCP_SCHEMA_KEY_NORMALIZATION_ENABLED`: run pre-flight normalization before validation. */
+  readonly normalizationEnabled: boolean;
+  /** `MCP_STRICT_UNKNOWN_FIELDS`: reject top-level keys the schema does not define when it is silent. */
+  readonly strictUnknownFields: boolean;
+  /** The adapter's hint tables (renames, value aliases, curated enums, extra hints). */
+  readonly hints?: AdapterHintTables;
+}
+
+/** A JSON Schema document as parsed JSON (an object; boolean schemas are not tool schemas). */
+export type JsonSchemaObject = Readonly<Record<string, unknown>>;
+
+/**
+ * The outcome of one {@link CompiledTool.check}:
+ * - `ok: true` with the normalized arguments to hand to the tool and the normalization events;
+ * - `ok: false` with the parts of a `mcp_input_validation` envelope: the `SCHEMA_*` code of the
+ *   first violation in `VIOLATION_ORDER` (schema-validation.ts), a summary, every violation as a detail (sorted in
+ *   that order, uncapped) and the hints (deduplicated, uncapped), plus the events that happened
+ *   before validation failed.
+ */
+export type ArgumentCheck =
+  | { readonly ok: true; readonly args: Record<string, unknown>; readonly events: readonly NormalizedEvent[] }
+  | {
+      readonly ok: false;
+      readonly events: readonly NormalizedEvent[];
+      readonly error_code: SchemaErrorCode;
+      readonly summary: string;
+      readonly details: readonly EnvelopeDetail[];
+      readonly hints: readonly string[];
+    };
+
+/** A tool whose input schema has been compiled once, ready to check calls. */
+export interface CompiledTool {
+  /** The tool name, as registered. */
+  readonly name: string;
+  /**
+   * The schema to publish in `tools/list`: the author's schema with every keyword kept, plus a
+   * top-level `additionalProperties: false` (or `unevaluatedProperties: false` when the
+   * properties come from a top-level `$ref` or `allOf`) injected only when strict mode is on and
+   * the schema states no intent of its own. A deep copy: the author's object is never mutated.
+   */
+  readonly publishedInputSchema: JsonSchemaObject;
+  /**
+   * Normalizes (never mutating `args`) then validates. `undefined` counts as `{}`. Never throws:
+   * an unexpected failure becomes a `SCHEMA_VALIDATION_FAILED` result at the root path.
+   */
+  check(args: unknown): ArgumentCheck;
+}
