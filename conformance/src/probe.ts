@@ -137,7 +137,7 @@ async function unknownToolRow(context: BatteryContext): Promise<ProbeRow> {
   return row('unknown-tool', name, kindCode(expected.kind, expected.code), judgeExpectedFailure(outcome, expected, context.capability), start, {});
 }
 
-async function runPlanned(context: BatteryContext, tool: string, planned: PlannedProbe): Promise<ProbeRow> {
+async function runPlanned(context: BatteryContext, tool: string, planned: PlannedProbe, baselineNotes: readonly string[]): Promise<ProbeRow> {
   if (planned.status === 'skip') return row(planned.probe, tool, '-', { got: '-', result: 'SKIP', notes: [planned.reason] }, performance.now());
   const expected = kindCode(planned.expected.kind, planned.expected.code);
   context.step(tool, planned.probe);
@@ -157,7 +157,8 @@ async function runPlanned(context: BatteryContext, tool: string, planned: Planne
     });
   }
   const label = planned.wrongCase === undefined ? expected : `normalized or ${expected}`;
-  return row(planned.probe, tool, label, { ...judgement, notes: [planned.change, ...judgement.notes] }, start, planned.arguments);
+  const caveats = baselineNotes.map((note) => `baseline caveat: ${note}`);
+  return row(planned.probe, tool, label, { ...judgement, notes: [planned.change, ...judgement.notes, ...caveats] }, start, planned.arguments);
 }
 
 function skipAll(tool: string, reason: string): ProbeRow[] {
@@ -171,7 +172,7 @@ async function probeTool(context: BatteryContext, tool: ToolDescription, taskReq
   const rows: ProbeRow[] = [];
   for (const planned of plan.probes) {
     try {
-      rows.push(await runPlanned(context, tool.name, planned));
+      rows.push(await runPlanned(context, tool.name, planned, plan.notes));
     } catch (error) {
       rows.push(row(planned.probe, tool.name, '-', { got: 'error', result: 'FAIL', notes: [`probe error: ${truncate(describeValue(error))}`] }, performance.now()));
     }

@@ -27,6 +27,17 @@ describe('probeServer as a library', () => {
     expect(report.rows.map((row) => row.probe)).toEqual(['capability', 'tools-list', 'unknown-tool']);
   });
 
+  it('notes a baseline constraint it could not satisfy on every row that ran', async () => {
+    const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('pattern') } });
+    expect(report.rows.filter((row) => row.tool === 'fees_estimate').map((row) => [row.probe, row.result, row.note])).toEqual([
+      ['missing-required', 'PASS', 'dropped required "sellerSku"; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
+      ['wrong-type', 'PASS', '"sellerSku" (string) set to 12345; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
+      ['unknown-extra', 'PASS', 'added "zz_conformance_unknown_field"; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
+      ['enum-mismatch', 'SKIP', 'schema has no property with a string enum'],
+      ['wrong-case', 'PASS', '"sellerSku" sent as "SellerSku"; normalized: "SellerSku" accepted, renamed event in _meta.normalized; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
+    ]);
+  });
+
   it('throws ServerUnreachableError when the program does not exist', async () => {
     await expect(probeServer({ target: { transport: 'stdio', commandLine: 'zz-missing-program' } })).rejects.toBeInstanceOf(ServerUnreachableError);
   });

@@ -89,6 +89,6 @@ export function shellQuote(word: string): string {
 }
 
 /** The `--stdio` command line that starts the fixture server in a mode. */
-export function fixtureCommand(mode: 'conformant' | 'mixed' | 'cursor-loop'): string {
+export function fixtureCommand(mode: 'conformant' | 'mixed' | 'cursor-loop' | 'pattern'): string {
   return `${shellQuote(process.execPath)} ${shellQuote(fixtureServer)} ${mode}`;
 }
