@@ -15,8 +15,9 @@ import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ResponseMet
 import { parseAdsErrorBody } from './error-body.js';
 import type { AdsErrorBody } from './error-body.js';
 import { ADS_AUTH_DIAGNOSES, ADS_HINTS, ADS_PROFILE_SCOPE_PATTERN, ADS_STATUS_REASONS } from './hint-tables.js';
-import { expectedMediaType, requestPath } from './media-types.js';
+import { expectedMediaType } from './media-types.js';
 import { networkErrorCode } from './pending-core/network-cause.js';
+import { requestHost, requestPath } from './pending-core/request-url.js';
 import { isThrottledResponse, parseAdsResponseMeta } from './response-meta.js';
 
 /** The Ads server family as core's status classifier needs it. */
@@ -160,15 +161,6 @@ export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date):
   };
 }
 
-function hostOf(url: string | undefined): string {
-  if (url === undefined) return 'the Amazon Ads API';
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'the Amazon Ads API';
-  }
-}
-
 /**
  * Classifies any failure core hands over: HTTP failures through
  * {@link classifyAdsHttpFailure}; network failures and timeouts as `ads_api_client` /
@@ -186,13 +178,13 @@ export function classifyAdsFailure(failure: ClassifiableFailure, context: Classi
       return classifyAdsHttpFailure(failure, context.now);
     case 'network': {
       const code = networkErrorCode(failure.cause);
-      const host = hostOf(failure.request?.url);
+      const host = requestHost(failure.request?.url, 'the Amazon Ads API');
       const where = failure.request === undefined ? '' : ` (${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)})`;
       const detail: EnvelopeDetail = { path: '', issue: `No HTTP answer from ${host}${where}${code === undefined ? '' : `: ${code}`}.`, received_type: 'null', ...(code === undefined ? {} : { upstream_code: code }) };
       return { error_kind: 'ads_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true, summary: `The request to ${host} failed before any HTTP answer.`, details: [detail], hints: [ADS_HINTS.network] };
     }
     case 'timeout': {
-      const host = hostOf(failure.request?.url);
+      const host = requestHost(failure.request?.url, 'the Amazon Ads API');
       const detail: EnvelopeDetail = { path: '', issue: `No answer from ${host} within ${failure.timeoutMs} ms.`, received_type: 'null', timeout_ms: failure.timeoutMs };
       return { error_kind: 'ads_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true, summary: `The request to ${host} timed out after ${failure.timeoutMs} ms.`, details: [detail], hints: [ADS_HINTS.timeout] };
     }

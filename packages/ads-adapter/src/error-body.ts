@@ -8,7 +8,8 @@
  * - per-item errors of batch calls: v1 multi-status `{success, partialSuccess, error: [{index,
  *   errors: [{code, message, fieldLocation, marketplace}]}]}`, v3/v4 `{campaigns: {error: [{index,
  *   errors: [{errorType, errorValue: {<type>: {reason, message, cause: {location}}}}]}]}}`, and v2
- *   lists `[{code, description, campaignId}]` (items with code `SUCCESS` are skipped);
+ *   lists `[{code, description, campaignId}]` and budget-rule `{responses: [{code, details}]}`
+ *   (items whose code is `SUCCESS`, `Ok` or a 2xx status are skipped);
  * - HTML pages (a short text summary), empty bodies, invalid JSON and plain text, through core's
  *   `parseUpstreamBody`.
  *
@@ -147,8 +148,8 @@ function readError(object: JsonObject, index: number | undefined): AdsUpstreamEr
     text(field(source, 'message', 'errorMessage', 'description', 'error_description')) ??
     (typeof details === 'string' || typeof details === 'number' ? text(details) : undefined);
   if (code === undefined && message === undefined) return undefined;
-  // v2 batch lists report every item, successes included.
-  if (code !== undefined && /^success$/i.test(code)) return undefined;
+  // v2 batch lists and budget-rule `responses` report every item, successes included.
+  if (code !== undefined && /^(?:success|ok|2\d\d)$/i.test(code)) return undefined;
   const cause = field(source, 'cause');
   const rawLocation = field(source, 'fieldLocation', 'location', 'field') ?? (isObject(cause) ? field(cause, 'location') : undefined);
   const location = typeof rawLocation === 'string' && rawLocation.trim() !== '' ? locationToPath(capText(rawLocation, 200)) : undefined;
@@ -180,6 +181,9 @@ function collect(value: unknown, index: number | undefined, depth: number, found
     const nested = field(value, key);
     if (Array.isArray(nested)) collect(nested, ownIndex, depth + 1, found, false);
   }
+  // Budget-rule batches answer {responses: [{code, details, ruleId}]}, one entry per item in order.
+  const responses = field(value, 'responses');
+  if (Array.isArray(responses)) collect(responses, ownIndex, depth + 1, found, true);
   // v3/v4 batch bodies wrap the multi-status lists in a resource key: {campaigns: {error: [...]}}.
   for (const [key, nested] of Object.entries(value)) {
     if ((NESTED_ERROR_KEYS as readonly string[]).includes(key) || !isObject(nested)) continue;

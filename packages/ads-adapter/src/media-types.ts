@@ -5,18 +5,7 @@
  * @packageDocumentation
  */
 import { ADS_MEDIA_TYPES } from './hint-tables.js';
-
-/**
- * The path part of a request URL: no scheme, host, query or fragment; no trailing slash.
- *
- * @param url - an absolute URL or a path (`/sp/campaigns/list?x=1`).
- * @returns the path, e.g. `/sp/campaigns/list`; `/` for the root.
- */
-export function requestPath(url: string): string {
-  const withoutHost = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
-  const path = withoutHost.replace(/[?#].*$/s, '').replace(/\/+$/, '');
-  return path === '' ? '/' : path.startsWith('/') ? path : `/${path}`;
-}
+import { requestPath } from './pending-core/request-url.js';
 
 function matches(template: string, path: string): boolean {
   const templateParts = template.split('/');

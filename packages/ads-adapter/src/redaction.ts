@@ -8,21 +8,17 @@
 import { createRedactor } from '@mcp-envelope/core';
 import type { Redactor } from '@mcp-envelope/core';
 
-import { CAMEL_CASE_CREDENTIAL_FIELDS } from './pending-core/credential-fields.js';
+import { LWA_CREDENTIAL_PATTERNS } from './pending-core/credential-patterns.js';
 
 /**
- * Ads-specific patterns; every match is replaced whole by `[REDACTED]`:
- * - LWA client secrets (`amzn1.oa2-cs.v1.<hex>`), which Ads SDK configs and error echoes carry;
- * - the value of an `Amazon-Advertising-API-ClientId` / `Amazon-Ads-ClientId` header echoed in a
- *   message (not a secret, but it identifies the application and is never needed in an envelope);
- * - camelCase credential fields (`refreshToken`, `clientSecret`, `accessToken`) as Ads client
- *   configs write them (see `pending-core/credential-fields.ts`).
+ * The patterns the Ads adapter hands to core; every match is replaced whole by `[REDACTED]`:
+ * - an LWA application client id (`amzn1.application-oa2-client.<hex>`), which Ads sends as
+ *   `Amazon-Advertising-API-ClientId` and error messages echo: not a secret, but it identifies the
+ *   application and no envelope needs it;
+ * - the LWA credential shapes of `pending-core/credential-patterns.ts` (client secrets,
+ *   camelCase credential fields), until core's defaults carry them.
  */
-export const ADS_REDACTIONS: readonly RegExp[] = [
-  /\bamzn1\.oa2-cs\.v1\.[A-Za-z0-9]+/g,
-  /\bamzn1\.application-oa2-client\.[A-Za-z0-9]+/g,
-  ...CAMEL_CASE_CREDENTIAL_FIELDS,
-];
+export const ADS_REDACTIONS: readonly RegExp[] = [/\bamzn1\.application-oa2-client\.[A-Za-z0-9]+/g, ...LWA_CREDENTIAL_PATTERNS];
 
 /** Core's default rules plus {@link ADS_REDACTIONS}, compiled once. */
 export const adsRedactor: Redactor = createRedactor(ADS_REDACTIONS);

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 import { ADS_ERROR_KINDS, classifyAdsFailure, classifyAdsHttpFailure, diagnoseAuthFailure, isProfileScopeProblem } from '../src/classify.js';
 import { parseAdsErrorBody } from '../src/error-body.js';
-import { expectedMediaType, requestPath } from '../src/media-types.js';
+import { expectedMediaType } from '../src/media-types.js';
+import { requestPath } from '../src/pending-core/request-url.js';
 
 const NOW = new Date('2026-01-20T08:00:00Z');
 const HOST = 'https://advertising-api-eu.amazon.com';

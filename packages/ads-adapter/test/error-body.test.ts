@@ -44,6 +44,11 @@ describe('adsErrorsOf: every Ads body shape', () => {
       ],
       expected: [{ code: 'INVALID_ARGUMENT', message: 'budget below minimum', index: 1 }],
     },
+    {
+      name: 'budget-rule responses: Ok items skipped, failed ones kept with their position',
+      body: { responses: [{ code: 'Ok', details: 'Budget rule created', ruleId: 'r1' }, { code: 'INVALID_ARGUMENT', details: 'Rule duration overlaps another rule', ruleId: null }] },
+      expected: [{ code: 'INVALID_ARGUMENT', message: 'Rule duration overlaps another rule', index: 1 }],
+    },
     { name: 'a 207 where everything succeeded', body: { campaigns: { success: [{ index: 0, campaignId: '9' }], error: [] } }, expected: [] },
     { name: 'LWA style {error, error_description}', body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter' }, expected: [{ code: 'invalid_grant', message: 'The request has an invalid grant parameter' }] },
     { name: 'object message is serialized', body: { code: 'X', message: { nested: true } }, expected: [{ code: 'X', message: '{"nested":true}' }] },

@@ -16,6 +16,8 @@ export interface UpstreamFixture {
     readonly error_kind: string | null;
     readonly error_code: string | null;
     readonly retryable: boolean | null;
+    /** The prior kind while the migrations table has an open window for this code (core adds it). */
+    readonly legacy_error_kind?: string;
     readonly details?: readonly Record<string, unknown>[];
     /** Each string must occur in at least one hint. */
     readonly hints_contain?: readonly string[];

@@ -1,0 +1,90 @@
+/**
+ * `createAdsServer`: the reference Amazon Ads API MCP server, an envelope server (core) with the
+ * Ads adapter, the built-in catalog, any `--models` tools, `set_region`, `set_active_profile` and
+ * core's `get_envelope_contract`. Implements issue 5 item 6.
+ *
+ * @packageDocumentation
+ */
+import { createEnvelopeServer } from '@mcp-envelope/core';
+import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
+
+import { adsAdapter } from '../adapter.js';
+import { BUILT_IN_OPERATIONS } from './catalog.js';
+import { loadModelOperations } from './models.js';
+import type { ModelLoadResult } from './models.js';
+import { AdsSession } from './session.js';
+import { adsServerSettings } from './settings.js';
+import type { AdsServerSettings } from './settings.js';
+import { operationTool, setActiveProfileTool, setRegionTool } from './tools.js';
+
+/** The server name sent at initialization. */
+export const ADS_SERVER_NAME = 'mcp-envelope-ads';
+
+/** Options of {@link createAdsServer}. */
+export interface AdsServerOptions {
+  /** Where settings are read from; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `--upstream URL`. */
+  readonly upstream?: string;
+  /** `--models DIR`: load OpenAPI 3 Ads descriptions from this folder as extra tools. */
+  readonly modelsDir?: string;
+  /** Upstream request timeout in milliseconds (default 30000). */
+  readonly timeoutMs?: number;
+  /** Server version sent at initialization (default the package version). */
+  readonly version?: string;
+  /** Where log lines go (default: pino on stderr). */
+  readonly logger?: EnvelopeLogger;
+  /** Passed to `createEnvelopeServer` (switch overrides, unknown-tool mode, page size, clock). */
+  readonly envelope?: Omit<EnvelopeServerOptions, 'env' | 'logger'>;
+}
+
+/** What {@link createAdsServer} returns. */
+export interface AdsServer {
+  readonly envelope: EnvelopeServer;
+  readonly session: AdsSession;
+  readonly settings: AdsServerSettings;
+  /** Every tool name, in `tools/list` order (without `get_envelope_contract`). */
+  readonly toolNames: readonly string[];
+  /** The `--models` load report, when a folder was given. */
+  readonly models?: ModelLoadResult;
+}
+
+/** The package version, kept in step with package.json by the lockstep release. */
+export const ADS_PACKAGE_VERSION = '0.1.0';
+
+/**
+ * Builds the reference server (not yet connected to a transport).
+ *
+ * @param options - see {@link AdsServerOptions}.
+ * @returns the server, its session and settings.
+ * @throws TypeError for unreadable settings (see `adsServerSettings`) or an invalid tool schema;
+ *   Error when the `--models` folder cannot be listed.
+ */
+export async function createAdsServer(options: AdsServerOptions = {}): Promise<AdsServer> {
+  const env = options.env ?? process.env;
+  const settings = adsServerSettings(env, { upstream: options.upstream, timeoutMs: options.timeoutMs });
+  const session = new AdsSession(settings);
+  const builtIn = BUILT_IN_OPERATIONS.map((operation) => operationTool(operation, session));
+  const fixedTools: EnvelopeTool[] = [...builtIn, setRegionTool(session), setActiveProfileTool(session)];
+  let models: ModelLoadResult | undefined;
+  const modelTools: EnvelopeTool[] = [];
+  if (options.modelsDir !== undefined) {
+    models = await loadModelOperations(options.modelsDir, new Set(fixedTools.map((tool) => tool.name)));
+    for (const operation of models.operations) modelTools.push(operationTool(operation, session));
+    for (const skipped of models.skipped) options.logger?.warn({ file: skipped.file, reason: skipped.reason }, 'skipped a file in the --models folder');
+  }
+  const tools = [...fixedTools, ...modelTools];
+  const envelope = createEnvelopeServer({
+    info: { name: ADS_SERVER_NAME, version: options.version ?? ADS_PACKAGE_VERSION },
+    adapter: adsAdapter,
+    tools,
+    options: {
+      ...options.envelope,
+      env,
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      instructions:
+        'Amazon Ads API tools. Start with list_profiles, then set_active_profile; switch regions with set_region. Every failure is a JSON error envelope (see get_envelope_contract).',
+    },
+  });
+  return { envelope, session, settings, toolNames: tools.map((tool) => tool.name), ...(models === undefined ? {} : { models }) };
+}

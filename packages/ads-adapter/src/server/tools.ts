@@ -1,0 +1,231 @@
+/**
+ * The reference server's tools: one per upstream operation, plus `set_region` and
+ * `set_active_profile`. Every upstream call goes through core's `upstreamFetch` (so failures are
+ * classified by the Ads adapter and response headers land in `_meta`). Implements issue 5 item 6.
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeWarning } from '@mcp-envelope/contract';
+import { EnvelopeError, headerRecord, UpstreamHttpError } from '@mcp-envelope/core';
+import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
+
+import { ADS_PROFILE_NOT_FOUND_CODE } from '../adapter.js';
+import { ADS_HINTS, ADS_REGION_ALIASES, ADS_REGIONS, ADS_REQUEST_HEADERS } from '../hint-tables.js';
+import { expectedMediaType } from '../media-types.js';
+import { adsPartialResultsWarning } from '../partial-results.js';
+import { buildOperationRequest } from '../pending-core/operation-request.js';
+import { BUILT_IN_OPERATIONS } from './catalog.js';
+import type { AdsOperation } from './operation.js';
+import { profilesFromBody } from './session.js';
+import type { AdsProfile, AdsSession } from './session.js';
+import { SELECTABLE_ADS_REGIONS } from './settings.js';
+import type { SelectableAdsRegion } from './settings.js';
+
+function noActiveProfile(tool: AdsOperation): EnvelopeError {
+  return new EnvelopeError({
+    error_kind: 'auth_error',
+    error_code: 'AUTHENTICATION_ERROR',
+    summary: `${tool.name} needs an active profile (Amazon-Advertising-API-Scope) and none is set.`,
+    details: [{ path: '', issue: 'No active profile: set ADS_API_PROFILE_ID or call set_active_profile.', received_type: 'null' }],
+    hints: ['Call list_profiles, then set_active_profile with one of the profile ids it returns.'],
+  });
+}
+
+function callHeaders(operation: AdsOperation, session: AdsSession, token: string): Record<string, string> {
+  const clientId = session.clientId();
+  const headers: Record<string, string> = {
+    [ADS_REQUEST_HEADERS.authorization]: `Bearer ${token}`,
+    [ADS_REQUEST_HEADERS.clientId]: clientId,
+  };
+  const profileId = session.profileId;
+  if (operation.accountHeader === 'profile') {
+    if (profileId === undefined) throw noActiveProfile(operation);
+    headers[ADS_REQUEST_HEADERS.scope] = String(profileId);
+  } else if (operation.accountHeader === 'account') {
+    const accountId = session.accountId();
+    if (accountId === undefined) throw noActiveProfile(operation);
+    headers[ADS_REQUEST_HEADERS.unifiedClientId] = clientId;
+    headers[ADS_REQUEST_HEADERS.unifiedAccountId] = accountId;
+    if (profileId !== undefined) headers[ADS_REQUEST_HEADERS.scope] = String(profileId);
+  }
+  return headers;
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Sends one operation call: token, account headers, vendor media type, body; records a
+ * `partial_results` warning when a 2xx answer lists failed items.
+ *
+ * @returns the parsed 2xx body.
+ * @throws EnvelopeError for LWA failures and a missing profile; `UpstreamHttpError` /
+ *   `UpstreamClientError` from `upstreamFetch` for the adapter to classify.
+ */
+async function callOperation(operation: AdsOperation, session: AdsSession, args: Record<string, unknown>, context: ToolHandlerContext): Promise<unknown> {
+  const token = await session.accessToken();
+  const headers = callHeaders(operation, session, token);
+  let callArgs = args;
+  if (operation.flatBody === true && operation.body !== undefined) {
+    const parameterProperties = new Set(operation.parameters.map((parameter) => parameter.property));
+    const body = Object.fromEntries(Object.entries(args).filter(([key]) => !parameterProperties.has(key)));
+    callArgs = { ...Object.fromEntries(Object.entries(args).filter(([key]) => parameterProperties.has(key))), [operation.body.property]: body };
+  }
+  const request = buildOperationRequest(session.baseUrl(), operation, callArgs);
+  const mediaType = operation.mediaType ?? expectedMediaType(operation.method, operation.path);
+  const sent: Record<string, string> = { ...request.headers, ...headers, accept: mediaType ?? 'application/json' };
+  if (request.body !== undefined && mediaType !== undefined) sent['content-type'] = mediaType;
+  let response: Response;
+  try {
+    response = await context.fetch(request.url, { method: request.method, headers: sent, ...(request.body === undefined ? {} : { body: request.body }), timeoutMs: session.settings.timeoutMs });
+  } catch (error) {
+    if (UpstreamHttpError.isInstance(error) && error.status === 401) session.invalidateToken();
+    throw error;
+  }
+  const value = await readBody(response);
+  const partial = adsPartialResultsWarning(response.status, value, headerRecord(response.headers));
+  if (partial !== undefined) context.recordResponseMeta({ warnings: [partial] });
+  return value;
+}
+
+/**
+ * The tool for one upstream operation.
+ *
+ * @param operation - the operation.
+ * @param session - the server's state.
+ * @returns the tool; `list_profiles` also refreshes the session's profile list.
+ */
+export function operationTool(operation: AdsOperation, session: AdsSession): EnvelopeTool {
+  return {
+    name: operation.name,
+    ...(operation.title === undefined ? {} : { title: operation.title }),
+    description: operation.description,
+    inputSchema: operation.inputSchema,
+    ...(operation.annotations === undefined ? {} : { annotations: operation.annotations }),
+    handler: async (args, context) => {
+      const value = await callOperation(operation, session, args, context);
+      if (operation.name === 'list_profiles') session.rememberProfiles(profilesFromBody(value));
+      return operation.resultKey !== undefined && Array.isArray(value) ? { [operation.resultKey]: value } : value;
+    },
+  };
+}
+
+const LIST_PROFILES = BUILT_IN_OPERATIONS.find((operation) => operation.name === 'list_profiles');
+
+async function fetchProfiles(session: AdsSession, context: ToolHandlerContext): Promise<AdsProfile[]> {
+  if (LIST_PROFILES === undefined) return [];
+  const profiles = profilesFromBody(await callOperation(LIST_PROFILES, session, {}, context));
+  session.rememberProfiles(profiles);
+  return profiles;
+}
+
+function profileLabel(profile: AdsProfile): string {
+  const parts = [profile.countryCode, profile.accountInfo?.type, profile.accountInfo?.name].filter((part): part is string => typeof part === 'string' && part !== '');
+  return parts.length === 0 ? String(profile.profileId) : `${profile.profileId} (${parts.join(', ')})`;
+}
+
+function profileWarning(summary: string, hint: string): EnvelopeWarning {
+  return { kind: 'profile_scope_warning', summary, details: [], hints: [hint] };
+}
+
+/**
+ * `set_active_profile`: checks the id against the profiles the account has in the current region
+ * (the contract's domain-validator pattern: `mcp_input_validation` / `SCHEMA_PROFILE_NOT_FOUND`
+ * with the available ids in the hints), then makes it the scope of later calls. When the profile
+ * list cannot be read for a reason other than credentials, the id is accepted unverified with a
+ * `profile_scope_warning`. Choosing an agency profile also warns, because campaign calls need an
+ * advertiser (seller or vendor) profile.
+ *
+ * @param session - the server's state.
+ * @returns the tool.
+ */
+export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
+  return {
+    name: 'set_active_profile',
+    title: 'Choose the active profile',
+    description: 'Makes a profile (from list_profiles, current region) the Amazon-Advertising-API-Scope of every later call.',
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
+    inputSchema: {
+      type: 'object',
+      properties: { profileId: { type: 'integer', minimum: 1, description: 'A profileId from list_profiles.' } },
+      required: ['profileId'],
+    },
+    handler: async (args, context) => {
+      const profileId = args['profileId'] as number;
+      let profiles: AdsProfile[];
+      try {
+        profiles = await fetchProfiles(session, context);
+      } catch (error) {
+        if (EnvelopeError.isInstance(error) || (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))) throw error;
+        session.setProfile(profileId);
+        context.recordResponseMeta({ warnings: [profileWarning(`Profile ${profileId} was set without checking it: the profile list could not be read.`, 'Call list_profiles to confirm the profile exists in this region.')] });
+        return { profileId, region: session.region, verified: false };
+      }
+      const profile = profiles.find((candidate) => candidate.profileId === profileId);
+      if (profile === undefined && profiles.length > 0) {
+        const available = profiles.slice(0, 10).map(profileLabel);
+        throw new EnvelopeError({
+          error_kind: 'mcp_input_validation',
+          error_code: ADS_PROFILE_NOT_FOUND_CODE,
+          summary: `No profile ${profileId} is available to these credentials in region ${session.region}.`,
+          details: [{ path: 'profileId', issue: `${profileId} is not one of the ${profiles.length} profiles of this account in region ${session.region}.`, received_type: 'integer', allowed: profiles.slice(0, 50).map((candidate) => candidate.profileId) }],
+          hints: [
+            `Available profiles: ${available.join('; ')}${profiles.length > 10 ? '; ...' : ''}.`,
+            'Profiles belong to one region: call set_region first when the profile is in another one.',
+          ],
+        });
+      }
+      session.setProfile(profileId);
+      if (profile === undefined) {
+        context.recordResponseMeta({ warnings: [profileWarning(`Profile ${profileId} was set without checking it: the account lists no profiles in region ${session.region}.`, 'Call list_profiles to confirm the profile exists in this region.')] });
+        return { profileId, region: session.region, verified: false };
+      }
+      if (profile.accountInfo?.type === 'agency') {
+        context.recordResponseMeta({ warnings: [profileWarning(`Profile ${profileId} is an agency profile.`, ADS_HINTS.profileScope)] });
+      }
+      return {
+        profileId,
+        region: session.region,
+        verified: true,
+        ...(profile.countryCode === undefined ? {} : { countryCode: profile.countryCode }),
+        ...(profile.accountInfo?.type === undefined ? {} : { accountType: profile.accountInfo.type }),
+        ...(profile.accountInfo?.name === undefined ? {} : { accountName: profile.accountInfo.name }),
+      };
+    },
+  };
+}
+
+/**
+ * `set_region`: chooses the Ads region (`na`, `eu`, `fe`) whose host and LWA endpoint later calls
+ * use. Aliases such as `us` or `europe` are refused by the enum with a `did_you_mean` hint.
+ *
+ * @param session - the server's state.
+ * @returns the tool.
+ */
+export function setRegionTool(session: AdsSession): EnvelopeTool {
+  return {
+    name: 'set_region',
+    title: 'Choose the Ads API region',
+    description: `Chooses the Amazon Ads API region: ${SELECTABLE_ADS_REGIONS.map((region) => `${region} (${ADS_REGIONS[region].label})`).join(', ')}. Clears the active profile unless it is known in the new region.`,
+    annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: false },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        region: { type: 'string', enum: [...SELECTABLE_ADS_REGIONS], description: `Region id. Marketplace codes map as: us/ca/mx/br -> na; uk/de/fr/it/es/in/... -> eu; jp/au/sg -> fe (${Object.keys(ADS_REGION_ALIASES).length} aliases known).` },
+      },
+      required: ['region'],
+    },
+    handler: (args) => {
+      const region = args['region'] as SelectableAdsRegion;
+      const cleared = session.setRegion(region);
+      return { region, host: session.baseUrl(), activeProfileId: session.profileId ?? null, profileCleared: cleared };
+    },
+  };
+}

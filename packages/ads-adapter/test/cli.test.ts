@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { envelopeOf, TEST_MODELS_DIR, testEnv } from './support/harness.js';
+import { startUpstreamReplay } from './support/upstream-replay.js';
+import type { UpstreamReplay } from './support/upstream-replay.js';
+
+// The bin as users run it: the built dist/cli.js (turbo builds before testing).
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+let replay: UpstreamReplay;
+
+beforeAll(async () => {
+  expect(existsSync(CLI), 'run the package build before its tests').toBe(true);
+  replay = await startUpstreamReplay();
+});
+
+afterAll(async () => {
+  await replay.close();
+});
+
+function childEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const base = { PATH: process.env['PATH'] ?? '', ...testEnv(replay), ...extra };
+  return Object.fromEntries(Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+describe('mcp-envelope-ads over stdio', () => {
+  it('serves the catalog and classifies an upstream 429 end to end', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--upstream', replay.url, '--models', TEST_MODELS_DIR], env: childEnv(), stderr: 'pipe' });
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()?.name).toBe('mcp-envelope-ads');
+      const { tools } = await client.listTools();
+      expect(tools.length).toBe(11);
+      replay.enqueue({ status: 429, headers: { 'Retry-After': '4', 'x-amz-rid': 'CLI429RID' }, body: { message: 'Too Many Requests' } });
+      const envelope = envelopeOf((await client.callTool({ name: 'list_sb_campaigns', arguments: {} })) as CallToolResult);
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable'], envelope['_meta']]).toEqual(['rate_limited', 'RATE_LIMITED', true, { retry_after_seconds: 4 }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses an unreadable ADS_API_REGION at start-up with exit code 2', async () => {
+    const child = spawn(process.execPath, [CLI], { env: childEnv({ ADS_API_REGION: 'moon' }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('mcp-envelope-ads: ADS_API_REGION must be one of na, eu, fe; got "moon"');
+  });
+});
+
+describe('mcp-envelope-ads --http', () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    if (child?.pid !== undefined && child.exitCode === null) child.kill('SIGTERM');
+  });
+
+  it('serves Streamable HTTP on 127.0.0.1 and answers envelopes there', async () => {
+    child = spawn(process.execPath, [CLI, '--http', '0', '--upstream', replay.url], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      child?.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      child?.on('exit', () => {
+        reject(new Error(`server exited: ${stderr}`));
+      });
+    });
+    const client = new Client({ name: 'cli-http-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      replay.enqueue({ status: 200, body: [{ profileId: 42, countryCode: 'DE' }] });
+      const result = (await client.callTool({ name: 'list_profiles', arguments: {} })) as CallToolResult;
+      expect(result.structuredContent).toEqual({ profiles: [{ profileId: 42, countryCode: 'DE' }] });
+      const envelope = envelopeOf((await client.callTool({ name: 'set_region', arguments: { region: 'europe' } })) as CallToolResult);
+      expect(envelope['hints']).toContain('Did you mean eu? Got europe.');
+    } finally {
+      await client.close();
+    }
+  });
+});

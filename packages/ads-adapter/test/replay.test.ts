@@ -1,0 +1,122 @@
+import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { envelopeOf, startHarness, TEST_CLIENT_ID, TEST_MODELS_DIR, TEST_PROFILE_ID, testEnv } from './support/harness.js';
+import type { Harness } from './support/harness.js';
+import { UPSTREAM_FIXTURES } from './support/fixtures.js';
+import { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from './support/upstream-replay.js';
+import type { UpstreamReplay } from './support/upstream-replay.js';
+
+let replay: UpstreamReplay;
+let harness: Harness;
+
+beforeAll(async () => {
+  replay = await startUpstreamReplay();
+  harness = await startHarness({ env: testEnv(replay), upstream: replay.url, modelsDir: TEST_MODELS_DIR, envelope: { now: () => new Date('2026-09-03T11:59:00Z') } });
+});
+
+afterAll(async () => {
+  await harness.close();
+  await replay.close();
+});
+
+describe('every recorded Ads answer, replayed over HTTP through the reference server and the SDK client', () => {
+  for (const fixture of UPSTREAM_FIXTURES) {
+    it(fixture.id, async () => {
+      replay.enqueue({ status: fixture.response.status, headers: fixture.response.headers, body: fixture.response.body });
+      const before = replay.requests.length;
+      const result = await harness.call(fixture.call.tool, fixture.call.arguments);
+
+      // The request the reference server sent.
+      expect(replay.requests.length).toBe(before + 1);
+      const sent = replay.requests[before]!;
+      expect(sent.method).toBe(fixture.request.method);
+      expect(sent.url.replace(/\?.*$/, '')).toBe(fixture.request.path);
+      expect(sent.headers['authorization']).toBe(`Bearer ${REPLAY_ACCESS_TOKEN}`);
+      expect(sent.headers['amazon-advertising-api-clientid']).toBe(TEST_CLIENT_ID);
+      if (fixture.request.path.startsWith('/adsApi/v1/')) {
+        expect(sent.headers['amazon-ads-clientid']).toBe(TEST_CLIENT_ID);
+        expect(sent.headers['amazon-ads-accountid']).toBe(String(TEST_PROFILE_ID));
+      } else if (fixture.call.tool !== 'list_profiles') {
+        expect(sent.headers['amazon-advertising-api-scope']).toBe(String(TEST_PROFILE_ID));
+      } else {
+        expect(sent.headers['amazon-advertising-api-scope']).toBeUndefined();
+      }
+
+      if (fixture.expected.error_kind === null) {
+        expect(result.isError).toBeFalsy();
+        const expected = fixture.expected.meta === undefined ? fixture.expected.result : { ...fixture.expected.result, _meta: fixture.expected.meta };
+        expect(result.structuredContent).toEqual(expected);
+        const block = result.content[0];
+        expect(block?.type === 'text' ? JSON.parse(block.text) : undefined).toEqual(expected);
+        if (fixture.expected.meta !== undefined) expect(validateMeta(fixture.expected.meta)).toEqual({ valid: true });
+        return;
+      }
+
+      const envelope = envelopeOf(result);
+      expect(validateEnvelope(envelope)).toEqual({ valid: true });
+      expect(envelope['error_kind']).toBe(fixture.expected.error_kind);
+      expect(envelope['error_code']).toBe(fixture.expected.error_code);
+      expect(envelope['retryable']).toBe(fixture.expected.retryable);
+      expect(envelope['tool']).toBe(fixture.call.tool);
+      expect(envelope['_envelope_version']).toBe(1);
+      expect(envelope['examples']).toEqual([]);
+      expect(envelope['details']).toEqual(fixture.expected.details);
+      expect(String(envelope['summary'])).toContain(`HTTP ${fixture.response.status}`);
+      const hints = envelope['hints'] as string[];
+      for (const fragment of fixture.expected.hints_contain ?? []) {
+        expect(hints.some((hint) => hint.includes(fragment)), `a hint containing "${fragment}" in ${JSON.stringify(hints)}`).toBe(true);
+      }
+      expect(envelope['_meta']).toEqual(fixture.expected.meta);
+      expect(envelope['legacy_error_kind']).toBe(fixture.expected.legacy_error_kind);
+      expect(JSON.stringify(envelope)).not.toContain('replay-access-token');
+    });
+  }
+});
+
+describe('what the reference server sends', () => {
+  it('vendor media type as Content-Type and Accept, the body fields at the top level', async () => {
+    replay.enqueue({ status: 200, body: { campaigns: [], totalResults: 0 } });
+    const before = replay.requests.length;
+    await harness.call('list_sp_campaigns', { stateFilter: { include: ['ENABLED'] }, maxResults: 5 });
+    const sent = replay.requests[before]!;
+    expect(sent.headers['content-type']).toBe('application/vnd.spCampaign.v3+json');
+    expect(sent.headers['accept']).toBe('application/vnd.spCampaign.v3+json');
+    expect(JSON.parse(sent.body)).toEqual({ stateFilter: { include: ['ENABLED'] }, maxResults: 5 });
+  });
+
+  it('header parameters stay headers, not body fields', async () => {
+    replay.enqueue({ status: 207, body: { campaigns: { success: [{ index: 0, campaignId: '1' }], error: [] } } });
+    const before = replay.requests.length;
+    const campaign = { name: 'c', targetingType: 'AUTO', state: 'PAUSED', budget: { budgetType: 'DAILY', budget: 3 } };
+    const result = await harness.call('create_sp_campaigns', { campaigns: [campaign], prefer: 'return=representation' });
+    const sent = replay.requests[before]!;
+    expect(sent.headers['prefer']).toBe('return=representation');
+    expect(JSON.parse(sent.body)).toEqual({ campaigns: [campaign] });
+    expect(result.structuredContent).toEqual({ campaigns: { success: [{ index: 0, campaignId: '1' }], error: [] } });
+  });
+
+  it('query parameters of list_profiles and the profiles wrapper', async () => {
+    replay.enqueue({ status: 200, body: [{ profileId: 1, countryCode: 'US' }] });
+    const before = replay.requests.length;
+    const result = await harness.call('list_profiles', { profileTypeFilter: ['seller', 'vendor'], validPaymentMethodFilter: true });
+    expect(replay.requests[before]!.url).toBe('/v2/profiles?profileTypeFilter=seller%2Cvendor&validPaymentMethodFilter=true');
+    expect(replay.requests[before]!.headers['accept']).toBe('application/json');
+    expect(result.structuredContent).toEqual({ profiles: [{ profileId: 1, countryCode: 'US' }] });
+  });
+
+  it('the get_report path parameter is encoded', async () => {
+    replay.enqueue({ status: 200, body: { reportId: 'a b/c', status: 'PENDING' } });
+    const before = replay.requests.length;
+    await harness.call('get_report', { reportId: 'a b/c' });
+    expect(replay.requests[before]!.url).toBe('/reporting/reports/a%20b%2Fc');
+  });
+
+  it('every token request is a refresh_token grant for the configured client', () => {
+    expect(replay.tokenRequests.length).toBeGreaterThan(0);
+    for (const request of replay.tokenRequests) {
+      const form = new URLSearchParams(request.body);
+      expect([form.get('grant_type'), form.get('client_id'), form.get('refresh_token')]).toEqual(['refresh_token', TEST_CLIENT_ID, 'Atzr|test-refresh-token-0001']);
+    }
+  });
+});

@@ -1,0 +1,284 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { envelopeOf, startHarness, TEST_CLIENT_ID, TEST_MODELS_DIR, TEST_PROFILE_ID, testEnv } from './support/harness.js';
+import type { Harness } from './support/harness.js';
+import { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from './support/upstream-replay.js';
+import type { UpstreamReplay } from './support/upstream-replay.js';
+
+let replay: UpstreamReplay;
+const open: Harness[] = [];
+
+async function harnessWith(env: Record<string, string | undefined>, options: { timeoutMs?: number; upstream?: string } = {}): Promise<Harness> {
+  const harness = await startHarness({ env, upstream: options.upstream ?? replay.url, modelsDir: TEST_MODELS_DIR, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+  open.push(harness);
+  return harness;
+}
+
+beforeAll(async () => {
+  replay = await startUpstreamReplay();
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((harness) => harness.close()));
+  replay.setTokenResponse({ status: 200, body: { access_token: REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 } });
+});
+
+afterAll(async () => {
+  await replay.close();
+});
+
+const PROFILES = [
+  { profileId: 1110001, countryCode: 'US', currencyCode: 'USD', accountInfo: { id: 'A1SELLER', type: 'seller', name: 'North Shop' } },
+  { profileId: 2220002, countryCode: 'CA', currencyCode: 'CAD', accountInfo: { id: 'A2AGENCY', type: 'agency', name: 'Media House' } },
+];
+
+describe('tools and capability', () => {
+  it('lists the built-in catalog, the region and profile tools, the --models tools and get_envelope_contract', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const { tools } = await harness.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'list_profiles',
+      'list_sp_campaigns',
+      'create_sp_campaigns',
+      'list_sb_campaigns',
+      'create_report',
+      'get_report',
+      'set_region',
+      'set_active_profile',
+      'unifiedMini_queryCampaign',
+      'unifiedMini_createCampaign',
+      'get_envelope_contract',
+    ]);
+    const query = tools.find((tool) => tool.name === 'unifiedMini_queryCampaign');
+    expect(Object.keys(query?.inputSchema.properties ?? {})).toEqual(['body']);
+    expect(query?.inputSchema.required).toEqual(['body']);
+    expect(query?.annotations?.readOnlyHint).toBe(true);
+    expect(harness.server.models?.skipped).toEqual([{ file: 'collection-notes.json', reason: 'not a Swagger 2.0 or OpenAPI 3.x description' }]);
+    expect(harness.server.models?.models).toEqual([{ file: 'unified-mini.json', tools: 2 }]);
+    expect(harness.logLines.some((line) => line.includes('collection-notes.json'))).toBe(true);
+  });
+
+  it('advertises the Ads kinds and answers get_envelope_contract with the same object', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const capability = harness.client.getServerCapabilities()?.experimental?.['openbridge_envelope'];
+    const errorKinds = ['mcp_input_validation', 'tool_not_found', 'ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited', 'internal_error'];
+    expect(capability).toEqual({ contract_version: 1, error_kinds: errorKinds, normalized_kinds: [] });
+    const result = await harness.call('get_envelope_contract');
+    expect(result.structuredContent).toEqual({
+      contract_version: 1,
+      error_kinds: errorKinds,
+      normalized_kinds: [],
+      settings: { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true, MCP_SCHEMA_KEY_NORMALIZATION_META: false, MCP_STRICT_UNKNOWN_FIELDS: true },
+    });
+  });
+
+  it('an unknown tool is tool_not_found with a suggestion', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const envelope = envelopeOf(await harness.call('list_profile'));
+    expect([envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual(['tool_not_found', 'TOOL_NOT_FOUND', 'list_profile']);
+    expect(envelope['hints']).toContain('Did you mean "list_profiles"?');
+  });
+});
+
+describe('credentials', () => {
+  it('no LWA variables: an auth_error naming every missing one, and no upstream call', async () => {
+    const harness = await harnessWith({ ADS_API_PROFILE_ID: '77' });
+    const before = replay.requests.length + replay.tokenRequests.length;
+    const envelope = envelopeOf(await harness.call('list_sp_campaigns'));
+    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', false]);
+    expect(envelope['summary']).toBe('No LWA credentials: LWA_CLIENT_ID, LWA_CLIENT_SECRET, LWA_REFRESH_TOKEN are not set.');
+    expect((envelope['details'] as { path: string }[]).map((detail) => detail.path)).toEqual(['LWA_CLIENT_ID', 'LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN']);
+    expect(replay.requests.length + replay.tokenRequests.length).toBe(before);
+  });
+
+  it('one missing variable is named alone', async () => {
+    const harness = await harnessWith(testEnv(replay, { LWA_CLIENT_SECRET: '' }));
+    const envelope = envelopeOf(await harness.call('list_profiles'));
+    expect(envelope['summary']).toBe('No LWA credentials: LWA_CLIENT_SECRET is not set.');
+  });
+
+  it('LWA rejects the refresh token: auth_error / AUTHENTICATION_ERROR, secrets never echoed', async () => {
+    replay.setTokenResponse({ status: 400, body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' } });
+    const harness = await harnessWith(testEnv(replay));
+    const envelope = envelopeOf(await harness.call('list_profiles'));
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', false]);
+    expect(String((envelope['hints'] as string[])[0])).toContain('authorize the application again');
+    const text = JSON.stringify(envelope);
+    expect(text).not.toContain('test-refresh-token');
+    expect(text).not.toContain('testsecret');
+  });
+
+  it('LWA endpoint failing: a retryable auth_error', async () => {
+    replay.setTokenResponse({ status: 503, body: 'down' });
+    const harness = await harnessWith(testEnv(replay));
+    const envelope = envelopeOf(await harness.call('list_profiles'));
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', true]);
+  });
+
+  it('a 401 from the Ads API drops the cached token, so the next call refreshes it', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 200, body: [] }, { status: 401, body: { code: 'UNAUTHORIZED', details: 'Token expired' } }, { status: 200, body: [] });
+    const start = replay.tokenRequests.length;
+    await harness.call('list_profiles');
+    await harness.call('list_profiles');
+    expect(replay.tokenRequests.length).toBe(start + 1);
+    await harness.call('list_profiles');
+    expect(replay.tokenRequests.length).toBe(start + 2);
+  });
+
+  it('no active profile: campaign calls refuse before calling upstream, list_profiles still works', async () => {
+    const harness = await harnessWith(testEnv(replay, { ADS_API_PROFILE_ID: undefined }));
+    const before = replay.requests.length;
+    const envelope = envelopeOf(await harness.call('create_report', { startDate: '2026-01-01', endDate: '2026-01-02', configuration: { adProduct: 'SPONSORED_PRODUCTS', reportTypeId: 'spCampaigns', groupBy: ['campaign'], columns: ['cost'], timeUnit: 'SUMMARY', format: 'GZIP_JSON' } }));
+    expect([envelope['error_kind'], envelope['error_code']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR']);
+    expect(envelope['summary']).toBe('create_report needs an active profile (Amazon-Advertising-API-Scope) and none is set.');
+    expect(replay.requests.length).toBe(before);
+    replay.enqueue({ status: 200, body: PROFILES });
+    expect((await harness.call('list_profiles')).isError).toBeFalsy();
+  });
+
+  it('ADS_API_ACCOUNT_ID is the Amazon-Ads-AccountId of unified v1 calls', async () => {
+    const harness = await harnessWith(testEnv(replay, { ADS_API_ACCOUNT_ID: 'amzn1.ads-account.g.testaccount01' }));
+    replay.enqueue({ status: 200, body: { campaigns: [] } });
+    const before = replay.requests.length;
+    await harness.call('unifiedMini_queryCampaign', { body: { adProductFilter: { include: ['SPONSORED_PRODUCTS'] } } });
+    const sent = replay.requests[before]!;
+    expect(sent.headers['amazon-ads-accountid']).toBe('amzn1.ads-account.g.testaccount01');
+    expect(sent.headers['amazon-ads-clientid']).toBe(TEST_CLIENT_ID);
+    expect(sent.headers['amazon-advertising-api-scope']).toBe(String(TEST_PROFILE_ID));
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(sent.body)).toEqual({ adProductFilter: { include: ['SPONSORED_PRODUCTS'] } });
+  });
+});
+
+describe('set_active_profile', () => {
+  it('accepts a profile of the account and uses it as the scope of later calls', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 200, body: PROFILES }, { status: 200, body: { campaigns: [] } });
+    const result = await harness.call('set_active_profile', { profileId: 1110001 });
+    expect(result.structuredContent).toEqual({ profileId: 1110001, region: 'na', verified: true, countryCode: 'US', accountType: 'seller', accountName: 'North Shop' });
+    const before = replay.requests.length;
+    await harness.call('list_sp_campaigns');
+    expect(replay.requests[before]!.headers['amazon-advertising-api-scope']).toBe('1110001');
+  });
+
+  it('refuses a profile the account does not have: mcp_input_validation / SCHEMA_PROFILE_NOT_FOUND', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 200, body: PROFILES });
+    const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 9990009 }));
+    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['mcp_input_validation', 'SCHEMA_PROFILE_NOT_FOUND', false]);
+    expect(envelope['details']).toEqual([{ path: 'profileId', issue: '9990009 is not one of the 2 profiles of this account in region na.', received_type: 'integer', allowed: [1110001, 2220002] }]);
+    expect(envelope['hints']).toEqual([
+      'Available profiles: 1110001 (US, seller, North Shop); 2220002 (CA, agency, Media House).',
+      'Profiles belong to one region: call set_region first when the profile is in another one.',
+    ]);
+    expect(harness.server.session.profileId).toBe(TEST_PROFILE_ID);
+  });
+
+  it('warns with profile_scope_warning when the profile is an agency profile', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 200, body: PROFILES });
+    const result = await harness.call('set_active_profile', { profileId: 2220002 });
+    const meta = (result.structuredContent as { _meta: { warnings: { kind: string; summary: string }[] } })._meta;
+    expect(meta.warnings.map((warning) => [warning.kind, warning.summary])).toEqual([['profile_scope_warning', 'Profile 2220002 is an agency profile.']]);
+  });
+
+  it('a profile id sent as a string is a schema type error', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: '1110001' }));
+    expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_TYPE_MISMATCH']);
+  });
+
+  it('an unreadable profile list (503) sets the profile unverified, with a warning', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 503, body: { message: 'Service Unavailable' } });
+    const result = await harness.call('set_active_profile', { profileId: 3330003 });
+    expect(result.isError).toBeFalsy();
+    const content = result.structuredContent as { profileId: number; verified: boolean; _meta: { warnings: { kind: string }[] } };
+    expect([content.profileId, content.verified, content._meta.warnings.map((warning) => warning.kind)]).toEqual([3330003, false, ['profile_scope_warning']]);
+    expect(harness.server.session.profileId).toBe(3330003);
+  });
+
+  it('a 401 while reading the profiles is the auth envelope, and the profile is unchanged', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 401, body: { code: '401', details: 'Authentication failed' } });
+    const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 3330003 }));
+    expect([envelope['error_kind'], envelope['error_code']]).toEqual(['auth_error', 'ADS_API_HTTP_401']);
+    expect(harness.server.session.profileId).toBe(TEST_PROFILE_ID);
+  });
+
+  it('an empty profile list sets the profile unverified', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 200, body: [] });
+    const result = await harness.call('set_active_profile', { profileId: 3330003 });
+    expect((result.structuredContent as { verified: boolean }).verified).toBe(false);
+  });
+});
+
+describe('set_region', () => {
+  it('switches region and clears a profile not known there', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const result = await harness.call('set_region', { region: 'eu' });
+    expect(result.structuredContent).toEqual({ region: 'eu', host: replay.url, activeProfileId: null, profileCleared: true });
+    expect(harness.server.session.region).toBe('eu');
+  });
+
+  it('an alias is refused by the enum with a did-you-mean hint', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const envelope = envelopeOf(await harness.call('set_region', { region: 'us' }));
+    expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_ENUM_MISMATCH']);
+    expect(envelope['hints']).toContain('Did you mean na? Got us.');
+  });
+});
+
+describe('arguments and client-side failures', () => {
+  it('PascalCase keys are renamed to the Ads camelCase fields before sending', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 200, body: { campaigns: [] } });
+    const before = replay.requests.length;
+    const result = await harness.call('list_sp_campaigns', { StateFilter: { include: ['PAUSED'] }, MaxResults: 3 });
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(replay.requests[before]!.body)).toEqual({ stateFilter: { include: ['PAUSED'] }, maxResults: 3 });
+  });
+
+  it('a missing required field is SCHEMA_REQUIRED and never reaches upstream', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const before = replay.requests.length;
+    const envelope = envelopeOf(await harness.call('create_report', { startDate: '2026-01-01', endDate: '2026-01-02' }));
+    expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_REQUIRED']);
+    expect(replay.requests.length).toBe(before);
+  });
+
+  it('a host that refuses connections: ads_api_client / TOOL_EXECUTION_FAILED, retryable', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => { resolve(); }));
+    const harness = await harnessWith(testEnv(replay), { upstream: `http://127.0.0.1:${port}` });
+    const envelope = envelopeOf(await harness.call('list_profiles'));
+    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', true]);
+    expect(envelope['details']).toEqual([{ path: '', issue: `No HTTP answer from 127.0.0.1:${port} (GET /v2/profiles): ECONNREFUSED.`, received_type: 'null', upstream_code: 'ECONNREFUSED' }]);
+  });
+
+  it('an upstream slower than the timeout: ads_api_client / TOOL_EXECUTION_FAILED, retryable', async () => {
+    const harness = await harnessWith(testEnv(replay), { timeoutMs: 150 });
+    replay.enqueue({ status: 200, body: [], delayMs: 1500 });
+    const envelope = envelopeOf(await harness.call('list_profiles'));
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', true]);
+    expect(envelope['summary']).toBe(`The request to ${new URL(replay.url).host} timed out after 150 ms.`);
+  });
+
+  it('an access token echoed by the upstream never reaches the envelope', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    replay.enqueue({ status: 400, body: { code: 'BAD', details: `header was Authorization: Bearer ${REPLAY_ACCESS_TOKEN}` } });
+    const envelope = envelopeOf(await harness.call('list_sp_campaigns'));
+    expect(JSON.stringify(envelope)).not.toContain('replay-access-token');
+  });
+});
