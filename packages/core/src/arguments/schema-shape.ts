@@ -237,7 +237,8 @@ export function analyzeTopLevel(root: SchemaNode): TopLevelShape {
     const layerProperties = layer['properties'];
     if (isSchemaNode(layerProperties)) {
       for (const name of Object.keys(layerProperties)) {
-        if (properties.has(name)) continue;
+        // Ajv never treats a property named `__proto__` as defined; neither does normalization.
+        if (properties.has(name) || name === '__proto__') continue;
         if (layer !== root) composed = true;
         const resolved = dereference(root, layerProperties[name]);
         const schema = isSchemaNode(resolved) ? resolved : undefined;
