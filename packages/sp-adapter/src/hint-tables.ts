@@ -9,7 +9,7 @@
  */
 import type { AdapterHintTables } from '@mcp-envelope/core';
 
-import { SP_MARKETPLACES, SP_MARKETPLACE_IDS, SP_REGION_ALIASES } from './regions.js';
+import { SP_MARKETPLACES, SP_MARKETPLACE_IDS, SP_REGION_VALUE_ALIASES } from './regions.js';
 
 /**
  * The PascalCase query parameters of the five v0 models that use them (every other SP-API model
@@ -159,7 +159,7 @@ export const SP_EXTRA_HINTS_BY_CODE = {
 } as const satisfies Readonly<Record<string, readonly string[]>>;
 
 function buildValueAliases(): Readonly<Record<string, Readonly<Record<string, string>>>> {
-  const aliases: Record<string, Readonly<Record<string, string>>> = { region: SP_REGION_ALIASES };
+  const aliases: Record<string, Readonly<Record<string, string>>> = { region: SP_REGION_VALUE_ALIASES };
   for (const property of SP_MARKETPLACE_ID_PROPERTIES) aliases[property] = SP_MARKETPLACE_ALIASES;
   return Object.freeze(aliases);
 }

@@ -69,7 +69,7 @@ export type SpMarketplaceCountry = keyof typeof SP_MARKETPLACES;
 export const SP_MARKETPLACE_IDS: readonly string[] = Object.values(SP_MARKETPLACES).map((marketplace) => marketplace.marketplaceId);
 
 /**
- * Reads a region setting: a canonical code or any alias of {@link SP_REGION_ALIASES} (any case,
+ * Reads a region setting: a canonical code or any alias of {@link SP_REGION_VALUE_ALIASES} (any case,
  * surrounding whitespace ignored).
  *
  * @param value - e.g. `eu`, `EU`, `Europe`, `de`.
@@ -79,54 +79,48 @@ export function parseSpRegion(value: string | undefined): SpRegion | undefined {
   if (value === undefined) return undefined;
   const key = value.trim().toLowerCase();
   if (Object.hasOwn(SP_REGIONS, key)) return key as SpRegion;
-  return Object.hasOwn(SP_REGION_ALIASES, key) ? SP_REGION_ALIASES[key as keyof typeof SP_REGION_ALIASES] : undefined;
+  return Object.hasOwn(SP_REGION_VALUE_ALIASES, key) ? SP_REGION_VALUE_ALIASES[key] : undefined;
 }
 
 /**
- * Common names for the regions (lower-case) -> canonical code: region names, AWS regions the SP-API
- * endpoints live in, and the country codes of each region's marketplaces (`uk` too).
+ * Common names for the regions (lower-case) -> canonical code: region names and the AWS regions
+ * the SP-API endpoints live in. The country codes and names of each region's marketplaces are
+ * added from {@link SP_MARKETPLACES} in {@link SP_REGION_VALUE_ALIASES}.
  */
 export const SP_REGION_ALIASES = {
   'north america': 'na',
   northamerica: 'na',
   'north-america': 'na',
   america: 'na',
+  americas: 'na',
   'us-east-1': 'na',
-  us: 'na',
   usa: 'na',
-  ca: 'na',
-  mx: 'na',
-  br: 'na',
+  uk: 'eu',
   europe: 'eu',
   emea: 'eu',
   'eu-west-1': 'eu',
-  uk: 'eu',
-  gb: 'eu',
-  ie: 'eu',
-  es: 'eu',
-  fr: 'eu',
-  be: 'eu',
-  nl: 'eu',
-  de: 'eu',
-  it: 'eu',
-  se: 'eu',
-  za: 'eu',
-  pl: 'eu',
-  eg: 'eu',
-  tr: 'eu',
-  sa: 'eu',
-  ae: 'eu',
-  in: 'eu',
   'far east': 'fe',
   fareast: 'fe',
   'far-east': 'fe',
   apac: 'fe',
   asia: 'fe',
   'us-west-2': 'fe',
-  sg: 'fe',
-  au: 'fe',
-  jp: 'fe',
 } as const satisfies Readonly<Record<string, SpRegion>>;
+
+function buildRegionValueAliases(): Readonly<Record<string, SpRegion>> {
+  const aliases: Record<string, SpRegion> = { ...SP_REGION_ALIASES };
+  for (const [country, marketplace] of Object.entries(SP_MARKETPLACES)) {
+    aliases[country.toLowerCase()] = marketplace.region;
+    aliases[marketplace.country.toLowerCase()] = marketplace.region;
+  }
+  return Object.freeze(aliases);
+}
+
+/**
+ * Every alias of a region (lower-case) -> canonical code: {@link SP_REGION_ALIASES} plus each
+ * marketplace's country code and name (`us`, `de`, `japan`, `united kingdom`, ...).
+ */
+export const SP_REGION_VALUE_ALIASES: Readonly<Record<string, SpRegion>> = buildRegionValueAliases();
 
 /**
  * The endpoint for a region.

@@ -8,6 +8,7 @@ import {
   SP_MARKETPLACE_ALIASES,
   SP_MARKETPLACE_IDS,
   SP_REGION_ALIASES,
+  SP_REGION_VALUE_ALIASES,
   camelCaseSpelling,
   parseSpRegion,
   spEndpoint,
@@ -47,7 +48,9 @@ describe('aliases', () => {
     expect(parseSpRegion('jp')).toBe('fe');
     expect(parseSpRegion('mars')).toBeUndefined();
     expect(parseSpRegion(undefined)).toBeUndefined();
-    expect(SP_REGION_ALIASES.us).toBe('na');
+    expect(SP_REGION_ALIASES.usa).toBe('na');
+    expect(SP_REGION_VALUE_ALIASES['us']).toBe('na');
+    expect(SP_REGION_VALUE_ALIASES['united arab emirates']).toBe('eu');
     expect(spEndpoint('eu')).toBe('https://sellingpartnerapi-eu.amazon.com');
     expect(spEndpoint('fe', true)).toBe('https://sandbox.sellingpartnerapi-fe.amazon.com');
   });

@@ -111,7 +111,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     },
     close: async () => {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
     },
   };
 }

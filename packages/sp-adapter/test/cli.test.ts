@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startFakeUpstream } from './helpers/fake-upstream.js';
+import type { FakeUpstream } from './helpers/fake-upstream.js';
+import { lwaEnv } from './helpers/sp-client.js';
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+const CLI = ['--import', 'tsx', 'src/cli.ts'];
+
+let upstream: FakeUpstream;
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+});
+afterAll(async () => {
+  await upstream.close();
+});
+
+function baseEnv(): Record<string, string> {
+  return { PATH: process.env['PATH'] ?? '', ...lwaEnv(upstream) };
+}
+
+describe('mcp-envelope-sp over stdio', () => {
+  it('serves the catalog and answers an upstream 429 with a rate_limited envelope', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, '--upstream', upstream.url], cwd: PACKAGE, env: baseEnv(), stderr: 'pipe' });
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(17);
+      upstream.respond({ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '4', 'x-amzn-RequestId': 'cli-req-1' }, body: { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.' }] } });
+      const result = (await client.callTool({ name: 'sellers_getMarketplaceParticipations', arguments: {} })) as CallToolResult;
+      const envelope = result.structuredContent as Record<string, unknown>;
+      expect(result.isError).toBe(true);
+      expect(validateEnvelope(envelope)).toEqual({ valid: true });
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable'], envelope['_meta']]).toEqual(['rate_limited', 'RATE_LIMITED', true, { retry_after_seconds: 4 }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('exits with a message naming a bad flag value', async () => {
+    const child = spawn(process.execPath, [...CLI, '--http', 'eighty'], { cwd: PACKAGE, env: baseEnv() });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("option '--http <port>' argument 'eighty' is invalid");
+  });
+});
+
+describe('mcp-envelope-sp over Streamable HTTP', () => {
+  let child: ChildProcess;
+  let endpoint: URL;
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, [...CLI, '--http', '0', '--upstream', upstream.url, '--models', 'test/fixtures/models'], { cwd: PACKAGE, env: baseEnv() });
+    endpoint = await new Promise<URL>((resolve, reject) => {
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /on (http:\/\/\S+)/.exec(stderr);
+        if (match?.[1] !== undefined) resolve(new URL(match[1]));
+      });
+      child.on('exit', () => { reject(new Error(`server exited: ${stderr}`)); });
+    });
+  });
+
+  afterAll(() => {
+    child.kill('SIGTERM');
+  });
+
+  it('loads --models and answers a 403 with an auth_error envelope', async () => {
+    const client = new Client({ name: 'cli-http-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(endpoint));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        'gadgets20250115_saveGadget',
+        'gadgets20250115_saveGadget_post',
+        'get_envelope_contract',
+        'set_region',
+        'widgetsV0_createWidget',
+        'widgetsV0_getWidget',
+        'widgetsV0_listWidgets',
+      ]);
+      upstream.respond({ status: 403, headers: { 'content-type': 'application/json', 'x-amz-rid': 'rid-403' }, body: { errors: [{ code: 'Unauthorized', message: 'Access to requested resource is denied.', details: '' }] } });
+      const result = (await client.callTool({ name: 'widgetsV0_getWidget', arguments: { widgetId: 'w-9' } })) as CallToolResult;
+      const envelope = result.structuredContent as Record<string, unknown>;
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'SP_API_HTTP_403', false]);
+      expect((envelope['details'] as Record<string, unknown>[])[0]?.['request_id']).toBe('rid-403');
+    } finally {
+      await client.close();
+    }
+  });
+});
