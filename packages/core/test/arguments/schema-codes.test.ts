@@ -1,0 +1,462 @@
+import { describe, expect, it } from 'vitest';
+
+import { VIOLATION_ORDER } from '../../src/arguments/index.js';
+import { CAMPAIGN_SCHEMA, LISTING_SCHEMA, REPORT_SCHEMA, failed, passed, tool } from './fixtures.js';
+
+const listing = tool(LISTING_SCHEMA);
+
+/** Checks `{ sku: 'SKU-1', ...extra }` against the listing schema and returns the failure. */
+function listingFailure(extra: Record<string, unknown>) {
+  return failed(listing.check({ sku: 'SKU-1', ...extra }));
+}
+
+describe('one SCHEMA_* code per keyword', () => {
+  it('accepts a valid call', () => {
+    const result = passed(
+      listing.check({
+        sku: 'SKU-1',
+        marketplaceIds: ['ATVPDKIKX0DER'],
+        title: 'Green tea',
+        quantity: 12,
+        price: 9.99,
+        condition: 'New',
+        asin: 'B0ABCDEFGH',
+        listedAt: '2025-03-01T10:00:00Z',
+        channel: 'amazon',
+        identifier: 'B0X',
+        target: 7,
+        keyword: 'tea',
+        tags: ['a', 'b'],
+        packSize: 12,
+        dimensions: { unit: 'cm', length: 3 },
+        note: 'fragile',
+        attributes: { flavour_name: 'mint' },
+      }),
+    );
+    expect(result.events).toEqual([]);
+  });
+
+  it('SCHEMA_TYPE_MISMATCH', () => {
+    const result = failed(listing.check({ sku: 42 }));
+    expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
+    expect(result.summary).toBe('sku should be string but a integer arrived.');
+    expect(result.details).toEqual([
+      { path: 'sku', issue: 'sku should be string but a integer arrived.', received_type: 'integer', expected_type: 'string' },
+    ]);
+  });
+
+  it('SCHEMA_TYPE_MISMATCH with a type list joins the expected types with |', () => {
+    const result = failed(tool({ type: 'object', properties: { note: { type: ['string', 'null'] } } }).check({ note: 1.5 }));
+    expect(result.details).toEqual([
+      { path: 'note', issue: 'note should be string|null but a number arrived.', received_type: 'number', expected_type: 'string|null' },
+    ]);
+  });
+
+  it('SCHEMA_REQUIRED', () => {
+    const result = failed(listing.check({}));
+    expect(result.error_code).toBe('SCHEMA_REQUIRED');
+    expect(result.summary).toBe('sku is required and was not sent.');
+    expect(result.details).toEqual([{ path: 'sku', issue: 'sku is required and was not sent.', received_type: 'undefined', field: 'sku' }]);
+  });
+
+  it('SCHEMA_MAX_ITEMS', () => {
+    const result = listingFailure({ marketplaceIds: ['A', 'B', 'C', 'D'] });
+    expect(result.error_code).toBe('SCHEMA_MAX_ITEMS');
+    expect(result.details).toEqual([
+      { path: 'marketplaceIds', issue: 'marketplaceIds holds 4 items; at most 3 are allowed.', received_type: 'array', limit: 3, actual: 4 },
+    ]);
+  });
+
+  it('SCHEMA_MIN_ITEMS', () => {
+    const result = listingFailure({ marketplaceIds: [] });
+    expect(result.error_code).toBe('SCHEMA_MIN_ITEMS');
+    expect(result.details).toEqual([
+      { path: 'marketplaceIds', issue: 'marketplaceIds holds 0 items; at least 1 are needed.', received_type: 'array', limit: 1, actual: 0 },
+    ]);
+  });
+
+  it('SCHEMA_MAX_LENGTH, counting code points as Ajv does', () => {
+    const result = listingFailure({ title: 'Organic green tea' });
+    expect(result.error_code).toBe('SCHEMA_MAX_LENGTH');
+    expect(result.details).toEqual([
+      { path: 'title', issue: 'title is 17 characters long; at most 10 are allowed.', received_type: 'string', limit: 10, actual: 17 },
+    ]);
+    const emoji = listingFailure({ title: '🍵'.repeat(11) });
+    expect(emoji.details[0]).toMatchObject({ limit: 10, actual: 11 });
+  });
+
+  it('SCHEMA_MIN_LENGTH', () => {
+    const result = listingFailure({ title: 'T' });
+    expect(result.error_code).toBe('SCHEMA_MIN_LENGTH');
+    expect(result.details).toEqual([
+      { path: 'title', issue: 'title is 1 characters long; at least 2 are needed.', received_type: 'string', limit: 2, actual: 1 },
+    ]);
+  });
+
+  it('SCHEMA_MAXIMUM', () => {
+    const result = listingFailure({ quantity: 1000 });
+    expect(result.error_code).toBe('SCHEMA_MAXIMUM');
+    expect(result.details).toEqual([
+      { path: 'quantity', issue: 'quantity is above its maximum of 999.', received_type: 'integer', limit: 999 },
+    ]);
+  });
+
+  it('SCHEMA_MINIMUM', () => {
+    const result = listingFailure({ quantity: -1 });
+    expect(result.error_code).toBe('SCHEMA_MINIMUM');
+    expect(result.details).toEqual([{ path: 'quantity', issue: 'quantity is below its minimum of 0.', received_type: 'integer', limit: 0 }]);
+  });
+
+  it('exclusiveMaximum and exclusiveMinimum map to SCHEMA_MAXIMUM / SCHEMA_MINIMUM with exclusive: true', () => {
+    const above = listingFailure({ price: 10000 });
+    expect(above.error_code).toBe('SCHEMA_MAXIMUM');
+    expect(above.details).toEqual([
+      { path: 'price', issue: 'price is above its maximum of 10000 (exclusive).', received_type: 'integer', limit: 10000, exclusive: true },
+    ]);
+    const below = listingFailure({ price: 0 });
+    expect(below.error_code).toBe('SCHEMA_MINIMUM');
+    expect(below.details).toEqual([
+      { path: 'price', issue: 'price is below its minimum of 0 (exclusive).', received_type: 'integer', limit: 0, exclusive: true },
+    ]);
+  });
+
+  it('SCHEMA_ENUM_MISMATCH', () => {
+    const result = listingFailure({ condition: 'Mint' });
+    expect(result.error_code).toBe('SCHEMA_ENUM_MISMATCH');
+    expect(result.details).toEqual([
+      { path: 'condition', issue: 'condition is not one of the allowed values.', received_type: 'string', allowed: ['New', 'Used', 'Refurbished'] },
+    ]);
+  });
+
+  it('SCHEMA_PATTERN_MISMATCH', () => {
+    const result = listingFailure({ asin: 'X123' });
+    expect(result.error_code).toBe('SCHEMA_PATTERN_MISMATCH');
+    expect(result.details).toEqual([
+      { path: 'asin', issue: 'asin does not have the required form.', received_type: 'string', pattern: '^B0[0-9A-Z]{8}$' },
+    ]);
+  });
+
+  it('SCHEMA_FORMAT_INVALID', () => {
+    const result = listingFailure({ listedAt: 'yesterday' });
+    expect(result.error_code).toBe('SCHEMA_FORMAT_INVALID');
+    expect(result.details).toEqual([
+      { path: 'listedAt', issue: 'listedAt is not a valid date-time.', received_type: 'string', format: 'date-time' },
+    ]);
+  });
+
+  it('SCHEMA_ADDITIONAL_PROPERTIES', () => {
+    const result = listingFailure({ colour: 'red' });
+    expect(result.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
+    expect(result.details).toEqual([
+      { path: 'colour', issue: 'arguments has a key the schema does not define: colour.', received_type: 'string', extra: 'colour' },
+    ]);
+  });
+
+  it('SCHEMA_ONE_OF_FAILED when no branch matches, and when several do', () => {
+    const none = listingFailure({ identifier: 'short' });
+    expect(none.error_code).toBe('SCHEMA_ONE_OF_FAILED');
+    expect(none.details).toEqual([
+      {
+        path: 'identifier',
+        issue: "identifier must match exactly one of the schema's alternatives and does not.",
+        received_type: 'string',
+        branches: [
+          { branch: 0, error_code: 'SCHEMA_PATTERN_MISMATCH', path: 'identifier' },
+          { branch: 1, error_code: 'SCHEMA_MIN_LENGTH', path: 'identifier' },
+        ],
+      },
+    ]);
+    const both = listingFailure({ identifier: 'B0LONGIDENTIFIER' });
+    expect(both.details).toEqual([
+      {
+        path: 'identifier',
+        issue: "identifier must match exactly one of the schema's alternatives and does not.",
+        received_type: 'string',
+        branches: [],
+        passing: [0, 1],
+      },
+    ]);
+  });
+
+  it('SCHEMA_ANY_OF_FAILED', () => {
+    const result = listingFailure({ target: true });
+    expect(result.error_code).toBe('SCHEMA_ANY_OF_FAILED');
+    expect(result.details).toEqual([
+      {
+        path: 'target',
+        issue: "target matches none of the schema's alternatives.",
+        received_type: 'boolean',
+        branches: [
+          { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'target' },
+          { branch: 1, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'target' },
+        ],
+      },
+    ]);
+  });
+
+  it('SCHEMA_ALL_OF_FAILED', () => {
+    const result = listingFailure({ keyword: 'ab' });
+    expect(result.error_code).toBe('SCHEMA_ALL_OF_FAILED');
+    expect(result.details).toEqual([
+      {
+        path: 'keyword',
+        issue: 'keyword breaks one of the constraints it must meet together.',
+        received_type: 'string',
+        branches: [{ branch: 1, error_code: 'SCHEMA_MIN_LENGTH', path: 'keyword' }],
+      },
+    ]);
+  });
+
+  it('SCHEMA_UNIQUE_ITEMS, with the duplicate indexes as actual', () => {
+    const result = listingFailure({ tags: ['gift', 'tea', 'gift'] });
+    expect(result.error_code).toBe('SCHEMA_UNIQUE_ITEMS');
+    expect(result.details).toEqual([
+      { path: 'tags', issue: 'tags contains the same item more than once.', received_type: 'array', actual: [0, 2] },
+    ]);
+  });
+
+  it('SCHEMA_CONST_MISMATCH', () => {
+    const result = listingFailure({ channel: 'ebay' });
+    expect(result.error_code).toBe('SCHEMA_CONST_MISMATCH');
+    expect(result.details).toEqual([
+      { path: 'channel', issue: 'channel must be exactly amazon.', received_type: 'string', allowed: ['amazon'] },
+    ]);
+  });
+
+  it('SCHEMA_MULTIPLE_OF', () => {
+    const result = listingFailure({ packSize: 10 });
+    expect(result.error_code).toBe('SCHEMA_MULTIPLE_OF');
+    expect(result.details).toEqual([{ path: 'packSize', issue: 'packSize is not a multiple of 6.', received_type: 'integer', limit: 6 }]);
+  });
+
+  it('SCHEMA_VALIDATION_FAILED for dependentRequired, at the missing field', () => {
+    const result = listingFailure({ dimensions: { length: 10 } });
+    expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(result.details).toEqual([
+      {
+        path: 'dimensions/unit',
+        issue: 'dimensions/unit failed the schema keyword dependentRequired.',
+        received_type: 'undefined',
+        keyword: 'dependentRequired',
+        field: 'unit',
+        required_by: 'length',
+      },
+    ]);
+  });
+
+  it('SCHEMA_VALIDATION_FAILED for not', () => {
+    const result = listingFailure({ note: '' });
+    expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(result.details).toEqual([{ path: 'note', issue: 'note failed the schema keyword not.', received_type: 'string', keyword: 'not' }]);
+  });
+
+  it('SCHEMA_VALIDATION_FAILED for propertyNames, with the inner pattern error folded in', () => {
+    const result = listingFailure({ attributes: { 'Flavour-Name': 'mint' } });
+    expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(result.details).toEqual([
+      {
+        path: 'attributes',
+        issue: 'attributes failed the schema keyword propertyNames.',
+        received_type: 'object',
+        keyword: 'propertyNames',
+        extra: 'Flavour-Name',
+      },
+    ]);
+  });
+});
+
+describe('paths', () => {
+  const report = tool(REPORT_SCHEMA);
+
+  it('reports a nested type error at filters/0/marketplaceId', () => {
+    const result = failed(report.check({ reportType: 'GET_FLAT_FILE_OPEN_LISTINGS_DATA', filters: [{ marketplaceId: 5 }] }));
+    expect(result.details).toEqual([
+      {
+        path: 'filters/0/marketplaceId',
+        issue: 'filters/0/marketplaceId should be string but a integer arrived.',
+        received_type: 'integer',
+        expected_type: 'string',
+      },
+    ]);
+  });
+
+  it('reports a nested missing field and a nested extra key at their own paths', () => {
+    const result = failed(report.check({ reportType: 'R', filters: [{ marketplaceId: 'A' }, { region: 'na', marketplaceID: 'B' }] }));
+    expect(result.details).toEqual([
+      { path: 'filters/1/marketplaceId', issue: 'filters/1/marketplaceId is required and was not sent.', received_type: 'undefined', field: 'marketplaceId' },
+      {
+        path: 'filters/1/marketplaceID',
+        issue: 'filters/1 has a key the schema does not define: marketplaceID.',
+        received_type: 'string',
+        extra: 'marketplaceID',
+      },
+    ]);
+  });
+
+  it('unescapes ~1 and ~0 in keys', () => {
+    const result = failed(tool({ type: 'object', properties: {} }).check({ 'a/b~c': 1 }));
+    expect(result.details.map((detail) => [detail.path, detail['extra']])).toEqual([['a/b~c', 'a/b~c']]);
+  });
+
+  it('reports a combinator at its parent path, folding branch errors from $ref targets', () => {
+    const result = failed(tool(CAMPAIGN_SCHEMA).check({ profileId: 1, budget: { amount: 'ten' } }));
+    expect(result.error_code).toBe('SCHEMA_ANY_OF_FAILED');
+    expect(result.details).toEqual([
+      {
+        path: 'budget',
+        issue: "budget matches none of the schema's alternatives.",
+        received_type: 'object',
+        branches: [
+          { branch: 0, error_code: 'SCHEMA_REQUIRED', path: 'budget/currency' },
+          { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'budget/amount' },
+          { branch: 1, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'budget' },
+        ],
+      },
+    ]);
+  });
+
+  it('keeps then/else errors and drops the if wrapper', () => {
+    const schema = {
+      type: 'object',
+      properties: { fulfillment: { enum: ['AFN', 'MFN'] }, shipFrom: { type: 'string' } },
+      if: { properties: { fulfillment: { const: 'MFN' } }, required: ['fulfillment'] },
+      then: { required: ['shipFrom'] },
+    };
+    const result = failed(tool(schema).check({ fulfillment: 'MFN' }));
+    expect(result.details).toEqual([{ path: 'shipFrom', issue: 'shipFrom is required and was not sent.', received_type: 'undefined', field: 'shipFrom' }]);
+  });
+});
+
+describe('the stable violation order', () => {
+  it('is exported as a constant, required first', () => {
+    expect(VIOLATION_ORDER.map((entry) => entry.category)).toEqual(['required', 'unknown_key', 'type', 'value', 'combinator', 'other']);
+    expect(VIOLATION_ORDER[1].keywords).toEqual(['additionalProperties', 'unevaluatedProperties']);
+  });
+
+  it('picks error_code by category and sorts every detail the same way', () => {
+    const result = failed(listing.check({ title: 'x', condition: 'Mint', colour: 'red', quantity: 'many', target: true }));
+    expect(result.error_code).toBe('SCHEMA_REQUIRED');
+    expect(result.summary).toBe('sku is required and was not sent. (and 5 more)');
+    expect(result.details.map((detail) => detail.path)).toEqual(['sku', 'colour', 'quantity', 'condition', 'target', 'title']);
+    const withoutRequired = failed(listing.check({ sku: 'S', title: 'x', condition: 'Mint', colour: 'red' }));
+    expect(withoutRequired.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
+    expect(withoutRequired.details.map((detail) => detail.path)).toEqual(['colour', 'condition', 'title']);
+    const typeBeforeEnum = failed(listing.check({ sku: 'S', condition: 'Mint', quantity: 'many' }));
+    expect(typeBeforeEnum.error_code).toBe('SCHEMA_TYPE_MISMATCH');
+  });
+
+  it('orders by the schema’s property order, not the call’s key order; unknown keys last, by name', () => {
+    const result = failed(listing.check({ zeta: 1, quantity: 'x', alpha: 2, sku: 5 }));
+    expect(result.details.map((detail) => detail.path)).toEqual(['alpha', 'zeta', 'sku', 'quantity']);
+  });
+
+  it('orders array indexes numerically and breaks ties by keyword name', () => {
+    const filters = Array.from({ length: 11 }, (_, index) => ({ marketplaceId: index === 2 || index === 10 ? 7 : 'M' }));
+    const result = failed(tool(REPORT_SCHEMA).check({ reportType: 'R', filters }));
+    expect(result.details.map((detail) => detail.path)).toEqual(['filters/2/marketplaceId', 'filters/10/marketplaceId']);
+    const code = tool({ type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$', minLength: 5 } } });
+    expect(failed(code.check({ code: 'ab' })).details.map((detail) => Object.keys(detail)[3])).toEqual(['limit', 'pattern']);
+  });
+});
+
+describe('schemas with $ref, $defs and other drafts', () => {
+  it('validates through $ref and $defs and rejects unknown keys via the injected unevaluatedProperties', () => {
+    const compiled = tool(CAMPAIGN_SCHEMA);
+    passed(compiled.check({ profileId: 7, maxResults: 10, stateFilter: ['ENABLED'], budget: { amount: 5, currency: 'USD' } }));
+    const result = failed(compiled.check({ profileId: 7, stateFilter: ['RUNNING'], campaignName: 'Spring' }));
+    expect(result.details).toEqual([
+      { path: 'campaignName', issue: 'arguments has a key the schema does not define: campaignName.', received_type: 'string', extra: 'campaignName' },
+      { path: 'stateFilter/0', issue: 'stateFilter/0 is not one of the allowed values.', received_type: 'string', allowed: ['ENABLED', 'PAUSED', 'ARCHIVED'] },
+    ]);
+  });
+
+  it('compiles a draft-07 schema (definitions, tuple items) and keeps its $schema in the published copy', () => {
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      definitions: { Sku: { type: 'string', minLength: 3 } },
+      properties: {
+        sku: { $ref: '#/definitions/Sku' },
+        pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false },
+      },
+    };
+    const compiled = tool(schema);
+    expect(compiled.publishedInputSchema['$schema']).toBe('http://json-schema.org/draft-07/schema#');
+    expect(compiled.publishedInputSchema['properties']).toEqual(schema.properties);
+    passed(compiled.check({ sku: 'ABC', pair: ['a', 1] }));
+    expect(failed(compiled.check({ sku: 'AB' })).details).toEqual([
+      { path: 'sku', issue: 'sku is 2 characters long; at least 3 are needed.', received_type: 'string', limit: 3, actual: 2 },
+    ]);
+    expect(failed(compiled.check({ pair: ['a', 'b'] })).details.map((detail) => [detail.path, detail['expected_type']])).toEqual([['pair/1', 'integer']]);
+    expect(failed(compiled.check({ pair: ['a', 1, 'extra'] })).details).toEqual([
+      { path: 'pair', issue: 'pair failed the schema keyword items.', received_type: 'array', keyword: 'items', limit: 2 },
+    ]);
+  });
+
+  it('reads draft-04 boolean exclusiveMaximum', () => {
+    const schema = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      properties: { discount: { type: 'number', maximum: 50, exclusiveMaximum: true } },
+    };
+    const compiled = tool(schema);
+    passed(compiled.check({ discount: 49.5 }));
+    expect(failed(compiled.check({ discount: 50 })).details).toEqual([
+      { path: 'discount', issue: 'discount is above its maximum of 50 (exclusive).', received_type: 'integer', limit: 50, exclusive: true },
+    ]);
+  });
+
+  it('ignores OpenAPI keywords and honours nullable', () => {
+    const schema = {
+      type: 'object',
+      'x-amzn-api': 'orders',
+      properties: { note: { type: 'string', nullable: true, example: 'gift', 'x-order': 1 } },
+      discriminator: { propertyName: 'kind' },
+    };
+    passed(tool(schema).check({ note: null }));
+  });
+
+  it('compiles a pattern that is only valid without the u flag', () => {
+    const compiled = tool({ type: 'object', properties: { slug: { type: 'string', pattern: '^[\\w-.]+$' } } });
+    passed(compiled.check({ slug: 'a-b.c' }));
+    expect(failed(compiled.check({ slug: 'a b' })).error_code).toBe('SCHEMA_PATTERN_MISMATCH');
+  });
+});
+
+describe('pathological input', () => {
+  it('turns a validator crash on deep recursive input into SCHEMA_VALIDATION_FAILED', () => {
+    const schema = { type: 'object', properties: { name: { type: 'string' }, child: { $ref: '#' } } };
+    let deep: Record<string, unknown> = { name: 'leaf' };
+    for (let level = 0; level < 100_000; level += 1) deep = { child: deep };
+    const result = failed(tool(schema).check(deep));
+    expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(result.details).toEqual([
+      { path: '', issue: 'arguments failed the schema keyword validation_aborted.', received_type: 'object', keyword: 'validation_aborted' },
+    ]);
+  });
+
+  it('validates deep input that the schema does not descend into', () => {
+    let deep: Record<string, unknown> = {};
+    for (let level = 0; level < 100_000; level += 1) deep = { inner: deep };
+    passed(listing.check({ sku: 'S', attributes: { nested: deep } }));
+  });
+
+  it('reports every violation of a huge array', () => {
+    const result = failed(tool(REPORT_SCHEMA).check({ reportType: 'R', filters: Array.from({ length: 10_000 }, () => ({ marketplaceId: 1 })) }));
+    expect(result.details).toHaveLength(10_000);
+    expect(result.details[9_999]?.path).toBe('filters/9999/marketplaceId');
+    expect(result.summary).toBe('filters/0/marketplaceId should be string but a integer arrived. (and 9999 more)');
+  });
+
+  it('does not throw when reading the arguments throws', () => {
+    const hostile = {
+      get marketplaceIds(): never {
+        throw new Error('getter exploded');
+      },
+    };
+    const result = failed(listing.check(hostile));
+    expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(result.details[0]).toMatchObject({ path: '', keyword: 'validation_aborted' });
+    expect(JSON.stringify(result)).not.toContain('exploded');
+  });
+});
