@@ -17,14 +17,13 @@ export const ADS_PROFILE_NOT_FOUND_CODE = 'SCHEMA_PROFILE_NOT_FOUND' as const;
 
 /**
  * The Ads hint tables core's argument pipeline reads: PascalCase -> camelCase key renames, region
- * aliases, curated enums, and extra hints for a few codes.
+ * aliases, curated enums, and an extra hint for enum mismatches.
  */
 export const ADS_HINT_TABLES = {
   keyRenames: ADS_KEY_RENAMES,
   valueAliases: { region: ADS_REGION_ALIASES },
   curatedEnums: ADS_CURATED_ENUMS,
   extraHintsByCode: {
-    [ADS_PROFILE_NOT_FOUND_CODE]: ['Call list_profiles to see the profile ids this account has in the current region; set_region first when the profile is in another region.'],
     SCHEMA_ENUM_MISMATCH: ['Ads API enum values are case-sensitive: v3 and unified v1 endpoints take UPPER_SNAKE values (ENABLED, SPONSORED_PRODUCTS), v2 endpoints lower case (enabled).'],
   },
 } as const satisfies AdapterHintTables;

@@ -107,7 +107,6 @@ export const ADS_CURATED_ENUMS = {
   budgetType: ['DAILY'],
   adProduct: ['SPONSORED_PRODUCTS', 'SPONSORED_BRANDS', 'SPONSORED_DISPLAY', 'SPONSORED_TELEVISION'],
   timeUnit: ['SUMMARY', 'DAILY'],
-  format: ['GZIP_JSON'],
   reportTypeId: [
     'spCampaigns',
     'spTargeting',

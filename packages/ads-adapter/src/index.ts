@@ -36,3 +36,15 @@ export {
   DEFAULT_ADS_REGION,
 } from './hint-tables.js';
 export type { AdsRegion } from './hint-tables.js';
+
+// The reference server (`mcp-envelope-ads`), for embedding or testing in-process.
+export { ADS_PACKAGE_VERSION, ADS_SERVER_NAME, createAdsServer } from './server/create-server.js';
+export type { AdsServer, AdsServerOptions } from './server/create-server.js';
+export { adsServerSettings, DEFAULT_UPSTREAM_TIMEOUT_MS, SELECTABLE_ADS_REGIONS } from './server/settings.js';
+export type { AdsCommandLineSettings, AdsServerSettings, SelectableAdsRegion } from './server/settings.js';
+export { AdsSession } from './server/session.js';
+export type { AdsProfile } from './server/session.js';
+export { BUILT_IN_OPERATIONS } from './server/catalog.js';
+export { loadModelOperations } from './server/models.js';
+export type { ModelLoadResult } from './server/models.js';
+export type { AdsAccountHeader, AdsOperation } from './server/operation.js';

@@ -131,13 +131,15 @@ describe('credentials', () => {
     expect(replay.tokenRequests.length).toBe(start + 2);
   });
 
-  it('no active profile: campaign calls refuse before calling upstream, list_profiles still works', async () => {
+  it('no active profile: campaign calls refuse before calling LWA or upstream, list_profiles still works', async () => {
     const harness = await harnessWith(testEnv(replay, { ADS_API_PROFILE_ID: undefined }));
     const before = replay.requests.length;
+    const tokensBefore = replay.tokenRequests.length;
     const envelope = envelopeOf(await harness.call('create_report', { startDate: '2026-01-01', endDate: '2026-01-02', configuration: { adProduct: 'SPONSORED_PRODUCTS', reportTypeId: 'spCampaigns', groupBy: ['campaign'], columns: ['cost'], timeUnit: 'SUMMARY', format: 'GZIP_JSON' } }));
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR']);
     expect(envelope['summary']).toBe('create_report needs an active profile (Amazon-Advertising-API-Scope) and none is set.');
     expect(replay.requests.length).toBe(before);
+    expect(replay.tokenRequests.length).toBe(tokensBefore);
     replay.enqueue({ status: 200, body: PROFILES });
     expect((await harness.call('list_profiles')).isError).toBeFalsy();
   });

@@ -196,7 +196,7 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
             groupBy: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
             columns: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
             timeUnit: { type: 'string', enum: ADS_CURATED_ENUMS.timeUnit },
-            format: { type: 'string', enum: ADS_CURATED_ENUMS.format },
+            format: { type: 'string', enum: ['GZIP_JSON'] },
             filters: {
               type: 'array',
               items: { type: 'object', properties: { field: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } }, required: ['field', 'values'] },

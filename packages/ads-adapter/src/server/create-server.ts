@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+import { readFileSync } from 'node:fs';
+
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
 
@@ -49,8 +51,8 @@ export interface AdsServer {
   readonly models?: ModelLoadResult;
 }
 
-/** The package version, kept in step with package.json by the lockstep release. */
-export const ADS_PACKAGE_VERSION = '0.1.0';
+/** This package's version, read from its package.json (lockstep with every published package). */
+export const ADS_PACKAGE_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /**
  * Builds the reference server (not yet connected to a transport).

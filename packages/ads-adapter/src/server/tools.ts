@@ -31,24 +31,29 @@ function noActiveProfile(tool: AdsOperation): EnvelopeError {
   });
 }
 
-function callHeaders(operation: AdsOperation, session: AdsSession, token: string): Record<string, string> {
+/**
+ * The account headers an operation needs: the active profile as `Amazon-Advertising-API-Scope`,
+ * or the unified v1 `Amazon-Ads-AccountId`. Checked before any token request.
+ *
+ * @throws EnvelopeError (`auth_error`) when the operation needs a profile and none is active.
+ */
+function accountHeaders(operation: AdsOperation, session: AdsSession): Record<string, string> {
   const clientId = session.clientId();
-  const headers: Record<string, string> = {
-    [ADS_REQUEST_HEADERS.authorization]: `Bearer ${token}`,
-    [ADS_REQUEST_HEADERS.clientId]: clientId,
-  };
   const profileId = session.profileId;
   if (operation.accountHeader === 'profile') {
     if (profileId === undefined) throw noActiveProfile(operation);
-    headers[ADS_REQUEST_HEADERS.scope] = String(profileId);
-  } else if (operation.accountHeader === 'account') {
+    return { [ADS_REQUEST_HEADERS.scope]: String(profileId) };
+  }
+  if (operation.accountHeader === 'account') {
     const accountId = session.accountId();
     if (accountId === undefined) throw noActiveProfile(operation);
-    headers[ADS_REQUEST_HEADERS.unifiedClientId] = clientId;
-    headers[ADS_REQUEST_HEADERS.unifiedAccountId] = accountId;
-    if (profileId !== undefined) headers[ADS_REQUEST_HEADERS.scope] = String(profileId);
+    return {
+      [ADS_REQUEST_HEADERS.unifiedClientId]: clientId,
+      [ADS_REQUEST_HEADERS.unifiedAccountId]: accountId,
+      ...(profileId === undefined ? {} : { [ADS_REQUEST_HEADERS.scope]: String(profileId) }),
+    };
   }
-  return headers;
+  return {};
 }
 
 async function readBody(response: Response): Promise<unknown> {
@@ -70,8 +75,9 @@ async function readBody(response: Response): Promise<unknown> {
  *   `UpstreamClientError` from `upstreamFetch` for the adapter to classify.
  */
 async function callOperation(operation: AdsOperation, session: AdsSession, args: Record<string, unknown>, context: ToolHandlerContext): Promise<unknown> {
+  const account = accountHeaders(operation, session);
   const token = await session.accessToken();
-  const headers = callHeaders(operation, session, token);
+  const headers = { [ADS_REQUEST_HEADERS.authorization]: `Bearer ${token}`, [ADS_REQUEST_HEADERS.clientId]: session.clientId(), ...account };
   let callArgs = args;
   if (operation.flatBody === true && operation.body !== undefined) {
     const parameterProperties = new Set(operation.parameters.map((parameter) => parameter.property));
