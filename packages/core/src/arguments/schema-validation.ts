@@ -101,11 +101,21 @@ export function compileValidator(schema: Record<string, unknown>): ValidateFunct
   } finally {
     shared.removeSchema(schema);
   }
-  for (const unicode of [true, false]) {
+  const message = firstError instanceof Error ? firstError.message : '';
+  // A duplicate `$id` left over in the shared instance: a fresh one compiles it.
+  if (message.includes('already exists')) {
     try {
-      return newAjv(unicode).compile(schema);
+      return newAjv(true).compile(schema);
+    } catch (error) {
+      firstError = error;
+    }
+  }
+  // A pattern that is only valid without the `u` flag (common in OpenAPI documents).
+  if (/regular expression/i.test(firstError instanceof Error ? firstError.message : '')) {
+    try {
+      return newAjv(false).compile(schema);
     } catch {
-      // try the next configuration
+      // report the first reason below
     }
   }
   const reason = firstError instanceof Error ? firstError.message : String(firstError);
