@@ -31,13 +31,27 @@ export interface CallContext {
 
 const storage = new AsyncLocalStorage<CallContext>();
 
+let callsInFlight = 0;
+
 /**
- * Runs `body` with `context` as the current call context.
+ * Runs `body` with `context` as the current call context and waits for it.
  *
- * @returns what `body` returns.
+ * On Node 20, an enabled AsyncLocalStorage makes every promise of the process pay an async hook.
+ * The storage is therefore disabled again whenever no call is in flight, so code outside tool
+ * handlers (the SDK's transport and protocol work between calls) runs without the hook.
+ * Consequence: work a handler leaves running after its call has finished (fire and forget) no
+ * longer sees the call's context and records nothing.
+ *
+ * @returns what `body` returns (awaited).
  */
-export function runInCallContext<Result>(context: CallContext, body: () => Result): Result {
-  return storage.run(context, body);
+export async function runInCallContext<Result>(context: CallContext, body: () => Result): Promise<Awaited<Result>> {
+  callsInFlight += 1;
+  try {
+    return await storage.run(context, body);
+  } finally {
+    callsInFlight -= 1;
+    if (callsInFlight === 0) storage.disable();
+  }
 }
 
 /**
@@ -57,7 +71,17 @@ export function currentCallContext(): CallContext | undefined {
  * @param meta - the parsed response meta.
  */
 export function recordResponseMeta(meta: ResponseMeta): void {
-  const context = storage.getStore();
+  recordResponseMetaInto(storage.getStore(), meta);
+}
+
+/**
+ * Records upstream telemetry in a given call context (the explicit form of
+ * {@link recordResponseMeta}, used by the context object handed to tool handlers).
+ *
+ * @param context - the call's context; `undefined` does nothing.
+ * @param meta - the parsed response meta.
+ */
+export function recordResponseMetaInto(context: CallContext | undefined, meta: ResponseMeta): void {
   if (context === undefined) return;
   if (meta.rate_limit !== undefined) context.rateLimit = meta.rate_limit;
   if (meta.retry_after_seconds !== undefined) context.retryAfterSeconds = meta.retry_after_seconds;

@@ -87,6 +87,27 @@ function redactEnvelope(envelope: ErrorEnvelope, redactor: Redactor): ErrorEnvel
   return redacted as ErrorEnvelope;
 }
 
+const legacyCache = new WeakMap<readonly MigrationEntry[], Map<string, ErrorKind | null>>();
+const LEGACY_CACHE_LIMIT = 1024;
+
+/** `legacyErrorKindFor`, memoized per table, server, version, code and kind (versions are parsed once). */
+function cachedLegacyKind(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorKind | undefined {
+  const table = environment.migrations ?? MIGRATIONS;
+  if (table.length === 0) return undefined;
+  let cache = legacyCache.get(table);
+  if (cache === undefined) {
+    cache = new Map();
+    legacyCache.set(table, cache);
+  }
+  const key = `${environment.serverId}\u0000${environment.version}\u0000${envelope.error_code}\u0000${envelope.error_kind}`;
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached ?? undefined;
+  const legacy = legacyErrorKindFor(envelope, environment.serverId, environment.version, table);
+  if (cache.size >= LEGACY_CACHE_LIMIT) cache.clear();
+  cache.set(key, legacy ?? null);
+  return legacy;
+}
+
 /** What {@link finalizeEnvelope} needs to know about the server. */
 export interface FinalizeEnvironment {
   /** The adapter id, for the migrations table. */
@@ -117,7 +138,7 @@ export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeE
   try {
     result = boundEnvelope(redactEnvelope(envelope, environment.redactor));
     if (result.legacy_error_kind === undefined && typeof result.error_code === 'string') {
-      const legacy = legacyErrorKindFor(result, environment.serverId, environment.version, environment.migrations ?? MIGRATIONS);
+      const legacy = cachedLegacyKind(result, environment);
       if (legacy !== undefined) result = { ...result, legacy_error_kind: legacy };
     }
   } catch (error) {

@@ -39,9 +39,9 @@ export type { AdapterHintTables } from './hint-tables.js';
 // Errors, upstream HTTP and the per-call context.
 export { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 export type { ClientSideFailure, EnvelopeErrorInit } from './errors.js';
-export { upstreamFetch, headerRecord, MAX_ERROR_BODY_BYTES } from './upstream.js';
+export { fetchInCallContext, headerRecord, MAX_ERROR_BODY_BYTES, upstreamFetch } from './upstream.js';
 export type { UpstreamFetchInit } from './upstream.js';
-export { currentCallContext, recordResponseMeta } from './context.js';
+export { currentCallContext, recordResponseMeta, recordResponseMetaInto } from './context.js';
 export type { CallContext } from './context.js';
 
 // Envelope building blocks.

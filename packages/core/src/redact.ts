@@ -47,6 +47,12 @@ export interface Redactor {
   readonly value: <Value>(value: Value) => Value;
 }
 
+/**
+ * One cheap pass that every default rule needs to match: when a string has none of these words,
+ * no default rule can apply and the string is returned as is.
+ */
+const DEFAULT_TRIGGER = /bearer|atz[ar]\||authorization|x-amz-|signature=|credential=|security-token=|access_token|refresh_token|client_secret|password/i;
+
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
 }
@@ -59,8 +65,8 @@ function globalCopy(pattern: RegExp): RegExp {
  * @returns the redactor.
  */
 export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor {
-  const rules: readonly Rule[] = [...DEFAULT_RULES, ...extraPatterns.map((pattern) => ({ pattern: globalCopy(pattern), replace: whole }))];
-  const redactString = (text: string): string => {
+  const extraRules: readonly Rule[] = extraPatterns.map((pattern) => ({ pattern: globalCopy(pattern), replace: whole }));
+  const apply = (text: string, rules: readonly Rule[]): string => {
     let result = text;
     for (const rule of rules) {
       rule.pattern.lastIndex = 0;
@@ -68,15 +74,36 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     }
     return result;
   };
+  const redactString = (text: string): string => {
+    const afterDefaults = DEFAULT_TRIGGER.test(text) ? apply(text, DEFAULT_RULES) : text;
+    return extraRules.length === 0 ? afterDefaults : apply(afterDefaults, extraRules);
+  };
+  // Copy-on-write: a container is copied only when something inside it changed.
   const redactValue = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return redactString(value);
     if (depth > 64 || typeof value !== 'object' || value === null) return value;
-    if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(copy, key, { value: redactValue(item, depth + 1), enumerable: true, writable: true, configurable: true });
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let index = 0; index < value.length; index += 1) {
+        const item: unknown = value[index];
+        const redacted = redactValue(item, depth + 1);
+        if (redacted !== item) copy ??= value.slice();
+        if (copy !== undefined) copy[index] = redacted;
+      }
+      return copy ?? value;
     }
-    return copy;
+    let copy: Record<string, unknown> | undefined;
+    const keys = Object.keys(value);
+    for (const key of keys) {
+      const item = (value as Record<string, unknown>)[key];
+      const redacted = redactValue(item, depth + 1);
+      if (redacted !== item && copy === undefined) {
+        copy = {};
+        for (const earlier of keys) Object.defineProperty(copy, earlier, { value: (value as Record<string, unknown>)[earlier], enumerable: true, writable: true, configurable: true });
+      }
+      if (copy !== undefined) Object.defineProperty(copy, key, { value: redacted, enumerable: true, writable: true, configurable: true });
+    }
+    return copy ?? value;
   };
   return {
     string: redactString,

@@ -50,7 +50,7 @@ import { closestMatch, compileTool } from './arguments/index.js';
 import type { CompiledTool, JsonSchemaObject } from './arguments/index.js';
 import { envelopeForThrown, internalError } from './classify.js';
 import type { ClassifyEnvironment } from './classify.js';
-import { recordResponseMeta, runInCallContext } from './context.js';
+import { recordResponseMetaInto, runInCallContext } from './context.js';
 import type { CallContext } from './context.js';
 import { checkEnvelope, composeMeta, finalizeEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
@@ -61,7 +61,8 @@ import type { EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
 import { widenOutputSchema } from './output-schema.js';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
 import { createRedactor } from './redact.js';
-import { upstreamFetch } from './upstream.js';
+import { fetchInCallContext } from './upstream.js';
+import type { upstreamFetch } from './upstream.js';
 import { carriedEnvelope } from './classify.js';
 
 /** The SDK v1 low-level server class that carries our `tools/list` and `tools/call` handlers. */
@@ -81,10 +82,13 @@ export interface ToolHandlerContext {
   readonly signal: AbortSignal;
   /** The normalization events of this call's arguments (whether or not they are emitted). */
   readonly normalized: readonly NormalizedEvent[];
-  /** {@link upstreamFetch}: records response telemetry in this call and throws classifiable errors. */
+  /**
+   * {@link upstreamFetch} bound to this call: records response telemetry in this call and throws
+   * classifiable errors. Works with or without the implicit (AsyncLocalStorage) context.
+   */
   readonly fetch: typeof upstreamFetch;
-  /** Records telemetry from an HTTP client other than {@link upstreamFetch}. */
-  recordResponseMeta(meta: ResponseMeta): void;
+  /** Records telemetry from an HTTP client other than `fetch`, into this call. */
+  readonly recordResponseMeta: (meta: ResponseMeta) => void;
   /** The SDK's request extras (request id, session id, notifications), for advanced use. */
   readonly request: RequestHandlerExtra<ServerRequest, ServerNotification>;
 }
@@ -139,6 +143,14 @@ export interface EnvelopeServerOptions extends EnvelopeSwitchOptions {
   readonly migrations?: readonly MigrationEntry[];
   /** The clock (tests). */
   readonly now?: () => Date;
+  /**
+   * Run handlers inside the AsyncLocalStorage call context (default true), so that the free
+   * functions `upstreamFetch`, `recordResponseMeta` and `currentCallContext` find the call from
+   * anywhere in the handler's async flow. `context.fetch` and `context.recordResponseMeta` work
+   * either way. On Node 20 the storage costs a few microseconds per call (async hooks); a server
+   * whose handlers only use the `context` methods may turn it off.
+   */
+  readonly implicitContext?: boolean;
 }
 
 /** The input of {@link createEnvelopeServer}. */
@@ -273,6 +285,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
   const now = options.now ?? ((): Date => new Date());
   const unknownToolAs = options.unknownToolAs ?? 'result';
+  const implicitContext = options.implicitContext ?? true;
 
   const emittedNormalizedKinds: NormalizedEventKind[] =
     includeNormalized && settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED
@@ -470,10 +483,19 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       retryAfterSeconds: undefined,
       warnings: undefined,
     };
-    const context: ToolHandlerContext = { tool: name, signal: extra.signal, normalized: check.events, fetch: upstreamFetch, recordResponseMeta, request: extra };
+    const context: ToolHandlerContext = {
+      tool: name,
+      signal: extra.signal,
+      normalized: check.events,
+      fetch: (url, init) => fetchInCallContext(call, url, init),
+      recordResponseMeta: (meta) => {
+        recordResponseMetaInto(call, meta);
+      },
+      request: extra,
+    };
     let value: unknown;
     try {
-      value = await runInCallContext(call, () => entry.tool.handler(check.args, context));
+      value = implicitContext ? await runInCallContext(call, () => entry.tool.handler(check.args, context)) : await entry.tool.handler(check.args, context);
     } catch (error) {
       return errorResult(envelopeForThrown(error, classifyEnvironment(call)));
     }

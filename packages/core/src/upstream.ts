@@ -7,7 +7,8 @@
  * @packageDocumentation
  */
 import type { FailedRequest, HeaderRecord } from './adapter.js';
-import { currentCallContext, recordResponseMeta } from './context.js';
+import { currentCallContext, recordResponseMetaInto } from './context.js';
+import type { CallContext } from './context.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
 
 /** How many bytes of a failed response's body are read at most (64 KiB). */
@@ -86,8 +87,18 @@ function isTimeoutReason(error: unknown): boolean {
  * @throws the abort reason, unchanged, when `init.signal` or the call is cancelled.
  */
 export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit = {}): Promise<Response> {
+  return fetchInCallContext(currentCallContext(), url, init);
+}
+
+/**
+ * {@link upstreamFetch} for an explicit call context (what `context.fetch` of a tool handler
+ * calls, so it works whether or not the implicit AsyncLocalStorage context is on).
+ *
+ * @param context - the call to record telemetry into; `undefined` records nothing.
+ * @returns and throws as {@link upstreamFetch}.
+ */
+export async function fetchInCallContext(context: CallContext | undefined, url: string | URL, init: UpstreamFetchInit = {}): Promise<Response> {
   const { timeoutMs, ...requestInit } = init;
-  const context = currentCallContext();
   const signals: AbortSignal[] = [];
   if (requestInit.signal !== undefined && requestInit.signal !== null) signals.push(requestInit.signal);
   if (context !== undefined) signals.push(context.signal);
@@ -104,7 +115,7 @@ export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit =
   }
 
   const headers = headerRecord(response.headers);
-  if (context !== undefined) recordResponseMeta(context.adapter.parseResponseMeta(headers, new Date()));
+  if (context !== undefined) recordResponseMetaInto(context, context.adapter.parseResponseMeta(headers, new Date()));
   if (response.ok) return response;
 
   let text: string;

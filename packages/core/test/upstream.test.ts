@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UpstreamClientError, UpstreamHttpError, upstreamFetch } from '../src/index.js';
+import type { EnvelopeTool } from '../src/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import type { Connected } from './fixtures/connect.js';
 import { createTestServer } from './fixtures/test-server.js';
@@ -98,6 +99,46 @@ describe('upstreamFetch inside a tool call', () => {
     expect(Date.now() - started).toBeLessThan(2500);
     expect(structured(result)['summary']).toBe('The upstream did not answer within 100 ms.');
     expect(structured(result)['error_code']).toBe('TOOL_EXECUTION_FAILED');
+  });
+});
+
+describe('implicit and explicit call context', () => {
+  const tools = (base: () => string): EnvelopeTool[] => [
+    {
+      name: 'implicit',
+      inputSchema: { type: 'object' },
+      handler: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        // The free function, two awaits deep: it finds the call through AsyncLocalStorage.
+        const response = await upstreamFetch(`${base()}/rate/7`);
+        const body: unknown = await response.json();
+        return body;
+      },
+    },
+    {
+      name: 'explicit',
+      inputSchema: { type: 'object' },
+      handler: async (_args, context) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const response = await context.fetch(`${base()}/rate/4`);
+        const body: unknown = await response.json();
+        return body;
+      },
+    },
+  ];
+
+  it('the free upstreamFetch records into the call from anywhere in the handler (default)', async () => {
+    const connection = await connectInMemory(createTestServer({}, tools(() => replay.baseUrl)));
+    expect((await connection.client.callTool({ name: 'implicit', arguments: {} })).structuredContent).toEqual({ n: 7, _meta: { rate_limit: { remaining: 7 } } });
+    expect((await connection.client.callTool({ name: 'explicit', arguments: {} })).structuredContent).toEqual({ n: 4, _meta: { rate_limit: { remaining: 4 } } });
+    await connection.close();
+  });
+
+  it('with implicitContext off, context.fetch still records and the free function records nothing', async () => {
+    const connection = await connectInMemory(createTestServer({ implicitContext: false }, tools(() => replay.baseUrl)));
+    expect((await connection.client.callTool({ name: 'explicit', arguments: {} })).structuredContent).toEqual({ n: 4, _meta: { rate_limit: { remaining: 4 } } });
+    expect((await connection.client.callTool({ name: 'implicit', arguments: {} })).structuredContent).toEqual({ n: 7 });
+    await connection.close();
   });
 });
 

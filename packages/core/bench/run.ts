@@ -1,0 +1,247 @@
+/**
+ * `pnpm bench`: the performance targets of @mcp-envelope/core, each measured against a baseline
+ * measured in the same run. Prints the figure, the ratio and PASS/FAIL per target; exits non-zero
+ * on a FAIL only with `--strict`. Run under `node --expose-gc --import tsx` (the package script
+ * does) so the heap figure is measured after full collections.
+ */
+import { Writable } from 'node:stream';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Bench } from 'tinybench';
+
+import { compileTool, createEnvelopeLogger, createEnvelopeServer } from '../src/index.js';
+import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../src/index.js';
+import { realisticTools, twentyPropertyTool } from './generate-tools.js';
+
+const strict = process.argv.includes('--strict');
+const quick = process.argv.includes('--quick');
+const ROUNDS = quick ? 3 : 15;
+const ROUND_TIME_MS = quick ? 150 : 300;
+
+const silentLogger = createEnvelopeLogger(
+  new Writable({
+    write: (_chunk, _encoding, callback) => {
+      callback();
+    },
+  }),
+);
+
+const benchAdapter: EnvelopeAdapter = {
+  id: 'bench',
+  errorKinds: [],
+  classify: () => ({ error_kind: 'internal_error', error_code: 'INTERNAL_ERROR', retryable: false, summary: 'unused', details: [], hints: [] }),
+  parseResponseMeta: () => ({}),
+};
+
+interface Outcome {
+  readonly name: string;
+  readonly figure: string;
+  readonly target: string;
+  readonly pass: boolean;
+}
+const outcomes: Outcome[] = [];
+
+function report(outcome: Outcome): void {
+  outcomes.push(outcome);
+  console.log(`${outcome.pass ? 'PASS' : 'FAIL'}  ${outcome.name}: ${outcome.figure} (target ${outcome.target})`);
+}
+
+const { schema, validArgs, invalidArgs } = twentyPropertyTool();
+const handlerValue = (args: Record<string, unknown>): Record<string, unknown> => ({ ok: true, name: args['name0'], ids: args['ids2'], count: 2 });
+
+async function connect(server: { connect(transport: InMemoryTransport): Promise<void> }): Promise<Client> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'bench-client', version: '0.0.0' });
+  await client.connect(clientTransport);
+  return client;
+}
+
+/** The baseline: a bare low-level SDK server with the same tool, returning the same value. */
+function bareServer(): Server {
+  const server = new Server({ name: 'bare', version: '0.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }] }));
+  server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
+    if (request.params.name !== 'bench') throw new McpError(-32602, 'unknown tool');
+    const value = handlerValue(request.params.arguments ?? {});
+    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+  });
+  return server;
+}
+
+function envelopeServer(tools: readonly EnvelopeTool[], implicitContext = true): EnvelopeServer {
+  return createEnvelopeServer({ info: { name: 'envelope', version: '0.0.0' }, adapter: benchAdapter, tools, options: { env: {}, logger: silentLogger, implicitContext } });
+}
+
+/** The round's median latency of a task in ms (the median resists the pauses other processes cause). */
+function medianLatency(bench: Bench, name: string): number {
+  const task = bench.getTask(name);
+  const result = task?.result;
+  if (result === undefined || !('latency' in result)) throw new Error(`benchmark "${name}" did not complete`);
+  return result.latency.p50;
+}
+
+function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+}
+
+/**
+ * Runs the tasks in many short rounds, alternating their order, and compares each task with the
+ * baseline task of the same round. Returns the median over rounds of each task's median latency
+ * and of its per-round ratio to the baseline, so load from other processes during the run, which
+ * comes and goes, weighs on both sides of each ratio alike.
+ */
+async function measure(baseline: string, tasks: Readonly<Record<string, () => Promise<unknown>>>): Promise<Record<string, { readonly mean: number; readonly ratio: number }>> {
+  const means: Record<string, number[]> = {};
+  const ratios: Record<string, number[]> = {};
+  const names = Object.keys(tasks);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const bench = new Bench({ time: ROUND_TIME_MS, warmupTime: 100 });
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) bench.add(name, tasks[name] as () => Promise<unknown>);
+    await bench.run();
+    const base = medianLatency(bench, baseline);
+    for (const name of names) {
+      const mean = medianLatency(bench, name);
+      (means[name] ??= []).push(mean);
+      (ratios[name] ??= []).push(mean / base);
+    }
+  }
+  const summary: Record<string, { mean: number; ratio: number }> = {};
+  for (const name of names) summary[name] = { mean: median(means[name] ?? []), ratio: median(ratios[name] ?? []) };
+  return summary;
+}
+
+function microseconds(milliseconds: number): string {
+  return `${(milliseconds * 1000).toFixed(1)} µs`;
+}
+
+async function hotPaths(): Promise<void> {
+  const bare = await connect(bareServer());
+  const envelope = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
+  const explicitOnly = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }], false));
+  const check = (await envelope.callTool({ name: 'bench', arguments: invalidArgs })).isError;
+  if (check !== true) throw new Error('the invalid arguments did not fail validation');
+  const times = await measure('bare', {
+    bare: () => bare.callTool({ name: 'bench', arguments: validArgs }),
+    envelope: () => envelope.callTool({ name: 'bench', arguments: validArgs }),
+    explicitOnly: () => explicitOnly.callTool({ name: 'bench', arguments: validArgs }),
+    validationError: () => envelope.callTool({ name: 'bench', arguments: invalidArgs }),
+  });
+  const bareTime = times['bare']!.mean;
+  const success = times['envelope']!;
+  const validation = times['validationError']!;
+  report({
+    name: 'success path vs bare SDK Server (20-property schema, in-memory)',
+    figure: `${microseconds(success.mean)} vs ${microseconds(bareTime)} per call, ratio ${success.ratio.toFixed(3)}x (median of ${ROUNDS} paired rounds)`,
+    target: '<= 1.10x',
+    pass: success.ratio <= 1.1,
+  });
+  const explicit = times['explicitOnly']!;
+  console.log(
+    `info  success path with implicitContext: false (no AsyncLocalStorage): ${microseconds(explicit.mean)} per call, ratio ${explicit.ratio.toFixed(3)}x; the storage costs about ${microseconds((success.ratio - explicit.ratio) * bareTime)} per call on Node ${process.versions.node}`,
+  );
+  report({
+    name: 'validation-error path vs bare success call',
+    figure: `${microseconds(validation.mean)} vs ${microseconds(bareTime)} per call, ratio ${validation.ratio.toFixed(3)}x (median of ${ROUNDS} paired rounds)`,
+    target: '<= 1.5x',
+    pass: validation.ratio <= 1.5,
+  });
+  await bare.close();
+  await envelope.close();
+  await explicitOnly.close();
+}
+
+function checkThroughput(): void {
+  const tool = compileTool('bench', schema, { normalizationEnabled: true, strictUnknownFields: true });
+  const renamedArgs: Record<string, unknown> = { ...validArgs };
+  delete renamedArgs['name0'];
+  renamedArgs['Name0'] = 'value-0';
+  const measureCalls = (args: Record<string, unknown>): number => {
+    if (!tool.check(args).ok) throw new Error('benchmark arguments must pass');
+    for (let index = 0; index < 100_000; index += 1) tool.check(args);
+    const calls = quick ? 300_000 : 1_000_000;
+    const started = process.hrtime.bigint();
+    for (let index = 0; index < calls; index += 1) tool.check(args);
+    return calls / (Number(process.hrtime.bigint() - started) / 1e9);
+  };
+  const canonical = measureCalls(validArgs);
+  const renamed = measureCalls(renamedArgs);
+  report({
+    name: 'normalization + validation alone (compileTool(...).check, 20 properties, canonical keys)',
+    figure: `${Math.round(canonical).toLocaleString('en')} calls/s (with one renamed key: ${Math.round(renamed).toLocaleString('en')} calls/s)`,
+    target: '>= 500,000 calls/s',
+    pass: canonical >= 500_000,
+  });
+}
+
+async function largeCatalog(): Promise<void> {
+  const runs: number[] = [];
+  let listed = 0;
+  for (let round = 0; round < 3; round += 1) {
+    const tools = realisticTools(370).map((tool) => ({ ...tool, name: `${tool.name}_r${round}` }));
+    const started = performance.now();
+    const client = await connect(envelopeServer(tools));
+    let cursor: string | undefined;
+    listed = 0;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      listed += page.tools.length;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    runs.push(performance.now() - started);
+    await client.close();
+  }
+  const sorted = [...runs].sort((a, b) => a - b);
+  const median = sorted[1] as number;
+  report({
+    name: `370 generated tools registered + tools/list answered (${listed} listed incl. get_envelope_contract, 4 pages)`,
+    figure: `${median.toFixed(0)} ms median of 3 (runs: ${runs.map((run) => run.toFixed(0)).join(', ')} ms)`,
+    target: '< 300 ms',
+    pass: median < 300,
+  });
+}
+
+async function heapGrowth(): Promise<void> {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (collect === undefined) {
+    report({ name: 'heap growth over 100k calls', figure: 'not measured: run under node --expose-gc', target: '< 10 MB', pass: false });
+    return;
+  }
+  const client = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
+  const batch = async (count: number): Promise<void> => {
+    for (let done = 0; done < count; done += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, index) => client.callTool({ name: index % 4 === 3 ? 'missing' : 'bench', arguments: index % 2 === 1 ? invalidArgs : validArgs })),
+      );
+    }
+  };
+  const total = quick ? 20_000 : 100_000;
+  await batch(5_000);
+  collect();
+  collect();
+  const before = process.memoryUsage().heapUsed;
+  await batch(total);
+  collect();
+  collect();
+  const growth = (process.memoryUsage().heapUsed - before) / (1024 * 1024);
+  report({
+    name: `heap growth over ${total.toLocaleString('en')} calls (success, validation errors, unknown tools)`,
+    figure: `${growth.toFixed(2)} MB`,
+    target: '< 10 MB',
+    pass: growth < 10,
+  });
+  await client.close();
+}
+
+console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
+await hotPaths();
+checkThroughput();
+await largeCatalog();
+await heapGrowth();
+const failed = outcomes.filter((outcome) => !outcome.pass).length;
+console.log(`${outcomes.length - failed} of ${outcomes.length} targets met`);
+if (strict && failed > 0) process.exitCode = 1;
