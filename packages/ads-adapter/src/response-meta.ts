@@ -6,16 +6,17 @@
  *
  * @packageDocumentation
  */
-import { headerValue, lowerCaseHeaders, rateLimitMeta, retryAfterSeconds, upstreamWarnings } from '@mcp-envelope/core';
-import type { HeaderSource, ResponseMeta } from '@mcp-envelope/core';
+import { headerValue } from '@mcp-envelope/core';
+import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
 
 import { ADS_RESPONSE_HEADERS } from './hint-tables.js';
+import { responseMetaFromHeaders } from './pending-core/response-meta.js';
 
-const RATE_LIMIT_NAMES = {
+const RATE_LIMIT_NAMES: RateLimitHeaderNames = {
   limit: ADS_RESPONSE_HEADERS.rateLimitLimit,
   remaining: ADS_RESPONSE_HEADERS.rateLimitRemaining,
   reset: ADS_RESPONSE_HEADERS.rateLimitReset,
-} as const;
+};
 
 /**
  * `_meta` telemetry from an Ads API response (success or failure): `rate_limit` from
@@ -28,15 +29,7 @@ const RATE_LIMIT_NAMES = {
  * @returns the meta; `{}` when the response carried none of these headers.
  */
 export function parseAdsResponseMeta(headers: HeaderSource | undefined, now: Date): ResponseMeta {
-  const lower = lowerCaseHeaders(headers);
-  const rateLimit = rateLimitMeta(lower, RATE_LIMIT_NAMES);
-  const retryAfter = retryAfterSeconds(lower, now);
-  const warnings = upstreamWarnings(headerValue(lower, 'warning'));
-  return {
-    ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
-    ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }),
-    ...(warnings.length === 0 ? {} : { warnings }),
-  };
+  return responseMetaFromHeaders(headers, now, RATE_LIMIT_NAMES);
 }
 
 /**

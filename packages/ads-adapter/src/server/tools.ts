@@ -14,6 +14,7 @@ import { ADS_HINTS, ADS_REGION_ALIASES, ADS_REGIONS, ADS_REQUEST_HEADERS } from 
 import { expectedMediaType } from '../media-types.js';
 import { adsPartialResultsWarning } from '../partial-results.js';
 import { buildOperationRequest } from '../pending-core/operation-request.js';
+import { readSuccessBody } from '../pending-core/success-body.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
 import type { AdsOperation } from './operation.js';
 import { profilesFromBody } from './session.js';
@@ -56,16 +57,6 @@ function accountHeaders(operation: AdsOperation, session: AdsSession): Record<st
   return {};
 }
 
-async function readBody(response: Response): Promise<unknown> {
-  const text = await response.text();
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 /**
  * Sends one operation call: token, account headers, vendor media type, body; records a
  * `partial_results` warning when a 2xx answer lists failed items.
@@ -95,7 +86,7 @@ async function callOperation(operation: AdsOperation, session: AdsSession, args:
     if (UpstreamHttpError.isInstance(error) && error.status === 401) session.invalidateToken();
     throw error;
   }
-  const value = await readBody(response);
+  const value = await readSuccessBody(response);
   const partial = adsPartialResultsWarning(response.status, value, headerRecord(response.headers));
   if (partial !== undefined) context.recordResponseMeta({ warnings: [partial] });
   return value;
