@@ -49,10 +49,11 @@ import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { closestMatch, compileTool } from './arguments/index.js';
 import type { CompiledTool, JsonSchemaObject } from './arguments/index.js';
 import { envelopeForThrown, internalError } from './classify.js';
+import { EnvelopeError } from './errors.js';
 import type { ClassifyEnvironment } from './classify.js';
 import { recordResponseMetaInto, runInCallContext } from './context.js';
 import type { CallContext } from './context.js';
-import { checkEnvelope, composeMeta, finalizeEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
+import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
@@ -497,6 +498,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     try {
       value = implicitContext ? await runInCallContext(call, () => entry.tool.handler(check.args, context)) : await entry.tool.handler(check.args, context);
     } catch (error) {
+      // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
+      if (extra.signal.aborted && !EnvelopeError.isInstance(error)) return errorResult(internalErrorEnvelope(name, randomUUID()));
       return errorResult(envelopeForThrown(error, classifyEnvironment(call)));
     }
     try {

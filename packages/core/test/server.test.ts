@@ -313,6 +313,34 @@ describe('failures', () => {
     expect((log.lines[0]!['error'] as { message: string }).message).toBe('tool returned isError without an envelope: it broke');
   });
 
+  it('does not log a cancelled call as a server failure', async () => {
+    const log = captureLog();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const { client } = await start({ logger: log.logger }, [
+      {
+        name: 'slow',
+        inputSchema: { type: 'object' },
+        handler: (_args, context) =>
+          new Promise((_resolve, reject) => {
+            started();
+            context.signal.addEventListener('abort', () => {
+              reject(new Error('aborted by the client'));
+            });
+          }),
+      },
+    ]);
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+    await running;
+    controller.abort('user cancelled');
+    await expect(pending).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log.lines).toEqual([]);
+  });
+
   it('every error result carries the same valid envelope in structuredContent and content[0].text', async () => {
     const { client } = await start();
     for (const name of ['explode', 'sandbox_limit', 'relay_envelope', 'teapot', 'many_problems', 'leak_token', 'throttled', 'missing_tool']) {
