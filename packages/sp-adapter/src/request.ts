@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import { UpstreamClientError } from '@mcp-envelope/core';
-import type { CollectionFormat, ConvertedOperation } from '@mcp-envelope/core';
+
+import type { CollectionFormat, ConvertedOperation } from './core-openapi.js';
 
 /** A request ready for `fetch`. */
 export interface SpHttpRequest {
