@@ -31,7 +31,8 @@ export const DEFAULT_ADS_REGION: AdsRegion = 'na';
 /**
  * What people and agents call a region -> the Ads region id. Keys are lower case. Country codes
  * follow the marketplaces each Ads region serves (India is served by the EU host, Brazil and
- * Mexico by the NA host). Used for `did_you_mean` hints only; values are never rewritten.
+ * Mexico by the NA host). Used for `did_you_mean` hints only; values are never rewritten. The
+ * sandbox is not a region one selects (it is reached with `--upstream`), so no alias leads to it.
  */
 export const ADS_REGION_ALIASES = {
   'north america': 'na',
@@ -67,8 +68,7 @@ export const ADS_REGION_ALIASES = {
   jp: 'fe',
   au: 'fe',
   sg: 'fe',
-  sandbox: 'test',
-} as const satisfies Readonly<Record<string, AdsRegion>>;
+} as const satisfies Readonly<Record<string, Exclude<AdsRegion, 'test'>>>;
 
 /**
  * Known wrong keys -> the canonical key the Ads API uses. Ads query and body fields are

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ADS_ERROR_KINDS, classifyAdsFailure, classifyAdsHttpFailure, diagnoseAuthFailure, isProfileScopeProblem } from '../src/classify.js';
 import { parseAdsErrorBody } from '../src/error-body.js';
+import { ADS_REGION_ALIASES } from '../src/hint-tables.js';
 import { expectedMediaType } from '../src/media-types.js';
 import { requestPath } from '../src/pending-core/request-url.js';
 
@@ -192,5 +193,12 @@ describe('media types', () => {
     expect(requestPath('https://h.example:8443/a/b/?q=1#f')).toBe('/a/b');
     expect(requestPath('http://h')).toBe('/');
     expect(requestPath('x/y')).toBe('/x/y');
+  });
+});
+
+describe('region aliases', () => {
+  it('every alias leads to a selectable region', () => {
+    expect(new Set(Object.values(ADS_REGION_ALIASES))).toEqual(new Set(['na', 'eu', 'fe']));
+    expect([ADS_REGION_ALIASES.us, ADS_REGION_ALIASES.in, ADS_REGION_ALIASES.jp, ADS_REGION_ALIASES['far east']]).toEqual(['na', 'eu', 'fe', 'fe']);
   });
 });
