@@ -117,6 +117,7 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
     patterns: shape.patterns,
     unknownKeyOutcome: unknownKeyOutcome(shape, injected),
     keyRenames: options.hints?.keyRenames,
+    matchCache: new Map(),
   };
   const propertyOrder = new Map<string, number>();
   for (const info of shape.properties.values()) propertyOrder.set(info.name, info.order);

@@ -33,7 +33,12 @@ export interface NormalizationIndex {
   readonly unknownKeyOutcome: UnknownKeyOutcome;
   /** The adapter's known renames (wrong key -> canonical key), if any. */
   readonly keyRenames: Readonly<Record<string, string>> | undefined;
+  /** Memo of {@link matchKey} results for keys seen before (bounded, see {@link MATCH_CACHE_SIZE}). */
+  readonly matchCache: Map<string, KeyMatch>;
 }
+
+/** At most this many non-canonical keys have their match remembered per tool. */
+export const MATCH_CACHE_SIZE = 512;
 
 /** The result of {@link normalizeArguments}: a new arguments object and the events, in key order. */
 export interface NormalizationResult {
@@ -171,13 +176,22 @@ export function copyArguments(
 
 /**
  * Matches a key that is not exactly a property: first the adapter's `keyRenames` (only when the
- * target is a property), then the case- and separator-insensitive comparison.
+ * target is a property), then the case- and separator-insensitive comparison. Results are
+ * remembered in the index's bounded `matchCache` (the first 512 distinct keys per tool).
  *
  * @param key - the key a caller sent.
  * @param index - the tool's normalization index.
  * @returns the unique canonical property, the ambiguous candidates, or no match.
  */
 export function matchKey(key: string, index: NormalizationIndex): KeyMatch {
+  const cached = index.matchCache.get(key);
+  if (cached !== undefined) return cached;
+  const match = computeMatch(key, index);
+  if (index.matchCache.size < MATCH_CACHE_SIZE) index.matchCache.set(key, match);
+  return match;
+}
+
+function computeMatch(key: string, index: NormalizationIndex): KeyMatch {
   const renames = index.keyRenames;
   if (renames !== undefined && Object.hasOwn(renames, key)) {
     const target = renames[key];
