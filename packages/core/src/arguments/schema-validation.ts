@@ -329,11 +329,20 @@ export interface ViolationContext {
 }
 
 /**
- * Turns Ajv's errors into violations: one per error, except that a failing `anyOf`, `oneOf`,
- * (wrapped) `allOf`, `propertyNames` or `contains` becomes one violation at its instance path
- * with its branch errors folded into a short `branches` list, and `if` wrapper errors are
- * dropped (the `then`/`else` errors stay). Duplicates (same code, path and keyword) are dropped.
- * The result is sorted by {@link VIOLATION_ORDER}.
+ * Turns Ajv's errors into violations: one per error, except that
+ * - a failing `anyOf`, `oneOf` or (wrapped, see prepare-schema.ts) `allOf` becomes one violation
+ *   at its instance path (the combinator's parent path) with its branch errors folded into
+ *   `branches: [{ branch, error_code, path }]` (at most 10); a `oneOf` that matched several
+ *   branches also carries `passing: [indexes]`;
+ * - `propertyNames` and `contains` fold their sub-schema errors the same way and report
+ *   `SCHEMA_VALIDATION_FAILED` with `keyword` (and `extra`: the offending key name);
+ * - `if` wrapper errors are dropped (the `then`/`else` errors stay);
+ * - `unevaluatedProperties` is reported like `additionalProperties` (`SCHEMA_ADDITIONAL_PROPERTIES`,
+ *   path of the extra key, `extra`): the condition and the fix are the same;
+ * - `exclusiveMaximum`/`exclusiveMinimum` report `SCHEMA_MAXIMUM`/`SCHEMA_MINIMUM` with
+ *   `exclusive: true`, since the table has no code of their own and a caller fixes them the same way.
+ * Duplicates (same code, keyword and path) are dropped. The result is sorted by
+ * {@link VIOLATION_ORDER}.
  *
  * @param errors - `validate.errors` after a failed validation (`allErrors: true`, `verbose: true`).
  * @param context - the collapsing table and the property order.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { closestMatch, foldKey, jsonTypeOf, orderByCloseness } from '../../src/arguments/index.js';
+import { orderByCloseness } from '../../src/arguments/did-you-mean.js';
+import { closestMatch, foldKey, jsonTypeOf } from '../../src/arguments/index.js';
 import { ORDER_SEARCH_SCHEMA, REPORT_SCHEMA, failed, tool } from './fixtures.js';
 
 const ORDER_STATUS_SCHEMA = {
