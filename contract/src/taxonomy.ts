@@ -102,7 +102,7 @@ export const SCHEMA_FALLBACK_CODE = 'SCHEMA_VALIDATION_FAILED' as const;
  * Domain validator codes: closed-enum checks against runtime data that share the `SCHEMA_*`
  * envelope shape but match no JSON Schema keyword.
  */
-export const SCHEMA_DOMAIN_CODES = ['SCHEMA_IDENTITY_NOT_FOUND'] as const;
+export const SCHEMA_DOMAIN_CODES = ['SCHEMA_IDENTITY_NOT_FOUND', 'SCHEMA_PROFILE_NOT_FOUND'] as const;
 
 /** Every `SCHEMA_*` code: one per keyword, the fallback and the domain codes. */
 export type SchemaErrorCode =

@@ -71,7 +71,8 @@ describe('schemaCodeEntry', () => {
     for (const entry of [...Object.values(SCHEMA_CODE_TABLE.mapping), SCHEMA_CODE_TABLE.fallback]) {
       expect(placeholders(entry.summary_template)).toContain('path');
     }
-    expect(Object.keys(SCHEMA_CODE_TABLE.domain_codes)).toEqual(['SCHEMA_IDENTITY_NOT_FOUND']);
+    expect(Object.keys(SCHEMA_CODE_TABLE.domain_codes)).toEqual(['SCHEMA_IDENTITY_NOT_FOUND', 'SCHEMA_PROFILE_NOT_FOUND']);
+    expect(SCHEMA_CODE_TABLE.domain_codes['SCHEMA_PROFILE_NOT_FOUND']?.server).toBe('ads');
     expect(SCHEMA_CODE_TABLE.domain_codes['SCHEMA_IDENTITY_NOT_FOUND']?.server).toBe('sp');
   });
 });

@@ -140,7 +140,7 @@ describe('pinned vocabularies', () => {
   });
 
   it('SCHEMA_DOMAIN_CODES', () => {
-    expect(SCHEMA_DOMAIN_CODES).toEqual(['SCHEMA_IDENTITY_NOT_FOUND']);
+    expect(SCHEMA_DOMAIN_CODES).toEqual(['SCHEMA_IDENTITY_NOT_FOUND', 'SCHEMA_PROFILE_NOT_FOUND']);
   });
 
   it('SCHEMA_ERROR_CODES: keyword codes, then the fallback, then domain codes', () => {
@@ -165,6 +165,7 @@ describe('pinned vocabularies', () => {
       'SCHEMA_MULTIPLE_OF',
       'SCHEMA_VALIDATION_FAILED',
       'SCHEMA_IDENTITY_NOT_FOUND',
+      'SCHEMA_PROFILE_NOT_FOUND',
     ]);
   });
 
@@ -396,6 +397,7 @@ describe('type-level pins', () => {
       | 'SCHEMA_MULTIPLE_OF'
       | 'SCHEMA_VALIDATION_FAILED'
       | 'SCHEMA_IDENTITY_NOT_FOUND'
+      | 'SCHEMA_PROFILE_NOT_FOUND'
     >();
     expectTypeOf<NormalizedEventKind>().toEqualTypeOf<
       'renamed' | 'dropped_alias' | 'coerced' | 'unknown_field_passed_through' | 'unknown_field_rejected'
