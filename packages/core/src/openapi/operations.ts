@@ -13,7 +13,7 @@
 import { capText } from '../upstream-body/parse.js';
 import type { JsonSchema } from '../output-schema.js';
 import { SchemaConverter } from './schema.js';
-import type { ReferenceResolver } from './schema.js';
+import type { ReferenceMode, ReferenceResolver } from './schema.js';
 import { lowerCamelIdentifier } from './tool-name.js';
 
 /** HTTP methods that carry operations, in the order operations are listed. */
@@ -74,8 +74,9 @@ export interface ConvertedOperation {
   readonly parameters: readonly OperationParameter[];
   readonly body?: OperationBody;
   /**
-   * `{ type: 'object', properties, required? }`. Top-level `additionalProperties` is left unset so
-   * the server's strict-unknown-fields switch decides. Shared subtrees: treat as read-only.
+   * `{ type: 'object', properties, required?, $defs? }` (`$defs` only in `defs` reference mode).
+   * Top-level `additionalProperties` is left unset so the server's strict-unknown-fields switch
+   * decides. Shared subtrees: treat as read-only.
    */
   readonly inputSchema: JsonSchema;
 }
@@ -92,6 +93,8 @@ export interface OperationConversionOptions {
   readonly omitHeaders?: readonly string[];
   /** The input property for an OpenAPI 3 request body (default `body`). */
   readonly bodyProperty?: string;
+  /** How resolved references appear (see {@link ReferenceMode}); default `inline`. */
+  readonly referenceMode?: ReferenceMode;
 }
 
 /** Default cap of an operation's summary and description, in characters. */
@@ -195,8 +198,13 @@ class InputBuilder {
     if (required) this.required.push(property);
   }
 
-  schema(): JsonSchema {
-    return { type: 'object', properties: this.properties, ...(this.required.length > 0 ? { required: this.required } : {}) };
+  schema(definitions?: Record<string, unknown>): JsonSchema {
+    return {
+      type: 'object',
+      properties: this.properties,
+      ...(this.required.length > 0 ? { required: this.required } : {}),
+      ...(definitions === undefined ? {} : { $defs: definitions }),
+    };
   }
 }
 
@@ -220,7 +228,7 @@ export class OperationConverter {
     this.format = apiDescriptionFormat(document);
     this.document = document as JsonRecord;
     this.options = options;
-    this.schemas = new SchemaConverter({ resolveReference: options.resolveReference, descriptionLimit: options.descriptionLimit });
+    this.schemas = new SchemaConverter({ resolveReference: options.resolveReference, descriptionLimit: options.descriptionLimit, referenceMode: options.referenceMode });
     this.omittedHeaders = new Set((options.omitHeaders ?? []).map((name) => name.toLowerCase()));
   }
 
@@ -296,7 +304,7 @@ export class OperationConverter {
       deprecated: operation['deprecated'] === true,
       parameters: builder.parameters,
       ...(builder.body === undefined ? {} : { body: builder.body }),
-      inputSchema: builder.schema(),
+      inputSchema: builder.schema(this.schemas.definitionsFor(builder.properties)),
     };
   }
 

@@ -27,12 +27,26 @@ import { capText } from '../upstream-body/parse.js';
  */
 export type ReferenceResolver = (reference: string) => unknown;
 
+/**
+ * How resolved references appear in the output:
+ * - `inline` (default): each reference is replaced by its converted target (recursion ends in a
+ *   stub). Simple for every consumer, but a model whose definitions nest deeply yields large
+ *   schemas that validators compile slowly.
+ * - `defs`: each referenced definition is converted once into the tool schema's `$defs` and
+ *   referenced as `{ "$ref": "#/$defs/<Name>" }` (recursion stays recursion). A parameter's or
+ *   body's own top-level schema is still written inline, so the tool's top-level properties keep
+ *   their types.
+ */
+export type ReferenceMode = 'inline' | 'defs';
+
 /** Options of the schema conversion. */
 export interface SchemaConversionOptions {
   /** Follows `$ref`s; without it every `$ref` left in the document becomes a stub. */
   readonly resolveReference?: ReferenceResolver | undefined;
   /** Longest `description` kept, in characters (default {@link SCHEMA_DESCRIPTION_LIMIT}). */
   readonly descriptionLimit?: number | undefined;
+  /** See {@link ReferenceMode}; default `inline`. */
+  readonly referenceMode?: ReferenceMode | undefined;
 }
 
 /** Default cap of a schema `description`, in characters. */
@@ -131,12 +145,12 @@ function fitKeywordsToType(result: Record<string, unknown>): void {
   const present = Object.keys(result).filter((keyword) => Object.hasOwn(KEYWORD_TYPES, keyword));
   const format = result['format'];
   const formatType = typeof format === 'string' ? (NUMERIC_FORMATS.has(format) ? 'number' : 'string') : undefined;
-  if (declared.length > 0) {
+  if (declared.length > 0 || type !== undefined) {
+    // with a declared type (even only `null`), keywords of other types can never apply
     for (const keyword of present) if (!declared.includes(KEYWORD_TYPES[keyword] ?? '')) Reflect.deleteProperty(result, keyword);
     if (typeof result['format'] === 'string' && !declared.includes('string') && !declared.includes('number')) Reflect.deleteProperty(result, 'format');
     return;
   }
-  if (type !== undefined) return;
   const families = [...new Set([...present.map((keyword) => KEYWORD_TYPES[keyword] ?? 'object'), ...(formatType === undefined ? [] : [formatType])])];
   if (families.length === 1) result['type'] = families[0];
   else if (families.length > 1) result['type'] = families;
@@ -162,6 +176,9 @@ function isValidPattern(pattern: string): boolean {
   }
 }
 
+/** Where `defs` mode puts definitions inside a tool schema. */
+const DEFS_PREFIX = '#/$defs/';
+
 /** The last segment of a reference, for messages: `#/definitions/Order` -> `Order`. */
 function referenceName(reference: string): string {
   const segment = reference.slice(reference.lastIndexOf('/') + 1);
@@ -182,6 +199,10 @@ export class SchemaConverter {
   private readonly objectStack = new Set<object>();
   /** Counts stubs emitted for cycles; a subtree that produced one depends on its path and is not memoized. */
   private cycleStubs = 0;
+  /** `defs` mode: the key of each reference, and the converted definition of each key. */
+  readonly referenceMode: ReferenceMode;
+  private readonly keyByReference = new Map<string, string>();
+  private readonly definitions = new Map<string, JsonSchema | boolean>();
 
   /**
    * @param options - see {@link SchemaConversionOptions}.
@@ -189,6 +210,44 @@ export class SchemaConverter {
   constructor(options: SchemaConversionOptions = {}) {
     this.resolveReference = options.resolveReference;
     this.descriptionLimit = options.descriptionLimit ?? SCHEMA_DESCRIPTION_LIMIT;
+    this.referenceMode = options.referenceMode ?? 'inline';
+  }
+
+  /**
+   * In `defs` mode, the `$defs` a converted schema needs: every definition it references,
+   * directly or through other definitions.
+   *
+   * @param schema - a schema produced by this converter.
+   * @returns key -> definition, or `undefined` when it references none (always in `inline` mode).
+   */
+  definitionsFor(schema: unknown): Record<string, JsonSchema | boolean> | undefined {
+    if (this.definitions.size === 0) return undefined;
+    const needed = new Set<string>();
+    const stack: unknown[] = [schema];
+    const visited = new Set<object>();
+    while (stack.length > 0) {
+      const current = stack.pop();
+      if (typeof current !== 'object' || current === null || visited.has(current)) continue;
+      visited.add(current);
+      if (Array.isArray(current)) {
+        for (const item of current) stack.push(item);
+        continue;
+      }
+      const record = current as Readonly<Record<string, unknown>>;
+      const reference = record['$ref'];
+      if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX)) {
+        const key = reference.slice(DEFS_PREFIX.length);
+        if (!needed.has(key) && this.definitions.has(key)) {
+          needed.add(key);
+          stack.push(this.definitions.get(key));
+        }
+      }
+      for (const value of Object.values(record)) if (typeof value === 'object' && value !== null) stack.push(value);
+    }
+    if (needed.size === 0) return undefined;
+    const result: Record<string, JsonSchema | boolean> = {};
+    for (const key of [...needed].sort()) result[key] = this.definitions.get(key) ?? {};
+    return result;
   }
 
   /**
@@ -242,7 +301,7 @@ export class SchemaConverter {
    * @returns an object schema.
    */
   convertToObject(schema: unknown): JsonSchema {
-    const converted = this.convert(schema);
+    const converted = this.convertTopLevel(schema);
     if (converted === true) return {};
     if (converted === false) return { not: {} };
     return converted;
@@ -256,7 +315,40 @@ export class SchemaConverter {
     };
   }
 
+  /** Like `convert`, but a top-level `$ref` is written inline in `defs` mode too. */
+  private convertTopLevel(schema: unknown): JsonSchema | boolean {
+    if (this.referenceMode !== 'defs' || !isRecord(schema) || typeof schema['$ref'] !== 'string') return this.convert(schema);
+    const reference = schema['$ref'];
+    const target = this.resolve(reference);
+    if (target === undefined) return this.stub(undefined, `${referenceName(reference)} (reference not resolved: not checked)`, false);
+    const converted = this.convert(target);
+    const siblingDescription = this.description(schema['description']);
+    return siblingDescription === undefined || typeof converted === 'boolean' ? converted : { ...converted, description: siblingDescription };
+  }
+
+  /** `defs` mode: `{ $ref: '#/$defs/<key>' }`, converting the target into the definitions once. */
+  private referenceToDefinition(reference: string, node: Readonly<Record<string, unknown>>): JsonSchema {
+    let key = this.keyByReference.get(reference);
+    if (key === undefined) {
+      const target = this.resolve(reference);
+      if (target === undefined) return this.stub(undefined, `${referenceName(reference)} (reference not resolved: not checked)`, false);
+      const base = referenceName(reference).replace(/[^A-Za-z0-9_.-]+/g, '_') || 'Definition';
+      key = base;
+      const taken = new Set(this.keyByReference.values());
+      for (let index = 2; taken.has(key); index += 1) key = `${base}_${index}`;
+      // registered before converting, so a recursive target refers to itself
+      this.keyByReference.set(reference, key);
+      this.definitions.set(key, {});
+      // the target may be on the object stack (a top-level schema written inline that refers to
+      // itself); the `$ref` already ends that recursion, so translate it without the object guard
+      this.definitions.set(key, isRecord(target) && typeof target['$ref'] !== 'string' ? this.translate(target) : this.convert(target));
+    }
+    const siblingDescription = this.description(node['description']);
+    return { $ref: `${DEFS_PREFIX}${key}`, ...(siblingDescription === undefined ? {} : { description: siblingDescription }) };
+  }
+
   private convertReference(reference: string, node: Readonly<Record<string, unknown>>): JsonSchema | boolean {
+    if (this.referenceMode === 'defs') return this.referenceToDefinition(reference, node);
     const cached = this.byReference.get(reference);
     const siblingDescription = this.description(node['description']);
     const withSibling = (schema: JsonSchema | boolean): JsonSchema | boolean =>

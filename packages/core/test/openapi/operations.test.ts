@@ -286,3 +286,47 @@ describe('apiDescriptionFormat', () => {
     expect(() => apiDescriptionFormat(null)).toThrow(TypeError);
   });
 });
+
+describe('the defs reference mode', () => {
+  const document = fixture('swagger-shop.json');
+  const converter = new OperationConverter(document, { resolveReference: localResolver(document), referenceMode: 'defs' });
+  const replace = converter.operation('/shop/v0/baskets/{basketId}', 'PUT');
+
+  it('writes the top-level body inline and every nested definition once under $defs', () => {
+    const payload = property(replace.inputSchema, 'payload');
+    expect(payload['type']).toBe('object');
+    expect(payload['required']).toEqual(['lines']);
+    const properties = payload['properties'] as Record<string, Json>;
+    expect(properties['lines']).toEqual({ type: 'array', minItems: 1, items: { $ref: '#/$defs/Line' } });
+    expect(properties['parent']).toEqual({ $ref: '#/$defs/Basket' });
+    const definitions = replace.inputSchema['$defs'] as Record<string, Json>;
+    expect(Object.keys(definitions)).toEqual(['Basket', 'Line', 'Money']);
+    expect((definitions['Line']!['properties'] as Record<string, Json>)['price']).toEqual({ $ref: '#/$defs/Money' });
+    // recursion stays recursion
+    expect((definitions['Basket']!['properties'] as Record<string, Json>)['parent']).toEqual({ $ref: '#/$defs/Basket' });
+  });
+
+  it('adds no $defs to an operation that references no definition', () => {
+    expect(converter.operation('/shop/v0/baskets', 'GET').inputSchema['$defs']).toBeUndefined();
+  });
+
+  it('compiles strictly and validates through the references, recursion included', () => {
+    const validate = strictAjv().compile(replace.inputSchema);
+    const line = { sku: 'A-1', quantity: 2, price: { amount: 3.5, currency: 'EUR' } };
+    expect(validate({ basketId: 'b1', payload: { lines: [line], parent: { lines: [line] } } })).toBe(true);
+    expect(validate({ basketId: 'b1', payload: { lines: [line], parent: { lines: [{ ...line, quantity: 0 }] } } })).toBe(false);
+    expect(validate({ basketId: 'b1', payload: { lines: [{ ...line, extra: true }] } })).toBe(false);
+  });
+
+  it('keeps the keys of two definitions with the same name apart', () => {
+    const twoFiles = {
+      swagger: '2.0',
+      paths: { '/x': { post: { operationId: 'x', parameters: [{ name: 'body', in: 'body', schema: { type: 'object', properties: { a: { $ref: '#/definitions/Item' }, b: { $ref: 'other.json#/definitions/Item' } } } }] } } },
+      definitions: { Item: { type: 'string' } },
+    };
+    const resolver = (reference: string): unknown => (reference === '#/definitions/Item' ? { type: 'string' } : reference === 'other.json#/definitions/Item' ? { type: 'integer' } : undefined);
+    const [operation] = convertOperations(twoFiles, { resolveReference: resolver, referenceMode: 'defs' });
+    expect(operation!.inputSchema['$defs']).toEqual({ Item: { type: 'string' }, Item_2: { type: 'integer' } });
+    expect(property(operation!.inputSchema, 'body')['properties']).toEqual({ a: { $ref: '#/$defs/Item' }, b: { $ref: '#/$defs/Item_2' } });
+  });
+});

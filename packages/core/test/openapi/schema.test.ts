@@ -41,6 +41,7 @@ describe('SchemaConverter', () => {
     [{ type: 'integer', multipleOf: 0, maximum: Infinity }, { type: 'integer' }],
     [{ type: 'string', maxLength: -1, minLength: 1.5 }, { type: 'string' }],
     [{ type: 'mystery' }, {}],
+    [{ type: [], items: 'string', nullable: true }, { type: ['null'] }],
     [true, true],
     [false, false],
     ['text', {}],
