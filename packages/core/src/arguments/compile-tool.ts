@@ -14,7 +14,7 @@ import { ObjectBuilder, copyArguments, normalizeArguments } from './normalize.js
 import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
 import { prepareSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
-import type { SchemaNode, TopLevelShape } from './schema-shape.js';
+import type { PropertyInfo, SchemaNode, TopLevelShape } from './schema-shape.js';
 import { abortedViolation, collectViolations, compileValidator } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './types.js';
@@ -111,8 +111,11 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
     });
   }
 
+  const propertyTable = Object.create(null) as Record<string, PropertyInfo | undefined>;
+  for (const info of shape.properties.values()) propertyTable[info.name] = info;
   const index: NormalizationIndex = {
     properties: shape.properties,
+    propertyTable,
     folded: shape.folded,
     patterns: shape.patterns,
     unknownKeyOutcome: unknownKeyOutcome(shape, injected),

@@ -25,6 +25,11 @@ export type UnknownKeyOutcome = 'allowed' | 'rejected' | 'passed_through';
 export interface NormalizationIndex {
   /** Top-level properties by exact name. */
   readonly properties: ReadonlyMap<string, PropertyInfo>;
+  /**
+   * The same properties in a prototype-less lookup object (faster than `Map#get` on the hot path;
+   * `__proto__` is never a key of it).
+   */
+  readonly propertyTable: Readonly<Record<string, PropertyInfo | undefined>>;
   /** Folded name (see `foldKey`) -> property names with that folded form. */
   readonly folded: ReadonlyMap<string, readonly string[]>;
   /** Compiled `patternProperties` keys: a matching key is always allowed, without an event. */
@@ -247,12 +252,12 @@ export function normalizeArguments(
   const keys = Object.keys(args);
   const count = keys.length;
   const values = new Array<unknown>(count);
-  const properties = index.properties;
+  const table = index.propertyTable;
   let events: NormalizedEvent[] | undefined;
   let position = 0;
   for (; position < count; position += 1) {
     const key = keys[position] as string;
-    const info = properties.get(key);
+    const info = table[key];
     if (info === undefined) break;
     const value = args[key];
     const fromType = info.arrayAcceptedTypes === undefined ? undefined : scalarToWrap(info, value);
