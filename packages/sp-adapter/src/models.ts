@@ -55,6 +55,9 @@ export async function loadSpModel(file: string, taken: ReadonlySet<string> = new
   const converter = new OperationConverter(document, {
     resolveReference: (reference) => parser.$refs.get(reference),
     omitHeaders: SP_SERVER_SET_HEADERS,
+    // each definition once under $defs: the official models nest deeply (aplusContent's inlined
+    // inputs reach 155 kB, which validators compile slowly); recursive definitions stay recursive
+    referenceMode: 'defs',
   });
   const model = modelNameFromFileName(file);
   const operations = converter.operations();

@@ -225,7 +225,8 @@ export function createSpServer(options: SpServerOptions): SpServer {
     let check = bodyChecks.get(operation.toolName);
     if (check === undefined) {
       const schema = isRecord(operation.inputSchema['properties']) ? operation.inputSchema['properties'][body.property] : undefined;
-      check = compileTool(`${operation.toolName}#${body.property}`, { type: 'object', properties: { [body.property]: schema ?? {} } }, {
+      const definitions = operation.inputSchema['$defs'];
+      check = compileTool(`${operation.toolName}#${body.property}`, { type: 'object', properties: { [body.property]: schema ?? {} }, ...(definitions === undefined ? {} : { $defs: definitions }) }, {
         normalizationEnabled: false,
         strictUnknownFields: false,
         hints: SP_HINT_TABLES,

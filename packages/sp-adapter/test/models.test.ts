@@ -40,13 +40,20 @@ describe('loadSpModels on our own trimmed model files', () => {
     expect(create!.inputSchema['required']).toEqual(['x-amzn-idempotency-token', 'body']);
     const body = (create!.inputSchema['properties'] as Record<string, Record<string, unknown>>)['body']!;
     expect(body['required']).toEqual(['name', 'price']);
-    expect((body['properties'] as Record<string, unknown>)['price']).toEqual({
-      type: 'object',
-      required: ['amount', 'currencyCode'],
-      properties: { amount: { type: 'number', minimum: 0 }, currencyCode: { type: 'string', pattern: '^[A-Z]{3}$' } },
+    expect(body['properties']).toEqual({
+      name: { type: 'string', maxLength: 40 },
+      price: { $ref: '#/$defs/Money' },
+      parts: { type: 'array', items: { $ref: '#/$defs/Part' } },
     });
-    const part = ((body['properties'] as Record<string, Record<string, unknown>>)['parts']!['items'] as Record<string, Record<string, Record<string, unknown>>>)['properties']!;
-    expect(part['subParts']!['items']).toEqual({ type: 'object', description: 'Part (recursive: not expanded; any value of this shape is passed through)' });
+    // definitions once under $defs; the one from shared/money.json resolved by the library; recursion kept
+    expect(create!.inputSchema['$defs']).toEqual({
+      Money: {
+        type: 'object',
+        required: ['amount', 'currencyCode'],
+        properties: { amount: { type: 'number', minimum: 0 }, currencyCode: { type: 'string', pattern: '^[A-Z]{3}$' } },
+      },
+      Part: { type: 'object', properties: { sku: { type: 'string' }, subParts: { type: 'array', items: { $ref: '#/$defs/Part' } } } },
+    });
     expect(get!.inputSchema).toEqual({ type: 'object', properties: { widgetId: { type: 'string' } }, required: ['widgetId'] });
   });
 
@@ -111,6 +118,14 @@ describe('a server over loaded models', () => {
       const invalid = await connected.call('widgetsV0_createWidget', { 'x-amzn-idempotency-token': 'idem-2', body: { name: 'Cog', price: { amount: 1, currencyCode: 'euro' } } });
       expect(invalid.isError).toBe(true);
       expect((invalid.structuredContent as Record<string, unknown>)['error_code']).toBe('SCHEMA_PATTERN_MISMATCH');
+
+      // the same body as JSON text is parsed and checked through its $defs before anything is sent
+      const sentBefore = upstream.requests.length;
+      const asText = await connected.call('widgetsV0_createWidget', { 'x-amzn-idempotency-token': 'idem-3', body: '{"name":"Cog","price":{"amount":1,"currencyCode":"euro"}}' });
+      const envelope = asText.structuredContent as Record<string, unknown>;
+      expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_PATTERN_MISMATCH']);
+      expect((envelope['details'] as Record<string, unknown>[])[0]?.['path']).toBe('body/price/currencyCode');
+      expect(upstream.requests).toHaveLength(sentBefore);
     } finally {
       await connected.close();
     }
