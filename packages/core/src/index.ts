@@ -74,7 +74,9 @@ export type { EnvelopeLogger } from './logger.js';
 // The argument pipeline: normalization, strict validation, hints.
 export * from './arguments/index.js';
 
-// Shared upstream helpers for adapters: header rules, body parsing, status classification, LWA.
+// Shared upstream helpers for adapters: header rules, body parsing, status classification, LWA,
+// and OpenAPI operations -> tool input schemas.
 export * from './http-meta/index.js';
 export * from './upstream-body/index.js';
 export * from './lwa/index.js';
+export * from './openapi/index.js';
