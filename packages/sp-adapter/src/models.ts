@@ -12,8 +12,8 @@ import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from './core-openapi.js';
-import type { ConvertedOperation } from './core-openapi.js';
+import { modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core';
+import type { ConvertedOperation } from '@mcp-envelope/core';
 
 /** Headers the reference server sets itself; never tool arguments. */
 export const SP_SERVER_SET_HEADERS = ['x-amz-access-token', 'authorization', 'host', 'user-agent', 'x-amz-date', 'x-amz-security-token'] as const;

@@ -6,8 +6,7 @@
  * @packageDocumentation
  */
 import { UpstreamClientError } from '@mcp-envelope/core';
-
-import type { CollectionFormat, ConvertedOperation } from './core-openapi.js';
+import type { CollectionFormat, ConvertedOperation } from '@mcp-envelope/core';
 
 /** A request ready for `fetch`. */
 export interface SpHttpRequest {
