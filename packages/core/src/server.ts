@@ -47,7 +47,7 @@ import type {
 
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { closestMatch, compileTool } from './arguments/index.js';
-import type { CompiledTool, JsonSchemaObject } from './arguments/index.js';
+import type { ArgumentCheck, CompiledTool, JsonSchemaObject } from './arguments/index.js';
 import { envelopeForThrown, internalError } from './classify.js';
 import { EnvelopeError } from './errors.js';
 import type { ClassifyEnvironment } from './classify.js';
@@ -454,7 +454,15 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     const name = request.params.name;
     const entry = entries.get(name);
     if (entry === undefined) return unknownTool(name);
-    const check = entry.compiled.check(request.params.arguments ?? {});
+    let check: ArgumentCheck;
+    try {
+      check = entry.compiled.check(request.params.arguments ?? {});
+    } catch (error) {
+      // Only a schema that passed the meta-schema check yet cannot be compiled gets here: the
+      // server's fault, reported as an internal error with the reason in the log.
+      const failed: CallContext = { tool: name, adapter, normalized: [], signal: extra.signal, rateLimit: undefined, retryAfterSeconds: undefined, warnings: undefined };
+      return errorResult(internalError(error, 'input_schema', classifyEnvironment(failed)));
+    }
     if (!check.ok) {
       const meta = includeNormalized && check.events.length > 0 ? { _meta: { normalized: check.events } } : {};
       return errorResult(

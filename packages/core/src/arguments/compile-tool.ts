@@ -15,7 +15,7 @@ import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
 import { prepareSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
 import type { PropertyInfo, SchemaNode, TopLevelShape } from './schema-shape.js';
-import { abortedViolation, collectViolations, compileValidator } from './schema-validation.js';
+import { abortedViolation, collectViolations, compileValidator, metaSchemaProblem } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './types.js';
 
@@ -61,6 +61,41 @@ export function unknownKeyOutcome(shape: TopLevelShape, injected: InjectedKeywor
   return intent === 'forbids' ? 'rejected' : 'passed_through';
 }
 
+function resolvesLocally(root: unknown, reference: string): boolean {
+  let node: unknown = root;
+  for (const raw of reference.slice(2).split('/')) {
+    if (raw === '') continue;
+    const segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return false;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return true;
+}
+
+/**
+ * The first local `$ref` (`#/...`) that points nowhere in the schema, found without compiling.
+ *
+ * @param schema - a schema document.
+ * @returns a description such as `can't resolve reference #/$defs/Missing`, or `undefined`.
+ */
+export function danglingLocalReference(schema: Record<string, unknown>): string | undefined {
+  const pending: unknown[] = [schema];
+  const seen = new Set<unknown>();
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node as readonly unknown[]) pending.push(item);
+      continue;
+    }
+    const reference = (node as Record<string, unknown>)['$ref'];
+    if (typeof reference === 'string' && reference.startsWith('#/') && !resolvesLocally(schema, reference)) return `can't resolve reference ${reference}`;
+    for (const value of Object.values(node as Record<string, unknown>)) pending.push(value);
+  }
+  return undefined;
+}
+
 /**
  * Compiles a tool's input schema once: Ajv 2020-12 with ajv-formats, non-strict (OpenAPI-derived
  * schemas carry `x-*`, `example`, `discriminator`). A schema declaring another `$schema`
@@ -80,10 +115,17 @@ export function unknownKeyOutcome(shape: TopLevelShape, injected: InjectedKeywor
  * @param name - the tool name.
  * @param inputSchema - the author's input schema (never mutated; deep-copied).
  * @param options - the pipeline switches and the adapter's hint tables.
+ * The Ajv validator is compiled on the first `check` unless `options.compile` is `'eager'`; at
+ * creation the schema is checked against the 2020-12 meta-schema only. A schema that passes the
+ * meta-schema but still cannot be compiled (an unresolvable `$ref`, say) makes that first `check`
+ * throw the `TypeError` described below; `createEnvelopeServer` turns it into an `internal_error`
+ * envelope and a log line, since it is the server's fault, not the caller's.
+ *
  * @returns the compiled tool.
  * @throws TypeError when the schema is not a JSON object, cannot be copied as JSON, is not a
  *   valid JSON Schema, or its top-level `type` is not `"object"` (on the root, or on the target
- *   of the root's `$ref` when the root has no `type`).
+ *   of the root's `$ref` when the root has no `type`). With lazy compilation, a compile failure
+ *   is thrown by the first `check` instead.
  */
 export function compileTool(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): CompiledTool {
   if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
@@ -102,13 +144,24 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   if (injected !== undefined) published[injected] = false;
 
   const prepared = prepareSchema(published, new Set<SchemaNode>([published, ...shape.layers]));
-  let validate: ReturnType<typeof compileValidator>;
-  try {
-    validate = compileValidator(prepared.schema);
-  } catch (error) {
-    throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
-      cause: error,
-    });
+  const compile = (): ReturnType<typeof compileValidator> => {
+    try {
+      return compileValidator(prepared.schema);
+    } catch (error) {
+      throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
+        cause: error,
+      });
+    }
+  };
+  // Ajv code generation costs milliseconds per realistic schema, so a server with hundreds of
+  // tools would spend seconds at start-up compiling tools nobody calls. At creation only the
+  // meta-schema check runs (tens of microseconds); the validator is compiled on the first call.
+  let validate: ReturnType<typeof compileValidator> | undefined;
+  if (options.compile === 'eager') {
+    validate = compile();
+  } else {
+    const problem = metaSchemaProblem(prepared.schema) ?? danglingLocalReference(prepared.schema);
+    if (problem !== undefined) throw new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${problem}`);
   }
 
   const propertyTable = Object.create(null) as Record<string, PropertyInfo | undefined>;
@@ -143,6 +196,8 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   }
 
   function check(args: unknown): ArgumentCheck {
+    validate ??= compile();
+    const validator = validate;
     let candidate: unknown = args === undefined ? {} : args;
     let events = NO_EVENTS;
     try {
@@ -155,8 +210,8 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
           candidate = copyArguments(candidate, index.properties, builder);
         }
       }
-      if (validate(candidate)) return { ok: true, args: candidate as Record<string, unknown>, events };
-      const violations = collectViolations(validate.errors ?? [], context);
+      if (validator(candidate)) return { ok: true, args: candidate as Record<string, unknown>, events };
+      const violations = collectViolations(validator.errors ?? [], context);
       return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate);
     } catch {
       try {

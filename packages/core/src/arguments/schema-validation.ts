@@ -122,6 +122,18 @@ export function compileValidator(schema: Record<string, unknown>): ValidateFunct
   throw new TypeError(`not a valid JSON Schema: ${reason}`);
 }
 
+/**
+ * Checks a prepared schema against the draft 2020-12 meta-schema without compiling it (a few
+ * tens of microseconds, against milliseconds for compilation).
+ *
+ * @param schema - the prepared schema.
+ * @returns `undefined` when the schema is meta-valid, else Ajv's description of the problem.
+ */
+export function metaSchemaProblem(schema: Record<string, unknown>): string | undefined {
+  const shared = (sharedAjv ??= newAjv(true));
+  return shared.validateSchema(schema) === true ? undefined : shared.errorsText(shared.errors);
+}
+
 function unescapeSegment(segment: string): string {
   return segment.includes('~') ? segment.replace(/~1/g, '/').replace(/~0/g, '~') : segment;
 }

@@ -18,6 +18,11 @@ export interface ArgumentPipelineOptions {
   readonly strictUnknownFields: boolean;
   /** The adapter's hint tables (renames, value aliases, curated enums, extra hints). */
   readonly hints?: AdapterHintTables;
+  /**
+   * When the Ajv validator is compiled: `'lazy'` (default) on the first `check`, after a
+   * meta-schema check at creation; `'eager'` at creation.
+   */
+  readonly compile?: 'lazy' | 'eager';
 }
 
 /** A JSON Schema document as parsed JSON (an object; boolean schemas are not tool schemas). */
