@@ -8,6 +8,7 @@
 import type { EnvelopeDetail, EnvelopeMeta, ErrorKind, RateLimitMeta, EnvelopeWarning } from '@mcp-envelope/contract';
 
 import type { AdapterHintTables } from './hint-tables.js';
+import type { LwaError } from './lwa/lwa-client.js';
 
 /** Response headers keyed by lower-case name; repeated headers joined with `", "`. */
 export type HeaderRecord = Readonly<Record<string, string>>;
@@ -56,10 +57,16 @@ export interface BodyCoercionFailure {
   readonly received: unknown;
 }
 
+/** Getting a Login with Amazon access token failed (a handler let an `LwaError` escape). */
+export interface LwaFailure {
+  readonly type: 'lwa';
+  readonly error: LwaError;
+}
+
 /**
  * Every failure core hands to {@link EnvelopeAdapter.classify}, discriminated by `type`.
  */
-export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure;
+export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure | LwaFailure;
 
 /** What `classify` is told about the call besides the failure. */
 export interface ClassifyContext {

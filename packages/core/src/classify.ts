@@ -3,7 +3,7 @@
  * adapter classifier -> envelope, outermost, idempotent") and DESIGN 4.7 (internal errors).
  *
  * Order: an `EnvelopeError` (finalized) -> an error that already is or carries an envelope
- * (passes through unchanged) -> `UpstreamHttpError` / `UpstreamClientError` (the adapter) ->
+ * (passes through unchanged) -> `UpstreamHttpError` / `UpstreamClientError` / `LwaError` (the adapter) ->
  * anything else (`internal_error`, logged once with a correlation id).
  *
  * @packageDocumentation
@@ -18,6 +18,7 @@ import type { CallContext } from './context.js';
 import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
+import { LwaError } from './lwa/lwa-client.js';
 
 /** Everything {@link envelopeForThrown} reads besides the thrown value. */
 export interface ClassifyEnvironment extends FinalizeEnvironment {
@@ -55,6 +56,7 @@ export function carriedEnvelope(error: unknown): ErrorEnvelope | undefined {
 function failureOf(error: unknown): ClassifiableFailure | undefined {
   if (UpstreamHttpError.isInstance(error)) return error.toFailure();
   if (UpstreamClientError.isInstance(error)) return error.failure;
+  if (LwaError.isInstance(error)) return { type: 'lwa', error };
   return undefined;
 }
 

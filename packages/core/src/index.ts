@@ -29,6 +29,7 @@ export type {
   EnvelopeAdapter,
   FailedRequest,
   HeaderRecord,
+  LwaFailure,
   NetworkFailure,
   ResponseMeta,
   TimeoutFailure,
@@ -39,7 +40,7 @@ export type { AdapterHintTables } from './hint-tables.js';
 // Errors, upstream HTTP and the per-call context.
 export { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 export type { ClientSideFailure, EnvelopeErrorInit } from './errors.js';
-export { fetchInCallContext, headerRecord, MAX_ERROR_BODY_BYTES, upstreamFetch } from './upstream.js';
+export { fetchInCallContext, headerRecord, MAX_ERROR_BODY_BYTES, readSuccessBody, upstreamFetch } from './upstream.js';
 export type { UpstreamFetchInit } from './upstream.js';
 export { currentCallContext, recordResponseMeta, recordResponseMetaInto } from './context.js';
 export type { CallContext } from './context.js';

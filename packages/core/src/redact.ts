@@ -37,6 +37,10 @@ const DEFAULT_RULES: readonly Rule[] = [
   { pattern: /\bAtz[ar]\|[^\s"'&,;<>}\]]+/g, replace: whole },
   { pattern: /\b((?:X-Amz-)?(?:Signature|Credential|Security-Token)=)[^&\s"',;]+/gi, replace: keepPrefix },
   { pattern: /\b((?:access_token|refresh_token|client_secret|password)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
+  // The camelCase spellings SDK and client configs use for the same credentials.
+  { pattern: /\b((?:accessToken|refreshToken|clientSecret)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/g, replace: keepPrefix },
+  // Login with Amazon client secrets, wherever they appear.
+  { pattern: /\bamzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
 ];
 
 /** A compiled redactor: replaces every secret in a string, or in every string inside a value. */
@@ -51,7 +55,7 @@ export interface Redactor {
  * One cheap pass that every default rule needs to match: when a string has none of these words,
  * no default rule can apply and the string is returned as is.
  */
-const DEFAULT_TRIGGER = /bearer|atz[ar]\||authorization|x-amz-|signature=|credential=|security-token=|access_token|refresh_token|client_secret|password/i;
+const DEFAULT_TRIGGER = /bearer|atz[ar]\||authorization|x-amz-|signature=|credential=|security-token=|access_?token|refresh_?token|client_?secret|password|oa2-cs/i;
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);

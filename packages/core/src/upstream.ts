@@ -134,3 +134,21 @@ function fetchFailure(error: unknown, request: FailedRequest, timeoutSignal: Abo
   if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') return error;
   return new UpstreamClientError({ type: 'network', cause: error, request });
 }
+
+/**
+ * Reads a successful upstream body that `upstreamFetch` returned unread: the parsed JSON when it
+ * parses, else the raw text; an empty body gives `{}` so the tool result is an object that can
+ * carry `_meta`.
+ *
+ * @param response - a 2xx `Response` whose body has not been read.
+ * @returns the parsed JSON value, the text, or `{}`.
+ */
+export async function readSuccessBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

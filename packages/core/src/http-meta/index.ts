@@ -7,3 +7,4 @@
 export * from './headers.js';
 export * from './rate-limit.js';
 export * from './warning.js';
+export * from './response-meta.js';

@@ -13,3 +13,4 @@
 export * from './schema.js';
 export * from './operations.js';
 export * from './tool-name.js';
+export * from './request.js';

@@ -5,3 +5,5 @@
  */
 export * from './parse.js';
 export * from './status.js';
+export * from './request.js';
+export * from './client-failure.js';

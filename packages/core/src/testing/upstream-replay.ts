@@ -1,0 +1,227 @@
+/**
+ * A loopback HTTP server that plays an upstream API and its Login with Amazon token endpoint from
+ * recorded responses. Tests of both adapters and the conformance gate point a reference server at
+ * it with `--upstream` (and `LWA_TOKEN_URL` at {@link UpstreamReplay.tokenUrl}).
+ *
+ * How a request is answered, first match wins:
+ * 1. the token path (`POST /auth/o2/token` by default): the token response;
+ * 2. a route (method, path and, when the route names them, query parameters), newest route first;
+ * 3. the queue of scripted responses (first in, first out);
+ * 4. the standing response set with {@link UpstreamReplay.respond};
+ * 5. otherwise HTTP 599 with a JSON body naming the unscripted request, so a test fails visibly.
+ *
+ * It never reaches the network: it listens on 127.0.0.1 and only answers.
+ *
+ * @packageDocumentation
+ */
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One recorded HTTP answer. */
+export interface RecordedResponse {
+  /** HTTP status code (100-599). */
+  readonly status: number;
+  /** Response headers as recorded (any casing). Framing headers (`content-length`, ...) are left to Node. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A string is sent as is; any other value as JSON (with `content-type: application/json` unless a content type is recorded). */
+  readonly body?: unknown;
+  /** Wait this long before answering, in milliseconds. */
+  readonly delayMs?: number;
+}
+
+/** A recorded answer for every request that matches. */
+export interface ReplayRoute {
+  /** HTTP method, any casing; absent matches every method. */
+  readonly method?: string;
+  /** The path without the query string, e.g. `/orders/v0/orders`. */
+  readonly path: string;
+  /** Query parameters the request must carry with exactly these values; others are ignored. */
+  readonly query?: Readonly<Record<string, string>>;
+  readonly response: RecordedResponse;
+}
+
+/** How a request was answered. */
+export type ReplayAnswerSource = 'token' | 'route' | 'queue' | 'standing' | 'unscripted';
+
+/** One request the replay server received. */
+export interface ReplayRequest {
+  /** Upper-case method. */
+  readonly method: string;
+  /** Path and query as sent. */
+  readonly url: string;
+  /** Path without the query string. */
+  readonly path: string;
+  /** The raw query string without `?` (`''` when none). */
+  readonly rawQuery: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** The request body as UTF-8 text. */
+  readonly body: string;
+  readonly answeredBy: ReplayAnswerSource;
+}
+
+/** Options of {@link startUpstreamReplay}. */
+export interface UpstreamReplayOptions {
+  /** Routes to serve from the start. */
+  readonly routes?: readonly ReplayRoute[];
+  /** The token endpoint's path (default `/auth/o2/token`). */
+  readonly tokenPath?: string;
+  /** The access token the default token response hands out (default {@link REPLAY_ACCESS_TOKEN}). */
+  readonly accessToken?: string;
+  /** The standing response for requests nothing else answers (default: none, so HTTP 599). */
+  readonly standing?: RecordedResponse;
+}
+
+/** A running replay server. */
+export interface UpstreamReplay {
+  /** `http://127.0.0.1:<port>`, for `--upstream`. */
+  readonly url: string;
+  /** The token endpoint, for `LWA_TOKEN_URL`. */
+  readonly tokenUrl: string;
+  /** Every request except token requests, in arrival order. */
+  readonly requests: ReplayRequest[];
+  /** Token requests (form bodies), in arrival order. */
+  readonly tokenRequests: ReplayRequest[];
+  /** Adds routes; a route added later wins over an earlier one for the same request. */
+  route(...routes: ReplayRoute[]): void;
+  /** Queues answers for the next requests no route matches (first in, first out). */
+  enqueue(...responses: RecordedResponse[]): void;
+  /** Sets (or with `undefined` clears) the answer for requests nothing else answers. */
+  respond(response: RecordedResponse | undefined): void;
+  /** Sets what the token endpoint answers; `undefined` restores the default token. */
+  setTokenResponse(response: RecordedResponse | undefined): void;
+  /** Drops every route, queued answer, standing answer and token override (request logs are kept). */
+  reset(): void;
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
+/** The access token the default token response hands out. */
+export const REPLAY_ACCESS_TOKEN = 'Atza|replay-access-token-0001';
+
+/** The default token endpoint path (Login with Amazon's). */
+export const REPLAY_TOKEN_PATH = '/auth/o2/token';
+
+/** Headers Node computes itself; a recorded value would contradict the body actually sent. */
+const FRAMING_HEADERS: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/**
+ * Whether a route matches a request.
+ *
+ * @param route - the route.
+ * @param method - the request's upper-case method.
+ * @param path - the request's path without query.
+ * @param query - the request's query parameters.
+ * @returns `true` when method (if given), path and every named query parameter match.
+ */
+export function routeMatches(route: ReplayRoute, method: string, path: string, query: URLSearchParams): boolean {
+  if (route.method !== undefined && route.method.toUpperCase() !== method) return false;
+  if (route.path !== path) return false;
+  for (const [name, value] of Object.entries(route.query ?? {})) if (query.get(name) !== value) return false;
+  return true;
+}
+
+function bodyText(body: unknown): string {
+  if (body === undefined) return '';
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+/**
+ * Starts a replay server on 127.0.0.1 with an OS-chosen port.
+ *
+ * @param options - initial routes, token path and token, standing answer.
+ * @returns the running server.
+ */
+export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): Promise<UpstreamReplay> {
+  const tokenPath = options.tokenPath ?? REPLAY_TOKEN_PATH;
+  const defaultToken: RecordedResponse = { status: 200, body: { access_token: options.accessToken ?? REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 } };
+  let routes: ReplayRoute[] = [...(options.routes ?? [])];
+  let queue: RecordedResponse[] = [];
+  let standing: RecordedResponse | undefined = options.standing;
+  let tokenResponse: RecordedResponse | undefined;
+  const requests: ReplayRequest[] = [];
+  const tokenRequests: ReplayRequest[] = [];
+
+  function answerFor(method: string, path: string, query: URLSearchParams, url: string): { response: RecordedResponse; source: ReplayAnswerSource } {
+    if (path === tokenPath) return { response: tokenResponse ?? defaultToken, source: 'token' };
+    for (let index = routes.length - 1; index >= 0; index -= 1) {
+      const route = routes[index];
+      if (route !== undefined && routeMatches(route, method, path, query)) return { response: route.response, source: 'route' };
+    }
+    const queued = queue.shift();
+    if (queued !== undefined) return { response: queued, source: 'queue' };
+    if (standing !== undefined) return { response: standing, source: 'standing' };
+    return { response: { status: 599, body: { message: `unscripted request ${method} ${url}` } }, source: 'unscripted' };
+  }
+
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const url = request.url ?? '/';
+      const cut = url.indexOf('?');
+      const path = cut === -1 ? url : url.slice(0, cut);
+      const rawQuery = cut === -1 ? '' : url.slice(cut + 1);
+      const query = new URLSearchParams(rawQuery);
+      const method = (request.method ?? 'GET').toUpperCase();
+      const { response: answer, source } = answerFor(method, path, query, url);
+      const received: ReplayRequest = { method, url, path, rawQuery, query, headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), answeredBy: source };
+      (source === 'token' ? tokenRequests : requests).push(received);
+      const send = (): void => {
+        const headers = Object.entries(answer.headers ?? {}).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase()));
+        for (const [name, value] of headers) response.setHeader(name, value);
+        const hasContentType = headers.some(([name]) => name.toLowerCase() === 'content-type');
+        if (!hasContentType && answer.body !== undefined && typeof answer.body !== 'string') response.setHeader('content-type', 'application/json');
+        response.statusCode = answer.status;
+        response.end(bodyText(answer.body));
+      };
+      if (answer.delayMs === undefined) send();
+      else {
+        const timer = setTimeout(send, answer.delayMs);
+        response.on('close', () => {
+          clearTimeout(timer);
+        });
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    tokenUrl: `${url}${tokenPath}`,
+    requests,
+    tokenRequests,
+    route: (...added) => {
+      routes.push(...added);
+    },
+    enqueue: (...responses) => {
+      queue.push(...responses);
+    },
+    respond: (response) => {
+      standing = response;
+    },
+    setTokenResponse: (response) => {
+      tokenResponse = response;
+    },
+    reset: () => {
+      routes = [];
+      queue = [];
+      standing = undefined;
+      tokenResponse = undefined;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
