@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 async function call(name: string, args: Record<string, unknown> = {}, progress?: (value: number) => void): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, progress === undefined ? {} : { onprogress: (notification) => progress(notification.progress) })) as CallToolResult;
+  return (await client.callTool({ name, arguments: args }, undefined, progress === undefined ? {} : { onprogress: (notification) => { progress(notification.progress); } })) as CallToolResult;
 }
 
 describe('the official suite fixture tools', () => {
