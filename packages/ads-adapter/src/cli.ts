@@ -23,10 +23,11 @@ const program = new Command()
   .option('--upstream <url>', 'send every Ads API call to this base URL instead of the region host (e.g. the sandbox https://advertising-api-test.amazon.com)')
   .option('--models <dir>', 'also serve the operations of the OpenAPI 3 Ads descriptions (*.json) in this folder')
   .option('--http <port>', 'serve Streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio', port)
-  .action(async (options: { upstream?: string; models?: string; http?: number }) => {
+  .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls')
+  .action(async (options: { upstream?: string; models?: string; http?: number; conformanceFixtures?: boolean }) => {
     const logger = createEnvelopeLogger();
     const started = performance.now();
-    const server = await createAdsServer({ logger, ...(options.upstream === undefined ? {} : { upstream: options.upstream }), ...(options.models === undefined ? {} : { modelsDir: options.models }) });
+    const server = await createAdsServer({ logger, ...(options.upstream === undefined ? {} : { upstream: options.upstream }), ...(options.models === undefined ? {} : { modelsDir: options.models }), conformanceFixtures: options.conformanceFixtures === true });
     logger.info(
       { tools: server.toolNames.length, models: server.models?.models ?? [], skipped: server.models?.skipped ?? [], region: server.settings.region, startup_ms: Math.round(performance.now() - started) },
       'mcp-envelope-ads ready',

@@ -19,6 +19,7 @@ interface CliOptions {
   readonly host: string;
   readonly region?: SpRegion;
   readonly sandbox?: boolean;
+  readonly conformanceFixtures?: boolean;
 }
 
 function parsePort(value: string): number {
@@ -61,12 +62,13 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option('--host <host>', 'interface for --http', '127.0.0.1')
     .option('--region <region>', `starting region: ${SP_REGION_CODES.join(', ')} (default: SP_API_REGION, else na)`, parseRegion)
     .option('--sandbox', 'use the SP-API sandbox endpoints (default: SP_API_SANDBOX)')
+    .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls')
     .showHelpAfterError();
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
 
   const models = options.models === undefined ? await loadBuiltInCatalog() : await loadSpModels(options.models);
-  const server = createSpServer({ models, upstream: options.upstream, region: options.region, sandbox: options.sandbox });
+  const server = createSpServer({ models, upstream: options.upstream, region: options.region, sandbox: options.sandbox, conformanceFixtures: options.conformanceFixtures });
   if (options.http === undefined) {
     await server.envelope.serveStdio();
     return;

@@ -18,6 +18,7 @@ import {
   lwaSettingsFromEnv,
   UpstreamHttpError,
 } from '@mcp-envelope/core';
+import { officialSuiteTools } from '@mcp-envelope/core/testing';
 import type { CompiledTool, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, JsonSchemaObject, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { createSpAdapter } from './adapter.js';
@@ -66,6 +67,8 @@ export interface SpServerOptions {
   readonly tokens?: AccessTokenSource;
   /** Passed to core's `createEnvelopeServer` (switches, logger, version, ...). */
   readonly envelope?: EnvelopeServerOptions;
+  /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/core/testing`). */
+  readonly conformanceFixtures?: boolean | undefined;
 }
 
 /** The mutable upstream settings of a running server. */
@@ -310,7 +313,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
     },
   };
 
-  const tools: EnvelopeTool[] = [...[...operations.values()].map(operationTool), setRegion];
+  const tools: EnvelopeTool[] = [...[...operations.values()].map(operationTool), setRegion, ...(options.conformanceFixtures === true ? officialSuiteTools() : [])];
   const envelope = createEnvelopeServer({
     info: { name: SP_SERVER_NAME, version: SP_ADAPTER_VERSION, title: 'SP-API (reference envelope server)' },
     adapter,

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
+import { officialSuiteTools } from '@mcp-envelope/core/testing';
 
 import { adsAdapter } from '../adapter.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
@@ -38,6 +39,8 @@ export interface AdsServerOptions {
   readonly logger?: EnvelopeLogger;
   /** Passed to `createEnvelopeServer` (switch overrides, unknown-tool mode, page size, clock). */
   readonly envelope?: Omit<EnvelopeServerOptions, 'env' | 'logger'>;
+  /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/core/testing`). */
+  readonly conformanceFixtures?: boolean;
 }
 
 /** What {@link createAdsServer} returns. */
@@ -75,7 +78,7 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
     for (const operation of models.operations) modelTools.push(operationTool(operation, session));
     for (const skipped of models.skipped) options.logger?.warn({ file: skipped.file, reason: skipped.reason }, 'skipped a file in the --models folder');
   }
-  const tools = [...fixedTools, ...modelTools];
+  const tools = [...fixedTools, ...modelTools, ...(options.conformanceFixtures === true ? officialSuiteTools() : [])];
   const envelope = createEnvelopeServer({
     info: { name: ADS_SERVER_NAME, version: options.version ?? ADS_PACKAGE_VERSION },
     adapter: adsAdapter,
