@@ -9,16 +9,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startFakeUpstream } from './helpers/fake-upstream.js';
-import type { FakeUpstream } from './helpers/fake-upstream.js';
-import { lwaEnv } from './helpers/sp-client.js';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const CLI = ['--import', 'tsx', 'src/cli.ts'];
 
-let upstream: FakeUpstream;
+let upstream: UpstreamReplay;
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startSpUpstream();
 });
 afterAll(async () => {
   await upstream.close();

@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startFakeUpstream } from './helpers/fake-upstream.js';
-import type { FakeUpstream } from './helpers/fake-upstream.js';
-import { lwaEnv } from './helpers/sp-client.js';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 
 const run = promisify(execFile);
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
@@ -22,11 +22,11 @@ interface ProbeReport {
   readonly server: { readonly name: string };
 }
 
-let upstream: FakeUpstream;
+let upstream: UpstreamReplay;
 let directory: string;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startSpUpstream();
   directory = mkdtempSync(join(tmpdir(), 'sp-probe-'));
 });
 

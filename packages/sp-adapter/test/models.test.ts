@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadBuiltInCatalog, loadSpModel, loadSpModels } from '../src/index.js';
-import { startFakeUpstream } from './helpers/fake-upstream.js';
-import type { FakeUpstream } from './helpers/fake-upstream.js';
-import { connect, lwaEnv } from './helpers/sp-client.js';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 
 const MODELS = new URL('./fixtures/models/', import.meta.url).pathname;
 const BROKEN = new URL('./fixtures/broken-models/', import.meta.url).pathname;
@@ -85,9 +85,9 @@ describe('loadSpModels on our own trimmed model files', () => {
 });
 
 describe('a server over loaded models', () => {
-  let upstream: FakeUpstream;
+  let upstream: UpstreamReplay;
   beforeAll(async () => {
-    upstream = await startFakeUpstream();
+    upstream = await startSpUpstream();
   });
   afterAll(async () => {
     await upstream.close();

@@ -3,16 +3,16 @@ import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UPSTREAM_FIXTURES } from './fixtures/upstream-fixtures.js';
-import { startFakeUpstream } from './helpers/fake-upstream.js';
-import type { FakeUpstream } from './helpers/fake-upstream.js';
-import { connect, lwaEnv } from './helpers/sp-client.js';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
-let upstream: FakeUpstream;
+let upstream: UpstreamReplay;
 let connected: Connected;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startSpUpstream();
   connected = await connect({ env: lwaEnv(upstream), upstream: upstream.url });
 });
 
@@ -33,7 +33,7 @@ describe('every recorded SP-API response, replayed over HTTP through the referen
     expect(sent.method).toBe(fixture.request.method);
     expect(sent.path).toBe(fixture.request.path);
     expect(Object.fromEntries(sent.query)).toEqual(fixture.request.query);
-    expect(sent.headers['x-amz-access-token']).toMatch(/^Atza\|fake-access-token-\d+$/);
+    expect(sent.headers['x-amz-access-token']).toMatch(/^Atza\|replay-access-token-\d+$/);
 
     const expected = fixture.expected;
     if (expected.error_kind === null) {
@@ -63,7 +63,7 @@ describe('every recorded SP-API response, replayed over HTTP through the referen
     for (const fragment of expected.hints_include ?? []) expect(envelope.hints.join('\n')).toContain(fragment);
     for (const fragment of expected.summary_excludes ?? []) expect(envelope.summary).not.toContain(fragment);
     const wire = JSON.stringify(result);
-    for (const secret of [...(expected.secrets ?? []), 'fake-access-token', 'fake-refresh-token', '00aa11bb22cc33dd44ee55ff66']) expect(wire).not.toContain(secret);
+    for (const secret of [...(expected.secrets ?? []), 'replay-access-token', 'fake-refresh-token', '00aa11bb22cc33dd44ee55ff66']) expect(wire).not.toContain(secret);
   });
 
   it('writes list parameters comma-separated, as SP-API expects', async () => {

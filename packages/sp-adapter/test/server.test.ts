@@ -4,20 +4,20 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog, SpSettingsError, spSettingsFromEnv } from '../src/index.js';
-import { startFakeUpstream } from './helpers/fake-upstream.js';
-import type { FakeUpstream } from './helpers/fake-upstream.js';
-import { connect, lwaEnv } from './helpers/sp-client.js';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
-let upstream: FakeUpstream;
+let upstream: UpstreamReplay;
 const open: Connected[] = [];
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startSpUpstream();
 });
 
 afterEach(async () => {
-  upstream.respondToken(undefined);
+  upstream.setTokenResponse(undefined);
   await Promise.all(open.splice(0).map((connected) => connected.close()));
 });
 
@@ -97,7 +97,7 @@ describe('LWA', () => {
   });
 
   it('turns a rejected refresh (invalid_grant) into auth_error with re-authorization hints', async () => {
-    upstream.respondToken({ status: 400, headers: { 'content-type': 'application/json' }, body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' } });
+    upstream.setTokenResponse({ status: 400, headers: { 'content-type': 'application/json' }, body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' } });
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
     expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', false]);
@@ -107,7 +107,7 @@ describe('LWA', () => {
   });
 
   it('marks an unavailable token endpoint as retryable', async () => {
-    upstream.respondToken({ status: 503, body: '' });
+    upstream.setTokenResponse({ status: 503, body: '' });
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
     expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', true]);
@@ -133,7 +133,7 @@ describe('LWA', () => {
 
 describe('client-side failures', () => {
   it('a closed port -> sp_api_client / TOOL_EXECUTION_FAILED, retryable', async () => {
-    const closed = await startFakeUpstream();
+    const closed = await startSpUpstream();
     const url = closed.url;
     await closed.close();
     const connected = await server({ env: lwaEnv(upstream), upstream: url });

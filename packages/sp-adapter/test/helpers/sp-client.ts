@@ -7,7 +7,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
 import type { SpModel, SpServer, SpServerOptions } from '../../src/index.js';
-import type { FakeUpstream } from './fake-upstream.js';
+import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 /** A connected client and its server. */
 export interface Connected {
@@ -17,8 +18,16 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-/** The LWA variables pointing at the fake token endpoint. */
-export function lwaEnv(upstream: FakeUpstream): Record<string, string> {
+/**
+ * Starts core's upstream replay server as these tests use it: a request no route or queue answers
+ * gets `200 {}` unless a test says otherwise with `respond`.
+ */
+export function startSpUpstream(): Promise<UpstreamReplay> {
+  return startUpstreamReplay({ standing: { status: 200, body: {} } });
+}
+
+/** The LWA variables pointing at the replay server's token endpoint. */
+export function lwaEnv(upstream: UpstreamReplay): Record<string, string> {
   return { LWA_CLIENT_ID: 'amzn1.application-oa2-client.testclient0001', LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66', LWA_REFRESH_TOKEN: 'Atzr|fake-refresh-token', LWA_TOKEN_URL: upstream.tokenUrl };
 }
 
