@@ -10,9 +10,8 @@
  */
 import { STATUS_CODES } from 'node:http';
 
-import type { EnvelopeDetail } from '@mcp-envelope/contract';
-import { capText, classifyLwaFailure, classifyUpstreamStatus, LwaError } from '@mcp-envelope/core';
-import type { ClassifiableFailure, ClassifiedError, ClassifyContext, FailedRequest, UpstreamHttpFailure, UpstreamFamily } from '@mcp-envelope/core';
+import { capText, classifyClientFailure, classifyUpstreamStatus, LwaError, requestPath } from '@mcp-envelope/core';
+import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, FailedRequest, UpstreamHttpFailure, UpstreamFamily } from '@mcp-envelope/core';
 
 import { parseSpErrorBody } from './error-body.js';
 import type { SpErrorBody } from './error-body.js';
@@ -107,19 +106,8 @@ function isRecord(value: unknown): value is JsonRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Path of a request URL without query and fragment; `''` when it cannot be read. */
-function requestPath(request: FailedRequest | undefined): string {
-  if (request === undefined) return '';
-  try {
-    return new URL(request.url).pathname;
-  } catch {
-    return request.url.replace(/[?#].*$/, '');
-  }
-}
-
 function requestLabel(request: FailedRequest | undefined): string {
-  const path = requestPath(request);
-  return request === undefined || path === '' ? '' : ` to ${request.method} ${path}`;
+  return request === undefined ? '' : ` to ${request.method} ${requestPath(request.url)}`;
 }
 
 function statusText(status: number): string {
@@ -198,7 +186,7 @@ export function spMarketplaceHints(request: FailedRequest | undefined, endpointR
  * @returns true for LWA token failures.
  */
 export function isLwaTokenFailure(failure: UpstreamHttpFailure, body: SpErrorBody): boolean {
-  return /\/auth\/o2\/token\/?$/.test(requestPath(failure.request)) || body.shape === 'oauth_error';
+  return /\/auth\/o2\/token$/.test(requestPath(failure.request.url)) || body.shape === 'oauth_error';
 }
 
 /**
@@ -210,16 +198,7 @@ export function isLwaTokenFailure(failure: UpstreamHttpFailure, body: SpErrorBod
  * @returns the classified error.
  */
 export function classifySpLwaFailure(error: LwaError): ClassifiedError {
-  const base = classifyLwaFailure(error);
-  const extra = error.oauthError !== undefined ? SP_LWA_HINTS[error.oauthError] : undefined;
-  return {
-    error_kind: base.error_kind,
-    error_code: base.error_code,
-    retryable: base.retryable,
-    summary: oneLine(base.summary),
-    details: base.details.map((detail) => ({ ...detail, issue: capText(redactSpText(detail.issue), 300) })),
-    hints: extra === undefined ? base.hints : [...base.hints, extra],
-  };
+  return classifyClientFailure({ type: 'lwa', error }, SP_CLIENT_FAILURES);
 }
 
 function classifyLwaHttp(failure: UpstreamHttpFailure, body: SpErrorBody): ClassifiedError {
@@ -281,64 +260,17 @@ function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext, se
   };
 }
 
-/** A safe label of a network error's cause: its system code (`ECONNREFUSED`, `UND_ERR_SOCKET`) only. */
-function networkCode(cause: unknown): string | undefined {
-  for (let current = cause, depth = 0; isRecord(current) || current instanceof Error; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return code;
-    if (depth > 4) break;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function hostOf(request: FailedRequest | undefined): string {
-  if (request === undefined) return 'SP-API';
-  try {
-    return new URL(request.url).host;
-  } catch {
-    return 'SP-API';
-  }
-}
-
-function clientFailure(failure: Exclude<ClassifiableFailure, UpstreamHttpFailure>): ClassifiedError {
-  if (failure.type === 'body_coercion') {
-    const detail: EnvelopeDetail = {
-      path: failure.path,
-      issue: 'The value looks like JSON text but does not parse as JSON',
-      received_type: typeof failure.received === 'string' ? 'string' : failure.received === null ? 'null' : Array.isArray(failure.received) ? 'array' : typeof failure.received,
-    };
-    return {
-      error_kind: 'sp_api_client',
-      error_code: 'BODY_COERCION_INVALID_JSON',
-      retryable: false,
-      summary: oneLine(`The request body at "${failure.path}" is a string that is not valid JSON; nothing was sent to SP-API.`),
-      details: [detail],
-      hints: ['Send the body as a JSON object rather than a string, or fix the JSON text (double quotes around keys and strings, no trailing commas).'],
-    };
-  }
-  const host = hostOf(failure.request);
-  const label = requestLabel(failure.request);
-  if (failure.type === 'timeout') {
-    return {
-      error_kind: 'sp_api_client',
-      error_code: 'TOOL_EXECUTION_FAILED',
-      retryable: true,
-      summary: oneLine(`No answer from ${host}${label} within ${failure.timeoutMs} ms.`),
-      details: [{ path: '', issue: `timed out after ${failure.timeoutMs} ms`, received_type: 'null', timeout_ms: failure.timeoutMs }],
-      hints: ['Retry after a short wait; for large results, ask for fewer items per page.'],
-    };
-  }
-  const code = networkCode(failure.cause);
-  return {
-    error_kind: 'sp_api_client',
-    error_code: 'TOOL_EXECUTION_FAILED',
-    retryable: true,
-    summary: oneLine(`Could not reach ${host}${label}${code === undefined ? '' : ` (${code})`}; no HTTP answer arrived.`),
-    details: [{ path: '', issue: code === undefined ? 'the request failed before any HTTP answer' : `network error ${code}`, received_type: 'null', ...(code === undefined ? {} : { network_code: code }) }],
-    hints: ['Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.'],
-  };
-}
+/** What SP says about failures without an HTTP status; core's `classifyClientFailure` does the rest. */
+export const SP_CLIENT_FAILURES: ClientFailureFamily = {
+  clientKind: 'sp_api_client',
+  upstreamLabel: 'SP-API',
+  hints: {
+    network: 'Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.',
+    timeout: 'Retry after a short wait; for large results, ask for fewer items per page.',
+    bodyCoercion: 'Send the body as a JSON object rather than a string, or fix the JSON text (double quotes around keys and strings, no trailing commas).',
+  },
+  lwaHints: SP_LWA_HINTS,
+};
 
 /**
  * Classifies any failure of an SP-API tool call. Pure and total: never throws.
@@ -359,5 +291,5 @@ function clientFailure(failure: Exclude<ClassifiableFailure, UpstreamHttpFailure
  * @returns the classified error (core adds `tool`, `_meta` from the headers, bounds, redaction).
  */
 export function classifySpFailure(failure: ClassifiableFailure, context: ClassifyContext, settings: SpClassifySettings = {}): ClassifiedError {
-  return failure.type === 'upstream_http' ? classifyHttp(failure, context, settings) : clientFailure(failure);
+  return failure.type === 'upstream_http' ? classifyHttp(failure, context, settings) : classifyClientFailure(failure, SP_CLIENT_FAILURES);
 }

@@ -12,5 +12,4 @@ export * from './error-body.js';
 export * from './classify.js';
 export * from './adapter.js';
 export * from './models.js';
-export * from './request.js';
 export * from './server.js';

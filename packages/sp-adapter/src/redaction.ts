@@ -2,7 +2,7 @@
  * SP-specific secrets that must never reach an envelope or a log line, beside core's defaults
  * (`Bearer` values, `Atza|`/`Atzr|` tokens, `Authorization`/`x-amz-access-token`/
  * `x-amz-security-token` values, SigV4 `Signature=`/`Credential=`, OAuth `access_token`/
- * `refresh_token`/`client_secret` fields). Implements the rule "secrets never appear in any
+ * `refresh_token`/`client_secret` fields in snake and camel case, LWA client secrets). Implements the rule "secrets never appear in any
  * output" for what SP-API and LWA can echo back.
  *
  * @packageDocumentation
@@ -14,7 +14,6 @@ import type { Redactor } from '@mcp-envelope/core';
  * Patterns whose whole match is replaced by `[REDACTED]` (handed to core as the adapter's
  * `redactions`):
  * - Restricted Data Tokens (`Atz.sprdt|...`) and LWA tokens written URL-encoded (`Atza%7C...`);
- * - LWA client secrets (`amzn1.oa2-cs.v1.<hex>`);
  * - AWS access key ids (`AKIA...`, `ASIA...`), and the values of secret-key and session-token
  *   fields (`aws_secret_access_key`, `SecretAccessKey`, `aws_session_token`, `SessionToken`);
  * - a SigV4 `Authorization` value's `SignedHeaders=... Signature=...` tail when written without
@@ -23,7 +22,6 @@ import type { Redactor } from '@mcp-envelope/core';
 export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
   /\bAtz\.[a-z]+\|[^\s"'&,;<>}\]]+/g,
   /\bAtz[a-z.]*%7[cC][^\s"'&,;<>}\]]+/g,
-  /\bamzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g,
   /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
   /(?<=\b(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/g,
   /\bAWS4-HMAC-SHA256\s+[^"'\r\n]+/g,

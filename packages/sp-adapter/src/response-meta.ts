@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { headerValue, lowerCaseHeaders, rateLimitMeta, retryAfterSeconds, upstreamWarnings } from '@mcp-envelope/core';
+import { headerValue, lowerCaseHeaders, responseMetaFromHeaders } from '@mcp-envelope/core';
 import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
 
 /**
@@ -48,13 +48,5 @@ export function spRequestId(headers: HeaderSource | undefined): string | undefin
  * @returns `{ rate_limit?, retry_after_seconds?, warnings? }`.
  */
 export function parseSpResponseMeta(headers: HeaderSource | undefined, now: Date): ResponseMeta {
-  const map = lowerCaseHeaders(headers);
-  const rateLimit = rateLimitMeta(map, SP_RATE_LIMIT_HEADERS);
-  const retryAfter = retryAfterSeconds(map, now);
-  const warnings = upstreamWarnings(headerValue(map, 'warning'));
-  return {
-    ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
-    ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }),
-    ...(warnings.length === 0 ? {} : { warnings }),
-  };
+  return responseMetaFromHeaders(headers, now, SP_RATE_LIMIT_HEADERS);
 }

@@ -10,24 +10,24 @@
 import { readFileSync } from 'node:fs';
 
 import {
+  buildOperationRequest,
+  coerceJsonBody,
   compileTool,
   createEnvelopeServer,
   EnvelopeError,
-  LwaError,
   LwaTokenClient,
   lwaSettingsFromEnv,
+  readSuccessBody,
   UpstreamHttpError,
 } from '@mcp-envelope/core';
 import { officialSuiteTools } from '@mcp-envelope/core/testing';
 import type { CompiledTool, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, JsonSchemaObject, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { createSpAdapter } from './adapter.js';
-import { classifySpLwaFailure } from './classify.js';
 import { SP_CURATED_ENUMS, SP_HINT_TABLES, SP_MARKETPLACE_ID_PROPERTIES } from './hint-tables.js';
 import type { SpModel, SpModelOperation } from './models.js';
 import { DEFAULT_SP_REGION, parseSpRegion, SP_MARKETPLACE_IDS, SP_REGION_CODES, spEndpoint } from './regions.js';
 import type { SpRegion } from './regions.js';
-import { buildSpRequest, coerceJsonBody } from './request.js';
 
 /** This package's version. */
 export const SP_ADAPTER_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -176,25 +176,11 @@ function toolDescription(operation: SpModelOperation): string {
   return `${unique.join(' ')}${unique.length > 0 ? ' ' : ''}(SP-API ${operation.method} ${operation.path}${operation.deprecated ? '; deprecated' : ''})`.slice(0, 1200);
 }
 
-async function readResult(response: Response): Promise<unknown> {
-  const text = await response.text();
-  if (text.trim() === '') return {};
-  const contentType = response.headers.get('content-type') ?? '';
-  if (/json/i.test(contentType) || /^\s*[[{]/.test(text)) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  }
-  return text;
-}
-
 /**
  * Creates the reference SP-API server on core's runtime. Tools: one per operation of `models`
  * (named `<model>_<operationId>`), `set_region`, and core's `get_envelope_contract`.
  *
- * A call builds the request (`buildSpRequest`: path, query lists comma-separated, headers, JSON
+ * A call builds the request (`buildOperationRequest`: path, query lists comma-separated, headers, JSON
  * body), gets an access token (failures become `auth_error` / `AUTHENTICATION_ERROR` envelopes,
  * naming missing `LWA_*` variables), and sends it with core's `upstreamFetch`; failures are
  * classified by the SP adapter. A 401/403 drops the cached access token.
@@ -248,13 +234,9 @@ export function createSpServer(options: SpServerOptions): SpServer {
     });
   }
 
+  // An LwaError escapes to core, which hands it to the adapter as an `lwa` failure.
   async function accessToken(): Promise<string> {
-    try {
-      return await tokens.accessToken();
-    } catch (error) {
-      if (LwaError.isInstance(error)) throw new EnvelopeError(classifySpLwaFailure(error), { cause: error });
-      throw error;
-    }
+    return tokens.accessToken();
   }
 
   function operationTool(operation: SpModelOperation): EnvelopeTool {
@@ -274,7 +256,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
             prepared = { ...args, [body.property]: parsed };
           }
         }
-        const request = buildSpRequest(operation, prepared, baseUrl());
+        const request = buildOperationRequest(operation, prepared, baseUrl());
         const token = await accessToken();
         try {
           const response = await context.fetch(request.url, {
@@ -283,7 +265,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
             ...(request.body === undefined ? {} : { body: request.body }),
             timeoutMs: state.timeoutMs,
           });
-          return await readResult(response);
+          return await readSuccessBody(response);
         } catch (error) {
           if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403)) tokens.invalidate();
           throw error;

@@ -150,7 +150,7 @@ describe('client-side failures', () => {
       error_kind: 'sp_api_client',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
-      summary: 'Could not reach sellingpartnerapi-eu.amazon.com to GET /sellers/v1/marketplaceParticipations (ECONNREFUSED); no HTTP answer arrived.',
+      summary: 'Could not reach sellingpartnerapi-eu.amazon.com (GET /sellers/v1/marketplaceParticipations) (ECONNREFUSED); no HTTP answer arrived.',
       details: [{ path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' }],
       hints: ['Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.'],
     });
@@ -172,7 +172,7 @@ describe('client-side failures', () => {
     expect(classified.error_kind).toBe('sp_api_client');
     expect(classified.error_code).toBe('TOOL_EXECUTION_FAILED');
     expect(classified.retryable).toBe(true);
-    expect(classified.summary).toBe('No answer from sellingpartnerapi-na.amazon.com to POST /reports/2021-06-30/reports within 2500 ms.');
+    expect(classified.summary).toBe('No answer from sellingpartnerapi-na.amazon.com (POST /reports/2021-06-30/reports) within 2500 ms.');
     expect(classified.details).toEqual([{ path: '', issue: 'timed out after 2500 ms', received_type: 'null', timeout_ms: 2500 }]);
   });
 
@@ -181,7 +181,8 @@ describe('client-side failures', () => {
     expect(classified.error_kind).toBe('sp_api_client');
     expect(classified.error_code).toBe('BODY_COERCION_INVALID_JSON');
     expect(classified.retryable).toBe(false);
-    expect(classified.details).toEqual([{ path: 'body', issue: 'The value looks like JSON text but does not parse as JSON', received_type: 'string' }]);
+    expect(classified.details).toEqual([{ path: 'body', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' }]);
+    expect(classified.summary).toBe('The argument body is text that looks like JSON but does not parse; nothing was sent to SP-API.');
     expect(JSON.stringify(classified)).not.toContain('GET_X');
   });
 });
