@@ -10,8 +10,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { envelopeOf, TEST_MODELS_DIR, testEnv } from './support/harness.js';
-import { startUpstreamReplay } from './support/upstream-replay.js';
-import type { UpstreamReplay } from './support/upstream-replay.js';
+import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 // The bin as users run it: the built dist/cli.js (turbo builds before testing).
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));

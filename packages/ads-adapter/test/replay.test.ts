@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopeOf, startHarness, TEST_CLIENT_ID, TEST_MODELS_DIR, TEST_PROFILE_ID, testEnv } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { UPSTREAM_FIXTURES } from './support/fixtures.js';
-import { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from './support/upstream-replay.js';
-import type { UpstreamReplay } from './support/upstream-replay.js';
+import { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 let replay: UpstreamReplay;
 let harness: Harness;
