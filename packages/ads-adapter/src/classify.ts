@@ -8,16 +8,14 @@
  *
  * @packageDocumentation
  */
-import type { EnvelopeDetail, EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
-import { classifyUpstreamStatus, jsonTypeOf, lowerCaseHeaders } from '@mcp-envelope/core';
-import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ResponseMeta, UpstreamHttpFailure } from '@mcp-envelope/core';
+import type { EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
+import { classifyClientFailure, classifyUpstreamStatus, lowerCaseHeaders, requestPath } from '@mcp-envelope/core';
+import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, ResponseMeta, UpstreamHttpFailure } from '@mcp-envelope/core';
 
 import { parseAdsErrorBody } from './error-body.js';
 import type { AdsErrorBody } from './error-body.js';
 import { ADS_AUTH_DIAGNOSES, ADS_HINTS, ADS_PROFILE_SCOPE_PATTERN, ADS_STATUS_REASONS } from './hint-tables.js';
 import { expectedMediaType } from './media-types.js';
-import { networkErrorCode } from './pending-core/network-cause.js';
-import { requestHost, requestPath } from './pending-core/request-url.js';
 import { isThrottledResponse, parseAdsResponseMeta } from './response-meta.js';
 
 /** The Ads server family as core's status classifier needs it. */
@@ -161,6 +159,13 @@ export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date):
   };
 }
 
+/** What Ads says about failures without an HTTP status; core's `classifyClientFailure` does the rest. */
+export const ADS_CLIENT_FAILURES: ClientFailureFamily = {
+  clientKind: 'ads_api_client',
+  upstreamLabel: 'the Amazon Ads API',
+  hints: { network: ADS_HINTS.network, timeout: ADS_HINTS.timeout, bodyCoercion: ADS_HINTS.bodyCoercion },
+};
+
 /**
  * Classifies any failure core hands over: HTTP failures through
  * {@link classifyAdsHttpFailure}; network failures and timeouts as `ads_api_client` /
@@ -176,21 +181,10 @@ export function classifyAdsFailure(failure: ClassifiableFailure, context: Classi
   switch (failure.type) {
     case 'upstream_http':
       return classifyAdsHttpFailure(failure, context.now);
-    case 'network': {
-      const code = networkErrorCode(failure.cause);
-      const host = requestHost(failure.request?.url, 'the Amazon Ads API');
-      const where = failure.request === undefined ? '' : ` (${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)})`;
-      const detail: EnvelopeDetail = { path: '', issue: `No HTTP answer from ${host}${where}${code === undefined ? '' : `: ${code}`}.`, received_type: 'null', ...(code === undefined ? {} : { upstream_code: code }) };
-      return { error_kind: 'ads_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true, summary: `The request to ${host} failed before any HTTP answer.`, details: [detail], hints: [ADS_HINTS.network] };
-    }
-    case 'timeout': {
-      const host = requestHost(failure.request?.url, 'the Amazon Ads API');
-      const detail: EnvelopeDetail = { path: '', issue: `No answer from ${host} within ${failure.timeoutMs} ms.`, received_type: 'null', timeout_ms: failure.timeoutMs };
-      return { error_kind: 'ads_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true, summary: `The request to ${host} timed out after ${failure.timeoutMs} ms.`, details: [detail], hints: [ADS_HINTS.timeout] };
-    }
-    case 'body_coercion': {
-      const detail: EnvelopeDetail = { path: failure.path, issue: 'The value looks like JSON but does not parse.', received_type: jsonTypeOf(failure.received) };
-      return { error_kind: 'ads_api_client', error_code: 'BODY_COERCION_INVALID_JSON', retryable: false, summary: `The argument ${failure.path === '' ? '(body)' : failure.path} holds invalid JSON.`, details: [detail], hints: [ADS_HINTS.bodyCoercion] };
-    }
+    case 'network':
+    case 'timeout':
+    case 'body_coercion':
+    case 'lwa':
+      return classifyClientFailure(failure, ADS_CLIENT_FAILURES);
   }
 }

@@ -15,7 +15,6 @@ export type { AdsErrorBody, AdsErrorBodyShape, AdsUpstreamError } from './error-
 export { ADS_ERROR_KINDS, ADS_UPSTREAM_FAMILY, classifyAdsFailure, classifyAdsHttpFailure, diagnoseAuthFailure, isProfileScopeProblem } from './classify.js';
 export type { AdsAuthDiagnosis } from './classify.js';
 export { expectedMediaType } from './media-types.js';
-export { requestHost, requestPath } from './pending-core/request-url.js';
 export { adsPartialResultsWarning } from './partial-results.js';
 export { ADS_REDACTIONS, adsRedactor } from './redaction.js';
 

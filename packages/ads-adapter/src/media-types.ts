@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { ADS_MEDIA_TYPES } from './hint-tables.js';
-import { requestPath } from './pending-core/request-url.js';
+import { requestPath } from '@mcp-envelope/core';
 
 function matches(template: string, path: string): boolean {
   const templateParts = template.split('/');

@@ -6,11 +6,11 @@
  *
  * @packageDocumentation
  */
-import { headerValue } from '@mcp-envelope/core';
+import { headerValue, responseMetaFromHeaders } from '@mcp-envelope/core';
 import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
 
 import { ADS_RESPONSE_HEADERS } from './hint-tables.js';
-import { responseMetaFromHeaders } from './pending-core/response-meta.js';
+
 
 const RATE_LIMIT_NAMES: RateLimitHeaderNames = {
   limit: ADS_RESPONSE_HEADERS.rateLimitLimit,

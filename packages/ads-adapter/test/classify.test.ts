@@ -6,7 +6,7 @@ import { ADS_ERROR_KINDS, classifyAdsFailure, classifyAdsHttpFailure, diagnoseAu
 import { parseAdsErrorBody } from '../src/error-body.js';
 import { ADS_REGION_ALIASES } from '../src/hint-tables.js';
 import { expectedMediaType } from '../src/media-types.js';
-import { requestPath } from '../src/pending-core/request-url.js';
+import { requestPath } from '@mcp-envelope/core';
 
 const NOW = new Date('2026-01-20T08:00:00Z');
 const HOST = 'https://advertising-api-eu.amazon.com';
@@ -139,15 +139,16 @@ describe('client-side failures', () => {
       error_kind: 'ads_api_client',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
-      summary: 'The request to advertising-api-fe.amazon.com failed before any HTTP answer.',
-      details: [{ path: '', issue: 'No HTTP answer from advertising-api-fe.amazon.com (GET /v2/profiles): ECONNREFUSED.', received_type: 'null', upstream_code: 'ECONNREFUSED' }],
+      summary: 'Could not reach advertising-api-fe.amazon.com (GET /v2/profiles) (ECONNREFUSED); no HTTP answer arrived.',
+      details: [{ path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' }],
       hints: ['The Ads API host could not be reached: check the network, the region (set_region) and any --upstream override, then retry.'],
     });
   });
 
   it('network failure without request or code', () => {
     const classified = classifyAdsFailure({ type: 'network', cause: 'weird' }, { tool: 't', now: NOW });
-    expect(classified.details).toEqual([{ path: '', issue: 'No HTTP answer from the Amazon Ads API.', received_type: 'null' }]);
+    expect(classified.details).toEqual([{ path: '', issue: 'the request failed before any HTTP answer', received_type: 'null' }]);
+    expect(classified.summary).toBe('Could not reach the Amazon Ads API; no HTTP answer arrived.');
   });
 
   it('timeout: retryable ads_api_client', () => {
@@ -156,15 +157,15 @@ describe('client-side failures', () => {
       'ads_api_client',
       'TOOL_EXECUTION_FAILED',
       true,
-      'The request to 127.0.0.1:9 timed out after 1500 ms.',
+      'No answer from 127.0.0.1:9 (POST /sp/campaigns/list) within 1500 ms.',
     ]);
-    expect(classified.details).toEqual([{ path: '', issue: 'No answer from 127.0.0.1:9 within 1500 ms.', received_type: 'null', timeout_ms: 1500 }]);
+    expect(classified.details).toEqual([{ path: '', issue: 'timed out after 1500 ms', received_type: 'null', timeout_ms: 1500 }]);
   });
 
   it('body coercion: BODY_COERCION_INVALID_JSON, not retryable', () => {
     const classified = classifyAdsFailure({ type: 'body_coercion', path: 'body/campaigns', received: '[{"name":' }, { tool: 't', now: NOW });
     expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual(['ads_api_client', 'BODY_COERCION_INVALID_JSON', false]);
-    expect(classified.details).toEqual([{ path: 'body/campaigns', issue: 'The value looks like JSON but does not parse.', received_type: 'string' }]);
+    expect(classified.details).toEqual([{ path: 'body/campaigns', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' }]);
   });
 
   it('every kind it returns is advertised', () => {

@@ -100,7 +100,7 @@ describe('what the reference server sends', () => {
     replay.enqueue({ status: 200, body: [{ profileId: 1, countryCode: 'US' }] });
     const before = replay.requests.length;
     const result = await harness.call('list_profiles', { profileTypeFilter: ['seller', 'vendor'], validPaymentMethodFilter: true });
-    expect(replay.requests[before]!.url).toBe('/v2/profiles?profileTypeFilter=seller%2Cvendor&validPaymentMethodFilter=true');
+    expect(replay.requests[before]!.url).toBe('/v2/profiles?profileTypeFilter=seller,vendor&validPaymentMethodFilter=true');
     expect(replay.requests[before]!.headers['accept']).toBe('application/json');
     expect(result.structuredContent).toEqual({ profiles: [{ profileId: 1, countryCode: 'US' }] });
   });

@@ -266,7 +266,7 @@ describe('arguments and client-side failures', () => {
     const envelope = envelopeOf(await harness.call('list_profiles'));
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', true]);
-    expect(envelope['details']).toEqual([{ path: '', issue: `No HTTP answer from 127.0.0.1:${port} (GET /v2/profiles): ECONNREFUSED.`, received_type: 'null', upstream_code: 'ECONNREFUSED' }]);
+    expect(envelope['details']).toEqual([{ path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' }]);
   });
 
   it('an upstream slower than the timeout: ads_api_client / TOOL_EXECUTION_FAILED, retryable', async () => {
@@ -274,7 +274,7 @@ describe('arguments and client-side failures', () => {
     replay.enqueue({ status: 200, body: [], delayMs: 1500 });
     const envelope = envelopeOf(await harness.call('list_profiles'));
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', true]);
-    expect(envelope['summary']).toBe(`The request to ${new URL(replay.url).host} timed out after 150 ms.`);
+    expect(envelope['summary']).toBe(`No answer from ${new URL(replay.url).host} (GET /v2/profiles) within 150 ms.`);
   });
 
   it('an access token echoed by the upstream never reaches the envelope', async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 
-import { buildOperationRequest } from '../src/pending-core/operation-request.js';
 import { loadModelOperations } from '../src/server/models.js';
 import { AdsSession, profilesFromBody } from '../src/server/session.js';
 import { adsServerSettings } from '../src/server/settings.js';
@@ -73,41 +72,6 @@ describe('AdsSession', () => {
   });
 });
 
-describe('buildOperationRequest', () => {
-  const operation = {
-    method: 'GET',
-    path: '/v1/things/{thingId}/parts',
-    parameters: [
-      { name: 'thingId', property: 'thingId', in: 'path', required: true, collectionFormat: 'csv' },
-      { name: 'ids', property: 'ids', in: 'query', required: false, collectionFormat: 'csv' },
-      { name: 'tag', property: 'tag', in: 'query', required: false, collectionFormat: 'multi' },
-      { name: 'states', property: 'states', in: 'query', required: false, collectionFormat: 'pipes' },
-      { name: 'filter', property: 'filter', in: 'query', required: false, collectionFormat: 'csv' },
-      { name: 'X-Trace', property: 'trace', in: 'header', required: false, collectionFormat: 'csv' },
-    ],
-  } as const;
-
-  it('fills path, query (per collection format) and header parameters', () => {
-    expect(buildOperationRequest('https://h.example/base/', operation, { thingId: 'a/b', ids: [1, 2], tag: ['x', 'y'], states: ['ON', 'OFF'], filter: { k: 1 }, trace: 'abc', ignored: 1 })).toEqual({
-      method: 'GET',
-      url: 'https://h.example/base/v1/things/a%2Fb/parts?ids=1%2C2&tag=x&tag=y&states=ON%7COFF&filter=%7B%22k%22%3A1%7D',
-      headers: { 'X-Trace': 'abc' },
-    });
-  });
-
-  it('leaves out undefined arguments', () => {
-    expect(buildOperationRequest('http://h', operation, { thingId: 7 }).url).toBe('http://h/v1/things/7/parts');
-  });
-
-  it('sends the body argument as JSON with its media type', () => {
-    const request = buildOperationRequest('http://h', { method: 'POST', path: '/x', parameters: [], body: { property: 'body', mediaType: 'application/vnd.x.v1+json', required: true } }, { body: { a: [1] } });
-    expect(request).toEqual({ method: 'POST', url: 'http://h/x', headers: { 'content-type': 'application/vnd.x.v1+json' }, body: '{"a":[1]}' });
-  });
-
-  it('throws on a path parameter without a value', () => {
-    expect(() => buildOperationRequest('http://h', operation, {})).toThrow('path parameter "thingId" has no value');
-  });
-});
 
 describe('loadModelOperations', () => {
   it('converts OpenAPI 3 operations, skips other JSON, avoids taken names', async () => {

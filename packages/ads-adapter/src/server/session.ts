@@ -8,7 +8,6 @@
 import { LwaTokenClient } from '@mcp-envelope/core';
 
 import { ADS_REGIONS } from '../hint-tables.js';
-import { accessTokenOrEnvelope } from '../pending-core/lwa-envelope.js';
 import type { AdsServerSettings, SelectableAdsRegion } from './settings.js';
 
 /** The fields of an Ads profile the server reads (`GET /v2/profiles` items). */
@@ -99,7 +98,8 @@ export class AdsSession {
    *   LWA rejection.
    */
   accessToken(): Promise<string> {
-    return accessTokenOrEnvelope(this.tokenClient());
+    // An LwaError escapes to core, which hands it to the adapter as an `lwa` failure.
+    return this.tokenClient().accessToken();
   }
 
   /** Forgets the cached access token (after the Ads API answered 401 with it). */

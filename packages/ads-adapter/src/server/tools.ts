@@ -6,15 +6,13 @@
  * @packageDocumentation
  */
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
-import { EnvelopeError, headerRecord, UpstreamHttpError } from '@mcp-envelope/core';
+import { buildOperationRequest, EnvelopeError, headerRecord, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
 import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { ADS_PROFILE_NOT_FOUND_CODE } from '../adapter.js';
 import { ADS_HINTS, ADS_REGION_ALIASES, ADS_REGIONS, ADS_REQUEST_HEADERS } from '../hint-tables.js';
 import { expectedMediaType } from '../media-types.js';
 import { adsPartialResultsWarning } from '../partial-results.js';
-import { buildOperationRequest } from '../pending-core/operation-request.js';
-import { readSuccessBody } from '../pending-core/success-body.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
 import type { AdsOperation } from './operation.js';
 import { profilesFromBody } from './session.js';
@@ -75,7 +73,7 @@ async function callOperation(operation: AdsOperation, session: AdsSession, args:
     const body = Object.fromEntries(Object.entries(args).filter(([key]) => !parameterProperties.has(key)));
     callArgs = { ...Object.fromEntries(Object.entries(args).filter(([key]) => parameterProperties.has(key))), [operation.body.property]: body };
   }
-  const request = buildOperationRequest(session.baseUrl(), operation, callArgs);
+  const request = buildOperationRequest(operation, callArgs, session.baseUrl());
   const mediaType = operation.mediaType ?? expectedMediaType(operation.method, operation.path);
   const sent: Record<string, string> = { ...request.headers, ...headers, accept: mediaType ?? 'application/json' };
   if (request.body !== undefined && mediaType !== undefined) sent['content-type'] = mediaType;
