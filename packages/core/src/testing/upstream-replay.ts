@@ -28,6 +28,8 @@ export interface RecordedResponse {
   readonly body?: unknown;
   /** Wait this long before answering, in milliseconds. */
   readonly delayMs?: number;
+  /** Close the connection without any HTTP answer (after `delayMs`), as a reset or a crashed upstream does; `status` is then ignored. */
+  readonly dropConnection?: boolean;
 }
 
 /** A recorded answer for every request that matches. */
@@ -169,6 +171,10 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
       const received: ReplayRequest = { method, url, path, rawQuery, query, headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), answeredBy: source };
       (source === 'token' ? tokenRequests : requests).push(received);
       const send = (): void => {
+        if (answer.dropConnection === true) {
+          request.socket.destroy();
+          return;
+        }
         const headers = Object.entries(answer.headers ?? {}).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase()));
         for (const [name, value] of headers) response.setHeader(name, value);
         const hasContentType = headers.some(([name]) => name.toLowerCase() === 'content-type');

@@ -77,6 +77,16 @@ describe('queue, standing answer, unscripted requests', () => {
     expect(server.requests.map((request) => request.answeredBy)).toEqual(['queue', 'queue', 'unscripted', 'standing', 'unscripted']);
   });
 
+  it('dropConnection closes the socket without an HTTP answer', async () => {
+    const server = await replay({ routes: [{ path: '/gone', response: { status: 200, dropConnection: true } }] });
+    const failure = await fetch(`${server.url}/gone`).then(
+      () => 'answered',
+      (error: unknown) => (error instanceof TypeError ? error.message : 'other'),
+    );
+    expect(failure).toBe('fetch failed');
+    expect(server.requests.map((request) => request.answeredBy)).toEqual(['route']);
+  });
+
   it('waits delayMs before answering', async () => {
     const server = await replay({ standing: { status: 200, body: 'late', delayMs: 150 } });
     const start = performance.now();
