@@ -116,6 +116,9 @@ function unknownKeys(input: HintInput): UnknownKey[] {
   return found;
 }
 
+/** Keywords whose violations always get a category hint, so their canonical hint is left out. */
+const SPECIFIC_HINT_KEYWORDS: ReadonlySet<string> = new Set(['required', 'enum']);
+
 /**
  * Builds the hints of a failed check. Categories, in this order:
  * - `missing_required`: `Add the required field <path> (<type>).` for every missing field;
@@ -128,7 +131,8 @@ function unknownKeys(input: HintInput): UnknownKey[] {
  * - `enum_suggest`: `<sent> is not valid for <property>. Valid: <values>.`, closest values first,
  *   at most 10; also for the adapter's `curatedEnums`;
  * then the canonical hint of each distinct `error_code` (from the contract's code table, filled
- * with the first detail of that code), then the adapter's `extraHintsByCode`.
+ * with the first detail of that code; left out for `required` and `enum`, whose category hints
+ * say the same more precisely), then the adapter's `extraHintsByCode`.
  *
  * @param input - the violations, the validated arguments, the schema view and the tables.
  * @returns the hints, deduplicated, in the order above.
@@ -197,7 +201,9 @@ export function buildHints(input: HintInput): string[] {
   for (const violation of input.violations) {
     if (codes.has(violation.code)) continue;
     codes.add(violation.code);
-    canonical.push(fillTemplate(schemaCodeEntry(violation.tableKeyword).hint, violation.templateValues));
+    // missing_required and enum_suggest already say, more precisely, what the canonical hint of
+    // `required` and `enum` would: keep the hint list short enough to be read.
+    if (!SPECIFIC_HINT_KEYWORDS.has(violation.tableKeyword)) canonical.push(fillTemplate(schemaCodeEntry(violation.tableKeyword).hint, violation.templateValues));
     const more = ownEntry(tables?.extraHintsByCode, violation.code);
     if (more !== undefined) extra.push(...more);
   }

@@ -201,7 +201,6 @@ describe('normalization switched off', () => {
     expect(result.hints).toEqual([
       'Add the required field marketplaceIds (array of string).',
       'Use marketplaceIds instead of MarketplaceIds.',
-      'Add marketplaceIds; the tool cannot run without it.',
       "Drop MarketplaceIds, or check its spelling against the tool's schema.",
     ]);
   });
