@@ -5,11 +5,20 @@
  * @packageDocumentation
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 import { CommandLineError } from './command-line.js';
+import { readCases } from './gate/cases.js';
+import { startGateEnvironment } from './gate/environment.js';
+import { generateFixtures, writeFixtures } from './gate/fixtures.js';
+import { runGate } from './gate/gate.js';
+import { renderGateReport } from './gate/gate-report.js';
+import { PACKAGE_ROOT } from './gate/reference-servers.js';
+import type { ServerId } from './gate/reference-servers.js';
+import { runOfficialSuite } from './mcp-suite/official-suite.js';
+import { renderSuiteReport } from './mcp-suite/render.js';
 import { ServerUnreachableError } from './connect.js';
 import type { ProbeTarget } from './connect.js';
 import { toJUnit } from './junit.js';
@@ -151,6 +160,105 @@ async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
   return report.conformant || options.allowNonconformant === true ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
+interface ServerCommandOptions {
+  readonly spCommand?: string;
+  readonly adsCommand?: string;
+}
+
+interface GateCliOptions extends ReportOptions, ServerCommandOptions {
+  readonly cases?: string;
+  readonly fixtures?: string;
+  readonly timeoutMs: number;
+  readonly probe: boolean;
+}
+
+interface FixturesCliOptions extends ServerCommandOptions {
+  readonly write: string;
+  readonly cases?: string;
+}
+
+interface SuiteCliOptions extends ReportOptions, ServerCommandOptions {
+  readonly expectedFailures: string;
+  readonly server?: ServerId;
+  readonly scenario: readonly string[];
+}
+
+function serverCommands(options: ServerCommandOptions): Partial<Record<ServerId, string>> {
+  return { ...(options.spCommand === undefined ? {} : { sp: options.spCommand }), ...(options.adsCommand === undefined ? {} : { ads: options.adsCommand }) };
+}
+
+function failureText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function runGateCommand(options: GateCliOptions, io: CliIo): Promise<number> {
+  let report;
+  try {
+    report = await runGate({
+      ...(options.cases === undefined ? {} : { casesFolder: resolve(options.cases) }),
+      ...(options.fixtures === undefined ? {} : { fixturesFolder: resolve(options.fixtures) }),
+      commands: serverCommands(options),
+      timeoutMs: options.timeoutMs,
+      skipProbe: !options.probe,
+      onProgress: (line) => {
+        io.stderr(`gate: ${line}\n`);
+      },
+    });
+  } catch (error) {
+    io.stderr(`error: the gate could not run: ${failureText(error)}\n`);
+    return EXIT_CODES.usage;
+  }
+  io.stdout(renderGateReport(report));
+  if (!(await writeReports(report, options, io))) return EXIT_CODES.usage;
+  return report.conformant ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promise<number> {
+  let environment;
+  try {
+    const cases = readCases(resolve(options.cases ?? join(PACKAGE_ROOT, 'cases')));
+    environment = await startGateEnvironment({ commands: serverCommands(options) });
+    const fixtures = await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry])));
+    const problems = fixtures.filter((fixture) => fixture.problems.length > 0);
+    for (const fixture of problems) io.stderr(`error: ${fixture.server}/${fixture.scenario.id}: ${fixture.problems.join('; ')}\n`);
+    if (problems.length > 0) return EXIT_CODES.failed;
+    const written = writeFixtures(resolve(options.write), fixtures);
+    io.stdout(`wrote ${written.length} fixtures to ${options.write} (${fixtures.filter((fixture) => fixture.server === 'sp').length} sp, ${fixtures.filter((fixture) => fixture.server === 'ads').length} ads)\n`);
+    return EXIT_CODES.ok;
+  } catch (error) {
+    io.stderr(`error: fixtures could not be generated: ${failureText(error)}\n`);
+    return EXIT_CODES.usage;
+  } finally {
+    await environment?.close();
+  }
+}
+
+async function runSuiteCommand(options: SuiteCliOptions, io: CliIo): Promise<number> {
+  let report;
+  try {
+    report = await runOfficialSuite({
+      expectedFailuresFile: resolve(options.expectedFailures),
+      ...(options.server === undefined ? {} : { servers: [options.server] }),
+      ...(options.scenario.length === 0 ? {} : { scenarios: options.scenario }),
+      commands: serverCommands(options),
+      onProgress: (line) => {
+        io.stderr(`mcp-suite: ${line}\n`);
+      },
+    });
+  } catch (error) {
+    io.stderr(`error: the official suite could not run: ${failureText(error)}\n`);
+    return EXIT_CODES.usage;
+  }
+  io.stdout(renderSuiteReport(report));
+  if (!(await writeReports(report, options, io))) return EXIT_CODES.usage;
+  return report.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+function serverId(value: string): ServerId {
+  if (value !== 'sp' && value !== 'ads') throw new InvalidArgumentError('expected sp or ads');
+  return value;
+}
+
 function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('mcp-envelope-conformance')
     .description('Check MCP error envelopes: validate envelope files, or probe a live MCP server.')
@@ -180,6 +288,43 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--allow-nonconformant', 'exit 0 after printing the report even when the server is not conformant')
     .action(async (options: ProbeCliOptions) => {
       setExitCode(await runProbe(options, io));
+    });
+  program
+    .command('gate')
+    .description('run the whole conformance gate on both reference servers (SP and Ads) against the upstream replay server')
+    .option('--json <file>', 'write a machine-readable report')
+    .option('--junit <file>', 'write a JUnit XML report')
+    .option('--cases <dir>', 'recorded upstream cases (default: the package\'s cases/)')
+    .option('--fixtures <dir>', 'checked-in fixtures to compare with (default: the package\'s fixtures/)')
+    .option('--sp-command <command line>', 'start the SP server with this command instead of the built mcp-envelope-sp')
+    .option('--ads-command <command line>', 'start the Ads server with this command instead of the built mcp-envelope-ads')
+    .option('--timeout-ms <ms>', 'timeout of each request in milliseconds', integerOption(1), 15_000)
+    .option('--no-probe', 'leave out the probe battery')
+    .action(async (options: GateCliOptions) => {
+      setExitCode(await runGateCommand(options, io));
+    });
+  program
+    .command('fixtures')
+    .description('regenerate the conformance fixtures from the running reference servers')
+    .requiredOption('--write <dir>', 'write <dir>/sp/*.json and <dir>/ads/*.json (other *.json files there are removed)')
+    .option('--cases <dir>', 'recorded upstream cases (default: the package\'s cases/)')
+    .option('--sp-command <command line>', 'start the SP server with this command')
+    .option('--ads-command <command line>', 'start the Ads server with this command')
+    .action(async (options: FixturesCliOptions) => {
+      setExitCode(await runFixturesCommand(options, io));
+    });
+  program
+    .command('mcp-suite')
+    .description('run the official MCP conformance suite (Node 22) against both reference servers over Streamable HTTP')
+    .option('--expected-failures <file>', 'the suite\'s expected-failures YAML (a reason comment per entry)', join(PACKAGE_ROOT, 'mcp-expected-failures.yml'))
+    .option('--server <id>', 'only this server (sp or ads)', serverId)
+    .option('--scenario <name>', 'only this scenario (repeatable)', collect, [])
+    .option('--sp-command <command line>', 'start the SP server with this command')
+    .option('--ads-command <command line>', 'start the Ads server with this command')
+    .option('--json <file>', 'write a machine-readable report')
+    .option('--junit <file>', 'write a JUnit XML report')
+    .action(async (options: SuiteCliOptions) => {
+      setExitCode(await runSuiteCommand(options, io));
     });
   return program;
 }

@@ -3,6 +3,9 @@
  *
  * @packageDocumentation
  */
+import { GATE_SECTIONS } from './gate/gate-report.js';
+import type { GateReport } from './gate/gate-report.js';
+import type { SuiteReport } from './mcp-suite/official-suite.js';
 import type { ConformanceReport, ProbeReport, ValidateReport } from './report-types.js';
 
 /** One JUnit test case. */
@@ -88,15 +91,71 @@ function validateSuite(report: ValidateReport): JUnitSuite {
   };
 }
 
+function gateSuites(report: GateReport): JUnitSuite[] {
+  return GATE_SECTIONS.map((section) => {
+    const rows = report.rows.filter((entry) => entry.section === section);
+    return {
+      name: `gate ${section}`,
+      time: seconds(rows.reduce((total, entry) => total + entry.duration_ms, 0)),
+      cases: rows.map((entry) => ({
+        name: `${entry.server} ${entry.check}`,
+        classname: `mcp-envelope-conformance.gate.${section}.${entry.server.replace('|', '-')}`,
+        result: entry.result,
+        message: entry.note,
+        detail: `expected: ${entry.expected}\ngot: ${entry.got}\nnote: ${entry.note}`,
+        time: seconds(entry.duration_ms),
+      })),
+    };
+  });
+}
+
+function officialSuite(report: SuiteReport): JUnitSuite {
+  return {
+    name: `official MCP conformance suite ${report.suite_version}`,
+    time: seconds(report.duration_ms),
+    cases: [
+      ...report.rows.map((entry) => ({
+        name: `${entry.server} ${entry.scenario}`,
+        classname: `mcp-envelope-conformance.mcp-suite.${entry.server}`,
+        result: entry.result,
+        message: entry.note,
+        detail: `suite: ${entry.outcome}\nlisted: ${String(entry.listed)}\nnote: ${entry.note}`,
+        time: seconds(entry.duration_ms),
+      })),
+      ...report.file_issues.map((issue) => ({ name: `expected-failures file: ${issue}`, classname: 'mcp-envelope-conformance.mcp-suite.file', result: 'FAIL' as const, message: issue, detail: issue, time: 0 })),
+    ],
+  };
+}
+
 /**
- * Turns a report into its JUnit suite: a probe report gives one case per row (named
- * `<probe> <tool>`), a validate report one case per file.
+ * Turns a report into its JUnit suites: a probe report gives one case per row (named
+ * `<probe> <tool>`), a validate report one case per file, a gate report one suite per section
+ * (one case per row), the official suite's report one case per server and scenario.
  *
- * @param report - either report.
+ * @param report - any report.
+ * @returns the suites.
+ */
+export function reportToSuites(report: ConformanceReport): JUnitSuite[] {
+  switch (report.command) {
+    case 'probe':
+      return [probeSuite(report)];
+    case 'validate':
+      return [validateSuite(report)];
+    case 'gate':
+      return gateSuites(report);
+    case 'mcp-suite':
+      return [officialSuite(report)];
+  }
+}
+
+/**
+ * The first JUnit suite of a report (probe and validate reports have exactly one).
+ *
+ * @param report - any report.
  * @returns the suite.
  */
 export function reportToSuite(report: ConformanceReport): JUnitSuite {
-  return report.command === 'probe' ? probeSuite(report) : validateSuite(report);
+  return reportToSuites(report)[0] ?? { name: report.command, cases: [], time: 0 };
 }
 
 function renderCase(entry: JUnitCase): string {
@@ -124,7 +183,7 @@ function renderSuite(suite: JUnitSuite): string {
  */
 export function toJUnit(reports: ConformanceReport | readonly ConformanceReport[]): string {
   const list: readonly ConformanceReport[] = Array.isArray(reports) ? reports : [reports as ConformanceReport];
-  const suites = list.map(reportToSuite);
+  const suites = list.flatMap(reportToSuites);
   const cases = suites.flatMap((suite) => suite.cases);
   const failures = cases.filter((entry) => entry.result === 'FAIL').length;
   const skipped = cases.filter((entry) => entry.result === 'SKIP').length;

@@ -3,6 +3,8 @@
  *
  * @packageDocumentation
  */
+import type { GateReport } from './gate/gate-report.js';
+import type { SuiteReport } from './mcp-suite/official-suite.js';
 
 /** A row's outcome. */
 export const ROW_RESULTS = ['PASS', 'FAIL', 'SKIP'] as const;
@@ -127,5 +129,5 @@ export interface ValidateReport {
   readonly summary: { readonly passed: number; readonly failed: number };
 }
 
-/** Either report. */
-export type ConformanceReport = ProbeReport | ValidateReport;
+/** Any report the CLI writes. */
+export type ConformanceReport = ProbeReport | ValidateReport | GateReport | SuiteReport;

@@ -1,0 +1,100 @@
+/**
+ * The running environment of the gate: the upstream replay server, the prepared model folders
+ * and one stdio session per (server, variant), opened on first use with the real SDK client.
+ *
+ * @packageDocumentation
+ */
+import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { describeValue, withDeadline } from '../call-outcome.js';
+import { openSession } from '../connect.js';
+import type { Session } from '../connect.js';
+import { defaultServerCommand, prepareModelFolders, serverCommandLine, SERVER_IDS } from './reference-servers.js';
+import type { ServerId, ServerSetup, VariantName } from './reference-servers.js';
+
+/** Options of {@link startGateEnvironment}. */
+export interface GateEnvironmentOptions {
+  /** Replace the command that starts a server (the gate's flags are appended). */
+  readonly commands?: Partial<Record<ServerId, string>>;
+  /** Timeout of each request in milliseconds (default 15000). */
+  readonly timeoutMs?: number;
+}
+
+/** What a call gave, before any judgement. */
+export type RawOutcome = { readonly type: 'result'; readonly result: unknown } | { readonly type: 'thrown'; readonly error: unknown };
+
+/** A running gate environment. */
+export interface GateEnvironment {
+  readonly replay: UpstreamReplay;
+  readonly setup: ServerSetup;
+  readonly timeoutMs: number;
+  /** The session of a server in a variant (started on first use). */
+  session(server: ServerId, variant: VariantName): Promise<Session>;
+  /** Sets the replay server's routes (dropping every earlier route and answer) and makes one call. */
+  call(server: ServerId, variant: VariantName, tool: string, args: Readonly<Record<string, unknown>>, routes: readonly ReplayRoute[]): Promise<RawOutcome>;
+  /** Closes every session, the replay server and the model folders. */
+  close(): Promise<void>;
+}
+
+/** Default request timeout of the gate, in milliseconds. */
+export const GATE_TIMEOUT_MS = 15_000;
+
+/**
+ * Starts the replay server and prepares the model folders; sessions open lazily.
+ *
+ * @param options - command overrides and the timeout.
+ * @returns the environment; call `close()` when done.
+ */
+export async function startGateEnvironment(options: GateEnvironmentOptions = {}): Promise<GateEnvironment> {
+  const replay = await startUpstreamReplay();
+  const models = prepareModelFolders();
+  const timeoutMs = options.timeoutMs ?? GATE_TIMEOUT_MS;
+  const commands = Object.fromEntries(SERVER_IDS.map((server) => [server, options.commands?.[server] ?? defaultServerCommand(server)])) as Record<ServerId, string>;
+  const setup: ServerSetup = { upstreamUrl: replay.url, tokenUrl: replay.tokenUrl, modelFolders: models.folders, commands };
+  const sessions = new Map<string, Promise<Session>>();
+
+  function session(server: ServerId, variant: VariantName): Promise<Session> {
+    const key = `${server}/${variant}`;
+    let opened = sessions.get(key);
+    if (opened === undefined) {
+      opened = openSession({ transport: 'stdio', commandLine: serverCommandLine(setup, server, variant) }, timeoutMs);
+      sessions.set(key, opened);
+    }
+    return opened;
+  }
+
+  return {
+    replay,
+    setup,
+    timeoutMs,
+    session,
+    call: async (server, variant, tool, args, routes) => {
+      const open = await session(server, variant);
+      replay.reset();
+      replay.route(...routes);
+      try {
+        const result = await withDeadline(open.client.callTool({ name: tool, arguments: { ...args } }, undefined, { timeout: timeoutMs }), timeoutMs + 1_000);
+        return { type: 'result', result };
+      } catch (error) {
+        return { type: 'thrown', error };
+      }
+    },
+    close: async () => {
+      const all = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(
+        all.map(async (pending) => {
+          try {
+            await (await pending).close();
+          } catch (error) {
+            // A session that never opened has nothing to close.
+            void describeValue(error);
+          }
+        }),
+      );
+      await replay.close();
+      models.remove();
+    },
+  };
+}
