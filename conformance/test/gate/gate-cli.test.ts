@@ -1,0 +1,107 @@
+/**
+ * The gate end to end, through the built CLI: both real reference servers over stdio, the real
+ * replay server, the real SDK client. It passes as shipped, and it fails when an adapter is
+ * broken on purpose or a recorded case expects something else.
+ */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import type { GateReport } from '../../src/gate/gate-report.js';
+import { ensureBuilt, packageRoot, runCliProcess, shellQuote } from '../helpers/cli-runner.js';
+
+beforeAll(async () => {
+  await ensureBuilt();
+}, 180_000);
+
+function readReport(path: string): GateReport {
+  return JSON.parse(readFileSync(path, 'utf8')) as GateReport;
+}
+
+function failing(report: GateReport): string[] {
+  return report.rows.filter((row) => row.result === 'FAIL').map((row) => `${row.section} ${row.server} ${row.check}`);
+}
+
+describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
+  it('passes on both reference servers and writes the JSON and JUnit reports', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gate-ok-'));
+    const run = await runCliProcess(['gate', '--json', join(folder, 'gate.json'), '--junit', join(folder, 'gate.xml')], packageRoot, 300_000);
+    expect(run.code, run.stdout.slice(-3000) + run.stderr).toBe(0);
+    const report = readReport(join(folder, 'gate.json'));
+    expect(report.conformant).toBe(true);
+    expect(failing(report)).toEqual([]);
+    expect(report.servers.map((server) => `${server.id} ${server.name ?? ''}`)).toEqual(['sp mcp-envelope-sp', 'ads mcp-envelope-ads']);
+    expect(report.sections.upstream).toEqual({ passed: 64, failed: 0, skipped: 0 });
+    expect(report.sections.fixtures).toEqual({ passed: 74, failed: 0, skipped: 0 });
+    expect(report.sections.capability).toEqual({ passed: 8, failed: 0, skipped: 0 });
+    expect(report.sections.parity.failed).toBe(0);
+    expect(report.sections.probe.passed).toBeGreaterThan(50);
+    const row = report.rows.find((entry) => entry.check === 'sp-429-retry-after-seconds');
+    expect(row).toMatchObject({ section: 'upstream', server: 'sp', result: 'PASS', got: 'rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}' });
+    const parity = report.rows.filter((entry) => entry.section === 'parity').map((entry) => entry.check);
+    expect(parity).toEqual(expect.arrayContaining(['input validation: SCHEMA_REQUIRED', 'unknown tool', 'upstream 429', 'upstream 401', 'internal error']));
+    expect(run.stdout).toContain('verdict: CONFORMANT (both servers)');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
+    const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
+    expect(xml).toContain('<testsuite name="gate upstream" tests="64" failures="0"');
+    expect(JSON.stringify(report)).not.toContain('conformancegatesecret');
+  }, 300_000);
+
+  it('fails when the Ads adapter is broken on purpose (429 classified as ads_api_http)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gate-broken-'));
+    const adsPackage = dirname(createRequire(import.meta.url).resolve('@mcp-envelope/ads-adapter/package.json'));
+    const wrapper = join(folder, 'broken-ads.mjs');
+    writeFileSync(
+      wrapper,
+      [
+        `import { adsAdapter } from ${JSON.stringify(pathToFileURL(join(adsPackage, 'dist', 'index.js')).href)};`,
+        'const classify = adsAdapter.classify;',
+        "adsAdapter.classify = (failure, context) => { const verdict = classify(failure, context); return verdict.error_kind === 'rate_limited' ? { ...verdict, error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_429', retryable: false } : verdict; };",
+        `await import(${JSON.stringify(pathToFileURL(join(adsPackage, 'dist', 'cli.js')).href)});`,
+        '',
+      ].join('\n'),
+    );
+    const run = await runCliProcess(['gate', '--no-probe', '--json', join(folder, 'gate.json'), '--ads-command', `${shellQuote(process.execPath)} ${shellQuote(wrapper)}`], packageRoot, 300_000);
+    expect(run.code).toBe(1);
+    const report = readReport(join(folder, 'gate.json'));
+    expect(report.conformant).toBe(false);
+    const failures = failing(report);
+    expect(failures).toEqual([
+      'upstream ads ads-403-throttled-flag',
+      'upstream ads ads-429-retry-after-http-date',
+      'upstream ads ads-429-retry-after-seconds',
+      'upstream ads ads-429-throttled-header-misleading-error-type',
+      'upstream ads ads-429-x-ratelimit-numeric',
+      'fixtures ads ads/rate-limited-429.json',
+      'parity sp|ads upstream 429',
+    ]);
+    const row = report.rows.find((entry) => entry.check === 'ads-429-retry-after-seconds');
+    expect(row?.note).toContain('error_kind ads_api_http, expected rate_limited');
+    expect(run.stdout).toContain('verdict: NONCONFORMANT');
+  }, 300_000);
+
+  it('fails when a recorded case expects another kind than the server emits', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gate-case-'));
+    const cases = join(folder, 'cases');
+    cpSync(join(packageRoot, 'cases'), cases, { recursive: true });
+    const file = join(cases, 'sp-503-empty-body.json');
+    const edited = JSON.parse(readFileSync(file, 'utf8')) as { expected: Record<string, unknown> };
+    edited.expected = { ...edited.expected, error_kind: 'internal_error', retryable: false };
+    writeFileSync(file, JSON.stringify(edited));
+    const run = await runCliProcess(['gate', '--no-probe', '--json', join(folder, 'gate.json'), '--cases', cases], packageRoot, 300_000);
+    expect(run.code).toBe(1);
+    const report = readReport(join(folder, 'gate.json'));
+    expect(failing(report)).toEqual(['upstream sp sp-503-empty-body']);
+    expect(report.rows.find((entry) => entry.check === 'sp-503-empty-body')?.note).toBe('error_kind sp_api_http, expected internal_error; retryable true, expected false');
+  }, 300_000);
+
+  it('exits 2 when the cases folder cannot be read', async () => {
+    const run = await runCliProcess(['gate', '--cases', join(tmpdir(), 'no-such-cases-folder')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('error: the gate could not run:');
+  });
+});

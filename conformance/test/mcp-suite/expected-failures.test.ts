@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { parseExpectedFailures, readExpectedFailures } from '../../src/mcp-suite/expected-failures.js';
+import { APPLICABLE_SCENARIOS, NOT_APPLICABLE_SCENARIOS } from '../../src/mcp-suite/official-suite.js';
+
+describe('parseExpectedFailures', () => {
+  it('reads server entries with the comment lines above them and inline comments as the reason', () => {
+    const text = ['# file header', 'server:', '  # the first reason', '  # continues here', '  - alpha', '  - beta # inline reason', '  - gamma', 'client:', '  - sse-retry', ''].join('\n');
+    expect(parseExpectedFailures(text)).toEqual([
+      { scenario: 'alpha', reason: 'the first reason continues here' },
+      { scenario: 'beta', reason: 'inline reason' },
+      { scenario: 'gamma', reason: '' },
+    ]);
+  });
+
+  it('an empty file or one without server entries lists nothing', () => {
+    expect(parseExpectedFailures('')).toEqual([]);
+    expect(parseExpectedFailures('client:\n  - x\n')).toEqual([]);
+  });
+
+  it('rejects what the suite rejects', () => {
+    expect(() => parseExpectedFailures('- a\n- b\n')).toThrow("expected an object with 'server' and/or 'client' keys");
+    expect(() => parseExpectedFailures('server: ping\n')).toThrow("'server' must be a list of scenario names");
+  });
+
+  it("the project's file gives a reason for every entry and names only scenarios that run", () => {
+    const entries = readExpectedFailures(join(import.meta.dirname, '..', '..', 'mcp-expected-failures.yml'));
+    expect(entries.map((entry) => entry.scenario)).toEqual(['logging-set-level', 'tools-call-with-logging', 'server-sse-polling']);
+    for (const entry of entries) {
+      expect(entry.reason.length).toBeGreaterThan(20);
+      expect((APPLICABLE_SCENARIOS as readonly string[]).includes(entry.scenario)).toBe(true);
+    }
+  });
+
+  it('the applicable and not-applicable scenarios do not overlap and cover the required ones', () => {
+    expect(APPLICABLE_SCENARIOS.filter((scenario) => Object.hasOwn(NOT_APPLICABLE_SCENARIOS, scenario))).toEqual([]);
+    expect(APPLICABLE_SCENARIOS).toEqual(expect.arrayContaining(['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection']));
+  });
+});
