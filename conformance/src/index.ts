@@ -1,7 +1,9 @@
 /**
  * `@mcp-envelope/conformance`: the `mcp-envelope-conformance` CLI as a library. Validate envelope
- * files (`validatePaths`), probe a live MCP server (`probeServer`), and render the reports as text
- * (`renderProbeReport`, `renderValidateReport`, `renderTable`) or JUnit XML (`toJUnit`).
+ * files (`validatePaths`), probe a live MCP server (`probeServer`), run the gate on both reference
+ * servers (`runGate`) and the official MCP suite (`runOfficialSuite`), regenerate the fixtures
+ * (`generateFixtures`), and render the reports as text (`renderProbeReport`,
+ * `renderValidateReport`, `renderGateReport`, `renderSuiteReport`) or JUnit XML (`toJUnit`).
  *
  * @packageDocumentation
  */
