@@ -101,7 +101,9 @@ function allTexts(content: readonly unknown[] | undefined): string[] {
 /**
  * Turns any tool call result into one of three outcomes, checking every channel in a fixed
  * order: `isError` first (envelope in `structuredContent`, else in any text block), then an
- * in-band envelope (`structuredContent.error`, or `structuredContent` itself), then success.
+ * in-band envelope (`structuredContent.error`, or `structuredContent` itself), then an in-band
+ * non-envelope refusal (`structuredContent` holding nothing but `error` and `_meta`), then success.
+ * An `error` key beside other data is part of a success.
  * Never throws, whatever the input.
  *
  * @param result - a `CallToolResult` ({@link ToolResultLike}), or anything a server sent in its place.
@@ -129,7 +131,11 @@ export function unwrapToolResult(result: unknown): UnwrappedToolResult {
     if (isRecord(structured) && Object.hasOwn(structured, 'error') && structured['error'] !== undefined && structured['error'] !== null) {
       const inBand = structured['error'];
       if (isEnvelope(inBand)) return { ok: false, envelope: inBand, channel: 'in_band' };
-      return { ok: false, text: typeof inBand === 'string' ? inBand : safeStringify(inBand), channel: 'in_band' };
+      // A payload that is only `{ error }` (plus `_meta`) is a refusal; an `error` key beside
+      // data (a batch answer's per-item errors, say) is part of a successful result.
+      if (Object.keys(structured).every((key) => key === 'error' || key === '_meta')) {
+        return { ok: false, text: typeof inBand === 'string' ? inBand : safeStringify(inBand), channel: 'in_band' };
+      }
     }
     return { ok: true, value: structured };
   }

@@ -137,6 +137,12 @@ describe('unwrapToolResult: garbage never throws', () => {
     expect(unwrapToolResult(input)).toEqual({ ok: false, text: expectedText, channel: 'is_error' });
   });
 
+  it('an error key beside data (a batch answer) is a success, not an in-band refusal', () => {
+    const batch = { campaigns: { success: [{ campaignId: '41' }], error: [{ index: 1, code: 'INVALID_ARGUMENT' }] }, error: [{ index: 1 }] };
+    expect(unwrapToolResult({ structuredContent: batch })).toEqual({ ok: true, value: batch });
+    expect(unwrapToolResult({ structuredContent: { error: { code: 'X' }, _meta: { rate_limit: { remaining: 1 } } } })).toEqual({ ok: false, text: '{"code":"X"}', channel: 'in_band' });
+  });
+
   it('{} is an empty success', () => {
     expect(unwrapToolResult({})).toEqual({ ok: true, value: '' });
   });
