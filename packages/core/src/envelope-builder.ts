@@ -22,6 +22,12 @@ export const MAX_HINTS = 10;
 export const MAX_HINT_LENGTH = 300;
 /** At most this many details per envelope; the rest are counted in a closing hint. */
 export const MAX_DETAILS = 50;
+/** At most this many characters in `summary`. */
+export const MAX_SUMMARY_LENGTH = 1000;
+/** At most this many characters in `tool` (an unknown tool's name is the caller's text). */
+export const MAX_TOOL_LENGTH = 256;
+/** At most this many characters in any string inside a detail (`path`, `issue`, `extra`, ...). */
+export const MAX_DETAIL_STRING_LENGTH = 1000;
 
 /** The generic summary of every `internal_error` envelope. */
 export const INTERNAL_ERROR_SUMMARY = 'The server failed while running this tool. The failure has been logged.';
@@ -54,10 +60,35 @@ export function internalErrorEnvelope(tool: string, correlationId: string): Erro
   };
 }
 
+function capString(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+}
+
+/** Caps every string inside a detail (keys too), so one echoed value cannot blow up the reply. */
+function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
+  let changed = false;
+  const capValue = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') {
+      if (value.length <= MAX_DETAIL_STRING_LENGTH) return value;
+      changed = true;
+      return capString(value, MAX_DETAIL_STRING_LENGTH);
+    }
+    if (typeof value !== 'object' || value === null || depth > 8) return value;
+    if (Array.isArray(value)) return value.slice(0, MAX_DETAILS).map((item: unknown) => capValue(item, depth + 1));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [capString(key, MAX_DETAIL_STRING_LENGTH), capValue(item, depth + 1)]));
+  };
+  const capped = capValue(detail, 0) as EnvelopeDetail;
+  return changed ? capped : detail;
+}
+
 /**
  * Applies the size bounds: at most {@link MAX_HINTS} hints of at most {@link MAX_HINT_LENGTH}
- * characters, at most {@link MAX_DETAILS} details. When details are cut, the last hint slot
- * says how many were left out (`"12 more details omitted"`).
+ * characters, at most {@link MAX_DETAILS} details, `summary` at most {@link MAX_SUMMARY_LENGTH}
+ * and `tool` at most {@link MAX_TOOL_LENGTH} characters, every string inside a detail (keys
+ * included) at most {@link MAX_DETAIL_STRING_LENGTH} characters; cut strings end with `…`. When
+ * details are cut, the last hint slot says how many were left out (`"12 more details omitted"`).
+ * A caller-chosen key or tool name of megabytes therefore cannot make the reply exceed a client's
+ * read buffer.
  *
  * @param envelope - any envelope.
  * @returns the same object when already within bounds, else a bounded copy.
@@ -65,26 +96,28 @@ export function internalErrorEnvelope(tool: string, correlationId: string): Erro
 export function boundEnvelope(envelope: ErrorEnvelope): ErrorEnvelope {
   const details = envelope.details;
   const hints = envelope.hints;
+  const summary = capString(envelope.summary, MAX_SUMMARY_LENGTH);
+  const tool = capString(envelope.tool, MAX_TOOL_LENGTH);
+  const cappedDetails = details.some((detail) => JSON.stringify(detail).length > MAX_DETAIL_STRING_LENGTH) ? details.map(capDetail) : details;
   const needsCut = details.length > MAX_DETAILS || hints.length > MAX_HINTS || hints.some((hint) => hint.length > MAX_HINT_LENGTH);
-  if (!needsCut) return envelope;
+  if (!needsCut) {
+    return summary === envelope.summary && tool === envelope.tool && cappedDetails === details ? envelope : { ...envelope, summary, tool, details: cappedDetails };
+  }
+  envelope = { ...envelope, summary, tool, details: cappedDetails };
   const shortened = hints.map((hint) => (hint.length > MAX_HINT_LENGTH ? `${hint.slice(0, MAX_HINT_LENGTH - 1)}…` : hint));
   let boundedHints = shortened.slice(0, MAX_HINTS);
-  let boundedDetails: readonly EnvelopeDetail[] = details;
+  let boundedDetails: readonly EnvelopeDetail[] = envelope.details;
   if (details.length > MAX_DETAILS) {
-    boundedDetails = details.slice(0, MAX_DETAILS);
+    boundedDetails = envelope.details.slice(0, MAX_DETAILS);
     boundedHints = [...shortened.slice(0, MAX_HINTS - 1), `${details.length - MAX_DETAILS} more details omitted`];
   }
   return { ...envelope, details: boundedDetails, hints: boundedHints };
 }
 
 function redactEnvelope(envelope: ErrorEnvelope, redactor: Redactor): ErrorEnvelope {
-  const redacted: Record<string, unknown> = { ...envelope };
-  redacted['summary'] = redactor.string(envelope.summary);
-  redacted['details'] = redactor.value(envelope.details);
-  redacted['hints'] = envelope.hints.map((hint) => (typeof hint === 'string' ? redactor.string(hint) : hint));
-  redacted['examples'] = redactor.value(envelope.examples);
-  if (envelope._meta?.warnings !== undefined) redacted['_meta'] = { ...envelope._meta, warnings: redactor.value(envelope._meta.warnings) };
-  return redacted as ErrorEnvelope;
+  // Every string of the envelope, `tool` and all of `_meta` included (an upstream can echo a
+  // token into a rate-limit header as easily as into a message).
+  return redactor.value(envelope);
 }
 
 const legacyCache = new WeakMap<readonly MigrationEntry[], Map<string, ErrorKind | null>>();

@@ -57,10 +57,13 @@ export {
   MAX_DETAILS,
   MAX_HINT_LENGTH,
   MAX_HINTS,
+  MAX_DETAIL_STRING_LENGTH,
+  MAX_SUMMARY_LENGTH,
+  MAX_TOOL_LENGTH,
   PACKAGE_VERSION,
 } from './envelope-builder.js';
 export type { FinalizeEnvironment } from './envelope-builder.js';
-export { createRedactor, REDACTED } from './redact.js';
+export { createRedactor, MIN_SECRET_LENGTH, REDACTED, registerSecret } from './redact.js';
 export type { Redactor } from './redact.js';
 export { embedSchema, embeddedEnvelopeSchema, widenOutputSchema } from './output-schema.js';
 export type { JsonSchema } from './output-schema.js';

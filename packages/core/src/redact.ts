@@ -43,6 +43,41 @@ const DEFAULT_RULES: readonly Rule[] = [
   { pattern: /\bamzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
 ];
 
+/** Secret values this process holds (client secrets, refresh and access tokens), matched literally. */
+const KNOWN_SECRETS = new Set<string>();
+
+/** The shortest value {@link registerSecret} accepts: shorter ones would blank ordinary words. */
+export const MIN_SECRET_LENGTH = 8;
+
+/** At most this many secrets are remembered; the oldest are forgotten first (access tokens rotate). */
+const MAX_KNOWN_SECRETS = 256;
+
+/**
+ * Remembers a secret value so that every redactor replaces it wherever it appears, whatever its
+ * shape: upstreams echo credentials that no pattern recognizes (an opaque access token, a client
+ * secret quoted in an error description). The LWA client registers its client secret, refresh
+ * token and every access token it obtains.
+ *
+ * @param value - the secret; values shorter than {@link MIN_SECRET_LENGTH} characters, or
+ *   `undefined`, are ignored.
+ */
+export function registerSecret(value: string | undefined): void {
+  if (value === undefined) return;
+  const secret = value.trim();
+  if (secret.length < MIN_SECRET_LENGTH || KNOWN_SECRETS.has(secret)) return;
+  if (KNOWN_SECRETS.size >= MAX_KNOWN_SECRETS) {
+    const oldest = KNOWN_SECRETS.values().next().value;
+    if (oldest !== undefined) KNOWN_SECRETS.delete(oldest);
+  }
+  KNOWN_SECRETS.add(secret);
+}
+
+function replaceKnownSecrets(text: string): string {
+  let result = text;
+  for (const secret of KNOWN_SECRETS) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  return result;
+}
+
 /** A compiled redactor: replaces every secret in a string, or in every string inside a value. */
 export interface Redactor {
   /** @returns `text` with every match replaced. */
@@ -80,7 +115,8 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
   };
   const redactString = (text: string): string => {
     const afterDefaults = DEFAULT_TRIGGER.test(text) ? apply(text, DEFAULT_RULES) : text;
-    return extraRules.length === 0 ? afterDefaults : apply(afterDefaults, extraRules);
+    const afterExtra = extraRules.length === 0 ? afterDefaults : apply(afterDefaults, extraRules);
+    return KNOWN_SECRETS.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra);
   };
   // Copy-on-write: a container is copied only when something inside it changed.
   const redactValue = (value: unknown, depth: number): unknown => {

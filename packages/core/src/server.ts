@@ -394,12 +394,14 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     if (call.rateLimit === undefined && call.retryAfterSeconds === undefined && call.warnings === undefined && !(includeNormalized && call.normalized.length > 0)) {
       return undefined;
     }
-    return composeMeta({
+    const meta = composeMeta({
       ...(includeNormalized ? { normalized: call.normalized } : {}),
       rate_limit: call.rateLimit,
       retry_after_seconds: call.retryAfterSeconds,
       warnings: call.warnings,
     });
+    // Upstream header values reach the caller here too: redact them like an envelope's.
+    return meta === undefined ? undefined : finalizeEnvironment.redactor.value(meta);
   }
 
   function withMeta(value: Record<string, unknown>, meta: EnvelopeMeta): Record<string, unknown> {

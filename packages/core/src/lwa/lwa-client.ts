@@ -6,6 +6,7 @@
  */
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
 
+import { registerSecret } from '../redact.js';
 import { capText } from '../upstream-body/parse.js';
 
 /** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
@@ -92,6 +93,22 @@ export function lwaSettingsFromEnv(env: Readonly<Record<string, string | undefin
   };
 }
 
+/** The largest token-endpoint answer read, in bytes; a real one is well under 4 KiB. */
+export const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
+
+/** Reads at most `limit` bytes of a body as UTF-8; `undefined` when it is larger (then cancelled). */
+async function readCapped(response: Response, limit: number): Promise<string | undefined> {
+  if (response.body === null) return '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) return undefined; // leaving the loop cancels the stream
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 interface CachedToken {
   readonly accessToken: string;
   /** Epoch milliseconds after which the token must be refreshed. */
@@ -112,6 +129,9 @@ export class LwaTokenClient {
    */
   constructor(settings: LwaSettings) {
     this.settings = settings;
+    // Upstreams and the token endpoint can echo these verbatim; every redactor now replaces them.
+    registerSecret(settings.clientSecret);
+    registerSecret(settings.refreshToken);
   }
 
   /** The env variables that are missing or empty, in {@link LWA_ENV_VARIABLES} order. */
@@ -170,7 +190,8 @@ export class LwaTokenClient {
     }
     let payload: unknown;
     try {
-      payload = await response.json();
+      const text = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES);
+      payload = text === undefined ? undefined : (JSON.parse(text) as unknown);
     } catch {
       payload = undefined;
     }
@@ -179,11 +200,13 @@ export class LwaTokenClient {
       const expiresIn = typeof record['expires_in'] === 'number' && record['expires_in'] > 0 ? record['expires_in'] : 3600;
       const skew = this.settings.refreshSkewSeconds ?? 60;
       const now = (this.settings.now ?? Date.now)();
+      registerSecret(record['access_token']);
       this.cached = { accessToken: record['access_token'], refreshAt: now + Math.max(0, expiresIn - skew) * 1000 };
       return record['access_token'];
     }
     const oauthError = typeof record['error'] === 'string' ? record['error'] : undefined;
-    if (response.status >= 500 || (oauthError === undefined && response.ok)) {
+    // 429 and 5xx: the endpoint is busy or broken, not the credentials; a retry may succeed.
+    if (response.status >= 500 || response.status === 429 || (oauthError === undefined && response.ok)) {
       throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, { status: response.status });
     }
     const description = typeof record['error_description'] === 'string' ? `: ${capText(record['error_description'], 200)}` : '';
@@ -241,7 +264,7 @@ export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
       hints: ['Retry after a short wait; if it persists, check LWA_TOKEN_URL and the network path to it.'],
     };
   }
-  const hint = (error.oauthError !== undefined ? OAUTH_HINTS[error.oauthError] : undefined) ?? 'Check the LWA credentials and authorize the application again.';
+  const hint = (error.oauthError !== undefined && Object.hasOwn(OAUTH_HINTS, error.oauthError) ? OAUTH_HINTS[error.oauthError] : undefined) ?? 'Check the LWA credentials and authorize the application again.';
   return {
     error_kind: 'auth_error',
     error_code: 'AUTHENTICATION_ERROR',
