@@ -179,14 +179,17 @@ export function spMarketplaceHints(request: FailedRequest | undefined, endpointR
 
 /**
  * Whether a failed HTTP call was a request to the LWA token endpoint (its path, or an OAuth
- * error body with an `error` code and no SP-API error list).
+ * error body with an `error` code and no SP-API error list on a 400 or 401, the statuses LWA
+ * rejects credentials with).
  *
  * @param failure - the HTTP failure.
  * @param body - its parsed body.
  * @returns true for LWA token failures.
  */
 export function isLwaTokenFailure(failure: UpstreamHttpFailure, body: SpErrorBody): boolean {
-  return /\/auth\/o2\/token$/.test(requestPath(failure.request.url)) || body.shape === 'oauth_error';
+  // The status still decides for SP-API itself: an OAuth-shaped body on a 429 or 5xx from an
+  // SP-API path is that status, not a credential problem.
+  return /\/auth\/o2\/token$/.test(requestPath(failure.request.url)) || (body.shape === 'oauth_error' && (failure.status === 400 || failure.status === 401));
 }
 
 /**

@@ -142,6 +142,16 @@ describe('marketplace hints', () => {
   });
 });
 
+describe('an OAuth-shaped body from SP-API itself', () => {
+  it('a 429 stays rate_limited: the status decides', () => {
+    const classified = classifySpFailure(
+      { type: 'upstream_http', status: 429, headers: { 'content-type': 'application/json' }, body: { error: 'too_many_requests' }, request: { method: 'GET', url: 'https://sellingpartnerapi-na.amazon.com/orders/v0/orders' } },
+      CONTEXT,
+    );
+    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual(['rate_limited', 'RATE_LIMITED', true]);
+  });
+});
+
 describe('client-side failures', () => {
   it('network failure -> sp_api_client / TOOL_EXECUTION_FAILED, retryable, only the system code kept', () => {
     const cause = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9 secret=abc'), { code: 'ECONNREFUSED' }) });
