@@ -129,7 +129,7 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
       findings.push({
         rule: 'expired-migrations',
         message: `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) expired in ${entry.removed_in}, and ${targetVersion} is about to be released`,
-        fix: `Delete the entry "${entry.id}" from ${layout.migrationsFile}, then regenerate the conformance fixtures so no envelope carries legacy_error_kind "${entry.from_kind}" for it.`,
+        fix: `Delete the entry "${entry.id}" from ${layout.migrationsFile}, run \`pnpm fixtures:update\`, and drop legacy_error_kind "${entry.from_kind}" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).`,
       });
     }
   }

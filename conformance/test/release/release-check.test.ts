@@ -63,7 +63,7 @@ describe('expired-migrations', () => {
       {
         rule: 'expired-migrations',
         message: 'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) expired in 0.2.0, and 0.2.0 is about to be released',
-        fix: 'Delete the entry "unknown-tool-to-tool-not-found" from contract/migrations.json, then regenerate the conformance fixtures so no envelope carries legacy_error_kind "mcp_input_validation" for it.',
+        fix: 'Delete the entry "unknown-tool-to-tool-not-found" from contract/migrations.json, run `pnpm fixtures:update`, and drop legacy_error_kind "mcp_input_validation" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).',
       },
       {
         rule: 'expired-migrations',
