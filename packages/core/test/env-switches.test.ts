@@ -1,25 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer, parseBooleanSwitch, resolveSettings } from '../src/index.js';
-import { connectInMemory } from './fixtures/connect.js';
-import type { Connected } from './fixtures/connect.js';
 import { captureLog } from './fixtures/log-capture.js';
+import { useTestSession } from './fixtures/session.js';
 import { testAdapter } from './fixtures/test-adapter.js';
-import { createTestServer } from './fixtures/test-server.js';
 
-let connected: Connected | undefined;
-afterEach(async () => {
-  await connected?.close();
-  connected = undefined;
-});
-
-async function start(...parameters: Parameters<typeof createTestServer>): Promise<Connected> {
-  connected = await connectInMemory(createTestServer(...parameters));
-  return connected;
-}
+const session = useTestSession();
+const start = session.start;
 
 async function call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await connected!.client.callTool({ name, arguments: args });
+  const result = await session.current.client.callTool({ name, arguments: args });
   return result.structuredContent as Record<string, unknown>;
 }
 
@@ -49,7 +39,7 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_META', () => {
 
   it('true: events go into success _meta, error _meta and the advertised normalized_kinds', async () => {
     await start({ env: { MCP_SCHEMA_KEY_NORMALIZATION_META: 'TRUE' } });
-    expect(connected!.client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toEqual({
+    expect(session.current.client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toEqual({
       contract_version: 1,
       error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'sandbox_runtime', 'internal_error'],
       normalized_kinds: ['renamed', 'dropped_alias', 'coerced', 'unknown_field_rejected'],
@@ -97,9 +87,9 @@ describe('MCP_STRICT_UNKNOWN_FIELDS', () => {
       status: 'any',
       _meta: { normalized: [{ kind: 'unknown_field_passed_through', field: 'extra', reason: 'no_schema_match' }], rate_limit: { limit_per_second: 0.5, remaining: 4 } },
     });
-    const listed = (await connected!.client.listTools()).tools.find((tool) => tool.name === 'list_orders')!;
+    const listed = (await session.current.client.listTools()).tools.find((tool) => tool.name === 'list_orders')!;
     expect(Object.hasOwn(listed.inputSchema, 'additionalProperties')).toBe(false);
-    expect(connected!.client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toMatchObject({
+    expect(session.current.client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toMatchObject({
       normalized_kinds: ['renamed', 'dropped_alias', 'coerced', 'unknown_field_passed_through', 'unknown_field_rejected'],
     });
   });
@@ -128,7 +118,7 @@ describe('reading and overriding the switches', () => {
 
   it('lets explicit options win over the environment', async () => {
     await start({ env: { MCP_STRICT_UNKNOWN_FIELDS: 'false', MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'false' }, strictUnknownFields: true, normalizationMeta: true });
-    const result = await connected!.client.callTool({ name: 'get_envelope_contract', arguments: {} });
+    const result = await session.current.client.callTool({ name: 'get_envelope_contract', arguments: {} });
     expect((result.structuredContent as { settings: unknown }).settings).toEqual({
       MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: false,
       MCP_SCHEMA_KEY_NORMALIZATION_META: true,

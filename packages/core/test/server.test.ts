@@ -1,26 +1,18 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer } from '../src/index.js';
 
 import { connectInMemory } from './fixtures/connect.js';
-import type { Connected } from './fixtures/connect.js';
 import { captureLog } from './fixtures/log-capture.js';
+import { useTestSession } from './fixtures/session.js';
 import { testAdapter } from './fixtures/test-adapter.js';
-import { createTestServer, RELAYED_ENVELOPE, TEST_TOOLS } from './fixtures/test-server.js';
+import { createTestServer, RELAYED_ENVELOPE, REPORT_NOT_FOUND, TEST_TOOLS } from './fixtures/test-server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let connected: Connected | undefined;
-afterEach(async () => {
-  await connected?.close();
-  connected = undefined;
-});
-
-async function start(...parameters: Parameters<typeof createTestServer>): Promise<Connected> {
-  connected = await connectInMemory(createTestServer(...parameters));
-  return connected;
-}
+const session = useTestSession();
+const start = session.start;
 
 function structured(result: unknown): Record<string, unknown> {
   return (result as { structuredContent: Record<string, unknown> }).structuredContent;
@@ -279,10 +271,11 @@ describe('failures', () => {
   });
 
   it("reads the contract's migrations table by default", async () => {
-    connected = await connectInMemory(
-      createEnvelopeServer({ info: { name: 'migrations-test', version: '0.0.1' }, adapter: testAdapter, tools: TEST_TOOLS, options: { env: {}, version: '0.1.0', logger: captureLog().logger } }),
+    const { client } = session.adopt(
+      await connectInMemory(
+        createEnvelopeServer({ info: { name: 'migrations-test', version: '0.0.1' }, adapter: testAdapter, tools: TEST_TOOLS, options: { env: {}, version: '0.1.0', logger: captureLog().logger } }),
+      ),
     );
-    const { client } = connected;
     const envelope = structured(await client.callTool({ name: 'list_order', arguments: {} }));
     expect(envelope['error_kind']).toBe('tool_not_found');
     expect(envelope['legacy_error_kind']).toBe('mcp_input_validation');
@@ -376,18 +369,7 @@ describe('outputSchema widening with the SDK v1 client', () => {
     expect(structured(await client.callTool({ name: 'report_summary', arguments: {} }))).toEqual({ total: 42, _meta: { rate_limit: { remaining: 9 } } });
     const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
     expect(failed.isError).toBe(true);
-    expect(structured(failed)).toEqual({
-      error_kind: 'sp_api_http',
-      tool: 'report_summary',
-      summary: 'Upstream answered HTTP 404: Report not found',
-      details: [{ path: '', issue: 'Report not found', received_type: 'object', http_status: 404 }],
-      hints: ['Fix the request, then retry.'],
-      examples: [],
-      error_code: 'SP_API_HTTP_404',
-      retryable: false,
-      _envelope_version: 1,
-      _meta: { rate_limit: { remaining: 7 } },
-    });
+    expect(structured(failed)).toEqual(REPORT_NOT_FOUND);
     // A second listing recompiles the schemas: no duplicate-$id failure.
     await client.listTools();
     expect((await client.callTool({ name: 'report_summary', arguments: { fail: true } })).isError).toBe(true);

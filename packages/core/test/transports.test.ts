@@ -9,23 +9,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { StreamableHttpHandle } from '../src/index.js';
-import { createTestServer } from './fixtures/test-server.js';
+import { createTestServer, REPORT_NOT_FOUND } from './fixtures/test-server.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STDIO_SERVER = fileURLToPath(new URL('./fixtures/stdio-server.ts', import.meta.url));
 
-const REPORT_NOT_FOUND = {
-  error_kind: 'sp_api_http',
-  tool: 'report_summary',
-  summary: 'Upstream answered HTTP 404: Report not found',
-  details: [{ path: '', issue: 'Report not found', received_type: 'object', http_status: 404 }],
-  hints: ['Fix the request, then retry.'],
-  examples: [],
-  error_code: 'SP_API_HTTP_404',
-  retryable: false,
-  _envelope_version: 1,
-  _meta: { rate_limit: { remaining: 7 } },
-};
 
 function structured(result: unknown): Record<string, unknown> {
   return (result as { structuredContent: Record<string, unknown> }).structuredContent;

@@ -2,7 +2,7 @@
  * `pnpm bench` (`tsx bench/run.ts`): start-up cost of the reference SP server.
  *
  * For the built-in catalog, and for every official model when `MODELS_DIR` is set (e.g.
- * `MODELS_DIR=../../../shared/anchors/sp-api-models pnpm bench`), it measures:
+ * `MODELS_DIR=<a folder of the official SP-API model files> pnpm bench`), it measures:
  * - load: reading the model files and converting their operations (`loadSpModels`);
  * - register: `createSpServer` (core compiles every tool's input schema here);
  * - tools/list: the first answer to an SDK client, all pages;
