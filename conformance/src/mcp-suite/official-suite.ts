@@ -72,7 +72,7 @@ export const OFFICIAL_SUITE_VERSION = '0.1.16';
 export interface SuiteRow {
   readonly server: ServerId;
   readonly scenario: string;
-  /** What the suite's checks said: any FAILURE or WARNING check fails the scenario (the suite's rule). */
+  /** What the suite's checks said: a single FAILURE or WARNING check fails the scenario (the suite's rule). */
   readonly outcome: 'passed' | 'failed';
   /** Whether the expected-failures file lists the scenario. */
   readonly listed: boolean;

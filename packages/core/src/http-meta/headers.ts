@@ -5,7 +5,7 @@
  */
 
 /**
- * Response headers as any of: a WHATWG `Headers` (fetch/undici), Node's `IncomingHttpHeaders`
+ * Response headers as one of: a WHATWG `Headers` (fetch/undici), Node's `IncomingHttpHeaders`
  * (values may be arrays for repeated headers), or a plain record as recorded in a fixture.
  */
 export type HeaderSource =
