@@ -64,6 +64,17 @@ function capString(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
+/** Whether a value holds a string (or key) longer than {@link MAX_DETAIL_STRING_LENGTH}; no copies. */
+function hasLongString(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.length > MAX_DETAIL_STRING_LENGTH;
+  if (typeof value !== 'object' || value === null || depth > 8) return false;
+  if (Array.isArray(value)) return value.some((item: unknown) => hasLongString(item, depth + 1));
+  for (const key in value) {
+    if (key.length > MAX_DETAIL_STRING_LENGTH || hasLongString((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
 /** Caps every string inside a detail (keys too), so one echoed value cannot blow up the reply. */
 function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
   let changed = false;
@@ -98,7 +109,7 @@ export function boundEnvelope(envelope: ErrorEnvelope): ErrorEnvelope {
   const hints = envelope.hints;
   const summary = capString(envelope.summary, MAX_SUMMARY_LENGTH);
   const tool = capString(envelope.tool, MAX_TOOL_LENGTH);
-  const cappedDetails = details.some((detail) => JSON.stringify(detail).length > MAX_DETAIL_STRING_LENGTH) ? details.map(capDetail) : details;
+  const cappedDetails = details.some((detail) => hasLongString(detail, 0)) ? details.map(capDetail) : details;
   const needsCut = details.length > MAX_DETAILS || hints.length > MAX_HINTS || hints.some((hint) => hint.length > MAX_HINT_LENGTH);
   if (!needsCut) {
     return summary === envelope.summary && tool === envelope.tool && cappedDetails === details ? envelope : { ...envelope, summary, tool, details: cappedDetails };
