@@ -1,13 +1,15 @@
 /**
- * Loading SP-API models (Swagger 2.0 JSON files) into tool definitions. References are resolved
- * with `@apidevtools/json-schema-ref-parser` (its `$refs` registry, followed lazily by core's
- * converter, which is much faster than dereferencing whole documents); the conversion to JSON
- * Schema 2020-12 and the tool-name rule (`<model>_<operationId>`, lower camel) are core's, shared
- * with the Ads adapter.
+ * Loading SP-API models (Swagger 2.0 JSON files) into tool definitions. References are followed
+ * lazily by core's converter (only what the operations use, which is much faster than
+ * dereferencing whole documents) and resolved with `@apidevtools/json-schema-ref-parser`: the
+ * library reads files that refer to other files and answers every pointer that is not plain; a
+ * plain pointer inside one JSON document is walked here the way the library walks it (see
+ * `convertModelFile`). The conversion to JSON Schema 2020-12 and the tool-name rule
+ * (`<model>_<operationId>`, lower camel) are core's, shared with the Ads adapter.
  *
  * @packageDocumentation
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -40,8 +42,153 @@ export interface SpModel {
 /** The folder of the built-in catalog that ships with the package (`catalog/`). */
 export const BUILT_IN_CATALOG_DIRECTORY = fileURLToPath(new URL('../catalog/', import.meta.url));
 
+/** A model converted but not yet named (names depend on the models loaded before it). */
+interface ConvertedModel {
+  readonly model: string;
+  readonly file: string;
+  readonly title: string | undefined;
+  readonly operations: readonly ConvertedOperation[];
+}
+
 /**
- * Loads one model file.
+ * A `"$ref": "<anything but #...>"` member (the `$` possibly written `\u0024`): the document may
+ * point into other files, which only the library's external resolution reads.
+ */
+const NON_LOCAL_REFERENCE = /"(?:\$|\\u0024)ref"\s*:\s*"(?!#)/i;
+
+function convertDocument(file: string, document: unknown, resolveReference: (reference: string) => unknown): ConvertedModel {
+  const converter = new OperationConverter(document, {
+    resolveReference,
+    omitHeaders: SP_SERVER_SET_HEADERS,
+    // each definition once under $defs: the official models nest deeply (aplusContent's inlined
+    // inputs reach 155 kB, which validators compile slowly); recursive definitions stay recursive
+    referenceMode: 'defs',
+  });
+  const info = (document as Record<string, unknown>)['info'];
+  const title = typeof info === 'object' && info !== null ? (info as Record<string, unknown>)['title'] : undefined;
+  return { model: modelNameFromFileName(file), file, title: typeof title === 'string' ? title : undefined, operations: converter.operations() };
+}
+
+/** The library's whole job: read and parse the file, then read every file it refers to. */
+async function convertWithExternalReferences(file: string): Promise<ConvertedModel> {
+  const parser = new $RefParser();
+  await parser.resolve(file, { resolve: { external: true } });
+  return convertDocument(file, parser.schema, (reference) => parser.$refs.get(reference));
+}
+
+/** A pointer whose every token is plain (no escapes, no percent-encoding, none empty). */
+const PLAIN_POINTER = /^#(?:\/[A-Za-z0-9_.-]+)+$/;
+
+/** What {@link plainPointerTarget} answers when only the library can say. */
+const ASK_THE_LIBRARY = Symbol('ask the library');
+
+function mentionsReference(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '$ref' in value;
+}
+
+/**
+ * Whether the library resolves pointers in `document` from the document's root alone: it does
+ * unless the root declares an identifier or a `$schema`, or is OpenAPI 3.1 (the library then
+ * tracks `$id` scopes while walking).
+ */
+function pointersFromRoot(document: Readonly<Record<string, unknown>>): boolean {
+  const openapi = document['openapi'];
+  return !('$id' in document) && !('id' in document) && !('$schema' in document) && !(typeof openapi === 'string' && openapi.startsWith('3.1'));
+}
+
+/**
+ * `parser.$refs.get(reference)` for the plain case, without its cost per call (two URL
+ * resolutions and a pointer object per lookup): a {@link PLAIN_POINTER} walked from the root
+ * through objects that carry no `$ref`, ending on a truthy value that carries none either. There
+ * the library reads `value[token]` at each step and returns what it reaches, and so does this.
+ * Anything else (a `$ref` on the way or at the end, which the library follows and may merge, a
+ * missing or null step, escapes) is {@link ASK_THE_LIBRARY}.
+ */
+function plainPointerTarget(document: Readonly<Record<string, unknown>>, reference: string): unknown {
+  if (!PLAIN_POINTER.test(reference)) return ASK_THE_LIBRARY;
+  let value: unknown = document;
+  for (const token of reference.slice(2).split('/')) {
+    if (mentionsReference(value) || value === null || (typeof value !== 'object' && typeof value !== 'function')) return ASK_THE_LIBRARY;
+    const next = (value as Record<string, unknown>)[token];
+    if (next === undefined || next === null) return ASK_THE_LIBRARY;
+    value = next;
+  }
+  return !value || mentionsReference(value) ? ASK_THE_LIBRARY : value;
+}
+
+/**
+ * The file as a JSON object when every `$ref` in its text is local (`#...`), else `undefined`
+ * (unreadable, not JSON, not an object, or possibly pointing into other files).
+ */
+async function readLocalDocument(file: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const text = await readFile(file, 'utf8');
+    // the library's JSON parser drops a byte order mark too
+    const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    if (NON_LOCAL_REFERENCE.test(json)) return undefined;
+    const document: unknown = JSON.parse(json);
+    return typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Loads one model file, in three tiers that give the same result (the last tier is the
+ * library's whole job, and the first two are taken only where they provably agree with it):
+ * 1. a JSON document whose references are all local and plain (every official model): parsed
+ *    once with `JSON.parse`, pointers walked by {@link plainPointerTarget}. Neither the library's
+ *    crawl of the whole document for files to read nor its per-lookup cost is paid;
+ * 2. a document with local references the library must follow (a `$ref` on the way, escapes):
+ *    the parsed document is handed to the library with external resolution off, which answers
+ *    those lookups (`$refs.get`);
+ * 3. anything else (not a JSON object, a `$ref` that may leave the file, a lookup that fails):
+ *    the library reads and resolves the file as it always did, so its results and errors stand.
+ */
+async function convertModelFile(file: string): Promise<ConvertedModel> {
+  const document = await readLocalDocument(file);
+  if (document === undefined) return convertWithExternalReferences(file);
+  if (pointersFromRoot(document)) {
+    let plain = true;
+    const converted = convertDocument(file, document, (reference) => {
+      const target = plainPointerTarget(document, reference);
+      if (target !== ASK_THE_LIBRARY) return target;
+      plain = false;
+      return undefined;
+    });
+    if (plain) return converted;
+  }
+  const parser = new $RefParser();
+  await parser.resolve(file, document, { resolve: { external: false } });
+  let unsure = false;
+  const converted = convertDocument(file, document, (reference) => {
+    const target = plainPointerTarget(document, reference);
+    if (target !== ASK_THE_LIBRARY) return target;
+    try {
+      return parser.$refs.get(reference);
+    } catch (error) {
+      // a dangling local pointer, or a reference the text scan missed: let the library decide
+      unsure = true;
+      throw error;
+    }
+  });
+  return unsure ? convertWithExternalReferences(file) : converted;
+}
+
+function namedModel(converted: ConvertedModel, taken: ReadonlySet<string>): SpModel {
+  const { model, file, title, operations } = converted;
+  const names = uniqueOperationToolNames(model, operations, taken);
+  return {
+    model,
+    file,
+    ...(title === undefined ? {} : { title }),
+    operations: operations.map((operation, index) => ({ ...operation, toolName: names[index] ?? operation.operationId, model })),
+  };
+}
+
+/**
+ * Loads one model file. References are resolved with `@apidevtools/json-schema-ref-parser`,
+ * including references into other files (relative to `file`).
  *
  * @param file - path of a Swagger 2.0 (or OpenAPI 3) JSON file.
  * @param taken - tool names already used by other models (for uniqueness); not modified.
@@ -49,38 +196,19 @@ export const BUILT_IN_CATALOG_DIRECTORY = fileURLToPath(new URL('../catalog/', i
  * @throws Error when the file cannot be read or parsed, or is not an API description.
  */
 export async function loadSpModel(file: string, taken: ReadonlySet<string> = new Set()): Promise<SpModel> {
-  const parser = new $RefParser();
-  await parser.resolve(file, { resolve: { external: true } });
-  const document = parser.schema as Record<string, unknown> | null;
-  const converter = new OperationConverter(document, {
-    resolveReference: (reference) => parser.$refs.get(reference),
-    omitHeaders: SP_SERVER_SET_HEADERS,
-    // each definition once under $defs: the official models nest deeply (aplusContent's inlined
-    // inputs reach 155 kB, which validators compile slowly); recursive definitions stay recursive
-    referenceMode: 'defs',
-  });
-  const model = modelNameFromFileName(file);
-  const operations = converter.operations();
-  const names = uniqueOperationToolNames(model, operations, taken);
-  const info = document?.['info'];
-  const title = typeof info === 'object' && info !== null ? (info as Record<string, unknown>)['title'] : undefined;
-  return {
-    model,
-    file,
-    ...(typeof title === 'string' ? { title } : {}),
-    operations: operations.map((operation, index) => ({ ...operation, toolName: names[index] ?? operation.operationId, model })),
-  };
+  return namedModel(await convertModelFile(file), taken);
 }
 
 /**
- * Loads every `*.json` model file of a folder, in file-name order, with tool names unique across
- * all of them.
+ * Loads every `*.json` model file of a folder, with tool names unique across all of them
+ * (assigned in file-name order). The files are read concurrently; each is converted as soon as
+ * it has been read.
  *
  * @param directory - the folder (e.g. a checkout of the official `selling-partner-api-models/models`
  *   flattened, or any folder of Swagger files).
- * @returns the models.
+ * @returns the models, in file-name order.
  * @throws Error when the folder cannot be read, holds no JSON file, or a file fails to load (the
- *   message names the file).
+ *   message names the first such file in file-name order).
  */
 export async function loadSpModels(directory: string): Promise<SpModel[]> {
   const root = resolvePath(directory);
@@ -89,12 +217,15 @@ export async function loadSpModels(directory: string): Promise<SpModel[]> {
     .map((entry) => entry.name)
     .sort();
   if (files.length === 0) throw new Error(`no *.json model files in ${root}`);
+  const pending = files.map((name) => convertModelFile(join(root, name)));
+  // the first failure in file order is reported; the others must not surface as unhandled rejections
+  for (const promise of pending) promise.catch(() => undefined);
   const taken = new Set<string>();
   const models: SpModel[] = [];
-  for (const name of files) {
+  for (const [index, name] of files.entries()) {
     let model: SpModel;
     try {
-      model = await loadSpModel(join(root, name), taken);
+      model = namedModel(await (pending[index] as Promise<ConvertedModel>), taken);
     } catch (error) {
       throw new Error(`cannot load model ${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
