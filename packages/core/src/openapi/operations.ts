@@ -194,7 +194,9 @@ class InputBuilder {
   }
 
   add(property: string, schema: unknown, required: boolean): void {
-    Object.defineProperty(this.properties, property, { value: schema, enumerable: true, writable: true, configurable: true });
+    // plain assignment except for `__proto__`, which would set the prototype
+    if (property === '__proto__') Object.defineProperty(this.properties, property, { value: schema, enumerable: true, writable: true, configurable: true });
+    else this.properties[property] = schema;
     if (required) this.required.push(property);
   }
 

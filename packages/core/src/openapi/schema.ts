@@ -176,6 +176,16 @@ function isValidPattern(pattern: string): boolean {
   }
 }
 
+/**
+ * Adds an own enumerable data property, `__proto__` included (which plain assignment would treat
+ * as the prototype). Plain assignment for every other name: `Object.defineProperty` for each of
+ * the thousands of properties a large model has was the converter's costliest line.
+ */
+function setOwnProperty(target: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
+}
+
 /** Where `defs` mode puts definitions inside a tool schema. */
 const DEFS_PREFIX = '#/$defs/';
 
@@ -456,7 +466,7 @@ export class SchemaConverter {
       const converted: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(map)) {
         if (keyword === 'patternProperties' && !isValidPattern(name)) continue;
-        Object.defineProperty(converted, name, { value: this.convert(value), enumerable: true, writable: true, configurable: true });
+        setOwnProperty(converted, name, this.convert(value));
       }
       result[keyword] = converted;
     }
@@ -480,7 +490,7 @@ export class SchemaConverter {
         const undescribed = sendable.filter((name) => !Object.hasOwn(described, name));
         if (undescribed.length > 0) {
           const completed: Record<string, unknown> = { ...described };
-          for (const name of undescribed) Object.defineProperty(completed, name, { value: {}, enumerable: true, writable: true, configurable: true });
+          for (const name of undescribed) setOwnProperty(completed, name, {});
           result['properties'] = completed;
         }
       }

@@ -135,6 +135,17 @@ describe('Swagger 2.0 operations', () => {
     });
   });
 
+  it('keeps a parameter named __proto__ as an own input property', () => {
+    const document = JSON.parse(
+      '{"swagger":"2.0","paths":{"/odd":{"get":{"operationId":"odd","parameters":[{"name":"__proto__","in":"query","type":"string","required":true},{"name":"toString","in":"query","type":"integer"}]}}}}',
+    ) as Json;
+    const [odd] = convertOperations(document);
+    const properties = odd!.inputSchema['properties'] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(JSON.stringify(odd!.inputSchema)).toBe('{"type":"object","properties":{"__proto__":{"type":"string"},"toString":{"type":"integer"}},"required":["__proto__"]}');
+    expect(odd!.parameters.map((parameter) => parameter.property)).toEqual(['__proto__', 'toString']);
+  });
+
   it('gives a parameter that shares a name with another location its own property', () => {
     const remove = byId(operations, 'deleteShopV0BasketsBasketId');
     expect(remove.parameters.map((parameter) => [parameter.name, parameter.property, parameter.in])).toEqual([

@@ -67,6 +67,18 @@ describe('SchemaConverter', () => {
     expect(shared.convert({ $ref: '#/definitions/Money' })).toBe(first);
   });
 
+  it('keeps properties named __proto__ and constructor as own data properties', () => {
+    const input = JSON.parse('{"type":"object","required":["__proto__","hasOwnProperty"],"properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}') as unknown;
+    const output = new SchemaConverter().convert(input) as Record<string, unknown>;
+    const properties = output['properties'] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(Object.keys(properties)).toEqual(['__proto__', 'constructor', 'hasOwnProperty']);
+    expect(Object.getOwnPropertyDescriptor(properties, '__proto__')).toEqual({ value: { type: 'string' }, enumerable: true, writable: true, configurable: true });
+    expect(JSON.stringify(output)).toBe(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"},"hasOwnProperty":{}},"required":["__proto__","hasOwnProperty"]}',
+    );
+  });
+
   it('treats a throwing resolver as an unresolved reference', () => {
     const failing = new SchemaConverter({
       resolveReference: () => {
