@@ -68,11 +68,33 @@ export function schemaCodeEntry(keyword: string): SchemaCodeEntry {
  * @returns the filled string.
  */
 export function fillTemplate(template: string, values: Readonly<Record<string, unknown>>): string {
-  return template.replace(/\{([a-z_]+)\}/g, (whole, name: string) => {
-    if (!Object.hasOwn(values, name)) return whole;
-    const value = values[name];
-    if (typeof value === 'string') return value;
-    if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
-    return JSON.stringify(value) ?? String(value);
-  });
+  const parts = templateParts(template);
+  let result = parts[0] as string;
+  for (let index = 1; index < parts.length; index += 2) {
+    const name = parts[index] as string;
+    result += (Object.hasOwn(values, name) ? renderTemplateValue(values[name]) : `{${name}}`) + (parts[index + 1] as string);
+  }
+  return result;
+}
+
+const PLACEHOLDER = /\{([a-z_]+)\}/;
+/** Templates split once into literal text (even indexes) and placeholder names (odd indexes). */
+const TEMPLATE_PARTS = new Map<string, readonly string[]>();
+/** The table's templates number a few dozen; the bound only guards callers with ad-hoc ones. */
+const TEMPLATE_CACHE_LIMIT = 512;
+
+function templateParts(template: string): readonly string[] {
+  let parts = TEMPLATE_PARTS.get(template);
+  if (parts === undefined) {
+    parts = template.split(PLACEHOLDER);
+    if (TEMPLATE_PARTS.size >= TEMPLATE_CACHE_LIMIT) TEMPLATE_PARTS.clear();
+    TEMPLATE_PARTS.set(template, parts);
+  }
+  return parts;
+}
+
+function renderTemplateValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
+  return JSON.stringify(value) ?? String(value);
 }

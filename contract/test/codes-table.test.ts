@@ -121,6 +121,13 @@ describe('fillTemplate', () => {
     expect(fillTemplate('{path} {limit}', { path: '{limit}', limit: 3 })).toBe('{limit} 3');
   });
 
+  it('fills correctly past its template cache bound, and a template seen before still fills', () => {
+    for (let index = 0; index < 1200; index += 1) {
+      expect(fillTemplate(`t${index} {path} {limit}`, { path: 'skus', limit: index })).toBe(`t${index} skus ${index}`);
+    }
+    expect(fillTemplate('t3 {path} {limit}', { path: 'asins', limit: 'x' })).toBe('t3 asins x');
+  });
+
   it('returns a template without placeholders unchanged', () => {
     expect(fillTemplate('List the available identities.', { path: 'x' })).toBe('List the available identities.');
   });
