@@ -271,13 +271,17 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
   const entry = schemaCodeEntry(draft.tableKeyword);
   const path = draft.segments.join('/');
   const receivedType = jsonTypeOf(draft.value);
-  const templateValues = { ...draft.extras, ...draft.templateExtras, path: templatePathOf(draft.templateSegments), received_type: receivedType };
-  const detail: EnvelopeDetail = {
-    path,
-    issue: fillTemplate(entry.summary_template, templateValues),
-    received_type: receivedType,
-    ...draft.extras,
-  };
+  // Plain assignments, not object spreads: spreads of these varying shapes take V8's slow path,
+  // and this runs once per violation on the validation-error path.
+  const templateValues: Record<string, unknown> = {};
+  const extras = draft.extras;
+  for (const key in extras) templateValues[key] = extras[key];
+  const templateExtras = draft.templateExtras;
+  for (const key in templateExtras) templateValues[key] = templateExtras[key];
+  templateValues['path'] = templatePathOf(draft.templateSegments);
+  templateValues['received_type'] = receivedType;
+  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType };
+  for (const key in extras) detail[key] = extras[key];
   const rankKeyword = draft.tableKeyword === 'additionalProperties' ? 'additionalProperties' : draft.keyword;
   return {
     keyword: draft.keyword,
@@ -286,7 +290,7 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
     path,
     segments: draft.segments,
     rank: RANK_BY_KEYWORD.get(rankKeyword) ?? OTHER_RANK,
-    detail,
+    detail: detail as EnvelopeDetail,
     templateValues,
     value: draft.value,
     parentSchema,
