@@ -6,11 +6,13 @@
  *
  * @packageDocumentation
  */
+import { types } from 'node:util';
+
 import type { NormalizedEvent } from '@mcp-envelope/contract';
 
 import { buildHints } from './hints.js';
 import { isJsonObject } from './json-type.js';
-import { ObjectBuilder, copyArguments, normalizeArguments } from './normalize.js';
+import { ObjectBuilder, copyArguments, normalizeArguments, setOwn } from './normalize.js';
 import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
 import { prepareSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
@@ -65,7 +67,9 @@ function resolvesLocally(root: unknown, reference: string): boolean {
   let node: unknown = root;
   for (const raw of reference.slice(2).split('/')) {
     if (raw === '') continue;
-    const segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    // decodeURIComponent and the RFC 6901 unescaping only when there is something to decode
+    const decoded = raw.includes('%') ? decodeURIComponent(raw) : raw;
+    const segment = decoded.includes('~') ? decoded.replace(/~1/g, '/').replace(/~0/g, '~') : decoded;
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return false;
     node = (node as Record<string, unknown>)[segment];
   }
@@ -81,6 +85,8 @@ function resolvesLocally(root: unknown, reference: string): boolean {
 export function danglingLocalReference(schema: Record<string, unknown>): string | undefined {
   const pending: unknown[] = [schema];
   const seen = new Set<unknown>();
+  // generated schemas repeat the same few references many times
+  const resolved = new Set<string>();
   while (pending.length > 0) {
     const node = pending.pop();
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
@@ -90,10 +96,69 @@ export function danglingLocalReference(schema: Record<string, unknown>): string 
       continue;
     }
     const reference = (node as Record<string, unknown>)['$ref'];
-    if (typeof reference === 'string' && reference.startsWith('#/') && !resolvesLocally(schema, reference)) return `can't resolve reference ${reference}`;
+    if (typeof reference === 'string' && reference.startsWith('#/') && !resolved.has(reference)) {
+      if (!resolvesLocally(schema, reference)) return `can't resolve reference ${reference}`;
+      resolved.add(reference);
+    }
     for (const value of Object.values(node as Record<string, unknown>)) pending.push(value);
   }
   return undefined;
+}
+
+/** Why {@link plainCopy} gave up: the value needs `structuredClone`'s own rules. */
+class NotPlainData extends Error {}
+
+/**
+ * A deep copy of plain data (primitives other than symbols, dense arrays without extra
+ * properties, objects whose prototype is `Object.prototype` or `null`), equal to what
+ * `structuredClone` returns for it: the same own enumerable properties in the same order, shared
+ * and circular references kept as such, every object an ordinary one. Several times faster than
+ * `structuredClone` on large generated schemas.
+ *
+ * @throws NotPlainData on anything else (functions, symbols, holes, proxies, `Date`, `Map`, class
+ *   instances, ...), which the caller hands to `structuredClone` instead.
+ */
+function plainCopy(value: unknown, copies: Map<object, unknown>): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'function' || typeof value === 'symbol') throw new NotPlainData();
+    return value;
+  }
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (types.isProxy(value)) throw new NotPlainData();
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (prototype !== Array.prototype) throw new NotPlainData();
+    const copy: unknown[] = [];
+    copies.set(value, copy);
+    const length = value.length;
+    for (let index = 0; index < length; index += 1) {
+      if (!(index in value)) throw new NotPlainData();
+      copy.push(plainCopy(value[index], copies));
+    }
+    if (Object.keys(value).length !== length) throw new NotPlainData();
+    return copy;
+  }
+  if (prototype !== Object.prototype && prototype !== null) throw new NotPlainData();
+  const copy: Record<string, unknown> = {};
+  copies.set(value, copy);
+  for (const key of Object.keys(value)) setOwn(copy, key, plainCopy((value as Record<string, unknown>)[key], copies));
+  return copy;
+}
+
+/**
+ * `structuredClone(schema)`, the fast way when the schema is plain data (see {@link plainCopy}).
+ *
+ * @throws what `structuredClone` throws.
+ */
+function copySchema(schema: JsonSchemaObject): Record<string, unknown> {
+  try {
+    return plainCopy(schema, new Map()) as Record<string, unknown>;
+  } catch (error) {
+    // not plain data, or nested too deeply for this copy: structuredClone decides
+    if (!(error instanceof NotPlainData) && !(error instanceof RangeError)) throw error;
+    return structuredClone(schema);
+  }
 }
 
 /**
@@ -131,7 +196,7 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
   let author: Record<string, unknown>;
   try {
-    author = structuredClone(inputSchema);
+    author = copySchema(inputSchema);
   } catch (error) {
     throw new TypeError(`inputSchema of tool "${name}" must be plain JSON`, { cause: error });
   }
