@@ -186,6 +186,34 @@ function setOwnProperty(target: Record<string, unknown>, name: string, value: un
   else target[name] = value;
 }
 
+/**
+ * The own property names of a schema object whose prototype is `Object.prototype` or `null`
+ * (parsed JSON), else `undefined`. Translation reads some forty keywords in loops with a variable
+ * key, a slow lookup on objects of every shape; a schema has a handful of keys, so those loops
+ * first check that the schema has the keyword at all. No keyword read in those loops is a member
+ * of `Object.prototype`, so for such objects a missing own name reads as `undefined` either way.
+ */
+function ownNames(schema: Readonly<Record<string, unknown>>): ReadonlySet<string> | undefined {
+  const prototype: unknown = Object.getPrototypeOf(schema);
+  return prototype === Object.prototype || prototype === null ? new Set(Object.getOwnPropertyNames(schema)) : undefined;
+}
+
+/** `schema[keyword]`, skipped when {@link ownNames} says the schema has no such property. */
+function probe(schema: Readonly<Record<string, unknown>>, own: ReadonlySet<string> | undefined, keyword: string): unknown {
+  return own === undefined || own.has(keyword) ? schema[keyword] : undefined;
+}
+
+/** Whitespace `capText` changes: any but a plain space, a space before more whitespace, a space at either end. */
+const COLLAPSIBLE_WHITESPACE = /[^\S ]| \s|^ | $/;
+
+/**
+ * `capText(text, limit)`, without building new strings for the usual description: a short,
+ * single-spaced sentence that `capText` returns unchanged.
+ */
+function capSchemaText(text: string, limit: number): string {
+  return text.length <= limit && !COLLAPSIBLE_WHITESPACE.test(text) ? text : capText(text, limit);
+}
+
 /** Where `defs` mode puts definitions inside a tool schema. */
 const DEFS_PREFIX = '#/$defs/';
 
@@ -212,6 +240,12 @@ export class SchemaConverter {
   /** `defs` mode: the key of each reference, and the converted definition of each key. */
   readonly referenceMode: ReferenceMode;
   private readonly keyByReference = new Map<string, string>();
+  /** The values of {@link keyByReference}. */
+  private readonly takenKeys = new Set<string>();
+  /** `defs` mode: for each definition key, the keys its definition refers to (found once, when first needed). */
+  private readonly referencedKeys = new Map<string, readonly string[]>();
+  /** `defs` mode: keys whose definition is being converted (still the `{}` placeholder). */
+  private readonly definitionsInProgress = new Set<string>();
   private readonly definitions = new Map<string, JsonSchema | boolean>();
 
   /**
@@ -233,7 +267,23 @@ export class SchemaConverter {
   definitionsFor(schema: unknown): Record<string, JsonSchema | boolean> | undefined {
     if (this.definitions.size === 0) return undefined;
     const needed = new Set<string>();
-    const stack: unknown[] = [schema];
+    const pending = this.keysReferencedIn(schema);
+    while (pending.length > 0) {
+      const key = pending.pop() as string;
+      if (needed.has(key)) continue;
+      needed.add(key);
+      for (const next of this.keysReferencedByDefinition(key)) if (!needed.has(next)) pending.push(next);
+    }
+    if (needed.size === 0) return undefined;
+    const result: Record<string, JsonSchema | boolean> = {};
+    for (const key of [...needed].sort()) result[key] = this.definitions.get(key) ?? {};
+    return result;
+  }
+
+  /** The keys of the definitions a value refers to (`$ref: '#/$defs/<key>'` anywhere inside it), without following them. */
+  private keysReferencedIn(value: unknown): string[] {
+    const keys: string[] = [];
+    const stack: unknown[] = [value];
     const visited = new Set<object>();
     while (stack.length > 0) {
       const current = stack.pop();
@@ -247,17 +297,24 @@ export class SchemaConverter {
       const reference = record['$ref'];
       if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX)) {
         const key = reference.slice(DEFS_PREFIX.length);
-        if (!needed.has(key) && this.definitions.has(key)) {
-          needed.add(key);
-          stack.push(this.definitions.get(key));
-        }
+        if (this.definitions.has(key)) keys.push(key);
       }
-      for (const value of Object.values(record)) if (typeof value === 'object' && value !== null) stack.push(value);
+      for (const item of Object.values(record)) if (typeof item === 'object' && item !== null) stack.push(item);
     }
-    if (needed.size === 0) return undefined;
-    const result: Record<string, JsonSchema | boolean> = {};
-    for (const key of [...needed].sort()) result[key] = this.definitions.get(key) ?? {};
-    return result;
+    return keys;
+  }
+
+  /**
+   * The keys a definition refers to directly. Every operation that needs a definition needs what
+   * it refers to, so this is found once per definition (once its conversion has finished) rather
+   * than by walking the definition again for each operation.
+   */
+  private keysReferencedByDefinition(key: string): readonly string[] {
+    const known = this.referencedKeys.get(key);
+    if (known !== undefined) return known;
+    const keys = [...new Set(this.keysReferencedIn(this.definitions.get(key)))];
+    if (!this.definitionsInProgress.has(key)) this.referencedKeys.set(key, keys);
+    return keys;
   }
 
   /**
@@ -268,7 +325,7 @@ export class SchemaConverter {
    */
   description(text: unknown): string | undefined {
     if (typeof text !== 'string') return undefined;
-    const capped = capText(text, this.descriptionLimit);
+    const capped = capSchemaText(text, this.descriptionLimit);
     return capped === '' ? undefined : capped;
   }
 
@@ -344,14 +401,19 @@ export class SchemaConverter {
       if (target === undefined) return this.stub(undefined, `${referenceName(reference)} (reference not resolved: not checked)`, false);
       const base = referenceName(reference).replace(/[^A-Za-z0-9_.-]+/g, '_') || 'Definition';
       key = base;
-      const taken = new Set(this.keyByReference.values());
-      for (let index = 2; taken.has(key); index += 1) key = `${base}_${index}`;
+      for (let index = 2; this.takenKeys.has(key); index += 1) key = `${base}_${index}`;
       // registered before converting, so a recursive target refers to itself
       this.keyByReference.set(reference, key);
+      this.takenKeys.add(key);
       this.definitions.set(key, {});
+      this.definitionsInProgress.add(key);
       // the target may be on the object stack (a top-level schema written inline that refers to
       // itself); the `$ref` already ends that recursion, so translate it without the object guard
-      this.definitions.set(key, isRecord(target) && typeof target['$ref'] !== 'string' ? this.translate(target) : this.convert(target));
+      try {
+        this.definitions.set(key, isRecord(target) && typeof target['$ref'] !== 'string' ? this.translate(target) : this.convert(target));
+      } finally {
+        this.definitionsInProgress.delete(key);
+      }
     }
     const siblingDescription = this.description(node['description']);
     return { $ref: `${DEFS_PREFIX}${key}`, ...(siblingDescription === undefined ? {} : { description: siblingDescription }) };
@@ -420,10 +482,17 @@ export class SchemaConverter {
 
     const description = this.description(schema['description']);
     if (description !== undefined) result['description'] = description;
-    for (const keyword of COPIED_STRINGS) if (typeof schema[keyword] === 'string') result[keyword] = schema[keyword];
-    for (const keyword of COPIED_BOOLEANS) if (typeof schema[keyword] === 'boolean') result[keyword] = schema[keyword];
+    const own = ownNames(schema);
+    for (const keyword of COPIED_STRINGS) {
+      const value = probe(schema, own, keyword);
+      if (typeof value === 'string') result[keyword] = value;
+    }
+    for (const keyword of COPIED_BOOLEANS) {
+      const value = probe(schema, own, keyword);
+      if (typeof value === 'boolean') result[keyword] = value;
+    }
     for (const keyword of COPIED_COUNTS) {
-      const count = schema[keyword];
+      const count = probe(schema, own, keyword);
       if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) result[keyword] = count;
     }
     if (isFiniteNumber(schema['multipleOf']) && schema['multipleOf'] > 0) result['multipleOf'] = schema['multipleOf'];
@@ -455,13 +524,16 @@ export class SchemaConverter {
 
     this.translateItems(schema, result);
 
-    for (const keyword of SUBSCHEMA_KEYWORDS) if (schema[keyword] !== undefined) result[keyword] = this.convert(schema[keyword]);
+    for (const keyword of SUBSCHEMA_KEYWORDS) {
+      const value = probe(schema, own, keyword);
+      if (value !== undefined) result[keyword] = this.convert(value);
+    }
     for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
-      const list = schema[keyword];
+      const list = probe(schema, own, keyword);
       if (Array.isArray(list) && list.length > 0) result[keyword] = list.map((item) => this.convert(item));
     }
     for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
-      const map = schema[keyword];
+      const map = probe(schema, own, keyword);
       if (!isRecord(map)) continue;
       const converted: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(map)) {

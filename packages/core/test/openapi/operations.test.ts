@@ -329,6 +329,26 @@ describe('the defs reference mode', () => {
     expect(validate({ basketId: 'b1', payload: { lines: [{ ...line, extra: true }] } })).toBe(false);
   });
 
+  it('gives each operation exactly the definitions it reaches, through definitions other operations converted first', () => {
+    const chain = {
+      swagger: '2.0',
+      paths: {
+        '/a': { post: { operationId: 'useA', parameters: [{ name: 'body', in: 'body', schema: { type: 'object', properties: { a: { $ref: '#/definitions/A' } } } }] } },
+        '/b': { post: { operationId: 'useB', parameters: [{ name: 'body', in: 'body', schema: { type: 'array', items: { $ref: '#/definitions/B' } } }] } },
+        '/c': { post: { operationId: 'useC', parameters: [{ name: 'body', in: 'body', schema: { type: 'object', properties: { c: { $ref: '#/definitions/C' }, loop: { $ref: '#/definitions/Loop' } } } }] } },
+      },
+      definitions: {
+        A: { type: 'object', properties: { b: { $ref: '#/definitions/B' } } },
+        B: { type: 'object', properties: { c: { $ref: '#/definitions/C' }, more: { type: 'array', items: { $ref: '#/definitions/C' } } } },
+        C: { type: 'string' },
+        Loop: { type: 'object', properties: { next: { $ref: '#/definitions/Loop' } } },
+      },
+    };
+    const operations = convertOperations(chain, { resolveReference: localResolver(chain), referenceMode: 'defs' });
+    expect(operations.map((operation) => Object.keys(operation.inputSchema['$defs'] as Json))).toEqual([['A', 'B', 'C'], ['B', 'C'], ['C', 'Loop']]);
+    expect((operations[2]!.inputSchema['$defs'] as Json)['Loop']).toEqual({ type: 'object', properties: { next: { $ref: '#/$defs/Loop' } } });
+  });
+
   it('keeps the keys of two definitions with the same name apart', () => {
     const twoFiles = {
       swagger: '2.0',

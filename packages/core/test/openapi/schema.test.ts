@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { SchemaConverter } from '../../src/openapi/index.js';
+import { capText } from '../../src/upstream-body/parse.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -77,6 +78,26 @@ describe('SchemaConverter', () => {
     expect(JSON.stringify(output)).toBe(
       '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"},"hasOwnProperty":{}},"required":["__proto__","hasOwnProperty"]}',
     );
+  });
+
+  it('caps descriptions exactly as capText does, whitespace of every kind included', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ' ', '\t', '\n', '\r', '\u00a0', '\u2028', '\ufeff', '.'), maxLength: 40 });
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 30 }), (input, limit) => {
+        const expected = capText(input, limit);
+        expect(new SchemaConverter({ descriptionLimit: limit }).description(input)).toBe(expected === '' ? undefined : expected);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(new SchemaConverter().description('One sentence, single spaces.')).toBe('One sentence, single spaces.');
+    expect(new SchemaConverter().description(' Padded\tand  doubled. ')).toBe('Padded and doubled.');
+  });
+
+  it('reads inherited keywords of a schema object that is not plain data', () => {
+    const inherited = Object.assign(Object.create({ maxLength: 5, title: 'Code', not: { const: 'x' } }) as Record<string, unknown>, { type: 'string' });
+    expect(new SchemaConverter().convert(inherited)).toEqual({ type: 'string', title: 'Code', maxLength: 5, not: { const: 'x' } });
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { type: 'string', minLength: 2 });
+    expect(new SchemaConverter().convert(bare)).toEqual({ type: 'string', minLength: 2 });
   });
 
   it('treats a throwing resolver as an unresolved reference', () => {
