@@ -1,6 +1,7 @@
 /**
  * Registering tools generated from an API description: `compileTool` copies each input schema
- * (a plain-data copy, with `structuredClone` for anything else) and checks it at creation.
+ * (a plain-data copy, with `structuredClone` for anything else) and checks it at creation, each
+ * `$defs` entry shared by several tools once (again when it has changed).
  */
 import { describe, expect, it } from 'vitest';
 
@@ -72,6 +73,48 @@ describe('tools generated from an API description', () => {
     for (const bad of [{ type: 'object', properties: { a: { default: () => 1 } } }, { type: 'object', properties: { a: { default: Symbol('s') } } }, { type: 'object', properties: new Proxy({}, {}) }]) {
       expect(() => compileTool('unclonable', bad, OPTIONS)).toThrow(new TypeError('inputSchema of tool "unclonable" must be plain JSON'));
     }
+  });
+
+  it('rejects every tool that carries a bad shared definition, with the whole-schema message', () => {
+    const options = { ...OPTIONS };
+    const definitions = { Good: { type: 'string' }, Bad: { type: 'objekt' } };
+    const message = 'data/$defs/Bad/type must be equal to one of the allowed values, data/$defs/Bad/type must be array, data/$defs/Bad/type must match a schema in anyOf';
+    for (const name of ['first', 'second', 'third']) {
+      expect(() => compileTool(name, { type: 'object', properties: { a: { $ref: '#/$defs/Good' }, b: { $ref: '#/$defs/Bad' } }, $defs: definitions }, options)).toThrow(
+        new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${message}`),
+      );
+    }
+  });
+
+  it('checks a shared definition again once it has changed, and resolves its references against each tool', () => {
+    const options = { ...OPTIONS };
+    const shared: Record<string, unknown> = { type: 'object', properties: { size: { $ref: '#/$defs/Size' } } };
+    const withSize = (name: string): void => {
+      compileTool(name, { type: 'object', properties: { part: { $ref: '#/$defs/Part' } }, $defs: { Part: shared, Size: { type: 'integer' } } }, options);
+    };
+    withSize('one');
+    withSize('two');
+    // the same definition in a tool that lacks what it refers to
+    expect(() => compileTool('three', { type: 'object', properties: { part: { $ref: '#/$defs/Part' } }, $defs: { Part: shared } }, options)).toThrow(
+      'inputSchema of tool "three" is not a valid JSON Schema: can\'t resolve reference #/$defs/Size',
+    );
+    // mutated between two tools compiled with the same options: no stale verdict
+    shared['minProperties'] = -1;
+    expect(() => {
+      withSize('four');
+    }).toThrow('inputSchema of tool "four" is not a valid JSON Schema: data/$defs/Part/minProperties must be >= 0');
+    delete shared['minProperties'];
+    shared['properties'] = { size: { $ref: '#/$defs/Missing' } };
+    expect(() => {
+      withSize('five');
+    }).toThrow("can't resolve reference #/$defs/Missing");
+  });
+
+  it('checks a definition that declares its own $schema in place', () => {
+    const schema = { type: 'object', properties: { a: { $ref: '#/$defs/Old' } }, $defs: { Old: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string' } } };
+    const options = { ...OPTIONS };
+    expect(compileTool('own_schema', schema, options).check({ a: 'x' }).ok).toBe(true);
+    expect(compileTool('own_schema_again', schema, options).check({ a: 1 }).ok).toBe(false);
   });
 
   it('checks every local reference once per schema, escaped ones included, and names a dangling one', () => {

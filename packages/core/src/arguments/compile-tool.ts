@@ -105,6 +105,131 @@ export function danglingLocalReference(schema: Record<string, unknown>): string 
   return undefined;
 }
 
+/**
+ * Every local `$ref` (`#/...`) string anywhere inside a value, under any key, as
+ * {@link danglingLocalReference} finds them.
+ */
+function localReferencesIn(value: unknown): string[] {
+  const found = new Set<string>();
+  const pending: unknown[] = [value];
+  const seen = new Set<unknown>();
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node as readonly unknown[]) pending.push(item);
+      continue;
+    }
+    const reference = (node as Record<string, unknown>)['$ref'];
+    if (typeof reference === 'string' && reference.startsWith('#/')) found.add(reference);
+    for (const item of Object.values(node as Record<string, unknown>)) pending.push(item);
+  }
+  return [...found];
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Whether two values are the same plain data (primitives, arrays, objects with the
+ * `Object.prototype` or `null` prototype, compared by content, key order aside). Anything else
+ * (a `Date`, a `Map`, a class instance, a proxy) is never the same, so nothing is reused for it.
+ */
+function samePlainData(left: unknown, right: unknown, depth = 0): boolean {
+  if (left === right) return typeof left !== 'object' || left === null || (!types.isProxy(left) && (Array.isArray(left) || isPlainObject(left)));
+  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null || depth > 256) return false;
+  if (types.isProxy(left) || types.isProxy(right)) return false;
+  if (Array.isArray(left)) {
+    if (!Array.isArray(right) || left.length !== right.length || Object.getPrototypeOf(left) !== Array.prototype || Object.getPrototypeOf(right) !== Array.prototype) return false;
+    for (let index = 0; index < left.length; index += 1) {
+      if (index in left !== index in right || !samePlainData(left[index], right[index], depth + 1)) return false;
+    }
+    return Object.keys(left).length === left.length && Object.keys(right).length === right.length;
+  }
+  if (Array.isArray(right) || !isPlainObject(left) || !isPlainObject(right)) return false;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(right, key) || !samePlainData((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/** What the creation checks found for one prepared `$defs` entry, checked as a schema of its own. */
+interface DefinitionVerdict {
+  /** The prepared entry this verdict is for. */
+  readonly prepared: Readonly<Record<string, unknown>>;
+  /** Ajv's meta-schema problem with it, or `undefined`. */
+  readonly problem: string | undefined;
+  /** The local references inside it (each tool resolves them against its own schema). */
+  readonly localReferences: readonly string[];
+}
+
+/**
+ * Verdicts per pipeline options object (`createEnvelopeServer` makes one for all of a server's
+ * tools), then per author's `$defs` entry object. Tools generated from one API description carry
+ * the same definition objects, so most entries come again and again; a verdict is reused only
+ * for an entry whose prepared form is the same plain data as the one it was found for.
+ */
+const definitionVerdicts = new WeakMap<object, WeakMap<object, DefinitionVerdict>>();
+
+/**
+ * The creation check: `metaSchemaProblem(schema) ?? danglingLocalReference(schema)`, with the
+ * same verdict and message, at less cost when `$defs` entries repeat across tools. The
+ * 2020-12 meta-schema checks each `$defs` entry as a schema of its own (`$defs` is
+ * `additionalProperties: { $dynamicRef: "#meta" }`), so an entry that is an object without its
+ * own `$schema` is checked alone (or its earlier verdict reused), and the rest of the schema
+ * without it. A problem found that way is described again from the whole schema, so the message
+ * is the one it always was.
+ *
+ * @param schema - the prepared schema.
+ * @param authorDefinitions - the author's `$defs` (the identities verdicts are filed under).
+ * @param verdicts - the verdicts known for these pipeline options.
+ * @returns the problem, or `undefined`.
+ */
+function creationProblem(schema: Record<string, unknown>, authorDefinitions: unknown, verdicts: WeakMap<object, DefinitionVerdict>): string | undefined {
+  const definitions = schema['$defs'];
+  if (!isSchemaNode(definitions) || !isSchemaNode(authorDefinitions)) return metaSchemaProblem(schema) ?? danglingLocalReference(schema);
+  const inPlace: Record<string, unknown> = {};
+  const known: DefinitionVerdict[] = [];
+  for (const key of Object.keys(definitions)) {
+    const prepared = definitions[key];
+    const author = Object.hasOwn(authorDefinitions, key) ? authorDefinitions[key] : undefined;
+    if (!isSchemaNode(prepared) || Object.hasOwn(prepared, '$schema') || !isSchemaNode(author)) {
+      setOwn(inPlace, key, prepared);
+      continue;
+    }
+    let verdict = verdicts.get(author);
+    if (verdict === undefined || !samePlainData(verdict.prepared, prepared)) {
+      verdict = { prepared, problem: metaSchemaProblem(prepared), localReferences: localReferencesIn(prepared) };
+      verdicts.set(author, verdict);
+    }
+    known.push(verdict);
+  }
+  if (known.length === 0) return metaSchemaProblem(schema) ?? danglingLocalReference(schema);
+  const rest: Record<string, unknown> = { ...schema, $defs: inPlace };
+  const problem = metaSchemaProblem(rest) ?? known.find((verdict) => verdict.problem !== undefined)?.problem;
+  if (problem !== undefined) return metaSchemaProblem(schema) ?? problem;
+  const resolved = new Set<string>();
+  for (const references of [localReferencesIn(rest), ...known.map((verdict) => verdict.localReferences)]) {
+    for (const reference of references) {
+      if (resolved.has(reference)) continue;
+      let resolves: boolean;
+      try {
+        resolves = resolvesLocally(schema, reference);
+      } catch {
+        resolves = false; // a malformed escape: the whole-schema walk below throws or reports as before
+      }
+      if (!resolves) return danglingLocalReference(schema) ?? `can't resolve reference ${reference}`;
+      resolved.add(reference);
+    }
+  }
+  return undefined;
+}
+
 /** Why {@link plainCopy} gave up: the value needs `structuredClone`'s own rules. */
 class NotPlainData extends Error {}
 
@@ -225,7 +350,12 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   if (options.compile === 'eager') {
     validate = compile();
   } else {
-    const problem = metaSchemaProblem(prepared.schema) ?? danglingLocalReference(prepared.schema);
+    let verdicts = definitionVerdicts.get(options);
+    if (verdicts === undefined) {
+      verdicts = new WeakMap();
+      definitionVerdicts.set(options, verdicts);
+    }
+    const problem = creationProblem(prepared.schema, inputSchema['$defs'], verdicts);
     if (problem !== undefined) throw new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${problem}`);
   }
 
