@@ -117,6 +117,35 @@ describe('tools generated from an API description', () => {
     expect(compileTool('own_schema_again', schema, options).check({ a: 1 }).ok).toBe(false);
   });
 
+  it('prepares the compiled copy without touching the published schema, rewrites included', () => {
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {
+        pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false },
+        ratio: { type: 'number', maximum: 1, exclusiveMaximum: true },
+        both: { allOf: [{ required: ['a'] }, { required: ['b'] }] },
+        plain: { type: 'string', enum: ['x', 'y'] },
+      },
+    };
+    const tool = compileTool('rewrites', schema, { ...OPTIONS, strictUnknownFields: true });
+    const before = JSON.stringify(tool.publishedInputSchema);
+    expect(before).toBe(JSON.stringify({ ...schema, additionalProperties: false }));
+    const failure = tool.check({ pair: ['a', 1, 2], ratio: 1, both: { a: 1 }, plain: 'z' });
+    expect(failure.ok ? '' : failure.details.map((detail) => detail.path).sort()).toEqual(['both', 'pair', 'plain', 'ratio']);
+    expect(JSON.stringify(tool.publishedInputSchema)).toBe(before);
+  });
+
+  it('reports combinators the same whether the author shares their lists between places or not', () => {
+    const branches = [{ type: 'string' }, { type: 'integer' }];
+    const shared = { type: 'object', properties: { a: { anyOf: branches }, b: { oneOf: branches }, c: { allOf: branches }, d: { propertyNames: branches[0] }, e: { contains: branches[0] } } };
+    const separate = JSON.parse(JSON.stringify(shared)) as Record<string, unknown>;
+    const args = { a: true, b: 1.5, c: 'x', d: { 1: 1 }, e: [true] };
+    const sharedResult = compileTool('shared', shared, OPTIONS).check(args);
+    expect(sharedResult.ok).toBe(false);
+    expect(sharedResult).toEqual(compileTool('shared', separate, OPTIONS).check(args));
+  });
+
   it('checks every local reference once per schema, escaped ones included, and names a dangling one', () => {
     const defs = { 'a b': { type: 'string' }, 'c/d': { type: 'integer' } };
     const many = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`p${index}`, { $ref: index % 2 === 0 ? '#/$defs/a%20b' : '#/$defs/c~1d' }]));

@@ -126,31 +126,86 @@ export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<Sc
     return reached;
   }
 
+  /** A new object with the same own properties, in order (a fresh key for the collapsing table). */
+  function shallowCopy(node: SchemaNode): Record<string, unknown> {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) setOwn(copy, key, node[key]);
+    return copy;
+  }
+
+  /** The map with each value transformed; the map itself when no value changed. */
+  function transformMap(map: SchemaNode, keepArrays: boolean): SchemaNode {
+    const names = Object.keys(map);
+    let mapped: Record<string, unknown> | undefined;
+    for (let index = 0; index < names.length; index += 1) {
+      const name = names[index] as string;
+      const entry = map[name];
+      const next = keepArrays && Array.isArray(entry) ? entry : transform(entry);
+      if (mapped === undefined && next !== entry) {
+        mapped = {};
+        for (let before = 0; before < index; before += 1) setOwn(mapped, names[before] as string, map[names[before] as string]);
+      }
+      if (mapped !== undefined) setOwn(mapped, name, next);
+    }
+    return mapped ?? map;
+  }
+
+  /** The list with each schema transformed; the list itself when none changed, unless `fresh`. */
+  function transformList(list: readonly unknown[], fresh: boolean): readonly unknown[] {
+    let mapped: unknown[] | undefined = fresh ? list.slice(0, 0) : undefined;
+    for (let index = 0; index < list.length; index += 1) {
+      // a sparse list keeps its holes, as `map` keeps them
+      if (!(index in list)) return list.map(transform);
+      const entry = list[index];
+      const next = transform(entry);
+      if (mapped === undefined && next !== entry) mapped = list.slice(0, index);
+      if (mapped !== undefined) mapped.push(next);
+    }
+    return mapped ?? list;
+  }
+
+  /**
+   * The transformed value of one keyword (the value itself when nothing in it changes). The
+   * values the collapsing table is keyed by (`anyOf`/`oneOf` lists, `propertyNames`/`contains`
+   * schemas) are always new, so that each occurrence has its own key even when the author's
+   * schema shares one value between several places.
+   */
+  function transformKeyword(key: string, value: unknown): unknown {
+    if (SCHEMA_MAP_KEYWORDS.has(key) && isSchemaNode(value)) return transformMap(value, false);
+    if (key === 'dependencies' && isSchemaNode(value)) return transformMap(value, true);
+    if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value)) return transformList(value, key === 'anyOf' || key === 'oneOf');
+    if (key === 'items' && Array.isArray(value)) return transformList(value, false);
+    if (SCHEMA_VALUE_KEYWORDS.has(key)) {
+      const next = transform(value);
+      return (key === 'propertyNames' || key === 'contains') && next === value && isSchemaNode(value) ? shallowCopy(value) : next;
+    }
+    return value;
+  }
+
+  /**
+   * One schema node, copied only when something in it changes (copy on write): the prepared
+   * schema shares every unchanged subtree with the published one, which nothing mutates.
+   */
   function transform(node: unknown): unknown {
     if (!isSchemaNode(node)) return node;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(node)) {
+    const keys = Object.keys(node);
+    let out: Record<string, unknown> | undefined;
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as string;
       const value = node[key];
-      if (SCHEMA_MAP_KEYWORDS.has(key) && isSchemaNode(value)) {
-        const mapped: Record<string, unknown> = {};
-        for (const name of Object.keys(value)) setOwn(mapped, name, transform(value[name]));
-        out[key] = mapped;
-      } else if (key === 'dependencies' && isSchemaNode(value)) {
-        const mapped: Record<string, unknown> = {};
-        for (const name of Object.keys(value)) {
-          const entry = value[name];
-          setOwn(mapped, name, Array.isArray(entry) ? entry : transform(entry));
-        }
-        out[key] = mapped;
-      } else if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value)) {
-        out[key] = value.map(transform);
-      } else if (key === 'items' && Array.isArray(value)) {
-        out[key] = value.map(transform);
-      } else if (SCHEMA_VALUE_KEYWORDS.has(key)) {
-        out[key] = transform(value);
-      } else {
-        setOwn(out, key, value);
+      const next = transformKeyword(key, value);
+      if (out === undefined && next !== value) {
+        out = {};
+        for (let before = 0; before < index; before += 1) setOwn(out, keys[before] as string, node[keys[before] as string]);
       }
+      if (out !== undefined) setOwn(out, key, next);
+    }
+    const allOf = node['allOf'];
+    const wrapsAllOf = Array.isArray(allOf) && allOf.length >= 2 && !transparentAllOf.has(node) && (!('anyOf' in node) || !('oneOf' in node));
+    const rewrites = Array.isArray(node['items']) || typeof node['exclusiveMaximum'] === 'boolean' || typeof node['exclusiveMinimum'] === 'boolean' || wrapsAllOf;
+    if (out === undefined) {
+      if (!rewrites) return node;
+      out = shallowCopy(node);
     }
 
     // Tuple `items` (draft-07 and earlier, 2019-09) -> `prefixItems`; `additionalItems` -> `items`.
@@ -197,21 +252,22 @@ export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<Sc
       }
     }
 
-    const allOf = out['allOf'];
-    const originalAllOf = node['allOf'];
-    if (Array.isArray(allOf) && Array.isArray(originalAllOf) && allOf.length >= 2 && !transparentAllOf.has(node)) {
+    const outAllOf = out['allOf'];
+    if (Array.isArray(outAllOf) && Array.isArray(allOf) && outAllOf.length >= 2 && !transparentAllOf.has(node)) {
       const wrapperKeyword = !('anyOf' in out) ? 'anyOf' : !('oneOf' in out) ? 'oneOf' : undefined;
       if (wrapperKeyword !== undefined) {
-        const wrapper = [{ allOf }];
+        const wrapper = [{ allOf: outAllOf }];
         delete out['allOf'];
         out[wrapperKeyword] = wrapper;
-        collapsing.set(wrapper, { kind: 'allOf', branchBase: '/0/allOf', references: reachableReferences(originalAllOf) });
+        collapsing.set(wrapper, { kind: 'allOf', branchBase: '/0/allOf', references: reachableReferences(allOf) });
       }
     }
     return out;
   }
 
-  const schema = transform(root) as Record<string, unknown>;
+  const transformed = transform(root) as Record<string, unknown>;
+  // the root is always a new object: `$schema` may be deleted from it below
+  const schema = transformed === root ? shallowCopy(root) : transformed;
   if (typeof declared === 'string' && !DRAFT_2020_12_URIS.has(declared)) delete schema['$schema'];
   return { schema, collapsing };
 }
