@@ -34,23 +34,117 @@ const storage = new AsyncLocalStorage<CallContext>();
 let callsInFlight = 0;
 
 /**
- * Runs `body` with `context` as the current call context and waits for it.
- *
- * On Node 20, an enabled AsyncLocalStorage makes every promise of the process pay an async hook.
- * The storage is therefore disabled again whenever no call is in flight, so code outside tool
- * handlers (the SDK's transport and protocol work between calls) runs without the hook.
- * Consequence: work a handler leaves running after its call has finished (fire and forget) no
- * longer sees the call's context and records nothing.
- *
- * @returns what `body` returns (awaited).
+ * How a tool's handler is run in the implicit context, learned per tool (see
+ * {@link runInCallContext}):
+ * - `probe`: not known yet; the next call runs inside the AsyncLocalStorage;
+ * - `sync`: the handler has returned plain values; calls set a synchronous slot instead of
+ *   entering the storage;
+ * - `async`: the handler is an `async` function or has returned a promise; every call runs
+ *   inside the storage.
  */
-export async function runInCallContext<Result>(context: CallContext, body: () => Result): Promise<Awaited<Result>> {
+export type ImplicitContextMode = 'probe' | 'sync' | 'async';
+
+/** The per-tool state of {@link runInCallContext}; the function updates `mode`. */
+export interface ImplicitContextState {
+  mode: ImplicitContextMode;
+}
+
+/**
+ * The starting state for a tool: `async` when its handler is an `async` function (it always
+ * returns a promise; checked by constructor name, so a function from another realm counts too),
+ * else `probe`.
+ *
+ * @param tool - the tool; only its `handler` is read, never called.
+ * @returns a new state object to pass to every {@link runInCallContext} of that tool.
+ */
+export function implicitContextState(tool: { readonly handler: unknown }): ImplicitContextState {
+  const { handler } = tool;
+  const isAsync = typeof handler === 'function' && (handler.constructor as { name?: unknown } | undefined)?.name === 'AsyncFunction';
+  return { mode: isAsync ? 'async' : 'probe' };
+}
+
+/** The context of the handler running synchronously right now in `sync` mode. */
+let synchronousCall: CallContext | undefined;
+
+/**
+ * Runs `body` (one call of a tool's handler) with `context` as the current call context, so that
+ * {@link currentCallContext} finds it from anywhere in the handler's flow.
+ *
+ * On Node 20 an enabled AsyncLocalStorage makes every promise of the process pay async hooks,
+ * and switching it on and off costs about as much again: a few microseconds per call, more than
+ * the rest of the envelope runtime. So the storage is used only where a promise can carry the
+ * call on:
+ * - `async` handlers (and, until a tool's first plain return, every handler: mode `probe`) run
+ *   inside the storage. It is enabled while any such call is in flight and disabled when the
+ *   last one settles, so the SDK's transport work between calls runs without hooks.
+ * - A handler that has returned a plain value (mode `sync`) runs with a synchronous slot
+ *   instead: nothing outlives its call that needs the context.
+ * - Should a `sync` handler return a promise after all (a handler that returns a value on some
+ *   calls and a promise on others), its state becomes `async` for every later call; in that one
+ *   call, code that runs after the handler's first `await` and uses the free functions
+ *   (`upstreamFetch`, `recordResponseMeta`, `currentCallContext`) does not find the call. The
+ *   caller sees the change in `state.mode` and logs it. The `context` object handed to handlers
+ *   never depends on any of this.
+ * Work a handler leaves running after its call has finished (fire and forget) does not see the
+ * call's context.
+ *
+ * @param context - the call's context.
+ * @param state - the tool's state from {@link implicitContextState}; `mode` is updated.
+ * @param body - runs the handler.
+ * @returns what `body` returns: the value itself when it is not a promise (or other thenable),
+ *   else a promise of its settled value.
+ * @throws whatever `body` throws synchronously.
+ */
+export function runInCallContext<Result>(context: CallContext, state: ImplicitContextState, body: () => Result): Result | Promise<Awaited<Result>> {
+  if (state.mode === 'sync') {
+    const outer = synchronousCall;
+    synchronousCall = context;
+    let value: Result;
+    try {
+      value = body();
+    } finally {
+      synchronousCall = outer;
+    }
+    if (isThenable(value)) state.mode = 'async';
+    return value;
+  }
   callsInFlight += 1;
+  let result: Result;
   try {
-    return await storage.run(context, body);
+    result = storage.run(context, body);
+  } catch (error) {
+    leaveCall();
+    throw error;
+  }
+  if (!isThenable(result)) {
+    leaveCall();
+    if (state.mode === 'probe') state.mode = 'sync';
+    return result;
+  }
+  state.mode = 'async';
+  return settleInCallContext(result);
+}
+
+async function settleInCallContext<Result>(pending: Result): Promise<Awaited<Result>> {
+  try {
+    return await pending;
   } finally {
-    callsInFlight -= 1;
-    if (callsInFlight === 0) storage.disable();
+    leaveCall();
+  }
+}
+
+function leaveCall(): void {
+  callsInFlight -= 1;
+  if (callsInFlight === 0) storage.disable();
+}
+
+function isThenable(value: unknown): boolean {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    // A `then` getter that throws: the caller's `await` meets the same throw and reports it.
+    return false;
   }
 }
 
@@ -60,7 +154,7 @@ export async function runInCallContext<Result>(context: CallContext, body: () =>
  * @returns the context, or `undefined` outside a call.
  */
 export function currentCallContext(): CallContext | undefined {
-  return storage.getStore();
+  return synchronousCall ?? storage.getStore();
 }
 
 /**
@@ -71,7 +165,7 @@ export function currentCallContext(): CallContext | undefined {
  * @param meta - the parsed response meta.
  */
 export function recordResponseMeta(meta: ResponseMeta): void {
-  recordResponseMetaInto(storage.getStore(), meta);
+  recordResponseMetaInto(currentCallContext(), meta);
 }
 
 /**

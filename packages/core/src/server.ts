@@ -51,7 +51,8 @@ import type { ArgumentCheck, CompiledTool, JsonSchemaObject } from './arguments/
 import { envelopeForThrown, internalError } from './classify.js';
 import { EnvelopeError } from './errors.js';
 import type { ClassifyEnvironment } from './classify.js';
-import { recordResponseMetaInto, runInCallContext } from './context.js';
+import { implicitContextState, recordResponseMetaInto, runInCallContext } from './context.js';
+import type { ImplicitContextState } from './context.js';
 import type { CallContext } from './context.js';
 import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
@@ -145,11 +146,13 @@ export interface EnvelopeServerOptions extends EnvelopeSwitchOptions {
   /** The clock (tests). */
   readonly now?: () => Date;
   /**
-   * Run handlers inside the AsyncLocalStorage call context (default true), so that the free
-   * functions `upstreamFetch`, `recordResponseMeta` and `currentCallContext` find the call from
-   * anywhere in the handler's async flow. `context.fetch` and `context.recordResponseMeta` work
-   * either way. On Node 20 the storage costs a few microseconds per call (async hooks); a server
-   * whose handlers only use the `context` methods may turn it off.
+   * Give handlers the implicit call context (default true), so that the free functions
+   * `upstreamFetch`, `recordResponseMeta` and `currentCallContext` find the call from anywhere in
+   * the handler's flow: AsyncLocalStorage for `async` handlers and handlers that return promises,
+   * a synchronous slot for handlers that return plain values (see `runInCallContext`).
+   * `context.fetch` and `context.recordResponseMeta` work either way. On Node 20 the storage
+   * costs a few microseconds per asynchronous call (async hooks); a server whose handlers only
+   * use the `context` methods may turn it off.
    */
   readonly implicitContext?: boolean;
 }
@@ -218,6 +221,8 @@ interface ToolEntry {
   readonly compiled: CompiledTool;
   readonly hasOutputSchema: boolean;
   readonly listed: Tool;
+  /** How the handler runs in the implicit context (see `runInCallContext`). */
+  readonly contextState: ImplicitContextState;
 }
 
 const RESULT_KEYS: ReadonlySet<string> = new Set(['content', 'structuredContent', 'isError', '_meta']);
@@ -342,7 +347,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       ...(outputSchema === undefined ? {} : { outputSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     };
-    entries.set(tool.name, { tool, compiled, hasOutputSchema: tool.outputSchema !== undefined, listed });
+    entries.set(tool.name, { tool, compiled, hasOutputSchema: tool.outputSchema !== undefined, listed, contextState: implicitContextState(tool) });
   }
   const toolNames = [...entries.keys()];
   const listedTools = [...entries.values()].map((entry) => entry.listed);
@@ -506,7 +511,20 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     };
     let value: unknown;
     try {
-      value = implicitContext ? await runInCallContext(call, () => entry.tool.handler(check.args, context)) : await entry.tool.handler(check.args, context);
+      if (implicitContext) {
+        const state = entry.contextState;
+        const before = state.mode;
+        const pending = runInCallContext(call, state, () => entry.tool.handler(check.args, context));
+        if (before === 'sync' && state.mode === 'async') {
+          logger.warn(
+            { tool: name },
+            'a tool handler that had returned plain values returned a promise: its later calls run in the implicit call context, but in this call the free functions upstreamFetch, recordResponseMeta and currentCallContext do not find the call after its first await (declare the handler async, or use context.fetch and context.recordResponseMeta)',
+          );
+        }
+        value = await pending;
+      } else {
+        value = await entry.tool.handler(check.args, context);
+      }
     } catch (error) {
       // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
       if (extra.signal.aborted && !EnvelopeError.isInstance(error)) return errorResult(internalErrorEnvelope(name, randomUUID()));
