@@ -13,8 +13,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
 
-import { compileTool, createEnvelopeLogger, createEnvelopeServer } from '../src/index.js';
-import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../src/index.js';
+import { compileTool, createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
+import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../dist/index.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
 
 const strict = process.argv.includes('--strict');
@@ -52,6 +52,11 @@ function report(outcome: Outcome): void {
 
 const { schema, validArgs, invalidArgs } = twentyPropertyTool();
 const handlerValue = (args: Record<string, unknown>): Record<string, unknown> => ({ ok: true, name: args['name0'], ids: args['ids2'], count: 2 });
+/** The same tool as an `async` function (as handlers that call an upstream are). */
+const asyncHandlerValue = async (args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+  await Promise.resolve();
+  return handlerValue(args);
+};
 
 async function connect(server: { connect(transport: InMemoryTransport): Promise<void> }): Promise<Client> {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
@@ -68,6 +73,18 @@ function bareServer(): Server {
   server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
     if (request.params.name !== 'bench') throw new McpError(-32602, 'unknown tool');
     const value = handlerValue(request.params.arguments ?? {});
+    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+  });
+  return server;
+}
+
+/** The async baseline: the same bare server awaiting {@link asyncHandlerValue}. */
+function bareAsyncServer(): Server {
+  const server = new Server({ name: 'bare-async', version: '0.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    if (request.params.name !== 'bench') throw new McpError(-32602, 'unknown tool');
+    const value = await asyncHandlerValue(request.params.arguments ?? {});
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
   });
   return server;
@@ -156,6 +173,8 @@ async function hotPaths(): Promise<void> {
   const bare = await connect(bareServer());
   const envelope = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
   const explicitOnly = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }], false));
+  const bareAsync = await connect(bareAsyncServer());
+  const envelopeAsync = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: asyncHandlerValue }]));
   const check = (await envelope.callTool({ name: 'bench', arguments: invalidArgs })).isError;
   if (check !== true) throw new Error('the invalid arguments did not fail validation');
   const times = await measure('bare', {
@@ -163,6 +182,8 @@ async function hotPaths(): Promise<void> {
     envelope: () => envelope.callTool({ name: 'bench', arguments: validArgs }),
     explicitOnly: () => explicitOnly.callTool({ name: 'bench', arguments: validArgs }),
     validationError: () => envelope.callTool({ name: 'bench', arguments: invalidArgs }),
+    bareAsync: () => bareAsync.callTool({ name: 'bench', arguments: validArgs }),
+    envelopeAsync: () => envelopeAsync.callTool({ name: 'bench', arguments: validArgs }),
   });
   const bareTime = times['bare']!.mean;
   const success = times['envelope']!;
@@ -174,8 +195,12 @@ async function hotPaths(): Promise<void> {
     pass: success.ratio <= 1.1,
   });
   const explicit = times['explicitOnly']!;
+  console.log(`info  success path with implicitContext: false: ${microseconds(explicit.mean)} per call, ratio ${explicit.ratio.toFixed(3)}x`);
+  // The async pair, each against its own round's bare sync call: their quotient is the async
+  // envelope call against the async bare call.
+  const asyncRatio = times['envelopeAsync']!.ratio / times['bareAsync']!.ratio;
   console.log(
-    `info  success path with implicitContext: false (no AsyncLocalStorage): ${microseconds(explicit.mean)} per call, ratio ${explicit.ratio.toFixed(3)}x; the storage costs about ${microseconds((success.ratio - explicit.ratio) * bareTime)} per call on Node ${process.versions.node}`,
+    `info  async handler (runs in AsyncLocalStorage): ${microseconds(times['envelopeAsync']!.mean)} vs bare async ${microseconds(times['bareAsync']!.mean)} per call, ratio ${asyncRatio.toFixed(3)}x on Node ${process.versions.node}`,
   );
   report({
     name: 'validation-error path vs bare success call',
@@ -186,6 +211,8 @@ async function hotPaths(): Promise<void> {
   await bare.close();
   await envelope.close();
   await explicitOnly.close();
+  await bareAsync.close();
+  await envelopeAsync.close();
 }
 
 function checkThroughput(): void {
