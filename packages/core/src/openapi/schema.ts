@@ -156,6 +156,21 @@ function fitKeywordsToType(result: Record<string, unknown>): void {
   else if (families.length > 1) result['type'] = families;
 }
 
+/**
+ * `dependentRequired` as the meta-schema allows it: each entry a list of unique strings. The
+ * value itself when it already is one (the usual case), else a copy without the non-string
+ * names, repeats and entries that are not lists.
+ */
+function translateDependentRequired(value: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const valid = Object.values(value).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string') && new Set(names).size === names.length);
+  if (valid) return value;
+  const result: Record<string, unknown> = {};
+  for (const [key, names] of Object.entries(value)) {
+    if (Array.isArray(names)) setOwnProperty(result, key, [...new Set(names.filter((name): name is string => typeof name === 'string'))]);
+  }
+  return result;
+}
+
 /** Formats that describe numbers; every other kept format describes strings. */
 const NUMERIC_FORMATS: ReadonlySet<string> = new Set(['int32', 'int64', 'float', 'double']);
 
@@ -475,7 +490,8 @@ export class SchemaConverter {
     }
     if (typeof type === 'string' && JSON_TYPES.has(type)) result['type'] = nullable && type !== 'null' ? [type, 'null'] : type;
     else if (Array.isArray(type)) {
-      const types = type.filter((item): item is string => typeof item === 'string' && JSON_TYPES.has(item));
+      // each type once: the meta-schema requires a type list's items to be unique
+      const types = [...new Set(type.filter((item): item is string => typeof item === 'string' && JSON_TYPES.has(item)))];
       if (nullable && !types.includes('null')) types.push('null');
       if (types.length > 0) result['type'] = types;
     }
@@ -567,7 +583,8 @@ export class SchemaConverter {
         }
       }
     }
-    if (isRecord(schema['dependentRequired'])) result['dependentRequired'] = schema['dependentRequired'];
+    const dependentRequired = schema['dependentRequired'];
+    if (isRecord(dependentRequired)) result['dependentRequired'] = translateDependentRequired(dependentRequired);
 
     fitKeywordsToType(result);
     return result;

@@ -43,6 +43,9 @@ describe('SchemaConverter', () => {
     [{ type: 'string', maxLength: -1, minLength: 1.5 }, { type: 'string' }],
     [{ type: 'mystery' }, {}],
     [{ type: [], items: 'string', nullable: true }, { type: ['null'] }],
+    [{ type: ['string', 'integer', 'string'] }, { type: ['string', 'integer'] }],
+    [{ type: 'object', dependentRequired: { a: ['b'] } }, { type: 'object', dependentRequired: { a: ['b'] } }],
+    [{ type: 'object', dependentRequired: { a: ['b', 'b', 3], c: 'd', e: [] } }, { type: 'object', dependentRequired: { a: ['b'], e: [] } }],
     [true, true],
     [false, false],
     ['text', {}],
@@ -111,9 +114,12 @@ describe('SchemaConverter', () => {
 
   it('never throws on any JSON value and always yields a schema a strict validator compiles', () => {
     const ajv = addFormats(new Ajv2020({ strict: true, allowUnionTypes: true, allowMatchingProperties: true }));
-    const keywordValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('string', 'integer', 'array', 'object', 'date-time', '^[a-z]+$', true, false, 3));
+    const keywordValue = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom('string', 'integer', 'array', 'object', 'date-time', '^[a-z]+$', true, false, 3, ['string', 'string'], ['a', 'a'], { a: ['b', 'b'] }, { a: 'b' }),
+    );
     const schemaLike = fc.dictionary(
-      fc.constantFrom('type', 'format', 'items', 'properties', 'required', 'enum', 'nullable', 'minimum', 'exclusiveMinimum', 'maxLength', 'pattern', 'x-extra', 'example', 'allOf', 'additionalProperties'),
+      fc.constantFrom('type', 'format', 'items', 'properties', 'required', 'enum', 'nullable', 'minimum', 'exclusiveMinimum', 'maxLength', 'pattern', 'x-extra', 'example', 'allOf', 'additionalProperties', 'dependentRequired'),
       keywordValue,
       { maxKeys: 6 },
     );
