@@ -116,6 +116,16 @@ export interface EnvelopeTool<Args extends Record<string, unknown> = Record<stri
   readonly description?: string;
   readonly annotations?: ToolAnnotations;
   readonly inputSchema: JsonSchemaObject;
+  /**
+   * When `inputSchema` is checked: `'registration'` (default) against the JSON Schema 2020-12
+   * meta-schema in `createEnvelopeServer`, which throws on a broken schema; `'first-call'` only
+   * when the first call compiles it, a broken schema then answering every call with an
+   * `internal_error` envelope (and a log line) instead of failing the server. For schemas a
+   * generator guarantees and tests prove valid (tools built from an API description, the
+   * server's own tools): registration then neither compiles the meta-schema (about 100 ms) nor
+   * walks each schema. Schemas written or passed in by hand should keep the default.
+   */
+  readonly inputSchemaCheck?: 'registration' | 'first-call';
   readonly outputSchema?: JsonSchemaObject;
   /** @returns the result; may be a promise. */
   handler(args: Args, context: ToolHandlerContext): unknown;
@@ -318,6 +328,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       'Returns the error envelope contract this server follows: contract_version, the error_kind values it can emit, the normalization event kinds, and the resolved MCP_* switches.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    // a constant schema, compiled by the tests of this very tool
+    inputSchemaCheck: 'first-call',
     handler: () => ({ ...capability, settings: { ...settings } }),
   };
 
@@ -328,9 +340,11 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
     ...(adapter.hints === undefined ? {} : { hints: adapter.hints }),
   };
+  // one object for all deferred tools too (compileTool files its per-options caches under it)
+  const deferredPipelineOptions = { ...pipelineOptions, compile: 'deferred' as const };
   const entries = new Map<string, ToolEntry>();
   for (const tool of allTools) {
-    const compiled = compileTool(tool.name, tool.inputSchema, pipelineOptions);
+    const compiled = compileTool(tool.name, tool.inputSchema, tool.inputSchemaCheck === 'first-call' ? deferredPipelineOptions : pipelineOptions);
     let outputSchema: Tool['outputSchema'];
     if (tool.outputSchema !== undefined) {
       try {

@@ -9,12 +9,14 @@
 import { types } from 'node:util';
 
 import type { NormalizedEvent } from '@mcp-envelope/contract';
+import type { ValidateFunction } from 'ajv';
 
 import { buildHints } from './hints.js';
 import { isJsonObject } from './json-type.js';
 import { ObjectBuilder, copyArguments, normalizeArguments, setOwn } from './normalize.js';
 import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
 import { prepareSchema } from './prepare-schema.js';
+import type { PreparedSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
 import type { PropertyInfo, SchemaNode, TopLevelShape } from './schema-shape.js';
 import { abortedViolation, collectViolations, compileValidator, metaSchemaProblem } from './schema-validation.js';
@@ -306,8 +308,9 @@ function copySchema(schema: JsonSchemaObject): Record<string, unknown> {
  * @param inputSchema - the author's input schema (never mutated; deep-copied).
  * @param options - the pipeline switches and the adapter's hint tables.
  * The Ajv validator is compiled on the first `check` unless `options.compile` is `'eager'`; at
- * creation the schema is checked against the 2020-12 meta-schema only. A schema that passes the
- * meta-schema but still cannot be compiled (an unresolvable `$ref`, say) makes that first `check`
+ * creation the schema is checked against the 2020-12 meta-schema only (not even that with
+ * `'deferred'`). A schema that passes the creation checks but still cannot be compiled (an
+ * unresolvable `$ref`, say; with `'deferred'`, any invalid schema) makes that first `check`
  * throw the `TypeError` described below; `createEnvelopeServer` turns it into an `internal_error`
  * envelope and a log line, since it is the server's fault, not the caller's.
  *
@@ -315,7 +318,8 @@ function copySchema(schema: JsonSchemaObject): Record<string, unknown> {
  * @throws TypeError when the schema is not a JSON object, cannot be copied as JSON, is not a
  *   valid JSON Schema, or its top-level `type` is not `"object"` (on the root, or on the target
  *   of the root's `$ref` when the root has no `type`). With lazy compilation, a compile failure
- *   is thrown by the first `check` instead.
+ *   is thrown by the first `check` instead; with `'deferred'`, any problem but the structural
+ *   ones (not an object, not plain JSON, not `"object"`-typed) is.
  */
 export function compileTool(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): CompiledTool {
   if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
@@ -333,23 +337,29 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   const published: Record<string, unknown> = { ...author };
   if (injected !== undefined) published[injected] = false;
 
-  const prepared = prepareSchema(published, new Set<SchemaNode>([published, ...shape.layers]));
-  const compile = (): ReturnType<typeof compileValidator> => {
+  const prepare = (): PreparedSchema => prepareSchema(published, new Set<SchemaNode>([published, ...shape.layers]));
+  // Ajv code generation costs milliseconds per realistic schema, so a server with hundreds of
+  // tools would spend seconds at start-up compiling tools nobody calls. At creation only the
+  // meta-schema check runs (tens of microseconds a schema, once the meta-schema itself is
+  // compiled); the validator is compiled on the first call. In `deferred` mode even the check
+  // and the preparation wait for the first call (Ajv meta-checks the schema as it compiles it).
+  let prepared: PreparedSchema | undefined = options.compile === 'deferred' ? undefined : prepare();
+  let compiled: { readonly validate: ValidateFunction; readonly context: ViolationContext } | undefined;
+  const propertyOrder = new Map<string, number>();
+  for (const info of shape.properties.values()) propertyOrder.set(info.name, info.order);
+  const compile = (): { readonly validate: ValidateFunction; readonly context: ViolationContext } => {
+    prepared ??= prepare();
     try {
-      return compileValidator(prepared.schema);
+      return { validate: compileValidator(prepared.schema), context: { collapsing: prepared.collapsing, propertyOrder } };
     } catch (error) {
       throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
         cause: error,
       });
     }
   };
-  // Ajv code generation costs milliseconds per realistic schema, so a server with hundreds of
-  // tools would spend seconds at start-up compiling tools nobody calls. At creation only the
-  // meta-schema check runs (tens of microseconds); the validator is compiled on the first call.
-  let validate: ReturnType<typeof compileValidator> | undefined;
   if (options.compile === 'eager') {
-    validate = compile();
-  } else {
+    compiled = compile();
+  } else if (prepared !== undefined) {
     let verdicts = definitionVerdicts.get(options);
     if (verdicts === undefined) {
       verdicts = new WeakMap();
@@ -370,9 +380,6 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
     keyRenames: options.hints?.keyRenames,
     matchCache: new Map(),
   };
-  const propertyOrder = new Map<string, number>();
-  for (const info of shape.properties.values()) propertyOrder.set(info.name, info.order);
-  const context: ViolationContext = { collapsing: prepared.collapsing, propertyOrder };
   const normalizationEnabled = options.normalizationEnabled;
   const builder = new ObjectBuilder();
   const tables = options.hints;
@@ -391,8 +398,8 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   }
 
   function check(args: unknown): ArgumentCheck {
-    validate ??= compile();
-    const validator = validate;
+    compiled ??= compile();
+    const { validate: validator, context } = compiled;
     let candidate: unknown = args === undefined ? {} : args;
     let events = NO_EVENTS;
     try {

@@ -19,10 +19,20 @@ export interface ArgumentPipelineOptions {
   /** The adapter's hint tables (renames, value aliases, curated enums, extra hints). */
   readonly hints?: AdapterHintTables;
   /**
-   * When the Ajv validator is compiled: `'lazy'` (default) on the first `check`, after a
-   * meta-schema check at creation; `'eager'` at creation.
+   * When the schema is checked and the Ajv validator compiled:
+   * - `'lazy'` (default): the schema is checked against the 2020-12 meta-schema (and for
+   *   dangling local `$ref`s) at creation, which throws on a problem; the validator is compiled
+   *   on the first `check`;
+   * - `'eager'`: the validator is compiled at creation;
+   * - `'deferred'`: nothing beyond the cheap structural checks (a plain JSON object whose
+   *   top-level type is `"object"`) runs at creation; preparing, the meta-schema check (Ajv's own,
+   *   while compiling) and compiling all happen on the first `check`, which throws a `TypeError`
+   *   when the schema is broken. Only for schemas whose validity a generator guarantees and tests
+   *   prove (`createEnvelopeServer` uses it for tools declaring `inputSchemaCheck: 'first-call'`);
+   *   it spares a server with hundreds of generated tools the meta-schema's compilation and a walk
+   *   of every schema at start-up.
    */
-  readonly compile?: 'lazy' | 'eager';
+  readonly compile?: 'lazy' | 'eager' | 'deferred';
 }
 
 /** A JSON Schema document as parsed JSON (an object; boolean schemas are not tool schemas). */
