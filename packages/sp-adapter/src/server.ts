@@ -185,10 +185,16 @@ function toolDescription(operation: SpModelOperation): string {
  * naming missing `LWA_*` variables), and sends it with core's `upstreamFetch`; failures are
  * classified by the SP adapter. A 401/403 drops the cached access token.
  *
+ * Operation schemas are converted by core, which makes them valid JSON Schema by construction,
+ * so they are checked when a tool is first called, not at start-up (see core's
+ * `EnvelopeTool.inputSchemaCheck`): a schema that still fails (a hand-made `SpModel`) answers
+ * that tool's calls with an `internal_error` envelope and a log line; the other tools work.
+ *
  * @param options - see {@link SpServerOptions}.
  * @returns the server, its state and its operation tools.
  * @throws SpSettingsError when `SP_API_REGION`, `SP_API_SANDBOX` or `SP_API_TIMEOUT_MS` is unreadable.
- * @throws TypeError from core when a generated schema does not compile (a broken model).
+ * @throws TypeError from core when an operation schema is not a plain JSON object typed `"object"`,
+ *   or a conformance fixture tool's schema is invalid.
  */
 export function createSpServer(options: SpServerOptions): SpServer {
   const env = options.env ?? process.env;
@@ -245,6 +251,10 @@ export function createSpServer(options: SpServerOptions): SpServer {
       name: operation.toolName,
       description: toolDescription(operation),
       inputSchema: publishedSchema(operation),
+      // core's converter makes every schema meta-valid by construction (its property tests
+      // compile any converted input), so start-up skips the meta-schema check; a broken
+      // hand-made operation schema answers its calls with internal_error instead
+      inputSchemaCheck: 'first-call',
       annotations: { readOnlyHint: readOnly, destructiveHint: operation.method === 'DELETE', idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE', openWorldHint: true },
       handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
         const body = operation.body;
@@ -288,6 +298,8 @@ export function createSpServer(options: SpServerOptions): SpServer {
       },
       required: ['region'],
     },
+    // a constant schema, compiled by the tests of this tool
+    inputSchemaCheck: 'first-call',
     handler: (args: Record<string, unknown>) => {
       state.region = args['region'] as SpRegion;
       if (typeof args['sandbox'] === 'boolean') state.sandbox = args['sandbox'];
