@@ -226,8 +226,21 @@ const COLLAPSIBLE_WHITESPACE = /[^\S ]| \s|^ | $/;
  * single-spaced sentence that `capText` returns unchanged.
  */
 function capSchemaText(text: string, limit: number): string {
-  return text.length <= limit && !COLLAPSIBLE_WHITESPACE.test(text) ? text : capText(text, limit);
+  if (text.length <= limit) return COLLAPSIBLE_WHITESPACE.test(text) ? capText(text, limit) : text;
+  // A long text is cut: only the first `limit - 1` characters of its collapsed form are kept,
+  // and a prefix's collapsed form is a prefix of the whole text's (a whitespace run cut short
+  // still collapses to one space, and only the prefix's own ends are trimmed). So when a prefix
+  // collapses to more than `limit` characters, it gives the same result without collapsing the
+  // rest (model descriptions run to thousands of characters).
+  if (limit >= 1 && text.length > SCHEMA_TEXT_PREFIX_FACTOR * limit) {
+    const prefix = text.slice(0, SCHEMA_TEXT_PREFIX_FACTOR * limit).replace(/\s+/g, ' ').trim();
+    if (prefix.length > limit) return `${prefix.slice(0, limit - 1)}…`;
+  }
+  return capText(text, limit);
 }
+
+/** How many times the cap {@link capSchemaText} looks at first of a long text (whitespace shrinks it). */
+const SCHEMA_TEXT_PREFIX_FACTOR = 2;
 
 /** Where `defs` mode puts definitions inside a tool schema. */
 const DEFS_PREFIX = '#/$defs/';
@@ -236,6 +249,30 @@ const DEFS_PREFIX = '#/$defs/';
 function referenceName(reference: string): string {
   const segment = reference.slice(reference.lastIndexOf('/') + 1);
   return segment === '' ? reference : decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/**
+ * The definition keys named by `$ref: '#/$defs/<key>'` anywhere inside a value (each object
+ * visited once), whether or not such a definition exists.
+ */
+function referenceCandidatesIn(value: unknown): string[] {
+  const keys: string[] = [];
+  const stack: unknown[] = [value];
+  const visited = new Set<object>();
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== 'object' || current === null || visited.has(current)) continue;
+    visited.add(current);
+    if (Array.isArray(current)) {
+      for (const item of current) if (typeof item === 'object' && item !== null) stack.push(item);
+      continue;
+    }
+    const record = current as Readonly<Record<string, unknown>>;
+    const reference = record['$ref'];
+    if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX)) keys.push(reference.slice(DEFS_PREFIX.length));
+    for (const item of Object.values(record)) if (typeof item === 'object' && item !== null) stack.push(item);
+  }
+  return keys;
 }
 
 /**
@@ -262,6 +299,8 @@ export class SchemaConverter {
   /** `defs` mode: keys whose definition is being converted (still the `{}` placeholder). */
   private readonly definitionsInProgress = new Set<string>();
   private readonly definitions = new Map<string, JsonSchema | boolean>();
+  /** `defs` mode: the {@link referenceCandidatesIn} of each converted member schema seen by {@link SchemaConverter.definitionsFor}. */
+  private readonly candidatesByMember = new WeakMap<object, readonly string[]>();
 
   /**
    * @param options - see {@link SchemaConversionOptions}.
@@ -282,7 +321,7 @@ export class SchemaConverter {
   definitionsFor(schema: unknown): Record<string, JsonSchema | boolean> | undefined {
     if (this.definitions.size === 0) return undefined;
     const needed = new Set<string>();
-    const pending = this.keysReferencedIn(schema);
+    const pending = this.keysReferencedByValues(schema);
     while (pending.length > 0) {
       const key = pending.pop() as string;
       if (needed.has(key)) continue;
@@ -297,26 +336,30 @@ export class SchemaConverter {
 
   /** The keys of the definitions a value refers to (`$ref: '#/$defs/<key>'` anywhere inside it), without following them. */
   private keysReferencedIn(value: unknown): string[] {
+    return referenceCandidatesIn(value).filter((key) => this.definitions.has(key));
+  }
+
+  /**
+   * {@link SchemaConverter.keysReferencedIn} for a value whose members are converted schemas (an
+   * operation's input properties): each member's candidates are found once, since operations
+   * share converted parameters and bodies and a converted schema never changes afterwards. The
+   * candidates are filtered by the definitions known now, as a fresh walk would.
+   */
+  private keysReferencedByValues(value: unknown): string[] {
+    if (!isRecord(value)) return this.keysReferencedIn(value);
     const keys: string[] = [];
-    const stack: unknown[] = [value];
-    const visited = new Set<object>();
-    while (stack.length > 0) {
-      const current = stack.pop();
-      if (typeof current !== 'object' || current === null || visited.has(current)) continue;
-      visited.add(current);
-      if (Array.isArray(current)) {
-        for (const item of current) stack.push(item);
-        continue;
+    const reference = value['$ref'];
+    if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX)) keys.push(reference.slice(DEFS_PREFIX.length));
+    for (const member of Object.values(value)) {
+      if (typeof member !== 'object' || member === null) continue;
+      let candidates = this.candidatesByMember.get(member);
+      if (candidates === undefined) {
+        candidates = referenceCandidatesIn(member);
+        this.candidatesByMember.set(member, candidates);
       }
-      const record = current as Readonly<Record<string, unknown>>;
-      const reference = record['$ref'];
-      if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX)) {
-        const key = reference.slice(DEFS_PREFIX.length);
-        if (this.definitions.has(key)) keys.push(key);
-      }
-      for (const item of Object.values(record)) if (typeof item === 'object' && item !== null) stack.push(item);
+      for (const key of candidates) keys.push(key);
     }
-    return keys;
+    return keys.filter((key) => this.definitions.has(key));
   }
 
   /**

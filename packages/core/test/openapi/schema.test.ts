@@ -92,6 +92,17 @@ describe('SchemaConverter', () => {
       }),
       { numRuns: 2000 },
     );
+    // long texts, cut after collapsing only a prefix (runs of whitespace, astral characters)
+    const long = fc.string({ unit: fc.constantFrom('a', ' ', '  ', '\n\t ', '\u3000', '\ud83d\ude00', '.'), minLength: 20, maxLength: 300 });
+    fc.assert(
+      fc.property(long, fc.integer({ min: 1, max: 60 }), (input, limit) => {
+        const expected = capText(input, limit);
+        expect(new SchemaConverter({ descriptionLimit: limit }).description(input)).toBe(expected === '' ? undefined : expected);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(new SchemaConverter({ descriptionLimit: 5 }).description(`ab${' '.repeat(30)}cd efgh`)).toBe('ab c…');
+    expect(new SchemaConverter({ descriptionLimit: 5 }).description('abcdefghijklmnop')).toBe('abcd…');
     expect(new SchemaConverter().description('One sentence, single spaces.')).toBe('One sentence, single spaces.');
     expect(new SchemaConverter().description(' Padded\tand  doubled. ')).toBe('Padded and doubled.');
   });
