@@ -9,7 +9,8 @@
  *
  * @packageDocumentation
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -120,9 +121,10 @@ function plainPointerTarget(document: Readonly<Record<string, unknown>>, referen
  * The file as a JSON object when every `$ref` in its text is local (`#...`), else `undefined`
  * (unreadable, not JSON, not an object, or possibly pointing into other files).
  */
-async function readLocalDocument(file: string): Promise<Record<string, unknown> | undefined> {
+function readLocalDocument(file: string): Record<string, unknown> | undefined {
   try {
-    const text = await readFile(file, 'utf8');
+    // read synchronously, right before it is parsed and converted (see loadSpModels)
+    const text = readFileSync(file, 'utf8');
     // the library's JSON parser drops a byte order mark too
     const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     if (NON_LOCAL_REFERENCE.test(json)) return undefined;
@@ -146,7 +148,7 @@ async function readLocalDocument(file: string): Promise<Record<string, unknown> 
  *    the library reads and resolves the file as it always did, so its results and errors stand.
  */
 async function convertModelFile(file: string): Promise<ConvertedModel> {
-  const document = await readLocalDocument(file);
+  const document = readLocalDocument(file);
   if (document === undefined) return convertWithExternalReferences(file);
   if (pointersFromRoot(document)) {
     let plain = true;
@@ -201,8 +203,10 @@ export async function loadSpModel(file: string, taken: ReadonlySet<string> = new
 
 /**
  * Loads every `*.json` model file of a folder, with tool names unique across all of them
- * (assigned in file-name order). The files are read concurrently; each is converted as soon as
- * it has been read.
+ * (assigned in file-name order). The files are loaded one after the other, each read right
+ * before it is converted, so that only one file's text and parsed document are alive at a time
+ * (reading them all ahead made start-up spend its time in the garbage collector); a file that
+ * refers to other files is still resolved asynchronously by the library.
  *
  * @param directory - the folder (e.g. a checkout of the official `selling-partner-api-models/models`
  *   flattened, or any folder of Swagger files).
@@ -217,15 +221,12 @@ export async function loadSpModels(directory: string): Promise<SpModel[]> {
     .map((entry) => entry.name)
     .sort();
   if (files.length === 0) throw new Error(`no *.json model files in ${root}`);
-  const pending = files.map((name) => convertModelFile(join(root, name)));
-  // the first failure in file order is reported; the others must not surface as unhandled rejections
-  for (const promise of pending) promise.catch(() => undefined);
   const taken = new Set<string>();
   const models: SpModel[] = [];
-  for (const [index, name] of files.entries()) {
+  for (const name of files) {
     let model: SpModel;
     try {
-      model = namedModel(await (pending[index] as Promise<ConvertedModel>), taken);
+      model = namedModel(await convertModelFile(join(root, name)), taken);
     } catch (error) {
       throw new Error(`cannot load model ${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
