@@ -141,17 +141,29 @@ const KEYWORD_TYPES: Readonly<Record<string, 'object' | 'array' | 'string' | 'nu
  */
 function fitKeywordsToType(result: Record<string, unknown>): void {
   const type = result['type'];
-  const declared = (typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : []).map((name) => (name === 'integer' ? 'number' : name)).filter((name) => name !== 'null');
-  const present = Object.keys(result).filter((keyword) => Object.hasOwn(KEYWORD_TYPES, keyword));
   const format = result['format'];
-  const formatType = typeof format === 'string' ? (NUMERIC_FORMATS.has(format) ? 'number' : 'string') : undefined;
-  if (declared.length > 0 || type !== undefined) {
+  if (type !== undefined) {
     // with a declared type (even only `null`), keywords of other types can never apply
-    for (const keyword of present) if (!declared.includes(KEYWORD_TYPES[keyword] ?? '')) Reflect.deleteProperty(result, keyword);
-    if (typeof result['format'] === 'string' && !declared.includes('string') && !declared.includes('number')) Reflect.deleteProperty(result, 'format');
+    const declared = new Set<string>();
+    for (const name of typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : []) if (name !== 'null') declared.add(name === 'integer' ? 'number' : name);
+    for (const keyword of Object.keys(result)) {
+      const family = KEYWORD_TYPES[keyword];
+      if (family !== undefined && Object.hasOwn(KEYWORD_TYPES, keyword) && !declared.has(family)) Reflect.deleteProperty(result, keyword);
+    }
+    if (typeof format === 'string' && !declared.has('string') && !declared.has('number')) Reflect.deleteProperty(result, 'format');
     return;
   }
-  const families = [...new Set([...present.map((keyword) => KEYWORD_TYPES[keyword] ?? 'object'), ...(formatType === undefined ? [] : [formatType])])];
+  // the type families of the keywords present, in order, then the format's
+  const families: string[] = [];
+  for (const keyword of Object.keys(result)) {
+    if (!Object.hasOwn(KEYWORD_TYPES, keyword)) continue;
+    const family = KEYWORD_TYPES[keyword] ?? 'object';
+    if (!families.includes(family)) families.push(family);
+  }
+  if (typeof format === 'string') {
+    const formatType = NUMERIC_FORMATS.has(format) ? 'number' : 'string';
+    if (!families.includes(formatType)) families.push(formatType);
+  }
   if (families.length === 1) result['type'] = families[0];
   else if (families.length > 1) result['type'] = families;
 }
@@ -202,20 +214,83 @@ function setOwnProperty(target: Record<string, unknown>, name: string, value: un
 }
 
 /**
- * The own property names of a schema object whose prototype is `Object.prototype` or `null`
- * (parsed JSON), else `undefined`. Translation reads some forty keywords in loops with a variable
- * key, a slow lookup on objects of every shape; a schema has a handful of keys, so those loops
- * first check that the schema has the keyword at all. No keyword read in those loops is a member
- * of `Object.prototype`, so for such objects a missing own name reads as `undefined` either way.
+ * Groups of the keywords {@link SchemaConverter} reads, one bit each. Translating a schema checks
+ * first which groups it has (see {@link keywordGroups}), and skips the rest: start-up converts
+ * thousands of schemas with code V8 has not optimized yet, where reading forty keywords in loops
+ * for a schema that has four was most of the cost.
  */
-function ownNames(schema: Readonly<Record<string, unknown>>): ReadonlySet<string> | undefined {
-  const prototype: unknown = Object.getPrototypeOf(schema);
-  return prototype === Object.prototype || prototype === null ? new Set(Object.getOwnPropertyNames(schema)) : undefined;
-}
+const GROUP = {
+  type: 1 << 0,
+  nullable: 1 << 1,
+  description: 1 << 2,
+  strings: 1 << 3,
+  booleans: 1 << 4,
+  counts: 1 << 5,
+  multipleOf: 1 << 6,
+  format: 1 << 7,
+  pattern: 1 << 8,
+  lowerBound: 1 << 9,
+  upperBound: 1 << 10,
+  enum: 1 << 11,
+  const: 1 << 12,
+  default: 1 << 13,
+  examples: 1 << 14,
+  items: 1 << 15,
+  subschemas: 1 << 16,
+  subschemaLists: 1 << 17,
+  subschemaMaps: 1 << 18,
+  additionalProperties: 1 << 19,
+  required: 1 << 20,
+  dependentRequired: 1 << 21,
+} as const;
 
-/** `schema[keyword]`, skipped when {@link ownNames} says the schema has no such property. */
-function probe(schema: Readonly<Record<string, unknown>>, own: ReadonlySet<string> | undefined, keyword: string): unknown {
-  return own === undefined || own.has(keyword) ? schema[keyword] : undefined;
+/** Every group: what a schema whose keywords cannot be listed up front may have. */
+const ALL_GROUPS = -1;
+
+/** The group of each keyword translation reads. */
+const KEYWORD_GROUPS: ReadonlyMap<string, number> = new Map<string, number>([
+  ['type', GROUP.type],
+  ['nullable', GROUP.nullable],
+  ['x-nullable', GROUP.nullable],
+  ['description', GROUP.description],
+  ...COPIED_STRINGS.map((keyword): [string, number] => [keyword, GROUP.strings]),
+  ...COPIED_BOOLEANS.map((keyword): [string, number] => [keyword, GROUP.booleans]),
+  ...COPIED_COUNTS.map((keyword): [string, number] => [keyword, GROUP.counts]),
+  ['multipleOf', GROUP.multipleOf],
+  ['format', GROUP.format],
+  ['pattern', GROUP.pattern],
+  ['minimum', GROUP.lowerBound],
+  ['exclusiveMinimum', GROUP.lowerBound],
+  ['maximum', GROUP.upperBound],
+  ['exclusiveMaximum', GROUP.upperBound],
+  ['enum', GROUP.enum],
+  ['const', GROUP.const],
+  ['default', GROUP.default],
+  ['examples', GROUP.examples],
+  ['example', GROUP.examples],
+  // `minItems`/`maxItems` only matter to tuples, which need `items` or `prefixItems`
+  ['items', GROUP.items],
+  ['prefixItems', GROUP.items],
+  ...SUBSCHEMA_KEYWORDS.map((keyword): [string, number] => [keyword, GROUP.subschemas]),
+  ...SUBSCHEMA_LIST_KEYWORDS.map((keyword): [string, number] => [keyword, GROUP.subschemaLists]),
+  ...SUBSCHEMA_MAP_KEYWORDS.map((keyword): [string, number] => [keyword, GROUP.subschemaMaps]),
+  ['additionalProperties', GROUP.additionalProperties],
+  ['required', GROUP.required],
+  ['dependentRequired', GROUP.dependentRequired],
+]);
+
+/**
+ * The {@link GROUP}s a schema object has among its own property names, when its prototype is
+ * `Object.prototype` or `null` (parsed JSON): no keyword read here is a member of
+ * `Object.prototype`, so a keyword that is not an own name reads as `undefined` and its group
+ * can be skipped. Any other object may inherit keywords: {@link ALL_GROUPS}.
+ */
+function keywordGroups(schema: Readonly<Record<string, unknown>>): number {
+  const prototype: unknown = Object.getPrototypeOf(schema);
+  if (prototype !== Object.prototype && prototype !== null) return ALL_GROUPS;
+  let groups = 0;
+  for (const name of Object.getOwnPropertyNames(schema)) groups |= KEYWORD_GROUPS.get(name) ?? 0;
+  return groups;
 }
 
 /** Whitespace `capText` changes: any but a plain space, a space before more whitespace, a space at either end. */
@@ -523,10 +598,13 @@ export class SchemaConverter {
 
   private translate(schema: Readonly<Record<string, unknown>>): JsonSchema {
     const result: Record<string, unknown> = {};
-    const nullable = schema['nullable'] === true || schema['x-nullable'] === true;
+    // each group is read only when the schema has it (reading an absent own name gives undefined)
+    const groups = keywordGroups(schema);
+    const has = (group: number): boolean => (groups & group) !== 0;
+    const nullable = has(GROUP.nullable) && (schema['nullable'] === true || schema['x-nullable'] === true);
 
     // type (Swagger 2.0 `file` is a binary string)
-    let type: unknown = schema['type'];
+    let type: unknown = has(GROUP.type) ? schema['type'] : undefined;
     if (type === 'file') {
       type = 'string';
       result['format'] = 'binary';
@@ -539,33 +617,44 @@ export class SchemaConverter {
       if (types.length > 0) result['type'] = types;
     }
 
-    const description = this.description(schema['description']);
-    if (description !== undefined) result['description'] = description;
-    const own = ownNames(schema);
-    for (const keyword of COPIED_STRINGS) {
-      const value = probe(schema, own, keyword);
-      if (typeof value === 'string') result[keyword] = value;
+    if (has(GROUP.description)) {
+      const description = this.description(schema['description']);
+      if (description !== undefined) result['description'] = description;
     }
-    for (const keyword of COPIED_BOOLEANS) {
-      const value = probe(schema, own, keyword);
-      if (typeof value === 'boolean') result[keyword] = value;
+    if (has(GROUP.strings)) {
+      for (const keyword of COPIED_STRINGS) {
+        const value = schema[keyword];
+        if (typeof value === 'string') result[keyword] = value;
+      }
     }
-    for (const keyword of COPIED_COUNTS) {
-      const count = probe(schema, own, keyword);
-      if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) result[keyword] = count;
+    if (has(GROUP.booleans)) {
+      for (const keyword of COPIED_BOOLEANS) {
+        const value = schema[keyword];
+        if (typeof value === 'boolean') result[keyword] = value;
+      }
     }
-    if (isFiniteNumber(schema['multipleOf']) && schema['multipleOf'] > 0) result['multipleOf'] = schema['multipleOf'];
+    if (has(GROUP.counts)) {
+      for (const keyword of COPIED_COUNTS) {
+        const count = schema[keyword];
+        if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) result[keyword] = count;
+      }
+    }
+    if (has(GROUP.multipleOf) && isFiniteNumber(schema['multipleOf']) && schema['multipleOf'] > 0) result['multipleOf'] = schema['multipleOf'];
 
-    const format = schema['format'];
-    if (typeof format === 'string' && KNOWN_FORMATS.has(format) && result['format'] === undefined) result['format'] = format;
-    const pattern = schema['pattern'];
-    if (typeof pattern === 'string' && isValidPattern(pattern)) result['pattern'] = pattern;
+    if (has(GROUP.format)) {
+      const format = schema['format'];
+      if (typeof format === 'string' && KNOWN_FORMATS.has(format) && result['format'] === undefined) result['format'] = format;
+    }
+    if (has(GROUP.pattern)) {
+      const pattern = schema['pattern'];
+      if (typeof pattern === 'string' && isValidPattern(pattern)) result['pattern'] = pattern;
+    }
 
     // ranges: OpenAPI 3.0 / Swagger booleans become the 2020-12 numeric form
-    this.translateBound(schema, result, 'minimum', 'exclusiveMinimum');
-    this.translateBound(schema, result, 'maximum', 'exclusiveMaximum');
+    if (has(GROUP.lowerBound)) this.translateBound(schema, result, 'minimum', 'exclusiveMinimum');
+    if (has(GROUP.upperBound)) this.translateBound(schema, result, 'maximum', 'exclusiveMaximum');
 
-    if (Array.isArray(schema['enum']) && schema['enum'].length > 0) {
+    if (has(GROUP.enum) && Array.isArray(schema['enum']) && schema['enum'].length > 0) {
       const seen = new Set<string>();
       const values = (schema['enum'] as readonly unknown[]).filter((value) => {
         const key = JSON.stringify(value) ?? 'undefined';
@@ -576,36 +665,46 @@ export class SchemaConverter {
       if (nullable && !values.includes(null)) values.push(null);
       result['enum'] = values;
     }
-    if (Object.hasOwn(schema, 'const')) result['const'] = schema['const'];
-    if (Object.hasOwn(schema, 'default')) result['default'] = schema['default'];
-    if (Array.isArray(schema['examples'])) result['examples'] = schema['examples'];
-    else if (Object.hasOwn(schema, 'example')) result['examples'] = [schema['example']];
-
-    this.translateItems(schema, result);
-
-    for (const keyword of SUBSCHEMA_KEYWORDS) {
-      const value = probe(schema, own, keyword);
-      if (value !== undefined) result[keyword] = this.convert(value);
+    if (has(GROUP.const) && Object.hasOwn(schema, 'const')) result['const'] = schema['const'];
+    if (has(GROUP.default) && Object.hasOwn(schema, 'default')) result['default'] = schema['default'];
+    if (has(GROUP.examples)) {
+      if (Array.isArray(schema['examples'])) result['examples'] = schema['examples'];
+      else if (Object.hasOwn(schema, 'example')) result['examples'] = [schema['example']];
     }
-    for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
-      const list = probe(schema, own, keyword);
-      if (Array.isArray(list) && list.length > 0) result[keyword] = list.map((item) => this.convert(item));
-    }
-    for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
-      const map = probe(schema, own, keyword);
-      if (!isRecord(map)) continue;
-      const converted: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(map)) {
-        if (keyword === 'patternProperties' && !isValidPattern(name)) continue;
-        setOwnProperty(converted, name, this.convert(value));
+
+    if (has(GROUP.items)) this.translateItems(schema, result);
+
+    if (has(GROUP.subschemas)) {
+      for (const keyword of SUBSCHEMA_KEYWORDS) {
+        const value = schema[keyword];
+        if (value !== undefined) result[keyword] = this.convert(value);
       }
-      result[keyword] = converted;
     }
-    const additional = schema['additionalProperties'];
-    if (typeof additional === 'boolean') result['additionalProperties'] = additional;
-    else if (isRecord(additional)) result['additionalProperties'] = this.convert(additional);
+    if (has(GROUP.subschemaLists)) {
+      for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
+        const list = schema[keyword];
+        if (Array.isArray(list) && list.length > 0) result[keyword] = list.map((item) => this.convert(item));
+      }
+    }
+    if (has(GROUP.subschemaMaps)) {
+      for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
+        const map = schema[keyword];
+        if (!isRecord(map)) continue;
+        const converted: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(map)) {
+          if (keyword === 'patternProperties' && !isValidPattern(name)) continue;
+          setOwnProperty(converted, name, this.convert(value));
+        }
+        result[keyword] = converted;
+      }
+    }
+    if (has(GROUP.additionalProperties)) {
+      const additional = schema['additionalProperties'];
+      if (typeof additional === 'boolean') result['additionalProperties'] = additional;
+      else if (isRecord(additional)) result['additionalProperties'] = this.convert(additional);
+    }
 
-    if (Array.isArray(schema['required'])) {
+    if (has(GROUP.required) && Array.isArray(schema['required'])) {
       const required = (schema['required'] as readonly unknown[]).filter((name): name is string => typeof name === 'string');
       const properties = isRecord(schema['properties']) ? schema['properties'] : {};
       // a read-only property is never sent in a request, so it cannot be required of the caller
@@ -626,8 +725,10 @@ export class SchemaConverter {
         }
       }
     }
-    const dependentRequired = schema['dependentRequired'];
-    if (isRecord(dependentRequired)) result['dependentRequired'] = translateDependentRequired(dependentRequired);
+    if (has(GROUP.dependentRequired)) {
+      const dependentRequired = schema['dependentRequired'];
+      if (isRecord(dependentRequired)) result['dependentRequired'] = translateDependentRequired(dependentRequired);
+    }
 
     fitKeywordsToType(result);
     return result;
