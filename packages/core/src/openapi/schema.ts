@@ -301,21 +301,8 @@ const COLLAPSIBLE_WHITESPACE = /[^\S ]| \s|^ | $/;
  * single-spaced sentence that `capText` returns unchanged.
  */
 function capSchemaText(text: string, limit: number): string {
-  if (text.length <= limit) return COLLAPSIBLE_WHITESPACE.test(text) ? capText(text, limit) : text;
-  // A long text is cut: only the first `limit - 1` characters of its collapsed form are kept,
-  // and a prefix's collapsed form is a prefix of the whole text's (a whitespace run cut short
-  // still collapses to one space, and only the prefix's own ends are trimmed). So when a prefix
-  // collapses to more than `limit` characters, it gives the same result without collapsing the
-  // rest (model descriptions run to thousands of characters).
-  if (limit >= 1 && text.length > SCHEMA_TEXT_PREFIX_FACTOR * limit) {
-    const prefix = text.slice(0, SCHEMA_TEXT_PREFIX_FACTOR * limit).replace(/\s+/g, ' ').trim();
-    if (prefix.length > limit) return `${prefix.slice(0, limit - 1)}…`;
-  }
-  return capText(text, limit);
+  return text.length <= limit && !COLLAPSIBLE_WHITESPACE.test(text) ? text : capText(text, limit);
 }
-
-/** How many times the cap {@link capSchemaText} looks at first of a long text (whitespace shrinks it). */
-const SCHEMA_TEXT_PREFIX_FACTOR = 2;
 
 /** Where `defs` mode puts definitions inside a tool schema. */
 const DEFS_PREFIX = '#/$defs/';
@@ -549,7 +536,9 @@ export class SchemaConverter {
       }
     }
     const siblingDescription = this.description(node['description']);
-    return { $ref: `${DEFS_PREFIX}${key}`, ...(siblingDescription === undefined ? {} : { description: siblingDescription }) };
+    const pointer: Record<string, unknown> = { $ref: `${DEFS_PREFIX}${key}` };
+    if (siblingDescription !== undefined) pointer['description'] = siblingDescription;
+    return pointer;
   }
 
   private convertReference(reference: string, node: Readonly<Record<string, unknown>>): JsonSchema | boolean {

@@ -88,13 +88,15 @@ export function uniqueOperationToolNames(
   operations: readonly { readonly operationId: string; readonly method: string }[],
   taken: ReadonlySet<string> = new Set(),
 ): string[] {
-  const used = new Set(taken);
+  // the names given here; `taken` itself is only read (it grows to every tool of a server)
+  const given = new Set<string>();
+  const used = (name: string): boolean => given.has(name) || taken.has(name);
   return operations.map((operation) => {
     const base = operationToolName(model, operation.operationId);
     let name = base;
-    if (used.has(name)) name = `${base}_${operation.method.toLowerCase()}`.slice(0, TOOL_NAME_LIMIT);
-    for (let index = 2; used.has(name); index += 1) name = `${base}_${index}`.slice(0, TOOL_NAME_LIMIT);
-    used.add(name);
+    if (used(name)) name = `${base}_${operation.method.toLowerCase()}`.slice(0, TOOL_NAME_LIMIT);
+    for (let index = 2; used(name); index += 1) name = `${base}_${index}`.slice(0, TOOL_NAME_LIMIT);
+    given.add(name);
     return name;
   });
 }

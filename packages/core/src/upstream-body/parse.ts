@@ -26,9 +26,21 @@ export const UPSTREAM_TEXT_LIMIT = 500;
  * @returns the capped string.
  */
 export function capText(text: string, limit: number = UPSTREAM_TEXT_LIMIT): string {
+  // A long text is cut: only the first `limit - 1` characters of its collapsed form are kept,
+  // and a prefix's collapsed form is a prefix of the whole text's (a whitespace run cut short
+  // still collapses to one space, and only the prefix's own ends are trimmed). So when a prefix
+  // collapses to more than `limit` characters, it gives the same result without collapsing the
+  // rest (API descriptions run to thousands of characters).
+  if (limit >= 1 && text.length > CAP_PREFIX_FACTOR * limit) {
+    const prefix = text.slice(0, CAP_PREFIX_FACTOR * limit).replace(/\s+/g, ' ').trim();
+    if (prefix.length > limit) return `${prefix.slice(0, limit - 1)}…`;
+  }
   const collapsed = text.replace(/\s+/g, ' ').trim();
   return collapsed.length <= limit ? collapsed : `${collapsed.slice(0, Math.max(0, limit - 1))}…`;
 }
+
+/** How many times the limit {@link capText} collapses first of a long text (whitespace shrinks it). */
+const CAP_PREFIX_FACTOR = 2;
 
 const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { capText, classifyUpstreamStatus, htmlSummary, isRetryableStatus, parseUpstreamBody } from '../../src/upstream-body/index.js';
@@ -39,6 +40,25 @@ describe('capText', () => {
   it('collapses whitespace and cuts with an ellipsis', () => {
     expect(capText('a \n  b')).toBe('a b');
     expect(capText('abcdef', 4)).toBe('abc…');
+  });
+
+  it('gives what collapsing the whole text gives when it collapses only a long text\'s prefix', () => {
+    // the definition: collapse everything, then cut
+    const reference = (text: string, limit: number): string => {
+      const collapsed = text.replace(/\s+/g, ' ').trim();
+      return collapsed.length <= limit ? collapsed : `${collapsed.slice(0, Math.max(0, limit - 1))}…`;
+    };
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '  ', '\n\t ', '\u00a0', '\u2028', '\u3000', '\ufeff', '\ud83d\ude00', '.'), maxLength: 400 });
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 80 }), (input, limit) => {
+        expect(capText(input, limit)).toBe(reference(input, limit));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(capText(`ab${' '.repeat(30)}cd efgh`, 5)).toBe('ab c…');
+    expect(capText(`${' '.repeat(40)}x`, 5)).toBe('x');
+    expect(capText('abcdefghijklmnop', 5)).toBe('abcd…');
+    expect(capText('abcdefghijklmnop', 0)).toBe('…');
   });
 });
 
