@@ -39,5 +39,14 @@ describe('tool names', () => {
       ]),
     ).toEqual(['shippingV2_linkCarrierAccount', 'shippingV2_linkCarrierAccount_post', 'shippingV2_linkCarrierAccount_2', 'shippingV2_getRates']);
     expect(uniqueOperationToolNames('sellers', [{ operationId: 'getAccount', method: 'GET' }], new Set(['sellers_getAccount']))).toEqual(['sellers_getAccount_get']);
+    // names taken elsewhere and names given here both count; `taken` is left as it was
+    const taken = new Set(['feeds_getFeed_get', 'feeds_getFeed_3']);
+    const operations = [
+      { operationId: 'getFeed', method: 'GET' },
+      { operationId: 'getFeed', method: 'GET' },
+      { operationId: 'getFeed', method: 'GET' },
+    ];
+    expect(uniqueOperationToolNames('feeds', operations, taken)).toEqual(['feeds_getFeed', 'feeds_getFeed_2', 'feeds_getFeed_4']);
+    expect([...taken]).toEqual(['feeds_getFeed_get', 'feeds_getFeed_3']);
   });
 });
