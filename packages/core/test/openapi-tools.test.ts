@@ -70,7 +70,13 @@ describe('tools generated from an API description', () => {
   });
 
   it('still refuses what structuredClone refuses', () => {
-    for (const bad of [{ type: 'object', properties: { a: { default: () => 1 } } }, { type: 'object', properties: { a: { default: Symbol('s') } } }, { type: 'object', properties: new Proxy({}, {}) }]) {
+    for (const bad of [
+      { type: 'object', properties: { a: { default: () => 1 } } },
+      { type: 'object', properties: { a: { default: Symbol('s') } } },
+      { type: 'object', properties: { a: { examples: ['x', () => 1] } } },
+      { type: 'object', properties: { a: { enum: ['x', Symbol('s')] } } },
+      { type: 'object', properties: new Proxy({}, {}) },
+    ]) {
       expect(() => compileTool('unclonable', bad, OPTIONS)).toThrow(new TypeError('inputSchema of tool "unclonable" must be plain JSON'));
     }
   });

@@ -261,7 +261,11 @@ function plainCopy(value: unknown, copies: Map<object, unknown>): unknown {
     const length = value.length;
     for (let index = 0; index < length; index += 1) {
       if (!(index in value)) throw new NotPlainData();
-      copy.push(plainCopy(value[index], copies));
+      // primitives inline: schemas hold long enum lists, and start-up runs this unoptimized
+      const item: unknown = value[index];
+      if (typeof item === 'object' && item !== null) copy.push(plainCopy(item, copies));
+      else if (typeof item === 'function' || typeof item === 'symbol') throw new NotPlainData();
+      else copy.push(item);
     }
     if (Object.keys(value).length !== length) throw new NotPlainData();
     return copy;
@@ -269,7 +273,14 @@ function plainCopy(value: unknown, copies: Map<object, unknown>): unknown {
   if (prototype !== Object.prototype && prototype !== null) throw new NotPlainData();
   const copy: Record<string, unknown> = {};
   copies.set(value, copy);
-  for (const key of Object.keys(value)) setOwn(copy, key, plainCopy((value as Record<string, unknown>)[key], copies));
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'function' || typeof item === 'symbol') throw new NotPlainData();
+    const next = typeof item === 'object' && item !== null ? plainCopy(item, copies) : item;
+    // plain assignment but for `__proto__`, which would set the prototype (see setOwn)
+    if (key === '__proto__') setOwn(copy, key, next);
+    else copy[key] = next;
+  }
   return copy;
 }
 
