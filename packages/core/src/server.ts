@@ -479,8 +479,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     try {
       check = entry.compiled.check(request.params.arguments ?? {});
     } catch (error) {
-      // Only a schema that passed the meta-schema check yet cannot be compiled gets here: the
-      // server's fault, reported as an internal error with the reason in the log.
+      // Only a schema that cannot be compiled gets here (one that passed the registration checks,
+      // or one whose tool deferred them with inputSchemaCheck: 'first-call'): the server's
+      // fault, reported as an internal error with the reason in the log.
       const failed: CallContext = { tool: name, adapter, normalized: [], signal: extra.signal, rateLimit: undefined, retryAfterSeconds: undefined, warnings: undefined };
       return errorResult(internalError(error, 'input_schema', classifyEnvironment(failed)));
     }
