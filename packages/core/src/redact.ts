@@ -27,14 +27,18 @@ const whole = (): string => REDACTED;
  *   `X-Amz-Security-Token=`, `Signature=`, `Credential=`);
  * - credential fields `access_token`, `refresh_token`, `client_secret`, `password` (JSON, form
  *   encoded or `name=value` in prose).
+ * Each also when URL-encoded, as upstreams echo request URLs: `Bearer%20...`, `Bearer+...`,
+ * `Atza%7C...`, `Authorization%3A%20...`, with `%XX` escapes inside the secret.
  */
 const DEFAULT_RULES: readonly Rule[] = [
   // Quoted (JSON) header values: the whole string value.
   { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(["']\s*:\s*["'])[^"'\r\n]*/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
   // `name: value` / `name=value` in prose or raw headers: up to the end of the value.
   { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(\s*[:=]\s*)[^"'\r\n,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
-  { pattern: /\b(Bearer\s+)[A-Za-z0-9\-._~+/|]+=*/gi, replace: keepPrefix },
-  { pattern: /\bAtz[ar]\|[^\s"'&,;<>}\]]+/g, replace: whole },
+  // The same, URL-encoded (`Authorization%3A%20<value>`): up to the next parameter.
+  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(%3A(?:%20|\+)*)[^\s"'&#,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: /\b(Bearer(?:\s|%20|\+)+)(?:[A-Za-z0-9\-._~+/|]|%[0-9A-Fa-f]{2})+=*/gi, replace: keepPrefix },
+  { pattern: /\bAtz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
   { pattern: /\b((?:X-Amz-)?(?:Signature|Credential|Security-Token)=)[^&\s"',;]+/gi, replace: keepPrefix },
   { pattern: /\b((?:access_token|refresh_token|client_secret|password)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
   // The camelCase spellings SDK and client configs use for the same credentials.
@@ -90,7 +94,7 @@ export interface Redactor {
  * One cheap pass that every default rule needs to match: when a string has none of these words,
  * no default rule can apply and the string is returned as is.
  */
-const DEFAULT_TRIGGER = /bearer|atz[ar]\||authorization|x-amz-|signature=|credential=|security-token=|access_?token|refresh_?token|client_?secret|password|oa2-cs/i;
+const DEFAULT_TRIGGER = /bearer|atz[ar](?:\||%7c)|authorization|x-amz-|signature=|credential=|security-token=|access_?token|refresh_?token|client_?secret|password|oa2-cs/i;
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);

@@ -42,6 +42,14 @@ describe('redaction', () => {
     expect(redactor.string('nothing secret here: 429 Too Many Requests')).toBe('nothing secret here: 429 Too Many Requests');
   });
 
+  it('redacts the same secrets when an upstream echoes them URL-encoded', () => {
+    expect(redactor.string('GET /orders?NextToken=Bearer%20eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.sig123&MaxResults=5')).toBe('GET /orders?NextToken=Bearer%20[REDACTED]&MaxResults=5');
+    expect(redactor.string('q=Bearer+abc%2Bdef%3D%3D&x=1')).toBe('q=Bearer+[REDACTED]&x=1');
+    expect(redactor.string('h=Authorization%3A%20Bearer%20abc.def&next=2')).toBe('h=Authorization%3A%20[REDACTED]&next=2');
+    expect(redactor.string('token=Atza%7CIwEBIAbc-_.x9&other=Atzr%7cIwEBIRefresh')).toBe('token=[REDACTED]&other=[REDACTED]');
+    expect(redactor.string('100%20percent of orders')).toBe('100%20percent of orders');
+  });
+
   it('redacts strings anywhere inside a value without touching keys or other types', () => {
     const input = { 'Bearer x': ['Bearer abc', 3, null, { note: 'acct-654321' }], flag: true };
     expect(redactor.value(input)).toEqual({ 'Bearer x': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });
