@@ -70,7 +70,9 @@ export interface Violation {
   readonly foldedRequired: readonly Violation[];
 }
 
-const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
+// ownProperties: a property named like an Object.prototype member (toString, constructor) is
+// present only when the arguments have it as an own key.
+const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false, ownProperties: true } as const;
 
 function newAjv(unicodeRegExp: boolean): Ajv2020 {
   const ajv = new Ajv2020({ ...AJV_OPTIONS, unicodeRegExp });

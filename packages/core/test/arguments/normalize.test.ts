@@ -301,3 +301,23 @@ describe('prototype-pollution keys stay plain data', () => {
     expect(Object.getPrototypeOf(lenient.args)).toBe(Object.prototype);
   });
 });
+
+describe('properties named like Object.prototype members', () => {
+  const schema = {
+    type: 'object',
+    properties: { name: { type: 'string' }, toString: { type: 'string' }, constructor: { type: 'string' }, valueOf: { type: 'integer' } },
+    required: ['name', 'valueOf'],
+  };
+
+  it('are absent unless the arguments have them as own keys', () => {
+    const result = failed(tool(schema).check({ name: 'x' }));
+    expect(result.error_code).toBe('SCHEMA_REQUIRED');
+    expect(result.details).toEqual([{ path: 'valueOf', issue: 'valueOf is required and was not sent.', received_type: 'undefined', field: 'valueOf' }]);
+  });
+
+  it('are validated as the values sent when present', () => {
+    expect(passed(tool(schema).check({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' })).args).toEqual({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' });
+    const wrong = failed(tool(schema).check({ name: 'x', valueOf: 3, constructor: 5 }));
+    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string but a integer arrived.', received_type: 'integer', expected_type: 'string' }]);
+  });
+});
