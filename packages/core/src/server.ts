@@ -241,6 +241,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether `value` is an object of another class than `Object` (a `Date`, a `Map`, a class instance). */
+function isClassInstance(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype !== Object.prototype && prototype !== null;
+}
+
+function className(value: object): string {
+  const name: unknown = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof name === 'string' && name !== '' ? name : 'non-plain';
+}
+
 function isCallToolResultShape(value: Record<string, unknown>): boolean {
   const content = value['content'];
   if (!Array.isArray(content)) return false;
@@ -430,6 +442,11 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   }
 
   function successResult(value: unknown, entry: ToolEntry, call: CallContext): CallToolResult {
+    // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
+    // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
+    if (isClassInstance(value)) {
+      return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`), 'result', classifyEnvironment(call)));
+    }
     if (isPlainObject(value)) {
       if (isCallToolResultShape(value)) return rawResult(value, call);
       const meta = successMeta(call);

@@ -382,3 +382,41 @@ describe('outputSchema widening with the SDK v1 client', () => {
     expect(structured(result)['error_code']).toBe('INTERNAL_ERROR');
   });
 });
+
+describe('results that are objects of another class', () => {
+  class Report {
+    constructor(readonly id: string) {}
+  }
+  it.each([
+    ['a Date', () => new Date('2026-03-02T10:00:00Z'), 'Date'],
+    ['a Map', () => new Map([['a', 1]]), 'Map'],
+    ['a class instance', () => new Report('r-1'), 'Report'],
+  ])('answer internal_error for %s, logged with the class name, instead of a JSON-RPC error', async (_label, make, name) => {
+    const log = captureLog();
+    const connection = await connectInMemory(createTestServer({ logger: log.logger }, [{ name: 'odd_result', inputSchema: { type: 'object' }, handler: make }]));
+    const result = await connection.client.callTool({ name: 'odd_result', arguments: {} });
+    expect(result.isError).toBe(true);
+    const envelope = structured(result);
+    expect(envelope['error_kind']).toBe('internal_error');
+    expect(envelope['error_code']).toBe('INTERNAL_ERROR');
+    expect(validateEnvelope(envelope).valid).toBe(true);
+    expect(log.lines).toHaveLength(1);
+    expect(log.lines[0]!['correlation_id']).toBe((envelope['_meta'] as { correlation_id: string }).correlation_id);
+    expect((log.lines[0]!['error'] as { message: string }).message).toBe(`tool "odd_result" returned a ${name} object; return plain JSON data (an object literal, array, string, number, boolean or null)`);
+    await connection.close();
+  });
+
+  it('still accepts plain objects, prototype-less objects and dates nested inside plain objects', async () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { n: 1 });
+    const connection = await connectInMemory(
+      createTestServer({}, [
+        { name: 'bare_object', inputSchema: { type: 'object' }, handler: () => bare },
+        { name: 'nested_date', inputSchema: { type: 'object' }, handler: () => ({ at: new Date('2026-03-02T10:00:00Z') }) },
+      ]),
+    );
+    expect((await connection.client.callTool({ name: 'bare_object', arguments: {} })).structuredContent).toEqual({ n: 1 });
+    // The in-memory transport hands objects over as they are; the text mirror is the wire form.
+    expect(JSON.parse(firstText(await connection.client.callTool({ name: 'nested_date', arguments: {} })))).toEqual({ at: '2026-03-02T10:00:00.000Z' });
+    await connection.close();
+  });
+});
