@@ -189,7 +189,13 @@ export interface StreamableHttpOptions {
    * loopback address (DNS-rebinding protection on); otherwise no Host check unless given.
    */
   readonly allowedHosts?: readonly string[];
-  /** Allowed `Origin` header values (checked only when a request sends one). */
+  /**
+   * Allowed `Origin` header values, checked when a request sends one (browsers do; other clients
+   * usually do not). Defaults to the loopback origins with the port (`http://127.0.0.1:<port>`,
+   * `http://localhost:<port>`, `http://[::1]:<port>`) when `host` is a loopback address, as the MCP
+   * Streamable HTTP transport requires servers to validate `Origin`; otherwise no Origin check
+   * unless given.
+   */
   readonly allowedOrigins?: readonly string[];
 }
 
@@ -607,6 +613,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         return;
       }
       const allowedHosts = httpOptions.allowedHosts ?? (loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : undefined);
+      const allowedOrigins = httpOptions.allowedOrigins ?? (loopback ? [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`] : undefined);
       const session = {
         transport: new StreamableHTTPServerTransport({
           sessionIdGenerator: randomUUID,
@@ -614,9 +621,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
             sessions.set(id, session);
             pending.delete(session);
           },
-          enableDnsRebindingProtection: allowedHosts !== undefined || httpOptions.allowedOrigins !== undefined,
+          enableDnsRebindingProtection: allowedHosts !== undefined || allowedOrigins !== undefined,
           ...(allowedHosts === undefined ? {} : { allowedHosts: [...allowedHosts] }),
-          ...(httpOptions.allowedOrigins === undefined ? {} : { allowedOrigins: [...httpOptions.allowedOrigins] }),
+          ...(allowedOrigins === undefined ? {} : { allowedOrigins: [...allowedOrigins] }),
         }),
         server: createSdkServer(),
       };

@@ -113,6 +113,18 @@ describe('Streamable HTTP on 127.0.0.1', () => {
     expect(status).toBe(403);
   });
 
+  it('refuses a request from a foreign Origin and accepts the loopback origin (MCP Origin validation)', async () => {
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const post = (origin: string): Promise<Response> =>
+      fetch(handle.url, { method: 'POST', headers: { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });
+    const foreign = await post('http://evil.example');
+    expect(foreign.status).toBe(403);
+    await foreign.body?.cancel();
+    const own = await post(`http://127.0.0.1:${handle.port}`);
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
+  });
+
   it('answers 404 for an unknown session and for another path', async () => {
     const unknownSession = await fetch(handle.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' }, body: '{}' });
     expect(unknownSession.status).toBe(404);
