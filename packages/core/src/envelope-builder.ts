@@ -102,15 +102,18 @@ function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
  * read buffer.
  *
  * @param envelope - any envelope.
+ * @param omittedDetails - details left out before the envelope was built (a failed argument
+ *   check builds at most 200); added to the count in the closing hint. Default 0.
  * @returns the same object when already within bounds, else a bounded copy.
  */
-export function boundEnvelope(envelope: ErrorEnvelope): ErrorEnvelope {
+export function boundEnvelope(envelope: ErrorEnvelope, omittedDetails = 0): ErrorEnvelope {
   const details = envelope.details;
   const hints = envelope.hints;
   const summary = capString(envelope.summary, MAX_SUMMARY_LENGTH);
   const tool = capString(envelope.tool, MAX_TOOL_LENGTH);
   const cappedDetails = details.some((detail) => hasLongString(detail, 0)) ? details.map(capDetail) : details;
-  const needsCut = details.length > MAX_DETAILS || hints.length > MAX_HINTS || hints.some((hint) => hint.length > MAX_HINT_LENGTH);
+  const omitted = Math.max(0, details.length - MAX_DETAILS) + omittedDetails;
+  const needsCut = omitted > 0 || hints.length > MAX_HINTS || hints.some((hint) => hint.length > MAX_HINT_LENGTH);
   if (!needsCut) {
     return summary === envelope.summary && tool === envelope.tool && cappedDetails === details ? envelope : { ...envelope, summary, tool, details: cappedDetails };
   }
@@ -118,9 +121,9 @@ export function boundEnvelope(envelope: ErrorEnvelope): ErrorEnvelope {
   const shortened = hints.map((hint) => (hint.length > MAX_HINT_LENGTH ? `${hint.slice(0, MAX_HINT_LENGTH - 1)}…` : hint));
   let boundedHints = shortened.slice(0, MAX_HINTS);
   let boundedDetails: readonly EnvelopeDetail[] = envelope.details;
-  if (details.length > MAX_DETAILS) {
+  if (omitted > 0) {
     boundedDetails = envelope.details.slice(0, MAX_DETAILS);
-    boundedHints = [...shortened.slice(0, MAX_HINTS - 1), `${details.length - MAX_DETAILS} more details omitted`];
+    boundedHints = [...shortened.slice(0, MAX_HINTS - 1), `${omitted} more details omitted`];
   }
   return { ...envelope, details: boundedDetails, hints: boundedHints };
 }
@@ -175,12 +178,13 @@ export interface FinalizeEnvironment {
  *
  * @param envelope - the envelope to send.
  * @param environment - see {@link FinalizeEnvironment}.
+ * @param omittedDetails - details left out before the envelope was built (see {@link boundEnvelope}).
  * @returns a schema-valid envelope.
  */
-export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvironment, omittedDetails = 0): ErrorEnvelope {
   let result: ErrorEnvelope;
   try {
-    result = boundEnvelope(redactEnvelope(envelope, environment.redactor));
+    result = boundEnvelope(redactEnvelope(envelope, environment.redactor), omittedDetails);
     if (result.legacy_error_kind === undefined && typeof result.error_code === 'string') {
       const legacy = cachedLegacyKind(result, environment);
       if (legacy !== undefined) result = { ...result, legacy_error_kind: legacy };

@@ -525,6 +525,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
             ...meta,
           },
           finalizeEnvironment,
+          check.omittedDetails,
         ),
       );
     }

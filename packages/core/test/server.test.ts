@@ -420,3 +420,35 @@ describe('results that are objects of another class', () => {
     await connection.close();
   });
 });
+
+describe('an argument with a huge number of violations', () => {
+  it('answers with bounded work: the first details in VIOLATION_ORDER, the true count in summary and note', async () => {
+    const connection = await connectInMemory(
+      createTestServer({}, [
+        {
+          name: 'bulk',
+          inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } }, marketplace: { type: 'string' } }, required: ['marketplace'] },
+          handler: () => ({ ok: true }),
+        },
+      ]),
+    );
+    const ids = Array.from({ length: 100_000 }, (_, index) => index);
+    const started = process.cpuUsage();
+    const result = await connection.client.callTool({ name: 'bulk', arguments: { ids } });
+    const envelope = structured(result);
+    // The missing field ranks first (required), though Ajv reports it after the 100,000 item errors.
+    expect(envelope['error_code']).toBe('SCHEMA_REQUIRED');
+    expect(envelope['summary']).toBe('marketplace is required and was not sent. (and 100000 more)');
+    const details = envelope['details'] as Record<string, unknown>[];
+    expect(details).toHaveLength(50);
+    expect(details[0]).toEqual({ path: 'marketplace', issue: 'marketplace is required and was not sent.', received_type: 'undefined', field: 'marketplace' });
+    expect(details[1]).toEqual({ path: 'ids/0', issue: 'ids/0 should be string but a integer arrived.', received_type: 'integer', expected_type: 'string' });
+    expect(details[49]?.['path']).toBe('ids/48');
+    expect((envelope['hints'] as string[]).at(-1)).toBe('99951 more details omitted');
+    expect(validateEnvelope(envelope).valid).toBe(true);
+    // Not a timing target (those live in pnpm bench): a guard against building 100,000 details again.
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(5000);
+    await connection.close();
+  });
+});

@@ -78,6 +78,9 @@ describe('bounds', () => {
     const bounded = boundEnvelope({ ...BASE, details, hints: ['only hint'] });
     expect(bounded.details).toHaveLength(50);
     expect(bounded.hints).toEqual(['only hint', '1 more details omitted']);
+    // Details a check left out before building the envelope count too, even with 50 or fewer listed.
+    expect(boundEnvelope({ ...BASE, details, hints: ['only hint'] }, 150).hints).toEqual(['only hint', '151 more details omitted']);
+    expect(boundEnvelope({ ...BASE, details: details.slice(0, 3), hints: [] }, 7)).toMatchObject({ details: details.slice(0, 3), hints: ['7 more details omitted'] });
   });
 });
 

@@ -395,17 +395,18 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   const builder = new ObjectBuilder();
   const tables = options.hints;
 
-  function failure(violations: readonly Violation[], events: readonly NormalizedEvent[], args: unknown): ArgumentCheck {
+  function failure(violations: readonly Violation[], events: readonly NormalizedEvent[], args: unknown, omitted = 0): ArgumentCheck {
     const first = violations[0] as Violation;
-    const others = violations.length - 1;
-    return {
-      ok: false,
+    const others = violations.length - 1 + omitted;
+    const result = {
+      ok: false as const,
       events,
       error_code: first.code,
       summary: others > 0 ? `${first.detail.issue} (and ${others} more)` : first.detail.issue,
       details: violations.map((violation) => violation.detail),
       hints: buildHints({ violations, args, shape, root: published, tables }),
     };
+    return omitted > 0 ? { ...result, omittedDetails: omitted } : result;
   }
 
   function check(args: unknown): ArgumentCheck {
@@ -424,8 +425,8 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
         }
       }
       if (validator(candidate)) return { ok: true, args: candidate as Record<string, unknown>, events };
-      const violations = collectViolations(validator.errors ?? [], context);
-      return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate);
+      const { violations, omitted } = collectViolations(validator.errors ?? [], context);
+      return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate, omitted);
     } catch {
       try {
         return failure([abortedViolation(candidate)], events, candidate);

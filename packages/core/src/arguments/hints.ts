@@ -87,6 +87,9 @@ function propertySchemaOf(violation: Violation, input: HintInput): unknown {
   return undefined;
 }
 
+/** At most this many unknown keys are matched against the properties for hints. */
+const UNKNOWN_KEY_HINT_LIMIT = 20;
+
 interface UnknownKey {
   readonly key: string;
   readonly candidates: readonly string[];
@@ -110,10 +113,12 @@ function unknownKeys(input: HintInput): UnknownKey[] {
   }
   if (isJsonObject(input.args)) {
     for (const key of Object.keys(input.args)) {
+      // Hints are cut to MAX_HINTS anyway: past that many, more keys only cost edit distances.
+      if (found.length >= UNKNOWN_KEY_HINT_LIMIT) break;
       if (!input.shape.properties.has(key) && !seen.has(key)) found.push({ key, candidates: input.shape.names, topLevel: true });
     }
   }
-  return found;
+  return found.length > UNKNOWN_KEY_HINT_LIMIT ? found.slice(0, UNKNOWN_KEY_HINT_LIMIT) : found;
 }
 
 /** Keywords whose violations always get a category hint, so their canonical hint is left out. */

@@ -284,14 +284,13 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
   templateValues['received_type'] = receivedType;
   const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType };
   for (const key in extras) detail[key] = extras[key];
-  const rankKeyword = draft.tableKeyword === 'additionalProperties' ? 'additionalProperties' : draft.keyword;
   return {
     keyword: draft.keyword,
     tableKeyword: draft.tableKeyword,
     code: entry.error_code,
     path,
     segments: draft.segments,
-    rank: RANK_BY_KEYWORD.get(rankKeyword) ?? OTHER_RANK,
+    rank: rankOf(draft),
     detail: detail as EnvelopeDetail,
     templateValues,
     value: draft.value,
@@ -364,9 +363,11 @@ export interface ViolationContext {
  *
  * @param errors - `validate.errors` after a failed validation (`allErrors: true`, `verbose: true`).
  * @param context - the collapsing table and the property order.
- * @returns the sorted violations (at least one when `errors` is not empty).
+ * @param limit - build at most this many violations, the first ones in {@link VIOLATION_ORDER}
+ *   (default {@link VIOLATION_LIMIT}); the rest are only counted.
+ * @returns the sorted violations (at least one when `errors` is not empty) and the count left out.
  */
-export function collectViolations(errors: readonly ErrorObject[], context: ViolationContext): Violation[] {
+export function collectViolations(errors: readonly ErrorObject[], context: ViolationContext, limit: number = VIOLATION_LIMIT): CollectedViolations {
   const consumedBy = new Array<number | undefined>(errors.length);
   const directErrors = new Map<ErrorObject, ErrorObject[]>();
   const violations: Violation[] = [];
@@ -392,16 +393,43 @@ export function collectViolations(errors: readonly ErrorObject[], context: Viola
     directErrors.set(error, direct);
   }
 
+  // Only the first `limit` standalone errors in VIOLATION_ORDER become violations: a huge argument
+  // (100,000 wrong items) would otherwise cost seconds of CPU for details that are cut to
+  // MAX_DETAILS anyway. Ranking by a draft is a fraction of the cost of a finished violation.
+  const standalone: { readonly index: number; readonly draft: Draft | undefined; readonly rank: number; readonly segments: readonly string[]; readonly keyword: string }[] = [];
   for (let index = 0; index < errors.length; index += 1) {
     if (consumedBy[index] !== undefined) continue;
     const error = errors[index] as ErrorObject;
-    if (!COLLAPSING_KEYWORDS.has(error.keyword)) {
-      violations.push(finish(draftFor(error), error.parentSchema));
-      continue;
+    if (COLLAPSING_KEYWORDS.has(error.keyword)) {
+      const kind = collapsingInfoOf(error, context)?.kind ?? error.keyword;
+      standalone.push({ index, draft: undefined, rank: RANK_BY_KEYWORD.get(kind) ?? OTHER_RANK, segments: pointerSegments(error.instancePath), keyword: kind });
+    } else {
+      const draft = draftFor(error);
+      standalone.push({ index, draft, rank: rankOf(draft), segments: draft.segments, keyword: draft.keyword });
     }
-    violations.push(collapsedViolation(error, context, directErrors));
   }
-  return sortViolations(dedupe(violations), context.propertyOrder);
+  const omitted = Math.max(0, standalone.length - limit);
+  const selected = omitted === 0 ? standalone : sortViolations(standalone, context.propertyOrder).slice(0, limit);
+  for (const entry of selected) {
+    const error = errors[entry.index] as ErrorObject;
+    violations.push(entry.draft === undefined ? collapsedViolation(error, context, directErrors) : finish(entry.draft, error.parentSchema));
+  }
+  return { violations: sortViolations(dedupe(violations), context.propertyOrder), omitted };
+}
+
+/** At most this many violations are built per failed check (see {@link collectViolations}). */
+export const VIOLATION_LIMIT = 200;
+
+/** What {@link collectViolations} found. */
+export interface CollectedViolations {
+  /** The violations, sorted by {@link VIOLATION_ORDER}; at most the `limit` first. */
+  readonly violations: Violation[];
+  /** How many more violations there were beyond `limit` (not built). */
+  readonly omitted: number;
+}
+
+function rankOf(draft: Draft): number {
+  return RANK_BY_KEYWORD.get(draft.tableKeyword === 'additionalProperties' ? 'additionalProperties' : draft.keyword) ?? OTHER_RANK;
 }
 
 function collapsingInfoOf(error: ErrorObject, context: ViolationContext): CollapsingInfo | undefined {
@@ -479,8 +507,8 @@ function compareSegment(left: string, right: string): number {
  * @param propertyOrder - top-level property name -> document position.
  * @returns a new, sorted array.
  */
-export function sortViolations(violations: readonly Violation[], propertyOrder: ReadonlyMap<string, number>): Violation[] {
-  const compare = (left: Violation, right: Violation): number => {
+export function sortViolations<Entry extends Pick<Violation, 'rank' | 'segments' | 'keyword'>>(violations: readonly Entry[], propertyOrder: ReadonlyMap<string, number>): Entry[] {
+  const compare = (left: Entry, right: Entry): number => {
     if (left.rank !== right.rank) return left.rank - right.rank;
     const leftSegments = left.segments;
     const rightSegments = right.segments;

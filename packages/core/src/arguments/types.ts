@@ -42,9 +42,11 @@ export type JsonSchemaObject = Readonly<Record<string, unknown>>;
  * The outcome of one {@link CompiledTool.check}:
  * - `ok: true` with the normalized arguments to hand to the tool and the normalization events;
  * - `ok: false` with the parts of a `mcp_input_validation` envelope: the `SCHEMA_*` code of the
- *   first violation in `VIOLATION_ORDER` (schema-validation.ts), a summary, every violation as a detail (sorted in
- *   that order, uncapped) and the hints (deduplicated, uncapped), plus the events that happened
- *   before validation failed.
+ *   first violation in `VIOLATION_ORDER` (schema-validation.ts), a summary (`(and N more)` counts
+ *   every other violation), the violations as details (sorted in that order; the first 200 at
+ *   most, `omittedDetails` counting the rest, so that a huge invalid argument costs bounded work)
+ *   and the hints (deduplicated, uncapped), plus the events that happened before validation
+ *   failed.
  */
 export type ArgumentCheck =
   | { readonly ok: true; readonly args: Record<string, unknown>; readonly events: readonly NormalizedEvent[] }
@@ -55,6 +57,8 @@ export type ArgumentCheck =
       readonly summary: string;
       readonly details: readonly EnvelopeDetail[];
       readonly hints: readonly string[];
+      /** Violations found beyond those in `details` (absent when none): add them to the envelope's omitted count. */
+      readonly omittedDetails?: number;
     };
 
 /** A tool whose input schema has been compiled once, ready to check calls. */
