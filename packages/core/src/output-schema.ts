@@ -13,6 +13,8 @@
  */
 import { ERROR_ENVELOPE_SCHEMA } from '@mcp-envelope/contract';
 
+import { compileValidator } from './arguments/schema-validation.js';
+
 /** A JSON Schema object. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -96,4 +98,37 @@ export function widenOutputSchema(authorSchema: JsonSchema): JsonSchema {
     type: 'object',
     anyOf: [author, embeddedEnvelopeSchema()],
   };
+}
+
+/** The outcome of checking a success result against a tool's published output schema. */
+export type OutputCheckResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/**
+ * A checker of success results against a tool's published (widened) output schema, compiled with
+ * Ajv on its first use. MCP requires structured results to conform to the tool's `outputSchema`,
+ * and the SDK v1 client throws on one that does not; checking on the server turns that into an
+ * `internal_error` envelope the caller can handle. A schema Ajv cannot compile (a `$schema` it
+ * does not know, say) is not checked: `check` then always passes, and `compileProblem` says why.
+ *
+ * @param published - the output schema as published in `tools/list`.
+ * @returns `check(structuredContent)` and the compile problem, if any (after the first check).
+ */
+export function createOutputChecker(published: JsonSchema): { readonly check: (structured: unknown) => OutputCheckResult; readonly compileProblem: () => string | undefined } {
+  let validate: ((value: unknown) => boolean) & { errors?: readonly { instancePath: string; message?: string }[] | null } | undefined;
+  let problem: string | undefined;
+  let compiled = false;
+  const check = (structured: unknown): OutputCheckResult => {
+    if (!compiled) {
+      compiled = true;
+      try {
+        validate = compileValidator(published);
+      } catch (error) {
+        problem = error instanceof Error ? error.message : String(error);
+      }
+    }
+    if (validate === undefined || validate(structured)) return { ok: true };
+    const first = validate.errors?.[0];
+    return { ok: false, reason: first === undefined ? 'does not match' : `${first.instancePath === '' ? '(root)' : first.instancePath} ${first.message ?? 'is invalid'}` };
+  };
+  return { check, compileProblem: () => problem };
 }

@@ -60,7 +60,7 @@ import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
 import { resolveSettings } from './options.js';
 import type { EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
-import { widenOutputSchema } from './output-schema.js';
+import { createOutputChecker, widenOutputSchema } from './output-schema.js';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
 import { createRedactor } from './redact.js';
 import { fetchInCallContext } from './upstream.js';
@@ -236,6 +236,8 @@ interface ToolEntry {
   readonly tool: EnvelopeTool;
   readonly compiled: CompiledTool;
   readonly hasOutputSchema: boolean;
+  /** Checks success results against the published output schema (tools with an `outputSchema`). */
+  readonly outputChecker: ReturnType<typeof createOutputChecker> | undefined;
   readonly listed: Tool;
   /** How the handler runs in the implicit context (see `runInCallContext`). */
   readonly contextState: ImplicitContextState;
@@ -379,7 +381,14 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       ...(outputSchema === undefined ? {} : { outputSchema }),
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
     };
-    entries.set(tool.name, { tool, compiled, hasOutputSchema: tool.outputSchema !== undefined, listed, contextState: implicitContextState(tool) });
+    entries.set(tool.name, {
+      tool,
+      compiled,
+      hasOutputSchema: tool.outputSchema !== undefined,
+      outputChecker: outputSchema === undefined ? undefined : createOutputChecker(outputSchema),
+      listed,
+      contextState: implicitContextState(tool),
+    });
   }
   const toolNames = [...entries.keys()];
   const listedTools = [...entries.values()].map((entry) => entry.listed);
@@ -447,6 +456,15 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     return { ...value, _meta: existing === undefined ? meta : { ...meta, ...existing } };
   }
 
+  /** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
+  function outputMismatch(entry: ToolEntry, structured: unknown, call: CallContext): CallToolResult | undefined {
+    const checker = entry.outputChecker;
+    if (checker === undefined) return undefined;
+    const outcome = checker.check(structured);
+    if (outcome.ok) return undefined;
+    return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" returned structuredContent that does not match its outputSchema: ${outcome.reason}`), 'result', classifyEnvironment(call)));
+  }
+
   function successResult(value: unknown, entry: ToolEntry, call: CallContext): CallToolResult {
     // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
     // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
@@ -454,9 +472,11 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`), 'result', classifyEnvironment(call)));
     }
     if (isPlainObject(value)) {
-      if (isCallToolResultShape(value)) return rawResult(value, call);
+      if (isCallToolResultShape(value)) return rawResult(value, entry, call);
       const meta = successMeta(call);
       const structured = meta === undefined ? value : withMeta(value, meta);
+      const mismatch = outputMismatch(entry, structured, call);
+      if (mismatch !== undefined) return mismatch;
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     }
     if (entry.hasOutputSchema) {
@@ -470,7 +490,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     return { content: [{ type: 'text', text }] };
   }
 
-  function rawResult(value: Record<string, unknown>, call: CallContext): CallToolResult {
+  function rawResult(value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
     const environment = classifyEnvironment(call);
     const parsed = CallToolResultSchema.safeParse(value);
     if (!parsed.success) return errorResult(internalError(new TypeError(`tool "${call.tool}" returned an invalid CallToolResult: ${parsed.error.message}`), 'result', environment));
@@ -483,9 +503,11 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     }
     const structured = result.structuredContent;
     const meta = successMeta(call);
-    if (meta === undefined || !isPlainObject(structured)) return result;
+    if (meta === undefined || !isPlainObject(structured)) return outputMismatch(entry, structured, call) ?? result;
     const mirror = JSON.stringify(structured);
     const injected = withMeta(structured, meta);
+    const mismatch = outputMismatch(entry, injected, call);
+    if (mismatch !== undefined) return mismatch;
     const injectedText = JSON.stringify(injected);
     return {
       ...result,

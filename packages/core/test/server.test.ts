@@ -452,3 +452,33 @@ describe('an argument with a huge number of violations', () => {
     await connection.close();
   });
 });
+
+describe('success results checked against the tool outputSchema', () => {
+  const outputSchema = { type: 'object', properties: { x: { type: 'integer' } }, required: ['x'] };
+
+  it('answers internal_error (not a client-side throw) when structuredContent breaks the outputSchema', async () => {
+    const log = captureLog();
+    const connection = await connectInMemory(
+      createTestServer({ logger: log.logger }, [
+        { name: 'typed', inputSchema: { type: 'object', properties: { good: { type: 'boolean' } } }, outputSchema, handler: (args) => (args['good'] === true ? { x: 1 } : { y: 1 }) },
+        {
+          name: 'typed_raw',
+          inputSchema: { type: 'object' },
+          outputSchema,
+          handler: () => ({ content: [{ type: 'text', text: 'no structured content' }] }),
+        },
+      ]),
+    );
+    // The real SDK v1 client validates structuredContent against the published schema: it accepts both.
+    await connection.client.listTools();
+    expect((await connection.client.callTool({ name: 'typed', arguments: { good: true } })).structuredContent).toEqual({ x: 1 });
+    const bad = await connection.client.callTool({ name: 'typed', arguments: {} });
+    expect(bad.isError).toBe(true);
+    expect(structured(bad)['error_code']).toBe('INTERNAL_ERROR');
+    expect((log.lines.at(-1)!['error'] as { message: string }).message).toBe(`tool "typed" returned structuredContent that does not match its outputSchema: (root) must have required property 'x'`);
+    const raw = await connection.client.callTool({ name: 'typed_raw', arguments: {} });
+    expect(structured(raw)['error_kind']).toBe('internal_error');
+    expect((log.lines.at(-1)!['error'] as { message: string }).message).toContain('tool "typed_raw" returned structuredContent that does not match its outputSchema');
+    await connection.close();
+  });
+});
