@@ -70,31 +70,62 @@ export interface Violation {
   readonly foldedRequired: readonly Violation[];
 }
 
-// ownProperties: a property named like an Object.prototype member (toString, constructor) is
-// present only when the arguments have it as an own key.
-const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false, ownProperties: true } as const;
+const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
 
-function newAjv(unicodeRegExp: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ ...AJV_OPTIONS, unicodeRegExp });
+function newAjv(unicodeRegExp: boolean, ownProperties = false): Ajv2020 {
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, unicodeRegExp, ownProperties });
   addFormats(ajv);
   return ajv;
 }
 
 let sharedAjv: Ajv2020 | undefined;
+let sharedOwnPropertiesAjv: Ajv2020 | undefined;
+
+const PROTOTYPE_MEMBER_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+/**
+ * Whether a schema names a property like an `Object.prototype` member (`toString`, `constructor`,
+ * `valueOf`, ...) in `properties`, `required` or `dependentRequired`. Ajv reads such a property
+ * through the prototype chain (an absent `toString` is a function) unless compiled with
+ * `ownProperties`, which makes every property check about twice as slow; so only these schemas
+ * pay for it.
+ */
+function namesPrototypeMember(node: unknown, seen: Set<unknown>): boolean {
+  if (typeof node !== 'object' || node === null || seen.has(node)) return false;
+  seen.add(node);
+  if (Array.isArray(node)) return node.some((item) => namesPrototypeMember(item, seen));
+  const record = node as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (DATA_KEYWORDS.has(key)) continue;
+    if (key === 'properties' && typeof value === 'object' && value !== null && Object.keys(value).some((name) => PROTOTYPE_MEMBER_NAMES.has(name))) return true;
+    if (key === 'required' && Array.isArray(value) && value.some((name) => typeof name === 'string' && PROTOTYPE_MEMBER_NAMES.has(name))) return true;
+    if (key === 'dependentRequired' && typeof value === 'object' && value !== null) {
+      for (const [name, needed] of Object.entries(value as Record<string, unknown>)) {
+        if (PROTOTYPE_MEMBER_NAMES.has(name) || (Array.isArray(needed) && needed.some((item) => typeof item === 'string' && PROTOTYPE_MEMBER_NAMES.has(item)))) return true;
+      }
+    }
+    if (namesPrototypeMember(value, seen)) return true;
+  }
+  return false;
+}
 
 /**
  * Compiles a prepared schema with Ajv 2020-12 (`allErrors`, non-strict so that OpenAPI keywords
  * such as `x-*`, `example`, `discriminator` are ignored, every ajv-formats format). A shared Ajv
  * instance is used and the schema is removed from it afterwards (the compiled function keeps
  * working), so tools may reuse `$id`s. When that fails, a fresh instance is tried, then one
- * without the `u` flag on patterns (for OpenAPI patterns that are only valid without it).
+ * without the `u` flag on patterns (for OpenAPI patterns that are only valid without it). A
+ * schema naming a property like an `Object.prototype` member is compiled with `ownProperties`.
  *
  * @param schema - the prepared schema.
  * @returns the validate function.
  * @throws TypeError when no attempt compiles (the message names Ajv's reason).
  */
 export function compileValidator(schema: Record<string, unknown>): ValidateFunction {
-  const shared = (sharedAjv ??= newAjv(true));
+  const ownProperties = namesPrototypeMember(schema, new Set());
+  const shared = ownProperties ? (sharedOwnPropertiesAjv ??= newAjv(true, true)) : (sharedAjv ??= newAjv(true));
   let firstError: unknown;
   try {
     return shared.compile(schema);
@@ -107,7 +138,7 @@ export function compileValidator(schema: Record<string, unknown>): ValidateFunct
   // A duplicate `$id` left over in the shared instance: a fresh one compiles it.
   if (message.includes('already exists')) {
     try {
-      return newAjv(true).compile(schema);
+      return newAjv(true, ownProperties).compile(schema);
     } catch (error) {
       firstError = error;
     }
@@ -115,7 +146,7 @@ export function compileValidator(schema: Record<string, unknown>): ValidateFunct
   // A pattern that is only valid without the `u` flag (common in OpenAPI documents).
   if (/regular expression/i.test(firstError instanceof Error ? firstError.message : '')) {
     try {
-      return newAjv(false).compile(schema);
+      return newAjv(false, ownProperties).compile(schema);
     } catch {
       // report the first reason below
     }
