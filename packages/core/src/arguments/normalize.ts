@@ -81,6 +81,13 @@ const BUILDER_CACHE_SIZE = 16;
 const BUILDER_COMPILE_LIMIT = 64;
 
 type ObjectMaker = (values: readonly unknown[]) => Record<string, unknown>;
+type Copier = (source: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+
+interface MakerEntry {
+  readonly keys: readonly string[];
+  readonly make: ObjectMaker;
+  copier: { readonly copy: Copier; readonly arrayPositions: readonly number[] } | undefined;
+}
 
 /**
  * Builds the plain objects that carry normalized arguments, quickly.
@@ -93,14 +100,66 @@ type ObjectMaker = (values: readonly unknown[]) => Record<string, unknown>;
  * small function returning an object literal with those keys, the same technique Ajv uses for
  * validators. Keys are the schema author's property names, embedded as JSON string literals in
  * computed-key position (so `__proto__` stays a plain own key); caller-chosen keys never reach
- * the generated code. Bounded: 16 cached functions per tool, at most 64 compiled over the tool's
+ * the generated code. A key sequence that needed no change also gets a copier (an object literal
+ * reading each key by its constant name), used while the same sequence keeps arriving.
+ * Bounded: 16 cached key sequences per tool, at most 64 functions compiled over the tool's
  * lifetime, sequences of at most 256 keys; anything else (and any environment that forbids code
  * generation) is built key by key, which is correct but slower to validate.
  */
 export class ObjectBuilder {
-  private readonly makers: { keys: readonly string[]; make: ObjectMaker }[] = [];
+  private readonly makers: MakerEntry[] = [];
   private next = 0;
   private compiled = 0;
+  /**
+   * The compiled copier of a key sequence made only of property names that needed no change,
+   * when one was remembered (see {@link ObjectBuilder.rememberCopy}): a client sends the same
+   * shape again and again, and the copier reads it with constant-name loads instead of a keyed
+   * loop.
+   *
+   * @param keys - `Object.keys` of the arguments.
+   * @returns the copier and the positions of the array-typed properties, or `undefined`.
+   */
+  copierFor(keys: readonly string[]): { readonly copy: Copier; readonly arrayPositions: readonly number[] } | undefined {
+    const entry = this.entryFor(keys);
+    return entry?.copier;
+  }
+
+  /**
+   * Compiles a copier for `keys` (every one a schema property name, needing no change), once per
+   * cached key sequence; counts against the same compile bound as the makers.
+   *
+   * @param keys - the key sequence, already built once with {@link ObjectBuilder.build}.
+   * @param arrayPositions - positions of the array-typed properties (their values are checked
+   *   for scalar wrapping before the copier is used).
+   */
+  rememberCopy(keys: readonly string[], arrayPositions: readonly number[]): void {
+    const entry = this.entryFor(keys);
+    if (entry === undefined || entry.copier !== undefined || this.compiled >= BUILDER_COMPILE_LIMIT) return;
+    this.compiled += 1;
+    try {
+      const body = keys.map((key) => `[${JSON.stringify(key)}]: source[${JSON.stringify(key)}]`).join(', ');
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- keys are schema property names, escaped as JSON string literals (see the class description)
+      entry.copier = { copy: new Function('source', `return { ${body} };`) as Copier, arrayPositions };
+    } catch {
+      // code generation forbidden: keep building key by key
+    }
+  }
+
+  private entryFor(keys: readonly string[]): MakerEntry | undefined {
+    for (const entry of this.makers) {
+      const cached = entry.keys;
+      if (cached.length !== keys.length) continue;
+      let same = true;
+      for (let index = 0; index < keys.length; index += 1) {
+        if (cached[index] !== keys[index]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return entry;
+    }
+    return undefined;
+  }
 
   /**
    * A new plain object with `keys[i]` set to `values[i]`, in that order. Every key is an own data
@@ -122,18 +181,8 @@ export class ObjectBuilder {
 
   private makerFor(keys: readonly string[]): ObjectMaker | undefined {
     if (keys.length === 0 || keys.length > BUILDER_KEY_LIMIT) return undefined;
-    for (const entry of this.makers) {
-      const cached = entry.keys;
-      if (cached.length !== keys.length) continue;
-      let same = true;
-      for (let index = 0; index < keys.length; index += 1) {
-        if (cached[index] !== keys[index]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return entry.make;
-    }
+    const known = this.entryFor(keys);
+    if (known !== undefined) return known.make;
     if (this.compiled >= BUILDER_COMPILE_LIMIT) return undefined;
     this.compiled += 1;
     let make: ObjectMaker;
@@ -144,7 +193,7 @@ export class ObjectBuilder {
     } catch {
       return undefined;
     }
-    const entry = { keys: [...keys], make };
+    const entry: MakerEntry = { keys: [...keys], make, copier: undefined };
     if (this.makers.length < BUILDER_CACHE_SIZE) this.makers.push(entry);
     else {
       this.makers[this.next] = entry;
@@ -248,18 +297,33 @@ export function normalizeArguments(
   index: NormalizationIndex,
   builder: ObjectBuilder,
 ): NormalizationResult {
-  // Fast path: every key is exactly a property (the common case); only coercion can happen.
   const keys = Object.keys(args);
+  const table = index.propertyTable;
+  // Fastest path: the same keys, in the same order, as the last call that needed no change.
+  const copier = builder.copierFor(keys);
+  if (copier !== undefined) {
+    let unchanged = true;
+    for (const position of copier.arrayPositions) {
+      const key = keys[position] as string;
+      if (scalarToWrap(table[key] as PropertyInfo, args[key]) !== undefined) {
+        unchanged = false;
+        break;
+      }
+    }
+    if (unchanged) return { args: copier.copy(args), events: NO_EVENTS };
+  }
+  // Fast path: every key is exactly a property (the common case); only coercion can happen.
   const count = keys.length;
   const values = new Array<unknown>(count);
-  const table = index.propertyTable;
   let events: NormalizedEvent[] | undefined;
+  let arrayPositions: number[] | undefined;
   let position = 0;
   for (; position < count; position += 1) {
     const key = keys[position] as string;
     const info = table[key];
     if (info === undefined) break;
     const value = args[key];
+    if (info.arrayAcceptedTypes !== undefined) (arrayPositions ??= []).push(position);
     const fromType = info.arrayAcceptedTypes === undefined ? undefined : scalarToWrap(info, value);
     if (fromType === undefined) {
       values[position] = value;
@@ -268,7 +332,11 @@ export function normalizeArguments(
       values[position] = [value];
     }
   }
-  if (position === count) return { args: builder.build(keys, values, true), events: events ?? NO_EVENTS };
+  if (position === count) {
+    const built = builder.build(keys, values, true);
+    if (events === undefined && copier === undefined) builder.rememberCopy(keys, arrayPositions ?? []);
+    return { args: built, events: events ?? NO_EVENTS };
+  }
   return normalizeSlowly(args, keys, index, builder);
 }
 

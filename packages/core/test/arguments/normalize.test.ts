@@ -321,3 +321,26 @@ describe('properties named like Object.prototype members', () => {
     expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string but a integer arrived.', received_type: 'integer', expected_type: 'string' }]);
   });
 });
+
+describe('the copier of a repeated key sequence', () => {
+  const schema = { type: 'object', properties: { sku: { type: 'string' }, marketplaceIds: { type: 'array', items: { type: 'string' } }, limit: { type: 'integer' } } };
+
+  it('copies repeated shapes into new objects, and still wraps a scalar sent in the same shape', () => {
+    const compiled = tool(schema);
+    const first = { sku: 'A', marketplaceIds: ['X'], limit: 1 };
+    for (let round = 0; round < 3; round += 1) {
+      const input = { sku: `A${round}`, marketplaceIds: ['X'], limit: round };
+      const result = passed(compiled.check(input));
+      expect(result.args).toEqual(input);
+      expect(result.args).not.toBe(input);
+      expect(result.events).toEqual([]);
+    }
+    const scalar = passed(compiled.check({ sku: 'B', marketplaceIds: 'Y', limit: 2 }));
+    expect(scalar.args).toEqual({ sku: 'B', marketplaceIds: ['Y'], limit: 2 });
+    expect(scalar.events).toEqual([{ kind: 'coerced', field: 'marketplaceIds', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' }]);
+    // another order is another sequence, and the first one still copies correctly afterwards
+    expect(passed(compiled.check({ limit: 3, sku: 'C' })).args).toEqual({ limit: 3, sku: 'C' });
+    expect(passed(compiled.check(first)).args).toEqual(first);
+    expect(Object.keys(passed(compiled.check(first)).args)).toEqual(['sku', 'marketplaceIds', 'limit']);
+  });
+});
