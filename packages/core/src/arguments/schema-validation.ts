@@ -321,7 +321,7 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
     code: entry.error_code,
     path,
     segments: draft.segments,
-    rank: rankOf(draft),
+    rank: rankOf(draft.keyword, draft.tableKeyword),
     detail: detail as EnvelopeDetail,
     templateValues,
     value: draft.value,
@@ -433,10 +433,10 @@ export function collectViolations(errors: readonly ErrorObject[], context: Viola
     const error = errors[index] as ErrorObject;
     if (COLLAPSING_KEYWORDS.has(error.keyword)) {
       const kind = collapsingInfoOf(error, context)?.kind ?? error.keyword;
-      standalone.push({ index, draft: undefined, rank: RANK_BY_KEYWORD.get(kind) ?? OTHER_RANK, segments: pointerSegments(error.instancePath), keyword: kind });
+      standalone.push({ index, draft: undefined, rank: rankOf(kind, kind), segments: pointerSegments(error.instancePath), keyword: kind });
     } else {
       const draft = draftFor(error);
-      standalone.push({ index, draft, rank: rankOf(draft), segments: draft.segments, keyword: draft.keyword });
+      standalone.push({ index, draft, rank: rankOf(draft.keyword, draft.tableKeyword), segments: draft.segments, keyword: draft.keyword });
     }
   }
   const omitted = Math.max(0, standalone.length - limit);
@@ -459,8 +459,9 @@ export interface CollectedViolations {
   readonly omitted: number;
 }
 
-function rankOf(draft: Draft): number {
-  return RANK_BY_KEYWORD.get(draft.tableKeyword === 'additionalProperties' ? 'additionalProperties' : draft.keyword) ?? OTHER_RANK;
+/** The {@link VIOLATION_ORDER} rank of a violation (unevaluatedProperties ranks as an unknown key). */
+function rankOf(keyword: string, tableKeyword: string): number {
+  return RANK_BY_KEYWORD.get(tableKeyword === 'additionalProperties' ? 'additionalProperties' : keyword) ?? OTHER_RANK;
 }
 
 function collapsingInfoOf(error: ErrorObject, context: ViolationContext): CollapsingInfo | undefined {
