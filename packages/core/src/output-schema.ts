@@ -108,14 +108,15 @@ export type OutputCheckResult = { readonly ok: true } | { readonly ok: false; re
  * Ajv on its first use. MCP requires structured results to conform to the tool's `outputSchema`,
  * and the SDK v1 client throws on one that does not; checking on the server turns that into an
  * `internal_error` envelope the caller can handle. A schema Ajv cannot compile (a `$schema` it
- * does not know, say) is not checked: `check` then always passes, and `compileProblem` says why.
+ * does not know, say) is reported once to `onUncompilable` and not checked: `check` then always
+ * passes.
  *
  * @param published - the output schema as published in `tools/list`.
- * @returns `check(structuredContent)` and the compile problem, if any (after the first check).
+ * @param onUncompilable - called once, with Ajv's reason, when the schema does not compile.
+ * @returns `check(structuredContent)`.
  */
-export function createOutputChecker(published: JsonSchema): { readonly check: (structured: unknown) => OutputCheckResult; readonly compileProblem: () => string | undefined } {
+export function createOutputChecker(published: JsonSchema, onUncompilable: (reason: string) => void): { readonly check: (structured: unknown) => OutputCheckResult } {
   let validate: ((value: unknown) => boolean) & { errors?: readonly { instancePath: string; message?: string }[] | null } | undefined;
-  let problem: string | undefined;
   let compiled = false;
   const check = (structured: unknown): OutputCheckResult => {
     if (!compiled) {
@@ -123,12 +124,12 @@ export function createOutputChecker(published: JsonSchema): { readonly check: (s
       try {
         validate = compileValidator(published);
       } catch (error) {
-        problem = error instanceof Error ? error.message : String(error);
+        onUncompilable(error instanceof Error ? error.message : String(error));
       }
     }
     if (validate === undefined || validate(structured)) return { ok: true };
     const first = validate.errors?.[0];
     return { ok: false, reason: first === undefined ? 'does not match' : `${first.instancePath === '' ? '(root)' : first.instancePath} ${first.message ?? 'is invalid'}` };
   };
-  return { check, compileProblem: () => problem };
+  return { check };
 }

@@ -235,8 +235,7 @@ export interface EnvelopeServer {
 interface ToolEntry {
   readonly tool: EnvelopeTool;
   readonly compiled: CompiledTool;
-  readonly hasOutputSchema: boolean;
-  /** Checks success results against the published output schema (tools with an `outputSchema`). */
+  /** Checks success results against the published output schema; present exactly when the tool has an `outputSchema`. */
   readonly outputChecker: ReturnType<typeof createOutputChecker> | undefined;
   readonly listed: Tool;
   /** How the handler runs in the implicit context (see `runInCallContext`). */
@@ -384,8 +383,12 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     entries.set(tool.name, {
       tool,
       compiled,
-      hasOutputSchema: tool.outputSchema !== undefined,
-      outputChecker: outputSchema === undefined ? undefined : createOutputChecker(outputSchema),
+      outputChecker:
+        outputSchema === undefined
+          ? undefined
+          : createOutputChecker(outputSchema, (reason) => {
+              logger.warn({ tool: tool.name, reason }, 'the outputSchema of this tool does not compile, so its results are not checked against it');
+            }),
       listed,
       contextState: implicitContextState(tool),
     });
@@ -456,20 +459,25 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     return { ...value, _meta: existing === undefined ? meta : { ...meta, ...existing } };
   }
 
+  /** The `internal_error` result for a handler result that cannot be sent: `problem` goes to the log only. */
+  function badResult(problem: string, call: CallContext): CallToolResult {
+    return errorResult(internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', classifyEnvironment(call)));
+  }
+
   /** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
   function outputMismatch(entry: ToolEntry, structured: unknown, call: CallContext): CallToolResult | undefined {
     const checker = entry.outputChecker;
     if (checker === undefined) return undefined;
     const outcome = checker.check(structured);
     if (outcome.ok) return undefined;
-    return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" returned structuredContent that does not match its outputSchema: ${outcome.reason}`), 'result', classifyEnvironment(call)));
+    return badResult(`returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
   }
 
   function successResult(value: unknown, entry: ToolEntry, call: CallContext): CallToolResult {
     // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
     // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
     if (isClassInstance(value)) {
-      return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`), 'result', classifyEnvironment(call)));
+      return badResult(`returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`, call);
     }
     if (isPlainObject(value)) {
       if (isCallToolResultShape(value)) return rawResult(value, entry, call);
@@ -479,23 +487,23 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       if (mismatch !== undefined) return mismatch;
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     }
-    if (entry.hasOutputSchema) {
-      return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`), 'result', classifyEnvironment(call)));
+    if (entry.outputChecker !== undefined) {
+      return badResult(`declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);
     }
     if (value === undefined) return { content: [] };
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     if (typeof text !== 'string') {
-      return errorResult(internalError(new TypeError(`tool "${entry.tool.name}" returned a value with no JSON form (${typeof value})`), 'result', classifyEnvironment(call)));
+      return badResult(`returned a value with no JSON form (${typeof value})`, call);
     }
     return { content: [{ type: 'text', text }] };
   }
 
   function rawResult(value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
-    const environment = classifyEnvironment(call);
     const parsed = CallToolResultSchema.safeParse(value);
-    if (!parsed.success) return errorResult(internalError(new TypeError(`tool "${call.tool}" returned an invalid CallToolResult: ${parsed.error.message}`), 'result', environment));
+    if (!parsed.success) return badResult(`returned an invalid CallToolResult: ${parsed.error.message}`, call);
     const result = value as CallToolResult;
     if (result.isError === true) {
+      const environment = classifyEnvironment(call);
       const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
       if (carried !== undefined) return errorResult(checkEnvelope(carried, environment));
       const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');

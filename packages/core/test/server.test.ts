@@ -481,4 +481,20 @@ describe('success results checked against the tool outputSchema', () => {
     expect((log.lines.at(-1)!['error'] as { message: string }).message).toContain('tool "typed_raw" returned structuredContent that does not match its outputSchema');
     await connection.close();
   });
+
+  it('logs once, and passes results through, when the outputSchema does not compile', async () => {
+    const log = captureLog();
+    const connection = await connectInMemory(
+      createTestServer({ logger: log.logger }, [
+        { name: 'odd_meta', inputSchema: { type: 'object' }, outputSchema: { $schema: 'https://schemas.example/unknown-meta', type: 'object' }, handler: () => ({ y: 1 }) },
+      ]),
+    );
+    for (let round = 0; round < 2; round += 1) {
+      expect((await connection.client.callTool({ name: 'odd_meta', arguments: {} })).structuredContent).toEqual({ y: 1 });
+    }
+    const warnings = log.lines.filter((line) => line['level'] === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ tool: 'odd_meta', msg: 'the outputSchema of this tool does not compile, so its results are not checked against it' });
+    await connection.close();
+  });
 });
