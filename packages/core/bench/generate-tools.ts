@@ -6,7 +6,12 @@
 import type { EnvelopeTool } from '../src/index.js';
 
 /** A 20-property schema (strings, integers, arrays, enums, booleans) and arguments that pass it. */
-export function twentyPropertyTool(): { schema: Record<string, unknown>; validArgs: Record<string, unknown>; invalidArgs: Record<string, unknown> } {
+export function twentyPropertyTool(): {
+  schema: Record<string, unknown>;
+  validArgs: Record<string, unknown>;
+  invalidArgs: Record<string, unknown>;
+  builtArgs: Record<string, unknown>;
+} {
   const properties: Record<string, unknown> = {};
   const validArgs: Record<string, unknown> = {};
   for (let index = 0; index < 20; index += 1) {
@@ -33,7 +38,10 @@ export function twentyPropertyTool(): { schema: Record<string, unknown>; validAr
     }
   }
   const schema = { type: 'object', properties, required: ['name0', 'ids2'] };
-  return { schema, validArgs, invalidArgs: { ...validArgs, count1: 'many' } };
+  // Arguments as a client's JSON-RPC text yields them (JSON.parse, what stdio and Streamable HTTP
+  // hand over). An object built here key by key would be one V8 keeps in dictionary mode.
+  const text = JSON.stringify(validArgs);
+  return { schema, validArgs: JSON.parse(text) as Record<string, unknown>, invalidArgs: JSON.parse(text.replace('"count1":1', '"count1":"many"')) as Record<string, unknown>, builtArgs: validArgs };
 }
 
 const APIS = ['orders', 'catalog', 'reports', 'feeds', 'fba_inventory', 'listings', 'pricing', 'finances', 'notifications', 'sponsored_products', 'sponsored_brands', 'sponsored_display', 'profiles', 'audiences', 'budget_rules'];

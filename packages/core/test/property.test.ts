@@ -82,11 +82,13 @@ describe('the whole server under random arguments', () => {
   });
 
   it('keeps constructor and prototype keys as data and lets no __proto__ key reach a prototype', async () => {
-    // The SDK's own request parsing drops a `__proto__` key before core sees it; what does arrive
-    // stays plain data.
+    // The arguments reach normalization as the transport parsed them: `__proto__` is an own data
+    // key there, and stays one in the copy the handler gets.
     const args = JSON.parse('{"__proto__":{"polluted":true},"constructor":"c","prototype":1}') as Record<string, unknown>;
     const result = await connections[1]!.client.callTool({ name: 'open', arguments: args });
-    expect(result).toEqual({ content: [{ type: 'text', text: '{"constructor":"c","prototype":1}' }], structuredContent: { constructor: 'c', prototype: 1 } });
+    const text = (result.content as { text: string }[])[0]!.text;
+    expect(text).toBe('{"__proto__":{"polluted":true},"constructor":"c","prototype":1}');
+    expect(Object.getOwnPropertyDescriptor(JSON.parse(text), '__proto__')?.value).toEqual({ polluted: true });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 });

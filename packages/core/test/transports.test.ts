@@ -6,6 +6,7 @@ import { Client as ClientV2, InMemoryTransport as InMemoryTransportV2, Streamabl
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { StreamableHttpHandle } from '../src/index.js';
@@ -55,6 +56,29 @@ describe('stdio (SDK v1 client, server in a child process)', () => {
     const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
     expect(failed.isError).toBe(true);
     expect(structured(failed)).toEqual(REPORT_NOT_FOUND);
+  });
+
+  it('answers malformed arguments sent over the wire with envelopes, and a missing tool name with JSON-RPC -32602', async () => {
+    const call = async (params: Record<string, unknown>): Promise<Record<string, unknown>> =>
+      structured(await client.request({ method: 'tools/call', params }, CallToolResultSchema));
+    // null is "no arguments"
+    expect(await call({ name: 'list_orders', arguments: null })).toMatchObject({ error_code: 'SCHEMA_REQUIRED', details: [{ path: 'marketplaceIds', received_type: 'undefined' }] });
+    const asArray = await call({ name: 'list_orders', arguments: [1] });
+    expect(validateEnvelope(asArray)).toEqual({ valid: true });
+    expect(asArray).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'SCHEMA_TYPE_MISMATCH',
+      details: [{ path: '', received_type: 'array', expected_type: 'object' }],
+    });
+    expect(await call({ name: 'list_orders', arguments: 'MarketplaceIds=A1' })).toMatchObject({ error_code: 'SCHEMA_TYPE_MISMATCH', details: [{ path: '', received_type: 'string' }] });
+    // An own "__proto__" key in the JSON text reaches normalization as data: strict mode rejects it by name.
+    const prototypeKey = await call({ name: 'list_orders', arguments: JSON.parse('{"__proto__":["A1"],"marketplaceIds":["A1"]}') as unknown });
+    expect(prototypeKey).toMatchObject({ error_code: 'SCHEMA_ADDITIONAL_PROPERTIES', details: [{ path: '__proto__', received_type: 'array', extra: '__proto__' }] });
+    await expect(client.request({ method: 'tools/call', params: { name: 5 } }, CallToolResultSchema)).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: Invalid tools/call request: params.name must be a string',
+    });
+    await expect(client.request({ method: 'tools/call', params: { arguments: {} } }, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
   });
 
   it('logs internal errors to stderr, never stdout, with the correlation_id of the envelope', async () => {
