@@ -7,6 +7,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 
+import { defaultModelCacheDirectory } from './model-cache.js';
 import { loadBuiltInCatalog, loadSpModels } from './models.js';
 import { parseSpRegion, SP_REGION_CODES } from './regions.js';
 import type { SpRegion } from './regions.js';
@@ -14,6 +15,8 @@ import { createSpServer, SP_ADAPTER_VERSION, SP_SERVER_NAME } from './server.js'
 
 interface CliOptions {
   readonly models?: string;
+  readonly modelCache: boolean;
+  readonly modelCacheDir?: string;
   readonly upstream?: string;
   readonly http?: number;
   readonly host: string;
@@ -57,6 +60,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     .description('Reference SP-API MCP server: SP-API operations as MCP tools, every failure a v1 error envelope.')
     .version(SP_ADAPTER_VERSION)
     .option('--models <dir>', 'load every *.json SP-API model in DIR (default: the built-in catalog)')
+    .option('--model-cache-dir <dir>', 'where converted --models are cached (default: $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp)')
+    .option('--no-model-cache', 'convert every --models file on each start, without the cache')
     .option('--upstream <url>', 'send every SP-API call to this base URL instead of the region endpoint', parseUrl)
     .option('--http <port>', 'serve Streamable HTTP on PORT (default: stdio)', parsePort)
     .option('--host <host>', 'interface for --http', '127.0.0.1')
@@ -67,7 +72,18 @@ export async function main(argv: readonly string[]): Promise<void> {
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
 
-  const models = options.models === undefined ? await loadBuiltInCatalog() : await loadSpModels(options.models);
+  const models =
+    options.models === undefined
+      ? await loadBuiltInCatalog()
+      : await loadSpModels(options.models, {
+          ...(options.modelCache ? { cacheDirectory: options.modelCacheDir ?? defaultModelCacheDirectory() } : {}),
+          onCacheEvent: (event) => {
+            // the load succeeded either way; say why the next start will not be faster
+            if (event.kind === 'unreadable' || event.kind === 'unwritable') {
+              process.stderr.write(`${SP_SERVER_NAME}: model cache ${event.file} ${event.kind === 'unreadable' ? 'was unusable and has been rewritten' : 'could not be written'}: ${event.reason ?? ''}\n`);
+            }
+          },
+        });
   const server = createSpServer({ models, upstream: options.upstream, region: options.region, sandbox: options.sandbox, conformanceFixtures: options.conformanceFixtures });
   if (options.http === undefined) {
     await server.envelope.serveStdio();

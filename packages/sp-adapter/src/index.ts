@@ -12,4 +12,6 @@ export * from './error-body.js';
 export * from './classify.js';
 export * from './adapter.js';
 export * from './models.js';
+export { defaultModelCacheDirectory, SP_MODEL_CACHE_FORMAT } from './model-cache.js';
+export type { SpModelCacheEvent } from './model-cache.js';
 export * from './server.js';

@@ -18,6 +18,9 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core';
 import type { ConvertedOperation } from '@mcp-envelope/core';
 
+import { modelCacheSlot, readModelCache, writeModelCache } from './model-cache.js';
+import type { SpModelCacheEvent } from './model-cache.js';
+
 /** Headers the reference server sets itself; never tool arguments. */
 export const SP_SERVER_SET_HEADERS = ['x-amz-access-token', 'authorization', 'host', 'user-agent', 'x-amz-date', 'x-amz-security-token'] as const;
 
@@ -201,26 +204,81 @@ export async function loadSpModel(file: string, taken: ReadonlySet<string> = new
   return namedModel(await convertModelFile(file), taken);
 }
 
+/** Options of {@link loadSpModels}. */
+export interface LoadSpModelsOptions {
+  /**
+   * A folder for the converted-models cache (created when missing; see `model-cache.ts`): a load
+   * whose folder, files, file contents and converter are unchanged reads the converted models
+   * from one file instead of parsing and converting every model. Default: no cache. The CLI uses
+   * `defaultModelCacheDirectory()` unless started with `--no-model-cache`.
+   */
+  readonly cacheDirectory?: string;
+  /** Called once per load that uses the cache, with what happened (for a log line). */
+  readonly onCacheEvent?: (event: SpModelCacheEvent) => void;
+}
+
+/** Whether a cached value has the shape of loaded models (the key already matched). */
+function isModelList(value: unknown): value is SpModel[] {
+  return (
+    Array.isArray(value) &&
+    value.every((model: unknown) => typeof model === 'object' && model !== null && typeof (model as SpModel).model === 'string' && Array.isArray((model as SpModel).operations))
+  );
+}
+
 /**
  * Loads every `*.json` model file of a folder, with tool names unique across all of them
  * (assigned in file-name order). The files are loaded one after the other, each read right
  * before it is converted, so that only one file's text and parsed document are alive at a time
  * (reading them all ahead made start-up spend its time in the garbage collector); a file that
- * refers to other files is still resolved asynchronously by the library.
+ * refers to other files is still resolved asynchronously by the library. With
+ * `options.cacheDirectory`, an unchanged folder is read from the cache instead (see
+ * {@link LoadSpModelsOptions}); a cache that cannot be read or written never fails the load.
  *
  * @param directory - the folder (e.g. a checkout of the official `selling-partner-api-models/models`
  *   flattened, or any folder of Swagger files).
+ * @param options - see {@link LoadSpModelsOptions}.
  * @returns the models, in file-name order.
  * @throws Error when the folder cannot be read, holds no JSON file, or a file fails to load (the
  *   message names the first such file in file-name order).
  */
-export async function loadSpModels(directory: string): Promise<SpModel[]> {
+export async function loadSpModels(directory: string, options: LoadSpModelsOptions = {}): Promise<SpModel[]> {
   const root = resolvePath(directory);
   const files = (await readdir(root, { withFileTypes: true }))
     .filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith('.json'))
     .map((entry) => entry.name)
     .sort();
   if (files.length === 0) throw new Error(`no *.json model files in ${root}`);
+  if (options.cacheDirectory === undefined) return convertModelFiles(root, files);
+  let slot: ReturnType<typeof modelCacheSlot> | undefined;
+  try {
+    slot = modelCacheSlot(resolvePath(options.cacheDirectory), root, files, (text) => NON_LOCAL_REFERENCE.test(text));
+  } catch {
+    // a model file that cannot be read: the load reports it, by name
+    slot = undefined;
+  }
+  if (slot === undefined) return convertModelFiles(root, files);
+  if ('bypassed' in slot) {
+    options.onCacheEvent?.({ kind: 'bypassed', file: resolvePath(options.cacheDirectory), reason: slot.bypassed });
+    return convertModelFiles(root, files);
+  }
+  const cached = readModelCache(slot);
+  if (cached !== undefined && 'value' in cached && isModelList(cached.value)) {
+    options.onCacheEvent?.({ kind: 'hit', file: slot.file });
+    return cached.value;
+  }
+  const models = await convertModelFiles(root, files);
+  let event: SpModelCacheEvent;
+  try {
+    writeModelCache(slot, models);
+    event = cached === undefined ? { kind: 'stored', file: slot.file } : { kind: 'unreadable', file: slot.file, reason: 'value' in cached ? 'not a list of models' : cached.unreadable };
+  } catch (error) {
+    event = { kind: 'unwritable', file: slot.file, reason: error instanceof Error ? error.message : String(error) };
+  }
+  options.onCacheEvent?.(event);
+  return models;
+}
+
+async function convertModelFiles(root: string, files: readonly string[]): Promise<SpModel[]> {
   const taken = new Set<string>();
   const models: SpModel[] = [];
   for (const name of files) {

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { validateEnvelope } from '@mcp-envelope/contract';
@@ -17,15 +20,30 @@ const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const CLI = ['--import', 'tsx', 'src/cli.ts'];
 
 let upstream: UpstreamReplay;
+/** The servers' default model cache goes here, never into the home folder. */
+let scratch: string;
 beforeAll(async () => {
   upstream = await startSpUpstream();
+  scratch = mkdtempSync(join(tmpdir(), 'sp-cli-test-'));
 });
 afterAll(async () => {
   await upstream.close();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 function baseEnv(): Record<string, string> {
-  return { PATH: process.env['PATH'] ?? '', ...lwaEnv(upstream) };
+  return { PATH: process.env['PATH'] ?? '', XDG_CACHE_HOME: join(scratch, 'xdg-cache'), ...lwaEnv(upstream) };
+}
+
+async function listedToolNames(args: readonly string[]): Promise<string[]> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, ...args], cwd: PACKAGE, env: baseEnv(), stderr: 'pipe' });
+  const client = new Client({ name: 'cli-cache-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    return (await client.listTools()).tools.map((tool) => tool.name).sort();
+  } finally {
+    await client.close();
+  }
 }
 
 describe('mcp-envelope-sp over stdio', () => {
@@ -45,6 +63,23 @@ describe('mcp-envelope-sp over stdio', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('caches converted --models in the default cache folder, or in --model-cache-dir, and not with --no-model-cache', async () => {
+    const models = join(scratch, 'models');
+    mkdirSync(models);
+    copyFileSync(join(PACKAGE, 'test/fixtures/models/gadgets_2025-01-15.json'), join(models, 'gadgets_2025-01-15.json'));
+    const expected = ['gadgets20250115_saveGadget', 'gadgets20250115_saveGadget_post', 'get_envelope_contract', 'set_region'];
+    expect(await listedToolNames(['--models', models])).toEqual(expected);
+    expect(readdirSync(join(scratch, 'xdg-cache', 'mcp-envelope-sp'))).toHaveLength(1);
+    // the second start reads the cache and lists the same tools
+    expect(await listedToolNames(['--models', models])).toEqual(expected);
+    const chosen = join(scratch, 'chosen-cache');
+    expect(await listedToolNames(['--models', models, '--model-cache-dir', chosen])).toEqual(expected);
+    expect(readdirSync(chosen)).toHaveLength(1);
+    const unused = join(scratch, 'unused-cache');
+    expect(await listedToolNames(['--models', models, '--no-model-cache', '--model-cache-dir', unused])).toEqual(expected);
+    expect(existsSync(unused)).toBe(false);
   });
 
   it('exits with a message naming a bad flag value', async () => {

@@ -1,0 +1,145 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { defaultModelCacheDirectory, loadSpModels } from '../src/index.js';
+import type { SpModelCacheEvent } from '../src/index.js';
+
+const MODELS = new URL('./fixtures/models/', import.meta.url).pathname;
+
+/** A second model, with a local reference, written by the test. */
+const PARTS_MODEL = {
+  swagger: '2.0',
+  info: { title: 'Parts test model', version: 'v0' },
+  paths: {
+    '/parts/v0/parts': {
+      get: {
+        operationId: 'listParts',
+        parameters: [{ name: 'Filter', in: 'query', required: true, type: 'array', items: { type: 'string' }, maxItems: 3 }, { $ref: '#/parameters/PageSize' }],
+      },
+    },
+  },
+  parameters: { PageSize: { name: 'pageSize', in: 'query', type: 'integer', minimum: 1, maximum: 50 } },
+};
+
+let folder: string;
+let models: string;
+let cacheDirectory: string;
+let events: SpModelCacheEvent[];
+
+function load(directory = models): ReturnType<typeof loadSpModels> {
+  return loadSpModels(directory, { cacheDirectory, onCacheEvent: (event) => events.push(event) });
+}
+
+function cacheFiles(): string[] {
+  return readdirSync(cacheDirectory);
+}
+
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'sp-model-cache-test-'));
+  models = join(folder, 'models');
+  cacheDirectory = join(folder, 'cache');
+  events = [];
+  mkdirSync(models);
+  // our own model files: one fixture (local references only) and one written here
+  copyFileSync(join(MODELS, 'gadgets_2025-01-15.json'), join(models, 'gadgets_2025-01-15.json'));
+  writeFileSync(join(models, 'partsV0.json'), JSON.stringify(PARTS_MODEL, null, 2));
+});
+
+afterEach(() => {
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('the converted-models cache', () => {
+  it('stores on the first load and answers the second from one cache file, with exactly the converted models', async () => {
+    const uncached = await loadSpModels(models);
+    const first = await load();
+    const second = await load();
+    expect(events.map((event) => event.kind)).toEqual(['stored', 'hit']);
+    expect(cacheFiles()).toHaveLength(1);
+    expect(events[1]!.file).toBe(join(cacheDirectory, cacheFiles()[0]!));
+    expect(first).toStrictEqual(uncached);
+    expect(second).toStrictEqual(uncached);
+    expect(second.flatMap((model) => model.operations.map((operation) => operation.toolName))).toEqual([
+      'gadgets20250115_saveGadget',
+      'gadgets20250115_saveGadget_post',
+      'partsV0_listParts',
+    ]);
+    expect(second[1]!.operations[0]!.inputSchema).toEqual({
+      type: 'object',
+      properties: { Filter: { type: 'array', items: { type: 'string' }, maxItems: 3 }, pageSize: { type: 'integer', minimum: 1, maximum: 50 } },
+      required: ['Filter'],
+    });
+  });
+
+  it('converts again when a model file changes, and rewrites the same cache file', async () => {
+    await load();
+    writeFileSync(join(models, 'partsV0.json'), JSON.stringify({ ...PARTS_MODEL, paths: { '/parts/v0/parts': { get: { operationId: 'searchParts' } } } }));
+    const changed = await load();
+    expect(events.map((event) => event.kind)).toEqual(['stored', 'stored']);
+    expect(changed[1]!.operations.map((operation) => operation.toolName)).toEqual(['partsV0_searchParts']);
+    expect(cacheFiles()).toHaveLength(1);
+    expect(await load()).toStrictEqual(changed);
+    expect(events.at(-1)!.kind).toBe('hit');
+  });
+
+  it('converts again when a model file is added or removed', async () => {
+    await load();
+    rmSync(join(models, 'partsV0.json'));
+    expect((await load()).map((model) => model.model)).toEqual(['gadgets20250115']);
+    expect(events.map((event) => event.kind)).toEqual(['stored', 'stored']);
+  });
+
+  it('keeps one cache file per model folder', async () => {
+    const other = join(folder, 'other-models');
+    mkdirSync(other);
+    writeFileSync(join(other, 'partsV0.json'), JSON.stringify(PARTS_MODEL));
+    await load();
+    await load(other);
+    await load();
+    await load(other);
+    expect(events.map((event) => event.kind)).toEqual(['stored', 'stored', 'hit', 'hit']);
+    expect(cacheFiles()).toHaveLength(2);
+  });
+
+  it('rewrites a corrupt cache file, says so, and still answers the converted models', async () => {
+    const uncached = await loadSpModels(models);
+    await load();
+    const file = join(cacheDirectory, cacheFiles()[0]!);
+    writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100));
+    expect(await load()).toStrictEqual(uncached);
+    expect(events[1]).toMatchObject({ kind: 'unreadable', file });
+    expect(events[1]!.reason).toMatch(/JSON/);
+    expect(await load()).toStrictEqual(uncached);
+    expect(events[2]!.kind).toBe('hit');
+  });
+
+  it('still loads when the cache folder cannot be created', async () => {
+    writeFileSync(cacheDirectory, 'a file where the folder should be');
+    const loaded = await load();
+    expect(loaded.map((model) => model.model)).toEqual(['gadgets20250115', 'partsV0']);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ kind: 'unwritable' });
+    expect(events[0]!.reason).toMatch(/EEXIST|ENOTDIR/);
+  });
+
+  it('is bypassed for a folder whose models refer to other files (the key would not see those change)', async () => {
+    const loaded = await load(MODELS);
+    expect(loaded.map((model) => model.model)).toEqual(['gadgets20250115', 'widgetsV0']);
+    expect(events).toEqual([{ kind: 'bypassed', file: cacheDirectory, reason: 'widgetsV0.json refers to other files' }]);
+    expect(() => readdirSync(cacheDirectory)).toThrow(/ENOENT/);
+  });
+
+  it('still names the file that fails to load', async () => {
+    writeFileSync(join(models, 'zz-truncated.json'), '{"swagger": "2.0", "paths": {');
+    await expect(load()).rejects.toThrow(/cannot load model zz-truncated\.json/);
+  });
+
+  it('lives in $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp', () => {
+    expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: '/var/cache/agent' })).toBe('/var/cache/agent/mcp-envelope-sp');
+    expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: ' ' })).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
+    expect(defaultModelCacheDirectory({})).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
+  });
+});
