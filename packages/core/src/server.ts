@@ -47,7 +47,7 @@ import { z } from 'zod';
 
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { closestMatch, compileTool } from './arguments/index.js';
-import type { ArgumentCheck, CompiledTool, JsonSchemaObject } from './arguments/index.js';
+import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
 import { envelopeForThrown, internalError } from './classify.js';
 import { EnvelopeError } from './errors.js';
 import type { ClassifyEnvironment } from './classify.js';
@@ -126,6 +126,14 @@ export interface EnvelopeTool<Args extends Record<string, unknown> = Record<stri
    * walks each schema. Schemas written or passed in by hand should keep the default.
    */
   readonly inputSchemaCheck?: 'registration' | 'first-call';
+  /**
+   * `'copy'` (default): `createEnvelopeServer` keeps a deep copy of `inputSchema`, so later
+   * changes to the object never reach the server. `'transfer'`: it keeps the object itself, which
+   * the caller must then never change, and which must be plain JSON; for schemas generated fresh
+   * for this server, whose copy would cost about a third of registration (see
+   * `ArgumentPipelineOptions.schemaOwnership`).
+   */
+  readonly inputSchemaOwnership?: 'copy' | 'transfer';
   readonly outputSchema?: JsonSchemaObject;
   /** @returns the result; may be a promise. */
   handler(args: Args, context: ToolHandlerContext): unknown;
@@ -371,11 +379,23 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
     ...(adapter.hints === undefined ? {} : { hints: adapter.hints }),
   };
-  // one object for all deferred tools too (compileTool files its per-options caches under it)
-  const deferredPipelineOptions = { ...pipelineOptions, compile: 'deferred' as const };
+  // one options object per combination, shared by the tools that use it (compileTool files its
+  // per-options caches under it)
+  const optionVariants = new Map<string, ArgumentPipelineOptions>();
+  const optionsFor = (tool: EnvelopeTool): ArgumentPipelineOptions => {
+    const compile = tool.inputSchemaCheck === 'first-call' ? ('deferred' as const) : undefined;
+    const schemaOwnership = tool.inputSchemaOwnership === 'transfer' ? ('transfer' as const) : undefined;
+    const variant = `${compile ?? 'lazy'} ${schemaOwnership ?? 'copy'}`;
+    let options = optionVariants.get(variant);
+    if (options === undefined) {
+      options = { ...pipelineOptions, ...(compile === undefined ? {} : { compile }), ...(schemaOwnership === undefined ? {} : { schemaOwnership }) };
+      optionVariants.set(variant, options);
+    }
+    return options;
+  };
   const entries = new Map<string, ToolEntry>();
   for (const tool of allTools) {
-    const compiled = compileTool(tool.name, tool.inputSchema, tool.inputSchemaCheck === 'first-call' ? deferredPipelineOptions : pipelineOptions);
+    const compiled = compileTool(tool.name, tool.inputSchema, optionsFor(tool));
     let outputSchema: Tool['outputSchema'];
     if (tool.outputSchema !== undefined) {
       try {

@@ -33,7 +33,7 @@ export interface SpModelCacheEvent {
    *   the key would not see) or a converter module could not be fingerprinted.
    */
   readonly kind: 'hit' | 'stored' | 'unreadable' | 'unwritable' | 'bypassed';
-  /** The cache file (for `bypassed`, the cache folder). */
+  /** The cache file (the cache folder when the converter modules could not be fingerprinted). */
   readonly file: string;
   /** Why, for `unreadable`, `unwritable` and `bypassed` (an error message; never file contents). */
   readonly reason?: string;
@@ -77,35 +77,39 @@ export interface ModelCacheSlot {
 }
 
 /**
- * Computes the cache slot of a model folder: reads every model file once to hash it.
+ * Computes the cache slot of a model folder: reads every model file once to hash it. Whether the
+ * models may be cached at all (none refers to other files) is a property of their content, which
+ * the key covers: it is decided when a slot is written (see `loadSpModels`), not on every read.
  *
  * @param cacheDirectory - the cache folder.
  * @param root - the model folder (absolute).
  * @param files - the model file names, in load order.
- * @param refersToOtherFiles - whether a model file's text may point into other files (then the
- *   cache is bypassed: the key covers only the folder's own model files).
  * @returns the slot, or `{ bypassed }` with the reason.
  * @throws Error when a model file cannot be read (the load would fail on it too).
  */
-export function modelCacheSlot(
-  cacheDirectory: string,
-  root: string,
-  files: readonly string[],
-  refersToOtherFiles: (text: string) => boolean,
-): ModelCacheSlot | { readonly bypassed: string } {
+export function modelCacheSlot(cacheDirectory: string, root: string, files: readonly string[]): ModelCacheSlot | { readonly bypassed: string } {
   const code = codeFingerprint();
   if (code === undefined) return { bypassed: 'the converter modules could not be fingerprinted' };
   const key = createHash('sha256');
   key.update(`format ${SP_MODEL_CACHE_FORMAT}\nsp-adapter ${OWN_VERSION}\ncore ${CORE_VERSION}\n${code}\n${root}\n`);
   for (const name of files) {
-    const content = readFileSync(join(root, name));
-    if (refersToOtherFiles(content.toString('utf8'))) return { bypassed: `${name} refers to other files` };
     key.update(`${name}\n`);
-    key.update(createHash('sha256').update(content).digest('hex'));
+    key.update(createHash('sha256').update(readFileSync(join(root, name))).digest('hex'));
     key.update('\n');
   }
   const folder = createHash('sha256').update(root).digest('hex').slice(0, 24);
   return { file: join(cacheDirectory, `sp-models-${folder}.json`), key: key.digest('hex') };
+}
+
+/**
+ * Removes a slot's cache file, if any (a folder whose models can no longer be cached).
+ */
+export function removeModelCache(slot: ModelCacheSlot): void {
+  try {
+    unlinkSync(slot.file);
+  } catch {
+    // none there, or not ours to remove: it will never match a key again either way
+  }
 }
 
 /**

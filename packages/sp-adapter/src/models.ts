@@ -18,7 +18,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core';
 import type { ConvertedOperation } from '@mcp-envelope/core';
 
-import { modelCacheSlot, readModelCache, writeModelCache } from './model-cache.js';
+import { modelCacheSlot, readModelCache, removeModelCache, writeModelCache } from './model-cache.js';
 import type { SpModelCacheEvent } from './model-cache.js';
 
 /** Headers the reference server sets itself; never tool arguments. */
@@ -78,6 +78,15 @@ async function convertWithExternalReferences(file: string): Promise<ConvertedMod
   const parser = new $RefParser();
   await parser.resolve(file, { resolve: { external: true } });
   return convertDocument(file, parser.schema, (reference) => parser.$refs.get(reference));
+}
+
+/** Whether a model file's text may point into other files (see {@link NON_LOCAL_REFERENCE}); unreadable counts as yes. */
+function refersToOtherFiles(file: string): boolean {
+  try {
+    return NON_LOCAL_REFERENCE.test(readFileSync(file, 'utf8'));
+  } catch {
+    return true;
+  }
 }
 
 /** A pointer whose every token is plain (no escapes, no percent-encoding, none empty). */
@@ -251,7 +260,7 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
   if (options.cacheDirectory === undefined) return convertModelFiles(root, files);
   let slot: ReturnType<typeof modelCacheSlot> | undefined;
   try {
-    slot = modelCacheSlot(resolvePath(options.cacheDirectory), root, files, (text) => NON_LOCAL_REFERENCE.test(text));
+    slot = modelCacheSlot(resolvePath(options.cacheDirectory), root, files);
   } catch {
     // a model file that cannot be read: the load reports it, by name
     slot = undefined;
@@ -267,6 +276,14 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
     return cached.value;
   }
   const models = await convertModelFiles(root, files);
+  // the key covers only the folder's own model files: a model that may point into other files
+  // could change through them unseen, so such a folder is not cached
+  const external = files.find((name) => refersToOtherFiles(join(root, name)));
+  if (external !== undefined) {
+    removeModelCache(slot);
+    options.onCacheEvent?.({ kind: 'bypassed', file: slot.file, reason: `${external} refers to other files` });
+    return models;
+  }
   let event: SpModelCacheEvent;
   try {
     writeModelCache(slot, models);

@@ -51,7 +51,11 @@ export interface AccessTokenSource {
 
 /** Options of {@link createSpServer}. */
 export interface SpServerOptions {
-  /** The models whose operations become tools (see `loadSpModels`, `loadBuiltInCatalog`). */
+  /**
+   * The models whose operations become tools (see `loadSpModels`, `loadBuiltInCatalog`). Their
+   * input schemas are kept, not copied (core's `inputSchemaOwnership: 'transfer'`): do not change
+   * them after creating the server.
+   */
   readonly models: readonly SpModel[];
   /** Environment (`LWA_*`, `SP_API_REGION`, `SP_API_SANDBOX`, `SP_API_TIMEOUT_MS`, `MCP_*`); defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -255,6 +259,9 @@ export function createSpServer(options: SpServerOptions): SpServer {
       // compile any converted input), so start-up skips the meta-schema check; a broken
       // hand-made operation schema answers its calls with internal_error instead
       inputSchemaCheck: 'first-call',
+      // built fresh above from converted, plain-JSON models that nothing changes later (see
+      // SpServerOptions.models): core keeps it without its deep copy
+      inputSchemaOwnership: 'transfer',
       annotations: { readOnlyHint: readOnly, destructiveHint: operation.method === 'DELETE', idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE', openWorldHint: true },
       handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
         const body = operation.body;

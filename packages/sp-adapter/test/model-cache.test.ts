@@ -128,8 +128,24 @@ describe('the converted-models cache', () => {
   it('is bypassed for a folder whose models refer to other files (the key would not see those change)', async () => {
     const loaded = await load(MODELS);
     expect(loaded.map((model) => model.model)).toEqual(['gadgets20250115', 'widgetsV0']);
-    expect(events).toEqual([{ kind: 'bypassed', file: cacheDirectory, reason: 'widgetsV0.json refers to other files' }]);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ kind: 'bypassed', reason: 'widgetsV0.json refers to other files' });
+    expect(events[0]!.file.startsWith(join(cacheDirectory, 'sp-models-'))).toBe(true);
     expect(() => readdirSync(cacheDirectory)).toThrow(/ENOENT/);
+  });
+
+  it('drops the cache file of a folder once one of its models refers to another file', async () => {
+    await load();
+    expect(cacheFiles()).toHaveLength(1);
+    mkdirSync(join(models, 'shared'));
+    writeFileSync(join(models, 'shared', 'parameters.json'), JSON.stringify({ PageSize: { name: 'pageSize', in: 'query', type: 'integer', maximum: 10 } }));
+    const external = { ...PARTS_MODEL, parameters: { PageSize: { $ref: 'shared/parameters.json#/PageSize' } } };
+    writeFileSync(join(models, 'partsV0.json'), JSON.stringify(external));
+    const loaded = await load();
+    expect((loaded[1]!.operations[0]!.inputSchema['properties'] as Record<string, unknown>)['pageSize']).toEqual({ type: 'integer', maximum: 10 });
+    expect(events.map((event) => event.kind)).toEqual(['stored', 'bypassed']);
+    expect(events[1]!.reason).toBe('partsV0.json refers to other files');
+    expect(cacheFiles()).toEqual([]);
   });
 
   it('still names the file that fails to load', async () => {

@@ -316,7 +316,8 @@ function copySchema(schema: JsonSchemaObject): Record<string, unknown> {
  *    hints (`buildHints`). It never throws.
  *
  * @param name - the tool name.
- * @param inputSchema - the author's input schema (never mutated; deep-copied).
+ * @param inputSchema - the author's input schema (never mutated; deep-copied unless
+ *   `options.schemaOwnership` is `'transfer'`).
  * @param options - the pipeline switches and the adapter's hint tables.
  * The Ajv validator is compiled on the first `check` unless `options.compile` is `'eager'`; at
  * creation the schema is checked against the 2020-12 meta-schema only (not even that with
@@ -335,10 +336,16 @@ function copySchema(schema: JsonSchemaObject): Record<string, unknown> {
 export function compileTool(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): CompiledTool {
   if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
   let author: Record<string, unknown>;
-  try {
-    author = copySchema(inputSchema);
-  } catch (error) {
-    throw new TypeError(`inputSchema of tool "${name}" must be plain JSON`, { cause: error });
+  if (options.schemaOwnership === 'transfer') {
+    // the caller hands the object over and vouches that it is plain JSON (see schemaOwnership);
+    // nothing below changes it (preparation and publication copy on write)
+    author = inputSchema;
+  } else {
+    try {
+      author = copySchema(inputSchema);
+    } catch (error) {
+      throw new TypeError(`inputSchema of tool "${name}" must be plain JSON`, { cause: error });
+    }
   }
   const shape = analyzeTopLevel(author);
   if (!shape.objectTyped || (shape.rootType !== undefined && shape.rootType !== 'object')) {

@@ -81,6 +81,37 @@ describe('strict-mode injection into the published schema', () => {
     passed(compiled.check({ state: 'PAUSED', name: 'Long campaign name' }));
   });
 
+  it.each(['lazy', 'deferred'] as const)('with schemaOwnership: transfer (%s), keeps the caller\u2019s objects and still never changes them', (compile) => {
+    const schema = {
+      type: 'object',
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      properties: {
+        ids: { type: 'array', items: [{ type: 'string' }], additionalItems: false },
+        limit: { type: 'integer', maximum: 10, exclusiveMaximum: true },
+        mode: { allOf: [{ type: 'string' }, { minLength: 2 }] },
+        state: { $ref: '#/$defs/State' },
+      },
+      $defs: { State: { enum: ['ENABLED', 'PAUSED'] } },
+      required: ['ids'],
+    };
+    const before = structuredClone(schema);
+    const compiled = tool(schema, { schemaOwnership: 'transfer', compile });
+    // the published schema is a new top-level object over the caller's own sub-objects
+    expect(compiled.publishedInputSchema).not.toBe(schema);
+    expect(compiled.publishedInputSchema['properties']).toBe(schema.properties);
+    expect(compiled.publishedInputSchema).toEqual({ ...before, additionalProperties: false });
+    // preparing (tuple items, draft-04 bounds, allOf wrapping, $schema) and compiling copy on write
+    passed(compiled.check({ ids: ['A1'], limit: 9, mode: 'ab', state: 'PAUSED' }));
+    expect(failed(compiled.check({ ids: ['A1', 'A2'], limit: 10, mode: 'a', state: 'GONE', extra: 1 })).details.map((detail) => detail.path)).toEqual([
+      'extra',
+      'state',
+      'mode',
+      'ids',
+      'limit',
+    ]);
+    expect(schema).toEqual(before);
+  });
+
   it('can compile two tools whose schemas share an $id', () => {
     const schema = { $id: 'https://example.test/shared', type: 'object', properties: { a: { type: 'string' } } };
     passed(tool(schema).check({ a: 'x' }));
