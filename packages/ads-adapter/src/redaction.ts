@@ -15,7 +15,7 @@ import type { Redactor } from '@mcp-envelope/core';
  *   application and no envelope needs it.
  * LWA client secrets and camelCase credential fields are among core's default rules.
  */
-export const ADS_REDACTIONS: readonly RegExp[] = [/\bamzn1\.application-oa2-client\.[A-Za-z0-9]+/g];
+export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/g];
 
 /** Core's default rules plus {@link ADS_REDACTIONS}, compiled once. */
 export const adsRedactor: Redactor = createRedactor(ADS_REDACTIONS);

@@ -152,7 +152,21 @@ function median(values: readonly number[]): number {
  * its per-round ratio to the baseline, so load from other processes, which comes and goes,
  * weighs on both sides of each ratio alike.
  */
-async function measure(baseline: string, tasks: Readonly<Record<string, () => Promise<unknown>>>): Promise<Record<string, { readonly mean: number; readonly ratio: number }>> {
+interface Measured {
+  /** Median over rounds of the low-quantile per-call time, in milliseconds. */
+  readonly mean: number;
+  /** Median over rounds of the per-round ratio to the baseline. */
+  readonly ratio: number;
+  /** The per-round times, for ratios against another task ({@link pairedRatio}). */
+  readonly rounds: readonly number[];
+}
+
+/** Median over rounds of `task`'s time divided by `against`'s time in the same round. */
+function pairedRatio(task: Measured, against: Measured): number {
+  return median(task.rounds.map((time, round) => time / (against.rounds[round] as number)));
+}
+
+async function measure(baseline: string, tasks: Readonly<Record<string, () => Promise<unknown>>>): Promise<Record<string, Measured>> {
   const times: Record<string, number[]> = {};
   const ratios: Record<string, number[]> = {};
   const names = Object.keys(tasks);
@@ -180,8 +194,8 @@ async function measure(baseline: string, tasks: Readonly<Record<string, () => Pr
       (ratios[name] ??= []).push(time / base);
     }
   }
-  const summary: Record<string, { mean: number; ratio: number }> = {};
-  for (const name of names) summary[name] = { mean: median(times[name] ?? []), ratio: median(ratios[name] ?? []) };
+  const summary: Record<string, Measured> = {};
+  for (const name of names) summary[name] = { mean: median(times[name] ?? []), ratio: median(ratios[name] ?? []), rounds: times[name] ?? [] };
   return summary;
 }
 
@@ -221,13 +235,12 @@ async function hotPaths(): Promise<void> {
   // the ratio is core's own cost.
   const single = times['bareSingleParse']!;
   console.log(
-    `info  success path vs a bare server with core's one-parse tools/call registration: ${microseconds(success.mean)} vs ${microseconds(single.mean)} per call, ratio ${(success.ratio / single.ratio).toFixed(3)}x; validation-error path against it: ${(validation.ratio / single.ratio).toFixed(3)}x`,
+    `info  success path vs a bare server with core's one-parse tools/call registration: ${microseconds(success.mean)} vs ${microseconds(single.mean)} per call, ratio ${pairedRatio(success, single).toFixed(3)}x; validation-error path against it: ${pairedRatio(validation, single).toFixed(3)}x (medians of paired rounds)`,
   );
   const explicit = times['explicitOnly']!;
   console.log(`info  success path with implicitContext: false: ${microseconds(explicit.mean)} per call, ratio ${explicit.ratio.toFixed(3)}x`);
-  // The async pair, each against its own round's bare sync call: their quotient is the async
-  // envelope call against the async bare call.
-  const asyncRatio = times['envelopeAsync']!.ratio / times['bareAsync']!.ratio;
+  // The async envelope call against the async bare call of the same round.
+  const asyncRatio = pairedRatio(times['envelopeAsync']!, times['bareAsync']!);
   console.log(
     `info  async handler (runs in AsyncLocalStorage): ${microseconds(times['envelopeAsync']!.mean)} vs bare async ${microseconds(times['bareAsync']!.mean)} per call, ratio ${asyncRatio.toFixed(3)}x on Node ${process.versions.node}`,
   );

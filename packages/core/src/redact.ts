@@ -28,23 +28,26 @@ const whole = (): string => REDACTED;
  * - credential fields `access_token`, `refresh_token`, `client_secret`, `password` (JSON, form
  *   encoded or `name=value` in prose).
  * Each also when URL-encoded, as upstreams echo request URLs: `Bearer%20...`, `Bearer+...`,
- * `Atza%7C...`, `Authorization%3A%20...`, with `%XX` escapes inside the secret.
+ * `Atza%7C...`, `Authorization%3A%20...`, with `%XX` escapes inside the secret. No rule needs a
+ * word boundary before its name: a secret glued to other text (`xAtza|...`, `myBearer ...`,
+ * `db_password=...`, `proxy_authorization: ...`) is redacted too; a few ordinary words may be
+ * redacted with it, which is the safe side.
  */
 const DEFAULT_RULES: readonly Rule[] = [
   // Quoted (JSON) header values: the whole string value.
-  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(["']\s*:\s*["'])[^"'\r\n]*/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: /(authorization|x-amz-access-token|x-amz-security-token)(["']\s*:\s*["'])[^"'\r\n]*/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
   // `name: value` / `name=value` in prose or raw headers: up to the end of the value.
-  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(\s*[:=]\s*)[^"'\r\n,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: /(authorization|x-amz-access-token|x-amz-security-token)(\s*[:=]\s*)[^"'\r\n,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
   // The same, URL-encoded (`Authorization%3A%20<value>`): up to the next parameter.
-  { pattern: /\b(authorization|x-amz-access-token|x-amz-security-token)(%3A(?:%20|\+)*)[^\s"'&#,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
-  { pattern: /\b(Bearer(?:\s|%20|\+)+)(?:[A-Za-z0-9\-._~+/|]|%[0-9A-Fa-f]{2})+=*/gi, replace: keepPrefix },
-  { pattern: /\bAtz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
-  { pattern: /\b((?:X-Amz-)?(?:Signature|Credential|Security-Token)=)[^&\s"',;]+/gi, replace: keepPrefix },
-  { pattern: /\b((?:access_token|refresh_token|client_secret|password)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
+  { pattern: /(authorization|x-amz-access-token|x-amz-security-token)(%3A(?:%20|\+)*)[^\s"'&#,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: /(Bearer(?:\s|%20|\+)+)(?:[A-Za-z0-9\-._~+/|]|%[0-9A-Fa-f]{2})+=*/gi, replace: keepPrefix },
+  { pattern: /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
+  { pattern: /((?:X-Amz-)?(?:Signature|Credential|Security-Token)=)[^&\s"',;]+/gi, replace: keepPrefix },
+  { pattern: /((?:access_token|refresh_token|client_secret|password)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
   // The camelCase spellings SDK and client configs use for the same credentials.
-  { pattern: /\b((?:accessToken|refreshToken|clientSecret)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/g, replace: keepPrefix },
+  { pattern: /((?:accessToken|refreshToken|clientSecret)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
   // Login with Amazon client secrets, wherever they appear.
-  { pattern: /\bamzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
+  { pattern: /amzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
 ];
 
 /** Secret values this process holds (client secrets, refresh and access tokens), matched literally. */

@@ -258,7 +258,7 @@ interface ToolEntry {
  * argument key `__proto__`; here `arguments` reaches normalization exactly as the transport
  * parsed it (normalization copies it and never mutates it).
  */
-const ToolCallRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+const ToolCallRequestSchema = z.object({ method: z.literal('tools/call'), params: z.optional(z.unknown()) });
 
 type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 
@@ -517,7 +517,10 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       const structured = meta === undefined ? value : withMeta(value, meta);
       const mismatch = outputMismatch(entry, structured, call);
       if (mismatch !== undefined) return mismatch;
-      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      const text = JSON.stringify(structured);
+      // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
+      if (text.charCodeAt(0) !== 0x7b) return badResult('returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
+      return { content: [{ type: 'text', text }], structuredContent: structured };
     }
     if (entry.outputChecker !== undefined) {
       return badResult(`declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);

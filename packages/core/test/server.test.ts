@@ -406,6 +406,21 @@ describe('results that are objects of another class', () => {
     await connection.close();
   });
 
+  it.each([
+    ['a number', () => 5],
+    ['an array', () => [1, 2]],
+  ])('answer internal_error for a plain object whose toJSON gives %s, instead of a non-object structuredContent', async (_label, toJSON) => {
+    const log = captureLog();
+    const connection = await connectInMemory(createTestServer({ logger: log.logger }, [{ name: 'to_json', inputSchema: { type: 'object' }, handler: () => ({ toJSON }) }]));
+    const result = await connection.client.callTool({ name: 'to_json', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(structured(result)['error_code']).toBe('INTERNAL_ERROR');
+    expect((log.lines[0]!['error'] as { message: string }).message).toBe(
+      'tool "to_json" returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data',
+    );
+    await connection.close();
+  });
+
   it('still accepts plain objects, prototype-less objects and dates nested inside plain objects', async () => {
     const bare = Object.assign(Object.create(null) as Record<string, unknown>, { n: 1 });
     const connection = await connectInMemory(

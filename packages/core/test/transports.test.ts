@@ -79,6 +79,10 @@ describe('stdio (SDK v1 client, server in a child process)', () => {
       message: 'MCP error -32602: Invalid tools/call request: params.name must be a string',
     });
     await expect(client.request({ method: 'tools/call', params: { arguments: {} } }, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+    await expect(client.request({ method: 'tools/call' }, CallToolResultSchema)).rejects.toMatchObject({
+      code: -32602,
+      message: 'MCP error -32602: Invalid tools/call request: params.name must be a string',
+    });
   });
 
   it('logs internal errors to stderr, never stdout, with the correlation_id of the envelope', async () => {

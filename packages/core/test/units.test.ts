@@ -50,6 +50,16 @@ describe('redaction', () => {
     expect(redactor.string('100%20percent of orders')).toBe('100%20percent of orders');
   });
 
+  it('redacts a secret glued to the text before it', () => {
+    expect(redactor.string('xAtza|IwEBIAglued1234 and _Atzr|IwEBIRglued')).toBe('x[REDACTED] and _[REDACTED]');
+    expect(redactor.string('myBearer SECRETTOKEN123 _Bearer OTHER456')).toBe('myBearer [REDACTED] _Bearer [REDACTED]');
+    expect(redactor.string('db_password=hunter22 my_password: pw-9 aws_access_token=AT-1')).toBe('db_password=[REDACTED] my_password: [REDACTED] aws_access_token=[REDACTED]');
+    expect(redactor.string('proxy_authorization: Basic dXNlcjpwYXNz')).toBe('proxy_authorization: [REDACTED]');
+    expect(redactor.string('{"myAccessToken":"at-77","ClientSecret":"cs-88"}')).toBe('{"myAccessToken":"[REDACTED]","ClientSecret":"[REDACTED]"}');
+    expect(redactor.string('key=amzn1.oa2-cs.v1.0123456789abcdef')).toBe('key=[REDACTED]');
+    expect(redactor.string('passwordless sign-in is on')).toBe('passwordless sign-in is on');
+  });
+
   it('redacts strings anywhere inside a value without touching keys or other types', () => {
     const input = { 'Bearer x': ['Bearer abc', 3, null, { note: 'acct-654321' }], flag: true };
     expect(redactor.value(input)).toEqual({ 'Bearer x': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });

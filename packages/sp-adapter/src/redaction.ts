@@ -20,11 +20,11 @@ import type { Redactor } from '@mcp-envelope/core';
  *   the header name.
  */
 export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
-  /\bAtz\.[a-z]+\|[^\s"'&,;<>}\]]+/g,
-  /\bAtz[a-z.]*%7[cC][^\s"'&,;<>}\]]+/g,
-  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
-  /(?<=\b(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/g,
-  /\bAWS4-HMAC-SHA256\s+[^"'\r\n]+/g,
+  /Atz\.[a-z]+\|[^\s"'&,;<>}\]]+/g,
+  /Atz[a-z.]*%7[cC][^\s"'&,;<>}\]]+/g,
+  /(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
+  /(?<=(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/g,
+  /AWS4-HMAC-SHA256\s+[^"'\r\n]+/g,
 ];
 
 let shared: Redactor | undefined;

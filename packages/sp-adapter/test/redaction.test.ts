@@ -15,6 +15,10 @@ describe('SP redaction', () => {
     ['authorization header', 'Authorization: Bearer abc.def.ghi', 'Authorization: [REDACTED]'],
     ['access token header', 'x-amz-access-token: Atza|zzz', 'x-amz-access-token: [REDACTED]'],
     ['SigV4 value', 'sent AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260412/us-east-1/execute-api/aws4_request', 'sent [REDACTED]'],
+    ['glued access key id', 'keyAKIAIOSFODNN7EXAMPLE', 'key[REDACTED]'],
+    ['glued secret access key field', 'my_aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'my_aws_secret_access_key=[REDACTED]'],
+    ['glued restricted data token', 'xAtz.sprdt|IQEBLjAsAhQexample', 'x[REDACTED]'],
+    ['glued SigV4 value', 'hdrAWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260412', 'hdr[REDACTED]'],
     ['plain text', 'Requested item not found in marketplace ATVPDKIKX0DER.', 'Requested item not found in marketplace ATVPDKIKX0DER.'],
   ])('%s', (_name, input, expected) => {
     expect(redactSpText(input)).toBe(expected);
