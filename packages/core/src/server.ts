@@ -24,7 +24,7 @@ import type {
 // because `McpServer` cannot take raw JSON Schemas and rewrites every failure into fixed prose.
 import { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -669,6 +669,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const server = createSdkServer();
 
   async function serveStreamableHttp(httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> {
+    // Loaded here, not with this module: a stdio server never needs it, and it is a noticeable
+    // part of the SDK's load time.
+    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     const host = httpOptions.host ?? '127.0.0.1';
     const path = httpOptions.path ?? '/mcp';
     const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: SdkServer }>();
