@@ -30,7 +30,8 @@ export interface SpModelCacheEvent {
    * - `unwritable`: the models were converted, but the cache file could not be written (the load
    *   still succeeds);
    * - `bypassed`: the cache was not used because a model refers to other files (whose changes
-   *   the key would not see) or a converter module could not be fingerprinted.
+   *   the key would not see), a model file changed while the folder was loaded, or a converter
+   *   module could not be fingerprinted.
    */
   readonly kind: 'hit' | 'stored' | 'unreadable' | 'unwritable' | 'bypassed';
   /** The cache file (the cache folder when the converter modules could not be fingerprinted). */

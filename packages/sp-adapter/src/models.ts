@@ -284,6 +284,17 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
     options.onCacheEvent?.({ kind: 'bypassed', file: slot.file, reason: `${external} refers to other files` });
     return models;
   }
+  // a file that changed while it was converted would file its new models under its old key
+  let after: ReturnType<typeof modelCacheSlot> | undefined;
+  try {
+    after = modelCacheSlot(resolvePath(options.cacheDirectory), root, files);
+  } catch {
+    after = undefined;
+  }
+  if (after === undefined || 'bypassed' in after || after.key !== slot.key) {
+    options.onCacheEvent?.({ kind: 'bypassed', file: slot.file, reason: 'a model file changed while the folder was loaded' });
+    return models;
+  }
   let event: SpModelCacheEvent;
   try {
     writeModelCache(slot, models);
