@@ -42,6 +42,11 @@ function parseUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
+function parseFolder(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must be a folder path');
+  return value;
+}
+
 function parseRegion(value: string): SpRegion {
   const region = parseSpRegion(value);
   if (region === undefined) throw new InvalidArgumentError(`must be one of ${SP_REGION_CODES.join(', ')}`);
@@ -60,7 +65,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     .description('Reference SP-API MCP server: SP-API operations as MCP tools, every failure a v1 error envelope.')
     .version(SP_ADAPTER_VERSION)
     .option('--models <dir>', 'load every *.json SP-API model in DIR (default: the built-in catalog)')
-    .option('--model-cache-dir <dir>', 'where converted --models are cached (default: $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp)')
+    .option('--model-cache-dir <dir>', 'where converted --models are cached (default: $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp)', parseFolder)
     .option('--no-model-cache', 'convert every --models file on each start, without the cache')
     .option('--upstream <url>', 'send every SP-API call to this base URL instead of the region endpoint', parseUrl)
     .option('--http <port>', 'serve Streamable HTTP on PORT (default: stdio)', parsePort)
@@ -72,15 +77,20 @@ export async function main(argv: readonly string[]): Promise<void> {
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
 
+  const cacheDirectory = options.modelCache ? (options.modelCacheDir ?? defaultModelCacheDirectory()) : undefined;
+  if (options.models !== undefined && options.modelCache && cacheDirectory === undefined) {
+    process.stderr.write(`${SP_SERVER_NAME}: no model cache: neither XDG_CACHE_HOME nor the home folder is an absolute path (use --model-cache-dir)\n`);
+  }
   const models =
     options.models === undefined
       ? await loadBuiltInCatalog()
       : await loadSpModels(options.models, {
-          ...(options.modelCache ? { cacheDirectory: options.modelCacheDir ?? defaultModelCacheDirectory() } : {}),
+          ...(cacheDirectory === undefined ? {} : { cacheDirectory }),
           onCacheEvent: (event) => {
             // the load succeeded either way; say why the next start will not be faster
-            if (event.kind === 'unreadable' || event.kind === 'unwritable') {
-              process.stderr.write(`${SP_SERVER_NAME}: model cache ${event.file} ${event.kind === 'unreadable' ? 'was unusable and has been rewritten' : 'could not be written'}: ${event.reason ?? ''}\n`);
+            if (event.kind === 'unreadable' || event.kind === 'unwritable' || event.kind === 'bypassed') {
+              const what = { unreadable: 'was unusable and has been rewritten', unwritable: 'could not be written', bypassed: 'is not used' }[event.kind];
+              process.stderr.write(`${SP_SERVER_NAME}: model cache ${event.file} ${what}: ${event.reason ?? ''}\n`);
             }
           },
         });

@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,15 +80,6 @@ async function convertWithExternalReferences(file: string): Promise<ConvertedMod
   return convertDocument(file, parser.schema, (reference) => parser.$refs.get(reference));
 }
 
-/** Whether a model file's text may point into other files (see {@link NON_LOCAL_REFERENCE}); unreadable counts as yes. */
-function refersToOtherFiles(file: string): boolean {
-  try {
-    return NON_LOCAL_REFERENCE.test(readFileSync(file, 'utf8'));
-  } catch {
-    return true;
-  }
-}
-
 /** A pointer whose every token is plain (no escapes, no percent-encoding, none empty). */
 const PLAIN_POINTER = /^#(?:\/[A-Za-z0-9_.-]+)+$/;
 
@@ -132,11 +123,14 @@ function plainPointerTarget(document: Readonly<Record<string, unknown>>, referen
 /**
  * The file as a JSON object when every `$ref` in its text is local (`#...`), else `undefined`
  * (unreadable, not JSON, not an object, or possibly pointing into other files).
+ *
+ * @param content - the file's bytes when already read (the model cache hashed them), so that
+ *   what is converted is exactly what was hashed.
  */
-function readLocalDocument(file: string): Record<string, unknown> | undefined {
+function readLocalDocument(file: string, content?: Buffer): Record<string, unknown> | undefined {
   try {
     // read synchronously, right before it is parsed and converted (see loadSpModels)
-    const text = readFileSync(file, 'utf8');
+    const text = content === undefined ? readFileSync(file, 'utf8') : content.toString('utf8');
     // the library's JSON parser drops a byte order mark too
     const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     if (NON_LOCAL_REFERENCE.test(json)) return undefined;
@@ -159,9 +153,9 @@ function readLocalDocument(file: string): Record<string, unknown> | undefined {
  * 3. anything else (not a JSON object, a `$ref` that may leave the file, a lookup that fails):
  *    the library reads and resolves the file as it always did, so its results and errors stand.
  */
-async function convertModelFile(file: string): Promise<ConvertedModel> {
-  const document = readLocalDocument(file);
-  if (document === undefined) return convertWithExternalReferences(file);
+async function convertModelFile(file: string, content?: Buffer): Promise<{ readonly converted: ConvertedModel; readonly selfContained: boolean }> {
+  const document = readLocalDocument(file, content);
+  if (document === undefined) return { converted: await convertWithExternalReferences(file), selfContained: false };
   if (pointersFromRoot(document)) {
     let plain = true;
     const converted = convertDocument(file, document, (reference) => {
@@ -170,7 +164,8 @@ async function convertModelFile(file: string): Promise<ConvertedModel> {
       plain = false;
       return undefined;
     });
-    if (plain) return converted;
+    // tier 1 read nothing but this file's bytes: its result depends on them (and the code) alone
+    if (plain) return { converted, selfContained: true };
   }
   const parser = new $RefParser();
   await parser.resolve(file, document, { resolve: { external: false } });
@@ -186,7 +181,7 @@ async function convertModelFile(file: string): Promise<ConvertedModel> {
       throw error;
     }
   });
-  return unsure ? convertWithExternalReferences(file) : converted;
+  return { converted: unsure ? await convertWithExternalReferences(file) : converted, selfContained: false };
 }
 
 function namedModel(converted: ConvertedModel, taken: ReadonlySet<string>): SpModel {
@@ -210,7 +205,7 @@ function namedModel(converted: ConvertedModel, taken: ReadonlySet<string>): SpMo
  * @throws Error when the file cannot be read or parsed, or is not an API description.
  */
 export async function loadSpModel(file: string, taken: ReadonlySet<string> = new Set()): Promise<SpModel> {
-  return namedModel(await convertModelFile(file), taken);
+  return namedModel((await convertModelFile(file)).converted, taken);
 }
 
 /** Options of {@link loadSpModels}. */
@@ -224,6 +219,15 @@ export interface LoadSpModelsOptions {
   readonly cacheDirectory?: string;
   /** Called once per load that uses the cache, with what happened (for a log line). */
   readonly onCacheEvent?: (event: SpModelCacheEvent) => void;
+}
+
+/** Whether a symbolic link leads to a file (a folder of links to model files is a folder of models). */
+function isFileBehindLink(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a cached value has the shape of loaded models (the key already matched). */
@@ -253,11 +257,11 @@ function isModelList(value: unknown): value is SpModel[] {
 export async function loadSpModels(directory: string, options: LoadSpModelsOptions = {}): Promise<SpModel[]> {
   const root = resolvePath(directory);
   const files = (await readdir(root, { withFileTypes: true }))
-    .filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith('.json'))
+    .filter((entry) => entry.name.toLowerCase().endsWith('.json') && (entry.isFile() || (entry.isSymbolicLink() && isFileBehindLink(join(root, entry.name)))))
     .map((entry) => entry.name)
     .sort();
   if (files.length === 0) throw new Error(`no *.json model files in ${root}`);
-  if (options.cacheDirectory === undefined) return convertModelFiles(root, files);
+  if (options.cacheDirectory === undefined) return (await convertModelFiles(root, files)).models;
   let slot: ReturnType<typeof modelCacheSlot> | undefined;
   try {
     slot = modelCacheSlot(resolvePath(options.cacheDirectory), root, files);
@@ -265,34 +269,22 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
     // a model file that cannot be read: the load reports it, by name
     slot = undefined;
   }
-  if (slot === undefined) return convertModelFiles(root, files);
+  if (slot === undefined) return (await convertModelFiles(root, files)).models;
   if ('bypassed' in slot) {
     options.onCacheEvent?.({ kind: 'bypassed', file: resolvePath(options.cacheDirectory), reason: slot.bypassed });
-    return convertModelFiles(root, files);
+    return (await convertModelFiles(root, files)).models;
   }
   const cached = readModelCache(slot);
   if (cached !== undefined && 'value' in cached && isModelList(cached.value)) {
     options.onCacheEvent?.({ kind: 'hit', file: slot.file });
     return cached.value;
   }
-  const models = await convertModelFiles(root, files);
-  // the key covers only the folder's own model files: a model that may point into other files
-  // could change through them unseen, so such a folder is not cached
-  const external = files.find((name) => refersToOtherFiles(join(root, name)));
-  if (external !== undefined) {
+  // the very bytes that were hashed are converted
+  const { models, notSelfContained } = await convertModelFiles(root, files, slot.contents);
+  if (notSelfContained !== undefined) {
+    // the models depend on more than the hashed bytes: not cached
     removeModelCache(slot);
-    options.onCacheEvent?.({ kind: 'bypassed', file: slot.file, reason: `${external} refers to other files` });
-    return models;
-  }
-  // a file that changed while it was converted would file its new models under its old key
-  let after: ReturnType<typeof modelCacheSlot> | undefined;
-  try {
-    after = modelCacheSlot(resolvePath(options.cacheDirectory), root, files);
-  } catch {
-    after = undefined;
-  }
-  if (after === undefined || 'bypassed' in after || after.key !== slot.key) {
-    options.onCacheEvent?.({ kind: 'bypassed', file: slot.file, reason: 'a model file changed while the folder was loaded' });
+    options.onCacheEvent?.({ kind: 'bypassed', file: slot.file, reason: `${notSelfContained} refers to other files or needs the reference library` });
     return models;
   }
   let event: SpModelCacheEvent;
@@ -306,20 +298,31 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
   return models;
 }
 
-async function convertModelFiles(root: string, files: readonly string[]): Promise<SpModel[]> {
+/**
+ * Converts and names the files in order. `notSelfContained` names the first file whose models do
+ * not depend on its own bytes alone (it refers to other files, or needed the reference library).
+ */
+async function convertModelFiles(
+  root: string,
+  files: readonly string[],
+  contents?: readonly Buffer[],
+): Promise<{ readonly models: SpModel[]; readonly notSelfContained: string | undefined }> {
   const taken = new Set<string>();
   const models: SpModel[] = [];
-  for (const name of files) {
+  let notSelfContained: string | undefined;
+  for (const [index, name] of files.entries()) {
     let model: SpModel;
     try {
-      model = namedModel(await convertModelFile(join(root, name)), taken);
+      const { converted, selfContained } = await convertModelFile(join(root, name), contents?.[index]);
+      if (!selfContained) notSelfContained ??= name;
+      model = namedModel(converted, taken);
     } catch (error) {
       throw new Error(`cannot load model ${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     for (const operation of model.operations) taken.add(operation.toolName);
     models.push(model);
   }
-  return models;
+  return { models, notSelfContained };
 }
 
 /**

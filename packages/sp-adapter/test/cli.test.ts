@@ -89,6 +89,11 @@ describe('mcp-envelope-sp over stdio', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).not.toBe(0);
     expect(stderr).toContain("option '--http <port>' argument 'eighty' is invalid");
+    const empty = spawn(process.execPath, [...CLI, '--models', 'test/fixtures/models', '--model-cache-dir', ''], { cwd: PACKAGE, env: baseEnv() });
+    let emptyStderr = '';
+    empty.stderr.on('data', (chunk: Buffer) => (emptyStderr += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => empty.on('exit', resolve))).not.toBe(0);
+    expect(emptyStderr).toContain("option '--model-cache-dir <dir>' argument '' is invalid. must be a folder path");
   });
 });
 

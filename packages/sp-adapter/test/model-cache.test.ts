@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -108,12 +109,18 @@ describe('the converted-models cache', () => {
     const uncached = await loadSpModels(models);
     await load();
     const file = join(cacheDirectory, cacheFiles()[0]!);
-    writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100));
+    const intact = readFileSync(file, 'utf8');
+    writeFileSync(file, intact.slice(0, 100));
     expect(await load()).toStrictEqual(uncached);
-    expect(events[1]).toMatchObject({ kind: 'unreadable', file });
-    expect(events[1]!.reason).toMatch(/JSON/);
+    expect(events[1]).toEqual({ kind: 'unreadable', file, reason: 'no header line' });
     expect(await load()).toStrictEqual(uncached);
     expect(events[2]!.kind).toBe('hit');
+    // a damaged value under an intact header: noticed by its hash, not trusted
+    writeFileSync(file, intact.replace('"inputSchema"', '"inputSchemX"'));
+    expect(await load()).toStrictEqual(uncached);
+    expect(events[3]).toEqual({ kind: 'unreadable', file, reason: 'the cached models were damaged (their SHA-256 does not match)' });
+    expect(await load()).toStrictEqual(uncached);
+    expect(events[4]!.kind).toBe('hit');
   });
 
   it('still loads when the cache folder cannot be created', async () => {
@@ -129,7 +136,7 @@ describe('the converted-models cache', () => {
     const loaded = await load(MODELS);
     expect(loaded.map((model) => model.model)).toEqual(['gadgets20250115', 'widgetsV0']);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ kind: 'bypassed', reason: 'widgetsV0.json refers to other files' });
+    expect(events[0]).toMatchObject({ kind: 'bypassed', reason: 'widgetsV0.json refers to other files or needs the reference library' });
     expect(events[0]!.file.startsWith(join(cacheDirectory, 'sp-models-'))).toBe(true);
     expect(() => readdirSync(cacheDirectory)).toThrow(/ENOENT/);
   });
@@ -144,8 +151,45 @@ describe('the converted-models cache', () => {
     const loaded = await load();
     expect((loaded[1]!.operations[0]!.inputSchema['properties'] as Record<string, unknown>)['pageSize']).toEqual({ type: 'integer', maximum: 10 });
     expect(events.map((event) => event.kind)).toEqual(['stored', 'bypassed']);
-    expect(events[1]!.reason).toBe('partsV0.json refers to other files');
+    expect(events[1]!.reason).toBe('partsV0.json refers to other files or needs the reference library');
     expect(cacheFiles()).toEqual([]);
+  });
+
+  it('is bypassed for a reference into another file written with an escaped key, and sees that file change', async () => {
+    mkdirSync(join(models, 'shared'));
+    const shared = (limit: number): string => JSON.stringify({ PageSize: { name: 'pageSize', in: 'query', type: 'integer', maximum: limit } });
+    writeFileSync(join(models, 'shared', 'parameters.json'), shared(10));
+    // "$r\u0065f" is "$ref" once parsed
+    writeFileSync(join(models, 'partsV0.json'), JSON.stringify({ ...PARTS_MODEL, parameters: undefined }).replace('{"$ref":"#/parameters/PageSize"}', '{"$r\\u0065f":"shared/parameters.json#/PageSize"}'));
+    const pageSize = async (): Promise<unknown> => ((await load())[1]!.operations[0]!.inputSchema['properties'] as Record<string, unknown>)['pageSize'];
+    expect(await pageSize()).toEqual({ type: 'integer', maximum: 10 });
+    writeFileSync(join(models, 'shared', 'parameters.json'), shared(99));
+    expect(await pageSize()).toEqual({ type: 'integer', maximum: 99 });
+    expect(events.map((event) => [event.kind, event.reason])).toEqual([
+      ['bypassed', 'partsV0.json refers to other files or needs the reference library'],
+      ['bypassed', 'partsV0.json refers to other files or needs the reference library'],
+    ]);
+  });
+
+  it('keeps names apart in the key, whatever they contain', async () => {
+    const gadgets = readFileSync(join(models, 'gadgets_2025-01-15.json'));
+    await load();
+    // one file whose name spells both names and a content hash, holding the second file's bytes
+    rmSync(join(models, 'gadgets_2025-01-15.json'));
+    rmSync(join(models, 'partsV0.json'));
+    const hash = createHash('sha256').update(gadgets).digest('hex');
+    writeFileSync(join(models, `gadgets_2025-01-15.json\n${hash}\npartsV0.json`), JSON.stringify(PARTS_MODEL, null, 2));
+    const loaded = await load();
+    expect(loaded.flatMap((model) => model.operations)).toHaveLength(1);
+    expect(events.map((event) => event.kind)).toEqual(['stored', 'stored']);
+  });
+
+  it('loads model files that are symbolic links', async () => {
+    const links = join(folder, 'links');
+    mkdirSync(links);
+    symlinkSync(join(models, 'partsV0.json'), join(links, 'partsV0.json'));
+    symlinkSync(join(folder, 'missing.json'), join(links, 'dangling.json'));
+    expect((await loadSpModels(links)).map((model) => model.model)).toEqual(['partsV0']);
   });
 
   it('still names the file that fails to load', async () => {
@@ -153,9 +197,10 @@ describe('the converted-models cache', () => {
     await expect(load()).rejects.toThrow(/cannot load model zz-truncated\.json/);
   });
 
-  it('lives in $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp', () => {
+  it('lives in $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp; a relative XDG_CACHE_HOME is ignored', () => {
     expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: '/var/cache/agent' })).toBe('/var/cache/agent/mcp-envelope-sp');
     expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: ' ' })).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
+    expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: 'relcache' })).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
     expect(defaultModelCacheDirectory({})).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
   });
 });
