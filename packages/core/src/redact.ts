@@ -17,35 +17,50 @@ interface Rule {
 const keepPrefix = (_match: string, prefix: string): string => `${prefix}${REDACTED}`;
 const whole = (): string => REDACTED;
 
+/** The header names whose values are secrets. */
+const SECRET_HEADERS = 'authorization|x-amz-access-token|x-amz-security-token|x-api-key';
+
+/** Credential field names, snake_case, kebab-case or camelCase (matched ignoring case). */
+const SECRET_FIELDS = 'access[_-]?token|refresh[_-]?token|client[_-]?secret|password|passwd|pwd|api[_-]?key';
+
+/** `prefix` kept, the value replaced; a quoted value keeps its quotes. */
+const keepPrefixAndQuotes = (_match: string, prefix: string, value: string): string => {
+  const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';
+  return `${prefix}${quote}${REDACTED}${quote}`;
+};
+
 /**
  * Core's default rules, applied before the adapter's patterns:
  * - `Bearer <token>` (any case);
  * - Login with Amazon tokens `Atza|...` and `Atzr|...`;
- * - the value of an `Authorization`, `x-amz-access-token` or `x-amz-security-token` header, as
- *   `name: value`, `"name": "value"` or `name=value`;
+ * - the value of an `Authorization`, `x-amz-access-token`, `x-amz-security-token`, `x-api-key`,
+ *   `Cookie` or `Set-Cookie` header, as `name: value`, `"name": "value"` or `name=value`;
  * - AWS SigV4 query and header parameters (`X-Amz-Signature=`, `X-Amz-Credential=`,
  *   `X-Amz-Security-Token=`, `Signature=`, `Credential=`);
- * - credential fields `access_token`, `refresh_token`, `client_secret`, `password` (JSON, form
- *   encoded or `name=value` in prose).
+ * - credential fields `access_token`, `refresh_token`, `client_secret`, `password`, `passwd`,
+ *   `pwd`, `api_key` (also kebab-case and camelCase: `client-secret`, `accessToken`), as JSON,
+ *   form-encoded or `name=value` in prose; a quoted value is replaced whole, spaces included.
  * Each also when URL-encoded, as upstreams echo request URLs: `Bearer%20...`, `Bearer+...`,
- * `Atza%7C...`, `Authorization%3A%20...`, with `%XX` escapes inside the secret. No rule needs a
- * word boundary before its name: a secret glued to other text (`xAtza|...`, `myBearer ...`,
- * `db_password=...`, `proxy_authorization: ...`) is redacted too; a few ordinary words may be
- * redacted with it, which is the safe side.
+ * `Atza%7C...`, `Authorization%3A%20...`, `password%3D...`, with `%XX` escapes inside the secret.
+ * No rule needs a word boundary before its name: a secret glued to other text (`xAtza|...`,
+ * `myBearer ...`, `db_password=...`, `proxy_authorization: ...`) is redacted too; a few ordinary
+ * words may be redacted with it, which is the safe side.
  */
 const DEFAULT_RULES: readonly Rule[] = [
   // Quoted (JSON) header values: the whole string value.
-  { pattern: /(authorization|x-amz-access-token|x-amz-security-token)(["']\s*:\s*["'])[^"'\r\n]*/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: new RegExp(`(${SECRET_HEADERS})(["']\\s*:\\s*["'])[^"'\\r\\n]*`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
   // `name: value` / `name=value` in prose or raw headers: up to the end of the value.
-  { pattern: /(authorization|x-amz-access-token|x-amz-security-token)(\s*[:=]\s*)[^"'\r\n,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
-  // The same, URL-encoded (`Authorization%3A%20<value>`): up to the next parameter.
-  { pattern: /(authorization|x-amz-access-token|x-amz-security-token)(%3A(?:%20|\+)*)[^\s"'&#,;}]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
-  { pattern: /(Bearer(?:\s|%20|\+)+)(?:[A-Za-z0-9\-._~+/|]|%[0-9A-Fa-f]{2})+=*/gi, replace: keepPrefix },
+  { pattern: new RegExp(`(${SECRET_HEADERS})(\\s*[:=]\\s*)[^"'\\r\\n,;}]+`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // The same, URL-encoded (`Authorization%3A%20<value>`, `x-amz-access-token%3D<value>`): up to the next parameter.
+  { pattern: new RegExp(`(${SECRET_HEADERS})(%3[AD](?:%20|\\+)*)[^\\s"'&#,;}]+`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // Cookies: the whole header value (pairs are separated by `;`).
+  { pattern: /((?:set-)?cookie)(["']?\s*:\s*["']?)[^"'\r\n]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // A bearer token: up to white space, a quote or a delimiter, whatever characters it holds.
+  { pattern: /(Bearer(?:\s|%20|\+)+)[^\s"'&,;<>(){}[\]]+/gi, replace: keepPrefix },
   { pattern: /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
-  { pattern: /((?:X-Amz-)?(?:Signature|Credential|Security-Token)=)[^&\s"',;]+/gi, replace: keepPrefix },
-  { pattern: /((?:access_token|refresh_token|client_secret|password)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
-  // The camelCase spellings SDK and client configs use for the same credentials.
-  { pattern: /((?:accessToken|refreshToken|clientSecret)["']?\s*[:=]\s*["']?)[^"'&\s,}]+/gi, replace: keepPrefix },
+  { pattern: /((?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/gi, replace: keepPrefix },
+  // Credential fields: a quoted value whole, else up to the next delimiter.
+  { pattern: new RegExp(`((?:${SECRET_FIELDS})["']?\\s*(?:[:=]|%3[AD])\\s*)("[^"]*"|'[^']*'|[^"'&\\s,}]+)`, 'gi'), replace: keepPrefixAndQuotes },
   // Login with Amazon client secrets, wherever they appear.
   { pattern: /amzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
 ];
@@ -97,7 +112,7 @@ export interface Redactor {
  * One cheap pass that every default rule needs to match: when a string has none of these words,
  * no default rule can apply and the string is returned as is.
  */
-const DEFAULT_TRIGGER = /bearer|atz[ar](?:\||%7c)|authorization|x-amz-|signature=|credential=|security-token=|access_?token|refresh_?token|client_?secret|password|oa2-cs/i;
+const DEFAULT_TRIGGER = /bearer|atz[ar](?:\||%7c)|authorization|x-amz-|x-api-key|cookie|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key|oa2-cs/i;
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);

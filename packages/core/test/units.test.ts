@@ -60,6 +60,19 @@ describe('redaction', () => {
     expect(redactor.string('passwordless sign-in is on')).toBe('passwordless sign-in is on');
   });
 
+  it('redacts quoted values whole, URL-encoded separators, and the other usual credential names', () => {
+    expect(redactor.string('{"password":"correct horse battery","user":"ann"}')).toBe('{"password":"[REDACTED]","user":"ann"}');
+    expect(redactor.string("password: 'a b c' next")).toBe("password: '[REDACTED]' next");
+    expect(redactor.string('Bearer abc!def$ghi rest')).toBe('Bearer [REDACTED] rest');
+    expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-amz-access-token%3dAtzq&a=1')).toBe('q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-amz-access-token%3d[REDACTED]&a=1');
+    expect(redactor.string('passwd=p1 pwd=p2 api_key=k1 apikey: k2 client-secret=c1 refresh-token=r1')).toBe(
+      'passwd=[REDACTED] pwd=[REDACTED] api_key=[REDACTED] apikey: [REDACTED] client-secret=[REDACTED] refresh-token=[REDACTED]',
+    );
+    expect(redactor.string('x-api-key: k-123')).toBe('x-api-key: [REDACTED]');
+    expect(redactor.string('Cookie: a=1; session=s3cr3t')).toBe('Cookie: [REDACTED]');
+    expect(redactor.string('{"set-cookie": "sid=abc; Path=/"}')).toBe('{"set-cookie": "[REDACTED]"}');
+  });
+
   it('redacts strings anywhere inside a value without touching keys or other types', () => {
     const input = { 'Bearer x': ['Bearer abc', 3, null, { note: 'acct-654321' }], flag: true };
     expect(redactor.value(input)).toEqual({ 'Bearer x': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });

@@ -253,6 +253,7 @@ function isModelList(value: unknown): value is SpModel[] {
  * @returns the models, in file-name order.
  * @throws Error when the folder cannot be read, holds no JSON file, or a file fails to load (the
  *   message names the first such file in file-name order).
+ * @throws TypeError when `options.cacheDirectory` is empty.
  */
 export async function loadSpModels(directory: string, options: LoadSpModelsOptions = {}): Promise<SpModel[]> {
   const root = resolvePath(directory);
@@ -262,6 +263,7 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
     .sort();
   if (files.length === 0) throw new Error(`no *.json model files in ${root}`);
   if (options.cacheDirectory === undefined) return (await convertModelFiles(root, files)).models;
+  if (options.cacheDirectory.trim() === '') throw new TypeError('cacheDirectory must be a folder path (an empty one would be the working directory)');
   let slot: ReturnType<typeof modelCacheSlot> | undefined;
   try {
     slot = modelCacheSlot(resolvePath(options.cacheDirectory), root, files);

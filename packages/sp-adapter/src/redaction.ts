@@ -22,7 +22,7 @@ import type { Redactor } from '@mcp-envelope/core';
 export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
   /Atz\.[a-z]+\|[^\s"'&,;<>}\]]+/g,
   /Atz[a-z.]*%7[cC][^\s"'&,;<>}\]]+/g,
-  /(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
+  /(?:AKIA|ASIA)[A-Z0-9]{16}/g,
   /(?<=(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/g,
   /AWS4-HMAC-SHA256\s+[^"'\r\n]+/g,
 ];

@@ -192,6 +192,10 @@ describe('the converted-models cache', () => {
     expect((await loadSpModels(links)).map((model) => model.model)).toEqual(['partsV0']);
   });
 
+  it('refuses an empty cache folder, which would be the working directory', async () => {
+    await expect(loadSpModels(models, { cacheDirectory: ' ' })).rejects.toThrow('cacheDirectory must be a folder path (an empty one would be the working directory)');
+  });
+
   it('still names the file that fails to load', async () => {
     writeFileSync(join(models, 'zz-truncated.json'), '{"swagger": "2.0", "paths": {');
     await expect(load()).rejects.toThrow(/cannot load model zz-truncated\.json/);

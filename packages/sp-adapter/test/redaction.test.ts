@@ -16,6 +16,7 @@ describe('SP redaction', () => {
     ['access token header', 'x-amz-access-token: Atza|zzz', 'x-amz-access-token: [REDACTED]'],
     ['SigV4 value', 'sent AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260412/us-east-1/execute-api/aws4_request', 'sent [REDACTED]'],
     ['glued access key id', 'keyAKIAIOSFODNN7EXAMPLE', 'key[REDACTED]'],
+    ['access key id followed by word characters', 'AKIAIOSFODNN7EXAMPLE_and AKIAIOSFODNN7EXAMPLE1', '[REDACTED]_and [REDACTED]1'],
     ['glued secret access key field', 'my_aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'my_aws_secret_access_key=[REDACTED]'],
     ['glued restricted data token', 'xAtz.sprdt|IQEBLjAsAhQexample', 'x[REDACTED]'],
     ['glued SigV4 value', 'hdrAWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20260412', 'hdr[REDACTED]'],
