@@ -60,7 +60,8 @@ const DEFAULT_RULES: readonly Rule[] = [
   { pattern: /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
   { pattern: /((?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/gi, replace: keepPrefix },
   // Credential fields: a quoted value whole, else up to the next delimiter.
-  { pattern: new RegExp(`((?:${SECRET_FIELDS})["']?\\s*(?:[:=]|%3[AD])\\s*)("[^"]*"|'[^']*'|[^"'&\\s,}]+)`, 'gi'), replace: keepPrefixAndQuotes },
+  // (an unclosed quote: the token after it)
+  { pattern: new RegExp(`((?:${SECRET_FIELDS})["']?\\s*(?:[:=]|%3[AD])\\s*)("[^"]*"|'[^']*'|["']?[^"'&\\s,}]+)`, 'gi'), replace: keepPrefixAndQuotes },
   // Login with Amazon client secrets, wherever they appear.
   { pattern: /amzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
 ];

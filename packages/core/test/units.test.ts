@@ -63,6 +63,7 @@ describe('redaction', () => {
   it('redacts quoted values whole, URL-encoded separators, and the other usual credential names', () => {
     expect(redactor.string('{"password":"correct horse battery","user":"ann"}')).toBe('{"password":"[REDACTED]","user":"ann"}');
     expect(redactor.string("password: 'a b c' next")).toBe("password: '[REDACTED]' next");
+    expect(redactor.string('cut "clientSecret": "cs-123 end')).toBe('cut "clientSecret": "[REDACTED]" end');
     expect(redactor.string('Bearer abc!def$ghi rest')).toBe('Bearer [REDACTED] rest');
     expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-amz-access-token%3dAtzq&a=1')).toBe('q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-amz-access-token%3d[REDACTED]&a=1');
     expect(redactor.string('passwd=p1 pwd=p2 api_key=k1 apikey: k2 client-secret=c1 refresh-token=r1')).toBe(

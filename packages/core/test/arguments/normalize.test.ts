@@ -155,7 +155,7 @@ describe('pre-flight normalization events', () => {
     expect(result.events).toEqual([]);
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'note', issue: 'note should be string but a integer arrived.', received_type: 'integer', expected_type: 'string' },
+      { path: 'note', issue: 'note should be string, not integer.', received_type: 'integer', expected_type: 'string' },
     ]);
   });
 
@@ -227,12 +227,12 @@ describe('argument shapes', () => {
     expect(result.details).toEqual([
       {
         path: '',
-        issue: `arguments should be object but a ${receivedType} arrived.`,
+        issue: `arguments should be object, not ${receivedType}.`,
         received_type: receivedType,
         expected_type: 'object',
       },
     ]);
-    expect(result.summary).toBe(`arguments should be object but a ${receivedType} arrived.`);
+    expect(result.summary).toBe(`arguments should be object, not ${receivedType}.`);
   });
 
   it('never mutates the caller’s object, on success or failure, with or without normalization', () => {
@@ -318,7 +318,7 @@ describe('properties named like Object.prototype members', () => {
   it('are validated as the values sent when present', () => {
     expect(passed(tool(schema).check({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' })).args).toEqual({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' });
     const wrong = failed(tool(schema).check({ name: 'x', valueOf: 3, constructor: 5 }));
-    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string but a integer arrived.', received_type: 'integer', expected_type: 'string' }]);
+    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string, not integer.', received_type: 'integer', expected_type: 'string' }]);
   });
 });
 

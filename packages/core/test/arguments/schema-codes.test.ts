@@ -39,16 +39,16 @@ describe('one SCHEMA_* code per keyword', () => {
   it('SCHEMA_TYPE_MISMATCH', () => {
     const result = failed(listing.check({ sku: 42 }));
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
-    expect(result.summary).toBe('sku should be string but a integer arrived.');
+    expect(result.summary).toBe('sku should be string, not integer.');
     expect(result.details).toEqual([
-      { path: 'sku', issue: 'sku should be string but a integer arrived.', received_type: 'integer', expected_type: 'string' },
+      { path: 'sku', issue: 'sku should be string, not integer.', received_type: 'integer', expected_type: 'string' },
     ]);
   });
 
   it('SCHEMA_TYPE_MISMATCH with a type list joins the expected types with |', () => {
     const result = failed(tool({ type: 'object', properties: { note: { type: ['string', 'null'] } } }).check({ note: 1.5 }));
     expect(result.details).toEqual([
-      { path: 'note', issue: 'note should be string|null but a number arrived.', received_type: 'number', expected_type: 'string|null' },
+      { path: 'note', issue: 'note should be string|null, not number.', received_type: 'number', expected_type: 'string|null' },
     ]);
   });
 
@@ -273,7 +273,7 @@ describe('paths', () => {
     expect(result.details).toEqual([
       {
         path: 'filters/0/marketplaceId',
-        issue: 'filters/0/marketplaceId should be string but a integer arrived.',
+        issue: 'filters/0/marketplaceId should be string, not integer.',
         received_type: 'integer',
         expected_type: 'string',
       },
@@ -446,7 +446,7 @@ describe('pathological input', () => {
     expect(result.details).toHaveLength(200);
     expect(result.details[199]?.path).toBe('filters/199/marketplaceId');
     expect(result.omittedDetails).toBe(9_800);
-    expect(result.summary).toBe('filters/0/marketplaceId should be string but a integer arrived. (and 9999 more)');
+    expect(result.summary).toBe('filters/0/marketplaceId should be string, not integer. (and 9999 more)');
   });
 
   it('does not throw when reading the arguments throws', () => {
