@@ -42,29 +42,43 @@ const keepPrefixAndQuotes = (_match: string, prefix: string, value: string): str
  *   form-encoded or `name=value` in prose; a quoted value is replaced whole, spaces included.
  * Each also when URL-encoded, as upstreams echo request URLs: `Bearer%20...`, `Bearer+...`,
  * `Atza%7C...`, `Authorization%3A%20...`, `password%3D...`, with `%XX` escapes inside the secret.
- * No rule needs a word boundary before its name: a secret glued to other text (`xAtza|...`,
+ * A quoted value is replaced whole, escaped quotes inside it included, also when the JSON is
+ * itself written inside a JSON string (`{\"password\":\"...\"}`). No rule needs a word boundary before its name: a secret glued to other text (`xAtza|...`,
  * `myBearer ...`, `db_password=...`, `proxy_authorization: ...`) is redacted too; a few ordinary
  * words may be redacted with it, which is the safe side.
  */
 const DEFAULT_RULES: readonly Rule[] = [
-  // Quoted (JSON) header values: the whole string value.
-  { pattern: new RegExp(`(${SECRET_HEADERS})(["']\\s*:\\s*["'])[^"'\\r\\n]*`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
-  // `name: value` / `name=value` in prose or raw headers: up to the end of the value.
-  { pattern: new RegExp(`(${SECRET_HEADERS})(\\s*[:=]\\s*)[^"'\\r\\n,;}]+`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // Quoted (JSON) header values: the whole string value, escaped quotes inside it included (also
+  // JSON written inside a JSON string: `{\"x-api-key\":\"...\"}`).
+  { pattern: new RegExp(`(${SECRET_HEADERS})(\\\\?["']\\s*:\\s*\\\\?["'])(?:[^"'\\\\\\r\\n]|\\\\.)*`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // `name: value` / `name=value` in prose or raw headers: a quoted value whole, else up to the end of the value.
+  { pattern: new RegExp(`(${SECRET_HEADERS})(\\s*[:=]\\s*)(?:\\\\?"[^"\\r\\n]*"?|\\\\?'[^'\\r\\n]*'?|[^"'\\r\\n,;}]+)`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
   // The same, URL-encoded (`Authorization%3A%20<value>`, `x-amz-access-token%3D<value>`): up to the next parameter.
   { pattern: new RegExp(`(${SECRET_HEADERS})(%3[AD](?:%20|\\+)*)[^\\s"'&#,;}]+`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
-  // Cookies: the whole header value (pairs are separated by `;`).
-  { pattern: /((?:set-)?cookie)(["']?\s*:\s*["']?)[^"'\r\n]+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
-  // A bearer token: up to white space, a quote or a delimiter, whatever characters it holds.
-  { pattern: /(Bearer(?:\s|%20|\+)+)[^\s"'&,;<>(){}[\]]+/gi, replace: keepPrefix },
+  // Cookies: the whole header value (pairs are separated by `;`), as `:`, `=` or URL-encoded.
+  { pattern: /((?:set-)?cookie)(\\?["']?\s*(?:[:=]|%3[AD])\s*\\?["']?)(?:[^"'\\\r\n]|\\.)+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  // A bearer token, quoted or not: up to white space, a quote or a delimiter, whatever characters it holds.
+  { pattern: /(Bearer(?:\s|%20|\+)+)["']?[^\s"'&,;<>(){}[\]]+/gi, replace: keepPrefix },
   { pattern: /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
   { pattern: /((?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/gi, replace: keepPrefix },
-  // Credential fields: a quoted value whole, else up to the next delimiter.
-  // (an unclosed quote: the token after it)
-  { pattern: new RegExp(`((?:${SECRET_FIELDS})["']?\\s*(?:[:=]|%3[AD])\\s*)("[^"]*"|'[^']*'|["']?[^"'&\\s,}]+)`, 'gi'), replace: keepPrefixAndQuotes },
+  // Credential fields: a quoted value whole (escaped quotes inside it included), else the token
+  // after an optional (possibly escaped or URL-encoded) quote, up to the next delimiter.
+  {
+    pattern: new RegExp(
+      `((?:${SECRET_FIELDS})(?:\\\\?["']|%2[27])?(?:\\s|%20)*(?:[:=]|%3[AD])(?:\\s|%20|\\+)*)("(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*'|(?:\\\\?["']|%2[27])?[^"'&\\s,}\\\\]+)`,
+      'gi',
+    ),
+    replace: keepPrefixAndQuotes,
+  },
   // Login with Amazon client secrets, wherever they appear.
   { pattern: /amzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
 ];
+
+/**
+ * An object key that names a credential or a secret header: its string value is replaced whole
+ * (`{ password: 'x' }`, `{ headers: { Authorization: '...' } }`), whatever the value looks like.
+ */
+const SECRET_KEY = new RegExp(`^(?:[a-z0-9]*[_-])?(?:${SECRET_FIELDS}|${SECRET_HEADERS}|(?:set-)?cookie|client[_-]?id[_-]?secret)$`, 'i');
 
 /** Secret values this process holds (client secrets, refresh and access tokens), matched literally. */
 const KNOWN_SECRETS = new Set<string>();
@@ -105,7 +119,11 @@ function replaceKnownSecrets(text: string): string {
 export interface Redactor {
   /** @returns `text` with every match replaced. */
   readonly string: (text: string) => string;
-  /** @returns a copy of `value` with every string (not keys) redacted; non-JSON values are kept. */
+  /**
+   * @returns a copy of `value` with every string redacted, and the whole string value of a key
+   *   that names a credential or a secret header (`password`, `Authorization`, `Cookie`, ...);
+   *   keys themselves are kept; non-JSON values are kept.
+   */
   readonly value: <Value>(value: Value) => Value;
 }
 
@@ -159,7 +177,7 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     const keys = Object.keys(value);
     for (const key of keys) {
       const item = (value as Record<string, unknown>)[key];
-      const redacted = redactValue(item, depth + 1);
+      const redacted = typeof item === 'string' && item !== '' && SECRET_KEY.test(key) ? REDACTED : redactValue(item, depth + 1);
       if (redacted !== item && copy === undefined) {
         copy = {};
         for (const earlier of keys) Object.defineProperty(copy, earlier, { value: (value as Record<string, unknown>)[earlier], enumerable: true, writable: true, configurable: true });

@@ -74,6 +74,22 @@ describe('redaction', () => {
     expect(redactor.string('{"set-cookie": "sid=abc; Path=/"}')).toBe('{"set-cookie": "[REDACTED]"}');
   });
 
+  it('redacts values with escaped quotes, JSON inside JSON strings, quoted header values and credential-named keys', () => {
+    expect(redactor.string('{\\"password\\":\\"hunter2xyz\\"}')).toBe('{\\"password\\":[REDACTED]\\"}');
+    expect(redactor.string('{"password":"ab\\"cd-secret"}')).toBe('{"password":"[REDACTED]"}');
+    expect(redactor.string('{"authorization":"tok\\"123secret"}')).toBe('{"authorization":"[REDACTED]"}');
+    expect(redactor.string('{"Cookie":"session=ab\\"c123"}')).toBe('{"Cookie":"[REDACTED]"}');
+    expect(redactor.string('Authorization: "tok123secret" next')).toBe('Authorization: [REDACTED] next');
+    expect(redactor.string('cookie=session-abc123')).toBe('cookie=[REDACTED]');
+    expect(redactor.string('%22password%22%3A%22hunter2%22')).toBe('%22password%22%3A[REDACTED]');
+    expect(redactor.string('password%20%3D%20hunter2')).toBe('password%20%3D%20[REDACTED]');
+    expect(redactor.string('Bearer "tok123"')).toBe('Bearer [REDACTED]"');
+    expect(redactor.string('The request has an invalid grant parameter : refresh_token')).toBe('The request has an invalid grant parameter : refresh_token');
+    expect(
+      redactor.value({ headers: { Authorization: 'opaque-1', 'x-api-key': 'k-2', Cookie: 'sid=3' }, password: 'pw-4', db_password: 'pw-5', note: 'keep', refresh_token_expires_in: 3600 }),
+    ).toEqual({ headers: { Authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', Cookie: '[REDACTED]' }, password: '[REDACTED]', db_password: '[REDACTED]', note: 'keep', refresh_token_expires_in: 3600 });
+  });
+
   it('redacts strings anywhere inside a value without touching keys or other types', () => {
     const input = { 'Bearer x': ['Bearer abc', 3, null, { note: 'acct-654321' }], flag: true };
     expect(redactor.value(input)).toEqual({ 'Bearer x': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });

@@ -28,4 +28,12 @@ describe('SP redaction', () => {
   it('redacts every string inside a value', () => {
     expect(spRedactor().value({ a: ['Atza|x1', { b: 'ok' }], n: 3 })).toEqual({ a: ['[REDACTED]', { b: 'ok' }], n: 3 });
   });
+  it('scans long runs of white space in linear time (the test would time out otherwise)', () => {
+    const secret = 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    for (const filler of [' '.repeat(200_000), '\n'.repeat(200_000), `password=${' '.repeat(200_000)}`, `Bearer${' '.repeat(200_000)}`]) {
+      const redacted = redactSpText(`${filler} then ${secret}`);
+      expect(redacted.endsWith(' aws_secret_access_key = [REDACTED]')).toBe(true);
+      expect(redacted).not.toContain('wJalrXUtnFEMI');
+    }
+  });
 });
