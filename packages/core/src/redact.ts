@@ -80,6 +80,18 @@ const DEFAULT_RULES: readonly Rule[] = [
  */
 const SECRET_KEY = new RegExp(`^(?:[a-z0-9]*[_-])?(?:${SECRET_FIELDS}|${SECRET_HEADERS}|(?:set-)?cookie|client[_-]?id[_-]?secret)$`, 'i');
 
+/** Verdicts of {@link SECRET_KEY} for keys seen before: envelopes repeat the same few keys. */
+const secretKeyVerdicts = new Map<string, boolean>();
+
+function isSecretKey(key: string): boolean {
+  let verdict = secretKeyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = SECRET_KEY.test(key);
+    if (secretKeyVerdicts.size < 1024) secretKeyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
 /** Secret values this process holds (client secrets, refresh and access tokens), matched literally. */
 const KNOWN_SECRETS = new Set<string>();
 
@@ -177,7 +189,7 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     const keys = Object.keys(value);
     for (const key of keys) {
       const item = (value as Record<string, unknown>)[key];
-      const redacted = typeof item === 'string' && item !== '' && SECRET_KEY.test(key) ? REDACTED : redactValue(item, depth + 1);
+      const redacted = typeof item === 'string' && item !== '' && isSecretKey(key) ? REDACTED : redactValue(item, depth + 1);
       if (redacted !== item && copy === undefined) {
         copy = {};
         for (const earlier of keys) Object.defineProperty(copy, earlier, { value: (value as Record<string, unknown>)[earlier], enumerable: true, writable: true, configurable: true });
