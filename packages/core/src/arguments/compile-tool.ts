@@ -11,6 +11,8 @@ import { types } from 'node:util';
 import type { NormalizedEvent } from '@mcp-envelope/contract';
 import type { ValidateFunction } from 'ajv';
 
+import { referenceStrings } from '../json-references.js';
+
 import { buildHints } from './hints.js';
 import { isJsonObject } from './json-type.js';
 import { ObjectBuilder, copyArguments, normalizeArguments, setOwn } from './normalize.js';
@@ -112,22 +114,7 @@ export function danglingLocalReference(schema: Record<string, unknown>): string 
  * {@link danglingLocalReference} finds them.
  */
 function localReferencesIn(value: unknown): string[] {
-  const found = new Set<string>();
-  const pending: unknown[] = [value];
-  const seen = new Set<unknown>();
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      for (const item of node as readonly unknown[]) pending.push(item);
-      continue;
-    }
-    const reference = (node as Record<string, unknown>)['$ref'];
-    if (typeof reference === 'string' && reference.startsWith('#/')) found.add(reference);
-    for (const item of Object.values(node as Record<string, unknown>)) pending.push(item);
-  }
-  return [...found];
+  return [...new Set(referenceStrings(value).filter((reference) => reference.startsWith('#/')))];
 }
 
 function isPlainObject(value: object): boolean {

@@ -16,6 +16,8 @@
  *
  * @packageDocumentation
  */
+import { referenceStrings } from '../json-references.js';
+
 import { setOwn } from './normalize.js';
 import { isSchemaNode, resolveLocalReference } from './schema-shape.js';
 import type { SchemaNode } from './schema-shape.js';
@@ -73,19 +75,7 @@ const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems'])
  * @param into - the set to add to.
  */
 function collectReferences(value: unknown, into: Set<string>): void {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (Array.isArray(current)) {
-      for (const item of current) stack.push(item);
-    } else if (isSchemaNode(current)) {
-      for (const key of Object.keys(current)) {
-        const item = current[key];
-        if (key === '$ref' && typeof item === 'string') into.add(item);
-        else stack.push(item);
-      }
-    }
-  }
+  for (const reference of referenceStrings(value)) into.add(reference);
 }
 
 /**

@@ -17,6 +17,7 @@
  * @packageDocumentation
  */
 import type { JsonSchema } from '../output-schema.js';
+import { referenceStrings } from '../json-references.js';
 import { capText } from '../upstream-body/parse.js';
 
 /**
@@ -293,7 +294,7 @@ function keywordGroups(schema: Readonly<Record<string, unknown>>): number {
   return groups;
 }
 
-/** Whitespace `capText` changes: any but a plain space, a space before more whitespace, a space at either end. */
+/** Whitespace `capText` changes: every white space character other than a plain space, a space before more white space, a space at either end. */
 const COLLAPSIBLE_WHITESPACE = /[^\S ]| \s|^ | $/;
 
 /**
@@ -319,21 +320,7 @@ function referenceName(reference: string): string {
  */
 function referenceCandidatesIn(value: unknown): string[] {
   const keys: string[] = [];
-  const stack: unknown[] = [value];
-  const visited = new Set<object>();
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (typeof current !== 'object' || current === null || visited.has(current)) continue;
-    visited.add(current);
-    if (Array.isArray(current)) {
-      for (const item of current) if (typeof item === 'object' && item !== null) stack.push(item);
-      continue;
-    }
-    const record = current as Readonly<Record<string, unknown>>;
-    const reference = record['$ref'];
-    if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX)) keys.push(reference.slice(DEFS_PREFIX.length));
-    for (const item of Object.values(record)) if (typeof item === 'object' && item !== null) stack.push(item);
-  }
+  for (const reference of referenceStrings(value)) if (reference.startsWith(DEFS_PREFIX)) keys.push(reference.slice(DEFS_PREFIX.length));
   return keys;
 }
 
