@@ -19,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 
 import { PACKAGE_VERSION as CORE_VERSION } from '@mcp-envelope/core';
 
+import { SP_ADAPTER_VERSION } from './version.js';
+
 /** Bump when the cached shape changes. */
 export const SP_MODEL_CACHE_FORMAT = 2;
 
@@ -57,8 +59,6 @@ export function defaultModelCacheDirectory(env: NodeJS.ProcessEnv = process.env)
   const home = homedir();
   return isAbsolute(home) ? join(home, '.cache', 'mcp-envelope-sp') : undefined;
 }
-
-const OWN_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The `.js` (or, run from source, `.ts`) modules in `folder` and, with `recursive`, below it. */
 function modulesIn(folder: string, recursive: boolean): string[] {
@@ -113,7 +113,7 @@ export function modelCacheSlot(cacheDirectory: string, root: string, files: read
   if (code === undefined) return { bypassed: 'the modules of the converter could not be listed' };
   const contents = files.map((name) => readFileSync(join(root, name)));
   // JSON keeps names apart whatever they contain (a newline in a file name, say)
-  const material = JSON.stringify([SP_MODEL_CACHE_FORMAT, OWN_VERSION, CORE_VERSION, code, root, files.map((name, index) => [name, sha256(contents[index] as Buffer)])]);
+  const material = JSON.stringify([SP_MODEL_CACHE_FORMAT, SP_ADAPTER_VERSION, CORE_VERSION, code, root, files.map((name, index) => [name, sha256(contents[index] as Buffer)])]);
   return { file: join(cacheDirectory, `sp-models-${sha256(root).slice(0, 24)}.json`), key: sha256(material), contents };
 }
 

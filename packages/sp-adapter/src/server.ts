@@ -7,8 +7,6 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
-
 import {
   buildOperationRequest,
   coerceJsonBody,
@@ -28,9 +26,9 @@ import { SP_CURATED_ENUMS, SP_HINT_TABLES, SP_MARKETPLACE_ID_PROPERTIES } from '
 import type { SpModel, SpModelOperation } from './models.js';
 import { DEFAULT_SP_REGION, parseSpRegion, SP_MARKETPLACE_IDS, SP_REGION_CODES, spEndpoint } from './regions.js';
 import type { SpRegion } from './regions.js';
+import { SP_ADAPTER_VERSION } from './version.js';
 
-/** This package's version. */
-export const SP_ADAPTER_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export { SP_ADAPTER_VERSION } from './version.js';
 
 /** The server name sent at initialization. */
 export const SP_SERVER_NAME = 'mcp-envelope-sp';
