@@ -661,7 +661,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     // and every result once more with CallToolResultSchema. callTool checks the request itself
     // (above), builds its results in the CallToolResult shape, checks a handler's raw
     // CallToolResult with CallToolResultSchema and every envelope against the contract. This
-    // server does not advertise the tasks capability, so no task-augmented call is answered.
+    // server does not advertise the tasks capability; the SDK refuses a task-augmented call
+    // (-32603) before it reaches callTool.
     Protocol.prototype.setRequestHandler.call(server, ToolCallRequestSchema, callTool);
     return server;
   }

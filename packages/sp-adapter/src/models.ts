@@ -264,21 +264,25 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
   if (files.length === 0) throw new Error(`no *.json model files in ${root}`);
   if (options.cacheDirectory === undefined) return (await convertModelFiles(root, files)).models;
   if (options.cacheDirectory.trim() === '') throw new TypeError('cacheDirectory must be a folder path (an empty one would be the working directory)');
-  let slot: ReturnType<typeof modelCacheSlot> | undefined;
+  return loadThroughCache(root, files, resolvePath(options.cacheDirectory), options.onCacheEvent ?? ((): void => undefined));
+}
+
+/** {@link loadSpModels} with a cache folder: a hit, or a conversion that is then stored when it may be. */
+async function loadThroughCache(root: string, files: readonly string[], cacheDirectory: string, report: (event: SpModelCacheEvent) => void): Promise<SpModel[]> {
+  let slot: ReturnType<typeof modelCacheSlot>;
   try {
-    slot = modelCacheSlot(resolvePath(options.cacheDirectory), root, files);
+    slot = modelCacheSlot(cacheDirectory, root, files);
   } catch {
     // a model file that cannot be read: the load reports it, by name
-    slot = undefined;
+    return (await convertModelFiles(root, files)).models;
   }
-  if (slot === undefined) return (await convertModelFiles(root, files)).models;
   if ('bypassed' in slot) {
-    options.onCacheEvent?.({ kind: 'bypassed', file: resolvePath(options.cacheDirectory), reason: slot.bypassed });
+    report({ kind: 'bypassed', file: cacheDirectory, reason: slot.bypassed });
     return (await convertModelFiles(root, files)).models;
   }
   const cached = readModelCache(slot);
   if (cached !== undefined && 'value' in cached && isModelList(cached.value)) {
-    options.onCacheEvent?.({ kind: 'hit', file: slot.file });
+    report({ kind: 'hit', file: slot.file });
     return cached.value;
   }
   // the very bytes that were hashed are converted
@@ -286,7 +290,7 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
   if (notSelfContained !== undefined) {
     // the models depend on more than the hashed bytes: not cached
     removeModelCache(slot);
-    options.onCacheEvent?.({ kind: 'bypassed', file: slot.file, reason: `${notSelfContained} refers to other files or needs the reference library` });
+    report({ kind: 'bypassed', file: slot.file, reason: `${notSelfContained} refers to other files or needs the reference library` });
     return models;
   }
   let event: SpModelCacheEvent;
@@ -296,7 +300,7 @@ export async function loadSpModels(directory: string, options: LoadSpModelsOptio
   } catch (error) {
     event = { kind: 'unwritable', file: slot.file, reason: error instanceof Error ? error.message : String(error) };
   }
-  options.onCacheEvent?.(event);
+  report(event);
   return models;
 }
 
