@@ -16,6 +16,8 @@ interface Rule {
 
 const keepPrefix = (_match: string, prefix: string): string => `${prefix}${REDACTED}`;
 const whole = (): string => REDACTED;
+/** A header name and its separator kept (two groups), the value replaced. */
+const keepNameAndSeparator = (_match: string, name: string, separator: string): string => `${name}${separator}${REDACTED}`;
 
 /** The header names whose values are secrets. */
 const SECRET_HEADERS = 'authorization|x-amz-access-token|x-amz-security-token|x-api-key';
@@ -50,13 +52,13 @@ const keepPrefixAndQuotes = (_match: string, prefix: string, value: string): str
 const DEFAULT_RULES: readonly Rule[] = [
   // Quoted (JSON) header values: the whole string value, escaped quotes inside it included (also
   // JSON written inside a JSON string: `{\"x-api-key\":\"...\"}`).
-  { pattern: new RegExp(`(${SECRET_HEADERS})(\\\\?["']\\s*:\\s*\\\\?["'])(?:[^"'\\\\\\r\\n]|\\\\.)*`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: new RegExp(`(${SECRET_HEADERS})(\\\\?["']\\s*:\\s*\\\\?["'])(?:[^"'\\\\\\r\\n]|\\\\.)*`, 'gi'), replace: keepNameAndSeparator },
   // `name: value` / `name=value` in prose or raw headers: a quoted value whole, else up to the end of the value.
-  { pattern: new RegExp(`(${SECRET_HEADERS})(\\s*[:=]\\s*)(?:\\\\?"[^"\\r\\n]*"?|\\\\?'[^'\\r\\n]*'?|[^"'\\r\\n,;}]+)`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: new RegExp(`(${SECRET_HEADERS})(\\s*[:=]\\s*)(?:\\\\?"[^"\\r\\n]*"?|\\\\?'[^'\\r\\n]*'?|[^"'\\r\\n,;}]+)`, 'gi'), replace: keepNameAndSeparator },
   // The same, URL-encoded (`Authorization%3A%20<value>`, `x-amz-access-token%3D<value>`): up to the next parameter.
-  { pattern: new RegExp(`(${SECRET_HEADERS})(%3[AD](?:%20|\\+)*)[^\\s"'&#,;}]+`, 'gi'), replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: new RegExp(`(${SECRET_HEADERS})(%3[AD](?:%20|\\+)*)[^\\s"'&#,;}]+`, 'gi'), replace: keepNameAndSeparator },
   // Cookies: the whole header value (pairs are separated by `;`), as `:`, `=` or URL-encoded.
-  { pattern: /((?:set-)?cookie)(\\?["']?\s*(?:[:=]|%3[AD])\s*\\?["']?)(?:[^"'\\\r\n]|\\.)+/gi, replace: (_match, name: string, separator: string) => `${name}${separator}${REDACTED}` },
+  { pattern: /((?:set-)?cookie)(\\?["']?\s*(?:[:=]|%3[AD])\s*\\?["']?)(?:[^"'\\\r\n]|\\.)+/gi, replace: keepNameAndSeparator },
   // A bearer token, quoted or not: up to white space, a quote or a delimiter, whatever characters it holds.
   { pattern: /(Bearer(?:\s|%20|\+)+)["']?[^\s"'&,;<>(){}[\]]+/gi, replace: keepPrefix },
   { pattern: /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
