@@ -1,7 +1,7 @@
 /**
  * Finding `$ref` strings inside JSON Schema fragments: one walk shared by the OpenAPI converter
  * (which definitions a converted schema uses), the schema preparation (which `$ref` targets a
- * combinator's branches reach) and the creation checks (dangling local references).
+ * combinator's branches reach) and the creation checks (local references, dangling ones).
  *
  * @packageDocumentation
  */

@@ -87,24 +87,12 @@ function resolvesLocally(root: unknown, reference: string): boolean {
  * @returns a description such as `can't resolve reference #/$defs/Missing`, or `undefined`.
  */
 export function danglingLocalReference(schema: Record<string, unknown>): string | undefined {
-  const pending: unknown[] = [schema];
-  const seen = new Set<unknown>();
   // generated schemas repeat the same few references many times
   const resolved = new Set<string>();
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    if (Array.isArray(node)) {
-      for (const item of node as readonly unknown[]) pending.push(item);
-      continue;
-    }
-    const reference = (node as Record<string, unknown>)['$ref'];
-    if (typeof reference === 'string' && reference.startsWith('#/') && !resolved.has(reference)) {
-      if (!resolvesLocally(schema, reference)) return `can't resolve reference ${reference}`;
-      resolved.add(reference);
-    }
-    for (const value of Object.values(node as Record<string, unknown>)) pending.push(value);
+  for (const reference of referenceStrings(schema)) {
+    if (!reference.startsWith('#/') || resolved.has(reference)) continue;
+    if (!resolvesLocally(schema, reference)) return `can't resolve reference ${reference}`;
+    resolved.add(reference);
   }
   return undefined;
 }
