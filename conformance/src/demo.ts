@@ -2,9 +2,10 @@
  * The demo (`node conformance/dist/demo.js`, the root `demo` script): runs the CLI exactly as a
  * user would, twice.
  *
- * 1. `probe --stdio "<node> <server-everything> stdio" --allow-nonconformant` against the MCP
- *    reference server `@modelcontextprotocol/server-everything`, which knows nothing of envelopes,
- *    so every probe row honestly says what arrived instead ("no envelope").
+ * 1. `probe --stdio "GZIP_ALLOWED_DOMAINS=127.0.0.1 <node> <server-everything> stdio"
+ *    --allow-nonconformant` against the MCP reference server `@modelcontextprotocol/server-everything`,
+ *    which knows nothing of envelopes, so every probe row honestly says what arrived instead ("no
+ *    envelope"). The allowed-domains setting keeps its gzip tool from fetching a public URL.
  * 2. `validate conformance/examples`, the package's own example envelopes and success fixtures.
  *
  * Reports go to `<repo>/reports/` (`probe-server-everything.json` / `.xml`,
@@ -14,13 +15,13 @@
  * @packageDocumentation
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { runCli } from './cli-program.js';
 import type { CliIo } from './cli-program.js';
 import { isRecord } from './json-schema.js';
+import { serverEverythingCommandLine } from './server-everything.js';
 
 const packageRoot = fileURLToPath(new URL('../', import.meta.url));
 const repositoryRoot = join(packageRoot, '..');
@@ -34,21 +35,6 @@ const io: CliIo = {
 
 function heading(title: string): void {
   process.stdout.write(`\n=== ${title} ${'='.repeat(Math.max(0, 74 - title.length))}\n\n`);
-}
-
-/** Finds server-everything's entry file through its package.json `bin` (the package has no `main`). */
-function serverEverythingEntry(): string {
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('@modelcontextprotocol/server-everything/package.json');
-  const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  const bin = isRecord(manifest) ? manifest['bin'] : undefined;
-  const entry = typeof bin === 'string' ? bin : isRecord(bin) ? Object.values(bin).find((value) => typeof value === 'string') : undefined;
-  if (typeof entry !== 'string') throw new Error('@modelcontextprotocol/server-everything declares no bin entry');
-  return join(dirname(manifestPath), entry);
-}
-
-function quoted(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Counts the `got` values of the failing rows in the written probe report, e.g. `no envelope: 21`. */
@@ -66,9 +52,7 @@ function tallyOfProbeReport(path: string): string {
 }
 
 async function probeServerEverything(): Promise<number> {
-  const entry = serverEverythingEntry();
-  // server-everything picks its transport from its first argument; "stdio" is the default, said explicitly.
-  const commandLine = `${quoted(process.execPath)} ${quoted(entry)} stdio`;
+  const commandLine = serverEverythingCommandLine();
   heading('probe: @modelcontextprotocol/server-everything over stdio');
   const start = performance.now();
   const code = await runCli(

@@ -1,21 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProbeReport } from '../src/index.js';
-import { ensureBuilt, runCliProcess, shellQuote } from './helpers/cli-runner.js';
-
-/** server-everything's entry, through its package.json `bin`. */
-function serverEverythingCommand(): string {
-  const manifestPath = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: Record<string, string> };
-  const entry = join(dirname(manifestPath), manifest.bin['mcp-server-everything'] ?? '');
-  return `${shellQuote(process.execPath)} ${shellQuote(entry)} stdio`;
-}
+import { serverEverythingCommandLine } from '../src/server-everything.js';
+import { ensureBuilt, runCliProcess } from './helpers/cli-runner.js';
 
 let folder: string;
 
@@ -31,7 +22,7 @@ afterAll(async () => {
 describe('probe against @modelcontextprotocol/server-everything (knows nothing of envelopes)', () => {
   it('reports it as nonconformant and exits 1', async () => {
     const jsonPath = join(folder, 'everything.json');
-    const run = await runCliProcess(['probe', '--stdio', serverEverythingCommand(), '--timeout-ms', '3000', '--json', jsonPath]);
+    const run = await runCliProcess(['probe', '--stdio', serverEverythingCommandLine(), '--timeout-ms', '3000', '--json', jsonPath]);
     expect(run.code).toBe(1);
     const report = JSON.parse(await readFile(jsonPath, 'utf8')) as ProbeReport;
     expect(report.server).toEqual({ name: 'mcp-servers/everything', version: '2.0.0' });
@@ -53,7 +44,7 @@ describe('probe against @modelcontextprotocol/server-everything (knows nothing o
   }, 120_000);
 
   it('exits 0 with --allow-nonconformant after printing the report', async () => {
-    const run = await runCliProcess(['probe', '--stdio', serverEverythingCommand(), '--max-tools', '1', '--allow-nonconformant']);
+    const run = await runCliProcess(['probe', '--stdio', serverEverythingCommandLine(), '--max-tools', '1', '--allow-nonconformant']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('verdict: NONCONFORMANT (');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 1 passed, 6 failed, 1 skipped');

@@ -38,9 +38,10 @@ function isBuilt(): boolean {
   }
 }
 
-function run(file: string, args: readonly string[], cwd: string, timeoutMs: number): Promise<CliRun> {
+/** Runs a program with this process's environment plus `env` (NO_COLOR set); never rejects. */
+export function run(file: string, args: readonly string[], cwd: string, timeoutMs: number, env: Readonly<Record<string, string>> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(file, [...args], { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
+    execFile(file, [...args], { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', ...env } }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, stdout, stderr });
     });
@@ -78,9 +79,9 @@ export async function ensureBuilt(): Promise<void> {
   throw new Error('timed out waiting for the build lock');
 }
 
-/** Runs `node dist/cli.js <args>` in `cwd` (default: the package folder). */
-export function runCliProcess(args: readonly string[], cwd: string = packageRoot, timeoutMs = 120_000): Promise<CliRun> {
-  return run(process.execPath, [cliPath, ...args], cwd, timeoutMs);
+/** Runs `node dist/cli.js <args>` in `cwd` (default: the package folder), `env` added to this process's environment. */
+export function runCliProcess(args: readonly string[], cwd: string = packageRoot, timeoutMs = 120_000, env: Readonly<Record<string, string>> = {}): Promise<CliRun> {
+  return run(process.execPath, [cliPath, ...args], cwd, timeoutMs, env);
 }
 
 /** Quotes a path for a `--stdio` command line. */
