@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+import { isDeepStrictEqual } from 'node:util';
+
 import { envelopeFromJsonRpcError, unwrapToolResult, validateEnvelope } from '@mcp-envelope/contract';
 import type { EnvelopeViolation, ErrorEnvelope } from '@mcp-envelope/contract';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,7 +19,13 @@ export type OutcomeChannel = 'is_error' | 'in_band' | 'json_rpc_error' | 'timeou
 /** What one tool call gave. */
 export type CallOutcome =
   | { readonly type: 'success'; readonly value: unknown }
-  | { readonly type: 'envelope'; readonly envelope: ErrorEnvelope; readonly channel: OutcomeChannel }
+  | {
+      readonly type: 'envelope';
+      readonly envelope: ErrorEnvelope;
+      readonly channel: OutcomeChannel;
+      /** Set when a tool result's `content[0].text` is not the same envelope as clean JSON. */
+      readonly textCopyIssue?: string;
+    }
   | {
       readonly type: 'invalid-envelope';
       /** The envelope-like object that arrived (it has `error_kind`, `error_code` or `_envelope_version`). */
@@ -97,9 +105,40 @@ function fromCandidate(candidate: Record<string, unknown>, channel: OutcomeChann
   return { type: 'invalid-envelope', candidate, violations: validation.errors, channel };
 }
 
+function parsedText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Sorts a tool result the server sent: success, envelope (any channel `unwrapToolResult` reads),
- * an invalid envelope, or a failure without one.
+ * Checks the text copy of an envelope-carrying tool result: many agent hosts show the model only
+ * `content[0].text`, so it must parse, as clean JSON, to the same object as `structuredContent`
+ * (or, without `structuredContent`, to the envelope itself).
+ *
+ * @param result - the tool result the envelope was read from.
+ * @param envelope - the envelope read from it.
+ * @returns why the text copy fails, or `undefined` when it is the same envelope.
+ */
+export function textCopyIssue(result: unknown, envelope: ErrorEnvelope): string | undefined {
+  if (!isRecord(result)) return undefined;
+  const first: unknown = Array.isArray(result['content']) ? result['content'][0] : undefined;
+  if (!isRecord(first) || first['type'] !== 'text' || typeof first['text'] !== 'string') return 'content[0] is not a text block carrying the envelope';
+  const text = first['text'];
+  const parsed = parsedText(text);
+  if (parsed === undefined) return `content[0].text is not the envelope as JSON: "${describeValue(text).slice(0, 80)}"`;
+  const structured = result['structuredContent'];
+  const copy = structured === undefined ? envelope : structured;
+  if (isDeepStrictEqual(parsed, copy) || isDeepStrictEqual(parsed, envelope)) return undefined;
+  const other = isRecord(parsed) ? `${String(parsed['error_kind'])}/${String(parsed['error_code'])}` : describeValue(parsed).slice(0, 40);
+  return `content[0].text holds another value (${other}) than the envelope ${envelope.error_kind}/${envelope.error_code}`;
+}
+
+/**
+ * Sorts a tool result the server sent: success, envelope (any channel `unwrapToolResult` reads;
+ * its text copy checked by {@link textCopyIssue}), an invalid envelope, or a failure without one.
  *
  * @param result - the `CallToolResult` (or anything sent in its place).
  * @returns the outcome.
@@ -107,7 +146,10 @@ function fromCandidate(candidate: Record<string, unknown>, channel: OutcomeChann
 export function classifyToolResult(result: unknown): CallOutcome {
   const unwrapped = unwrapToolResult(result);
   if (unwrapped.ok) return { type: 'success', value: unwrapped.value };
-  if ('envelope' in unwrapped) return { type: 'envelope', envelope: unwrapped.envelope, channel: unwrapped.channel };
+  if ('envelope' in unwrapped) {
+    const issue = textCopyIssue(result, unwrapped.envelope);
+    return { type: 'envelope', envelope: unwrapped.envelope, channel: unwrapped.channel, ...(issue === undefined ? {} : { textCopyIssue: issue }) };
+  }
   const candidate = findEnvelopeCandidate(result);
   if (candidate !== undefined) return fromCandidate(candidate, unwrapped.channel);
   const text = unwrapped.text.trim() === '' ? `(empty) ${describeValue(result)}` : unwrapped.text;

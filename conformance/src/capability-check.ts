@@ -3,6 +3,8 @@
  *
  * @packageDocumentation
  */
+import { isDeepStrictEqual } from 'node:util';
+
 import { CONTRACT_VERSION, ENVELOPE_CAPABILITY_KEY, ERROR_KINDS, NORMALIZED_KINDS } from '@mcp-envelope/contract';
 
 import { isRecord } from './json-schema.js';
@@ -80,4 +82,44 @@ export function kindAdvertisementIssue(status: CapabilityStatus, kind: string): 
   if (!status.advertised) return 'no capability advertised';
   if (status.error_kinds === null) return 'advertised error_kinds is not a list';
   return status.error_kinds.includes(kind) ? undefined : `error_kind ${kind} is not in the advertised error_kinds`;
+}
+
+/** The switches a server reports in `get_envelope_contract`'s `settings` (`undefined`: not reported). */
+export interface ServerSettings {
+  /** `MCP_SCHEMA_KEY_NORMALIZATION_ENABLED`. */
+  readonly normalizationEnabled: boolean | undefined;
+  /** `MCP_STRICT_UNKNOWN_FIELDS`. */
+  readonly strictUnknownFields: boolean | undefined;
+}
+
+/** The keys on which `get_envelope_contract` must repeat the advertised capability. */
+export const CONTRACT_TOOL_KEYS = ['contract_version', 'error_kinds', 'normalized_kinds'] as const;
+
+/**
+ * Compares what `get_envelope_contract` returned with the advertised capability object, key by
+ * key over {@link CONTRACT_TOOL_KEYS}. Implements CONTRACT.md "Capabilities" (the tool returns the
+ * same object plus the switches).
+ *
+ * @param contract - the tool's result value (its `structuredContent`, or its text parsed).
+ * @param capability - the advertised `openbridge_envelope` value.
+ * @returns one line per key that differs; empty when they agree.
+ */
+export function contractToolDisagreements(contract: unknown, capability: unknown): string[] {
+  if (!isRecord(contract)) return ['get_envelope_contract returned no object'];
+  const advertised = isRecord(capability) ? capability : {};
+  return CONTRACT_TOOL_KEYS.filter((key) => !isDeepStrictEqual(contract[key], advertised[key])).map(
+    (key) => `${key}: get_envelope_contract says ${JSON.stringify(contract[key]) ?? 'nothing'}, the capability ${JSON.stringify(advertised[key]) ?? 'nothing'}`,
+  );
+}
+
+/**
+ * Reads the reported switches from a `get_envelope_contract` result.
+ *
+ * @param contract - the tool's result value.
+ * @returns the booleans found under `settings`; a switch that is absent or not a boolean is `undefined`.
+ */
+export function settingsOfContract(contract: unknown): ServerSettings {
+  const settings = isRecord(contract) && isRecord(contract['settings']) ? contract['settings'] : {};
+  const flag = (name: string): boolean | undefined => (typeof settings[name] === 'boolean' ? settings[name] : undefined);
+  return { normalizationEnabled: flag('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED'), strictUnknownFields: flag('MCP_STRICT_UNKNOWN_FIELDS') };
 }

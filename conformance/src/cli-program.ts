@@ -281,7 +281,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--url <url>', 'connect to a Streamable HTTP endpoint')
     .option('--header <name: value>', 'HTTP header for --url (repeatable; values are never printed)', collect, [])
     .option('--max-tools <n>', 'probe at most this many tools', integerOption(0), DEFAULT_MAX_TOOLS)
-    .option('--timeout-ms <ms>', 'timeout of each request in milliseconds', integerOption(1), DEFAULT_TIMEOUT_MS)
+    .option('--timeout-ms <ms>', 'timeout in milliseconds of each request, the initialize handshake (server start included) among them', integerOption(1), DEFAULT_TIMEOUT_MS)
     .option('--json <file>', 'write a machine-readable report')
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--progress', 'show progress on stderr even when it is not a terminal')

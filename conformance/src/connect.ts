@@ -8,8 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { withDeadline } from './call-outcome.js';
+import { DeadlineError, withDeadline } from './call-outcome.js';
 import { displayStdioCommand, parseStdioCommand } from './command-line.js';
 import { isRecord } from './json-schema.js';
 
@@ -39,8 +40,6 @@ export interface Session {
 
 /** How many characters of the server's stderr are kept for error messages. */
 const STDERR_TAIL = 2_000;
-/** The handshake gets at least this long (ms): starting a server process can take seconds. */
-export const MIN_HANDSHAKE_MS = 15_000;
 /** How long closing may take before it is abandoned, in milliseconds. */
 const CLOSE_DEADLINE_MS = 5_000;
 
@@ -122,8 +121,8 @@ function unreachableMessage(error: unknown, stderrTail: string): string {
  * declares no optional capabilities (no sampling, elicitation or roots).
  *
  * @param target - the server to reach.
- * @param timeoutMs - the request timeout in milliseconds; the handshake gets at least
- *   {@link MIN_HANDSHAKE_MS}.
+ * @param timeoutMs - the timeout in milliseconds of every request, the `initialize` handshake
+ *   (process start included) among them.
  * @returns the open session.
  * @throws ServerUnreachableError when the process cannot start, the URL is unusable, the handshake
  *   fails or times out; the message includes the tail of the server's stderr when there is one.
@@ -139,12 +138,13 @@ export async function openSession(target: ProbeTarget, timeoutMs: number): Promi
   client.onerror = () => {
     // Transport-level noise (unparseable lines and the like) is reported through the calls it breaks.
   };
-  const handshakeMs = Math.max(timeoutMs, MIN_HANDSHAKE_MS);
   try {
-    await withDeadline(client.connect(prepared.transport, { timeout: handshakeMs }), handshakeMs + 1_000);
+    await withDeadline(client.connect(prepared.transport, { timeout: timeoutMs }), timeoutMs + 1_000);
   } catch (error) {
     await closeQuietly(client, prepared.transport);
-    throw new ServerUnreachableError(unreachableMessage(error, prepared.stderrTail()));
+    const timedOut = error instanceof DeadlineError || (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number));
+    const reason = timedOut ? new Error(`no answer to initialize within ${timeoutMs} ms (--timeout-ms)`) : error;
+    throw new ServerUnreachableError(unreachableMessage(reason, prepared.stderrTail()));
   }
   return { client, initializeResult, display: prepared.display, close: () => closeQuietly(client, prepared.transport) };
 }

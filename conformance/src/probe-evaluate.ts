@@ -4,11 +4,12 @@
  *
  * @packageDocumentation
  */
-import { validateMeta } from '@mcp-envelope/contract';
+import { SCHEMA_KEYWORD_CODES, validateMeta } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
 
 import type { CallOutcome, OutcomeChannel } from './call-outcome.js';
 import { kindAdvertisementIssue } from './capability-check.js';
+import type { ServerSettings } from './capability-check.js';
 import { isRecord } from './json-schema.js';
 import type { ExpectedFailure } from './probe-plan.js';
 import type { CapabilityStatus, RowResult } from './report-types.js';
@@ -90,12 +91,22 @@ function judgeWithoutEnvelope(outcome: Exclude<CallOutcome, { type: 'envelope' }
 export function judgeExpectedFailure(outcome: CallOutcome, expected: ExpectedFailure, capability: CapabilityStatus): Judgement {
   if (outcome.type !== 'envelope') return judgeWithoutEnvelope(outcome, expected.code);
   const { error_kind: kind, error_code: code } = outcome.envelope;
-  const notes: string[] = [];
-  const advertised = kindAdvertisementIssue(capability, kind);
-  if (advertised !== undefined) notes.push(advertised);
+  const notes = envelopeIssues(outcome, capability);
   if (kind !== expected.kind || code !== expected.code) notes.push(`expected ${kindCode(expected.kind, expected.code)}`);
   const channel = CHANNEL_NOTES[outcome.channel];
   return { got: kindCode(kind, code), result: notes.length === 0 ? 'PASS' : 'FAIL', notes: channel === undefined ? notes : [...notes, channel] };
+}
+
+/**
+ * What is wrong with an envelope that arrived whatever the probe expected: its kind is not
+ * advertised, or its text copy differs from it.
+ */
+function envelopeIssues(outcome: Extract<CallOutcome, { type: 'envelope' }>, capability: CapabilityStatus): string[] {
+  const issues: string[] = [];
+  const advertised = kindAdvertisementIssue(capability, outcome.envelope.error_kind);
+  if (advertised !== undefined) issues.push(advertised);
+  if (outcome.textCopyIssue !== undefined) issues.push(outcome.textCopyIssue);
+  return issues;
 }
 
 function detailNames(envelope: ErrorEnvelope, key: string): boolean {
@@ -115,10 +126,15 @@ function reportsRename(value: unknown, key: string): boolean {
   return Array.isArray(events) && events.some((event) => isRecord(event) && event['kind'] === 'renamed' && event['from'] === key);
 }
 
-function successNote(value: unknown, key: string, optional: boolean): string {
-  if (reportsRename(value, key)) return `normalized: "${key}" accepted, renamed event in _meta.normalized`;
-  if (optional) return `normalized: "${key}" accepted (call succeeded; the property is optional, so a server that dropped the key would look the same)`;
-  return `normalized: "${key}" accepted (call succeeded)`;
+function successJudgement(value: unknown, key: string, canonical: string, optional: boolean): Judgement {
+  const metaNotes = successMetaNotes(value);
+  const failed = metaNotes.length > 0;
+  if (reportsRename(value, key)) return { got: 'success', result: failed ? 'FAIL' : 'PASS', notes: [`normalized: "${key}" accepted, renamed event in _meta.normalized`, ...metaNotes] };
+  if (optional) {
+    const reason = `inconclusive: "${key}" accepted, but "${canonical}" is optional and no renamed event was reported, so a server that dropped the key would look the same`;
+    return { got: 'success', result: failed ? 'FAIL' : 'SKIP', notes: [reason, ...metaNotes] };
+  }
+  return { got: 'success', result: failed ? 'FAIL' : 'PASS', notes: [`normalized: "${key}" accepted (call succeeded)`, ...metaNotes] };
 }
 
 /** Everything {@link judgeWrongCase} needs. */
@@ -126,9 +142,13 @@ export interface WrongCaseInput {
   readonly outcome: CallOutcome;
   /** The case-changed key that was sent. */
   readonly key: string;
+  /** The schema's spelling of the key. */
+  readonly canonical: string;
   /** Whether the renamed property is optional in the schema (then a success cannot prove normalization). */
   readonly optional: boolean;
   readonly capability: CapabilityStatus;
+  /** The server's reported switches (`undefined` fields: not reported). */
+  readonly settings: ServerSettings;
   /** The rejection that passes: `mcp_input_validation` / `SCHEMA_ADDITIONAL_PROPERTIES`. */
   readonly expected: ExpectedFailure;
   /** Calls the same tool with the correct key; used only when the outcome alone cannot decide. */
@@ -142,26 +162,42 @@ function outcomeLabel(outcome: CallOutcome): string {
 }
 
 /**
- * Judges the `wrong-case` probe. Two outcomes pass: the server normalized the key (the call
- * succeeded, or failed the same way as the same call with the correct key, with no complaint
- * naming the wrong-case key), or it rejected the key as `mcp_input_validation` /
- * `SCHEMA_ADDITIONAL_PROPERTIES`. A failure without a valid envelope fails.
- *
- * @param input - see {@link WrongCaseInput}.
- * @returns the judgement; the first note says which of the two passing outcomes happened.
+ * The `wrong-case` expectation when the server reports normalization off: a `SCHEMA_*` envelope
+ * whose details name the key, or a hint naming both spellings (a `case_mismatch` hint).
  */
-export async function judgeWrongCase(input: WrongCaseInput): Promise<Judgement> {
-  const { outcome, key, capability, expected: rejection } = input;
+export function wrongCaseUnnormalizedExpectation(key: string): string {
+  return `SCHEMA_* naming "${key}" or a case_mismatch hint`;
+}
+
+function judgeUnnormalized(input: WrongCaseInput): Judgement {
+  const { outcome, key, canonical } = input;
+  const expectation = wrongCaseUnnormalizedExpectation(key);
   if (outcome.type === 'success') {
-    const metaNotes = successMetaNotes(outcome.value);
-    return { got: 'success', result: metaNotes.length === 0 ? 'PASS' : 'FAIL', notes: [successNote(outcome.value, key, input.optional), ...metaNotes] };
+    return { got: 'success', result: 'FAIL', notes: [`"${key}" accepted although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected ${expectation}`] };
   }
+  if (outcome.type !== 'envelope') return judgeWithoutEnvelope(outcome, expectation);
+  const { envelope } = outcome;
+  const issues = envelopeIssues(outcome, input.capability);
+  const got = kindCode(envelope.error_kind, envelope.error_code);
+  if (envelope.error_code.startsWith('SCHEMA_') && detailNames(envelope, key)) {
+    return { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes: [`rejected: "${key}" named in a ${envelope.error_code} detail (normalization off)`, ...issues] };
+  }
+  const hint = envelope.hints.find((text) => text.includes(key) && text.includes(canonical));
+  if (hint !== undefined) return { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes: [`case_mismatch hint: "${truncate(hint)}" (normalization off)`, ...issues] };
+  return { got, result: 'FAIL', notes: [`normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected ${expectation}`, ...issues] };
+}
+
+async function judgeNormalizable(input: WrongCaseInput): Promise<Judgement> {
+  const { outcome, key, capability, expected: rejection } = input;
+  if (outcome.type === 'success') return successJudgement(outcome.value, key, input.canonical, input.optional);
   if (outcome.type !== 'envelope') return judgeWithoutEnvelope(outcome, `normalization or ${rejection.code}`);
   const { envelope } = outcome;
   const got = kindCode(envelope.error_kind, envelope.error_code);
-  const advertised = kindAdvertisementIssue(capability, envelope.error_kind);
-  const extraNotes = advertised === undefined ? [] : [advertised];
+  const extraNotes = envelopeIssues(outcome, capability);
   if (envelope.error_kind === rejection.kind && envelope.error_code === rejection.code) {
+    if (input.settings.normalizationEnabled === true) {
+      return { got, result: 'FAIL', notes: [`"${key}" rejected as an additional property although normalization is on (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true)`, ...extraNotes] };
+    }
     return { got, result: extraNotes.length === 0 ? 'PASS' : 'FAIL', notes: [`rejected: "${key}" reported as an additional property`, ...extraNotes] };
   }
   if (detailNames(envelope, key)) {
@@ -169,10 +205,68 @@ export async function judgeWrongCase(input: WrongCaseInput): Promise<Judgement> 
   }
   const reference = await input.reference();
   const same = reference.type === 'envelope' && reference.envelope.error_kind === envelope.error_kind && reference.envelope.error_code === envelope.error_code;
-  if (same) return { got, result: extraNotes.length === 0 ? 'PASS' : 'FAIL', notes: [`normalized: same outcome as with the correct key (${got})`, ...extraNotes] };
-  return {
-    got,
-    result: 'FAIL',
-    notes: [`neither normalized nor rejected as an additional property: with the correct key the call gives ${outcomeLabel(reference)}`, ...extraNotes],
-  };
+  if (!same) {
+    return { got, result: 'FAIL', notes: [`neither normalized nor rejected as an additional property: with the correct key the call gives ${outcomeLabel(reference)}`, ...extraNotes] };
+  }
+  if (extraNotes.length > 0) return { got, result: 'FAIL', notes: [`same outcome as with the correct key (${got})`, ...extraNotes] };
+  if (input.optional) {
+    return { got, result: 'SKIP', notes: [`inconclusive: same outcome as with the correct key (${got}), but "${input.canonical}" is optional, so a server that dropped the key would look the same`] };
+  }
+  return { got, result: 'PASS', notes: [`normalized: same outcome as with the correct key (${got})`] };
+}
+
+/**
+ * Judges the `wrong-case` probe by the server's reported switches.
+ *
+ * - Normalization off (`MCP_SCHEMA_KEY_NORMALIZATION_ENABLED` false in `get_envelope_contract`):
+ *   only a `SCHEMA_*` envelope naming the key, or a hint naming both spellings, passes.
+ * - Otherwise two outcomes pass: the server normalized the key (the call succeeded, or failed the
+ *   same way as the same call with the correct key, with no complaint naming the wrong-case key),
+ *   or (unless normalization is reported on) it rejected the key as `mcp_input_validation` /
+ *   `SCHEMA_ADDITIONAL_PROPERTIES`. When the property is optional and no `renamed` event proves
+ *   the rename, a normalized-looking outcome is inconclusive: `SKIP` with the reason.
+ *
+ * A failure without a valid envelope, or with an unadvertised kind or a differing text copy, fails.
+ *
+ * @param input - see {@link WrongCaseInput}.
+ * @returns the judgement; the first note says which outcome happened.
+ */
+export async function judgeWrongCase(input: WrongCaseInput): Promise<Judgement> {
+  return input.settings.normalizationEnabled === false ? judgeUnnormalized(input) : judgeNormalizable(input);
+}
+
+/** Everything {@link judgePassThrough} needs. */
+export interface PassThroughInput {
+  readonly outcome: CallOutcome;
+  /** The unknown key that was sent. */
+  readonly key: string;
+  readonly capability: CapabilityStatus;
+  /** Calls the same tool without the unknown key; used only when the outcome alone cannot decide. */
+  readonly reference: () => Promise<CallOutcome>;
+}
+
+/**
+ * Judges the `unknown-extra` probe on a server that reports `MCP_STRICT_UNKNOWN_FIELDS` off, for
+ * a schema that says nothing about `additionalProperties`: the key must pass through, so the call
+ * succeeds or fails as it does without the key; a `SCHEMA_ADDITIONAL_PROPERTIES` rejection fails.
+ *
+ * @param input - see {@link PassThroughInput}.
+ * @returns the judgement.
+ */
+export async function judgePassThrough(input: PassThroughInput): Promise<Judgement> {
+  const { outcome, key } = input;
+  if (outcome.type === 'success') {
+    const metaNotes = successMetaNotes(outcome.value);
+    return { got: 'success', result: metaNotes.length === 0 ? 'PASS' : 'FAIL', notes: [`passed through: "${key}" accepted (strict unknown fields off)`, ...metaNotes] };
+  }
+  if (outcome.type !== 'envelope') return judgeWithoutEnvelope(outcome, 'pass-through');
+  const got = kindCode(outcome.envelope.error_kind, outcome.envelope.error_code);
+  const issues = envelopeIssues(outcome, input.capability);
+  if (outcome.envelope.error_code === SCHEMA_KEYWORD_CODES.additionalProperties) {
+    return { got, result: 'FAIL', notes: [`"${key}" rejected although strict unknown fields is off (MCP_STRICT_UNKNOWN_FIELDS false)`, ...issues] };
+  }
+  const reference = await input.reference();
+  const same = reference.type === 'envelope' && reference.envelope.error_kind === outcome.envelope.error_kind && reference.envelope.error_code === outcome.envelope.error_code;
+  if (!same) return { got, result: 'FAIL', notes: [`without "${key}" the call gives ${outcomeLabel(reference)}, so the key did not simply pass through`, ...issues] };
+  return { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes: [`passed through: same outcome as without the key (${got})`, ...issues] };
 }

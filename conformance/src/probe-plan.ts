@@ -38,6 +38,11 @@ export type PlannedProbe =
       readonly change: string;
       /** `wrong-case` only: the key sent and the same arguments with the correct key. */
       readonly wrongCase?: { readonly key: string; readonly canonical: string; readonly optional: boolean; readonly reference: JsonObject };
+      /**
+       * `unknown-extra` only, when the schema says nothing about `additionalProperties`: the
+       * baseline without the key, for judging a server that reports strict unknown fields off.
+       */
+      readonly passThrough?: { readonly key: string; readonly reference: JsonObject };
     };
 
 /** A tool as `tools/list` lists it (only the fields the planner reads). */
@@ -127,12 +132,14 @@ function planUnknownExtra(context: PlanContext): PlannedProbe {
   const admitted = admitsUnknownKey(context.schema);
   if (admitted !== undefined) return skip('unknown-extra', admitted);
   if (context.properties.has(UNKNOWN_FIELD_KEY)) return skip('unknown-extra', `schema declares "${UNKNOWN_FIELD_KEY}"`);
+  const silent = isRecord(context.schema) && context.schema['additionalProperties'] === undefined;
   return {
     probe: 'unknown-extra',
     status: 'run',
     arguments: withProperty(context.baseline, UNKNOWN_FIELD_KEY, 'conformance'),
     expected: { kind: INPUT_VALIDATION, code: SCHEMA_KEYWORD_CODES.additionalProperties },
     change: `added "${UNKNOWN_FIELD_KEY}"`,
+    ...(silent ? { passThrough: { key: UNKNOWN_FIELD_KEY, reference: context.baseline } } : {}),
   };
 }
 

@@ -6,15 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 
+import { ENVELOPE_CONTRACT_TOOL_NAME } from '@mcp-envelope/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { callToolOutcome, describeValue, withDeadline } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
-import { checkCapability } from './capability-check.js';
+import { checkCapability, contractToolDisagreements, settingsOfContract } from './capability-check.js';
+import type { ServerSettings } from './capability-check.js';
 import { openSession } from './connect.js';
 import type { ProbeTarget, Session } from './connect.js';
 import { isRecord } from './json-schema.js';
-import { judgeExpectedFailure, judgeWrongCase, kindCode, truncate } from './probe-evaluate.js';
+import { judgeExpectedFailure, judgePassThrough, judgeWrongCase, kindCode, truncate, wrongCaseUnnormalizedExpectation } from './probe-evaluate.js';
 import type { Judgement } from './probe-evaluate.js';
 import { planToolProbes } from './probe-plan.js';
 import type { PlannedProbe, ToolDescription } from './probe-plan.js';
@@ -57,6 +59,8 @@ interface Listed {
 interface BatteryContext {
   readonly client: Client;
   readonly capability: CapabilityStatus;
+  /** The switches `get_envelope_contract` reported; the rows are judged by them. */
+  readonly settings: ServerSettings;
   readonly timeoutMs: number;
   readonly step: (tool: string, probe: ProbeName) => void;
 }
@@ -110,7 +114,8 @@ async function listTools(client: Client, timeoutMs: number): Promise<Listed> {
         tools.push(described.tool);
         if (described.taskRequired) taskRequired.add(described.tool.name);
       }
-      cursor = typeof page.nextCursor === 'string' && page.nextCursor !== '' ? page.nextCursor : undefined;
+      // An empty string is a cursor too; only an absent cursor ends the list.
+      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
       if (cursor !== undefined && seenCursors.has(cursor)) issue = `cursor loop: nextCursor ${JSON.stringify(truncate(cursor, 40))} repeated after page ${pages}`;
       else if (cursor !== undefined && pages >= MAX_TOOL_PAGES) issue = `stopped after ${MAX_TOOL_PAGES} pages`;
       if (cursor !== undefined) seenCursors.add(cursor);
@@ -120,6 +125,51 @@ async function listTools(client: Client, timeoutMs: number): Promise<Listed> {
   }
   const status = { listed: tools.length, pages, names: tools.map((tool) => tool.name), ...(issue === undefined ? {} : { issue }) };
   return { tools, taskRequired, status };
+}
+
+interface ContractReading {
+  readonly row: ProbeRow;
+  readonly settings: ServerSettings;
+}
+
+const UNREPORTED: ServerSettings = { normalizationEnabled: undefined, strictUnknownFields: undefined };
+
+function contractValue(outcome: CallOutcome): unknown {
+  if (outcome.type !== 'success' || typeof outcome.value !== 'string') return outcome.type === 'success' ? outcome.value : undefined;
+  try {
+    return JSON.parse(outcome.value) as unknown;
+  } catch {
+    return outcome.value;
+  }
+}
+
+/**
+ * Calls `get_envelope_contract` (the fallback for hosts that never show capabilities): it must be
+ * listed, answer, and repeat the advertised capability; its `settings` decide how rows are judged.
+ */
+async function readContractTool(client: Client, listed: Listed, capability: CapabilityStatus, timeoutMs: number): Promise<ContractReading> {
+  const start = performance.now();
+  const expected = 'listed, and the same object as the capability';
+  if (!listed.status.names.includes(ENVELOPE_CONTRACT_TOOL_NAME)) {
+    const judgement: Judgement = { got: 'not listed', result: 'FAIL', notes: [`${ENVELOPE_CONTRACT_TOOL_NAME} is not in tools/list`] };
+    return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, judgement, start), settings: UNREPORTED };
+  }
+  const outcome = await callToolOutcome(client, ENVELOPE_CONTRACT_TOOL_NAME, {}, timeoutMs);
+  if (outcome.type !== 'success') {
+    const got = outcome.type === 'envelope' ? kindCode(outcome.envelope.error_kind, outcome.envelope.error_code) : outcome.type;
+    const judgement: Judgement = { got, result: 'FAIL', notes: [`${ENVELOPE_CONTRACT_TOOL_NAME} did not answer with its contract`] };
+    return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, judgement, start, {}), settings: UNREPORTED };
+  }
+  const value = contractValue(outcome);
+  const settings = settingsOfContract(value);
+  const issues = capability.advertised ? contractToolDisagreements(value, capability.value) : [];
+  const reported = [
+    settings.normalizationEnabled === undefined ? undefined : `MCP_SCHEMA_KEY_NORMALIZATION_ENABLED ${String(settings.normalizationEnabled)}`,
+    settings.strictUnknownFields === undefined ? undefined : `MCP_STRICT_UNKNOWN_FIELDS ${String(settings.strictUnknownFields)}`,
+  ].filter((part) => part !== undefined);
+  const got = issues.length === 0 ? (capability.advertised ? 'the same object' : 'answered (no capability to compare)') : 'differs';
+  const notes = [...issues, reported.length === 0 ? 'no settings reported' : `settings: ${reported.join(', ')}`];
+  return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes }, start, {}), settings };
 }
 
 function toolsListRow(status: Omit<ToolsListStatus, 'probed'>): ProbeRow {
@@ -137,28 +187,43 @@ async function unknownToolRow(context: BatteryContext): Promise<ProbeRow> {
   return row('unknown-tool', name, kindCode(expected.kind, expected.code), judgeExpectedFailure(outcome, expected, context.capability), start, {});
 }
 
+type RunPlanned = Extract<PlannedProbe, { status: 'run' }>;
+
+/** What the row's `expected` column says, by the server's reported switches. */
+function expectedLabel(settings: ServerSettings, planned: RunPlanned): string {
+  const expected = kindCode(planned.expected.kind, planned.expected.code);
+  if (planned.passThrough !== undefined && settings.strictUnknownFields === false) return 'passed through (strict unknown fields off)';
+  if (planned.wrongCase === undefined) return expected;
+  if (settings.normalizationEnabled === false) return wrongCaseUnnormalizedExpectation(planned.wrongCase.key);
+  return settings.normalizationEnabled === true ? 'normalized' : `normalized or ${expected}`;
+}
+
+async function judgePlanned(context: BatteryContext, tool: string, planned: RunPlanned, outcome: CallOutcome): Promise<Judgement> {
+  const callWith = (args: Readonly<Record<string, unknown>>) => (): Promise<CallOutcome> => callToolOutcome(context.client, tool, args, context.timeoutMs);
+  if (planned.passThrough !== undefined && context.settings.strictUnknownFields === false) {
+    return judgePassThrough({ outcome, key: planned.passThrough.key, capability: context.capability, reference: callWith(planned.passThrough.reference) });
+  }
+  if (planned.wrongCase === undefined) return judgeExpectedFailure(outcome, planned.expected, context.capability);
+  return judgeWrongCase({
+    outcome,
+    key: planned.wrongCase.key,
+    canonical: planned.wrongCase.canonical,
+    optional: planned.wrongCase.optional,
+    capability: context.capability,
+    settings: context.settings,
+    expected: planned.expected,
+    reference: callWith(planned.wrongCase.reference),
+  });
+}
+
 async function runPlanned(context: BatteryContext, tool: string, planned: PlannedProbe, baselineNotes: readonly string[]): Promise<ProbeRow> {
   if (planned.status === 'skip') return row(planned.probe, tool, '-', { got: '-', result: 'SKIP', notes: [planned.reason] }, performance.now());
-  const expected = kindCode(planned.expected.kind, planned.expected.code);
   context.step(tool, planned.probe);
   const start = performance.now();
   const outcome = await callToolOutcome(context.client, tool, planned.arguments, context.timeoutMs);
-  let judgement: Judgement;
-  if (planned.wrongCase === undefined) judgement = judgeExpectedFailure(outcome, planned.expected, context.capability);
-  else {
-    const reference = planned.wrongCase.reference;
-    judgement = await judgeWrongCase({
-      outcome,
-      key: planned.wrongCase.key,
-      optional: planned.wrongCase.optional,
-      capability: context.capability,
-      expected: planned.expected,
-      reference: (): Promise<CallOutcome> => callToolOutcome(context.client, tool, reference, context.timeoutMs),
-    });
-  }
-  const label = planned.wrongCase === undefined ? expected : `normalized or ${expected}`;
+  const judgement = await judgePlanned(context, tool, planned, outcome);
   const caveats = baselineNotes.map((note) => `baseline caveat: ${note}`);
-  return row(planned.probe, tool, label, { ...judgement, notes: [planned.change, ...judgement.notes, ...caveats] }, start, planned.arguments);
+  return row(planned.probe, tool, expectedLabel(context.settings, planned), { ...judgement, notes: [planned.change, ...judgement.notes, ...caveats] }, start, planned.arguments);
 }
 
 function skipAll(tool: string, reason: string): ProbeRow[] {
@@ -200,17 +265,19 @@ async function runBattery(session: Session, options: ProbeOptions, timeoutMs: nu
   const listed = await listTools(session.client, timeoutMs);
   const probed = listed.tools.slice(0, Math.max(0, options.maxTools ?? DEFAULT_MAX_TOOLS));
   const total = countSteps(probed, listed.taskRequired);
+  const contract = await readContractTool(session.client, listed, capability, timeoutMs);
   let index = 0;
   const context: BatteryContext = {
     client: session.client,
     capability,
+    settings: contract.settings,
     timeoutMs,
     step: (tool, probe) => {
       index += 1;
       options.onProgress?.({ index: Math.min(index, total), total, tool, probe });
     },
   };
-  const rows: ProbeRow[] = [capabilityRow(capability), toolsListRow(listed.status), await unknownToolRow(context)];
+  const rows: ProbeRow[] = [capabilityRow(capability), toolsListRow(listed.status), contract.row, await unknownToolRow(context)];
   for (const tool of probed) rows.push(...(await probeTool(context, tool, listed.taskRequired.has(tool.name))));
   const summary = {
     passed: rows.filter((entry) => entry.result === 'PASS').length,

@@ -13,12 +13,13 @@ export const ROW_RESULTS = ['PASS', 'FAIL', 'SKIP'] as const;
 export type RowResult = (typeof ROW_RESULTS)[number];
 
 /**
- * The probes, in the order the battery runs them. `capability` and `tools-list` check the
- * session; `unknown-tool` runs once; the others run per tool.
+ * The probes, in the order the battery runs them. `capability`, `tools-list` and `contract-tool`
+ * (`get_envelope_contract`) check the session; `unknown-tool` runs once; the others run per tool.
  */
 export const PROBE_NAMES = [
   'capability',
   'tools-list',
+  'contract-tool',
   'unknown-tool',
   'missing-required',
   'wrong-type',

@@ -19,7 +19,27 @@ const envelope = {
 describe('classifyToolResult', () => {
   it('finds an envelope on the isError channels and in-band', () => {
     expect(classifyToolResult({ isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] })).toEqual({ type: 'envelope', envelope, channel: 'is_error' });
-    expect(classifyToolResult({ structuredContent: { error: envelope }, content: [] })).toEqual({ type: 'envelope', envelope, channel: 'in_band' });
+    const inBand = { error: envelope };
+    expect(classifyToolResult({ structuredContent: inBand, content: [{ type: 'text', text: JSON.stringify(inBand) }] })).toEqual({ type: 'envelope', envelope, channel: 'in_band' });
+  });
+
+  it('flags a text copy that is missing, prose, behind a prefix, or another envelope', () => {
+    const withText = (content: unknown): unknown => classifyToolResult({ isError: true, structuredContent: envelope, content });
+    expect(withText([{ type: 'text', text: JSON.stringify(envelope) }])).toEqual({ type: 'envelope', envelope, channel: 'is_error' });
+    expect(withText([])).toMatchObject({ type: 'envelope', textCopyIssue: 'content[0] is not a text block carrying the envelope' });
+    expect(withText([{ type: 'text', text: 'Tool orders_serch not found.' }])).toMatchObject({
+      type: 'envelope',
+      textCopyIssue: 'content[0].text is not the envelope as JSON: "Tool orders_serch not found."',
+    });
+    expect(classifyToolResult({ isError: true, content: [{ type: 'text', text: `ToolError: ${JSON.stringify(envelope)}` }] })).toMatchObject({
+      type: 'envelope',
+      textCopyIssue: expect.stringMatching(/^content\[0\]\.text is not the envelope as JSON: "ToolError: \{/) as string,
+    });
+    const other = { ...envelope, error_kind: 'internal_error', error_code: 'INTERNAL_ERROR' };
+    expect(withText([{ type: 'text', text: JSON.stringify(other) }])).toMatchObject({
+      type: 'envelope',
+      textCopyIssue: 'content[0].text holds another value (internal_error/INTERNAL_ERROR) than the envelope tool_not_found/TOOL_NOT_FOUND',
+    });
   });
 
   it('reports an envelope-like object that breaks the schema, with its violations', () => {

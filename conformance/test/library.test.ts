@@ -9,22 +9,23 @@ describe('probeServer as a library', () => {
     const steps: ProbeProgress[] = [];
     const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('conformant') }, onProgress: (step) => steps.push(step) });
     expect(report.conformant).toBe(true);
-    expect(report.summary).toEqual({ passed: 8, failed: 0, skipped: 0 });
-    expect(steps.map((step) => `${step.index}/${step.total} ${step.probe}`)).toEqual([
-      '1/6 unknown-tool',
-      '2/6 missing-required',
-      '3/6 wrong-type',
-      '4/6 unknown-extra',
-      '5/6 enum-mismatch',
-      '6/6 wrong-case',
+    expect(report.summary).toEqual({ passed: 10, failed: 0, skipped: 4 });
+    expect(steps.map((step) => `${step.index}/${step.total} ${step.tool === 'orders_search' || step.tool === 'get_envelope_contract' ? step.tool : '<unknown>'} ${step.probe}`)).toEqual([
+      '1/7 <unknown> unknown-tool',
+      '2/7 orders_search missing-required',
+      '3/7 orders_search wrong-type',
+      '4/7 orders_search unknown-extra',
+      '5/7 orders_search enum-mismatch',
+      '6/7 orders_search wrong-case',
+      '7/7 get_envelope_contract unknown-extra',
     ]);
-    expect(renderProbeReport(report).endsWith('verdict: CONFORMANT\nprobe: 8 passed, 0 failed, 0 skipped\n')).toBe(true);
+    expect(renderProbeReport(report).endsWith('verdict: CONFORMANT\nprobe: 10 passed, 0 failed, 4 skipped\n')).toBe(true);
   });
 
   it('honours maxTools 0 (capability, listing and unknown tool only)', async () => {
     const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('mixed') }, maxTools: 0 });
     expect(report.tools).toMatchObject({ listed: 7, probed: 0 });
-    expect(report.rows.map((row) => row.probe)).toEqual(['capability', 'tools-list', 'unknown-tool']);
+    expect(report.rows.map((row) => row.probe)).toEqual(['capability', 'tools-list', 'contract-tool', 'unknown-tool']);
   });
 
   it('notes a baseline constraint it could not satisfy on every row that ran', async () => {

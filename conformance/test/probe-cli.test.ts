@@ -61,10 +61,11 @@ describe('probe against a server with every kind of envelope problem', () => {
 
   it('gives exactly these rows', () => {
     const tuples = rowTuples(report);
-    expect(tuples[2]?.[1]).toMatch(UNKNOWN_TOOL);
+    expect(tuples[3]?.[1]).toMatch(UNKNOWN_TOOL);
     expect(tuples.map(([probe, tool, result, got]) => [probe, UNKNOWN_TOOL.test(tool) ? '<unknown>' : tool, result, got])).toEqual([
       ['capability', '-', 'PASS', 'capabilities.experimental.openbridge_envelope v1 (2 kinds)'],
       ['tools-list', '-', 'PASS', '7 tools in 1 page'],
+      ['contract-tool', 'get_envelope_contract', 'FAIL', 'not listed'],
       ['unknown-tool', '<unknown>', 'FAIL', 'tool_not_found/TOOL_NOT_FOUND'],
       ['missing-required', 'orders_search', 'PASS', 'mcp_input_validation/SCHEMA_REQUIRED'],
       ['wrong-type', 'orders_search', 'PASS', 'mcp_input_validation/SCHEMA_TYPE_MISMATCH'],
@@ -102,12 +103,13 @@ describe('probe against a server with every kind of envelope problem', () => {
       ['enum-mismatch', 'exports_create', 'SKIP', '-'],
       ['wrong-case', 'exports_create', 'FAIL', 'timeout'],
     ]);
-    expect(report.summary).toEqual({ passed: 12, failed: 21, skipped: 5 });
+    expect(report.summary).toEqual({ passed: 12, failed: 22, skipped: 5 });
   });
 
   it('explains each failure in the note', () => {
     const note = (probe: string, tool: string): string => report.rows.find((row) => row.probe === probe && row.tool === tool)?.note ?? '';
-    expect(report.rows[2]?.note).toBe('error_kind tool_not_found is not in the advertised error_kinds; envelope arrived in a JSON-RPC error');
+    expect(report.rows[2]?.note).toBe('get_envelope_contract is not in tools/list');
+    expect(report.rows[3]?.note).toBe('error_kind tool_not_found is not in the advertised error_kinds; envelope arrived in a JSON-RPC error');
     expect(note('missing-required', 'reports_get')).toBe('dropped required "reportId"; no envelope (is_error): "Error: report not available"');
     expect(note('missing-required', 'inventory_summaries')).toBe('dropped required "granularityType"; call succeeded; expected SCHEMA_REQUIRED');
     expect(note('missing-required', 'listings_put')).toBe(
@@ -117,7 +119,7 @@ describe('probe against a server with every kind of envelope problem', () => {
       '"stateFilter" (string) set to 12345; error_kind ads_api_http is not in the advertised error_kinds; expected mcp_input_validation/SCHEMA_TYPE_MISMATCH',
     );
     expect(note('wrong-case', 'campaigns_list')).toBe(
-      '"profileId" sent as "ProfileId"; normalized: same outcome as with the correct key (ads_api_http/ADS_API_HTTP_400); error_kind ads_api_http is not in the advertised error_kinds',
+      '"profileId" sent as "ProfileId"; same outcome as with the correct key (ads_api_http/ADS_API_HTTP_400); error_kind ads_api_http is not in the advertised error_kinds',
     );
     expect(note('wrong-case', 'orders_search')).toBe('"marketplaceIds" sent as "MarketplaceIds"; normalized: "MarketplaceIds" accepted, renamed event in _meta.normalized');
     expect(note('missing-required', 'catalog_get')).toBe('dropped required "asin"; envelope arrived in a JSON-RPC error');
@@ -144,8 +146,8 @@ describe('probe against a server with every kind of envelope problem', () => {
       expect.stringMatching(/^duration: {3}\d+ ms$/) as string,
     ]);
     expect(lines[7]?.split(/\s{2,}/)).toEqual(['probe', 'tool', 'expected', 'got', 'result', 'note']);
-    expect(lines.at(-2)).toBe('verdict: NONCONFORMANT (21 failing rows)');
-    expect(lines.at(-1)).toBe('probe: 12 passed, 21 failed, 5 skipped');
+    expect(lines.at(-2)).toBe('verdict: NONCONFORMANT (22 failing rows)');
+    expect(lines.at(-1)).toBe('probe: 12 passed, 22 failed, 5 skipped');
     expect(lines).toContain(
       'missing-required  reports_get                           mcp_input_validation/SCHEMA_REQUIRED                             no envelope                                                 FAIL    dropped required "reportId"; no envelope (is_error): "Error: report not available"',
     );
@@ -162,12 +164,12 @@ describe('probe against a server with every kind of envelope problem', () => {
   it('writes well-formed JUnit XML with one testcase per row and the right counts', async () => {
     const root = parseXml(await readFile(junitPath(), 'utf8'));
     expect(root.name).toBe('testsuites');
-    expect(root.attributes).toMatchObject({ tests: '38', failures: '21', skipped: '5', errors: '0' });
+    expect(root.attributes).toMatchObject({ tests: '39', failures: '22', skipped: '5', errors: '0' });
     expect(root.children).toHaveLength(1);
     const suite = root.children[0]!;
-    expect(suite.attributes).toMatchObject({ name: 'probe envelope-fixture-mixed', tests: '38', failures: '21', skipped: '5' });
-    expect(suite.children).toHaveLength(38);
-    expect(suite.children.filter((testcase) => testcase.children[0]?.name === 'failure')).toHaveLength(21);
+    expect(suite.attributes).toMatchObject({ name: 'probe envelope-fixture-mixed', tests: '39', failures: '22', skipped: '5' });
+    expect(suite.children).toHaveLength(39);
+    expect(suite.children.filter((testcase) => testcase.children[0]?.name === 'failure')).toHaveLength(22);
     expect(suite.children.filter((testcase) => testcase.children[0]?.name === 'skipped')).toHaveLength(5);
     const reportsRow = suite.children.find((testcase) => testcase.attributes['name'] === 'missing-required reports_get');
     expect(reportsRow?.children[0]?.attributes['message']).toBe('dropped required "reportId"; no envelope (is_error): "Error: report not available"');
@@ -179,7 +181,7 @@ describe('probe against a server with every kind of envelope problem', () => {
   it('exits 0 on the same server with --allow-nonconformant, after printing the report', async () => {
     const allowed = await runCliProcess(['probe', '--stdio', fixtureCommand('mixed'), '--timeout-ms', '2500', '--max-tools', '1', '--allow-nonconformant']);
     expect(allowed.code).toBe(0);
-    expect(allowed.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 7 passed, 1 failed, 0 skipped');
+    expect(allowed.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 7 passed, 2 failed, 0 skipped');
   }, 120_000);
 });
 
@@ -192,15 +194,22 @@ describe('probe against a fully conformant server', () => {
     expect(report.conformant).toBe(true);
     expect(rowTuples(report).map(([probe, , result, got]) => [probe, result, got])).toEqual([
       ['capability', 'PASS', 'capabilities.experimental.openbridge_envelope v1 (3 kinds)'],
-      ['tools-list', 'PASS', '1 tool in 1 page'],
+      ['tools-list', 'PASS', '2 tools in 1 page'],
+      ['contract-tool', 'PASS', 'the same object'],
       ['unknown-tool', 'PASS', 'tool_not_found/TOOL_NOT_FOUND'],
       ['missing-required', 'PASS', 'mcp_input_validation/SCHEMA_REQUIRED'],
       ['wrong-type', 'PASS', 'mcp_input_validation/SCHEMA_TYPE_MISMATCH'],
       ['unknown-extra', 'PASS', 'mcp_input_validation/SCHEMA_ADDITIONAL_PROPERTIES'],
       ['enum-mismatch', 'PASS', 'mcp_input_validation/SCHEMA_ENUM_MISMATCH'],
       ['wrong-case', 'PASS', 'success'],
+      ['missing-required', 'SKIP', '-'],
+      ['wrong-type', 'SKIP', '-'],
+      ['unknown-extra', 'PASS', 'mcp_input_validation/SCHEMA_ADDITIONAL_PROPERTIES'],
+      ['enum-mismatch', 'SKIP', '-'],
+      ['wrong-case', 'SKIP', '-'],
     ]);
-    expect(run.stdout).toContain('\nverdict: CONFORMANT\nprobe: 8 passed, 0 failed, 0 skipped\n');
+    expect(report.rows[2]?.note).toBe('settings: MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true, MCP_STRICT_UNKNOWN_FIELDS true');
+    expect(run.stdout).toContain('\nverdict: CONFORMANT\nprobe: 10 passed, 0 failed, 4 skipped\n');
     expect(run.stderr).toBe('');
   });
 
@@ -222,7 +231,7 @@ describe('probe against a fully conformant server', () => {
       const run = await runCliProcess(['probe', '--url', `http://127.0.0.1:${port}/mcp?key=hidden`, '--header', 'Authorization: Bearer sekret-value', '--json', jsonPath]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`target:     streamable-http: http://127.0.0.1:${port}/mcp\n`);
-      expect(run.stdout).toContain('probe: 8 passed, 0 failed, 0 skipped');
+      expect(run.stdout).toContain('probe: 10 passed, 0 failed, 4 skipped');
       const text = await readFile(jsonPath, 'utf8');
       expect(text).not.toContain('sekret-value');
       expect(text).not.toContain('hidden');
@@ -239,13 +248,13 @@ describe('probe edge cases', () => {
     expect(run.code).toBe(1);
     const report = await readReport(jsonPath);
     expect(report.tools).toEqual({
-      listed: 2,
+      listed: 3,
       pages: 2,
-      names: ['orders_search', 'profiles_list'],
+      names: ['orders_search', 'get_envelope_contract', 'profiles_list'],
       issue: 'cursor loop: nextCursor "page-2" repeated after page 2',
-      probed: 2,
+      probed: 3,
     });
-    expect(report.rows[1]).toMatchObject({ probe: 'tools-list', result: 'FAIL', got: '2 tools in 2 pages', note: 'cursor loop: nextCursor "page-2" repeated after page 2' });
+    expect(report.rows[1]).toMatchObject({ probe: 'tools-list', result: 'FAIL', got: '3 tools in 2 pages', note: 'cursor loop: nextCursor "page-2" repeated after page 2' });
   });
 
   it('exits 2 with a clear message when the server cannot be started', async () => {

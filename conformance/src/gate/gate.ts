@@ -15,7 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { CONTRACT_VERSION, unwrapToolResult, validateEnvelope } from '@mcp-envelope/contract';
 
 import { describeValue } from '../call-outcome.js';
-import { checkCapability } from '../capability-check.js';
+import { checkCapability, contractToolDisagreements } from '../capability-check.js';
 import { displayStdioCommand, parseStdioCommand } from '../command-line.js';
 import { isRecord } from '../json-schema.js';
 import { probeServer } from '../probe.js';
@@ -207,7 +207,7 @@ async function capabilityRows(environment: GateEnvironment, cases: readonly Upst
     const contract = await environment.call(server, 'main', 'get_envelope_contract', {}, []);
     const structured = contract.type === 'result' && isRecord(contract.result) ? contract.result['structuredContent'] : undefined;
     const value = isRecord(status.value) ? status.value : {};
-    const same = isRecord(structured) && ['contract_version', 'error_kinds', 'normalized_kinds'].every((key) => isDeepStrictEqual(structured[key], value[key]));
+    const same = contractToolDisagreements(structured, value).length === 0;
     rows.push(row('capability', server, 'get_envelope_contract = capability', 'the advertised object', same ? 'the same object' : truncate(describeValue(structured ?? contract)), same ? [] : ['get_envelope_contract differs from the advertised capability'], start));
 
     start = performance.now();

@@ -89,7 +89,10 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The `--stdio` command line that starts the fixture server in a mode. */
-export function fixtureCommand(mode: 'conformant' | 'mixed' | 'cursor-loop' | 'pattern'): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(fixtureServer)} ${mode}`;
+/** The fixture server's modes (see the comment at the top of `test/fixtures/envelope-server.mjs`). */
+export type FixtureMode = 'conformant' | 'mixed' | 'cursor-loop' | 'pattern' | 'silent' | 'optional' | 'empty-cursor';
+
+/** The `--stdio` command line that starts the fixture server in a mode, with flags that break or reconfigure it. */
+export function fixtureCommand(mode: FixtureMode, ...flags: readonly string[]): string {
+  return [shellQuote(process.execPath), shellQuote(fixtureServer), mode, ...flags].join(' ');
 }
