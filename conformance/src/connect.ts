@@ -86,11 +86,18 @@ function prepareHttp(address: string, headers: Readonly<Record<string, string>> 
   return { transport, display: `streamable-http: ${displayUrl(url)}`, stderrTail: () => '' };
 }
 
-function recordInitializeResult(transport: Transport, record: (result: Readonly<Record<string, unknown>>) => void): void {
+/**
+ * Runs before the SDK reads each incoming message (the SDK calls an `onmessage` set before
+ * `connect` first): records the raw `initialize` result, and turns a `nextCursor: null` into an
+ * absent cursor, since both end a list while the SDK's result schema rejects `null`.
+ */
+function watchIncoming(transport: Transport, record: (result: Readonly<Record<string, unknown>>) => void): void {
   transport.onmessage = (message: unknown) => {
     if (!isRecord(message)) return;
     const result = message['result'];
-    if (isRecord(result) && Object.hasOwn(result, 'capabilities') && Object.hasOwn(result, 'protocolVersion')) record(result);
+    if (!isRecord(result)) return;
+    if (Object.hasOwn(result, 'capabilities') && Object.hasOwn(result, 'protocolVersion')) record(result);
+    if (result['nextCursor'] === null) delete result['nextCursor'];
   };
 }
 
@@ -131,7 +138,7 @@ function unreachableMessage(error: unknown, stderrTail: string): string {
 export async function openSession(target: ProbeTarget, timeoutMs: number): Promise<Session> {
   const prepared = target.transport === 'stdio' ? prepareStdio(target.commandLine, target.cwd) : prepareHttp(target.url, target.headers);
   let initializeResult: Readonly<Record<string, unknown>> | undefined;
-  recordInitializeResult(prepared.transport, (result) => {
+  watchIncoming(prepared.transport, (result) => {
     initializeResult ??= result;
   });
   const client = new Client(CLIENT_INFO, { capabilities: {} });

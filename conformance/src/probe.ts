@@ -44,7 +44,7 @@ export interface ProbeOptions {
   readonly target: ProbeTarget;
   /** How many tools to probe, in listing order (default 25). */
   readonly maxTools?: number;
-  /** Timeout of each request, in milliseconds (default 10000). */
+  /** Timeout of each request, the `initialize` handshake included, in milliseconds (default 10000). */
   readonly timeoutMs?: number;
   /** Called before each call of the battery. */
   readonly onProgress?: (progress: ProbeProgress) => void;
@@ -114,7 +114,7 @@ async function listTools(client: Client, timeoutMs: number): Promise<Listed> {
         tools.push(described.tool);
         if (described.taskRequired) taskRequired.add(described.tool.name);
       }
-      // An empty string is a cursor too; only an absent cursor ends the list.
+      // An empty string is a cursor too; an absent cursor (null is made absent on arrival) ends the list.
       cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
       if (cursor !== undefined && seenCursors.has(cursor)) issue = `cursor loop: nextCursor ${JSON.stringify(truncate(cursor, 40))} repeated after page ${pages}`;
       else if (cursor !== undefined && pages >= MAX_TOOL_PAGES) issue = `stopped after ${MAX_TOOL_PAGES} pages`;
@@ -298,9 +298,11 @@ async function runBattery(session: Session, options: ProbeOptions, timeoutMs: nu
 
 /**
  * Probes a live MCP server for envelope conformance: connects with the SDK `Client`, checks the
- * `openbridge_envelope` capability, lists tools (following `nextCursor`, stopping at a repeated
- * cursor or {@link MAX_TOOL_PAGES} pages), calls an unknown tool, then runs the per-tool probes
- * planned by `planToolProbes` on the first `maxTools` tools. Every call has a timeout; nothing the
+ * `openbridge_envelope` capability, lists tools (following every string `nextCursor`, `""`
+ * included, until it is absent or `null`; stopping at a repeated cursor or {@link MAX_TOOL_PAGES}
+ * pages), reads `get_envelope_contract` (it must agree with the capability; its `settings` decide
+ * how the `unknown-extra` and `wrong-case` rows are judged), calls an unknown tool, then runs the
+ * per-tool probes planned by `planToolProbes` on the first `maxTools` tools. Every call has a timeout; nothing the
  * server sends makes this throw once the session is open. Implements CONTRACT.md "Conformance".
  *
  * @param options - target, limits and a progress callback.

@@ -137,6 +137,12 @@ describe('tools/list paging', () => {
     expect(report.tools).toEqual({ listed: 2, pages: 2, names: ['orders_search', 'get_envelope_contract'], probed: 2 });
     expect(report.rows.find((entry) => entry.probe === 'contract-tool')?.result).toBe('PASS');
   });
+
+  it('ends the list at nextCursor null', async () => {
+    const { run, report } = await probe('null-cursor', 'null-cursor');
+    expect(run.code).toBe(0);
+    expect(report.tools).toEqual({ listed: 2, pages: 1, names: ['orders_search', 'get_envelope_contract'], probed: 2 });
+  });
 });
 
 describe('--timeout-ms', () => {
