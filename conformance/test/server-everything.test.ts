@@ -29,6 +29,7 @@ describe('probe against @modelcontextprotocol/server-everything (knows nothing o
     expect(report.conformant).toBe(false);
     expect(report.capability.advertised).toBe(false);
     expect(report.rows[0]).toMatchObject({ probe: 'capability', result: 'FAIL', got: 'not advertised' });
+    expect(report.rows[2]).toMatchObject({ probe: 'contract-tool', result: 'FAIL', got: 'not listed', note: 'get_envelope_contract is not in tools/list' });
     const unknown = report.rows.find((row) => row.probe === 'unknown-tool');
     expect(unknown).toMatchObject({ result: 'FAIL', got: 'no envelope' });
     expect(unknown?.note).toBe(`no envelope (is_error): "MCP error -32602: Tool ${unknown?.tool ?? ''} not found"`);
@@ -47,6 +48,6 @@ describe('probe against @modelcontextprotocol/server-everything (knows nothing o
     const run = await runCliProcess(['probe', '--stdio', serverEverythingCommandLine(), '--max-tools', '1', '--allow-nonconformant']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('verdict: NONCONFORMANT (');
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 1 passed, 6 failed, 1 skipped');
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 1 passed, 7 failed, 1 skipped');
   }, 120_000);
 });
