@@ -118,6 +118,19 @@ describe('rows judged by the switches get_envelope_contract reports', () => {
   });
 });
 
+describe('rows judged by normalization reported on', () => {
+  it('a wrong-case key rejected as an additional property fails the row', async () => {
+    const { run, row } = await probe('no-rename', 'conformant', ['--no-rename']);
+    expect(run.code).toBe(1);
+    expect(row('wrong-case', 'orders_search')).toMatchObject({
+      result: 'FAIL',
+      expected: 'normalized',
+      got: 'mcp_input_validation/SCHEMA_ADDITIONAL_PROPERTIES',
+      note: '"marketplaceIds" sent as "MarketplaceIds"; "MarketplaceIds" rejected as an additional property although normalization is on (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true)',
+    });
+  });
+});
+
 describe('a wrong-case key on an optional property', () => {
   it('is inconclusive (a skip with the reason) when nothing shows the rename, since a server that drops the key looks the same', async () => {
     const { row } = await probe('optional', 'optional');
