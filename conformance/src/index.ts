@@ -24,11 +24,12 @@ export { synthesizeBaseline, synthesizeValue, synthesizeProperty } from './basel
 export type { SynthesisResult } from './baseline.js';
 export { planToolProbes, caseChangedName, UNKNOWN_FIELD_KEY, NOT_IN_ENUM_VALUE } from './probe-plan.js';
 export type { PlannedProbe, ToolPlan, ToolDescription, ExpectedFailure } from './probe-plan.js';
-export { judgeExpectedFailure, judgeWrongCase, truncate, kindCode, QUOTE_LIMIT } from './probe-evaluate.js';
-export type { Judgement, WrongCaseInput } from './probe-evaluate.js';
-export { callToolOutcome, classifyToolResult, classifyCallError, findEnvelopeCandidate, withDeadline, DeadlineError, describeValue } from './call-outcome.js';
+export { judgeExpectedFailure, judgePassThrough, judgeWrongCase, wrongCaseUnnormalizedExpectation, truncate, kindCode, QUOTE_LIMIT } from './probe-evaluate.js';
+export type { Judgement, PassThroughInput, WrongCaseInput } from './probe-evaluate.js';
+export { callToolOutcome, classifyToolResult, classifyCallError, findEnvelopeCandidate, textCopyIssue, withDeadline, DeadlineError, describeValue } from './call-outcome.js';
 export type { CallOutcome, OutcomeChannel } from './call-outcome.js';
-export { checkCapability, kindAdvertisementIssue } from './capability-check.js';
+export { checkCapability, contractToolDisagreements, CONTRACT_TOOL_KEYS, kindAdvertisementIssue, settingsOfContract } from './capability-check.js';
+export type { ServerSettings } from './capability-check.js';
 export { createProgressReporter, formatProgress } from './progress.js';
 export type { ProgressReporter, ProgressSink } from './progress.js';
 export * from './json-schema.js';

@@ -164,6 +164,9 @@ function outcomeLabel(outcome: CallOutcome): string {
 /**
  * The `wrong-case` expectation when the server reports normalization off: a `SCHEMA_*` envelope
  * whose details name the key, or a hint naming both spellings (a `case_mismatch` hint).
+ *
+ * @param key - the case-changed key that was sent.
+ * @returns the text of the row's `expected` column.
  */
 export function wrongCaseUnnormalizedExpectation(key: string): string {
   return `SCHEMA_* naming "${key}" or a case_mismatch hint`;

@@ -19,7 +19,7 @@ function record(entry) {
 }
 
 /** Whether a host names the loopback range (an unset host means localhost to Node). */
-export function isLoopbackHost(host) {
+function isLoopbackHost(host) {
   if (host === undefined || host === null || host === '') return true;
   const name = String(host).toLowerCase().replace(/^\[(.*)\]$/, '$1');
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
