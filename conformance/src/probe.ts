@@ -134,8 +134,9 @@ interface ContractReading {
 
 const UNREPORTED: ServerSettings = { normalizationEnabled: undefined, strictUnknownFields: undefined };
 
-function contractValue(outcome: CallOutcome): unknown {
-  if (outcome.type !== 'success' || typeof outcome.value !== 'string') return outcome.type === 'success' ? outcome.value : undefined;
+/** The contract object of a successful call: its `structuredContent`, or its text parsed when it sent only text. */
+function contractValue(outcome: Extract<CallOutcome, { type: 'success' }>): unknown {
+  if (typeof outcome.value !== 'string') return outcome.value;
   try {
     return JSON.parse(outcome.value) as unknown;
   } catch {
