@@ -107,7 +107,8 @@ function fromCandidate(candidate: Record<string, unknown>, channel: OutcomeChann
 export function classifyToolResult(result: unknown): CallOutcome {
   const unwrapped = unwrapToolResult(result);
   if (unwrapped.ok) return { type: 'success', value: unwrapped.value };
-  if ('envelope' in unwrapped) return { type: 'envelope', envelope: unwrapped.envelope, channel: unwrapped.channel };
+  // The client helpers read envelopes tolerantly; a conformance check holds them to the v1 schema.
+  if ('envelope' in unwrapped) return fromCandidate(unwrapped.envelope, unwrapped.channel);
   const candidate = findEnvelopeCandidate(result);
   if (candidate !== undefined) return fromCandidate(candidate, unwrapped.channel);
   const text = unwrapped.text.trim() === '' ? `(empty) ${describeValue(result)}` : unwrapped.text;
@@ -124,7 +125,7 @@ export function classifyToolResult(result: unknown): CallOutcome {
  */
 export function classifyCallError(error: unknown, timeoutMs: number): CallOutcome {
   const envelope = envelopeFromJsonRpcError(error);
-  if (envelope !== undefined) return { type: 'envelope', envelope, channel: 'json_rpc_error' };
+  if (envelope !== undefined) return fromCandidate(envelope, 'json_rpc_error');
   const candidate = findEnvelopeCandidate(error);
   if (candidate !== undefined) return fromCandidate(candidate, 'json_rpc_error');
   if (error instanceof DeadlineError || (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))) {
