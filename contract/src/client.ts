@@ -140,16 +140,24 @@ function failureFromTexts(texts: readonly string[], channel: FailureChannel): Un
  * Rewrites the shapes agent frameworks hand over in place of a `CallToolResult` into one, so the
  * channel rules below apply to them too: a bare text block (OpenAI Agents), `{ error: true,
  * message }` (Mastra), a message whose `content` is a string and whose `status` is `"error"`
- * (a LangChain `ToolMessage`). Returns `undefined` for anything else.
+ * (a LangChain `ToolMessage`), and the AI SDK's model output (`{ type: "content", value }`,
+ * `{ type: "error-text", value }`). Returns `undefined` for anything else.
  */
 function asToolResult(value: Record<string, unknown>): Record<string, unknown> | undefined {
   const content = value['content'];
-  if (content === undefined && value['type'] === 'text' && typeof value['text'] === 'string') return { content: [value] };
-  if (content === undefined && value['error'] === true && typeof value['message'] === 'string') {
-    return { isError: true, content: [{ type: 'text', text: value['message'] }] };
-  }
+  if (content === undefined) return fromContentFreeShape(value);
   const isMessage = typeof content === 'string' && !Object.hasOwn(value, 'isError') && !Object.hasOwn(value, 'structuredContent');
   if (isMessage) return { isError: value['status'] === 'error', content: [{ type: 'text', text: content }] };
+  return undefined;
+}
+
+function fromContentFreeShape(value: Record<string, unknown>): Record<string, unknown> | undefined {
+  const type = value['type'];
+  const payload = value['value'];
+  if (type === 'text' && typeof value['text'] === 'string') return { content: [value] };
+  if (value['error'] === true && typeof value['message'] === 'string') return { isError: true, content: [{ type: 'text', text: value['message'] }] };
+  if (type === 'content' && Array.isArray(payload)) return { content: payload };
+  if (type === 'error-text' && typeof payload === 'string') return { isError: true, content: [{ type: 'text', text: payload }] };
   return undefined;
 }
 
@@ -198,7 +206,9 @@ function unwrapRecord(result: Record<string, unknown>): UnwrappedToolResult {
  * - a `{ type: "text", text }` block: as a result whose only block it is;
  * - `{ error: true, message }`: an `isError` result whose text is `message`;
  * - `{ content: "<string>", status }` (a LangChain `ToolMessage`): one text block, `isError`
- *   when `status` is `"error"`.
+ *   when `status` is `"error"`;
+ * - the AI SDK's model output: `{ type: "content", value: [...] }` as a result with that
+ *   content, `{ type: "error-text", value }` as an `isError` result with that text.
  *
  * Never throws, whatever the input.
  *

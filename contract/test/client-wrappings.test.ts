@@ -180,6 +180,17 @@ describe('unwrapToolResult: what agent frameworks hand over in place of a CallTo
     expect(unwrapToolResult({ content: '3 orders', status: 'success' })).toEqual({ ok: true, value: '3 orders' });
   });
 
+  it('the AI SDK model output { type: "content", value } holding the envelope is a failure with it', () => {
+    const modelOutput = { type: 'content', value: [{ type: 'text', text: ENVELOPE_JSON }] };
+    expect(unwrapToolResult(modelOutput)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'in_band' });
+    expect(unwrapToolResult({ type: 'content', value: [{ type: 'text', text: '3 orders' }] })).toEqual({ ok: true, value: '3 orders' });
+  });
+
+  it('the AI SDK model output { type: "error-text", value } is an isError result with that text', () => {
+    expect(unwrapToolResult({ type: 'error-text', value: `MCP error -32602: ${ENVELOPE_JSON}` })).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'is_error' });
+    expect(unwrapToolResult({ type: 'error-text', value: 'fetch failed' })).toEqual({ ok: false, text: 'fetch failed', channel: 'is_error' });
+  });
+
   it('a string holding an envelope is a failure with it; any other string is not a tool result', () => {
     expect(unwrapToolResult(`RuntimeError: ToolError: ${ENVELOPE_JSON}`)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'in_band' });
     expect(unwrapToolResult('boom')).toEqual({ ok: false, text: 'not a tool result: "boom"', channel: 'is_error' });
