@@ -27,8 +27,23 @@ export interface ReceivedEnvelope {
   /** An integer, 1 or more (`1` for every v1 server). */
   readonly _envelope_version: number;
   readonly legacy_error_kind?: ErrorKind | (string & {});
-  /** Telemetry; read known keys with care, since a later release may add keys and event kinds. */
-  readonly _meta?: Readonly<Record<string, unknown>>;
+  /** Telemetry: the known keys with their JSON types checked, their contents left open. */
+  readonly _meta?: ReceivedMeta;
+  readonly [extra: string]: unknown;
+}
+
+/**
+ * `_meta` as a client receives it. The recognizer checks the JSON type of each known key; what
+ * is inside `normalized`, `warnings` and `rate_limit` is left open, since a later release may add
+ * event kinds, warning kinds and keys.
+ */
+export interface ReceivedMeta {
+  readonly normalized?: readonly unknown[];
+  readonly rate_limit?: { readonly limit_per_second?: unknown; readonly remaining?: unknown; readonly reset_at?: unknown };
+  /** Seconds to wait before a retry; see {@link retryAfterSecondsOf} for the checked value. */
+  readonly retry_after_seconds?: number;
+  readonly warnings?: readonly unknown[];
+  readonly correlation_id?: string;
   readonly [extra: string]: unknown;
 }
 
@@ -38,6 +53,21 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
 
 function isString(value: unknown): value is string {
   return typeof value === 'string';
+}
+
+function isOptional(value: unknown, check: (present: unknown) => boolean): boolean {
+  return value === undefined || check(value);
+}
+
+function isMeta(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    isOptional(value['normalized'], Array.isArray) &&
+    isOptional(value['warnings'], Array.isArray) &&
+    isOptional(value['rate_limit'], isRecord) &&
+    isOptional(value['retry_after_seconds'], (seconds) => typeof seconds === 'number') &&
+    isOptional(value['correlation_id'], isString)
+  );
 }
 
 function isDetail(value: unknown): boolean {
@@ -51,7 +81,9 @@ function isDetail(value: unknown): boolean {
  * - `hints`: an array of strings; `examples`: an array;
  * - `retryable`: a boolean;
  * - `_envelope_version`: an integer, 1 or more (the string `"1"` is not);
- * - `legacy_error_kind`, when present, a string; `_meta`, when present, an object.
+ * - `legacy_error_kind`, when present, a string;
+ * - `_meta`, when present, an object whose `normalized` and `warnings` (when present) are arrays,
+ *   `rate_limit` an object, `retry_after_seconds` a number and `correlation_id` a string.
  *
  * Extra keys and unknown vocabulary values are accepted; a fragment with only some of the
  * required fields is not an envelope. Never throws.
@@ -76,8 +108,8 @@ export function isReceivedEnvelope(value: unknown): value is ReceivedEnvelope {
     Array.isArray(value['hints']) &&
     value['hints'].every(isString) &&
     Array.isArray(value['examples']) &&
-    (value['legacy_error_kind'] === undefined || isString(value['legacy_error_kind'])) &&
-    (value['_meta'] === undefined || isRecord(value['_meta']))
+    isOptional(value['legacy_error_kind'], isString) &&
+    isOptional(value['_meta'], isMeta)
   );
 }
 
@@ -89,6 +121,6 @@ export function isReceivedEnvelope(value: unknown): value is ReceivedEnvelope {
  * @returns seconds (may be fractional), or `undefined` when the envelope names no wait.
  */
 export function retryAfterSecondsOf(envelope: ReceivedEnvelope): number | undefined {
-  const seconds = envelope._meta?.['retry_after_seconds'];
+  const seconds = envelope._meta?.retry_after_seconds;
   return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }

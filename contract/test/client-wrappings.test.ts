@@ -142,6 +142,11 @@ describe('envelopes of a later minor release', () => {
     ['examples as an object', { examples: {} }],
     ['legacy_error_kind as null', { legacy_error_kind: null }],
     ['_meta as an array', { _meta: [] }],
+    ['_meta.retry_after_seconds as a string', { _meta: { retry_after_seconds: '3' } }],
+    ['_meta.normalized as an object', { _meta: { normalized: { kind: 'renamed' } } }],
+    ['_meta.warnings as a string', { _meta: { warnings: 'stale' } }],
+    ['_meta.rate_limit as a number', { _meta: { rate_limit: 5 } }],
+    ['_meta.correlation_id as a number', { _meta: { correlation_id: 42 } }],
   ])('%s is not an envelope', (_label, change) => {
     expect(isReceivedEnvelope({ ...MAX_ITEMS_ENVELOPE, ...change })).toBe(false);
   });
@@ -233,12 +238,12 @@ describe('ToolEnvelopeError', () => {
     expect(JSON.parse(JSON.stringify(error))).toEqual({ name: 'ToolEnvelopeError', channel: 'is_error', envelope: ADS_RATE_LIMITED_ENVELOPE });
   });
 
-  it('keeps legacy_error_kind and a fractional wait, and ignores a wait that is not a number', () => {
+  it('keeps legacy_error_kind and a fractional wait, and ignores a negative wait', () => {
     const full = new ToolEnvelopeError(FULL_ENVELOPE, 'in_band');
     expect([full.legacy_error_kind, full.retry_after_seconds]).toEqual(['sp_api_http', 1.5]);
-    const odd = { ...MAX_ITEMS_ENVELOPE, _meta: { retry_after_seconds: '3' } };
-    expect(new ToolEnvelopeError(odd, 'in_band').retry_after_seconds).toBe(undefined);
-    expect(retryAfterSecondsOf({ ...MAX_ITEMS_ENVELOPE, _meta: { retry_after_seconds: -1 } })).toBe(undefined);
+    expect(new ToolEnvelopeError({ ...MAX_ITEMS_ENVELOPE, _meta: { retry_after_seconds: -1 } }, 'in_band').retry_after_seconds).toBe(undefined);
+    expect(retryAfterSecondsOf({ ...MAX_ITEMS_ENVELOPE, _meta: { retry_after_seconds: 0 } })).toBe(0);
+    expect(retryAfterSecondsOf(MAX_ITEMS_ENVELOPE)).toBe(undefined);
   });
 
   it('isInstance recognizes its own instances and ones from another copy of the package, nothing else', () => {
