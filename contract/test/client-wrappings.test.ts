@@ -4,6 +4,9 @@
  * the shapes those frameworks build (the conformance package drives the ones that install here
  * against a real reference server).
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 
@@ -335,5 +338,29 @@ describe('envelopeFromJsonRpcError: errors client libraries throw', () => {
     expect(envelopeFromJsonRpcError(new Error(`MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}`))).toEqual(MAX_ITEMS_ENVELOPE);
     expect(envelopeFromJsonRpcError(new Error('tool call failed', { cause: inner }))).toEqual(MAX_ITEMS_ENVELOPE);
     expect(envelopeFromJsonRpcError(new Error('a', { cause: new Error('b', { cause: new Error('c', { cause: new Error('d', { cause: inner }) }) }) }))).toBe(undefined);
+  });
+});
+
+describe('the client helpers run in browsers', () => {
+  /** The relative modules a source file imports at run time (type-only imports are erased). */
+  function runtimeImports(file: string): string[] {
+    const source = readFileSync(fileURLToPath(new URL(`../src/${file}`, import.meta.url)), 'utf8');
+    return [...source.matchAll(/^import (?!type )[^;]*? from '([^']+)';$/gm)].map((match) => match[1] ?? '');
+  }
+
+  it('client.ts and every module it loads import nothing from node:', () => {
+    const seen = new Set<string>();
+    const pending = ['client.ts'];
+    const specifiers: string[] = [];
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const specifier of runtimeImports(file)) {
+        specifiers.push(specifier);
+        if (specifier.startsWith('./')) pending.push(specifier.slice(2).replace(/\.js$/, '.ts'));
+      }
+    }
+    expect([...seen].sort()).toEqual(['client-errors.ts', 'client.ts', 'json-scan.ts', 'received-envelope.ts']);
+    expect(specifiers.filter((specifier) => !specifier.startsWith('./'))).toEqual([]);
   });
 });
