@@ -25,21 +25,35 @@ const CLOSE = 0x7d; // }
 const QUOTE = 0x22; // "
 const BACKSLASH = 0x5c; // \
 
-/** One balanced `{ ... }` span: `start` is the `{`, `end` the index after the matching `}`. */
-interface Span {
-  readonly start: number;
-  readonly end: number;
+/**
+ * Every `{` of a string, in order: `starts[slot]` is its index, `ends[slot]` the index after its
+ * matching `}`, or -1 when it has none.
+ */
+interface BraceTable {
+  readonly count: number;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+}
+
+function countOpenBraces(text: string): number {
+  let count = 0;
+  for (let index = 0; index < text.length; index += 1) if (text.charCodeAt(index) === OPEN) count += 1;
+  return count;
 }
 
 /**
  * Pairs every `{` with its matching `}` in one left-to-right pass. Outside any brace, quotes are
  * prose and ignored; inside one, JSON strings (with `\` escapes) are skipped, so braces in string
- * values do not count. Spans come out in the order of their `{`, outer before inner.
+ * values do not count. Typed arrays sized by a first count keep a string of a million braces from
+ * churning the heap.
  */
-function balancedSpans(text: string): Span[] {
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const open: number[] = [];
+function pairBraces(text: string): BraceTable {
+  const braces = countOpenBraces(text);
+  const starts = new Int32Array(braces);
+  const ends = new Int32Array(braces).fill(-1);
+  const open = new Int32Array(braces);
+  let opened = 0;
+  let depth = 0;
   let inString = false;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
@@ -47,20 +61,19 @@ function balancedSpans(text: string): Span[] {
       if (code === BACKSLASH) index += 1;
       else if (code === QUOTE) inString = false;
     } else if (code === OPEN) {
-      open.push(starts.length);
-      starts.push(index);
-      ends.push(-1);
-    } else if (open.length > 0) {
+      open[depth] = opened;
+      starts[opened] = index;
+      opened += 1;
+      depth += 1;
+    } else if (depth > 0) {
       if (code === QUOTE) inString = true;
-      else if (code === CLOSE) ends[open.pop() as number] = index + 1;
+      else if (code === CLOSE) {
+        depth -= 1;
+        ends[open[depth] ?? 0] = index + 1;
+      }
     }
   }
-  const spans: Span[] = [];
-  starts.forEach((start, slot) => {
-    const end = ends[slot] ?? -1;
-    if (end !== -1) spans.push({ start, end });
-  });
-  return spans;
+  return { count: opened, starts, ends };
 }
 
 function parseObject(text: string): { readonly parsed: true; readonly value: unknown } | { readonly parsed: false } {
@@ -84,17 +97,20 @@ function parseObject(text: string): { readonly parsed: true; readonly value: unk
  */
 export function findInJsonObjects<T>(text: string, visit: (value: Readonly<Record<string, unknown>>) => T | undefined): T | undefined {
   if (text.length > MAX_SCANNED_TEXT_LENGTH) return undefined;
+  const { count, starts, ends } = pairBraces(text);
   let skipUntil = 0;
   let failures = 0;
-  for (const span of balancedSpans(text)) {
-    if (span.start < skipUntil) continue;
-    const attempt = parseObject(text.slice(span.start, span.end));
+  for (let slot = 0; slot < count; slot += 1) {
+    const start = starts[slot] ?? 0;
+    const end = ends[slot] ?? -1;
+    if (end === -1 || start < skipUntil) continue;
+    const attempt = parseObject(text.slice(start, end));
     if (!attempt.parsed) {
       failures += 1;
       if (failures > MAX_FAILED_PARSES) return undefined;
       continue;
     }
-    skipUntil = span.end;
+    skipUntil = end;
     const found = visit(attempt.value as Readonly<Record<string, unknown>>);
     if (found !== undefined) return found;
   }
