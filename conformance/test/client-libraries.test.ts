@@ -90,14 +90,19 @@ describe('the reference envelope', () => {
 });
 
 describe('LangChain MCP adapters', () => {
-  it('the ToolException message has a prefix; parseEnvelopeText and envelopeFromJsonRpcError read the envelope behind it', async () => {
+  /** Invokes the LangChain tool against a throttled upstream and returns what it threw. */
+  async function invokeThrottled(): Promise<unknown> {
     throttleNext();
-    const thrown = await langchainTool(TOOL)
+    return langchainTool(TOOL)
       .invoke({})
       .then(
         () => undefined,
         (error: unknown) => error,
       );
+  }
+
+  it('the ToolException message has a prefix; parseEnvelopeText and envelopeFromJsonRpcError read the envelope behind it', async () => {
+    const thrown = await invokeThrottled();
     expect(thrown).toBeInstanceOf(Error);
     const message = (thrown as Error).message;
     expect(message.startsWith(`MCP tool '${TOOL}' on server 'ads' returned an error: {`)).toBe(true);
@@ -106,13 +111,7 @@ describe('LangChain MCP adapters', () => {
   });
 
   it('a ToolEnvelopeError built from that envelope carries what a retry decision needs', async () => {
-    throttleNext();
-    const thrown = await langchainTool(TOOL)
-      .invoke({})
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+    const thrown = await invokeThrottled();
     const envelope = envelopeFromJsonRpcError(thrown);
     if (envelope === undefined) throw new Error('no envelope in the ToolException');
     const typed = new ToolEnvelopeError(envelope, 'is_error');
