@@ -139,16 +139,17 @@ function failureFromTexts(texts: readonly string[], channel: FailureChannel): Un
 /**
  * Rewrites the shapes agent frameworks hand over in place of a `CallToolResult` into one, so the
  * channel rules below apply to them too: a bare text block (OpenAI Agents), `{ error: true,
- * message }` (Mastra), a message whose `content` is a string and whose `status` is `"error"`
- * (a LangChain `ToolMessage`), and the AI SDK's model output (`{ type: "content", value }`,
+ * message }` (Mastra), a message with a `status` and a string or block `content` (a LangChain
+ * `ToolMessage`), and the AI SDK's model output (`{ type: "content", value }`,
  * `{ type: "error-text", value }`). Returns `undefined` for anything else.
  */
 function asToolResult(value: Record<string, unknown>): Record<string, unknown> | undefined {
   const content = value['content'];
   if (content === undefined) return fromContentFreeShape(value);
-  const isMessage = typeof content === 'string' && !Object.hasOwn(value, 'isError') && !Object.hasOwn(value, 'structuredContent');
-  if (isMessage) return { isError: value['status'] === 'error', content: [{ type: 'text', text: content }] };
-  return undefined;
+  // A LangChain ToolMessage: no isError, no structuredContent, and content a string or blocks.
+  if (Object.hasOwn(value, 'isError') || Object.hasOwn(value, 'structuredContent') || typeof value['status'] !== 'string') return undefined;
+  if (typeof content === 'string') return { isError: value['status'] === 'error', content: [{ type: 'text', text: content }] };
+  return Array.isArray(content) ? { isError: value['status'] === 'error', content } : undefined;
 }
 
 function fromContentFreeShape(value: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -205,8 +206,8 @@ function unwrapRecord(result: Record<string, unknown>): UnwrappedToolResult {
  * - a bare envelope, or a string holding one: a failure on `in_band`;
  * - a `{ type: "text", text }` block: as a result whose only block it is;
  * - `{ error: true, message }`: an `isError` result whose text is `message`;
- * - `{ content: "<string>", status }` (a LangChain `ToolMessage`): one text block, `isError`
- *   when `status` is `"error"`;
+ * - `{ content, status }` without `isError` (a LangChain `ToolMessage`): its content (a string
+ *   is one text block), `isError` when `status` is `"error"`;
  * - the AI SDK's model output: `{ type: "content", value: [...] }` as a result with that
  *   content, `{ type: "error-text", value }` as an `isError` result with that text.
  *

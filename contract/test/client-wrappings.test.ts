@@ -188,6 +188,12 @@ describe('unwrapToolResult: what agent frameworks hand over in place of a CallTo
     expect(unwrapToolResult({ content: '3 orders', status: 'success' })).toEqual({ ok: true, value: '3 orders' });
   });
 
+  it('a ToolMessage-like with content blocks and status "error" is read as an isError result', () => {
+    const blocks = [{ type: 'text', text: 'The call failed.' }, { type: 'text', text: `ToolError: ${ENVELOPE_JSON}` }];
+    expect(unwrapToolResult({ content: blocks, status: 'error' })).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'is_error' });
+    expect(unwrapToolResult({ content: [{ type: 'text', text: 'no luck' }], status: 'error' })).toEqual({ ok: false, text: 'no luck', channel: 'is_error' });
+  });
+
   it('the AI SDK model output { type: "content", value } holding the envelope is a failure with it', () => {
     const modelOutput = { type: 'content', value: [{ type: 'text', text: ENVELOPE_JSON }] };
     expect(unwrapToolResult(modelOutput)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'in_band' });
