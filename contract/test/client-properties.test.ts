@@ -121,6 +121,25 @@ describe('unwrapToolResult properties', () => {
     );
   });
 
+  it('finds an envelope behind any prefix without a brace and before any suffix', () => {
+    const prefix = fc.string({ maxLength: 200 }).filter((text) => !text.includes('{'));
+    fc.assert(
+      fc.property(envelopeArbitrary, prefix, fc.string({ maxLength: 200 }), (envelope, before, after) => {
+        expect(parseEnvelopeText(`${before}${JSON.stringify(envelope)}${after}`)).toEqual(envelope);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('never throws and never finds an envelope in text without one', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 500, unit: fc.constantFrom('{', '}', '"', '\\', ':', ',', 'a', ' ', '1', '[', ']') }), (text) => {
+        expect(parseEnvelopeText(text)).toBe(undefined);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('returns any non-envelope structuredContent of a success unchanged', () => {
     const successValue = fc.jsonValue().filter((value) => !isReceivedEnvelope(value) && !(typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value));
     fc.assert(
