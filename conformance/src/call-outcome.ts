@@ -146,9 +146,12 @@ export function textCopyIssue(result: unknown, envelope: ErrorEnvelope): string 
 export function classifyToolResult(result: unknown): CallOutcome {
   const unwrapped = unwrapToolResult(result);
   if (unwrapped.ok) return { type: 'success', value: unwrapped.value };
+  // The client helpers read envelopes tolerantly; a conformance check holds them to the v1 schema.
   if ('envelope' in unwrapped) {
-    const issue = textCopyIssue(result, unwrapped.envelope);
-    return { type: 'envelope', envelope: unwrapped.envelope, channel: unwrapped.channel, ...(issue === undefined ? {} : { textCopyIssue: issue }) };
+    const outcome = fromCandidate(unwrapped.envelope, unwrapped.channel);
+    if (outcome.type !== 'envelope') return outcome;
+    const issue = textCopyIssue(result, outcome.envelope);
+    return issue === undefined ? outcome : { ...outcome, textCopyIssue: issue };
   }
   const candidate = findEnvelopeCandidate(result);
   if (candidate !== undefined) return fromCandidate(candidate, unwrapped.channel);
@@ -166,7 +169,7 @@ export function classifyToolResult(result: unknown): CallOutcome {
  */
 export function classifyCallError(error: unknown, timeoutMs: number): CallOutcome {
   const envelope = envelopeFromJsonRpcError(error);
-  if (envelope !== undefined) return { type: 'envelope', envelope, channel: 'json_rpc_error' };
+  if (envelope !== undefined) return fromCandidate(envelope, 'json_rpc_error');
   const candidate = findEnvelopeCandidate(error);
   if (candidate !== undefined) return fromCandidate(candidate, 'json_rpc_error');
   if (error instanceof DeadlineError || (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))) {

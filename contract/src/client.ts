@@ -1,19 +1,26 @@
 /**
  * Client-side helpers: one way to get an envelope out of a tool call, whatever channel the
- * failure used. Implements CONTRACT.md "Receiving envelopes".
+ * failure used and whatever a client library wrapped around it. Implements CONTRACT.md
+ * "Receiving envelopes". No `node:` imports: these run in browsers too.
  *
  * Channels a failure can arrive on:
  * - `isError: true`, envelope in `structuredContent`;
- * - `isError: true`, envelope as JSON text in a `content` text block, possibly behind a prefix a
- *   client SDK added (`ToolError: `, `MCP error -32602: `);
+ * - `isError: true`, envelope as JSON in a `content` text block, possibly inside prose a client
+ *   library added (`ToolError: {...}`, `MCP tool 'x' on server 'y' returned an error: {...}`);
  * - `isError: false` with the envelope in-band: `structuredContent.error`, or
  *   `structuredContent` itself being an envelope;
  * - a JSON-RPC error whose `data` or `message` carries the envelope.
  *
+ * Envelopes are recognized structurally ({@link isReceivedEnvelope}), so a server of a later
+ * minor release still reads as one.
+ *
  * @packageDocumentation
  */
-import type { ErrorEnvelope } from './envelope.js';
-import { isEnvelope } from './validate.js';
+import { ToolCallError, ToolEnvelopeError } from './client-errors.js';
+import type { FailureChannel, InBandError } from './client-errors.js';
+import { findInJsonObjects } from './json-scan.js';
+import { isReceivedEnvelope } from './received-envelope.js';
+import type { ReceivedEnvelope } from './received-envelope.js';
 
 /** The parts of an MCP `CallToolResult` the helpers read. Any object shape is accepted. */
 export interface ToolResultLike {
@@ -23,48 +30,74 @@ export interface ToolResultLike {
   readonly [key: string]: unknown;
 }
 
-/** Which channel a failure arrived on. */
-export type FailureChannel = 'is_error' | 'in_band';
-
 /**
  * The result of {@link unwrapToolResult}.
  * - `{ ok: true, value }`: a success. `value` is `structuredContent` when the result has it (any
  *   JSON value: object, array, string, number, boolean or `null`); else the text of the text
  *   blocks joined with `"\n"` when every block is text; else the `content` array as is.
- * - `{ ok: false, envelope }`: a failure carrying a valid v1 envelope.
- * - `{ ok: false, text }`: a failure without an envelope; `text` is what did arrive (the text
- *   blocks, or the in-band error serialized as JSON).
+ * - `{ ok: false, envelope, channel }`: a failure carrying an envelope.
+ * - `{ ok: false, text, channel }`: a failure without an envelope; `text` is what did arrive (the
+ *   text blocks, or the in-band error serialized as JSON). `error` is the in-band error object
+ *   itself when the refusal was `structuredContent.error` holding an object.
  */
 export type UnwrappedToolResult =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly envelope: ErrorEnvelope; readonly channel: FailureChannel }
-  | { readonly ok: false; readonly text: string; readonly channel: FailureChannel };
+  | { readonly ok: false; readonly envelope: ReceivedEnvelope; readonly channel: FailureChannel }
+  | { readonly ok: false; readonly text: string; readonly channel: FailureChannel; readonly error?: InBandError };
 
-const PREFIXES: readonly RegExp[] = [/^ToolError:\s*/, /^MCP error -?\d+:\s*/, /^Error:\s*/];
+/** How deep {@link parseEnvelopeText} looks into a parsed wrapper (a serialized result, a text block). */
+const MAX_WRAPPER_DEPTH = 3;
+
+/** Keys under which wrappers hold an envelope object, or something that holds one. */
+const NESTING_KEYS = ['error', 'envelope', 'structuredContent', 'data', 'content'] as const;
+
+/** Keys under which wrappers hold text that may carry an envelope. */
+const TEXT_KEYS = ['text', 'message'] as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
- * Parses an envelope out of a string: clean JSON, or JSON behind client-added prefixes such as
- * `ToolError: ` and `MCP error -32602: ` (several may be stacked), with surrounding whitespace.
- *
- * @param text - the raw string.
- * @returns the envelope when the string holds a valid v1 envelope; else `undefined`.
+ * An envelope in a parsed value: the value itself, or one held by a wrapper a client library
+ * serialized (`{ error }`, `{ type: "text", text }`, `{ error: true, message }`, a whole
+ * `CallToolResult`), at most {@link MAX_WRAPPER_DEPTH} levels down.
  */
-export function parseEnvelopeText(text: string): ErrorEnvelope | undefined {
-  let candidate = text.trim();
-  for (let round = 0; round < 4; round += 1) {
-    if (candidate.startsWith('{')) {
-      try {
-        const parsed: unknown = JSON.parse(candidate);
-        return isEnvelope(parsed) ? parsed : undefined;
-      } catch {
-        return undefined;
-      }
+function envelopeInValue(value: unknown, depth: number): ReceivedEnvelope | undefined {
+  if (isReceivedEnvelope(value)) return value;
+  if (depth >= MAX_WRAPPER_DEPTH || typeof value !== 'object' || value === null) return undefined;
+  const items = Array.isArray(value) ? (value as unknown[]) : [];
+  if (isRecord(value)) {
+    for (const key of NESTING_KEYS) items.push(value[key]);
+    for (const key of TEXT_KEYS) {
+      const text = value[key];
+      if (typeof text === 'string') items.push(text);
     }
-    const prefix = PREFIXES.find((pattern) => pattern.test(candidate));
-    if (prefix === undefined) return undefined;
-    candidate = candidate.replace(prefix, '');
+  }
+  for (const item of items) {
+    const found = typeof item === 'string' ? envelopeInText(item, depth + 1) : envelopeInValue(item, depth + 1);
+    if (found !== undefined) return found;
   }
   return undefined;
+}
+
+function envelopeInText(text: string, depth: number): ReceivedEnvelope | undefined {
+  return findInJsonObjects(text, (object) => envelopeInValue(object, depth));
+}
+
+/**
+ * Finds an envelope in a string, wherever it sits: the whole string, or a JSON object behind any
+ * prefix and before any suffix a client library added (`ToolError: {...}`,
+ * `MCP tool 'x' on server 'y' returned an error: {...}`, `Error: ... {...}\n Please fix your
+ * mistakes.`). The first balanced JSON object that is an envelope, or that wraps one (a
+ * serialized text block or tool result), wins. Linear in the string's length; strings longer
+ * than `MAX_SCANNED_TEXT_LENGTH` are not searched.
+ *
+ * @param text - the raw string.
+ * @returns the envelope ({@link isReceivedEnvelope}), or `undefined` when the string holds none.
+ */
+export function parseEnvelopeText(text: string): ReceivedEnvelope | undefined {
+  return envelopeInText(text, 0);
 }
 
 /** `JSON.stringify` that never throws (BigInt, cycles, throwing `toJSON`): falls back to `String`. */
@@ -78,10 +111,6 @@ function safeStringify(value: unknown): string {
       return Object.prototype.toString.call(value);
     }
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function textBlocks(content: readonly unknown[] | undefined): string[] | undefined {
@@ -98,48 +127,65 @@ function allTexts(content: readonly unknown[] | undefined): string[] {
   return (content ?? []).flatMap((block) => (isRecord(block) && typeof block['text'] === 'string' ? [block['text']] : []));
 }
 
+/** A failure read from text: the first envelope in any of the texts, else the texts themselves. */
+function failureFromTexts(texts: readonly string[], channel: FailureChannel): UnwrappedToolResult {
+  for (const text of texts) {
+    const envelope = parseEnvelopeText(text);
+    if (envelope !== undefined) return { ok: false, envelope, channel };
+  }
+  return { ok: false, text: texts.join('\n'), channel };
+}
+
 /**
- * Turns any tool call result into one of three outcomes, checking every channel in a fixed
- * order: `isError` first (envelope in `structuredContent`, else in any text block), then an
- * in-band envelope (`structuredContent.error`, or `structuredContent` itself), then an in-band
- * non-envelope refusal (`structuredContent` holding nothing but `error` and `_meta`), then success.
- * An `error` key beside other data is part of a success.
- * Never throws, whatever the input.
- *
- * @param result - a `CallToolResult` ({@link ToolResultLike}), or anything a server sent in its place.
- * @returns see {@link UnwrappedToolResult}.
+ * Rewrites the shapes agent frameworks hand over in place of a `CallToolResult` into one, so the
+ * channel rules below apply to them too: a bare text block (OpenAI Agents), `{ error: true,
+ * message }` (Mastra), a message with a `status` and a string or block `content` (a LangChain
+ * `ToolMessage`), and the AI SDK's model output (`{ type: "content", value }`,
+ * `{ type: "error-text", value }`). Returns `undefined` for anything else.
  */
-export function unwrapToolResult(result: unknown): UnwrappedToolResult {
-  if (!isRecord(result)) return { ok: false, text: `not a tool result: ${safeStringify(result)}`, channel: 'is_error' };
+function asToolResult(value: Record<string, unknown>): Record<string, unknown> | undefined {
+  const content = value['content'];
+  if (content === undefined) return fromContentFreeShape(value);
+  // A LangChain ToolMessage: no isError, no structuredContent, and content a string or blocks.
+  if (Object.hasOwn(value, 'isError') || Object.hasOwn(value, 'structuredContent') || typeof value['status'] !== 'string') return undefined;
+  if (typeof content === 'string') return { isError: value['status'] === 'error', content: [{ type: 'text', text: content }] };
+  return Array.isArray(content) ? { isError: value['status'] === 'error', content } : undefined;
+}
+
+function fromContentFreeShape(value: Record<string, unknown>): Record<string, unknown> | undefined {
+  const type = value['type'];
+  const payload = value['value'];
+  if (type === 'text' && typeof value['text'] === 'string') return { content: [value] };
+  if (value['error'] === true && typeof value['message'] === 'string') return { isError: true, content: [{ type: 'text', text: value['message'] }] };
+  if (type === 'content' && Array.isArray(payload)) return { content: payload };
+  if (type === 'error-text' && typeof payload === 'string') return { isError: true, content: [{ type: 'text', text: payload }] };
+  return undefined;
+}
+
+function unwrapIsError(structured: unknown, content: readonly unknown[] | undefined): UnwrappedToolResult {
+  if (isReceivedEnvelope(structured)) return { ok: false, envelope: structured, channel: 'is_error' };
+  if (isRecord(structured) && isReceivedEnvelope(structured['error'])) return { ok: false, envelope: structured['error'], channel: 'is_error' };
+  return failureFromTexts(allTexts(content), 'is_error');
+}
+
+function unwrapStructured(structured: unknown): UnwrappedToolResult {
+  if (isReceivedEnvelope(structured)) return { ok: false, envelope: structured, channel: 'in_band' };
+  if (!isRecord(structured) || !Object.hasOwn(structured, 'error')) return { ok: true, value: structured };
+  const inBand = structured['error'];
+  if (inBand === undefined || inBand === null) return { ok: true, value: structured };
+  if (isReceivedEnvelope(inBand)) return { ok: false, envelope: inBand, channel: 'in_band' };
+  // A payload that is only `{ error }` (plus `_meta`) is a refusal; an `error` key beside
+  // data (a batch answer's per-item errors, say) is part of a successful result.
+  if (!Object.keys(structured).every((key) => key === 'error' || key === '_meta')) return { ok: true, value: structured };
+  const text = typeof inBand === 'string' ? inBand : safeStringify(inBand);
+  return isRecord(inBand) ? { ok: false, text, channel: 'in_band', error: inBand } : { ok: false, text, channel: 'in_band' };
+}
+
+function unwrapRecord(result: Record<string, unknown>): UnwrappedToolResult {
   const content = Array.isArray(result['content']) ? (result['content'] as unknown[]) : undefined;
-  const hasStructured = Object.hasOwn(result, 'structuredContent') && result['structuredContent'] !== undefined;
   const structured = result['structuredContent'];
-
-  if (result['isError'] === true) {
-    if (isEnvelope(structured)) return { ok: false, envelope: structured, channel: 'is_error' };
-    if (isRecord(structured) && isEnvelope(structured['error'])) return { ok: false, envelope: structured['error'], channel: 'is_error' };
-    const texts = allTexts(content);
-    for (const text of texts) {
-      const envelope = parseEnvelopeText(text);
-      if (envelope !== undefined) return { ok: false, envelope, channel: 'is_error' };
-    }
-    return { ok: false, text: texts.join('\n'), channel: 'is_error' };
-  }
-
-  if (hasStructured) {
-    if (isEnvelope(structured)) return { ok: false, envelope: structured, channel: 'in_band' };
-    if (isRecord(structured) && Object.hasOwn(structured, 'error') && structured['error'] !== undefined && structured['error'] !== null) {
-      const inBand = structured['error'];
-      if (isEnvelope(inBand)) return { ok: false, envelope: inBand, channel: 'in_band' };
-      // A payload that is only `{ error }` (plus `_meta`) is a refusal; an `error` key beside
-      // data (a batch answer's per-item errors, say) is part of a successful result.
-      if (Object.keys(structured).every((key) => key === 'error' || key === '_meta')) {
-        return { ok: false, text: typeof inBand === 'string' ? inBand : safeStringify(inBand), channel: 'in_band' };
-      }
-    }
-    return { ok: true, value: structured };
-  }
-
+  if (result['isError'] === true) return unwrapIsError(structured, content);
+  if (Object.hasOwn(result, 'structuredContent') && structured !== undefined) return unwrapStructured(structured);
   const texts = textBlocks(content);
   if (texts === undefined) return { ok: true, value: content };
   if (texts.length === 1) {
@@ -150,19 +196,44 @@ export function unwrapToolResult(result: unknown): UnwrappedToolResult {
 }
 
 /**
- * Extracts an envelope from a JSON-RPC error (an SDK `McpError`, or a raw `{code, message, data}`
- * object): from `data` when it is an envelope (or holds one under `envelope`), else from
- * `message` (clean JSON or behind an `MCP error -32602: ` style prefix).
+ * Turns any tool call result into one of three outcomes, checking every channel in a fixed
+ * order: `isError` first (envelope in `structuredContent`, else in any text block), then an
+ * in-band envelope (`structuredContent.error`, or `structuredContent` itself), then an in-band
+ * non-envelope refusal (`structuredContent` holding nothing but `error` and `_meta`), then success.
+ * An `error` key beside other data is part of a success.
  *
- * @param error - anything caught from a call.
- * @returns the envelope, or `undefined` when the error carries none.
+ * Also read, as what agent frameworks pass on in place of a `CallToolResult`:
+ * - a bare envelope, or a string holding one: a failure on `in_band`;
+ * - a `{ type: "text", text }` block: as a result whose only block it is;
+ * - `{ error: true, message }`: an `isError` result whose text is `message`;
+ * - `{ content, status }` without `isError` (a LangChain `ToolMessage`): its content (a string
+ *   is one text block), `isError` when `status` is `"error"`;
+ * - the AI SDK's model output: `{ type: "content", value: [...] }` as a result with that
+ *   content, `{ type: "error-text", value }` as an `isError` result with that text.
+ *
+ * Never throws, whatever the input.
+ *
+ * @param result - a `CallToolResult` ({@link ToolResultLike}), or anything a server or a client
+ *   library produced in its place.
+ * @returns see {@link UnwrappedToolResult}.
  */
-export function envelopeFromJsonRpcError(error: unknown): ErrorEnvelope | undefined {
-  if (!isRecord(error) && !(error instanceof Error)) return undefined;
-  const record = error as unknown as Record<string, unknown>;
+export function unwrapToolResult(result: unknown): UnwrappedToolResult {
+  if (isReceivedEnvelope(result)) return { ok: false, envelope: result, channel: 'in_band' };
+  if (typeof result === 'string') {
+    const envelope = parseEnvelopeText(result);
+    if (envelope !== undefined) return { ok: false, envelope, channel: 'in_band' };
+  }
+  if (!isRecord(result)) return { ok: false, text: `not a tool result: ${safeStringify(result)}`, channel: 'is_error' };
+  return unwrapRecord(asToolResult(result) ?? result);
+}
+
+/** The `cause` chain of an error is followed this many levels (a wrapped `McpError`, say). */
+const MAX_CAUSE_DEPTH = 3;
+
+function envelopeInError(record: Record<string, unknown>): ReceivedEnvelope | undefined {
   const data = record['data'];
-  if (isEnvelope(data)) return data;
-  if (isRecord(data) && isEnvelope(data['envelope'])) return data['envelope'];
+  if (isReceivedEnvelope(data)) return data;
+  if (isRecord(data) && isReceivedEnvelope(data['envelope'])) return data['envelope'];
   if (typeof data === 'string') {
     const fromData = parseEnvelopeText(data);
     if (fromData !== undefined) return fromData;
@@ -170,47 +241,56 @@ export function envelopeFromJsonRpcError(error: unknown): ErrorEnvelope | undefi
   return typeof record['message'] === 'string' ? parseEnvelopeText(record['message']) : undefined;
 }
 
+/**
+ * Extracts an envelope from an error: an SDK `McpError` or a raw `{code, message, data}` object
+ * (from `data` when it is an envelope or holds one under `envelope`, else from the JSON in
+ * `message`), or any error a client library threw with the envelope in its message
+ * (`MCP tool 'x' on server 'y' returned an error: {...}`). When the error itself carries none,
+ * its `cause` chain is searched, at most three levels deep.
+ *
+ * @param error - anything caught from a call.
+ * @returns the envelope, or `undefined` when the error carries none.
+ */
+export function envelopeFromJsonRpcError(error: unknown): ReceivedEnvelope | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth <= MAX_CAUSE_DEPTH; depth += 1) {
+    if (!isRecord(current) && !(current instanceof Error)) return undefined;
+    const record = current as unknown as Record<string, unknown>;
+    const envelope = envelopeInError(record);
+    if (envelope !== undefined) return envelope;
+    current = record['cause'];
+  }
+  return undefined;
+}
+
+/**
+ * The throwing form of {@link unwrapToolResult}: the success value, or a typed error.
+ *
+ * @param result - a `CallToolResult`, or anything {@link unwrapToolResult} reads.
+ * @param tool - the tool that was called, for a {@link ToolCallError} (default `"unknown_tool"`).
+ * @returns the success value (see {@link UnwrappedToolResult}).
+ * @throws ToolEnvelopeError when the result is a failure carrying an envelope.
+ * @throws ToolCallError when the result is a failure without one.
+ */
+export function unwrapOrThrow(result: unknown, tool = 'unknown_tool'): unknown {
+  const unwrapped = unwrapToolResult(result);
+  if (unwrapped.ok) return unwrapped.value;
+  if ('envelope' in unwrapped) throw new ToolEnvelopeError(unwrapped.envelope, unwrapped.channel);
+  throw new ToolCallError(tool, unwrapped.text, unwrapped.channel, unwrapped.error);
+}
+
 /** The minimal client surface {@link callWithEnvelope} needs; an SDK v1 `Client` fits it. */
 export interface ToolCallingClient {
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
 }
 
-const TOOL_CALL_ERROR_BRAND = Symbol.for('@mcp-envelope/contract/ToolCallError');
-
-/**
- * Thrown by {@link callWithEnvelope} when a call failed without an envelope (a server that does
- * not conform, or a failure it did not classify). Carries what did arrive.
- */
-export class ToolCallError extends Error {
-  /** What arrived in place of an envelope (the joined text, or the in-band error as JSON). */
-  readonly text: string;
-  /** The channel it arrived on. */
-  readonly channel: FailureChannel;
-  /** The tool that was called. */
-  readonly tool: string;
-  private readonly [TOOL_CALL_ERROR_BRAND] = true;
-
-  constructor(tool: string, text: string, channel: FailureChannel) {
-    super(`tool "${tool}" failed without an error envelope: ${text.slice(0, 500)}`);
-    this.name = 'ToolCallError';
-    this.tool = tool;
-    this.text = text;
-    this.channel = channel;
-  }
-
-  /**
-   * Brand check that also recognizes instances from another copy of this package.
-   *
-   * @param value - anything.
-   * @returns whether `value` is a `ToolCallError`.
-   */
-  static isInstance(value: unknown): value is ToolCallError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_CALL_ERROR_BRAND] === true;
-  }
-
-  /** The JSON form: `{ name, tool, channel, text }`. */
-  toJSON(): { name: string; tool: string; channel: FailureChannel; text: string } {
-    return { name: this.name, tool: this.tool, channel: this.channel, text: this.text };
+async function callTool(client: ToolCallingClient, name: string, args: Record<string, unknown>): Promise<{ result: unknown } | { envelope: ReceivedEnvelope }> {
+  try {
+    return { result: await client.callTool({ name, arguments: args }) };
+  } catch (error) {
+    const envelope = envelopeFromJsonRpcError(error);
+    if (envelope !== undefined) return { envelope };
+    throw error;
   }
 }
 
@@ -231,17 +311,31 @@ export async function callWithEnvelope(
   client: ToolCallingClient,
   name: string,
   args: Record<string, unknown> = {},
-): Promise<readonly [unknown, null] | readonly [null, ErrorEnvelope]> {
-  let result: unknown;
-  try {
-    result = await client.callTool({ name, arguments: args });
-  } catch (error) {
-    const envelope = envelopeFromJsonRpcError(error);
-    if (envelope !== undefined) return [null, envelope];
-    throw error;
-  }
-  const unwrapped = unwrapToolResult(result);
+): Promise<readonly [unknown, null] | readonly [null, ReceivedEnvelope]> {
+  const called = await callTool(client, name, args);
+  if ('envelope' in called) return [null, called.envelope];
+  const unwrapped = unwrapToolResult(called.result);
   if (unwrapped.ok) return [unwrapped.value, null];
   if ('envelope' in unwrapped) return [null, unwrapped.envelope];
-  throw new ToolCallError(name, unwrapped.text, unwrapped.channel);
+  throw new ToolCallError(name, unwrapped.text, unwrapped.channel, unwrapped.error);
+}
+
+/**
+ * Calls a tool and returns its success value; every failure is thrown as a typed error, so a
+ * `catch` branches on `ToolEnvelopeError.isInstance(error) && error.error_kind`.
+ *
+ * @param client - an MCP SDK `Client` (or anything with a compatible `callTool`).
+ * @param name - the tool name.
+ * @param args - the tool arguments.
+ * @returns the success value (see {@link UnwrappedToolResult}).
+ * @throws ToolEnvelopeError for a failure carrying an envelope, on any channel (`channel` says
+ *   which, `json_rpc_error` included).
+ * @throws ToolCallError for a failure without an envelope (`code`, `field` and `details` set for
+ *   an in-band `{ error: { code, message, field, details } }` refusal).
+ * @throws the original error for transport and protocol failures that carry no envelope.
+ */
+export async function callOrThrow(client: ToolCallingClient, name: string, args: Record<string, unknown> = {}): Promise<unknown> {
+  const called = await callTool(client, name, args);
+  if ('envelope' in called) throw new ToolEnvelopeError(called.envelope, 'json_rpc_error');
+  return unwrapOrThrow(called.result, name);
 }

@@ -9,4 +9,7 @@ export * from './schemas.js';
 export * from './validate.js';
 export * from './capability.js';
 export * from './migrations.js';
+export * from './received-envelope.js';
+export * from './client-errors.js';
 export * from './client.js';
+export { MAX_SCANNED_TEXT_LENGTH } from './json-scan.js';

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { ToolCallError, callWithEnvelope, isEnvelope, parseEnvelopeText, unwrapToolResult } from '../src/index.js';
+import { ToolCallError, callWithEnvelope, isReceivedEnvelope, parseEnvelopeText, unwrapToolResult } from '../src/index.js';
 import type { UnwrappedToolResult } from '../src/index.js';
 import { FULL_ENVELOPE, MAX_ITEMS_ENVELOPE, MINIMAL_ENVELOPE, TOOL_NOT_FOUND_ENVELOPE } from './envelope-fixtures.js';
 
@@ -19,7 +19,7 @@ function expectWellFormed(outcome: UnwrappedToolResult): void {
   }
   expect(['is_error', 'in_band']).toContain(outcome.channel);
   if ('envelope' in outcome) {
-    expect(isEnvelope(outcome.envelope)).toBe(true);
+    expect(isReceivedEnvelope(outcome.envelope)).toBe(true);
   } else {
     expect(typeof outcome.text).toBe('string');
   }
@@ -121,8 +121,27 @@ describe('unwrapToolResult properties', () => {
     );
   });
 
+  it('finds an envelope behind any prefix without a brace and before any suffix', () => {
+    const prefix = fc.string({ maxLength: 200 }).filter((text) => !text.includes('{'));
+    fc.assert(
+      fc.property(envelopeArbitrary, prefix, fc.string({ maxLength: 200 }), (envelope, before, after) => {
+        expect(parseEnvelopeText(`${before}${JSON.stringify(envelope)}${after}`)).toEqual(envelope);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('never throws and never finds an envelope in text without one', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 500, unit: fc.constantFrom('{', '}', '"', '\\', ':', ',', 'a', ' ', '1', '[', ']') }), (text) => {
+        expect(parseEnvelopeText(text)).toBe(undefined);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('returns any non-envelope structuredContent of a success unchanged', () => {
-    const successValue = fc.jsonValue().filter((value) => !isEnvelope(value) && !(typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value));
+    const successValue = fc.jsonValue().filter((value) => !isReceivedEnvelope(value) && !(typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value));
     fc.assert(
       fc.property(successValue, (value) => {
         const outcome = unwrapToolResult({ content: [], structuredContent: value });
@@ -147,7 +166,7 @@ describe('callWithEnvelope properties', () => {
         } else {
           const [value, envelope] = outcome.pair;
           expect(value === null || envelope === null).toBe(true);
-          if (envelope !== null) expect(isEnvelope(envelope)).toBe(true);
+          if (envelope !== null) expect(isReceivedEnvelope(envelope)).toBe(true);
         }
       }),
       { numRuns: RUNS },

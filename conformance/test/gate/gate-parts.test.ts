@@ -49,11 +49,10 @@ describe('judgeCase', () => {
     ]);
   });
 
-  it('an object of another envelope version is not an envelope', () => {
+  it('an envelope of another version is read, then fails the strict v1 check', () => {
     const judged = judgeCase(expected, errorResult({ ...ENVELOPE, _envelope_version: 2 }));
-    expect(judged.got).toBe('no envelope');
-    expect(judged.differences).toHaveLength(1);
-    expect(judged.differences[0]).toMatch(/^an error without an envelope: \{"error_kind":"rate_limited"/);
+    expect(judged.got).toBe('rate_limited/RATE_LIMITED retryable=true legacy=ads_api_http _meta{retry_after_seconds}');
+    expect(judged.differences).toEqual(['invalid envelope: /_envelope_version must be 1']);
   });
 
   it('a success is told by isError alone, even when its body has an error key', () => {

@@ -1,0 +1,126 @@
+/**
+ * The tolerant reading of an envelope that client code needs. A client must keep working when a
+ * server of a later minor release sends a kind, a code or a `_meta` key it does not know, so the
+ * client helpers recognize an envelope by its structure; `validateEnvelope` stays the strict
+ * check that servers and the conformance gate use. Implements CONTRACT.md "Receiving envelopes".
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail } from './envelope.js';
+import type { ErrorCode, ErrorKind } from './taxonomy.js';
+
+/**
+ * An envelope as a client receives it: the nine required fields with their JSON types, and the
+ * vocabularies left open, because a later minor release may add values. Every schema-valid
+ * {@link ErrorEnvelope} is one; check with `isEnvelope` to get the closed v1 types.
+ */
+export interface ReceivedEnvelope {
+  /** One of the ten v1 kinds, or a kind a later release added: keep a default branch. */
+  readonly error_kind: ErrorKind | (string & {});
+  readonly tool: string;
+  readonly summary: string;
+  readonly details: readonly EnvelopeDetail[];
+  readonly hints: readonly string[];
+  readonly examples: readonly unknown[];
+  readonly error_code: ErrorCode | (string & {});
+  readonly retryable: boolean;
+  /** An integer, 1 or more (`1` for every v1 server). */
+  readonly _envelope_version: number;
+  readonly legacy_error_kind?: ErrorKind | (string & {});
+  /** Telemetry: the known keys with their JSON types checked, their contents left open. */
+  readonly _meta?: ReceivedMeta;
+  readonly [extra: string]: unknown;
+}
+
+/**
+ * `_meta` as a client receives it. The recognizer checks the JSON type of each known key; what
+ * is inside `normalized`, `warnings` and `rate_limit` is left open, since a later release may add
+ * event kinds, warning kinds and keys.
+ */
+export interface ReceivedMeta {
+  readonly normalized?: readonly unknown[];
+  readonly rate_limit?: { readonly limit_per_second?: unknown; readonly remaining?: unknown; readonly reset_at?: unknown };
+  /** Seconds to wait before a retry; see {@link retryAfterSecondsOf} for the checked value. */
+  readonly retry_after_seconds?: number;
+  readonly warnings?: readonly unknown[];
+  readonly correlation_id?: string;
+  readonly [extra: string]: unknown;
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+function isOptional(value: unknown, check: (present: unknown) => boolean): boolean {
+  return value === undefined || check(value);
+}
+
+function isMeta(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    isOptional(value['normalized'], Array.isArray) &&
+    isOptional(value['warnings'], Array.isArray) &&
+    isOptional(value['rate_limit'], isRecord) &&
+    isOptional(value['retry_after_seconds'], (seconds) => typeof seconds === 'number') &&
+    isOptional(value['correlation_id'], isString)
+  );
+}
+
+function isDetail(value: unknown): boolean {
+  return isRecord(value) && isString(value['path']) && isString(value['issue']) && isString(value['received_type']);
+}
+
+/**
+ * Structural recognizer: true when `value` has every required envelope field with its JSON type.
+ * - `error_kind`, `tool`, `summary`, `error_code`: strings (any value, so a later kind or code passes);
+ * - `details`: an array of objects, each with string `path`, `issue` and `received_type`;
+ * - `hints`: an array of strings; `examples`: an array;
+ * - `retryable`: a boolean;
+ * - `_envelope_version`: an integer, 1 or more (the string `"1"` is not);
+ * - `legacy_error_kind`, when present, a string;
+ * - `_meta`, when present, an object whose `normalized` and `warnings` (when present) are arrays,
+ *   `rate_limit` an object, `retry_after_seconds` a number and `correlation_id` a string.
+ *
+ * Extra keys and unknown vocabulary values are accepted; a fragment with only some of the
+ * required fields is not an envelope. Never throws.
+ *
+ * @param value - any value.
+ * @returns whether the client helpers treat `value` as an envelope.
+ */
+export function isReceivedEnvelope(value: unknown): value is ReceivedEnvelope {
+  if (!isRecord(value)) return false;
+  const version = value['_envelope_version'];
+  return (
+    isString(value['error_kind']) &&
+    isString(value['tool']) &&
+    isString(value['summary']) &&
+    isString(value['error_code']) &&
+    typeof value['retryable'] === 'boolean' &&
+    typeof version === 'number' &&
+    Number.isInteger(version) &&
+    version >= 1 &&
+    Array.isArray(value['details']) &&
+    value['details'].every(isDetail) &&
+    Array.isArray(value['hints']) &&
+    value['hints'].every(isString) &&
+    Array.isArray(value['examples']) &&
+    isOptional(value['legacy_error_kind'], isString) &&
+    isOptional(value['_meta'], isMeta)
+  );
+}
+
+/**
+ * The wait an envelope asks for before a retry: `_meta.retry_after_seconds` when it is a finite,
+ * non-negative number.
+ *
+ * @param envelope - a received envelope.
+ * @returns seconds (may be fractional), or `undefined` when the envelope names no wait.
+ */
+export function retryAfterSecondsOf(envelope: ReceivedEnvelope): number | undefined {
+  const seconds = envelope._meta?.retry_after_seconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
