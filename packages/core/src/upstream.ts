@@ -10,6 +10,7 @@ import type { FailedRequest, HeaderRecord } from './adapter.js';
 import { currentCallContext, recordResponseMetaInto } from './context.js';
 import type { CallContext } from './context.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
+import { displayLocation, locationUrl } from './upstream-body/request.js';
 
 /** How many bytes of a failed response's body are read at most (64 KiB). */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -189,11 +190,6 @@ function guardedBody(source: ReadableStream<Uint8Array>, exchange: Exchange): Re
 /** The statuses whose `Location` a client follows. */
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-/** A `Location` as an envelope may show it: origin and path, no user info, query or fragment. */
-function displayLocation(location: URL): string {
-  return `${location.origin}${location.pathname}`;
-}
-
 /** The request a same-origin redirect leads to (a 303, or a 301/302 after a POST, becomes a GET without body, as `fetch` does). */
 function redirectedInit(init: RequestInit, status: number): RequestInit {
   const method = (init.method ?? 'GET').toUpperCase();
@@ -203,14 +199,6 @@ function redirectedInit(init: RequestInit, status: number): RequestInit {
     return rest;
   }
   return init;
-}
-
-function parseLocation(location: string, base: URL): URL | undefined {
-  try {
-    return new URL(location, base);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -225,7 +213,7 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
   for (let hop = 0; ; hop += 1) {
     const response = await fetch(current, { ...currentInit, redirect: 'manual', signal: exchange.signal });
     const location = response.headers.get('location');
-    const next = REDIRECT_STATUSES.has(response.status) && location !== null ? parseLocation(location, current) : undefined;
+    const next = REDIRECT_STATUSES.has(response.status) && location !== null ? locationUrl(location, current) : undefined;
     if (next === undefined) return response;
     await response.body?.cancel().catch(() => undefined);
     const reason = next.origin !== current.origin ? 'cross_origin' : hop >= MAX_UPSTREAM_REDIRECTS ? 'too_many' : undefined;

@@ -5,14 +5,11 @@
  */
 import { createGzip } from 'node:zlib';
 
-import { validateEnvelope } from '@mcp-envelope/contract';
-import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import { startUpstreamReplay } from '@mcp-envelope/core/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { connect, lwaEnv } from './helpers/sp-client.js';
+import { connect, envelopeOf, lwaEnv } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
 const TOOL = 'sellers_getMarketplaceParticipations';
@@ -44,14 +41,6 @@ async function server(extra: { env?: Record<string, string>; timeoutMs?: number 
   const connected = await connect({ env: { ...lwaEnv(upstream), ...extra.env }, upstream: upstream.url, ...(extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs }) });
   open.push(connected);
   return connected;
-}
-
-function envelopeOf(result: CallToolResult): ErrorEnvelope {
-  expect(result.isError).toBe(true);
-  const envelope = result.structuredContent as unknown as ErrorEnvelope;
-  expect(validateEnvelope(envelope)).toEqual({ valid: true });
-  expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(envelope);
-  return envelope;
 }
 
 /** A gzip body of `inflated` zero bytes (300 MiB compress to about 300 KB). */

@@ -8,6 +8,7 @@ import type { EnvelopeDetail } from '@mcp-envelope/contract';
 
 import { registerSecret } from '../redact.js';
 import { capText } from '../upstream-body/parse.js';
+import { displayLocation, locationUrl } from '../upstream-body/request.js';
 
 /** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
 export const DEFAULT_LWA_TOKEN_URL = 'https://api.amazon.com/auth/o2/token';
@@ -100,16 +101,6 @@ export function lwaSettingsFromEnv(env: Readonly<Record<string, string | undefin
 
 /** The largest token-endpoint answer read, in bytes; a real one is well under 4 KiB. */
 export const MAX_TOKEN_RESPONSE_BYTES = 64 * 1024;
-
-/** A redirect `Location` as an error may show it: origin and path, no user info, query or fragment. */
-function redirectTarget(location: string | null, base: string): string {
-  try {
-    const url = new URL(location ?? '', base);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return '(an unreadable Location)';
-  }
-}
 
 /** Reads at most `limit` bytes of a body as UTF-8; `undefined` when it is larger (then cancelled). */
 async function readCapped(response: Response, limit: number): Promise<string | undefined> {
@@ -221,7 +212,8 @@ export class LwaTokenClient {
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
-      const location = redirectTarget(response.headers.get('location'), tokenUrl);
+      const target = locationUrl(response.headers.get('location') ?? '', tokenUrl);
+      const location = target === undefined ? '(an unreadable Location)' : displayLocation(target);
       throw new LwaError('token_endpoint_redirected', `the LWA token endpoint answered HTTP ${response.status}, a redirect to ${location}, which is not followed`, { status: response.status, location });
     }
     let payload: unknown;
