@@ -128,14 +128,16 @@ function knownSecret(secret: string): KnownSecret {
   const bare = secret.replace(PUBLIC_PREFIX, '');
   const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
   const spellings = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]))];
-  const windows: { text: string; spelling: string; offset: number }[] = [];
+  // one window per distinct text: the spellings share most of their pieces
+  const windows = new Map<string, { text: string; spelling: string; offset: number }>();
   for (const spelling of spellings) {
     if (spelling.length < 2 * FRAGMENT_LENGTH) continue;
     for (let offset = 0; offset + FRAGMENT_LENGTH <= spelling.length; offset += FRAGMENT_LENGTH) {
-      windows.push({ text: spelling.slice(offset, offset + FRAGMENT_LENGTH), spelling, offset });
+      const text = spelling.slice(offset, offset + FRAGMENT_LENGTH);
+      if (!windows.has(text)) windows.set(text, { text, spelling, offset });
     }
   }
-  return { spellings, windows };
+  return { spellings, windows: [...windows.values()] };
 }
 
 /**
