@@ -184,6 +184,8 @@ export function classifyAdsFailure(failure: ClassifiableFailure, context: Classi
     case 'network':
     case 'timeout':
     case 'body_coercion':
+    case 'response_too_large':
+    case 'redirect':
     case 'lwa':
       return classifyClientFailure(failure, ADS_CLIENT_FAILURES);
   }

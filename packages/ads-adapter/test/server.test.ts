@@ -72,7 +72,7 @@ describe('tools and capability', () => {
       contract_version: 1,
       error_kinds: errorKinds,
       normalized_kinds: [],
-      settings: { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true, MCP_SCHEMA_KEY_NORMALIZATION_META: false, MCP_STRICT_UNKNOWN_FIELDS: true },
+      settings: { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true, MCP_SCHEMA_KEY_NORMALIZATION_META: false, MCP_STRICT_UNKNOWN_FIELDS: true, MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304, MCP_MAX_RESULT_BYTES: 9_437_184 },
     });
   });
 

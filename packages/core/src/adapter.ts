@@ -32,19 +32,56 @@ export interface UpstreamHttpFailure {
   readonly request: FailedRequest;
 }
 
-/** The request never got an HTTP answer (connection refused, reset, DNS, TLS...). */
+/**
+ * The exchange broke: no HTTP answer arrived (connection refused, reset, DNS, TLS...), or, with
+ * `phase: 'body'`, a 2xx answer's body was cut off midway.
+ */
 export interface NetworkFailure {
   readonly type: 'network';
   /** The underlying error (for logging; never copied into an envelope as is). */
   readonly cause: unknown;
   readonly request?: FailedRequest;
+  /** `'body'` when the headers had arrived and the body broke; absent before any answer. */
+  readonly phase?: 'body';
 }
 
-/** The request was abandoned after `timeoutMs` milliseconds without an answer. */
+/** The exchange (headers and body) was abandoned after `timeoutMs` milliseconds. */
 export interface TimeoutFailure {
   readonly type: 'timeout';
   /** The timeout that expired, in milliseconds. */
   readonly timeoutMs: number;
+  readonly request?: FailedRequest;
+  /** `'body'` when the headers had arrived and the body stalled; absent before any answer. */
+  readonly phase?: 'body';
+}
+
+/**
+ * An upstream body, or the result built from it, was larger than the server's limit: reading
+ * stopped there and nothing of it is sent.
+ */
+export interface ResponseTooLargeFailure {
+  readonly type: 'response_too_large';
+  /** `upstream_body`: the bytes read from upstream (declared or decompressed); `result`: the tool result as sent. */
+  readonly subject: 'upstream_body' | 'result';
+  /** The limit that was passed, in bytes. */
+  readonly limitBytes: number;
+  /** The setting that holds the limit, e.g. `MCP_MAX_UPSTREAM_BODY_BYTES`. */
+  readonly setting: string;
+  readonly request?: FailedRequest;
+}
+
+/**
+ * The upstream answered with a redirect that was not followed: to another origin (the request
+ * carried credentials), or one hop too many.
+ */
+export interface RedirectFailure {
+  readonly type: 'redirect';
+  /** The redirect status (301, 302, 303, 307, 308). */
+  readonly status: number;
+  /** Where it pointed: origin and path only (query string, fragment and user info removed). */
+  readonly location: string;
+  /** `cross_origin`: another scheme, host or port; `too_many`: more same-origin hops than allowed. */
+  readonly reason: 'cross_origin' | 'too_many';
   readonly request?: FailedRequest;
 }
 
@@ -66,7 +103,7 @@ export interface LwaFailure {
 /**
  * Every failure core hands to {@link EnvelopeAdapter.classify}, discriminated by `type`.
  */
-export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure | LwaFailure;
+export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure | ResponseTooLargeFailure | RedirectFailure | LwaFailure;
 
 /** What `classify` is told about the call besides the failure. */
 export interface ClassifyContext {

@@ -21,6 +21,8 @@ export interface CallContext {
   readonly normalized: readonly NormalizedEvent[];
   /** Aborted when the client cancels the request. */
   readonly signal: AbortSignal;
+  /** The limit on a successful upstream body in this call (`MCP_MAX_UPSTREAM_BODY_BYTES`); absent: the default. */
+  readonly maxUpstreamBodyBytes?: number;
   /** Most recent upstream `rate_limit` seen in this call. */
   rateLimit: RateLimitMeta | undefined;
   /** Most recent upstream `retry_after_seconds` seen in this call. */

@@ -21,6 +21,8 @@ import type {
   FailedRequest,
   HeaderRecord,
   NetworkFailure,
+  RedirectFailure,
+  ResponseTooLargeFailure,
   TimeoutFailure,
   UpstreamHttpFailure,
 } from './adapter.js';
@@ -164,12 +166,32 @@ export class UpstreamHttpError extends Error {
   }
 }
 
-/** A client-side failure: the request got no HTTP answer, or its body could not be built. */
-export type ClientSideFailure = NetworkFailure | TimeoutFailure | BodyCoercionFailure;
+/**
+ * A client-side failure: the exchange broke or ran out of time, its body could not be built, the
+ * answer was too large, or it redirected where credentials must not follow.
+ */
+export type ClientSideFailure = NetworkFailure | TimeoutFailure | BodyCoercionFailure | ResponseTooLargeFailure | RedirectFailure;
+
+function clientFailureMessage(failure: ClientSideFailure): string {
+  const where = 'request' in failure && failure.request !== undefined ? ` (${failure.request.method} ${displayUrl(failure.request.url)})` : '';
+  switch (failure.type) {
+    case 'timeout':
+      return `upstream request timed out after ${failure.timeoutMs} ms${failure.phase === 'body' ? ' while reading the body' : ''}${where}`;
+    case 'network':
+      return failure.phase === 'body' ? `upstream response body broke off${where}` : `upstream request failed before any HTTP answer${where}`;
+    case 'body_coercion':
+      return `the value at "${failure.path}" is not valid JSON`;
+    case 'response_too_large':
+      return `${failure.subject === 'result' ? 'the tool result' : 'the upstream body'} is larger than ${failure.setting} (${failure.limitBytes} bytes)${where}`;
+    case 'redirect':
+      return `upstream redirect (HTTP ${failure.status}) to ${failure.location} not followed: ${failure.reason === 'cross_origin' ? 'another origin' : 'too many hops'}${where}`;
+  }
+}
 
 /**
- * A client-side failure (`network`, `timeout`, `body_coercion`) as a throwable error. Thrown by
- * {@link upstreamFetch} on connection failures and timeouts; a handler throws it with a
+ * A client-side failure (`network`, `timeout`, `body_coercion`, `response_too_large`, `redirect`)
+ * as a throwable error. Thrown by {@link upstreamFetch} (and the body it returns) on connection
+ * failures, timeouts, oversized bodies and refused redirects; a handler throws it with a
  * `body_coercion` failure when an argument that should hold JSON does not parse.
  */
 export class UpstreamClientError extends Error {
@@ -181,14 +203,7 @@ export class UpstreamClientError extends Error {
    * @param failure - the failure record.
    */
   constructor(failure: ClientSideFailure) {
-    const where = 'request' in failure && failure.request !== undefined ? ` (${failure.request.method} ${displayUrl(failure.request.url)})` : '';
-    const message =
-      failure.type === 'timeout'
-        ? `upstream request timed out after ${failure.timeoutMs} ms${where}`
-        : failure.type === 'network'
-          ? `upstream request failed before any HTTP answer${where}`
-          : `the value at "${failure.path}" is not valid JSON`;
-    super(message, failure.type === 'network' ? { cause: failure.cause } : undefined);
+    super(clientFailureMessage(failure), failure.type === 'network' ? { cause: failure.cause } : undefined);
     this.name = 'UpstreamClientError';
     this.failure = failure;
   }

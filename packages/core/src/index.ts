@@ -9,6 +9,7 @@
 
 // The server, its tools and its wire helpers (DESIGN 3 and 4).
 export { createEnvelopeServer, errorResult, CORE_ERROR_KINDS, ENVELOPE_CONTRACT_TOOL_NAME } from './server.js';
+export { isToolResult, toolResult } from './tool-result.js';
 export type {
   CreateEnvelopeServerInput,
   EnvelopeServer,
@@ -31,7 +32,9 @@ export type {
   HeaderRecord,
   LwaFailure,
   NetworkFailure,
+  RedirectFailure,
   ResponseMeta,
+  ResponseTooLargeFailure,
   TimeoutFailure,
   UpstreamHttpFailure,
 } from './adapter.js';
@@ -40,7 +43,16 @@ export type { AdapterHintTables } from './hint-tables.js';
 // Errors, upstream HTTP and the per-call context.
 export { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 export type { ClientSideFailure, EnvelopeErrorInit } from './errors.js';
-export { fetchInCallContext, headerRecord, MAX_ERROR_BODY_BYTES, readSuccessBody, upstreamFetch } from './upstream.js';
+export {
+  DEFAULT_MAX_UPSTREAM_BODY_BYTES,
+  fetchInCallContext,
+  headerRecord,
+  MAX_ERROR_BODY_BYTES,
+  MAX_UPSTREAM_BODY_SETTING,
+  MAX_UPSTREAM_REDIRECTS,
+  readSuccessBody,
+  upstreamFetch,
+} from './upstream.js';
 export type { UpstreamFetchInit } from './upstream.js';
 export { currentCallContext, recordResponseMeta, recordResponseMetaInto } from './context.js';
 export type { CallContext } from './context.js';
@@ -63,15 +75,15 @@ export {
   PACKAGE_VERSION,
 } from './envelope-builder.js';
 export type { FinalizeEnvironment } from './envelope-builder.js';
-export { createRedactor, MIN_SECRET_LENGTH, REDACTED, registerSecret } from './redact.js';
+export { createRedactor, FRAGMENT_LENGTH, MIN_SECRET_LENGTH, REDACTED, registerSecret } from './redact.js';
 export type { Redactor } from './redact.js';
 export { embedSchema, embeddedEnvelopeSchema, widenOutputSchema } from './output-schema.js';
 export type { JsonSchema } from './output-schema.js';
 export { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
 
 // Configuration and logging.
-export { parseBooleanSwitch, resolveSettings } from './options.js';
-export type { EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+export { DEFAULT_MAX_RESULT_BYTES, parseBooleanSwitch, resolveLimits, resolveSettings } from './options.js';
+export type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
 export { createEnvelopeLogger } from './logger.js';
 export type { EnvelopeLogger } from './logger.js';
 

@@ -1,6 +1,7 @@
 /**
- * The three env switches of pre-flight normalization and the server options that override them.
- * Implements CONTRACT.md "Configuration" (same names, same meanings, same defaults on every server).
+ * The three env switches of pre-flight normalization and the server options that override them
+ * (CONTRACT.md "Configuration": same names, same meanings, same defaults on every server), and the
+ * size limits on upstream bodies and tool results.
  *
  * @packageDocumentation
  */
@@ -8,6 +9,7 @@ import { ENV_SWITCHES } from '@mcp-envelope/contract';
 import type { EnvSwitch } from '@mcp-envelope/contract';
 
 import type { EnvelopeLogger } from './logger.js';
+import { DEFAULT_MAX_UPSTREAM_BODY_BYTES } from './upstream.js';
 
 /** The values the switches resolved to, keyed by their env variable names. */
 export type EnvelopeSettings = { readonly [Name in EnvSwitch]: boolean };
@@ -79,5 +81,53 @@ export function resolveSettings(
     MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: resolve('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED'),
     MCP_SCHEMA_KEY_NORMALIZATION_META: resolve('MCP_SCHEMA_KEY_NORMALIZATION_META'),
     MCP_STRICT_UNKNOWN_FIELDS: resolve('MCP_STRICT_UNKNOWN_FIELDS'),
+  };
+}
+
+/** The default limit on a tool result as sent, in bytes (9 MiB: under the 10 MiB line the SDK's stdio client accepts). */
+export const DEFAULT_MAX_RESULT_BYTES = 9 * 1024 * 1024;
+
+/** The size limits, keyed by their env variable names (what `get_envelope_contract` reports). */
+export interface EnvelopeLimits {
+  /** The most bytes a successful upstream body may have, declared or decompressed. */
+  readonly MCP_MAX_UPSTREAM_BODY_BYTES: number;
+  /** The most bytes a tool result may have as JSON on the wire. */
+  readonly MCP_MAX_RESULT_BYTES: number;
+}
+
+/** Explicit limits; an option that is set wins over the environment. */
+export interface EnvelopeLimitOptions {
+  /** `MCP_MAX_UPSTREAM_BODY_BYTES` (default 4 MiB, `DEFAULT_MAX_UPSTREAM_BODY_BYTES`). */
+  readonly maxUpstreamBodyBytes?: number;
+  /** `MCP_MAX_RESULT_BYTES` (default 9 MiB, {@link DEFAULT_MAX_RESULT_BYTES}). */
+  readonly maxResultBytes?: number;
+}
+
+/**
+ * Resolves the size limits: an explicit option wins; else the env value (a positive integer of
+ * bytes); else the default. An unreadable env value falls back to the default with one warning.
+ *
+ * @param env - the environment to read.
+ * @param options - explicit limits.
+ * @param logger - where the warning goes.
+ * @returns the limits, keyed by env variable name.
+ * @throws TypeError when an option is not a positive integer.
+ */
+export function resolveLimits(env: Readonly<Record<string, string | undefined>>, options: EnvelopeLimitOptions, logger: EnvelopeLogger): EnvelopeLimits {
+  const resolve = (name: keyof EnvelopeLimits, override: number | undefined, fallback: number): number => {
+    if (override !== undefined) {
+      if (!Number.isSafeInteger(override) || override < 1) throw new TypeError(`the option for ${name} must be a positive integer of bytes, got ${String(override)}`);
+      return override;
+    }
+    const raw = env[name]?.trim();
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (/^\d+$/.test(raw) && Number.isSafeInteger(value) && value >= 1) return value;
+    logger.warn({ variable: name, default: fallback }, `${name} is not a positive integer of bytes; using the default`);
+    return fallback;
+  };
+  return {
+    MCP_MAX_UPSTREAM_BODY_BYTES: resolve('MCP_MAX_UPSTREAM_BODY_BYTES', options.maxUpstreamBodyBytes, DEFAULT_MAX_UPSTREAM_BODY_BYTES),
+    MCP_MAX_RESULT_BYTES: resolve('MCP_MAX_RESULT_BYTES', options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES),
   };
 }

@@ -72,8 +72,9 @@ const DEFAULT_RULES: readonly Rule[] = [
     ),
     replace: keepPrefixAndQuotes,
   },
-  // Login with Amazon client secrets, wherever they appear.
-  { pattern: /amzn1\.oa2-cs\.v\d+\.[A-Za-z0-9]+/g, replace: whole },
+  // Login with Amazon client secrets, wherever they appear (dots also written as slashes, as a
+  // field path rewrite spells them).
+  { pattern: /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/g, replace: whole },
 ];
 
 /**
@@ -94,20 +95,61 @@ function isSecretKey(key: string): boolean {
   return verdict;
 }
 
-/** Secret values this process holds (client secrets, refresh and access tokens), matched literally. */
-const KNOWN_SECRETS = new Set<string>();
+/**
+ * A known secret as the redactor looks for it: the literal spellings replaced wherever they
+ * appear (the value, the value without its public prefix, each with dots written as slashes, as
+ * a path rewrite spells them), and the windows whose presence marks a fragment of it.
+ */
+interface KnownSecret {
+  readonly spellings: readonly string[];
+  /** {@link FRAGMENT_LENGTH}-character pieces of each long spelling, with where they sit in it. */
+  readonly windows: readonly { readonly text: string; readonly spelling: string; readonly offset: number }[];
+}
+
+/** Secret values this process holds (client secrets, refresh and access tokens), by value. */
+const KNOWN_SECRETS = new Map<string, KnownSecret>();
 
 /** The shortest value {@link registerSecret} accepts: shorter ones would blank ordinary words. */
 export const MIN_SECRET_LENGTH = 8;
 
+/**
+ * The shortest piece of a known secret that is redacted on its own (when a secret is split
+ * across fields or cut): any piece of at least twice this length minus one is found.
+ */
+export const FRAGMENT_LENGTH = 16;
+
 /** At most this many secrets are remembered; the oldest are forgotten first (access tokens rotate). */
 const MAX_KNOWN_SECRETS = 256;
+
+/** The public prefixes of Login with Amazon credentials; the rest of the value is the secret part. */
+const PUBLIC_PREFIX = /^(?:Atz[ar]\||amzn1\.oa2-cs\.v\d+\.)/;
+
+function knownSecret(secret: string): KnownSecret {
+  const bare = secret.replace(PUBLIC_PREFIX, '');
+  const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
+  const spellings = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]))];
+  // one window per distinct text: the spellings share most of their pieces
+  const windows = new Map<string, { text: string; spelling: string; offset: number }>();
+  for (const spelling of spellings) {
+    if (spelling.length < 2 * FRAGMENT_LENGTH) continue;
+    for (let offset = 0; offset + FRAGMENT_LENGTH <= spelling.length; offset += FRAGMENT_LENGTH) {
+      const text = spelling.slice(offset, offset + FRAGMENT_LENGTH);
+      if (!windows.has(text)) windows.set(text, { text, spelling, offset });
+    }
+  }
+  return { spellings, windows: [...windows.values()] };
+}
 
 /**
  * Remembers a secret value so that every redactor replaces it wherever it appears, whatever its
  * shape: upstreams echo credentials that no pattern recognizes (an opaque access token, a client
  * secret quoted in an error description). The LWA client registers its client secret, refresh
- * token and every access token it obtains.
+ * token and every access token it obtains. Also replaced: the value without its public prefix
+ * (`Atza|`, `Atzr|`, `amzn1.oa2-cs.v1.`), the value with its dots written as slashes, and any
+ * piece of a long value of at least `2 * FRAGMENT_LENGTH - 1` characters (a token split across
+ * two fields).
+ *
+ * The set is per process: a secret registered by one server is redacted by every redactor.
  *
  * @param value - the secret; values shorter than {@link MIN_SECRET_LENGTH} characters, or
  *   `undefined`, are ignored.
@@ -117,16 +159,52 @@ export function registerSecret(value: string | undefined): void {
   const secret = value.trim();
   if (secret.length < MIN_SECRET_LENGTH || KNOWN_SECRETS.has(secret)) return;
   if (KNOWN_SECRETS.size >= MAX_KNOWN_SECRETS) {
-    const oldest = KNOWN_SECRETS.values().next().value;
+    const oldest = KNOWN_SECRETS.keys().next().value;
     if (oldest !== undefined) KNOWN_SECRETS.delete(oldest);
   }
-  KNOWN_SECRETS.add(secret);
+  KNOWN_SECRETS.set(secret, knownSecret(secret));
+}
+
+/** Replaces the longest run around `at` that agrees with `spelling` around `offset`. */
+function replaceFragmentAt(text: string, at: number, window: KnownSecret['windows'][number]): { text: string; next: number } {
+  const { spelling, offset } = window;
+  let start = at;
+  let from = offset;
+  while (start > 0 && from > 0 && text[start - 1] === spelling[from - 1]) {
+    start -= 1;
+    from -= 1;
+  }
+  let end = at + FRAGMENT_LENGTH;
+  let to = offset + FRAGMENT_LENGTH;
+  while (end < text.length && to < spelling.length && text[end] === spelling[to]) {
+    end += 1;
+    to += 1;
+  }
+  return { text: `${text.slice(0, start)}${REDACTED}${text.slice(end)}`, next: start + REDACTED.length };
 }
 
 function replaceKnownSecrets(text: string): string {
   let result = text;
-  for (const secret of KNOWN_SECRETS) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  for (const secret of KNOWN_SECRETS.values()) {
+    for (const spelling of secret.spellings) if (result.includes(spelling)) result = result.split(spelling).join(REDACTED);
+    for (const window of secret.windows) {
+      let at = result.indexOf(window.text);
+      while (at !== -1) {
+        const replaced = replaceFragmentAt(result, at, window);
+        result = replaced.text;
+        at = result.indexOf(window.text, replaced.next);
+      }
+    }
+  }
   return result;
+}
+
+/** Whether `text` holds a known secret, or a piece of one long enough to be redacted. */
+function holdsKnownSecret(text: string): boolean {
+  for (const secret of KNOWN_SECRETS.values()) {
+    if (secret.spellings.some((spelling) => text.includes(spelling)) || secret.windows.some((window) => text.includes(window.text))) return true;
+  }
+  return false;
 }
 
 /** A compiled redactor: replaces every secret in a string, or in every string inside a value. */
@@ -139,13 +217,19 @@ export interface Redactor {
    *   keys themselves are kept; non-JSON values are kept.
    */
   readonly value: <Value>(value: Value) => Value;
+  /**
+   * A cheap test on a whole text (the JSON of a large value, say): `false` means neither
+   * {@link Redactor.string} nor {@link Redactor.value} would change anything in it or in the
+   * value it is the JSON of, so a caller may skip walking the value.
+   */
+  readonly mayRedact: (text: string) => boolean;
 }
 
 /**
  * One cheap pass that every default rule needs to match: when a string has none of these words,
  * no default rule can apply and the string is returned as is.
  */
-const DEFAULT_TRIGGER = /bearer|atz[ar](?:\||%7c)|authorization|x-amz-|x-api-key|cookie|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key|oa2-cs/i;
+const DEFAULT_TRIGGER = /bearer|client[_-]?id[_-]?secret|atz[ar](?:\||%7c)|authorization|x-amz-|x-api-key|cookie|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key|oa2-cs/i;
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
@@ -200,8 +284,16 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     }
     return copy ?? value;
   };
+  const mayRedact = (text: string): boolean => {
+    if (DEFAULT_TRIGGER.test(text) || holdsKnownSecret(text)) return true;
+    return extraRules.some((rule) => {
+      rule.pattern.lastIndex = 0;
+      return rule.pattern.test(text);
+    });
+  };
   return {
     string: redactString,
     value: <Value>(value: Value): Value => redactValue(value, 0) as Value,
+    mayRedact,
   };
 }

@@ -58,14 +58,16 @@ import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope, PA
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
-import { resolveSettings } from './options.js';
-import type { EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+import { resolveLimits, resolveSettings } from './options.js';
+import type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
 import { createOutputChecker, widenOutputSchema } from './output-schema.js';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
 import { createRedactor } from './redact.js';
+import { isToolResult } from './tool-result.js';
 import { fetchInCallContext } from './upstream.js';
 import type { upstreamFetch } from './upstream.js';
 import { carriedEnvelope } from './classify.js';
+import { UpstreamClientError } from './errors.js';
 
 /** The SDK v1 low-level server class that carries our `tools/list` and `tools/call` handlers. */
 export type SdkServer = LowLevelServer;
@@ -99,16 +101,18 @@ export interface ToolHandlerContext {
  * One tool. `inputSchema` is a raw JSON Schema object (root `type: "object"`); `outputSchema`,
  * when given, also has root `type: "object"` and is published widened (DESIGN 4.4).
  *
- * The handler returns either a plain value or a full `CallToolResult`:
+ * The handler returns either a plain value (data) or a `CallToolResult` marked with `toolResult`:
  * - a plain object becomes `structuredContent` and, as JSON, `content[0].text`, with the call's
- *   `_meta` merged in;
+ *   `_meta` merged in, whatever its keys: an object shaped like a `CallToolResult` (an upstream
+ *   body with `content`, `isError`, ...) is data like any other, so no upstream can forge a result;
  * - a string becomes `content[0].text` as is; an array, number, boolean or `null` becomes its JSON
  *   text; `undefined` becomes an empty `content`. None of these gets `structuredContent` (the SDK
  *   v1 result schema only admits an object there) nor `_meta`;
- * - an object whose only keys are `content` (an array of content blocks), `structuredContent`,
- *   `isError` and `_meta` is taken as a `CallToolResult`.
+ * - `toolResult({ content, structuredContent?, isError?, _meta? })` is sent as that result.
  *
- * Anything it throws becomes an envelope (see {@link envelopeForThrown}).
+ * Every result passes the server's redactor (known secrets and credential patterns) and its size
+ * limit (`MCP_MAX_RESULT_BYTES`; past it, the adapter's `*_api_client` envelope). Anything the
+ * handler throws becomes an envelope (see {@link envelopeForThrown}).
  */
 export interface EnvelopeTool<Args extends Record<string, unknown> = Record<string, unknown>> {
   readonly name: string;
@@ -139,8 +143,8 @@ export interface EnvelopeTool<Args extends Record<string, unknown> = Record<stri
   handler(args: Args, context: ToolHandlerContext): unknown;
 }
 
-/** Server options. Switches set here override the environment. */
-export interface EnvelopeServerOptions extends EnvelopeSwitchOptions {
+/** Server options. Switches and limits set here override the environment. */
+export interface EnvelopeServerOptions extends EnvelopeSwitchOptions, EnvelopeLimitOptions {
   /** Where the switches are read from; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -223,6 +227,8 @@ export interface EnvelopeServer {
   readonly server: SdkServer;
   /** The resolved env switches. */
   readonly settings: EnvelopeSettings;
+  /** The resolved size limits (`MCP_MAX_UPSTREAM_BODY_BYTES`, `MCP_MAX_RESULT_BYTES`). */
+  readonly limits: EnvelopeLimits;
   /** The `experimental.openbridge_envelope` value this server advertises. */
   readonly capability: EnvelopeCapabilityValue;
   /** Connects {@link EnvelopeServer.server} to a transport. */
@@ -262,8 +268,6 @@ const ToolCallRequestSchema = z.object({ method: z.literal('tools/call'), params
 
 type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 
-const RESULT_KEYS: ReadonlySet<string> = new Set(['content', 'structuredContent', 'isError', '_meta']);
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -278,13 +282,6 @@ function isClassInstance(value: unknown): boolean {
 function className(value: object): string {
   const name: unknown = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
   return typeof name === 'string' && name !== '' ? name : 'non-plain';
-}
-
-function isCallToolResultShape(value: Record<string, unknown>): boolean {
-  const content = value['content'];
-  if (!Array.isArray(content)) return false;
-  for (const key in value) if (!RESULT_KEYS.has(key)) return false;
-  return content.every((block) => isPlainObject(block) && typeof block['type'] === 'string');
 }
 
 /** The wire form of an error (DESIGN 4.1): `isError`, envelope as JSON text and as `structuredContent`. */
@@ -335,6 +332,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const options = input.options ?? {};
   const logger = options.logger ?? createEnvelopeLogger();
   const settings = resolveSettings(options.env ?? process.env, options, logger);
+  const limits = resolveLimits(options.env ?? process.env, options, logger);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
   const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
@@ -364,12 +362,12 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     name: ENVELOPE_CONTRACT_TOOL_NAME,
     title: 'Error envelope contract',
     description:
-      'Returns the error envelope contract this server follows: contract_version, the error_kind values it can emit, the normalization event kinds, and the resolved MCP_* switches.',
+      'Returns the error envelope contract this server follows: contract_version, the error_kind values it can emit, the normalization event kinds, and the resolved MCP_* switches and size limits.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     // a constant schema, compiled by the tests of this very tool
     inputSchemaCheck: 'first-call',
-    handler: () => ({ ...capability, settings: { ...settings } }),
+    handler: () => ({ ...capability, settings: { ...settings, ...limits } }),
   };
 
   const allTools = [...input.tools, contractTool];
@@ -505,32 +503,64 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     return badResult(`returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
   }
 
+  const redactor = finalizeEnvironment.redactor;
+
+  /** `value` and its JSON text, redacted: the text is tested first, so a clean value is walked no further. */
+  function redactedJson(value: unknown, text: string): { value: unknown; text: string } {
+    if (!redactor.mayRedact(text)) return { value, text };
+    const redacted = redactor.value(value);
+    return redacted === value ? { value, text } : { value: redacted, text: JSON.stringify(redacted) };
+  }
+
   function successResult(value: unknown, entry: ToolEntry, call: CallContext): CallToolResult {
+    if (isToolResult(value)) return rawResult(redactor.value({ ...value }), entry, call);
     // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
     // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
     if (isClassInstance(value)) {
       return badResult(`returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`, call);
     }
     if (isPlainObject(value)) {
-      if (isCallToolResultShape(value)) return rawResult(value, entry, call);
       const meta = successMeta(call);
-      const structured = meta === undefined ? value : withMeta(value, meta);
+      const withCallMeta = meta === undefined ? value : withMeta(value, meta);
+      const json = JSON.stringify(withCallMeta);
+      // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
+      if (json.charCodeAt(0) !== 0x7b) return badResult('returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
+      const { value: structured, text } = redactedJson(withCallMeta, json);
       const mismatch = outputMismatch(entry, structured, call);
       if (mismatch !== undefined) return mismatch;
-      const text = JSON.stringify(structured);
-      // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
-      if (text.charCodeAt(0) !== 0x7b) return badResult('returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
-      return { content: [{ type: 'text', text }], structuredContent: structured };
+      return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
     }
     if (entry.outputChecker !== undefined) {
       return badResult(`declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);
     }
     if (value === undefined) return { content: [] };
-    const text = typeof value === 'string' ? value : JSON.stringify(value);
-    if (typeof text !== 'string') {
+    if (typeof value === 'string') return { content: [{ type: 'text', text: redactor.string(value) }] };
+    const json = JSON.stringify(value) as string | undefined;
+    if (typeof json !== 'string') {
       return badResult(`returned a value with no JSON form (${typeof value})`, call);
     }
-    return { content: [{ type: 'text', text }] };
+    return { content: [{ type: 'text', text: redactedJson(value, json).text }] };
+  }
+
+  /**
+   * `result` when its JSON is within `MCP_MAX_RESULT_BYTES`, else the adapter's envelope for a
+   * result too large. The exact size is measured only when a cheap bound says it could pass the
+   * limit: a character of a text block takes at most 6 bytes as an escaped JSON string, and
+   * `structuredContent` that the text mirrors (`mirrored`, core's own results) at most 3 per
+   * character of that text.
+   */
+  function boundedResult(result: CallToolResult, mirrored: boolean, call: CallContext): CallToolResult {
+    let bound = 4096;
+    for (const block of result.content) {
+      if (block.type === 'text') bound += block.text.length * (mirrored ? 9 : 6);
+      else if (block.type === 'image' || block.type === 'audio') bound += block.data.length + block.mimeType.length * 6;
+      else bound += limits.MCP_MAX_RESULT_BYTES;
+    }
+    if (!mirrored && (result.structuredContent !== undefined || result._meta !== undefined)) bound += limits.MCP_MAX_RESULT_BYTES;
+    if (bound <= limits.MCP_MAX_RESULT_BYTES) return result;
+    if (Buffer.byteLength(JSON.stringify(result)) <= limits.MCP_MAX_RESULT_BYTES) return result;
+    const failure = new UpstreamClientError({ type: 'response_too_large', subject: 'result', limitBytes: limits.MCP_MAX_RESULT_BYTES, setting: 'MCP_MAX_RESULT_BYTES' });
+    return errorResult(envelopeForThrown(failure, classifyEnvironment(call)));
   }
 
   function rawResult(value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
@@ -608,6 +638,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       adapter,
       normalized: check.events,
       signal: extra.signal,
+      maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
       rateLimit: undefined,
       retryAfterSeconds: undefined,
       warnings: undefined,
@@ -644,7 +675,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       return errorResult(envelopeForThrown(error, classifyEnvironment(call)));
     }
     try {
-      return successResult(value, entry, call);
+      const result = successResult(value, entry, call);
+      return result.isError === true ? result : boundedResult(result, !isToolResult(value), call);
     } catch (error) {
       return errorResult(internalError(error, 'result', classifyEnvironment(call)));
     }
@@ -763,6 +795,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   return {
     server,
     settings,
+    limits,
     capability,
     connect: (transport) => server.connect(transport),
     createSdkServer,

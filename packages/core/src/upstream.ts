@@ -10,14 +10,33 @@ import type { FailedRequest, HeaderRecord } from './adapter.js';
 import { currentCallContext, recordResponseMetaInto } from './context.js';
 import type { CallContext } from './context.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
+import { displayLocation, locationUrl } from './upstream-body/request.js';
 
 /** How many bytes of a failed response's body are read at most (64 KiB). */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
-/** `fetch` options plus a timeout. */
+/** The default limit on a successful upstream body, declared or decompressed (4 MiB). */
+export const DEFAULT_MAX_UPSTREAM_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The env variable (and `get_envelope_contract` setting) that holds the upstream body limit. */
+export const MAX_UPSTREAM_BODY_SETTING = 'MCP_MAX_UPSTREAM_BODY_BYTES';
+
+/** How many same-origin redirects one exchange follows at most. */
+export const MAX_UPSTREAM_REDIRECTS = 5;
+
+/** `fetch` options plus a timeout and a body limit. */
 export interface UpstreamFetchInit extends RequestInit {
-  /** Abandon the request after this many milliseconds (headers and, for failures, the body). */
+  /**
+   * One deadline for the whole exchange, in milliseconds: redirects, headers and the body (a 2xx
+   * body is read under it too, through the returned response).
+   */
   readonly timeoutMs?: number;
+  /**
+   * The most bytes a successful body may have, as declared (`Content-Length`) and as read after
+   * decompression; defaults to the call's `MCP_MAX_UPSTREAM_BODY_BYTES`, else
+   * {@link DEFAULT_MAX_UPSTREAM_BODY_BYTES}.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /**
@@ -65,25 +84,166 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   }
 }
 
-function isTimeoutReason(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'TimeoutError';
+/**
+ * One upstream exchange: a single controller that the deadline, the caller's signal and the call's
+ * cancellation all abort. The deadline's timer holds the controller, so it fires however long the
+ * body takes and whatever the garbage collector does; {@link Exchange.finish} clears it.
+ */
+interface Exchange {
+  readonly signal: AbortSignal;
+  readonly request: FailedRequest;
+  readonly timeoutMs: number | undefined;
+  readonly maxBodyBytes: number;
+  /** Whether the deadline fired. */
+  timedOut(): boolean;
+  /** Clears the timer and the listeners; idempotent. */
+  finish(): void;
+}
+
+function startExchange(sources: readonly AbortSignal[], timeoutMs: number | undefined, request: FailedRequest, maxBodyBytes: number): Exchange {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = (event: Event): void => {
+    controller.abort((event.target as AbortSignal).reason);
+  };
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort(new DOMException(`upstream exchange exceeded ${timeoutMs} ms`, 'TimeoutError'));
+        }, timeoutMs);
+  for (const source of sources) {
+    if (source.aborted) controller.abort(source.reason);
+    else source.addEventListener('abort', onAbort, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    request,
+    timeoutMs,
+    maxBodyBytes,
+    timedOut: () => timedOut,
+    finish: () => {
+      if (timer !== undefined) clearTimeout(timer);
+      for (const source of sources) source.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 /**
- * Fetches `url` and returns the response when its status is 2xx (the body is left unread).
+ * What a failed `fetch` or body read becomes: a `timeout` failure when the deadline fired, the
+ * caller's abort reason unchanged when the caller or the call cancelled, else a `network` failure.
+ */
+function exchangeFailure(error: unknown, exchange: Exchange, phase: 'headers' | 'body'): unknown {
+  if (UpstreamClientError.isInstance(error)) return error;
+  const where = phase === 'body' ? { phase: 'body' as const } : {};
+  if (exchange.timedOut() && exchange.timeoutMs !== undefined) return new UpstreamClientError({ type: 'timeout', timeoutMs: exchange.timeoutMs, request: exchange.request, ...where });
+  if (exchange.signal.aborted) return exchange.signal.reason ?? error;
+  return new UpstreamClientError({ type: 'network', cause: error, request: exchange.request, ...where });
+}
+
+function tooLarge(exchange: Exchange): UpstreamClientError {
+  return new UpstreamClientError({ type: 'response_too_large', subject: 'upstream_body', limitBytes: exchange.maxBodyBytes, setting: MAX_UPSTREAM_BODY_SETTING, request: exchange.request });
+}
+
+/**
+ * The 2xx body as a stream that stays under the exchange's deadline and limit: it errors with an
+ * `UpstreamClientError` (timeout, network with `phase: 'body'`, or `response_too_large`) and
+ * finishes the exchange when the body ends, fails or is cancelled.
+ */
+function guardedBody(source: ReadableStream<Uint8Array>, exchange: Exchange): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let total = 0;
+  const stop = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown): void => {
+    exchange.finish();
+    reader.cancel().catch(() => undefined);
+    controller.error(error);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          stop(controller, exchangeFailure(error, exchange, 'body'));
+          return;
+        }
+        if (chunk.done) {
+          exchange.finish();
+          controller.close();
+          return;
+        }
+        total += chunk.value.byteLength;
+        if (total > exchange.maxBodyBytes) stop(controller, tooLarge(exchange));
+        else controller.enqueue(chunk.value);
+      },
+      async cancel(reason) {
+        exchange.finish();
+        await reader.cancel(reason).catch(() => undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** The statuses whose `Location` a client follows. */
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** The request a same-origin redirect leads to (a 303, or a 301/302 after a POST, becomes a GET without body, as `fetch` does). */
+function redirectedInit(init: RequestInit, status: number): RequestInit {
+  const method = (init.method ?? 'GET').toUpperCase();
+  if (status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST') {
+    const rest: RequestInit = { ...init, method: 'GET' };
+    delete rest.body;
+    return rest;
+  }
+  return init;
+}
+
+/**
+ * Sends the request and follows redirects by hand, within one origin only: a redirect to another
+ * origin would carry the request's credentials (`x-amz-access-token`, `Authorization`) there.
+ *
+ * @throws UpstreamClientError with a `redirect` failure for a cross-origin redirect or too many hops.
+ */
+async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange: Exchange): Promise<Response> {
+  let current = new URL(url);
+  let currentInit = init;
+  for (let hop = 0; ; hop += 1) {
+    const response = await fetch(current, { ...currentInit, redirect: 'manual', signal: exchange.signal });
+    const location = response.headers.get('location');
+    const next = REDIRECT_STATUSES.has(response.status) && location !== null ? locationUrl(location, current) : undefined;
+    if (next === undefined) return response;
+    await response.body?.cancel().catch(() => undefined);
+    const reason = next.origin !== current.origin ? 'cross_origin' : hop >= MAX_UPSTREAM_REDIRECTS ? 'too_many' : undefined;
+    if (reason !== undefined) throw new UpstreamClientError({ type: 'redirect', status: response.status, location: displayLocation(next), reason, request: exchange.request });
+    current = next;
+    currentInit = redirectedInit(currentInit, response.status);
+  }
+}
+
+/**
+ * Fetches `url` and returns the response when its status is 2xx, its body unread but guarded: the
+ * exchange's deadline (`timeoutMs`) and body limit apply while it is read.
  *
  * Inside a tool call, the response headers of every answer (success or failure) go through the
  * adapter's `parseResponseMeta` and are recorded in the call's context, so `_meta` of the result
- * carries them.
+ * carries them. Redirects are followed by hand within the request's origin only (at most
+ * {@link MAX_UPSTREAM_REDIRECTS}); `init.redirect` is ignored.
  *
  * @param url - the absolute URL.
- * @param init - `fetch` options; `timeoutMs` adds a timeout, combined with `init.signal` and the
- *   call's cancellation signal.
- * @returns the 2xx response.
+ * @param init - `fetch` options; `timeoutMs` is one deadline for the whole exchange, combined with
+ *   `init.signal` and the call's cancellation signal; `maxBodyBytes` caps a 2xx body.
+ * @returns the 2xx response. Reading its body rejects with an `UpstreamClientError` when the
+ *   deadline passes (`timeout`, `phase: 'body'`), the body breaks off (`network`, `phase: 'body'`)
+ *   or grows past the limit (`response_too_large`).
  * @throws UpstreamHttpError on any other status, with the body read once (at most
  *   {@link MAX_ERROR_BODY_BYTES} bytes; parsed as JSON when it is JSON).
- * @throws UpstreamClientError with a `timeout` failure when `timeoutMs` expires, or a `network`
- *   failure when no HTTP answer arrived (connection refused, DNS, TLS, reset).
+ * @throws UpstreamClientError with a `timeout` failure when `timeoutMs` expires, a `network`
+ *   failure when no HTTP answer arrived (connection refused, DNS, TLS, reset), a
+ *   `response_too_large` failure when `Content-Length` declares more than the limit, or a
+ *   `redirect` failure for a redirect to another origin or one hop too many.
  * @throws the abort reason, unchanged, when `init.signal` or the call is cancelled.
  */
 export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit = {}): Promise<Response> {
@@ -94,61 +254,90 @@ export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit =
  * {@link upstreamFetch} for an explicit call context (what `context.fetch` of a tool handler
  * calls, so it works whether or not the implicit AsyncLocalStorage context is on).
  *
- * @param context - the call to record telemetry into; `undefined` records nothing.
+ * @param context - the call to record telemetry into and whose body limit applies; `undefined`
+ *   records nothing.
  * @returns and throws as {@link upstreamFetch}.
  */
 export async function fetchInCallContext(context: CallContext | undefined, url: string | URL, init: UpstreamFetchInit = {}): Promise<Response> {
-  const { timeoutMs, ...requestInit } = init;
-  const signals: AbortSignal[] = [];
-  if (requestInit.signal !== undefined && requestInit.signal !== null) signals.push(requestInit.signal);
-  if (context !== undefined) signals.push(context.signal);
-  const timeoutSignal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-  if (timeoutSignal !== undefined) signals.push(timeoutSignal);
-  const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+  const { timeoutMs, maxBodyBytes, ...requestInit } = init;
+  const sources: AbortSignal[] = [];
+  if (requestInit.signal !== undefined && requestInit.signal !== null) sources.push(requestInit.signal);
+  if (context !== undefined) sources.push(context.signal);
   const request: FailedRequest = { method: (requestInit.method ?? 'GET').toUpperCase(), url: String(url) };
+  const exchange = startExchange(sources, timeoutMs, request, maxBodyBytes ?? context?.maxUpstreamBodyBytes ?? DEFAULT_MAX_UPSTREAM_BODY_BYTES);
 
   let response: Response;
   try {
-    response = await fetch(url, signal === undefined ? requestInit : { ...requestInit, signal });
+    response = await fetchWithinOrigin(url, requestInit, exchange);
   } catch (error) {
-    throw fetchFailure(error, request, timeoutSignal, timeoutMs);
+    exchange.finish();
+    throw exchangeFailure(error, exchange, 'headers');
   }
 
   const headers = headerRecord(response.headers);
   if (context !== undefined) recordResponseMetaInto(context, context.adapter.parseResponseMeta(headers, new Date()));
-  if (response.ok) return response;
+  if (response.ok) return guardedResponse(response, exchange);
 
   let text: string;
   try {
     text = await readCappedText(response, MAX_ERROR_BODY_BYTES);
   } catch (error) {
-    throw fetchFailure(error, request, timeoutSignal, timeoutMs);
+    throw exchangeFailure(error, exchange, 'body');
+  } finally {
+    exchange.finish();
   }
   throw new UpstreamHttpError({ status: response.status, headers, body: parseBody(text, headers['content-type']), request });
 }
 
-function fetchFailure(error: unknown, request: FailedRequest, timeoutSignal: AbortSignal | undefined, timeoutMs: number | undefined): unknown {
-  if (timeoutSignal?.aborted === true && timeoutMs !== undefined && (isTimeoutReason(error) || isTimeoutReason(timeoutSignal.reason))) {
-    return new UpstreamClientError({ type: 'timeout', timeoutMs, request });
+/** Statuses whose responses have no body (the `Response` constructor refuses one). */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
+function guardedResponse(response: Response, exchange: Exchange): Response {
+  const declared = Number(response.headers.get('content-length') ?? '');
+  if (Number.isFinite(declared) && declared > exchange.maxBodyBytes) {
+    exchange.finish();
+    response.body?.cancel().catch(() => undefined);
+    throw tooLarge(exchange);
   }
-  if (typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError') return error;
-  return new UpstreamClientError({ type: 'network', cause: error, request });
+  if (response.body === null || NULL_BODY_STATUSES.has(response.status)) {
+    exchange.finish();
+    return response;
+  }
+  return new Response(guardedBody(response.body as ReadableStream<Uint8Array>, exchange), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**
  * Reads a successful upstream body that `upstreamFetch` returned unread: the parsed JSON when it
  * parses, else the raw text; an empty body gives `{}` so the tool result is an object that can
- * carry `_meta`.
+ * carry `_meta`. The body is data: whatever its shape, it becomes the tool's value (see
+ * `toolResult` for how a handler returns a `CallToolResult` of its own).
  *
  * @param response - a 2xx `Response` whose body has not been read.
  * @returns the parsed JSON value, the text, or `{}`.
+ * @throws UpstreamClientError from a response of `upstreamFetch`: `timeout` or `network` (with
+ *   `phase: 'body'`) when the body stalls past the deadline or breaks off, `response_too_large`
+ *   past the body limit.
  */
 export async function readSuccessBody(response: Response): Promise<unknown> {
-  const text = await response.text();
+  const text = await readBodyText(response);
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;
   } catch {
     return text;
   }
+}
+
+/** The whole body as UTF-8; a guarded body's own error (an `UpstreamClientError`) propagates as is. */
+async function readBodyText(response: Response): Promise<string> {
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  // TextDecoder drops a leading byte order mark, as `response.text()` does
+  return new TextDecoder('utf-8').decode(Buffer.concat(chunks));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { createEnvelopeServer, parseBooleanSwitch, resolveSettings } from '../src/index.js';
+import { createEnvelopeServer, parseBooleanSwitch, resolveLimits, resolveSettings } from '../src/index.js';
 import { captureLog } from './fixtures/log-capture.js';
 import { useTestSession } from './fixtures/session.js';
 import { testAdapter } from './fixtures/test-adapter.js';
@@ -117,13 +117,27 @@ describe('reading and overriding the switches', () => {
   });
 
   it('lets explicit options win over the environment', async () => {
-    await start({ env: { MCP_STRICT_UNKNOWN_FIELDS: 'false', MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'false' }, strictUnknownFields: true, normalizationMeta: true });
+    await start({
+      env: { MCP_STRICT_UNKNOWN_FIELDS: 'false', MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'false', MCP_MAX_UPSTREAM_BODY_BYTES: '1000', MCP_MAX_RESULT_BYTES: '2000' },
+      strictUnknownFields: true,
+      normalizationMeta: true,
+      maxResultBytes: 5000,
+    });
     const result = await session.current.client.callTool({ name: 'get_envelope_contract', arguments: {} });
     expect((result.structuredContent as { settings: unknown }).settings).toEqual({
       MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: false,
       MCP_SCHEMA_KEY_NORMALIZATION_META: true,
       MCP_STRICT_UNKNOWN_FIELDS: true,
+      MCP_MAX_UPSTREAM_BODY_BYTES: 1000,
+      MCP_MAX_RESULT_BYTES: 5000,
     });
+  });
+
+  it('reads the size limits as positive integers of bytes; anything else keeps the default with one warning', () => {
+    const log = captureLog();
+    expect(resolveLimits({ MCP_MAX_UPSTREAM_BODY_BYTES: '1e6', MCP_MAX_RESULT_BYTES: ' 65536 ' }, {}, log.logger)).toEqual({ MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304, MCP_MAX_RESULT_BYTES: 65_536 });
+    expect(log.lines.map((line) => [line['level'], line['variable']])).toEqual([[40, 'MCP_MAX_UPSTREAM_BODY_BYTES']]);
+    expect(() => resolveLimits({}, { maxUpstreamBodyBytes: 0 }, log.logger)).toThrow('the option for MCP_MAX_UPSTREAM_BODY_BYTES must be a positive integer of bytes, got 0');
   });
 
   it('reads process.env when no env is given', () => {

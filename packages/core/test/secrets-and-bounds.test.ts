@@ -37,6 +37,32 @@ describe('secrets registered by value', () => {
   });
 });
 
+describe('known secrets in other spellings', () => {
+  const token = 'Atza|IwEBIUnitTestAccessToken0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
+
+  it('are found without their public prefix, with dots as slashes, and in pieces of 31 characters or more', () => {
+    registerSecret(token);
+    registerSecret('amzn1.oa2-cs.v1.unitsecret00112233445566778899');
+    const redactor = createRedactor();
+    const bare = token.slice(5);
+    expect(redactor.string(`t=${bare};`)).toBe('t=[REDACTED];');
+    expect(redactor.string('path amzn1/oa2-cs/v1/unitsecret00112233445566778899 end')).toBe('path [REDACTED] end');
+    expect(redactor.string('unitsecret00112233445566778899')).toBe('[REDACTED]');
+    expect(redactor.value({ a: token.slice(0, 36), b: token.slice(36) })).toEqual({ a: '[REDACTED]', b: '[REDACTED]' });
+    // a piece shorter than a window stays: it cannot be told from ordinary text
+    expect(redactor.string('IwEBIUnit')).toBe('IwEBIUnit');
+  });
+
+  it('mayRedact is false for text none of the rules or secrets touch, true otherwise', () => {
+    registerSecret(token);
+    const redactor = createRedactor([/tok_[a-z0-9]+/]);
+    expect(redactor.mayRedact('{"payload":{"orders":[1,2,3]}}')).toBe(false);
+    expect(redactor.mayRedact(`{"x":"${token.slice(20, 52)}"}`)).toBe(true);
+    expect(redactor.mayRedact('{"client_id_secret":"x"}')).toBe(true);
+    expect(redactor.mayRedact('{"id":"tok_abc"}')).toBe(true);
+  });
+});
+
 describe('success _meta', () => {
   it('is redacted like an envelope: an upstream header cannot carry a token to the caller', async () => {
     const server = createEnvelopeServer({

@@ -1,7 +1,7 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
-import { createEnvelopeServer } from '../src/index.js';
+import { createEnvelopeServer, toolResult } from '../src/index.js';
 
 import { connectInMemory } from './fixtures/connect.js';
 import { captureLog } from './fixtures/log-capture.js';
@@ -52,7 +52,13 @@ describe('capabilities and listing', () => {
       contract_version: 1,
       error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'sandbox_runtime', 'internal_error'],
       normalized_kinds: [],
-      settings: { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true, MCP_SCHEMA_KEY_NORMALIZATION_META: false, MCP_STRICT_UNKNOWN_FIELDS: true },
+      settings: {
+        MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true,
+        MCP_SCHEMA_KEY_NORMALIZATION_META: false,
+        MCP_STRICT_UNKNOWN_FIELDS: true,
+        MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304,
+        MCP_MAX_RESULT_BYTES: 9_437_184,
+      },
     });
   });
 
@@ -94,7 +100,7 @@ describe('success path', () => {
         inputSchema: { type: 'object' },
         handler: (_args, context) => {
           context.recordResponseMeta({ retry_after_seconds: 1.5 });
-          return { content: [{ type: 'text', text: '{"a":1,"_meta":{"trace":"t1"}}' }, { type: 'text', text: 'note' }], structuredContent: { a: 1, _meta: { trace: 't1' } } };
+          return toolResult({ content: [{ type: 'text', text: '{"a":1,"_meta":{"trace":"t1"}}' }, { type: 'text', text: 'note' }], structuredContent: { a: 1, _meta: { trace: 't1' } } });
         },
       },
     ]);
@@ -299,7 +305,7 @@ describe('failures', () => {
   it('turns a handler-built isError result without an envelope into internal_error', async () => {
     const log = captureLog();
     const { client } = await start({ logger: log.logger }, [
-      { name: 'plain_error', inputSchema: { type: 'object' }, handler: () => ({ isError: true, content: [{ type: 'text', text: 'it broke' }] }) },
+      { name: 'plain_error', inputSchema: { type: 'object' }, handler: () => toolResult({ isError: true, content: [{ type: 'text', text: 'it broke' }] }) },
     ]);
     const envelope = structured(await client.callTool({ name: 'plain_error', arguments: {} }));
     expect(envelope['error_code']).toBe('INTERNAL_ERROR');
@@ -480,7 +486,7 @@ describe('success results checked against the tool outputSchema', () => {
           name: 'typed_raw',
           inputSchema: { type: 'object' },
           outputSchema,
-          handler: () => ({ content: [{ type: 'text', text: 'no structured content' }] }),
+          handler: () => toolResult({ content: [{ type: 'text', text: 'no structured content' }] }),
         },
       ]),
     );

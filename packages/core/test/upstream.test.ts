@@ -10,6 +10,7 @@ import type { Connected } from './fixtures/connect.js';
 import { captureLog } from './fixtures/log-capture.js';
 import { createTestServer } from './fixtures/test-server.js';
 import { startReplay } from './fixtures/upstream-replay.js';
+import { startUpstreamReplay } from '../src/testing/index.js';
 import type { Replay } from './fixtures/upstream-replay.js';
 
 let replay: Replay;
@@ -272,5 +273,26 @@ describe('upstreamFetch on its own', () => {
     expect((refused as UpstreamClientError).failure.type).toBe('network');
     const timedOut = await upstreamFetch(`${replay.baseUrl}/slow?ms=3000`, { timeoutMs: 50 }).catch((caught: unknown) => caught);
     expect((timedOut as UpstreamClientError).failure).toEqual({ type: 'timeout', timeoutMs: 50, request: { method: 'GET', url: `${replay.baseUrl}/slow?ms=3000` } });
+  });
+
+  it('refuses a body whose Content-Length passes maxBodyBytes, and keeps the deadline over a body read with text()', async () => {
+    const hostile = await startUpstreamReplay();
+    try {
+      hostile.respond({ status: 200, body: 'x'.repeat(1000) });
+      const tooLarge = await upstreamFetch(`${hostile.url}/big`, { maxBodyBytes: 100 }).catch((caught: unknown) => caught);
+      expect((tooLarge as UpstreamClientError).failure).toEqual({
+        type: 'response_too_large',
+        subject: 'upstream_body',
+        limitBytes: 100,
+        setting: 'MCP_MAX_UPSTREAM_BODY_BYTES',
+        request: { method: 'GET', url: `${hostile.url}/big` },
+      });
+      hostile.respond({ status: 200, body: '{"slow":true}', dripIntervalMs: 200 });
+      const response = await upstreamFetch(`${hostile.url}/drip`, { timeoutMs: 300 });
+      const stalled = await response.text().catch((caught: unknown) => caught);
+      expect((stalled as UpstreamClientError).failure).toEqual({ type: 'timeout', timeoutMs: 300, phase: 'body', request: { method: 'GET', url: `${hostile.url}/drip` } });
+    } finally {
+      await hostile.close();
+    }
   });
 });

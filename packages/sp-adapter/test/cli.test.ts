@@ -65,6 +65,27 @@ describe('mcp-envelope-sp over stdio', () => {
     }
   });
 
+  it('answers a 6 MB body with an envelope, not a 12 MB line the SDK stdio client refuses', async () => {
+    // the body limit raised past the body: the result limit (default 9 MiB) is what keeps the line short
+    const env = { ...baseEnv(), MCP_MAX_UPSTREAM_BODY_BYTES: String(8 * 1024 * 1024) };
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, '--upstream', upstream.url], cwd: PACKAGE, env, stderr: 'pipe' });
+    const client = new Client({ name: 'cli-big-body-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      upstream.respond({ status: 200, body: { payload: 'x'.repeat(6_000_000) } });
+      const result = (await client.callTool({ name: 'sellers_getMarketplaceParticipations', arguments: {} })) as CallToolResult;
+      const envelope = result.structuredContent as Record<string, unknown>;
+      expect(validateEnvelope(envelope)).toEqual({ valid: true });
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['sp_api_client', 'TOOL_EXECUTION_FAILED', false]);
+      expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ limit_bytes: 9 * 1024 * 1024, setting: 'MCP_MAX_RESULT_BYTES' });
+      // the connection survived: the next call is answered
+      upstream.respond({ status: 200, body: { payload: [] } });
+      expect(((await client.callTool({ name: 'sellers_getMarketplaceParticipations', arguments: {} })) as CallToolResult).structuredContent).toEqual({ payload: [] });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('caches converted --models in the default cache folder, or in --model-cache-dir, and not with --no-model-cache', async () => {
     const models = join(scratch, 'models');
     mkdirSync(models);

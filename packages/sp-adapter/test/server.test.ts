@@ -1,12 +1,9 @@
-import { validateEnvelope } from '@mcp-envelope/contract';
-import type { ErrorEnvelope } from '@mcp-envelope/contract';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog, SpSettingsError, spSettingsFromEnv } from '../src/index.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
-import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
+import { connect, envelopeOf, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
 let upstream: UpstreamReplay;
@@ -31,12 +28,6 @@ async function server(options: Parameters<typeof connect>[0]): Promise<Connected
   return connected;
 }
 
-function envelopeOf(result: CallToolResult): ErrorEnvelope {
-  expect(result.isError).toBe(true);
-  const envelope = result.structuredContent as unknown as ErrorEnvelope;
-  expect(validateEnvelope(envelope)).toEqual({ valid: true });
-  return envelope;
-}
 
 const GET_ORDERS = { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-04-01T00:00:00Z' };
 

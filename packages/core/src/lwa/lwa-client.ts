@@ -8,6 +8,7 @@ import type { EnvelopeDetail } from '@mcp-envelope/contract';
 
 import { registerSecret } from '../redact.js';
 import { capText } from '../upstream-body/parse.js';
+import { displayLocation, locationUrl } from '../upstream-body/request.js';
 
 /** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
 export const DEFAULT_LWA_TOKEN_URL = 'https://api.amazon.com/auth/o2/token';
@@ -22,7 +23,9 @@ export type LwaFailureReason =
   /** The token endpoint answered with an OAuth error (`invalid_grant`, `invalid_client`, ...). */
   | 'token_rejected'
   /** The token endpoint could not be reached, timed out, or answered 5xx / unreadable JSON. */
-  | 'token_endpoint_unavailable';
+  | 'token_endpoint_unavailable'
+  /** The token endpoint answered with a redirect, which is never followed (it would carry the credentials). */
+  | 'token_endpoint_redirected';
 
 const LWA_ERROR_BRAND = Symbol.for('@mcp-envelope/core/LwaError');
 
@@ -38,15 +41,18 @@ export class LwaError extends Error {
   readonly status: number | undefined;
   /** The env variables that were missing, for `missing_credentials`. */
   readonly missing: readonly string[];
+  /** Where a redirect pointed (origin and path only), for `token_endpoint_redirected`. */
+  readonly location: string | undefined;
   private readonly [LWA_ERROR_BRAND] = true;
 
-  constructor(reason: LwaFailureReason, message: string, facts: { oauthError?: string; status?: number; missing?: readonly string[] } = {}) {
+  constructor(reason: LwaFailureReason, message: string, facts: { oauthError?: string; status?: number; missing?: readonly string[]; location?: string } = {}) {
     super(message);
     this.name = 'LwaError';
     this.reason = reason;
     this.oauthError = facts.oauthError;
     this.status = facts.status;
     this.missing = facts.missing ?? [];
+    this.location = facts.location;
   }
 
   /**
@@ -67,7 +73,7 @@ export interface LwaSettings {
   readonly refreshToken?: string | undefined;
   /** Defaults to {@link DEFAULT_LWA_TOKEN_URL}. */
   readonly tokenUrl?: string | undefined;
-  /** Request timeout in milliseconds (default 10000). */
+  /** One deadline for the token exchange, headers and body, in milliseconds (default 10000). */
   readonly timeoutMs?: number;
   /** Seconds before expiry at which a cached token is refreshed (default 60). */
   readonly refreshSkewSeconds?: number;
@@ -175,24 +181,47 @@ export class LwaTokenClient {
       client_id: this.settings.clientId ?? '',
       client_secret: this.settings.clientSecret ?? '',
     });
+    // One timer for the whole exchange: it holds its controller, so it fires while the body is
+    // still arriving (a timeout signal nobody references can be collected before it fires).
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      controller.abort(new DOMException('the LWA token exchange took too long', 'TimeoutError'));
+    }, this.settings.timeoutMs ?? 10_000);
+    try {
+      return await this.exchange(body, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async exchange(body: URLSearchParams, signal: AbortSignal): Promise<string> {
     const doFetch = this.settings.fetch ?? fetch;
+    const tokenUrl = this.settings.tokenUrl ?? DEFAULT_LWA_TOKEN_URL;
     let response: Response;
     try {
-      response = await doFetch(this.settings.tokenUrl ?? DEFAULT_LWA_TOKEN_URL, {
+      // never follow a redirect: the form carries the client secret and the refresh token
+      response = await doFetch(tokenUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', accept: 'application/json' },
         body,
-        signal: AbortSignal.timeout(this.settings.timeoutMs ?? 10_000),
+        redirect: 'manual',
+        signal,
       });
-    } catch (error) {
-      const timedOut = error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      throw new LwaError('token_endpoint_unavailable', timedOut ? 'the LWA token endpoint did not answer in time' : 'the LWA token endpoint could not be reached');
+    } catch {
+      throw new LwaError('token_endpoint_unavailable', signal.aborted ? 'the LWA token endpoint did not answer in time' : 'the LWA token endpoint could not be reached');
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      const target = locationUrl(response.headers.get('location') ?? '', tokenUrl);
+      const location = target === undefined ? '(an unreadable Location)' : displayLocation(target);
+      throw new LwaError('token_endpoint_redirected', `the LWA token endpoint answered HTTP ${response.status}, a redirect to ${location}, which is not followed`, { status: response.status, location });
     }
     let payload: unknown;
     try {
       const text = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES);
       payload = text === undefined ? undefined : (JSON.parse(text) as unknown);
     } catch {
+      if (signal.aborted) throw new LwaError('token_endpoint_unavailable', 'the LWA token endpoint did not answer in time', { status: response.status });
       payload = undefined;
     }
     const record = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
@@ -252,6 +281,16 @@ export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
       summary: `No LWA credentials: ${error.missing.join(', ')} ${error.missing.length === 1 ? 'is' : 'are'} not set.`,
       details: error.missing.map((name) => ({ path: name, issue: `${name} is not set`, received_type: 'undefined' })),
       hints: [`Set ${error.missing.join(', ')} in the server's environment and restart it.`],
+    };
+  }
+  if (error.reason === 'token_endpoint_redirected') {
+    return {
+      error_kind: 'auth_error',
+      error_code: 'AUTHENTICATION_ERROR',
+      retryable: false,
+      summary: `Could not get an access token: the LWA token endpoint redirected to ${error.location ?? 'another address'}, and the credentials are not sent there.`,
+      details: [{ path: '', issue: error.message, received_type: 'null', ...(error.status === undefined ? {} : { http_status: error.status }), ...(error.location === undefined ? {} : { location: error.location }) }],
+      hints: ['Set LWA_TOKEN_URL to the token endpoint itself (https://api.amazon.com/auth/o2/token, or the region\'s), not to an address that redirects.'],
     };
   }
   if (error.reason === 'token_endpoint_unavailable') {

@@ -10,9 +10,10 @@
  * @packageDocumentation
  */
 import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 
 import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
+import { toolResult } from '../tool-result.js';
 
 /** The names of {@link officialSuiteTools}, in listing order. */
 export const OFFICIAL_SUITE_TOOL_NAMES = [
@@ -77,8 +78,8 @@ function pause(milliseconds: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function text(value: string): { content: { type: 'text'; text: string }[] } {
-  return { content: [{ type: 'text', text: value }] };
+function text(value: string): CallToolResult {
+  return toolResult({ content: [{ type: 'text', text: value }] });
 }
 
 async function notify(context: ToolHandlerContext, notification: ServerNotification): Promise<void> {
@@ -115,25 +116,26 @@ export function officialSuiteTools(): EnvelopeTool[] {
       name: 'test_image_content',
       description: 'Conformance fixture: returns a 1x1 PNG image.',
       inputSchema: NO_ARGUMENTS,
-      handler: () => ({ content: [{ type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' }] }),
+      handler: () => toolResult({ content: [{ type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' }] }),
     },
     {
       name: 'test_audio_content',
       description: 'Conformance fixture: returns a short silent WAV clip.',
       inputSchema: NO_ARGUMENTS,
-      handler: () => ({ content: [{ type: 'audio', data: wav, mimeType: 'audio/wav' }] }),
+      handler: () => toolResult({ content: [{ type: 'audio', data: wav, mimeType: 'audio/wav' }] }),
     },
     {
       name: 'test_embedded_resource',
       description: 'Conformance fixture: returns an embedded text resource.',
       inputSchema: NO_ARGUMENTS,
-      handler: () => ({ content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] }),
+      handler: () => toolResult({ content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] }),
     },
     {
       name: 'test_multiple_content_types',
       description: 'Conformance fixture: returns text, image and resource blocks.',
       inputSchema: NO_ARGUMENTS,
-      handler: () => ({
+      handler: () =>
+        toolResult({
         content: [
           { type: 'text', text: 'Multiple content types test:' },
           { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },

@@ -15,7 +15,7 @@
  * @packageDocumentation
  */
 import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One recorded HTTP answer. */
@@ -24,12 +24,20 @@ export interface RecordedResponse {
   readonly status: number;
   /** Response headers as recorded (any casing). Framing headers (`content-length`, ...) are left to Node. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** A string is sent as is; any other value as JSON (with `content-type: application/json` unless a content type is recorded). */
+  /**
+   * A string or bytes (a `Uint8Array`, e.g. a gzip body with its `content-encoding` recorded) are
+   * sent as they are; any other value as JSON (with `content-type: application/json` unless a
+   * content type is recorded).
+   */
   readonly body?: unknown;
   /** Wait this long before answering, in milliseconds. */
   readonly delayMs?: number;
   /** Close the connection without any HTTP answer (after `delayMs`), as a reset or a crashed upstream does; `status` is then ignored. */
   readonly dropConnection?: boolean;
+  /** Send the body one byte at a time, this many milliseconds apart (a stalled or trickling upstream). */
+  readonly dripIntervalMs?: number;
+  /** Send the headers and this many bytes of the body, then reset the connection (a body cut off midway). */
+  readonly resetAfterBytes?: number;
 }
 
 /** A recorded answer for every request that matches. */
@@ -124,9 +132,45 @@ export function routeMatches(route: ReplayRoute, method: string, path: string, q
   return true;
 }
 
-function bodyText(body: unknown): string {
-  if (body === undefined) return '';
-  return typeof body === 'string' ? body : JSON.stringify(body);
+function bodyBytes(body: unknown): Buffer {
+  if (body === undefined) return Buffer.alloc(0);
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
+}
+
+/** Writes `body` one byte per `intervalMs`, stopping when the client goes away. */
+function drip(response: ServerResponse, body: Buffer, intervalMs: number): void {
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent >= body.length) {
+      clearInterval(timer);
+      response.end();
+      return;
+    }
+    response.write(body.subarray(sent, sent + 1));
+    sent += 1;
+  }, intervalMs);
+  response.on('close', () => {
+    clearInterval(timer);
+  });
+}
+
+/** Sends the recorded body: whole, dripped, or cut off after `resetAfterBytes` bytes. */
+function sendBody(request: IncomingMessage, response: ServerResponse, answer: RecordedResponse): void {
+  const body = bodyBytes(answer.body);
+  if (answer.resetAfterBytes !== undefined) {
+    response.flushHeaders();
+    response.write(body.subarray(0, answer.resetAfterBytes), () => {
+      setTimeout(() => request.socket.destroy(), 20);
+    });
+    return;
+  }
+  if (answer.dripIntervalMs !== undefined) {
+    response.flushHeaders();
+    drip(response, body, answer.dripIntervalMs);
+    return;
+  }
+  response.end(body);
 }
 
 /**
@@ -178,9 +222,9 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
         const headers = Object.entries(answer.headers ?? {}).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase()));
         for (const [name, value] of headers) response.setHeader(name, value);
         const hasContentType = headers.some(([name]) => name.toLowerCase() === 'content-type');
-        if (!hasContentType && answer.body !== undefined && typeof answer.body !== 'string') response.setHeader('content-type', 'application/json');
+        if (!hasContentType && answer.body !== undefined && typeof answer.body !== 'string' && !(answer.body instanceof Uint8Array)) response.setHeader('content-type', 'application/json');
         response.statusCode = answer.status;
-        response.end(bodyText(answer.body));
+        sendBody(request, response, answer);
       };
       if (answer.delayMs === undefined) send();
       else {

@@ -8,7 +8,7 @@
  *
  * @packageDocumentation
  */
-import type { ClassifiableFailure, ClassifiedError, FailedRequest, UpstreamHttpFailure } from '../adapter.js';
+import type { ClassifiableFailure, ClassifiedError, FailedRequest, RedirectFailure, ResponseTooLargeFailure, UpstreamHttpFailure } from '../adapter.js';
 import { jsonTypeOf } from '../arguments/json-type.js';
 import { classifyLwaFailure } from '../lwa/lwa-client.js';
 import { capText } from './parse.js';
@@ -28,10 +28,16 @@ export interface ClientFailureFamily {
     readonly network: string;
     readonly timeout: string;
     readonly bodyCoercion: string;
+    /** For a body or result over the size limit; defaults to {@link DEFAULT_TOO_LARGE_HINT}. */
+    readonly tooLarge?: string;
   };
   /** Extra hints for LWA failures, by OAuth error code (`invalid_grant`, ...), after core's own. */
   readonly lwaHints?: Readonly<Record<string, string>>;
 }
+
+/** The hint for a body or result over the size limit when the family has none of its own. */
+export const DEFAULT_TOO_LARGE_HINT =
+  'Ask for less in one call: use the pagination parameters (a smaller page size, then the next page token), request fewer fields or items, or narrow the filters (date range, ids).';
 
 function requestLabel(request: FailedRequest | undefined): string {
   return request === undefined ? '' : ` (${request.method.toUpperCase()} ${requestPath(request.url)})`;
@@ -45,6 +51,10 @@ function requestLabel(request: FailedRequest | undefined): string {
  * - `timeout` -> the same, with `timeout_ms` on the detail;
  * - `body_coercion` -> `<clientKind>` / `BODY_COERCION_INVALID_JSON`, not retryable, at the
  *   argument's path;
+ * - `response_too_large` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, not retryable as is; the
+ *   detail names the limit (`limit_bytes`, `setting`) and the hint says how to ask for less;
+ * - `redirect` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, not retryable; the detail says where
+ *   it pointed (`location`, origin and path only) and why it was not followed;
  * - `lwa` -> `auth_error` / `AUTHENTICATION_ERROR` (see `classifyLwaFailure`), plus the family's
  *   extra hint for the OAuth error code.
  *
@@ -57,15 +67,18 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
     case 'network': {
       const code = networkErrorCode(failure.cause);
       const host = requestHost(failure.request?.url, family.upstreamLabel);
+      const body = failure.phase === 'body';
       return {
         error_kind: family.clientKind,
         error_code: 'TOOL_EXECUTION_FAILED',
         retryable: true,
-        summary: `Could not reach ${host}${requestLabel(failure.request)}${code === undefined ? '' : ` (${code})`}; no HTTP answer arrived.`,
+        summary: body
+          ? `The answer of ${host}${requestLabel(failure.request)} broke off before its body was complete${code === undefined ? '' : ` (${code})`}.`
+          : `Could not reach ${host}${requestLabel(failure.request)}${code === undefined ? '' : ` (${code})`}; no HTTP answer arrived.`,
         details: [
           {
             path: '',
-            issue: code === undefined ? 'the request failed before any HTTP answer' : `network error ${code}`,
+            issue: body ? `the response body broke off${code === undefined ? '' : ` (network error ${code})`}` : code === undefined ? 'the request failed before any HTTP answer' : `network error ${code}`,
             received_type: 'null',
             ...(code === undefined ? {} : { network_code: code }),
           },
@@ -75,15 +88,22 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
     }
     case 'timeout': {
       const host = requestHost(failure.request?.url, family.upstreamLabel);
+      const body = failure.phase === 'body';
       return {
         error_kind: family.clientKind,
         error_code: 'TOOL_EXECUTION_FAILED',
         retryable: true,
-        summary: `No answer from ${host}${requestLabel(failure.request)} within ${failure.timeoutMs} ms.`,
-        details: [{ path: '', issue: `timed out after ${failure.timeoutMs} ms`, received_type: 'null', timeout_ms: failure.timeoutMs }],
+        summary: body
+          ? `The answer of ${host}${requestLabel(failure.request)} did not finish within ${failure.timeoutMs} ms.`
+          : `No answer from ${host}${requestLabel(failure.request)} within ${failure.timeoutMs} ms.`,
+        details: [{ path: '', issue: `timed out after ${failure.timeoutMs} ms${body ? ' while reading the response body' : ''}`, received_type: 'null', timeout_ms: failure.timeoutMs }],
         hints: [family.hints.timeout],
       };
     }
+    case 'response_too_large':
+      return tooLarge(failure, family);
+    case 'redirect':
+      return redirected(failure, family);
     case 'body_coercion':
       return {
         error_kind: family.clientKind,
@@ -103,4 +123,38 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
       };
     }
   }
+}
+
+function tooLarge(failure: ResponseTooLargeFailure, family: ClientFailureFamily): ClassifiedError {
+  const host = requestHost(failure.request?.url, family.upstreamLabel);
+  const what = failure.subject === 'result' ? `The result of this call` : `The answer of ${host}${requestLabel(failure.request)}`;
+  return {
+    error_kind: family.clientKind,
+    error_code: 'TOOL_EXECUTION_FAILED',
+    retryable: false,
+    summary: `${what} is larger than this server's limit of ${failure.limitBytes} bytes (${failure.setting}); nothing of it was sent.`,
+    details: [
+      {
+        path: '',
+        issue: `${failure.subject === 'result' ? 'the tool result' : 'the upstream body'} exceeds ${failure.limitBytes} bytes`,
+        received_type: 'object',
+        limit_bytes: failure.limitBytes,
+        setting: failure.setting,
+      },
+    ],
+    hints: [family.hints.tooLarge ?? DEFAULT_TOO_LARGE_HINT],
+  };
+}
+
+function redirected(failure: RedirectFailure, family: ClientFailureFamily): ClassifiedError {
+  const host = requestHost(failure.request?.url, family.upstreamLabel);
+  const why = failure.reason === 'cross_origin' ? 'another origin, where the request\'s credentials must not follow' : 'one hop too many';
+  return {
+    error_kind: family.clientKind,
+    error_code: 'TOOL_EXECUTION_FAILED',
+    retryable: false,
+    summary: `${host}${requestLabel(failure.request)} redirected (HTTP ${failure.status}) to ${failure.location}; not followed: ${why}.`,
+    details: [{ path: '', issue: `redirect to ${failure.location} not followed (${failure.reason})`, received_type: 'null', http_status: failure.status, location: failure.location }],
+    hints: [`Point the server at the endpoint the redirect names only if you trust it (the --upstream URL or the region setting); the server does not send credentials to another origin.`],
+  };
 }

@@ -57,3 +57,29 @@ export function networkErrorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A redirect's `Location` resolved against the URL it came from.
+ *
+ * @param location - the header value.
+ * @param base - the URL of the response that carried it.
+ * @returns the absolute URL, or `undefined` when it does not parse.
+ */
+export function locationUrl(location: string, base: string | URL): URL | undefined {
+  try {
+    return new URL(location, base);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A redirect target as an envelope or a log may show it: origin and path only; user info, query
+ * string and fragment (which may hold credentials) removed.
+ *
+ * @param url - the resolved target.
+ * @returns e.g. `https://example.com/auth/o2/token`.
+ */
+export function displayLocation(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}

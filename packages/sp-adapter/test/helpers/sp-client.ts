@@ -4,6 +4,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { validateEnvelope } from '@mcp-envelope/contract';
+import type { ErrorEnvelope } from '@mcp-envelope/contract';
+import { expect } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
 import type { SpModel, SpServer, SpServerOptions } from '../../src/index.js';
@@ -56,4 +59,19 @@ export async function connect(options: Partial<SpServerOptions> & { readonly env
       await server.envelope.close();
     },
   };
+}
+
+/**
+ * The envelope of an error result, checked to be a valid envelope whose text copy parses to the
+ * same object.
+ *
+ * @param result - a tool result expected to be `isError`.
+ */
+export function envelopeOf(result: CallToolResult): ErrorEnvelope {
+  expect(result.isError).toBe(true);
+  const envelope = result.structuredContent as unknown as ErrorEnvelope;
+  expect(validateEnvelope(envelope)).toEqual({ valid: true });
+  const block = result.content[0];
+  expect(block?.type === 'text' ? (JSON.parse(block.text) as unknown) : block).toEqual(envelope);
+  return envelope;
 }
