@@ -24,6 +24,8 @@ export interface SpAdapterOptions {
    * marketplace hints when requests go to a host that does not name its region.
    */
   readonly region?: () => SpRegion | undefined;
+  /** The identity service's base URL: failures of requests under it answer `OPENBRIDGE_HTTP_<status>`. */
+  readonly identityServiceUrl?: string | undefined;
 }
 
 /**
@@ -37,7 +39,7 @@ export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter
   return {
     id: SP_SERVER_ID,
     errorKinds: SP_ERROR_KINDS,
-    classify: (failure, context) => classifySpFailure(failure, context, { region: options.region?.() }),
+    classify: (failure, context) => classifySpFailure(failure, context, { region: options.region?.(), identityServiceUrl: options.identityServiceUrl }),
     parseResponseMeta: (headers, now) => parseSpResponseMeta(headers, now),
     hints: SP_HINT_TABLES,
     redactions: SP_REDACTION_PATTERNS,

@@ -24,6 +24,12 @@ import { parseSpResponseMeta, spRequestId } from './response-meta.js';
 /** SP's upstream kind and code prefix for core's status table. */
 export const SP_UPSTREAM_FAMILY = { httpKind: 'sp_api_http', codePrefix: 'SP_API_HTTP_' } as const satisfies UpstreamFamily;
 
+/**
+ * The identity service's family: its own code prefix, and SP's HTTP kind, which names the SP
+ * server's upstream side as a whole (the taxonomy has no kind of its own for internal services).
+ */
+export const OPENBRIDGE_UPSTREAM_FAMILY = { httpKind: 'sp_api_http', codePrefix: 'OPENBRIDGE_HTTP_' } as const satisfies UpstreamFamily;
+
 /** Every kind {@link classifySpFailure} can return. */
 export const SP_ERROR_KINDS = ['sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited'] as const;
 
@@ -222,12 +228,46 @@ function classifyLwaHttp(failure: UpstreamHttpFailure, body: SpErrorBody): Class
 export interface SpClassifySettings {
   /** The region whose endpoint is called, for marketplace hints when the host does not tell. */
   readonly region?: SpRegion | undefined;
+  /** The identity service's base URL, when the server uses one. */
+  readonly identityServiceUrl?: string | undefined;
+}
+
+/** Whether a failed request went to the identity service (same origin, under its base path). */
+export function isIdentityServiceRequest(request: FailedRequest | undefined, identityServiceUrl: string | undefined): boolean {
+  if (request === undefined || identityServiceUrl === undefined) return false;
+  return request.url === identityServiceUrl || request.url.startsWith(`${identityServiceUrl}/`) || request.url.startsWith(`${identityServiceUrl}?`);
+}
+
+/** Hints for identity service failures, by kind. */
+export const OPENBRIDGE_HINTS = {
+  auth: 'The identity service refused the server\'s credentials: check SP_IDENTITY_SERVICE_TOKEN (sent as a bearer token) and that it may read identities.',
+  rateLimited: 'The identity service is rate-limiting this server: wait the time given in _meta.retry_after_seconds, then retry.',
+  server: 'The identity service failed on its side: retry with exponential backoff; SP-API itself was not called.',
+  other: 'Check the identity id (list_identities) and SP_IDENTITY_SERVICE_URL; SP-API itself was not called.',
+} as const;
+
+function classifyOpenbridgeHttp(failure: UpstreamHttpFailure, body: SpErrorBody, context: ClassifyContext): ClassifiedError {
+  const status = classifyUpstreamStatus(failure.status, OPENBRIDGE_UPSTREAM_FAMILY);
+  const label = requestLabel(failure.request);
+  const headers = isRecord(failure.headers) ? failure.headers : {};
+  const retryAfter = status.error_kind === 'rate_limited' ? parseSpResponseMeta(headers, context.now).retry_after_seconds : undefined;
+  const hint = status.error_kind === 'auth_error' ? OPENBRIDGE_HINTS.auth : status.error_kind === 'rate_limited' ? OPENBRIDGE_HINTS.rateLimited : failure.status >= 500 ? OPENBRIDGE_HINTS.server : OPENBRIDGE_HINTS.other;
+  return {
+    error_kind: status.error_kind,
+    error_code: status.error_code,
+    retryable: status.retryable,
+    summary: oneLine(`The identity service answered ${statusText(failure.status)}${label}${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`),
+    // each detail says which boundary failed, so a 429 (code RATE_LIMITED) still names the service
+    details: body.details.map((detail) => ({ ...detail, service: 'identity' })),
+    hints: [hint],
+  };
 }
 
 function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext, settings: SpClassifySettings): ClassifiedError {
   const headers = isRecord(failure.headers) ? failure.headers : {};
   const requestId = spRequestId(headers);
   const body = parseSpErrorBody(failure.body, { status: failure.status, requestId, contentType: headers['content-type'] });
+  if (isIdentityServiceRequest(failure.request, settings.identityServiceUrl)) return classifyOpenbridgeHttp(failure, body, context);
   if (isLwaTokenFailure(failure, body)) return classifyLwaHttp(failure, body);
 
   const status = classifyUpstreamStatus(failure.status, SP_UPSTREAM_FAMILY);

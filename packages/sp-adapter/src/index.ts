@@ -15,3 +15,5 @@ export * from './models.js';
 export { defaultModelCacheDirectory, SP_MODEL_CACHE_FORMAT } from './model-cache.js';
 export type { SpModelCacheEvent } from './model-cache.js';
 export * from './server.js';
+export * from './identities.js';
+export * from './identity-tools.js';

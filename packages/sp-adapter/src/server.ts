@@ -22,6 +22,10 @@ import { officialSuiteTools } from '@mcp-envelope/core/testing';
 import type { CompiledTool, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, JsonSchemaObject, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { createSpAdapter } from './adapter.js';
+import { IdentityTokenClients, identitySourceFromEnv } from './identities.js';
+import type { SpIdentitySource } from './identities.js';
+import { listIdentitiesTool, setActiveIdentityTool, SpSessions } from './identity-tools.js';
+import type { SpSessionState } from './identity-tools.js';
 import { SP_CURATED_ENUMS, SP_HINT_TABLES, SP_MARKETPLACE_ID_PROPERTIES } from './hint-tables.js';
 import type { SpModel, SpModelOperation } from './models.js';
 import { DEFAULT_SP_REGION, parseSpRegion, SP_MARKETPLACE_IDS, SP_REGION_CODES, spEndpoint } from './regions.js';
@@ -69,6 +73,11 @@ export interface SpServerOptions {
   readonly tokens?: AccessTokenSource;
   /** Passed to core's `createEnvelopeServer` (switches, logger, version, ...). */
   readonly envelope?: EnvelopeServerOptions;
+  /**
+   * The selling-partner identities; defaults to `SP_IDENTITIES_FILE` or `SP_IDENTITY_SERVICE_URL`
+   * (see `identitySourceFromEnv`), else none: every call uses the `LWA_*` credentials.
+   */
+  readonly identities?: SpIdentitySource | undefined;
   /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/core/testing`). */
   readonly conformanceFixtures?: boolean | undefined;
 }
@@ -195,6 +204,8 @@ function toolDescription(operation: SpModelOperation): string {
  * @param options - see {@link SpServerOptions}.
  * @returns the server, its state and its operation tools.
  * @throws SpSettingsError when `SP_API_REGION`, `SP_API_SANDBOX` or `SP_API_TIMEOUT_MS` is unreadable.
+ * @throws SpIdentityError when `SP_IDENTITIES_FILE` or `SP_IDENTITY_SERVICE_URL` cannot be used
+ *   (the message names the file, the entry and the field, or the unset token variable).
  * @throws TypeError from core when an operation schema is not a plain JSON object typed `"object"`,
  *   or a conformance fixture tool's schema is invalid.
  */
@@ -207,9 +218,13 @@ export function createSpServer(options: SpServerOptions): SpServer {
     upstream: options.upstream,
     timeoutMs: options.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_SP_TIMEOUT_MS,
   };
-  const baseUrl = (): string => state.upstream ?? spEndpoint(state.region, state.sandbox);
-  const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettingsFromEnv(env));
-  const adapter = createSpAdapter({ region: () => state.region });
+  const baseUrl = (region: SpRegion = state.region): string => state.upstream ?? spEndpoint(region, state.sandbox);
+  const lwaSettings = lwaSettingsFromEnv(env);
+  const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings);
+  const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs);
+  const identityTokens = new IdentityTokenClients(lwaSettings);
+  const sessions = new SpSessions(identities?.initialId);
+  const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
   const envelopeOptions: EnvelopeServerOptions = { env, ...options.envelope };
 
   const operations = new Map<string, SpModelOperation>();
@@ -242,9 +257,16 @@ export function createSpServer(options: SpServerOptions): SpServer {
     });
   }
 
-  // An LwaError escapes to core, which hands it to the adapter as an `lwa` failure.
-  async function accessToken(): Promise<string> {
-    return tokens.accessToken();
+  /**
+   * The token source and region of this session's active identity (the `LWA_*` credentials and
+   * the server's region when none is active). An LwaError escapes to core, which hands it to the
+   * adapter as an `lwa` failure; an identity service failure is classified as `OPENBRIDGE_HTTP_*`.
+   */
+  async function callCredentials(session: SpSessionState, context: ToolHandlerContext): Promise<{ tokens: AccessTokenSource; region: SpRegion }> {
+    if (session.identityId === undefined || identities === undefined) return { tokens, region: session.region ?? state.region };
+    const identity = await identities.credentials(session.identityId, context);
+    if (identity === undefined) throw unknownActiveIdentity(session.identityId);
+    return { tokens: identityTokens.client(identity), region: session.region ?? identity.region };
   }
 
   function operationTool(operation: SpModelOperation): EnvelopeTool {
@@ -271,8 +293,10 @@ export function createSpServer(options: SpServerOptions): SpServer {
             prepared = { ...args, [body.property]: parsed };
           }
         }
-        const request = buildOperationRequest(operation, prepared, baseUrl());
-        const token = await accessToken();
+        const session = sessions.of(context);
+        const credentials = await callCredentials(session, context);
+        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region));
+        const token = await credentials.tokens.accessToken();
         try {
           const response = await context.fetch(request.url, {
             method: request.method,
@@ -282,7 +306,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
           });
           return await readSuccessBody(response);
         } catch (error) {
-          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403)) tokens.invalidate();
+          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403)) credentials.tokens.invalidate();
           throw error;
         }
       },
@@ -305,14 +329,19 @@ export function createSpServer(options: SpServerOptions): SpServer {
     },
     // a constant schema, compiled by the tests of this tool
     inputSchemaCheck: 'first-call',
-    handler: (args: Record<string, unknown>) => {
-      state.region = args['region'] as SpRegion;
+    handler: (args: Record<string, unknown>, context: ToolHandlerContext) => {
+      const region = args['region'] as SpRegion;
+      // the server's region is the default of sessions without an identity; this session's choice
+      // also wins over its identity's region
+      state.region = region;
+      sessions.of(context).region = region;
       if (typeof args['sandbox'] === 'boolean') state.sandbox = args['sandbox'];
-      return { region: state.region, sandbox: state.sandbox, endpoint: baseUrl(), upstream_override: state.upstream !== undefined };
+      return { region, sandbox: state.sandbox, endpoint: baseUrl(region), upstream_override: state.upstream !== undefined };
     },
   };
 
-  const tools: EnvelopeTool[] = [...[...operations.values()].map(operationTool), setRegion, ...(options.conformanceFixtures === true ? officialSuiteTools() : [])];
+  const identityTools = identities === undefined ? [] : [listIdentitiesTool(identities, sessions), setActiveIdentityTool(identities, sessions)];
+  const tools: EnvelopeTool[] = [...[...operations.values()].map(operationTool), setRegion, ...identityTools, ...(options.conformanceFixtures === true ? officialSuiteTools() : [])];
   const envelope = createEnvelopeServer({
     info: { name: SP_SERVER_NAME, version: SP_ADAPTER_VERSION, title: 'SP-API (reference envelope server)' },
     adapter,
@@ -323,5 +352,15 @@ export function createSpServer(options: SpServerOptions): SpServer {
       ...envelopeOptions,
     },
   });
-  return { envelope, state, operations, baseUrl };
+  return { envelope, state, operations, baseUrl: () => baseUrl() };
+}
+
+function unknownActiveIdentity(id: number): EnvelopeError {
+  return new EnvelopeError({
+    error_kind: 'mcp_input_validation',
+    error_code: 'INPUT_VALIDATION_FAILED',
+    summary: `The active identity ${id} is not known to the identity source.`,
+    details: [{ path: '', field: 'identity_id', issue: `identity ${id} was set unverified and the source has no such identity`, received_type: 'integer' }],
+    hints: ['Call list_identities, then set_active_identity with one of its ids.'],
+  });
 }

@@ -1,0 +1,262 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { createSpServer, loadBuiltInCatalog, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { connect, envelopeOf, startSpUpstream } from './helpers/sp-client.js';
+import type { Connected } from './helpers/sp-client.js';
+
+const SELLER1_TOKEN = 'Atzr|seller-one-refresh-token-aaaa1111';
+const SELLER2_TOKEN = 'Atzr|seller-two-refresh-token-bbbb2222';
+const SERVICE_TOKEN = 'idsvc-bearer-secret-0123456789';
+const SECRETS = [SELLER1_TOKEN, SELLER2_TOKEN, SERVICE_TOKEN, 'seller-one-refresh', 'seller-two-refresh', 'idsvc-bearer-secret'];
+
+const IDENTITIES = [
+  { id: 1, name: 'Acme US', region: 'na', marketplace_ids: ['ATVPDKIKX0DER'], refresh_token_env: 'SELLER1_REFRESH_TOKEN' },
+  { id: 2, name: 'Acme DE', region: 'Europe', marketplace_ids: ['A1PA6795UKMFR9'], refresh_token_env: 'SELLER2_REFRESH_TOKEN' },
+];
+const GET_ORDERS = { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-04-01T00:00:00Z' };
+
+let upstream: UpstreamReplay;
+let tokenServer: Server;
+let tokenUrl: string;
+let folder: string;
+let identitiesFile: string;
+const open: Connected[] = [];
+const logged: string[] = [];
+const logger = { error: (details: Record<string, unknown>, message: string): void => void logged.push(JSON.stringify({ details, message })), warn: (details: Record<string, unknown>, message: string): void => void logged.push(JSON.stringify({ details, message })) };
+
+/** A token endpoint that hands out an access token naming the refresh token it got (its last 4 characters). */
+function startTokenServer(): Promise<Server> {
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
+    request.on('end', () => {
+      const refresh = new URLSearchParams(body).get('refresh_token') ?? '';
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ access_token: `access-for-${refresh.slice(-4)}`, token_type: 'bearer', expires_in: 3600 }));
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve(server);
+    });
+  });
+}
+
+function lwa(): Record<string, string> {
+  return { LWA_CLIENT_ID: 'amzn1.application-oa2-client.testclient0001', LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66', LWA_TOKEN_URL: tokenUrl };
+}
+
+function fileEnv(): Record<string, string> {
+  return { ...lwa(), SP_IDENTITIES_FILE: identitiesFile, SELLER1_REFRESH_TOKEN: SELLER1_TOKEN, SELLER2_REFRESH_TOKEN: SELLER2_TOKEN };
+}
+
+function serviceEnv(): Record<string, string> {
+  return { ...lwa(), SP_IDENTITY_SERVICE_URL: `${upstream.url}/idsvc`, SP_IDENTITY_SERVICE_TOKEN: SERVICE_TOKEN };
+}
+
+/** Every answer and log line of a test, checked for secrets at the end of it. */
+const answers: unknown[] = [];
+
+async function server(env: Record<string, string>): Promise<Connected> {
+  const connected = await connect({ env, upstream: upstream.url, envelope: { logger } });
+  open.push(connected);
+  return {
+    ...connected,
+    call: async (name, args) => {
+      const result = await connected.call(name, args);
+      answers.push(result);
+      return result;
+    },
+  };
+}
+
+function accessTokenOf(marketplace: string): string | undefined {
+  const request = upstream.requests.find((candidate) => candidate.path === '/orders/v0/orders' && candidate.query.get('MarketplaceIds') === marketplace);
+  const header = request?.headers['x-amz-access-token'];
+  return Array.isArray(header) ? header[0] : header;
+}
+
+beforeAll(async () => {
+  upstream = await startSpUpstream();
+  tokenServer = await startTokenServer();
+  const address = tokenServer.address();
+  tokenUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/auth/o2/token`;
+  folder = mkdtempSync(join(tmpdir(), 'sp-identities-'));
+  identitiesFile = join(folder, 'identities.json');
+  writeFileSync(identitiesFile, JSON.stringify(IDENTITIES));
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((connected) => connected.close()));
+  upstream.reset();
+  upstream.respond({ status: 200, body: {} });
+  upstream.requests.splice(0);
+  const text = JSON.stringify(answers.splice(0)) + logged.splice(0).join('\n');
+  for (const secret of SECRETS) expect(text).not.toContain(secret);
+});
+
+afterAll(async () => {
+  await upstream.close();
+  await new Promise((resolve) => tokenServer.close(resolve));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('SP_IDENTITIES_FILE', () => {
+  it('refuses a malformed file with the entry and field, never a token', () => {
+    const env = { SELLER1_REFRESH_TOKEN: SELLER1_TOKEN };
+    expect(() => parseIdentitiesFile('[{"id": 1', 'ids.json', env)).toThrow(/^SP_IDENTITIES_FILE ids\.json is not valid JSON/);
+    expect(() => parseIdentitiesFile('[]', 'ids.json', env)).toThrow('SP_IDENTITIES_FILE ids.json must hold a non-empty JSON array of identities');
+    expect(() => parseIdentitiesFile(JSON.stringify([{ ...IDENTITIES[0], region: 'atlantis' }]), 'ids.json', env)).toThrow('SP_IDENTITIES_FILE ids.json: identities[0].region must be one of na, eu, fe (or a name of one)');
+    expect(() => parseIdentitiesFile(JSON.stringify([IDENTITIES[0], { ...IDENTITIES[0], name: 'again' }]), 'ids.json', env)).toThrow('SP_IDENTITIES_FILE ids.json: identity id 1 appears twice');
+    expect(() => parseIdentitiesFile(JSON.stringify(IDENTITIES), 'ids.json', env)).toThrow(
+      new SpIdentityError('SP_IDENTITIES_FILE ids.json: identities[1]: environment variable SELLER2_REFRESH_TOKEN (the refresh token of identity 2) is not set'),
+    );
+    expect(() => parseIdentitiesFile(JSON.stringify([{ ...IDENTITIES[0], id: '1' }]), 'ids.json', env)).toThrow('identities[0].id must be a positive integer');
+  });
+
+  it('makes createSpServer fail at start-up on an unreadable file or both sources', async () => {
+    const models = await loadBuiltInCatalog();
+    expect(() => createSpServer({ models, env: { SP_IDENTITIES_FILE: join(folder, 'missing.json') } })).toThrow(`SP_IDENTITIES_FILE ${join(folder, 'missing.json')} cannot be read: ENOENT`);
+    expect(() => createSpServer({ models, env: { SP_IDENTITIES_FILE: identitiesFile, SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/' } })).toThrow('set SP_IDENTITIES_FILE or SP_IDENTITY_SERVICE_URL, not both');
+  });
+
+  it('lists identities without tokens, filtered by a free-text region', async () => {
+    const connected = await server(fileEnv());
+    const tools = (await connected.client.listTools()).tools.map((tool) => tool.name);
+    expect(tools).toEqual(expect.arrayContaining(['list_identities', 'set_active_identity']));
+    expect((await connected.call('list_identities', {})).structuredContent).toEqual({
+      identities: [
+        { id: 1, name: 'Acme US', region: 'na', marketplace_ids: ['ATVPDKIKX0DER'] },
+        { id: 2, name: 'Acme DE', region: 'eu', marketplace_ids: ['A1PA6795UKMFR9'] },
+      ],
+      active_identity_id: 1,
+      source: 'file',
+    });
+    expect((await connected.call('list_identities', { region: 'Germany' })).structuredContent).toMatchObject({ identities: [{ id: 2 }] });
+    const envelope = envelopeOf(await connected.call('list_identities', { region: 'Atlantis' }));
+    expect(envelope).toMatchObject({ error_kind: 'mcp_input_validation', error_code: 'INPUT_VALIDATION_FAILED', retryable: false });
+    expect(envelope.details[0]).toMatchObject({ path: 'region', field: 'region', allowed: ['na', 'eu', 'fe'] });
+  });
+
+  it('sends each SP-API call with the active identity\'s token; an unknown id answers SCHEMA_IDENTITY_NOT_FOUND', async () => {
+    const connected = await server(fileEnv());
+    expect((await connected.call('ordersV0_getOrders', GET_ORDERS)).isError).toBeFalsy();
+    expect(accessTokenOf('ATVPDKIKX0DER')).toBe('access-for-1111');
+    expect((await connected.call('set_active_identity', { identity_id: 2 })).structuredContent).toEqual({ identity_id: 2, verified: true, name: 'Acme DE', region: 'eu', marketplace_ids: ['A1PA6795UKMFR9'] });
+    await connected.call('ordersV0_getOrders', { ...GET_ORDERS, MarketplaceIds: ['A1PA6795UKMFR9'] });
+    expect(accessTokenOf('A1PA6795UKMFR9')).toBe('access-for-2222');
+
+    const envelope = envelopeOf(await connected.call('set_active_identity', { identity_id: 3 }));
+    expect(envelope).toMatchObject({ error_kind: 'mcp_input_validation', error_code: 'SCHEMA_IDENTITY_NOT_FOUND', retryable: false });
+    expect(envelope.details).toEqual([{ path: 'identity_id', field: 'identity_id', issue: '3 is not one of the identity ids the server knows.', received_type: 'integer', allowed: [1, 2] }]);
+    expect(envelope.hints).toEqual(['Did you mean 2? Got 3.', 'Known identities: 1 (Acme US, na); 2 (Acme DE, eu).']);
+    // the refused switch left the session on identity 2
+    expect((await connected.call('list_identities', {})).structuredContent).toMatchObject({ active_identity_id: 2 });
+    expect(envelopeOf(await connected.call('set_active_identity', { identity_id: '2' })).error_code).toBe('SCHEMA_TYPE_MISMATCH');
+  });
+
+  it('keeps the single-credential setup without identity tools', async () => {
+    const connected = await server({ ...lwa(), LWA_REFRESH_TOKEN: SELLER1_TOKEN });
+    const tools = (await connected.client.listTools()).tools.map((tool) => tool.name);
+    expect(tools).not.toContain('list_identities');
+    await connected.call('ordersV0_getOrders', GET_ORDERS);
+    expect(accessTokenOf('ATVPDKIKX0DER')).toBe('access-for-1111');
+  });
+});
+
+describe('SP_IDENTITY_SERVICE_URL', () => {
+  const list = [
+    { id: 7, name: 'Globex JP', region: 'fe', marketplace_ids: ['A1VC38T7YXB528'] },
+    { id: 8, name: 'Globex US', region: 'na', marketplace_ids: ['ATVPDKIKX0DER'] },
+  ];
+
+  it('lists from GET /identities with the bearer token and uses GET /identities/{id} for the refresh token', async () => {
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 200, body: list } });
+    upstream.route({ method: 'GET', path: '/idsvc/identities/8', response: { status: 200, body: { ...list[1], refresh_token: SELLER2_TOKEN } } });
+    const connected = await server(serviceEnv());
+    expect((await connected.call('list_identities', {})).structuredContent).toEqual({ identities: list, active_identity_id: null, source: 'service' });
+    expect(upstream.requests[0]?.headers['authorization']).toBe(`Bearer ${SERVICE_TOKEN}`);
+    expect((await connected.call('set_active_identity', { identity_id: 8 })).structuredContent).toMatchObject({ identity_id: 8, verified: true });
+    await connected.call('ordersV0_getOrders', GET_ORDERS);
+    await connected.call('ordersV0_getOrders', GET_ORDERS);
+    expect(accessTokenOf('ATVPDKIKX0DER')).toBe('access-for-2222');
+    // the identity's credentials are fetched once
+    expect(upstream.requests.filter((request) => request.path === '/idsvc/identities/8')).toHaveLength(1);
+    expect(envelopeOf(await connected.call('set_active_identity', { identity_id: 9 })).hints[0]).toBe('Did you mean 8? Got 9.');
+  });
+
+  it('answers OPENBRIDGE_HTTP_<status> for identity service failures, with their telemetry', async () => {
+    const connected = await server(serviceEnv());
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 401, body: { message: 'bad token' } } });
+    expect(envelopeOf(await connected.call('list_identities', {}))).toMatchObject({ error_kind: 'auth_error', error_code: 'OPENBRIDGE_HTTP_401', retryable: false });
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 429, headers: { 'Retry-After': '7' }, body: { message: 'slow down' } } });
+    const limited = envelopeOf(await connected.call('list_identities', {}));
+    expect(limited).toMatchObject({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, _meta: { retry_after_seconds: 7 } });
+    expect(limited.details[0]).toMatchObject({ http_status: 429, service: 'identity' });
+    expect(limited.summary).toBe('The identity service answered HTTP 429 Too Many Requests to GET /idsvc/identities; retry after 7 s.');
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 503, body: '<html>down</html>', headers: { 'content-type': 'text/html' } } });
+    expect(envelopeOf(await connected.call('list_identities', {}))).toMatchObject({ error_kind: 'sp_api_http', error_code: 'OPENBRIDGE_HTTP_503', retryable: true });
+  });
+
+  it('falls through with an identity_unverified warning when the list is down or empty, and SP-API calls then meet the service', async () => {
+    const connected = await server(serviceEnv());
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 503, body: {} } });
+    const down = await connected.call('set_active_identity', { identity_id: 5 });
+    expect(down.isError).toBeFalsy();
+    expect(down.structuredContent).toEqual({
+      identity_id: 5,
+      verified: false,
+      _meta: { warnings: [{ kind: 'identity_unverified', summary: 'Identity 5 was set without checking it: the identity list could not be read.', details: [], hints: ['Call list_identities to see the identities the server knows.'] }] },
+    });
+    upstream.route({ method: 'GET', path: '/idsvc/identities/5', response: { status: 404, body: {} } });
+    expect(envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS))).toMatchObject({ error_kind: 'sp_api_http', error_code: 'OPENBRIDGE_HTTP_404', retryable: false });
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 200, body: [] } });
+    const empty = await connected.call('set_active_identity', { identity_id: 6 });
+    expect((empty.structuredContent as { _meta: { warnings: { summary: string }[] } })._meta.warnings[0]?.summary).toBe('Identity 6 was set without checking it: the identity list is empty.');
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 403, body: {} } });
+    expect(envelopeOf(await connected.call('set_active_identity', { identity_id: 6 })).error_code).toBe('OPENBRIDGE_HTTP_403');
+  });
+});
+
+describe('sessions over Streamable HTTP', () => {
+  it('keeps each client on its own identity while both call at once', async () => {
+    const models = await loadBuiltInCatalog();
+    const sp = createSpServer({ models, env: fileEnv(), upstream: upstream.url, envelope: { logger } });
+    const handle = await sp.envelope.serveStreamableHttp({ port: 0 });
+    const clients = [new Client({ name: 'seller-one', version: '1.0.0' }), new Client({ name: 'seller-two', version: '1.0.0' })];
+    try {
+      for (const client of clients) await client.connect(new StreamableHTTPClientTransport(handle.url));
+      const [one, two] = clients as [Client, Client];
+      await two.callTool({ name: 'set_active_identity', arguments: { identity_id: 2 } });
+      const marketplaces = ['ATVPDKIKX0DER', 'A1PA6795UKMFR9'];
+      const results = (await Promise.all(
+        Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? one : two).callTool({ name: 'ordersV0_getOrders', arguments: { ...GET_ORDERS, MarketplaceIds: [marketplaces[index % 2]] } })),
+      )) as CallToolResult[];
+      answers.push(...results);
+      expect(results.every((result) => result.isError !== true)).toBe(true);
+      const tokens = (marketplace: string): string[] =>
+        upstream.requests.filter((request) => request.query.get('MarketplaceIds') === marketplace).map((request) => String(request.headers['x-amz-access-token']));
+      expect(tokens('ATVPDKIKX0DER')).toEqual(['access-for-1111', 'access-for-1111', 'access-for-1111']);
+      expect(tokens('A1PA6795UKMFR9')).toEqual(['access-for-2222', 'access-for-2222', 'access-for-2222']);
+      const listed = (await Promise.all(clients.map((client) => client.callTool({ name: 'list_identities', arguments: {} })))) as CallToolResult[];
+      answers.push(...listed);
+      expect(listed.map((result) => (result.structuredContent as { active_identity_id: number }).active_identity_id)).toEqual([1, 2]);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await handle.close();
+    }
+  });
+});
