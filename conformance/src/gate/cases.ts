@@ -13,8 +13,8 @@ import type { ErrorKind } from '@mcp-envelope/contract';
 import type { RecordedResponse, ReplayRoute } from '@mcp-envelope/core/testing';
 
 import { isRecord } from '../json-schema.js';
-import { SERVER_IDS } from './reference-servers.js';
-import type { ServerId } from './reference-servers.js';
+import { SERVER_IDS, VARIANT_NAMES } from './reference-servers.js';
+import type { ServerId, VariantName } from './reference-servers.js';
 
 /** A call the reference server should turn into an envelope. */
 export interface ExpectedEnvelope {
@@ -41,6 +41,8 @@ export interface UpstreamCase {
   readonly id: string;
   readonly server: ServerId;
   readonly about: string;
+  /** The server configuration the call runs in (`main` unless the file says otherwise, e.g. `identities`). */
+  readonly variant: VariantName;
   readonly call: { readonly tool: string; readonly arguments: Readonly<Record<string, unknown>> };
   /** The answers the replay server gives, by route. */
   readonly upstream: readonly ReplayRoute[];
@@ -95,10 +97,13 @@ export function readCase(path: string): UpstreamCase {
   if (!isRecord(call) || typeof call['tool'] !== 'string' || !isRecord(call['arguments'])) throw problem(name, 'call needs a tool name and an arguments object');
   const upstream = value['upstream'];
   if (!Array.isArray(upstream)) throw problem(name, 'upstream must be a list of routes');
+  const variant = value['variant'] ?? 'main';
+  if (typeof variant !== 'string' || !(VARIANT_NAMES as readonly string[]).includes(variant)) throw problem(name, `variant must be one of ${VARIANT_NAMES.join(', ')}`);
   return {
     id: value['id'],
     server: server as ServerId,
     about: typeof value['about'] === 'string' ? value['about'] : '',
+    variant: variant as VariantName,
     call: { tool: call['tool'], arguments: call['arguments'] },
     upstream: upstream.map((route, index) => checkRoute(name, route, index)),
     expected: checkExpected(name, value['expected']),

@@ -119,7 +119,7 @@ async function upstreamRows(environment: GateEnvironment, cases: readonly Upstre
   const rows: GateRow[] = [];
   for (const recorded of cases) {
     const start = performance.now();
-    const outcome = await environment.call(recorded.server, 'main', recorded.call.tool, recorded.call.arguments, recorded.upstream);
+    const outcome = await environment.call(recorded.server, recorded.variant, recorded.call.tool, recorded.call.arguments, recorded.upstream);
     const judged = judgeCase(recorded.expected, outcome);
     rows.push(row('upstream', recorded.server, recorded.id, expectedLabel(recorded.expected), judged.got, judged.differences, start));
   }

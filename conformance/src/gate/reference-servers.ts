@@ -23,9 +23,11 @@ export type ServerId = (typeof SERVER_IDS)[number];
  * - `main`: credentials, normalization events on, strict unknown fields, the official suite's fixture tools;
  * - `no-credentials`: as main without any LWA variable;
  * - `lenient`: as main with `MCP_STRICT_UNKNOWN_FIELDS=false`;
- * - `probe`: the contract's defaults (normalization events off), no fixture tools.
+ * - `probe`: the contract's defaults (normalization events off), no fixture tools;
+ * - `identities`: as main, with the SP server's identities read from the replay server's identity
+ *   service route ({@link GATE_IDENTITY_SERVICE_PATH}), no fixture tools.
  */
-export const VARIANT_NAMES = ['main', 'no-credentials', 'lenient', 'probe'] as const;
+export const VARIANT_NAMES = ['main', 'no-credentials', 'lenient', 'probe', 'identities'] as const;
 
 /** One of {@link VARIANT_NAMES}. */
 export type VariantName = (typeof VARIANT_NAMES)[number];
@@ -35,6 +37,12 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Dummy LWA credentials: the replay server's token endpoint accepts anything. */
 export const GATE_LWA_CLIENT_ID = 'amzn1.application-oa2-client.conformancegate0001';
+
+/** Where the replay server plays the identity service (`SP_IDENTITY_SERVICE_URL` is the replay URL plus this). */
+export const GATE_IDENTITY_SERVICE_PATH = '/openbridge';
+
+/** The dummy bearer token the gate's SP server sends to the identity service. */
+export const GATE_IDENTITY_SERVICE_TOKEN = 'conformance-gate-identity-service-0001';
 
 /** The Ads profile the gate's Ads server starts with. */
 export const GATE_ADS_PROFILE_ID = '3300440055006600';
@@ -90,8 +98,15 @@ export function serverBinPath(server: ReferenceServer): string {
   return join(folder, bin);
 }
 
-/** The environment of a variant (on top of the server's own `env`). */
-export function variantEnv(variant: VariantName, tokenUrl: string): Record<string, string> {
+/**
+ * The environment of a variant (on top of the server's own `env`).
+ *
+ * @param variant - the configuration.
+ * @param tokenUrl - the replay server's token endpoint.
+ * @param upstreamUrl - the replay server's base URL (the `identities` variant's identity service lives under it).
+ * @returns the variables.
+ */
+export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl = ''): Record<string, string> {
   const credentials = { LWA_CLIENT_ID: GATE_LWA_CLIENT_ID, LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.conformancegatesecret0001', LWA_REFRESH_TOKEN: 'Atzr|conformance-gate-refresh-0001' };
   const switches = { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'true', MCP_SCHEMA_KEY_NORMALIZATION_META: 'true', MCP_STRICT_UNKNOWN_FIELDS: 'true' };
   switch (variant) {
@@ -103,6 +118,8 @@ export function variantEnv(variant: VariantName, tokenUrl: string): Record<strin
       return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches, MCP_STRICT_UNKNOWN_FIELDS: 'false' };
     case 'probe':
       return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches, MCP_SCHEMA_KEY_NORMALIZATION_META: 'false' };
+    case 'identities':
+      return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches, SP_IDENTITY_SERVICE_URL: `${upstreamUrl}${GATE_IDENTITY_SERVICE_PATH}`, SP_IDENTITY_SERVICE_TOKEN: GATE_IDENTITY_SERVICE_TOKEN };
   }
 }
 
@@ -136,7 +153,7 @@ export interface ServerSetup {
  * @returns the command line (secrets are dummy values; reports show names only).
  */
 export function serverCommandLine(setup: ServerSetup, server: ServerId, variant: VariantName): string {
-  const env = { ...REFERENCE_SERVERS[server].env, ...variantEnv(variant, setup.tokenUrl) };
+  const env = { ...REFERENCE_SERVERS[server].env, ...variantEnv(variant, setup.tokenUrl, setup.upstreamUrl) };
   const assignments = Object.entries(env).map(([name, value]) => `${name}=${quoteWord(value)}`);
   const flags = ['--upstream', setup.upstreamUrl, '--models', setup.modelFolders[server], ...(variant === 'main' ? ['--conformance-fixtures'] : [])];
   return [...assignments, setup.commands[server], ...flags.map(quoteWord)].join(' ');

@@ -35,20 +35,31 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     expect(report.conformant).toBe(true);
     expect(failing(report)).toEqual([]);
     expect(report.servers.map((server) => `${server.id} ${server.name ?? ''}`)).toEqual(['sp mcp-envelope-sp', 'ads mcp-envelope-ads']);
-    expect(report.sections.upstream).toEqual({ passed: 64, failed: 0, skipped: 0 });
+    expect(report.sections.upstream).toEqual({ passed: 71, failed: 0, skipped: 0 });
     expect(report.sections.fixtures).toEqual({ passed: 74, failed: 0, skipped: 0 });
     expect(report.sections.capability).toEqual({ passed: 8, failed: 0, skipped: 0 });
     expect(report.sections.parity.failed).toBe(0);
     expect(report.sections.probe.passed).toBeGreaterThan(50);
     const row = report.rows.find((entry) => entry.check === 'sp-429-retry-after-seconds');
     expect(row).toMatchObject({ section: 'upstream', server: 'sp', result: 'PASS', got: 'rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}' });
+    const identities = Object.fromEntries(report.rows.filter((entry) => entry.check.startsWith('sp-identity-')).map((entry) => [entry.check, `${entry.result} ${entry.got}`]));
+    expect(identities).toEqual({
+      'sp-identity-cache-down': 'PASS success _meta{warnings}',
+      'sp-identity-list': 'PASS success no _meta',
+      'sp-identity-service-401': 'PASS auth_error/OPENBRIDGE_HTTP_401 retryable=false no _meta',
+      'sp-identity-service-429': 'PASS rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}',
+      'sp-identity-service-503': 'PASS sp_api_http/OPENBRIDGE_HTTP_503 retryable=true no _meta',
+      'sp-identity-switch': 'PASS success no _meta',
+      'sp-identity-unknown-id': 'PASS mcp_input_validation/SCHEMA_IDENTITY_NOT_FOUND retryable=false no _meta',
+    });
     const parity = report.rows.filter((entry) => entry.section === 'parity').map((entry) => entry.check);
     expect(parity).toEqual(expect.arrayContaining(['input validation: SCHEMA_REQUIRED', 'unknown tool', 'upstream 429', 'upstream 401', 'internal error']));
     expect(run.stdout).toContain('verdict: CONFORMANT (both servers)');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
     const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
-    expect(xml).toContain('<testsuite name="gate upstream" tests="64" failures="0"');
+    expect(xml).toContain('<testsuite name="gate upstream" tests="71" failures="0"');
     expect(JSON.stringify(report)).not.toContain('conformancegatesecret');
+    expect(JSON.stringify(report)).not.toContain('conformance-gate-identity-service');
   }, 300_000);
 
   it('fails when the Ads adapter is broken on purpose (429 classified as ads_api_http)', async () => {

@@ -117,9 +117,18 @@ describe('fixture normalization and comparison', () => {
 describe('cases', () => {
   it('the package cases all read, one server each, with unique ids', () => {
     const cases = readCases(join(import.meta.dirname, '..', '..', 'cases'));
-    expect(cases.length).toBe(64);
-    expect(new Set(cases.map((entry) => entry.id)).size).toBe(64);
-    expect(cases.filter((entry) => entry.server === 'sp')).toHaveLength(35);
+    expect(cases.length).toBe(71);
+    expect(new Set(cases.map((entry) => entry.id)).size).toBe(71);
+    expect(cases.filter((entry) => entry.server === 'sp')).toHaveLength(42);
+    expect(cases.filter((entry) => entry.variant === 'identities').map((entry) => entry.id)).toEqual([
+      'sp-identity-cache-down',
+      'sp-identity-list',
+      'sp-identity-service-401',
+      'sp-identity-service-429',
+      'sp-identity-service-503',
+      'sp-identity-switch',
+      'sp-identity-unknown-id',
+    ]);
     expect(readCase(join(import.meta.dirname, '..', '..', 'cases', 'ads-429-retry-after-seconds.json')).expected).toEqual({
       outcome: 'error',
       error_kind: 'rate_limited',
@@ -141,6 +150,8 @@ describe('cases', () => {
     expect(() => readCase(write('ads-c.json', { ...base, id: 'ads-c' }))).toThrow('ads-c.json: the file name must start with "sp-"');
     expect(() => readCase(write('sp-d.json', { ...base, id: 'sp-d', expected: { outcome: 'error', error_kind: 'precondition_failed', error_code: 'X', retryable: false } }))).toThrow('sp-d.json: expected.error_kind must be a kind of the taxonomy');
     expect(() => readCase(write('sp-e.json', { ...base, id: 'sp-e', upstream: [{ path: '/x' }] }))).toThrow('sp-e.json: upstream[0] needs a path and a response with a numeric status');
+    expect(() => readCase(write('sp-f.json', { ...base, id: 'sp-f', variant: 'sellers' }))).toThrow('sp-f.json: variant must be one of main, no-credentials, lenient, probe, identities');
+    expect(readCase(write('sp-g.json', { ...base, id: 'sp-g' })).variant).toBe('main');
   });
 });
 
@@ -149,6 +160,8 @@ describe('reference server command lines and the report', () => {
     expect(variantEnv('lenient', 'http://t/token')['MCP_STRICT_UNKNOWN_FIELDS']).toBe('false');
     expect(variantEnv('no-credentials', 'http://t/token')['LWA_CLIENT_ID']).toBe('');
     expect(variantEnv('probe', 'http://t/token')['MCP_SCHEMA_KEY_NORMALIZATION_META']).toBe('false');
+    expect(variantEnv('identities', 'http://t/token', 'http://127.0.0.1:9')['SP_IDENTITY_SERVICE_URL']).toBe('http://127.0.0.1:9/openbridge');
+    expect(variantEnv('main', 'http://t/token', 'http://127.0.0.1:9')['SP_IDENTITY_SERVICE_URL']).toBeUndefined();
     const line = serverCommandLine({ upstreamUrl: 'http://127.0.0.1:9', tokenUrl: 'http://127.0.0.1:9/auth/o2/token', modelFolders: { sp: '/m/sp', ads: '/m/a b' }, commands: { sp: 'node sp.js', ads: 'node ads.js' } }, 'ads', 'main');
     expect(line.endsWith("node ads.js --upstream http://127.0.0.1:9 --models '/m/a b' --conformance-fixtures")).toBe(true);
     expect(line).toContain('ADS_API_PROFILE_ID=3300440055006600');
