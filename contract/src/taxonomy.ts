@@ -199,6 +199,7 @@ export const WARNING_KINDS = {
   deprecated_parameter_accepted: ['sp', 'ads'],
   marketplace_not_enabled_for_identity: ['sp'],
   profile_scope_warning: ['ads'],
+  identity_unverified: ['sp'],
 } as const;
 
 /** One `_meta.warnings[].kind` value. */

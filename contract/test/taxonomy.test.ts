@@ -199,6 +199,7 @@ describe('pinned vocabularies', () => {
       ['deprecated_parameter_accepted', ['sp', 'ads']],
       ['marketplace_not_enabled_for_identity', ['sp']],
       ['profile_scope_warning', ['ads']],
+      ['identity_unverified', ['sp']],
     ]);
   });
 
@@ -410,6 +411,7 @@ describe('type-level pins', () => {
       | 'deprecated_parameter_accepted'
       | 'marketplace_not_enabled_for_identity'
       | 'profile_scope_warning'
+      | 'identity_unverified'
     >();
     expectTypeOf<EnvSwitch>().toEqualTypeOf<
       'MCP_SCHEMA_KEY_NORMALIZATION_ENABLED' | 'MCP_SCHEMA_KEY_NORMALIZATION_META' | 'MCP_STRICT_UNKNOWN_FIELDS'
