@@ -183,6 +183,19 @@ describe('set_active_profile', () => {
     expect(harness.server.session.profileId).toBe(TEST_PROFILE_ID);
   });
 
+  it('an unknown profile keeps the telemetry of the profile list it was checked against', async () => {
+    const harness = await harnessWith(testEnv(replay, { MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' }));
+    replay.enqueue({ status: 200, headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '9', 'Retry-After': '2' }, body: PROFILES });
+    const envelope = envelopeOf(await harness.call('set_active_profile', { ProfileId: 9990009 }));
+    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(envelope['error_code']).toBe('SCHEMA_PROFILE_NOT_FOUND');
+    expect(envelope['_meta']).toEqual({
+      normalized: [{ kind: 'renamed', from: 'ProfileId', to: 'profileId', reason: 'schema_canonical_key' }],
+      rate_limit: { limit_per_second: 10, remaining: 9 },
+      retry_after_seconds: 2,
+    });
+  });
+
   it('warns with profile_scope_warning when the profile is an agency profile', async () => {
     const harness = await harnessWith(testEnv(replay));
     replay.enqueue({ status: 200, body: PROFILES });

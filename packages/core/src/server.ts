@@ -48,13 +48,13 @@ import { z } from 'zod';
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { closestMatch, compileTool } from './arguments/index.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
-import { envelopeForThrown, internalError } from './classify.js';
+import { callTelemetry, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
 import { EnvelopeError } from './errors.js';
 import type { ClassifyEnvironment } from './classify.js';
 import { implicitContextState, recordResponseMetaInto, runInCallContext } from './context.js';
 import type { ImplicitContextState } from './context.js';
 import type { CallContext } from './context.js';
-import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
+import { composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
@@ -475,12 +475,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     if (call.rateLimit === undefined && call.retryAfterSeconds === undefined && call.warnings === undefined && !(includeNormalized && call.normalized.length > 0)) {
       return undefined;
     }
-    const meta = composeMeta({
-      ...(includeNormalized ? { normalized: call.normalized } : {}),
-      rate_limit: call.rateLimit,
-      retry_after_seconds: call.retryAfterSeconds,
-      warnings: call.warnings,
-    });
+    const meta = composeMeta(callTelemetry(call, includeNormalized));
     // Upstream header values reach the caller here too: redact them like an envelope's.
     return meta === undefined ? undefined : finalizeEnvironment.redactor.value(meta);
   }
@@ -540,7 +535,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     if (result.isError === true) {
       const environment = classifyEnvironment(call);
       const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
-      if (carried !== undefined) return errorResult(checkEnvelope(carried, environment));
+      if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
       const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
       return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
     }
