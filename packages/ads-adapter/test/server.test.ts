@@ -175,7 +175,7 @@ describe('set_active_profile', () => {
     const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 9990009 }));
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['mcp_input_validation', 'SCHEMA_PROFILE_NOT_FOUND', false]);
-    expect(envelope['details']).toEqual([{ path: 'profileId', issue: '9990009 is not one of the 2 profiles of this account in region na.', received_type: 'integer', allowed: [1110001, 2220002] }]);
+    expect(envelope['details']).toEqual([{ path: 'profileId', field: 'profileId', issue: '9990009 is not one of the 2 profiles of this account in region na.', received_type: 'integer', allowed: [1110001, 2220002] }]);
     expect(envelope['hints']).toEqual([
       'Available profiles: 1110001 (US, seller, North Shop); 2220002 (CA, agency, Media House).',
       'Profiles belong to one region: call set_region first when the profile is in another one.',

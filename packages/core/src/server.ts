@@ -578,7 +578,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       return errorResult(internalError(error, 'input_schema', classifyEnvironment(failed)));
     }
     if (!check.ok) {
-      const meta = includeNormalized && check.events.length > 0 ? { _meta: { normalized: check.events } } : {};
+      // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
+      const validationMeta = composeMeta({ normalized: includeNormalized ? check.events : undefined, validator: check.validator });
+      const meta = validationMeta === undefined ? {} : { _meta: validationMeta };
       return errorResult(
         finalizeEnvelope(
           {

@@ -8,6 +8,7 @@
  */
 import { types } from 'node:util';
 
+import { SCHEMA_FALLBACK_CODE } from '@mcp-envelope/contract';
 import type { NormalizedEvent } from '@mcp-envelope/contract';
 import type { ValidateFunction } from 'ajv';
 
@@ -384,6 +385,7 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
       ok: false as const,
       events,
       error_code: first.code,
+      ...(first.code === SCHEMA_FALLBACK_CODE ? { validator: first.keyword } : {}),
       summary: others > 0 ? `${first.detail.issue} (and ${others} more)` : first.detail.issue,
       details: violations.map((violation) => violation.detail),
       hints: buildHints({ violations, args, shape, root: published, tables }),

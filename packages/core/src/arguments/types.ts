@@ -64,6 +64,8 @@ export type ArgumentCheck =
       readonly ok: false;
       readonly events: readonly NormalizedEvent[];
       readonly error_code: SchemaErrorCode;
+      /** The JSON Schema keyword that failed, when `error_code` is the fallback `SCHEMA_VALIDATION_FAILED` (for `_meta.validator`). */
+      readonly validator?: string;
       readonly summary: string;
       readonly details: readonly EnvelopeDetail[];
       readonly hints: readonly string[];

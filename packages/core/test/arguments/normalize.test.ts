@@ -105,9 +105,10 @@ describe('pre-flight normalization events', () => {
     expect(result.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
     expect(result.details).toEqual([
       {
-        path: 'sellerSku',
+        path: '',
         issue: 'arguments has a key the schema does not define: sellerSku.',
         received_type: 'string',
+        field: '',
         extra: 'sellerSku',
       },
     ]);
@@ -132,7 +133,7 @@ describe('pre-flight normalization events', () => {
     const schema = { type: 'object', properties: { sku_id: { type: 'string' }, skuId: { type: 'string' } } };
     const strict = failed(tool(schema).check({ SKUID: 'X' }));
     expect(strict.events).toEqual([{ kind: 'unknown_field_rejected', field: 'SKUID', reason: 'ambiguous_schema_match' }]);
-    expect(strict.details.map((detail) => detail.path)).toEqual(['SKUID']);
+    expect(strict.details.map((detail) => [detail.path, detail['extra']])).toEqual([['', 'SKUID']]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check({ SKUID: 'X' }));
     expect(lenient.args).toEqual({ SKUID: 'X' });
     expect(lenient.events).toEqual([
@@ -155,7 +156,7 @@ describe('pre-flight normalization events', () => {
     expect(result.events).toEqual([]);
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'note', issue: 'note should be string, not integer.', received_type: 'integer', expected_type: 'string' },
+      { path: 'note', issue: 'note should be string, not integer.', received_type: 'integer', field: 'note', expected_type: 'string' },
     ]);
   });
 
@@ -196,7 +197,7 @@ describe('normalization switched off', () => {
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
     expect(result.details.map((detail) => [detail.path, detail.received_type])).toEqual([
       ['marketplaceIds', 'undefined'],
-      ['MarketplaceIds', 'array'],
+      ['', 'array'],
     ]);
     expect(result.hints).toEqual([
       'Add the required field marketplaceIds (array of string).',
@@ -229,6 +230,7 @@ describe('argument shapes', () => {
         path: '',
         issue: `arguments should be object, not ${receivedType}.`,
         received_type: receivedType,
+        field: '',
         expected_type: 'object',
       },
     ]);
@@ -282,9 +284,9 @@ describe('prototype-pollution keys stay plain data', () => {
       { kind: 'unknown_field_rejected', field: 'prototype', reason: 'no_schema_match' },
     ]);
     expect(result.details.map((detail) => [detail.path, detail['extra'], detail.received_type])).toEqual([
-      ['__proto__', '__proto__', 'object'],
-      ['constructor', 'constructor', 'object'],
-      ['prototype', 'prototype', 'object'],
+      ['', '__proto__', 'object'],
+      ['', 'constructor', 'object'],
+      ['', 'prototype', 'object'],
     ]);
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
@@ -294,7 +296,7 @@ describe('prototype-pollution keys stay plain data', () => {
     const result = failed(tool(schema).check(JSON.parse('{"__proto__":"x","sku":"A"}')));
     expect(result.events).toEqual([{ kind: 'unknown_field_rejected', field: '__proto__', reason: 'no_schema_match' }]);
     expect(result.details).toEqual([
-      { path: '__proto__', issue: 'arguments has a key the schema does not define: __proto__.', received_type: 'string', extra: '__proto__' },
+      { path: '', issue: 'arguments has a key the schema does not define: __proto__.', received_type: 'string', field: '', extra: '__proto__' },
     ]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check(JSON.parse('{"__proto__":"x"}')));
     expect(Object.getOwnPropertyDescriptor(lenient.args, '__proto__')?.value).toBe('x');
@@ -318,7 +320,7 @@ describe('properties named like Object.prototype members', () => {
   it('are validated as the values sent when present', () => {
     expect(passed(tool(schema).check({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' })).args).toEqual({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' });
     const wrong = failed(tool(schema).check({ name: 'x', valueOf: 3, constructor: 5 }));
-    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string, not integer.', received_type: 'integer', expected_type: 'string' }]);
+    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string, not integer.', received_type: 'integer', field: 'constructor', expected_type: 'string' }]);
   });
 });
 
