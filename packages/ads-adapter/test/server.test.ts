@@ -120,6 +120,16 @@ describe('credentials', () => {
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', true]);
   });
 
+  it('a token endpoint failure carries the endpoint request id, like every upstream failure', async () => {
+    replay.setTokenResponse({ status: 400, headers: { 'x-amzn-RequestId': 'lwa-req-7f3a' }, body: { error: 'invalid_client', error_description: 'Client authentication failed' } });
+    const harness = await harnessWith(testEnv(replay));
+    const rejected = envelopeOf(await harness.call('list_profiles'));
+    expect((rejected['details'] as Record<string, unknown>[]).map((detail) => [detail['upstream_code'], detail['http_status'], detail['request_id']])).toEqual([['invalid_client', 400, 'lwa-req-7f3a']]);
+    replay.setTokenResponse({ status: 503, headers: { 'x-amz-rid': 'LWA503RID' }, body: 'down' });
+    const unavailable = envelopeOf(await harness.call('list_profiles'));
+    expect((unavailable['details'] as Record<string, unknown>[]).map((detail) => [detail['http_status'], detail['request_id']])).toEqual([[503, 'LWA503RID']]);
+  });
+
   it('a 401 from the Ads API drops the cached token, so the next call refreshes it', async () => {
     const harness = await harnessWith(testEnv(replay));
     replay.enqueue({ status: 200, body: [] }, { status: 401, body: { code: 'UNAUTHORIZED', details: 'Token expired' } }, { status: 200, body: [] });

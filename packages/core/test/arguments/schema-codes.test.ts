@@ -253,7 +253,6 @@ describe('one SCHEMA_* code per keyword', () => {
         path: 'dimensions/unit',
         issue: 'dimensions/unit failed the schema keyword dependentRequired.',
         received_type: 'undefined',
-        field: 'dimensions/unit',
         keyword: 'dependentRequired',
         field: 'unit',
         required_by: 'length',
