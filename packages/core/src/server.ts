@@ -342,24 +342,6 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const unknownToolAs = options.unknownToolAs ?? 'result';
   const implicitContext = options.implicitContext ?? true;
 
-  const emittedNormalizedKinds: NormalizedEventKind[] =
-    includeNormalized && settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED
-      ? // Strict mode closes every silent schema, so nothing passes through; without it, an author's
-        // own `additionalProperties: false` still rejects, so both unknown-field kinds can occur.
-        NORMALIZED_KINDS.filter((kind) => !(settings.MCP_STRICT_UNKNOWN_FIELDS && kind === 'unknown_field_passed_through'))
-      : [];
-  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
-  const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
-
-  const finalizeEnvironment: FinalizeEnvironment = {
-    serverId: adapter.id,
-    version: options.version ?? PACKAGE_VERSION,
-    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
-    redactor: createRedactor(adapter.redactions ?? []),
-    advertisedKinds: new Set(capability.error_kinds),
-    logger,
-  };
-
   const contractTool: EnvelopeTool = {
     name: ENVELOPE_CONTRACT_TOOL_NAME,
     title: 'Error envelope contract',
@@ -425,6 +407,21 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       contextState: implicitContextState(tool),
     });
   }
+  // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
+  // must be one that one of the tools' schemas, under these switches, can lead to.
+  const emittedNormalizedKinds: NormalizedEventKind[] = includeNormalized ? NORMALIZED_KINDS.filter((kind) => [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind))) : [];
+  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
+  const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
+
+  const finalizeEnvironment: FinalizeEnvironment = {
+    serverId: adapter.id,
+    version: options.version ?? PACKAGE_VERSION,
+    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
+    redactor: createRedactor(adapter.redactions ?? []),
+    advertisedKinds: new Set(capability.error_kinds),
+    logger,
+  };
+
   const toolNames = [...entries.keys()];
   const listedTools = [...entries.values()].map((entry) => entry.listed);
   const fingerprint = toolSetFingerprint(toolNames);

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { EnvelopeDetail, NormalizedEvent, SchemaErrorCode } from '@mcp-envelope/contract';
+import type { EnvelopeDetail, NormalizedEvent, NormalizedEventKind, SchemaErrorCode } from '@mcp-envelope/contract';
 
 import type { AdapterHintTables } from '../hint-tables.js';
 
@@ -84,6 +84,13 @@ export interface CompiledTool {
    * the schema states no intent of its own. A deep copy: the author's object is never mutated.
    */
   readonly publishedInputSchema: JsonSchemaObject;
+  /**
+   * The normalization event kinds some call of this tool can record: none when normalization is
+   * off; otherwise `renamed` and `dropped_alias` when the schema has top-level properties,
+   * `coerced` when one of them is array-typed and refuses some scalar, and the one unknown-key
+   * kind its schema and strict mode lead to.
+   */
+  readonly normalizedKinds: ReadonlySet<NormalizedEventKind>;
   /**
    * Normalizes (never mutating `args`) then validates. `undefined` counts as `{}`. Never throws:
    * an unexpected failure becomes a `SCHEMA_VALIDATION_FAILED` result at the root path.

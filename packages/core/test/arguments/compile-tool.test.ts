@@ -24,9 +24,10 @@ describe('strict-mode injection into the published schema', () => {
     expect(published['additionalProperties']).toEqual(value);
   });
 
-  it('leaves a schema with patternProperties or unevaluatedProperties as written', () => {
+  it('closes a schema with patternProperties but no additionalProperties, and leaves unevaluatedProperties as written', () => {
     const patterns = { type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x-': {} } };
-    expect(tool(patterns).publishedInputSchema).toEqual(patterns);
+    expect(tool(patterns).publishedInputSchema).toEqual({ ...patterns, additionalProperties: false });
+    expect(tool(patterns, { strictUnknownFields: false }).publishedInputSchema).toEqual(patterns);
     const unevaluated = { type: 'object', properties: { a: { type: 'string' } }, unevaluatedProperties: false };
     expect(tool(unevaluated).publishedInputSchema).toEqual(unevaluated);
   });

@@ -141,30 +141,51 @@ describe('pre-flight normalization events', () => {
     ]);
   });
 
-  it('allows extra keys without an event when additionalProperties is true', () => {
+  it('passes extra keys through with an event when additionalProperties is true, strict mode or not', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true };
     const result = passed(tool(schema).check({ a: 'x', sellerSku: 'SKU-1' }));
     expect(result.args).toEqual({ a: 'x', sellerSku: 'SKU-1' });
-    expect(result.events).toEqual([]);
+    expect(result.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'sellerSku', reason: 'no_schema_match' }]);
+    expect(passed(tool(schema, { strictUnknownFields: false }).check({ sellerSku: 'SKU-1' })).events).toEqual(result.events);
   });
 
-  it('allows extra keys without an event when additionalProperties is a sub-schema, which still validates them', () => {
+  it('passes extra keys through with an event when additionalProperties is a sub-schema, which still validates them', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } };
     const compiled = tool(schema);
-    expect(passed(compiled.check({ note: 'fine' })).events).toEqual([]);
+    const passedThrough = [{ kind: 'unknown_field_passed_through', field: 'note', reason: 'no_schema_match' }];
+    expect(passed(compiled.check({ note: 'fine' })).events).toEqual(passedThrough);
     const result = failed(compiled.check({ note: 5 }));
-    expect(result.events).toEqual([]);
+    expect(result.events).toEqual(passedThrough);
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(result.details).toEqual([
       { path: 'note', issue: 'note should be string, not integer.', received_type: 'integer', field: 'note', expected_type: 'string' },
     ]);
   });
 
-  it('allows keys matching patternProperties without an event; other unknown keys pass through (no injection)', () => {
+  it('allows keys matching patternProperties without an event; strict mode rejects a key matching neither a property nor a pattern', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } };
-    const result = passed(tool(schema).check({ 'x-trace-id': 'abc', other: 1 }));
-    expect(result.args).toEqual({ 'x-trace-id': 'abc', other: 1 });
-    expect(result.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'other', reason: 'no_schema_match' }]);
+    expect(passed(tool(schema).check({ 'x-trace-id': 'abc' })).events).toEqual([]);
+    const strict = failed(tool(schema).check({ 'x-trace-id': 'abc', other: 1 }));
+    expect(strict.events).toEqual([{ kind: 'unknown_field_rejected', field: 'other', reason: 'no_schema_match' }]);
+    expect(strict.details).toEqual([{ path: '', issue: 'arguments has a key the schema does not define: other.', received_type: 'integer', field: '', extra: 'other' }]);
+    const lenient = passed(tool(schema, { strictUnknownFields: false }).check({ 'x-trace-id': 'abc', other: 1 }));
+    expect(lenient.args).toEqual({ 'x-trace-id': 'abc', other: 1 });
+    expect(lenient.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'other', reason: 'no_schema_match' }]);
+  });
+
+  it('wraps a scalar sent for a nullable array written as anyOf or oneOf of array and null (Optional[List[str]])', () => {
+    const optionalList = { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], default: null };
+    const schema = { type: 'object', properties: { tags: optionalList, codes: { oneOf: [{ $ref: '#/$defs/codes' }, { type: 'null' }] } }, $defs: { codes: { type: 'array', items: { type: 'integer' } } } };
+    const result = passed(tool(schema).check({ tags: 'red', codes: 7 }));
+    expect(result.args).toEqual({ tags: ['red'], codes: [7] });
+    expect(result.events).toEqual([
+      { kind: 'coerced', field: 'tags', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' },
+      { kind: 'coerced', field: 'codes', from_type: 'integer', to_type: 'array', reason: 'scalar_to_array' },
+    ]);
+    expect(passed(tool(schema).check({ tags: null })).args).toEqual({ tags: null });
+    // a branch that takes the scalar as it is, or names no type, means nothing needs wrapping
+    const either = { type: 'object', properties: { tags: { anyOf: [{ type: 'array' }, { type: 'string' }] }, any: { anyOf: [{ type: 'array' }, { minLength: 1 }] } } };
+    expect(passed(tool(either).check({ tags: 'red', any: 'x' })).events).toEqual([]);
   });
 
   it('normalizes properties that come from a top-level $ref and allOf', () => {
