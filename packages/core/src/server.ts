@@ -48,13 +48,13 @@ import { z } from 'zod';
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { closestMatch, compileTool } from './arguments/index.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
-import { envelopeForThrown, internalError } from './classify.js';
+import { callTelemetry, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
 import { EnvelopeError } from './errors.js';
 import type { ClassifyEnvironment } from './classify.js';
 import { implicitContextState, recordResponseMetaInto, runInCallContext } from './context.js';
 import type { ImplicitContextState } from './context.js';
 import type { CallContext } from './context.js';
-import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
+import { composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
@@ -340,24 +340,6 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const unknownToolAs = options.unknownToolAs ?? 'result';
   const implicitContext = options.implicitContext ?? true;
 
-  const emittedNormalizedKinds: NormalizedEventKind[] =
-    includeNormalized && settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED
-      ? // Strict mode closes every silent schema, so nothing passes through; without it, an author's
-        // own `additionalProperties: false` still rejects, so both unknown-field kinds can occur.
-        NORMALIZED_KINDS.filter((kind) => !(settings.MCP_STRICT_UNKNOWN_FIELDS && kind === 'unknown_field_passed_through'))
-      : [];
-  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
-  const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
-
-  const finalizeEnvironment: FinalizeEnvironment = {
-    serverId: adapter.id,
-    version: options.version ?? PACKAGE_VERSION,
-    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
-    redactor: createRedactor(adapter.redactions ?? []),
-    advertisedKinds: new Set(capability.error_kinds),
-    logger,
-  };
-
   const contractTool: EnvelopeTool = {
     name: ENVELOPE_CONTRACT_TOOL_NAME,
     title: 'Error envelope contract',
@@ -423,6 +405,21 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       contextState: implicitContextState(tool),
     });
   }
+  // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
+  // must be one that one of the tools' schemas, under these switches, can lead to.
+  const emittedNormalizedKinds: NormalizedEventKind[] = includeNormalized ? NORMALIZED_KINDS.filter((kind) => [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind))) : [];
+  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
+  const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
+
+  const finalizeEnvironment: FinalizeEnvironment = {
+    serverId: adapter.id,
+    version: options.version ?? PACKAGE_VERSION,
+    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
+    redactor: createRedactor(adapter.redactions ?? []),
+    advertisedKinds: new Set(capability.error_kinds),
+    logger,
+  };
+
   const toolNames = [...entries.keys()];
   const listedTools = [...entries.values()].map((entry) => entry.listed);
   const fingerprint = toolSetFingerprint(toolNames);
@@ -473,12 +470,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     if (call.rateLimit === undefined && call.retryAfterSeconds === undefined && call.warnings === undefined && !(includeNormalized && call.normalized.length > 0)) {
       return undefined;
     }
-    const meta = composeMeta({
-      ...(includeNormalized ? { normalized: call.normalized } : {}),
-      rate_limit: call.rateLimit,
-      retry_after_seconds: call.retryAfterSeconds,
-      warnings: call.warnings,
-    });
+    const meta = composeMeta(callTelemetry(call, includeNormalized));
     // Upstream header values reach the caller here too: redact them like an envelope's.
     return meta === undefined ? undefined : finalizeEnvironment.redactor.value(meta);
   }
@@ -570,7 +562,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     if (result.isError === true) {
       const environment = classifyEnvironment(call);
       const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
-      if (carried !== undefined) return errorResult(checkEnvelope(carried, environment));
+      if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
       const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
       return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
     }
@@ -613,7 +605,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       return errorResult(internalError(error, 'input_schema', classifyEnvironment(failed)));
     }
     if (!check.ok) {
-      const meta = includeNormalized && check.events.length > 0 ? { _meta: { normalized: check.events } } : {};
+      // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
+      const validationMeta = composeMeta({ normalized: includeNormalized ? check.events : undefined, validator: check.validator });
+      const meta = validationMeta === undefined ? {} : { _meta: validationMeta };
       return errorResult(
         finalizeEnvelope(
           {

@@ -52,9 +52,15 @@ export interface Violation {
   /** The key of the code table entry used (`maximum` for `exclusiveMaximum`, ...). */
   readonly tableKeyword: string;
   readonly code: SchemaErrorCode;
-  /** The detail's path: JSON pointer without the leading slash, unescaped; `''` for the root. */
+  /**
+   * The detail's path (and `field`): JSON pointer without the leading slash, unescaped; `''` for
+   * the root. For an unknown key, the path of the object that holds it (`extra` names the key).
+   */
   readonly path: string;
-  /** The path's segments (`[]` for the root). */
+  /**
+   * Where the violation sits, as segments (`[]` for the root), for sorting and hints: the
+   * detail's path, except that an unknown key's segments end with the key itself.
+   */
   readonly segments: readonly string[];
   /** Position of the keyword's category in {@link VIOLATION_ORDER}. */
   readonly rank: number;
@@ -200,8 +206,10 @@ function templatePathOf(segments: readonly string[]): string {
 interface Draft {
   keyword: string;
   tableKeyword: string;
+  /** See {@link Violation.segments}. */
   segments: string[];
-  templateSegments: string[];
+  /** The segments of the detail's `path` and of the templates' `{path}`. */
+  pathSegments: string[];
   value: unknown;
   extras: Record<string, unknown>;
   templateExtras: Record<string, unknown>;
@@ -216,7 +224,7 @@ function draftFor(error: ErrorObject): Draft {
     keyword,
     tableKeyword: keyword,
     segments,
-    templateSegments: segments,
+    pathSegments: segments,
     value: error.data,
     extras: {},
     templateExtras: {},
@@ -225,7 +233,7 @@ function draftFor(error: ErrorObject): Draft {
     case 'required': {
       const missing = String(params['missingProperty']);
       draft.segments = [...segments, missing];
-      draft.templateSegments = draft.segments;
+      draft.pathSegments = draft.segments;
       draft.value = undefined;
       draft.extras = { field: missing };
       break;
@@ -286,7 +294,7 @@ function draftFor(error: ErrorObject): Draft {
     case 'dependentRequired': {
       const missing = String(params['missingProperty']);
       draft.segments = [...segments, missing];
-      draft.templateSegments = draft.segments;
+      draft.pathSegments = draft.segments;
       draft.value = undefined;
       draft.extras = { keyword, field: missing, required_by: params['property'] };
       break;
@@ -296,13 +304,14 @@ function draftFor(error: ErrorObject): Draft {
       if (typeof params['limit'] === 'number') draft.extras['limit'] = params['limit'];
     }
   }
-  if (draft.tableKeyword === 'additionalProperties') draft.templateSegments = segments;
+  // Like Python jsonschema's absolute_path: an unknown key is reported at the object holding it.
+  if (draft.tableKeyword === 'additionalProperties') draft.pathSegments = segments;
   return draft;
 }
 
 function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Violation[] = []): Violation {
   const entry = schemaCodeEntry(draft.tableKeyword);
-  const path = draft.segments.join('/');
+  const path = draft.pathSegments.join('/');
   const receivedType = jsonTypeOf(draft.value);
   // Plain assignments, not object spreads: spreads of these varying shapes take V8's slow path,
   // and this runs once per violation on the validation-error path.
@@ -311,9 +320,10 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
   for (const key in extras) templateValues[key] = extras[key];
   const templateExtras = draft.templateExtras;
   for (const key in templateExtras) templateValues[key] = templateExtras[key];
-  templateValues['path'] = templatePathOf(draft.templateSegments);
+  templateValues['path'] = templatePathOf(draft.pathSegments);
   templateValues['received_type'] = receivedType;
-  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType };
+  // `field` repeats the path (the contract's name for it); a missing key's own `field` replaces it.
+  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType, field: path };
   for (const key in extras) detail[key] = extras[key];
   return {
     keyword: draft.keyword,
@@ -341,7 +351,7 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
 export function abortedViolation(value: unknown): Violation {
   const keyword = 'validation_aborted';
   return finish(
-    { keyword, tableKeyword: keyword, segments: [], templateSegments: [], value, extras: { keyword }, templateExtras: {} },
+    { keyword, tableKeyword: keyword, segments: [], pathSegments: [], value, extras: { keyword }, templateExtras: {} },
     undefined,
   );
 }
@@ -385,8 +395,9 @@ export interface ViolationContext {
  * - `propertyNames` and `contains` fold their sub-schema errors the same way and report
  *   `SCHEMA_VALIDATION_FAILED` with `keyword` (and `extra`: the offending key name);
  * - `if` wrapper errors are dropped (the `then`/`else` errors stay);
- * - `unevaluatedProperties` is reported like `additionalProperties` (`SCHEMA_ADDITIONAL_PROPERTIES`,
- *   path of the extra key, `extra`): the condition and the fix are the same;
+ * - `additionalProperties` is reported at the path of the object holding the unknown key, with
+ *   `extra` naming the key (one violation per key); `unevaluatedProperties` is reported the same
+ *   way (`SCHEMA_ADDITIONAL_PROPERTIES`): the condition and the fix are the same;
  * - `exclusiveMaximum`/`exclusiveMinimum` report `SCHEMA_MAXIMUM`/`SCHEMA_MINIMUM` with
  *   `exclusive: true`, since the table has no code of their own and a caller fixes them the same way.
  * Duplicates (same code, keyword and path) are dropped. The result is sorted by
@@ -500,7 +511,7 @@ function collapsedViolation(error: ErrorObject, context: ViolationContext, direc
     keyword: kind,
     tableKeyword: kind,
     segments,
-    templateSegments: segments,
+    pathSegments: segments,
     value: error.data,
     extras,
     templateExtras: {},
@@ -511,7 +522,7 @@ function collapsedViolation(error: ErrorObject, context: ViolationContext, direc
 function dedupe(violations: Violation[]): Violation[] {
   const seen = new Set<string>();
   return violations.filter((violation) => {
-    const key = `${violation.code}\u0000${violation.keyword}\u0000${violation.path}`;
+    const key = `${violation.code}\u0001${violation.keyword}\u0001${violation.segments.join('\u0000')}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
