@@ -65,7 +65,7 @@ function releaseEnv(): NodeJS.ProcessEnv {
 
 function pnpm(args: readonly string[], label: string, expectCode: 0 | 'nonzero' = 0): Promise<CommandResult> {
   const { clone } = rehearsal();
-  return step(label, process.execPath, [join(clone, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs'), ...args], clone, releaseEnv(), expectCode);
+  return step(label, process.execPath, [join(clone, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), ...args], clone, releaseEnv(), expectCode);
 }
 
 function git(...args: string[]): Promise<CommandResult> {
@@ -113,7 +113,7 @@ beforeAll(async () => {
   writeRegistryNpmrc(base, registry.url, join(base, 'npm-cache'), registry.token);
   writeFileSync(join(base, 'release.npmrc'), readFileSync(join(base, '.npmrc'), 'utf8'));
   await step('git clone', 'git', ['clone', '--quiet', ROOT, state.clone], base, cleanEnv());
-  await step('pnpm install --offline (clone)', process.execPath, [join(ROOT, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs'), 'install', '--frozen-lockfile', '--offline'], state.clone, releaseEnv());
+  await step('pnpm install --offline (clone)', process.execPath, [join(ROOT, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), 'install', '--frozen-lockfile', '--offline'], state.clone, releaseEnv());
 });
 
 afterAll(async () => {
