@@ -5,11 +5,11 @@
  * installs the published packages with plain npm, runs and probes both servers, and type-checks
  * a TypeScript consumer.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -113,6 +113,10 @@ beforeAll(async () => {
   writeRegistryNpmrc(base, registry.url, join(base, 'npm-cache'), registry.token);
   writeFileSync(join(base, 'release.npmrc'), readFileSync(join(base, '.npmrc'), 'utf8'));
   await step('git clone', 'git', ['clone', '--quiet', ROOT, state.clone], base, cleanEnv());
+  // The build cache only: the clone's first build has the same inputs as this checkout's.
+  const commonDir = (await command('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], ROOT, cleanEnv())).output.trim();
+  const turboCache = join(dirname(commonDir), '.turbo', 'cache');
+  if (existsSync(turboCache)) cpSync(turboCache, join(state.clone, '.turbo', 'cache'), { recursive: true });
   await step('pnpm install --offline (clone)', process.execPath, [join(ROOT, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), 'install', '--frozen-lockfile', '--offline'], state.clone, releaseEnv());
 });
 
@@ -133,7 +137,7 @@ describe('three releases through a real registry', () => {
     await git('commit', '--quiet', '-m', 'Version Packages');
     const released = await pnpm(['run', 'release'], 'release 1: pnpm run release');
     expect(released.output.match(/All good!/g)).toHaveLength(PACKAGES.length);
-    expect(released.output).toContain('No problems found');
+    for (const [, name] of PACKAGES) expect(released.output).toContain(`${name} v0.2.0\n\n (ignoring resolutions: 'node10', 'node16-cjs')`);
     for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual(['0.2.0']);
     const tags = (await git('tag', '--list')).output.split('\n').filter((line) => line !== '');
     expect(tags.sort()).toEqual(PACKAGES.map(([, name]) => `${name}@0.2.0`).sort());
@@ -145,7 +149,7 @@ describe('three releases through a real registry', () => {
     expect(sp.startsWith('# @mcp-envelope/sp-adapter\n\n## 0.2.0\n')).toBe(true);
     for (const id of ['sp-upstream-429-to-rate-limited', 'sp-401-403-to-auth-error', 'unknown-tool-to-tool-not-found']) expect(sp).toContain(`\`${id}\``);
     for (const id of ['ads-upstream-429-to-rate-limited', 'unknown-tool-to-tool-not-found']) expect(ads).toContain(`\`${id}\``);
-    for (const text of [sp, ads]) expect(text).toContain('cutover date 2027-03-01; the\nrelease after 0.2.0 drops `legacy_error_kind`');
+    for (const text of [sp, ads]) expect(text).toMatch(/cutover date 2027-03-01; the\s+release after 0\.2\.0 drops `legacy_error_kind`/);
     expect(sp).toContain('`@mcp-envelope/ads-adapter`');
     expect(ads).toContain('`@mcp-envelope/sp-adapter`');
     expect(ads).not.toContain('sp-401-403-to-auth-error');

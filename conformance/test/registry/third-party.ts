@@ -88,9 +88,13 @@ export function collectInstalled(roots: readonly string[], exclude: ReadonlySet<
   return [...found.values()].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version, undefined, { numeric: true }));
 }
 
-/** A package folder packed the way npm packs it: a gzipped tar with everything under `package/`. */
+/**
+ * A package folder packed the way npm packs it: a gzipped tar with everything under `package/`.
+ * Files are stored whole even when they are hard links (pnpm links identical files to one store
+ * entry), because npm drops hard-link entries when it unpacks.
+ */
 async function packFolder(folder: string, file: string): Promise<Buffer> {
-  await run('tar', ['--create', '--gzip', '--file', file, '--directory', folder, '--exclude=./node_modules', '--transform', 's,^\\.,package,', '.']);
+  await run('tar', ['--create', '--gzip', '--file', file, '--directory', folder, '--exclude=./node_modules', '--hard-dereference', '--transform', 's,^\\.,package,', '.']);
   return readFileSync(file);
 }
 
