@@ -12,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 
 import { cleanEnv, command, writeConsumer, writeRegistryNpmrc } from './consumer.js';
 import type { CommandResult } from './consumer.js';
-import { collectInstalled, publishInstalled } from './third-party.js';
+import { collectInstalled, seedStorage } from './third-party.js';
 import { startVerdaccio } from './verdaccio.js';
 import type { Registry } from './verdaccio.js';
 
@@ -63,6 +64,23 @@ function releaseEnv(): NodeJS.ProcessEnv {
   return cleanEnv({ ...GIT_ENV, npm_config_registry: `${registry.url}/`, NPM_CONFIG_USERCONFIG: join(base, 'release.npmrc'), CI: '' });
 }
 
+/**
+ * The `version` and `publish` commands of the release workflow's changesets step, as pnpm
+ * arguments: the rehearsal runs exactly these, so a broken workflow command fails here first.
+ */
+function workflowCommands(): { version: string[]; publish: string[] } {
+  const workflow = parse(readClone('.github/workflows/release.yml')) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }> };
+  const step = Object.values(workflow.jobs)
+    .flatMap((job) => job.steps)
+    .find((candidate) => candidate.uses?.startsWith('changesets/action@') === true);
+  const asArguments = (line: string | undefined): string[] => {
+    const match = /^npx pnpm (.+)$/.exec(line ?? '');
+    if (match?.[1] === undefined) throw new Error(`the release workflow's changesets step runs "${line ?? ''}", not an \`npx pnpm ...\` command`);
+    return match[1].split(' ');
+  };
+  return { version: asArguments(step?.with?.['version']), publish: asArguments(step?.with?.['publish']) };
+}
+
 function pnpm(args: readonly string[], label: string, expectCode: 0 | 'nonzero' = 0): Promise<CommandResult> {
   const { clone } = rehearsal();
   return step(label, process.execPath, [join(clone, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), ...args], clone, releaseEnv(), expectCode);
@@ -95,21 +113,18 @@ beforeAll(async () => {
   const base = mkdtempSync(join(tmpdir(), 'mcp-envelope-release-'));
   const timings: string[] = [];
   const started = Date.now();
-  const registry = await startVerdaccio(ROOT, base);
-  const upstream = await startUpstream();
-  const address = upstream.address();
-  const upstreamUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-  state = { base, clone: join(base, 'repo'), consumer: join(base, 'consumer'), registry, upstream, upstreamUrl, timings };
-  timings.push(`verdaccio up: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const thirdParty = collectInstalled(
     PACKAGES.map(([folder]) => join(ROOT, folder)),
     new Set(PACKAGES.map(([, name]) => name)),
     CONSUMER_TOOLS,
     ROOT,
   );
-  const publishStarted = Date.now();
-  await publishInstalled(registry.url, registry.token, thirdParty);
-  timings.push(`${thirdParty.length} third-party packages published from the local install: ${((Date.now() - publishStarted) / 1000).toFixed(1)} s`);
+  const registry = await startVerdaccio(ROOT, base, (url, storage) => seedStorage(url, storage, thirdParty));
+  const upstream = await startUpstream();
+  const address = upstream.address();
+  const upstreamUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  state = { base, clone: join(base, 'repo'), consumer: join(base, 'consumer'), registry, upstream, upstreamUrl, timings };
+  timings.push(`verdaccio up with ${thirdParty.length} third-party packages packed from the local install: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   writeRegistryNpmrc(base, registry.url, join(base, 'npm-cache'), registry.token);
   writeFileSync(join(base, 'release.npmrc'), readFileSync(join(base, '.npmrc'), 'utf8'));
   await step('git clone', 'git', ['clone', '--quiet', ROOT, state.clone], base, cleanEnv());
@@ -130,12 +145,13 @@ afterAll(async () => {
 
 describe('three releases through a real registry', () => {
   it('release 1: version-packages and release publish every package at 0.2.0, lint-clean, tagged, with the windows open', async () => {
-    const versioned = await pnpm(['run', 'version-packages'], 'release 1: pnpm run version-packages');
+    expect(workflowCommands()).toEqual({ version: ['run', 'version-packages'], publish: ['run', 'release'] });
+    const versioned = await pnpm(workflowCommands().version, 'release 1: pnpm run version-packages');
     expect(versioned.output).toContain('release:check 0.1.0 -> 0.2.0 (no release yet)');
     for (const [folder] of PACKAGES) expect(JSON.parse(readClone(`${folder}/package.json`)).version).toBe('0.2.0');
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'Version Packages');
-    const released = await pnpm(['run', 'release'], 'release 1: pnpm run release');
+    const released = await pnpm(workflowCommands().publish, 'release 1: pnpm run release');
     expect(released.output.match(/All good!/g)).toHaveLength(PACKAGES.length);
     for (const [, name] of PACKAGES) expect(released.output).toContain(`${name} v0.2.0\n\n (ignoring resolutions: 'node10', 'node16-cjs')`);
     for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual(['0.2.0']);
@@ -170,7 +186,7 @@ describe('three releases through a real registry', () => {
     writeFileSync(join(rehearsal().clone, '.changeset/rehearsal-fix.md'), "---\n'@mcp-envelope/sp-adapter': patch\n---\n\nA fix between releases.\n");
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'a fix');
-    const refused = await pnpm(['run', 'version-packages'], 'release 2: pnpm run version-packages (refused)', 'nonzero');
+    const refused = await pnpm(workflowCommands().version, 'release 2: pnpm run version-packages (refused)', 'nonzero');
     expect(refused.output).toContain('release:check 0.2.0 -> 0.2.1 (released: 0.2.0)');
     for (const id of ['sp-upstream-429-to-rate-limited', 'ads-upstream-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'sp-401-403-to-auth-error']) {
       expect(refused.output).toContain(`FAIL [expired-migrations] migration "${id}"`);
@@ -191,10 +207,10 @@ describe('three releases through a real registry', () => {
     expect(readClone('conformance/fixtures/sp/tool-not-found.json')).not.toContain('legacy_error_kind');
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'drop the migrations 0.2.0 shipped');
-    await pnpm(['run', 'version-packages'], 'release 3: pnpm run version-packages');
+    await pnpm(workflowCommands().version, 'release 3: pnpm run version-packages');
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'Version Packages');
-    await pnpm(['run', 'release'], 'release 3: pnpm run release');
+    await pnpm(workflowCommands().publish, 'release 3: pnpm run release');
     for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual(['0.2.0', '0.2.1']);
   });
 

@@ -5,8 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -98,45 +97,51 @@ async function packFolder(folder: string, file: string): Promise<Buffer> {
   return readFileSync(file);
 }
 
-/**
- * Publishes each package to the registry with the registry's own publish endpoint (what
- * `npm publish` sends), one request per version, a few at a time; versions of one name go in
- * ascending order so that `latest` ends on the highest.
- *
- * @throws Error when the registry refuses one.
- */
-export async function publishInstalled(registry: string, token: string, packages: readonly InstalledPackage[]): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), 'mcp-envelope-pack-'));
-  const byName = new Map<string, InstalledPackage[]>();
-  for (const entry of packages) byName.set(entry.name, [...(byName.get(entry.name) ?? []), entry]);
-  const lanes = [...byName.values()];
-  const worker = async (): Promise<void> => {
-    for (let versions = lanes.shift(); versions !== undefined; versions = lanes.shift()) {
-      for (const entry of versions) await publishOne(registry, token, entry, join(scratch, `${entry.name.replace('/', '+')}-${entry.version}.tgz`));
-    }
+async function mapLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  const lane = async (): Promise<void> => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
   };
-  await Promise.all(Array.from({ length: 6 }, worker));
+  await Promise.all(Array.from({ length: limit }, lane));
 }
 
-async function publishOne(registry: string, token: string, entry: InstalledPackage, scratchFile: string): Promise<void> {
-  const tarball = await packFolder(entry.folder, scratchFile);
-  const file = `${entry.name.split('/').at(-1) ?? entry.name}-${entry.version}.tgz`;
-  const dist = {
-    tarball: `${registry}/${entry.name}/-/${file}`,
-    shasum: createHash('sha1').update(tarball).digest('hex'),
-    integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}`,
-  };
-  const body = {
-    _id: entry.name,
-    name: entry.name,
-    'dist-tags': { latest: entry.version },
-    versions: { [entry.version]: { ...entry.manifest, _id: `${entry.name}@${entry.version}`, dist } },
-    _attachments: { [file]: { content_type: 'application/octet-stream', data: tarball.toString('base64'), length: tarball.length } },
-  };
-  const response = await fetch(`${registry}/${entry.name.replace('/', '%2f')}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+/**
+ * Writes the packages straight into a Verdaccio storage folder, in the layout its local storage
+ * keeps (`<name>/package.json` with every version, beside `<name>/<file>.tgz`), before the
+ * registry starts: publishing ~190 packages one request at a time takes most of a minute.
+ *
+ * @param registry - the URL the registry will listen on (the tarball addresses).
+ * @param storage - the storage folder of its configuration.
+ */
+export async function seedStorage(registry: string, storage: string, packages: readonly InstalledPackage[]): Promise<void> {
+  const byName = new Map<string, InstalledPackage[]>();
+  for (const entry of packages) byName.set(entry.name, [...(byName.get(entry.name) ?? []), entry]);
+  const now = new Date().toISOString();
+  await mapLimited([...byName.entries()], 4, async ([name, versions]) => {
+    const folder = join(storage, name);
+    mkdirSync(folder, { recursive: true });
+    const packument = {
+      name,
+      _id: name,
+      versions: {} as Record<string, unknown>,
+      time: { created: now, modified: now } as Record<string, string>,
+      'dist-tags': { latest: versions.at(-1)?.version ?? '' },
+      users: {},
+      _uplinks: {},
+      _distfiles: {},
+      _attachments: {} as Record<string, unknown>,
+      _rev: '1-0000000000000000',
+      readme: '',
+    };
+    for (const entry of versions) {
+      const file = `${name.split('/').at(-1) ?? name}-${entry.version}.tgz`;
+      const tarball = await packFolder(entry.folder, join(folder, file));
+      const shasum = createHash('sha1').update(tarball).digest('hex');
+      const dist = { tarball: `${registry}/${name}/-/${file}`, shasum, integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}` };
+      packument.versions[entry.version] = { ...entry.manifest, _id: `${name}@${entry.version}`, dist };
+      packument.time[entry.version] = now;
+      packument._attachments[file] = { shasum, version: entry.version };
+    }
+    writeFileSync(join(folder, 'package.json'), JSON.stringify(packument, null, 2));
   });
-  if (!response.ok) throw new Error(`publishing ${entry.name}@${entry.version} answered ${response.status}: ${await response.text()}`);
 }

@@ -74,14 +74,16 @@ async function waitUntilUp(url: string, child: ChildProcess, log: () => string):
 }
 
 /**
- * Starts Verdaccio with its storage in `folder` and adds a publishing user.
+ * Starts Verdaccio with its storage in `folder`, filled first by `seed` (given the URL it will
+ * listen on), and adds a publishing user.
  *
  * @throws Error when it does not come up or refuses the user.
  */
-export async function startVerdaccio(repositoryRoot: string, folder: string): Promise<Registry> {
+export async function startVerdaccio(repositoryRoot: string, folder: string, seed: (url: string, storage: string) => Promise<void>): Promise<Registry> {
   writeFileSync(join(folder, 'config.yaml'), config(folder));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  await seed(url, join(folder, 'storage'));
   const child = spawn(process.execPath, [verdaccioBin(repositoryRoot), '--config', join(folder, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
