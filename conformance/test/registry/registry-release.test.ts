@@ -53,6 +53,8 @@ async function step(label: string, file: string, args: readonly string[], cwd: s
   const started = Date.now();
   const result = await command(file, args, cwd, env);
   rehearsal().timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const checks = result.output.split('\n').filter((line) => /^(release:check|FAIL \[|skip \[)/.test(line));
+  if (checks.length > 0) rehearsal().timings.push(...checks.map((line) => `    ${line}`));
   const ok = expectCode === 0 ? result.code === 0 : result.code !== 0;
   if (!ok) throw new Error(`${label} exited ${result.code}:\n${result.output.slice(-8000)}`);
   return result;
@@ -137,7 +139,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (state === undefined) return;
-  process.stdout.write(`release rehearsal timings:\n  ${state.timings.join('\n  ')}\n`);
+  process.stdout.write(`release rehearsal (steps, seconds, and what release:check said):\n  ${state.timings.join('\n  ')}\n`);
   await state.registry.stop();
   await new Promise((done) => state?.upstream.close(done));
   rmSync(state.base, { recursive: true, force: true });
