@@ -307,7 +307,7 @@ function draftFor(error: ErrorObject): Draft {
 function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Violation[] = []): Violation {
   const entry = schemaCodeEntry(draft.tableKeyword);
   const path = draft.segments.join('/');
-  const receivedType = jsonTypeOf(draft.value);
+  const receivedType = receivedTypeOf(draft.value);
   // Plain assignments, not object spreads: spreads of these varying shapes take V8's slow path,
   // and this runs once per violation on the validation-error path.
   const templateValues: Record<string, unknown> = {};
@@ -332,6 +332,44 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
     parentSchema,
     foldedRequired,
   };
+}
+
+/**
+ * The `received_type` of a value: its JSON type, except that a number JSON cannot carry names
+ * itself (`Infinity`, `-Infinity`, `NaN`), since "should be number, not number" helps nobody.
+ */
+function receivedTypeOf(value: unknown): string {
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : jsonTypeOf(value);
+}
+
+/**
+ * A violation found outside Ajv, for a value at `segments`, reported like the Ajv keyword
+ * `keyword` (its code, summary and hint templates).
+ *
+ * @param keyword - a keyword of the code table (`type`, `format`, ...).
+ * @param segments - the value's path segments.
+ * @param value - the value.
+ * @param extras - the keyword's extra keys on the detail (`expected_type`, `format`, ...).
+ * @param templateExtras - values that replace extras in the summary and hint texts only.
+ * @returns the violation.
+ */
+export function valueViolation(keyword: string, segments: readonly string[], value: unknown, extras: Record<string, unknown>, templateExtras: Record<string, unknown> = {}): Violation {
+  return finish({ keyword, tableKeyword: keyword, segments: [...segments], templateSegments: [...segments], value, extras, templateExtras }, undefined);
+}
+
+/**
+ * Two sets of violations as one: duplicates dropped, sorted by {@link VIOLATION_ORDER}, cut to
+ * `limit` (the cut ones counted in `omitted`).
+ *
+ * @param first - one set (kept on a duplicate).
+ * @param second - the other.
+ * @param propertyOrder - top-level property name -> document position.
+ * @param limit - at most this many violations (default {@link VIOLATION_LIMIT}).
+ * @returns the merged violations.
+ */
+export function mergeViolations(first: CollectedViolations, second: CollectedViolations, propertyOrder: ReadonlyMap<string, number>, limit: number = VIOLATION_LIMIT): CollectedViolations {
+  const merged = sortViolations(dedupe([...first.violations, ...second.violations]), propertyOrder);
+  return { violations: merged.slice(0, limit), omitted: first.omitted + second.omitted + Math.max(0, merged.length - limit) };
 }
 
 /**

@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+import { lwaEnv, startSpUpstream } from './helpers/sp-client.js';
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+const CLI = ['--import', 'tsx', 'src/cli.ts'];
+
+let upstream: UpstreamReplay;
+let scratch: string;
+beforeAll(async () => {
+  upstream = await startSpUpstream();
+  scratch = mkdtempSync(join(tmpdir(), 'sp-hostile-test-'));
+});
+afterAll(async () => {
+  await upstream.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function baseEnv(): Record<string, string> {
+  return { PATH: process.env['PATH'] ?? '', XDG_CACHE_HOME: join(scratch, 'xdg-cache'), ...lwaEnv(upstream) };
+}
+
+/** Starts `mcp-envelope-sp --http 0` with `extra` flags; resolves with the child and its endpoint. */
+async function startHttpServer(extra: readonly string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; endpoint: URL; stderr: () => string }> {
+  const child = spawn(process.execPath, [...CLI, '--http', '0', '--upstream', upstream.url, '--models', 'test/fixtures/models', ...extra], { cwd: PACKAGE, env: { ...baseEnv(), ...env } });
+  let stderr = '';
+  const endpoint = await new Promise<URL>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /on (http:\/\/\S+)/.exec(stderr);
+      if (match?.[1] !== undefined) resolve(new URL(match[1]));
+    });
+    child.on('exit', () => {
+      reject(new Error(`server exited: ${stderr}`));
+    });
+  });
+  return { child, endpoint, stderr: () => stderr };
+}
+
+/** Sends one JSON-RPC request as raw text (so it can hold what JSON.stringify never writes, like 1e400). */
+async function rawCall(endpoint: URL, sessionId: string, text: string): Promise<Record<string, unknown>> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    body: text,
+  });
+  const body = await response.text();
+  const data = body.split('\n').find((line) => line.startsWith('data: '));
+  return JSON.parse(data === undefined ? body : data.slice('data: '.length)) as Record<string, unknown>;
+}
+
+describe('numbers are numbers, strings are Unicode (mcp-envelope-sp over Streamable HTTP)', () => {
+  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  let client: Client;
+  let transport: StreamableHTTPClientTransport;
+
+  beforeAll(async () => {
+    server = await startHttpServer();
+    transport = new StreamableHTTPClientTransport(server.endpoint);
+    client = new Client({ name: 'hostile-input-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close();
+    server.child.kill('SIGKILL');
+  });
+
+  it('answers 1e400 in a number field with SCHEMA_TYPE_MISMATCH and sends nothing upstream', async () => {
+    const before = upstream.requests.length;
+    const text = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"widgetsV0_createWidget","arguments":{"x-amzn-idempotency-token":"idem-1","body":{"name":"Cog","price":{"amount":1e400,"currencyCode":"EUR"}}}}}';
+    const answer = await rawCall(server.endpoint, transport.sessionId ?? '', text);
+    const result = answer['result'] as CallToolResult;
+    const envelope = result.structuredContent as Record<string, unknown>;
+    expect(result.isError).toBe(true);
+    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['mcp_input_validation', 'SCHEMA_TYPE_MISMATCH', false]);
+    expect(envelope['details']).toEqual([
+      { path: 'body/price/amount', issue: 'body/price/amount should be a finite number, not Infinity.', received_type: 'Infinity', expected_type: 'number' },
+    ]);
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  it('answers a lone surrogate in a path argument (encodeURIComponent refuses it) with SCHEMA_FORMAT_INVALID, not internal_error, and sends nothing upstream', async () => {
+    const before = upstream.requests.length;
+    const result = (await client.callTool({ name: 'widgetsV0_getWidget', arguments: { widgetId: 'w-\ud800' } })) as CallToolResult;
+    const envelope = result.structuredContent as Record<string, unknown>;
+    expect(result.isError).toBe(true);
+    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_FORMAT_INVALID']);
+    expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ path: 'widgetId', received_type: 'string', format: 'unicode' });
+    expect(upstream.requests.length).toBe(before);
+  });
+});
