@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { startUpstreamReplay } from '@mcp-envelope/core/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { lwaEnv, startSpUpstream } from './helpers/sp-client.js';
@@ -34,8 +35,8 @@ function baseEnv(): Record<string, string> {
 }
 
 /** Starts `mcp-envelope-sp --http 0` with `extra` flags; resolves with the child and its endpoint. */
-async function startHttpServer(extra: readonly string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; endpoint: URL; stderr: () => string }> {
-  const child = spawn(process.execPath, [...CLI, '--http', '0', '--upstream', upstream.url, '--models', 'test/fixtures/models', ...extra], { cwd: PACKAGE, env: { ...baseEnv(), ...env } });
+async function startHttpServer(extra: readonly string[] = [], target: UpstreamReplay = upstream): Promise<{ child: ChildProcess; endpoint: URL; stderr: () => string }> {
+  const child = spawn(process.execPath, [...CLI, '--http', '0', '--upstream', target.url, '--models', 'test/fixtures/models', ...extra], { cwd: PACKAGE, env: { ...baseEnv(), ...lwaEnv(target) } });
   let stderr = '';
   const endpoint = await new Promise<URL>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -102,5 +103,67 @@ describe('numbers are numbers, strings are Unicode (mcp-envelope-sp over Streama
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_FORMAT_INVALID']);
     expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ path: 'widgetId', received_type: 'string', format: 'unicode' });
     expect(upstream.requests.length).toBe(before);
+  });
+});
+
+/** Opens `clients` SDK clients and starts `perClient` calls of a slow tool on each; resolves once all are sent. */
+async function startCalls(endpoint: URL, clients: number, perClient: number): Promise<{ results: Promise<CallToolResult[]>; clients: Client[] }> {
+  const connected: Client[] = [];
+  for (let index = 0; index < clients; index += 1) {
+    const client = new Client({ name: `drain-${index}`, version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(endpoint));
+    connected.push(client);
+  }
+  const calls = connected.flatMap((client) =>
+    Array.from({ length: perClient }, (_, call) => client.callTool({ name: 'widgetsV0_getWidget', arguments: { widgetId: `w-${call}` } }, undefined, { timeout: 30_000 }) as Promise<CallToolResult>),
+  );
+  return { results: Promise.all(calls), clients: connected };
+}
+
+describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
+  async function exitCode(child: ChildProcess): Promise<number | null> {
+    return new Promise((resolve) => child.once('exit', resolve));
+  }
+
+  it('answers all 40 calls still running when the grace period ends with a retryable envelope, then exits 0', async () => {
+    const slow = await startUpstreamReplay({ standing: { status: 200, body: { widgetId: 'late' }, delayMs: 8000 } });
+    try {
+      const { child, endpoint, stderr } = await startHttpServer(['--shutdown-grace', '0.5'], slow);
+      const { results } = await startCalls(endpoint, 4, 10);
+      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+      const exited = exitCode(child);
+      child.kill('SIGTERM');
+      const answered = await results;
+      expect(answered).toHaveLength(40);
+      for (const result of answered) {
+        const envelope = result.structuredContent as Record<string, unknown>;
+        expect(result.isError).toBe(true);
+        expect(validateEnvelope(envelope)).toEqual({ valid: true });
+        expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['internal_error', 'INTERNAL_ERROR', true]);
+        expect((envelope['details'] as Record<string, unknown>[])[0]?.['reason']).toBe('server_shutting_down');
+      }
+      expect(await exited).toBe(0);
+      expect(stderr()).toContain('"forced_calls":40');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('lets calls that finish within the grace period answer normally, and refuses new connections meanwhile', async () => {
+    const slow = await startUpstreamReplay({ standing: { status: 200, body: { widgetId: 'done' }, delayMs: 700 } });
+    try {
+      const { child, endpoint } = await startHttpServer(['--shutdown-grace', '10'], slow);
+      const { results } = await startCalls(endpoint, 4, 10);
+      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+      const exited = exitCode(child);
+      child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await expect(fetch(endpoint, { method: 'POST', body: '{}' })).rejects.toThrow();
+      const answered = await results;
+      expect(answered.map((result) => [result.isError, (result.structuredContent as Record<string, unknown> | undefined)?.['widgetId']])).toEqual(Array.from({ length: 40 }, () => [undefined, 'done']));
+      expect(await exited).toBe(0);
+    } finally {
+      await slow.close();
+    }
   });
 });
