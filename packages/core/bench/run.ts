@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -401,6 +402,48 @@ function hostileHtml(): void {
   });
 }
 
+/**
+ * Over real HTTP on 127.0.0.1: how long one session's small call waits while another session
+ * sends a 0.6 MB invalid argument, against the same small call alone. The server runs on one
+ * event loop, so the big call's CPU time is every other session's wait.
+ */
+async function httpStall(): Promise<void> {
+  const tool = { name: 'bench_ids', inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } }, handler: () => ({ ok: true }) };
+  const handle = await envelopeServer([tool]).serveStreamableHttp({ port: 0 });
+  const [big, small] = [new Client({ name: 'big', version: '0' }), new Client({ name: 'small', version: '0' })];
+  await big.connect(new StreamableHTTPClientTransport(handle.url));
+  await small.connect(new StreamableHTTPClientTransport(handle.url));
+  const hugeArgs = { ids: Array.from({ length: 150_000 }, () => 'x') };
+  const timed = async (call: () => Promise<unknown>): Promise<number> => {
+    const started = performance.now();
+    await call();
+    return performance.now() - started;
+  };
+  const smallCall = (): Promise<unknown> => small.callTool({ name: 'bench_ids', arguments: { ids: [1] } });
+  const runs = quick ? 3 : 7;
+  const alone: number[] = [];
+  const stalled: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    alone.push(await timed(smallCall));
+    const bigCall = big.callTool({ name: 'bench_ids', arguments: hugeArgs }, undefined, { timeout: 120_000 });
+    // sent just after the big call, so it queues behind the big call's validation
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stalled.push(await timed(smallCall));
+    await bigCall;
+  }
+  await big.close();
+  await small.close();
+  await handle.close();
+  const stall = median(stalled);
+  const base = median(alone);
+  report({
+    name: `HTTP: another session's small call while one session sends ${(JSON.stringify(hugeArgs).length / 1e6).toFixed(1)} MB of 150,000 wrong items`,
+    figure: `${stall.toFixed(0)} ms vs ${base.toFixed(1)} ms alone (medians of ${runs})`,
+    target: '< 1000 ms',
+    pass: stall < 1000,
+  });
+}
+
 console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
 // `--only=NAME[,NAME]` runs only the named groups (hot-paths, throughput, catalog, heap, hostile-input).
 const only = process.argv.find((argument) => argument.startsWith('--only='))?.slice('--only='.length).split(',');
@@ -409,9 +452,10 @@ const groups: readonly (readonly [string, () => unknown])[] = [
   ['throughput', checkThroughput],
   ['catalog', largeCatalog],
   ['heap', heapGrowth],
-  ['hostile-input', () => {
+  ['hostile-input', async () => {
     hugeInvalidArgument();
     hostileHtml();
+    await httpStall();
   }],
 ];
 for (const [name, run] of groups) if (only === undefined || only.includes(name)) await run();
