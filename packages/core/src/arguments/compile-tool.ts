@@ -412,7 +412,8 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
       // schema keyword refuses a lone surrogate. Neither can be sent on, so both fail here.
       const unsendable = unsendableViolations(candidate, context);
       if (valid && unsendable.violations.length === 0) return { ok: true, args: candidate as Record<string, unknown>, events };
-      const collected = valid ? unsendable : mergeViolations(collectViolations(validator.errors ?? [], context), unsendable, context.propertyOrder);
+      const schemaViolations = valid ? undefined : collectViolations(validator.errors ?? [], context);
+      const collected = schemaViolations === undefined ? unsendable : unsendable.violations.length === 0 ? schemaViolations : mergeViolations(schemaViolations, unsendable, context.propertyOrder);
       const { violations, omitted } = collected;
       return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate, omitted);
     } catch {
