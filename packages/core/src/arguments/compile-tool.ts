@@ -22,9 +22,10 @@ import { prepareSchema } from './prepare-schema.js';
 import type { PreparedSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
 import type { PropertyInfo, SchemaNode, TopLevelShape } from './schema-shape.js';
-import { abortedViolation, collectViolations, compileValidator, metaSchemaProblem } from './schema-validation.js';
+import { abortedViolation, collectViolations, compileValidator, mergeViolations, metaSchemaProblem } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './types.js';
+import { unsendableViolations } from './unsendable-values.js';
 
 const NO_EVENTS: readonly NormalizedEvent[] = Object.freeze([]);
 
@@ -433,8 +434,14 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
           candidate = copyArguments(candidate, index.properties, builder);
         }
       }
-      if (validator(candidate)) return { ok: true, args: candidate as Record<string, unknown>, events };
-      const { violations, omitted } = collectViolations(validator.errors ?? [], context);
+      const valid = validator(candidate);
+      // Ajv runs non-strict (OpenAPI keywords), which lets `Infinity` pass as a number; and no
+      // schema keyword refuses a lone surrogate. Neither can be sent on, so both fail here.
+      const unsendable = unsendableViolations(candidate, context);
+      if (valid && unsendable.violations.length === 0) return { ok: true, args: candidate as Record<string, unknown>, events };
+      const schemaViolations = valid ? undefined : collectViolations(validator.errors ?? [], context);
+      const collected = schemaViolations === undefined ? unsendable : unsendable.violations.length === 0 ? schemaViolations : mergeViolations(schemaViolations, unsendable, context.propertyOrder);
+      const { violations, omitted } = collected;
       return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate, omitted);
     } catch {
       try {
