@@ -15,8 +15,8 @@ describe('values that cannot be sent on', () => {
     if (outcome.ok) return;
     expect(outcome.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(outcome.details).toEqual([
-      { path: 'amount', issue: 'amount should be a finite number, not -Infinity.', received_type: '-Infinity', expected_type: 'number' },
-      { path: 'anything/deep/1', issue: 'anything/deep/1 should be a finite number, not NaN.', received_type: 'NaN', expected_type: 'number' },
+      { path: 'amount', field: 'amount', issue: 'amount should be a finite number, not -Infinity.', received_type: '-Infinity', expected_type: 'number' },
+      { path: 'anything/deep/1', field: 'anything/deep/1', issue: 'anything/deep/1 should be a finite number, not NaN.', received_type: 'NaN', expected_type: 'number' },
     ]);
     expect(outcome.hints).toContain('Send amount as a finite number.');
   });
