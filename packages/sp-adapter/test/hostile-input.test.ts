@@ -89,7 +89,7 @@ describe('numbers are numbers, strings are Unicode (mcp-envelope-sp over Streama
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['mcp_input_validation', 'SCHEMA_TYPE_MISMATCH', false]);
     expect(envelope['details']).toEqual([
-      { path: 'body/price/amount', issue: 'body/price/amount should be a finite number, not Infinity.', received_type: 'Infinity', expected_type: 'number' },
+      { path: 'body/price/amount', field: 'body/price/amount', issue: 'body/price/amount should be a finite number, not Infinity.', received_type: 'Infinity', expected_type: 'number' },
     ]);
     expect(upstream.requests.length).toBe(before);
   });
