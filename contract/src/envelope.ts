@@ -102,6 +102,8 @@ export interface EnvelopeMeta {
   readonly warnings?: readonly EnvelopeWarning[];
   /** Ties an `internal_error` envelope to the server log line that holds the detail. */
   readonly correlation_id?: string;
+  /** On `SCHEMA_VALIDATION_FAILED` envelopes: the JSON Schema keyword that failed (`not`, `dependentRequired`, ...). */
+  readonly validator?: string;
   readonly [extra: string]: unknown;
 }
 

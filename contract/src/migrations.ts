@@ -9,9 +9,10 @@ import { readFileSync } from 'node:fs';
 import type { ErrorKind } from './taxonomy.js';
 
 /**
- * One reclassification. Implements CONTRACT.md "Migration windows": the release `introduced_in`
- * emits `to_kind` with `legacy_error_kind: from_kind`; the release `removed_in` (the next one)
- * drops `legacy_error_kind`, and the entry must then leave the table.
+ * One reclassification. Implements CONTRACT.md "Migration windows": the first release that ships
+ * the entry emits `to_kind` with `legacy_error_kind: from_kind`; the next release, whatever its
+ * number, drops `legacy_error_kind`, and the entry must then have left the table (the release
+ * check reads which releases happened from the git tags).
  */
 export interface MigrationEntry {
   /** A stable slug, e.g. `upstream-429-to-rate-limited`. */
@@ -24,18 +25,26 @@ export interface MigrationEntry {
   readonly from_kind: ErrorKind;
   /** The kind they have now. */
   readonly to_kind: ErrorKind;
-  /** The release (semver `MAJOR.MINOR.PATCH`) that first emits `to_kind`. */
+  /** The lowest version (semver `MAJOR.MINOR.PATCH`) that emits `to_kind` and the legacy value. */
   readonly introduced_in: string;
-  /** The release that stops emitting `legacy_error_kind`; the entry is expired from then on. */
-  readonly removed_in: string;
+  /**
+   * The date (`YYYY-MM-DD`) from which clients must not rely on `legacy_error_kind`: the release
+   * after the one that opens the window ships no earlier. Each affected server's CHANGELOG names it.
+   */
+  readonly cutover_date?: string;
+  /**
+   * Optional upper bound: a version from which `legacy_error_kind` is not sent even if the entry
+   * were still here. Without it the window ends with the entry, which the release check removes
+   * from the release after the one that shipped it.
+   */
+  readonly removed_in?: string;
 }
 
 /**
  * The reclassifications in force, read from `migrations.json` at the package root (data, so the
  * release check can read any checkout's table without compiling it). The first release of this
- * project (0.1.0) introduces the contract's three phased reclassifications (DESIGN 5), so each
- * window runs from 0.1.0 to 0.2.0: 0.1.0 emits `legacy_error_kind`, 0.2.0 drops it and the entry
- * is deleted.
+ * project introduces the contract's three phased reclassifications: the release that first ships
+ * them emits `legacy_error_kind`, and the next one drops it, with the entries deleted.
  */
 export const MIGRATIONS: readonly MigrationEntry[] = (
   JSON.parse(readFileSync(new URL('../migrations.json', import.meta.url), 'utf8')) as { migrations: MigrationEntry[] }
@@ -64,7 +73,8 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /**
- * The entries whose window is open at `version`: `introduced_in <= version < removed_in`.
+ * The entries whose window is open at `version`: `introduced_in <= version`, and
+ * `version < removed_in` when the entry has a `removed_in`.
  *
  * @param version - the release being run or built, e.g. the package's own version.
  * @param table - the table to read; defaults to {@link MIGRATIONS}.
@@ -72,7 +82,9 @@ export function compareVersions(a: string, b: string): number {
  * @throws RangeError when a version string is malformed.
  */
 export function activeMigrations(version: string, table: readonly MigrationEntry[] = MIGRATIONS): readonly MigrationEntry[] {
-  return table.filter((entry) => compareVersions(entry.introduced_in, version) <= 0 && compareVersions(version, entry.removed_in) < 0);
+  return table.filter(
+    (entry) => compareVersions(entry.introduced_in, version) <= 0 && (entry.removed_in === undefined || compareVersions(version, entry.removed_in) < 0),
+  );
 }
 
 /**
@@ -100,12 +112,13 @@ export function legacyErrorKindFor(
 }
 
 /**
- * The entries that have expired at `version` (`removed_in <= version`) and so must be deleted
- * before that release ships.
+ * The entries that have expired at `version` by their `removed_in` (`removed_in <= version`) and
+ * so must be deleted before that release ships. Entries without `removed_in` expire by release
+ * history instead, which only the release check knows.
  *
  * @returns the expired entries, in table order.
  * @throws RangeError when a version string is malformed.
  */
 export function expiredMigrations(version: string, table: readonly MigrationEntry[] = MIGRATIONS): readonly MigrationEntry[] {
-  return table.filter((entry) => compareVersions(entry.removed_in, version) <= 0);
+  return table.filter((entry) => entry.removed_in !== undefined && compareVersions(entry.removed_in, version) <= 0);
 }

@@ -155,25 +155,28 @@ describe('legacyErrorKindFor', () => {
 });
 
 describe('MIGRATIONS', () => {
-  it('pins the three phased reclassifications, one window each from 0.1.0 to 0.2.0', () => {
-    expect(MIGRATIONS.map((entry) => [entry.id, entry.error_codes, entry.servers ?? 'all', entry.from_kind, entry.to_kind, entry.introduced_in, entry.removed_in])).toEqual([
-      ['sp-upstream-429-to-rate-limited', ['RATE_LIMITED'], ['sp'], 'sp_api_http', 'rate_limited', '0.1.0', '0.2.0'],
-      ['ads-upstream-429-to-rate-limited', ['RATE_LIMITED'], ['ads'], 'ads_api_http', 'rate_limited', '0.1.0', '0.2.0'],
-      ['unknown-tool-to-tool-not-found', ['TOOL_NOT_FOUND'], 'all', 'mcp_input_validation', 'tool_not_found', '0.1.0', '0.2.0'],
-      ['sp-401-403-to-auth-error', ['SP_API_HTTP_401', 'SP_API_HTTP_403'], ['sp'], 'sp_api_http', 'auth_error', '0.1.0', '0.2.0'],
+  it('pins the three phased reclassifications, open from 0.1.0 until the release after the first one that ships them', () => {
+    expect(
+      MIGRATIONS.map((entry) => [entry.id, entry.error_codes, entry.servers ?? 'all', entry.from_kind, entry.to_kind, entry.introduced_in, entry.cutover_date, entry.removed_in]),
+    ).toEqual([
+      ['sp-upstream-429-to-rate-limited', ['RATE_LIMITED'], ['sp'], 'sp_api_http', 'rate_limited', '0.1.0', '2027-03-01', undefined],
+      ['ads-upstream-429-to-rate-limited', ['RATE_LIMITED'], ['ads'], 'ads_api_http', 'rate_limited', '0.1.0', '2027-03-01', undefined],
+      ['unknown-tool-to-tool-not-found', ['TOOL_NOT_FOUND'], 'all', 'mcp_input_validation', 'tool_not_found', '0.1.0', '2027-03-01', undefined],
+      ['sp-401-403-to-auth-error', ['SP_API_HTTP_401', 'SP_API_HTTP_403'], ['sp'], 'sp_api_http', 'auth_error', '0.1.0', '2027-03-01', undefined],
     ]);
   });
 
-  it('is the default table of every helper', () => {
+  it('is the default table of every helper; without removed_in a window stays open while the entry is present', () => {
     expect(activeMigrations('0.1.0').map((entry) => entry.id)).toHaveLength(4);
-    expect(activeMigrations('0.2.0')).toEqual([]);
+    expect(activeMigrations('0.2.0').map((entry) => entry.id)).toHaveLength(4);
+    expect(activeMigrations('0.0.9')).toEqual([]);
     expect(expiredMigrations('0.1.5')).toEqual([]);
-    expect(expiredMigrations('0.2.0').map((entry) => entry.id)).toHaveLength(4);
+    expect(expiredMigrations('9.0.0')).toEqual([]);
     expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.1.0')).toBe('sp_api_http');
     expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'ads', '0.1.0')).toBe('ads_api_http');
     expect(legacyErrorKindFor({ error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found' }, 'ads', '0.1.0')).toBe('mcp_input_validation');
     expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '0.1.0')).toBe('sp_api_http');
     expect(legacyErrorKindFor({ error_code: 'ADS_API_HTTP_403', error_kind: 'auth_error' }, 'ads', '0.1.0')).toBe(undefined);
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.2.0')).toBe(undefined);
+    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.2.0')).toBe('sp_api_http');
   });
 });

@@ -298,6 +298,14 @@ describe('validateEnvelope rejects', () => {
     ]);
   });
 
+  it('an empty or non-string validator (the keyword behind SCHEMA_VALIDATION_FAILED)', () => {
+    expect(violations(withMeta({ validator: 'dependentRequired' }))).toEqual([]);
+    expect(violations(withMeta({ validator: '' }))).toEqual([
+      { path: '/_meta/validator', keyword: 'minLength', message: 'must NOT have fewer than 1 characters' },
+    ]);
+    expect(violations(withMeta({ validator: 3 }))).toEqual([{ path: '/_meta/validator', keyword: 'type', message: 'must be string' }]);
+  });
+
   it('reports every violation at once', () => {
     const broken = { ...without(MINIMAL_ENVELOPE, 'summary'), retryable: 1, _meta: { retry_after_seconds: -1 } };
     expect(violations(broken)).toEqual([

@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+export * from './history.js';
 export * from './release-check.js';
 export * from './snapshot.js';
 export * from './workspace.js';

@@ -1,7 +1,7 @@
 /**
  * `release:check`: the contract's versioning rules, enforced by machine. Run in CI and before
- * `changeset version`. Implements CONTRACT.md "Lockstep releases and migration windows" and
- * DESIGN 6.
+ * `changeset version` and `changeset publish`. Implements CONTRACT.md "Lockstep releases and
+ * migration windows".
  *
  * @packageDocumentation
  */
@@ -11,20 +11,22 @@ import { join } from 'node:path';
 import getReleasePlan from '@changesets/get-release-plan';
 import getChangesets from '@changesets/read';
 import type { NewChangeset, VersionType } from '@changesets/types';
-import { compareVersions } from '@mcp-envelope/contract';
+import { activeMigrations, compareVersions } from '@mcp-envelope/contract';
 import type { MigrationEntry } from '@mcp-envelope/contract';
 
+import { firstCommit, readReleases, shippedMigrations, versionAt } from './history.js';
+import type { Release } from './history.js';
 import {
   DEFAULT_LAYOUT,
   changedFiles,
   kindMapOf,
-  readChangelogs,
+  readChangelog,
   readFixtureEnvelopes,
   readLatestSnapshot,
   readMigrations,
   readPublishedPackages,
 } from './workspace.js';
-import type { WorkspaceLayout } from './workspace.js';
+import type { FixtureEnvelope, PublishedPackage, ReleaseSnapshot, WorkspaceLayout } from './workspace.js';
 
 /** The rules, in the order they run. */
 export const RELEASE_RULES = ['lockstep', 'expired-migrations', 'snapshot-drift', 'changeset-required', 'migration-changelog'] as const;
@@ -46,6 +48,8 @@ export interface ReleaseCheckResult {
   readonly currentVersion: string;
   /** The version about to be released: the pending changesets' new version, else the current one. */
   readonly targetVersion: string;
+  /** The versions released so far, from the `<package>@<version>` git tags, oldest first. */
+  readonly releases: readonly string[];
   readonly findings: readonly ReleaseFinding[];
   /** Rules that could not run, with the reason (e.g. no released snapshot yet). */
   readonly skipped: readonly { readonly rule: ReleaseRule; readonly reason: string }[];
@@ -55,10 +59,33 @@ export interface ReleaseCheckResult {
 export interface ReleaseCheckOptions {
   /** The checkout to check. */
   readonly root: string;
-  /** Git ref to diff against for `changeset-required` (a PR's base, e.g. `origin/main`). Without it the last release tag `v<current>` is used when it exists. */
+  /**
+   * Git ref to diff against for `changeset-required` (a PR's base, e.g. `origin/main`). Without
+   * it: the tag of the last release, else the repository's first commit.
+   */
   readonly since?: string;
   readonly layout?: WorkspaceLayout;
 }
+
+/** What every rule reads, gathered once. */
+interface CheckContext {
+  readonly root: string;
+  readonly layout: WorkspaceLayout;
+  readonly packages: readonly PublishedPackage[];
+  readonly currentVersion: string;
+  readonly targetVersion: string;
+  /** The pending changesets' highest bump, `none` without any. */
+  readonly pendingBump: VersionType;
+  readonly changesets: readonly NewChangeset[];
+  readonly migrations: readonly MigrationEntry[];
+  readonly fixtures: readonly FixtureEnvelope[];
+  readonly releases: readonly Release[];
+  /** Migration id -> the first release whose table held it. */
+  readonly shipped: ReadonlyMap<string, Release>;
+}
+
+type Report = (finding: ReleaseFinding) => void;
+type Skip = (rule: ReleaseRule, reason: string) => void;
 
 const BUMP_RANK: Readonly<Record<VersionType, number>> = { none: 0, patch: 1, minor: 2, major: 3 };
 
@@ -66,147 +93,215 @@ function covers(entry: MigrationEntry, server: string, code: string, from: strin
   return entry.error_codes.includes(code) && (entry.servers === undefined || entry.servers.includes(server)) && entry.from_kind === from && entry.to_kind === to;
 }
 
-async function tagExists(root: string, tag: string): Promise<boolean> {
-  try {
-    await changedFiles(root, tag);
-    return true;
-  } catch {
-    return false;
+/** The semver bump that leads from `before` to `after` (`none` when equal or lower). */
+function bumpBetween(before: string, after: string): VersionType {
+  const [a, b] = [before, after].map((version) => version.split('.').map(Number));
+  if (compareVersions(after, before) <= 0 || a === undefined || b === undefined) return 'none';
+  if (a[0] !== b[0]) return 'major';
+  return a[1] !== b[1] ? 'minor' : 'patch';
+}
+
+async function gatherContext(root: string, layout: WorkspaceLayout, report: Report): Promise<CheckContext> {
+  const packages = readPublishedPackages(root, layout);
+  const first = packages[0];
+  if (first === undefined) throw new Error(`no published package found under ${root}`);
+  const currentVersion = first.version;
+  if (new Set(packages.map((entry) => entry.version)).size > 1) {
+    report({
+      rule: 'lockstep',
+      message: `published packages have different versions: ${packages.map((entry) => `${entry.name}@${entry.version}`).join(', ')}`,
+      fix: 'Put every package in the one `fixed` group of .changeset/config.json and set them all to the same version.',
+    });
   }
+  const hasChangesetFolder = existsSync(join(root, '.changeset', 'config.json'));
+  const plan = hasChangesetFolder ? await getReleasePlan(root) : { changesets: [] as NewChangeset[], releases: [] };
+  const ours = plan.releases.filter((release) => packages.some((entry) => entry.name === release.name));
+  if (ours.length > 0 && (ours.length !== packages.length || new Set(ours.map((release) => release.newVersion)).size > 1)) {
+    report({
+      rule: 'lockstep',
+      message: `the pending release does not move every package to one version: ${ours.map((release) => `${release.name}@${release.newVersion}`).join(', ')}`,
+      fix: 'List every published package in the one `fixed` group of .changeset/config.json.',
+    });
+  }
+  const releases = await readReleases(
+    root,
+    packages.map((entry) => entry.name),
+  );
+  return {
+    root,
+    layout,
+    packages,
+    currentVersion,
+    targetVersion: ours.map((release) => release.newVersion).sort(compareVersions).at(-1) ?? currentVersion,
+    pendingBump: ours.reduce<VersionType>((highest, release) => (BUMP_RANK[release.type] > BUMP_RANK[highest] ? release.type : highest), 'none'),
+    changesets: hasChangesetFolder ? await getChangesets(root) : [],
+    migrations: readMigrations(root, layout),
+    fixtures: readFixtureEnvelopes(root, layout),
+    releases,
+    shipped: await shippedMigrations(root, releases, layout.migrationsFile),
+  };
 }
 
 /**
  * Runs every rule against a checkout.
  *
  * Rules: `lockstep` (every published package has one version, and the pending release moves them
- * together); `expired-migrations` (no entry with `removed_in` <= the target version, and no
- * fixture still carrying a `legacy_error_kind` that no open window explains);
- * `snapshot-drift` (each error code's kind per server equals the last released snapshot's, unless
- * a migration entry covers the change); `changeset-required` (a change to the taxonomy, the
- * schemas, the migrations table or a fixture needs a pending changeset, at least minor for the
- * taxonomy); `migration-changelog` (each migration new since the last snapshot is named, with its
- * cutover release, in a pending changeset or a CHANGELOG.md).
+ * together); `expired-migrations` (no entry that an earlier release already shipped, whatever the
+ * bump since: a window is one release long; no entry with `removed_in` <= the target version; no
+ * fixture carrying a `legacy_error_kind` that no open window explains); `snapshot-drift` (each
+ * error code's kind per server equals the last release's snapshot, unless a migration entry
+ * covers the change); `changeset-required` (a change to the taxonomy, the schemas, the migrations
+ * table or a fixture since the last release needs a changeset, at least minor for the taxonomy);
+ * `migration-changelog` (each migration not yet released is named in the CHANGELOG, or a pending
+ * changeset, of every server it touches, with its cutover date and the release that drops it).
+ * Releases are the `<package>@<version>` tags `changeset publish` creates.
  *
  * @param options - the checkout and the diff base.
  * @returns every finding; `ok` when there is none.
  * @throws Error when the checkout has no published packages or its files cannot be read.
  */
 export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<ReleaseCheckResult> {
-  const { root } = options;
-  const layout = options.layout ?? DEFAULT_LAYOUT;
   const findings: ReleaseFinding[] = [];
   const skipped: { rule: ReleaseRule; reason: string }[] = [];
+  const report: Report = (finding) => findings.push(finding);
+  const skip: Skip = (rule, reason) => skipped.push({ rule, reason });
+  const context = await gatherContext(options.root, options.layout ?? DEFAULT_LAYOUT, report);
+  checkExpiredMigrations(context, report);
+  const snapshot = checkSnapshotDrift(context, report, skip);
+  await checkChangesetRequired(context, options.since, report, skip);
+  checkMigrationChangelogs(context, snapshot, report);
+  return {
+    ok: findings.length === 0,
+    currentVersion: context.currentVersion,
+    targetVersion: context.targetVersion,
+    releases: context.releases.map((release) => release.version),
+    findings,
+    skipped,
+  };
+}
 
-  const packages = readPublishedPackages(root, layout);
-  const first = packages[0];
-  if (first === undefined) throw new Error(`no published package found under ${root}`);
-  const currentVersion = first.version;
-  const versions = new Set(packages.map((entry) => entry.version));
-  if (versions.size > 1) {
-    findings.push({
-      rule: 'lockstep',
-      message: `published packages have different versions: ${packages.map((entry) => `${entry.name}@${entry.version}`).join(', ')}`,
-      fix: 'Put every package in the one `fixed` group of .changeset/config.json and set them all to the same version.',
-    });
-  }
-
-  const hasChangesetFolder = existsSync(join(root, '.changeset', 'config.json'));
-  const plan = hasChangesetFolder ? await getReleasePlan(root) : { changesets: [] as NewChangeset[], releases: [] };
-  const ours = plan.releases.filter((release) => packages.some((entry) => entry.name === release.name));
-  const newVersions = new Set(ours.map((release) => release.newVersion));
-  if (ours.length > 0 && (ours.length !== packages.length || newVersions.size > 1)) {
-    findings.push({
-      rule: 'lockstep',
-      message: `the pending release does not move every package to one version: ${ours.map((release) => `${release.name}@${release.newVersion}`).join(', ')}`,
-      fix: 'List every published package in the one `fixed` group of .changeset/config.json.',
-    });
-  }
-  const targetVersion = ours.map((release) => release.newVersion).sort(compareVersions).at(-1) ?? currentVersion;
-
-  const migrations = readMigrations(root, layout);
+function checkExpiredMigrations(context: CheckContext, report: Report): void {
+  const { layout, migrations, targetVersion } = context;
   for (const entry of migrations) {
-    if (compareVersions(entry.removed_in, targetVersion) <= 0) {
-      findings.push({
-        rule: 'expired-migrations',
-        message: `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) expired in ${entry.removed_in}, and ${targetVersion} is about to be released`,
-        fix: `Delete the entry "${entry.id}" from ${layout.migrationsFile}, run \`pnpm fixtures:update\`, and drop legacy_error_kind "${entry.from_kind}" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).`,
-      });
-    }
+    const shippedIn = context.shipped.get(entry.id);
+    const byRelease = shippedIn !== undefined && compareVersions(shippedIn.version, targetVersion) < 0;
+    const byVersion = entry.removed_in !== undefined && compareVersions(entry.removed_in, targetVersion) <= 0;
+    if (!byRelease && !byVersion) continue;
+    report({
+      rule: 'expired-migrations',
+      message: byRelease
+        ? `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) shipped in ${shippedIn.version} (tag ${shippedIn.tag}); its window closes with the next release, and ${targetVersion} is about to be released`
+        : `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) expired in ${entry.removed_in ?? ''}, and ${targetVersion} is about to be released`,
+      fix: `Delete the entry "${entry.id}" from ${layout.migrationsFile}, run \`pnpm fixtures:update\`, and drop legacy_error_kind "${entry.from_kind}" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).`,
+    });
   }
-  const open = migrations.filter((entry) => compareVersions(entry.introduced_in, targetVersion) <= 0 && compareVersions(targetVersion, entry.removed_in) < 0);
-  const fixtures = readFixtureEnvelopes(root, layout);
-  for (const fixture of fixtures) {
-    if (fixture.legacy_error_kind === undefined) continue;
+  const open = activeMigrations(targetVersion, migrations);
+  for (const fixture of context.fixtures) {
     const legacy = fixture.legacy_error_kind;
-    if (!open.some((entry) => covers(entry, fixture.server, fixture.error_code, legacy, fixture.error_kind))) {
-      findings.push({
-        rule: 'expired-migrations',
-        message: `${fixture.file} still emits legacy_error_kind "${legacy}" for ${fixture.error_code}, which no migration window open at ${targetVersion} explains`,
-        fix: 'Regenerate the conformance fixtures from the servers (their legacy_error_kind follows the migrations table), or add the missing migration entry.',
-      });
-    }
+    if (legacy === undefined || open.some((entry) => covers(entry, fixture.server, fixture.error_code, legacy, fixture.error_kind))) continue;
+    report({
+      rule: 'expired-migrations',
+      message: `${fixture.file} still emits legacy_error_kind "${legacy}" for ${fixture.error_code}, which no migration window open at ${targetVersion} explains`,
+      fix: 'Regenerate the conformance fixtures from the servers (their legacy_error_kind follows the migrations table), or add the missing migration entry.',
+    });
   }
+}
 
-  const snapshot = readLatestSnapshot(root, layout, currentVersion);
+/** The snapshot of the last release; before any release, the newest one at or below the current version. */
+function baselineSnapshot(context: CheckContext): ReleaseSnapshot | undefined {
+  const last = context.releases.at(-1);
+  return readLatestSnapshot(context.root, context.layout, last?.version ?? context.currentVersion);
+}
+
+function checkSnapshotDrift(context: CheckContext, report: Report, skip: Skip): ReleaseSnapshot | undefined {
+  const snapshot = baselineSnapshot(context);
   if (snapshot === undefined) {
-    skipped.push({ rule: 'snapshot-drift', reason: `no released snapshot in ${layout.releasesFolder} at or below ${currentVersion}` });
-  } else {
-    const now = kindMapOf(fixtures);
-    for (const [server, codes] of Object.entries(snapshot.kinds)) {
-      for (const [code, before] of Object.entries(codes)) {
-        const after = now[server]?.[code];
-        if (after === undefined || after === before) continue;
-        if (!migrations.some((entry) => covers(entry, server, code, before, after))) {
-          findings.push({
-            rule: 'snapshot-drift',
-            message: `${server} ${code} was ${before} in ${snapshot.version} and is ${after} now, with no migration entry`,
-            fix: `Add to ${layout.migrationsFile}: {"id": "...", "error_codes": ["${code}"], "servers": ["${server}"], "from_kind": "${before}", "to_kind": "${after}", "introduced_in": "${targetVersion}", "removed_in": "<the release after ${targetVersion}>"}, or restore the old kind.`,
-          });
-        }
-      }
+    skip('snapshot-drift', `no released snapshot in ${context.layout.releasesFolder} at or below ${context.releases.at(-1)?.version ?? context.currentVersion}`);
+    return undefined;
+  }
+  const now = kindMapOf(context.fixtures);
+  for (const [server, codes] of Object.entries(snapshot.kinds)) {
+    for (const [code, before] of Object.entries(codes)) {
+      const after = now[server]?.[code];
+      if (after === undefined || after === before || context.migrations.some((entry) => covers(entry, server, code, before, after))) continue;
+      report({
+        rule: 'snapshot-drift',
+        message: `${server} ${code} was ${before} in ${snapshot.version} and is ${after} now, with no migration entry`,
+        fix: `Add to ${context.layout.migrationsFile}: {"id": "...", "error_codes": ["${code}"], "servers": ["${server}"], "from_kind": "${before}", "to_kind": "${after}", "introduced_in": "${context.targetVersion}", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.`,
+      });
     }
   }
+  return snapshot;
+}
 
-  const changesets = hasChangesetFolder ? await getChangesets(root) : [];
-  const since = options.since ?? ((await tagExists(root, `v${currentVersion}`)) ? `v${currentVersion}` : undefined);
+async function checkChangesetRequired(context: CheckContext, sinceOption: string | undefined, report: Report, skip: Skip): Promise<void> {
+  const { root, layout } = context;
+  const since = sinceOption ?? context.releases.at(-1)?.tag ?? (await firstCommit(root));
   if (since === undefined) {
-    skipped.push({ rule: 'changeset-required', reason: `no --since ref given and no tag v${currentVersion}` });
-  } else {
-    const changed = await changedFiles(root, since);
-    const contractChanges = changed.filter((file) => layout.contractFiles.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix))));
-    const taxonomyChanges = changed.filter((file) => layout.taxonomyFiles.includes(file));
-    if (contractChanges.length > 0 && changesets.length === 0) {
-      findings.push({
-        rule: 'changeset-required',
-        message: `contract files changed since ${since} with no pending changeset: ${contractChanges.join(', ')}`,
-        fix: `Run \`pnpm changeset\`, pick ${taxonomyChanges.length > 0 ? 'at least minor' : 'the bump that fits'}, and describe the change for users.`,
-      });
-    } else if (taxonomyChanges.length > 0) {
-      const bump = Math.max(0, ...ours.map((release) => BUMP_RANK[release.type]));
-      if (bump < BUMP_RANK.minor) {
-        findings.push({
-          rule: 'changeset-required',
-          message: `the taxonomy changed since ${since} (${taxonomyChanges.join(', ')}) but the pending changesets bump only ${bump === 0 ? 'nothing' : 'patch'}`,
-          fix: 'Change the changeset to `minor` (or `major` when a kind or code was removed): a taxonomy change is never a patch.',
-        });
-      }
-    }
+    skip('changeset-required', 'no --since ref given, no release tag and no commit');
+    return;
   }
+  const changed = await changedFiles(root, since);
+  const contractChanges = changed.filter((file) => layout.contractFiles.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix))));
+  const taxonomyChanges = changed.filter((file) => layout.taxonomyFiles.includes(file));
+  // A bump already written by `changeset version` (the release commit, before publish) counts
+  // like the changesets it consumed.
+  const before = await versionAt(root, since, context.packages[0]?.folder ?? '');
+  const versioned = before === undefined ? 'none' : bumpBetween(before, context.currentVersion);
+  const bump = Math.max(BUMP_RANK[context.pendingBump], BUMP_RANK[versioned]);
+  if (contractChanges.length > 0 && bump === 0) {
+    report({
+      rule: 'changeset-required',
+      message: `contract files changed since ${since} with no pending changeset: ${contractChanges.join(', ')}`,
+      fix: `Run \`pnpm changeset\`, pick ${taxonomyChanges.length > 0 ? 'at least minor' : 'the bump that fits'}, and describe the change for users.`,
+    });
+  } else if (taxonomyChanges.length > 0 && bump < BUMP_RANK.minor) {
+    report({
+      rule: 'changeset-required',
+      message: `the taxonomy changed since ${since} (${taxonomyChanges.join(', ')}) but the release bumps only patch`,
+      fix: 'Change the changeset to `minor` (or `major` when a kind or code was removed): a taxonomy change is never a patch.',
+    });
+  }
+}
 
+/** What a server's release notes must say about one migration, each as a phrase to find. */
+function requiredPhrases(entry: MigrationEntry, opening: string, others: readonly string[]): string[] {
+  return [`\`${entry.id}\``, entry.cutover_date ?? 'YYYY-MM-DD', `release after ${opening}`, ...others.map((name) => `\`${name}\``)];
+}
+
+function checkMigrationChangelogs(context: CheckContext, snapshot: ReleaseSnapshot | undefined, report: Report): void {
+  const { root, layout, targetVersion } = context;
   const known = new Set(snapshot?.migrations ?? []);
-  const texts = `${changesets.map((changeset) => changeset.summary).join('\n')}\n${readChangelogs(root, layout)}`;
-  for (const entry of migrations) {
-    if (known.has(entry.id)) continue;
-    if (!(texts.includes(entry.id) && texts.includes(entry.removed_in))) {
-      findings.push({
+  const servers = Object.keys(layout.serverPackages);
+  const nameOf = (server: string): string =>
+    context.packages.find((entry) => entry.folder === layout.serverPackages[server])?.name ?? layout.serverPackages[server] ?? server;
+  for (const entry of context.migrations) {
+    if (context.shipped.has(entry.id) || (context.releases.length === 0 && known.has(entry.id))) continue;
+    if (entry.cutover_date === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(entry.cutover_date)) {
+      report({
         rule: 'migration-changelog',
-        message: `migration "${entry.id}" has no changelog entry naming its cutover release ${entry.removed_in}`,
-        fix: `Add a changeset (or CHANGELOG.md entry) that names "${entry.id}", says ${entry.from_kind} becomes ${entry.to_kind} in ${entry.introduced_in}, and that legacy_error_kind is dropped in ${entry.removed_in}.`,
+        message: `migration "${entry.id}" has no cutover_date`,
+        fix: `Give the entry in ${layout.migrationsFile} a "cutover_date": "YYYY-MM-DD", the date from which clients must not rely on legacy_error_kind "${entry.from_kind}".`,
+      });
+      continue;
+    }
+    const touched = (entry.servers ?? servers).filter((server) => layout.serverPackages[server] !== undefined);
+    for (const server of touched) {
+      const name = nameOf(server);
+      const notes = [
+        ...context.changesets.filter((changeset) => changeset.releases.some((release) => release.name === name)).map((changeset) => changeset.summary),
+        readChangelog(root, layout.serverPackages[server] ?? ''),
+      ].join('\n');
+      const others = touched.filter((other) => other !== server).map(nameOf);
+      const missing = requiredPhrases(entry, targetVersion, others).filter((phrase) => !notes.includes(phrase));
+      if (missing.length === 0) continue;
+      report({
+        rule: 'migration-changelog',
+        message: `${layout.serverPackages[server] ?? server}/CHANGELOG.md (and the pending changesets releasing ${name}) lack, for migration "${entry.id}": ${missing.join(', ')}`,
+        fix: `Add a changeset releasing ${name} that names \`${entry.id}\`, says ${entry.from_kind} becomes ${entry.to_kind}, gives the cutover date ${entry.cutover_date}, says legacy_error_kind is dropped in the release after ${targetVersion}${others.length > 0 ? `, and refers to ${others.map((other) => `\`${other}\``).join(', ')}, which the migration also touches` : ''}.`,
       });
     }
   }
-
-  return { ok: findings.length === 0, currentVersion, targetVersion, findings, skipped };
 }
 
 /**
@@ -215,7 +310,8 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
  * @returns lines ending with `release:check: passed` or `release:check: N problem(s)`.
  */
 export function formatReleaseCheck(result: ReleaseCheckResult): string {
-  const lines = [`release:check ${result.currentVersion} -> ${result.targetVersion}`];
+  const released = result.releases.length === 0 ? 'no release yet' : `released: ${result.releases.join(', ')}`;
+  const lines = [`release:check ${result.currentVersion} -> ${result.targetVersion} (${released})`];
   for (const finding of result.findings) {
     lines.push(`FAIL [${finding.rule}] ${finding.message}`, `     fix: ${finding.fix}`);
   }

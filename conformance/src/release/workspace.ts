@@ -26,6 +26,8 @@ export interface WorkspaceLayout {
   readonly taxonomyFiles: readonly string[];
   /** Files or folder prefixes whose change needs a changeset. */
   readonly contractFiles: readonly string[];
+  /** Server id (as in the migrations table's `servers`) -> the folder of its package, whose CHANGELOG.md names each migration touching it. */
+  readonly serverPackages: Readonly<Record<string, string>>;
 }
 
 /** This repository's layout (DESIGN 2). */
@@ -36,6 +38,7 @@ export const DEFAULT_LAYOUT: WorkspaceLayout = {
   fixturesFolder: 'conformance/fixtures',
   taxonomyFiles: ['contract/src/taxonomy.ts', 'contract/schemas/error-envelope.schema.json', 'contract/schemas/jsonschema-error-codes.json'],
   contractFiles: ['contract/src/taxonomy.ts', 'contract/schemas/', 'contract/migrations.json', 'conformance/fixtures/'],
+  serverPackages: { sp: 'packages/sp-adapter', ads: 'packages/ads-adapter' },
 };
 
 /** A published package: name, version and folder. */
@@ -184,11 +187,8 @@ export async function changedFiles(root: string, since: string): Promise<string[
   return [...new Set([...committed, ...worktree, ...untracked])].sort();
 }
 
-/** CHANGELOG.md texts of the root and of every package folder, joined. */
-export function readChangelogs(root: string, layout: WorkspaceLayout): string {
-  return ['', ...layout.packageFolders]
-    .map((folder) => join(root, folder, 'CHANGELOG.md'))
-    .filter((file) => existsSync(file))
-    .map((file) => readFileSync(file, 'utf8'))
-    .join('\n');
+/** The CHANGELOG.md text of one folder of the checkout (`''` when it has none). */
+export function readChangelog(root: string, folder: string): string {
+  const file = join(root, folder, 'CHANGELOG.md');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
 }

@@ -5,26 +5,47 @@ import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { formatReleaseCheck, runReleaseCheck, writeReleaseSnapshot } from '../../src/release/index.js';
-import { PACKAGES, TOOL_NOT_FOUND_MIGRATION, addChangeset, envelopeFixture, git, makeReleaseRepo, write } from './release-repo.js';
+import { formatReleaseCheck, readReleases, runReleaseCheck, writeReleaseSnapshot } from '../../src/release/index.js';
+import { PACKAGES, TOOL_NOT_FOUND_MIGRATION, addChangeset, envelopeFixture, git, makeReleaseRepo, migrationNote, tagRelease, write } from './release-repo.js';
 
 const changesetBin = join(dirname(createRequire(import.meta.url).resolve('@changesets/cli/package.json')), 'bin.js');
+const NAMES = PACKAGES.map(([, name]) => name);
+const REMOVE_FIX =
+  'Delete the entry "unknown-tool-to-tool-not-found" from contract/migrations.json, run `pnpm fixtures:update`, and drop legacy_error_kind "mcp_input_validation" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).';
+
+function dropWindow(root: string): void {
+  write(root, 'contract/migrations.json', { migrations: [] });
+  write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+}
 
 describe('release:check on a clean checkout', () => {
-  it('passes, naming the current and target versions and the rules it could not run', async () => {
+  it('passes before any release, naming the versions and the rules it could not run', async () => {
     const root = makeReleaseRepo({ tag: false });
     const result = await runReleaseCheck({ root });
     expect(result).toEqual({
       ok: true,
       currentVersion: '0.1.0',
       targetVersion: '0.1.0',
+      releases: [],
       findings: [],
-      skipped: [
-        { rule: 'snapshot-drift', reason: 'no released snapshot in contract/releases at or below 0.1.0' },
-        { rule: 'changeset-required', reason: 'no --since ref given and no tag v0.1.0' },
-      ],
+      skipped: [{ rule: 'snapshot-drift', reason: 'no released snapshot in contract/releases at or below 0.1.0' }],
     });
-    expect(formatReleaseCheck(result).split('\n').at(-1)).toBe('release:check: passed');
+    expect(formatReleaseCheck(result).split('\n')).toEqual([
+      'release:check 0.1.0 -> 0.1.0 (no release yet)',
+      'skip [snapshot-drift] no released snapshot in contract/releases at or below 0.1.0',
+      'release:check: passed',
+    ]);
+  });
+
+  it('reads the releases from the <package>@<version> tags changeset publish creates, once per version', async () => {
+    const root = makeReleaseRepo();
+    tagRelease(root, '0.1.1');
+    git(root, 'tag', 'v9.9.9');
+    git(root, 'tag', 'other-package@3.0.0');
+    expect(await readReleases(root, NAMES)).toEqual([
+      { version: '0.1.0', tag: '@mcp-envelope/contract@0.1.0' },
+      { version: '0.1.1', tag: '@mcp-envelope/contract@0.1.1' },
+    ]);
   });
 });
 
@@ -48,37 +69,48 @@ describe('lockstep', () => {
     write(root, '.changeset/config.json', { changelog: false, commit: false, fixed: [], linked: [], access: 'public', baseBranch: 'main', updateInternalDependencies: 'patch', ignore: [] });
     addChangeset(root, 'lonely', 'patch', 'Only the contract moves.');
     const result = await runReleaseCheck({ root });
-    expect(result.findings.map((finding) => finding.rule)).toEqual(['lockstep']);
+    expect(result.findings.map((finding) => finding.rule)).toEqual(['lockstep', 'expired-migrations']);
     expect(result.findings[0]!.message).toBe('the pending release does not move every package to one version: @mcp-envelope/contract@0.1.1');
   });
 });
 
-describe('expired-migrations', () => {
-  it('fails when the release about to ship is at or past an entry removed_in', async () => {
+describe('expired-migrations: a window is one release long, whatever the bump', () => {
+  it('passes the release that ships the entry, and a re-check of that release', async () => {
     const root = makeReleaseRepo();
-    addChangeset(root, 'next', 'minor', 'Next minor.');
     const result = await runReleaseCheck({ root });
-    expect(result.targetVersion).toBe('0.2.0');
-    expect(result.findings).toEqual([
-      {
-        rule: 'expired-migrations',
-        message: 'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) expired in 0.2.0, and 0.2.0 is about to be released',
-        fix: 'Delete the entry "unknown-tool-to-tool-not-found" from contract/migrations.json, run `pnpm fixtures:update`, and drop legacy_error_kind "mcp_input_validation" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).',
-      },
-      {
-        rule: 'expired-migrations',
-        message: 'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.2.0 explains',
-        fix: 'Regenerate the conformance fixtures from the servers (their legacy_error_kind follows the migrations table), or add the missing migration entry.',
-      },
-    ]);
+    expect([result.releases, result.findings]).toEqual([['0.1.0'], []]);
   });
 
-  it('a patch release inside the window passes', async () => {
+  it('refuses the next release, even a patch, while an entry an earlier release shipped is still there', async () => {
     const root = makeReleaseRepo();
     addChangeset(root, 'fix', 'patch', 'A fix.');
     const result = await runReleaseCheck({ root });
     expect(result.targetVersion).toBe('0.1.1');
-    expect(result.findings).toEqual([]);
+    expect(result.findings).toEqual([
+      {
+        rule: 'expired-migrations',
+        message:
+          'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) shipped in 0.1.0 (tag @mcp-envelope/contract@0.1.0); its window closes with the next release, and 0.1.1 is about to be released',
+        fix: REMOVE_FIX,
+      },
+    ]);
+    dropWindow(root);
+    expect((await runReleaseCheck({ root })).findings).toEqual([]);
+  });
+
+  it('still honours an explicit removed_in', async () => {
+    const root = makeReleaseRepo({ tag: false, migrations: [{ ...TOOL_NOT_FOUND_MIGRATION, removed_in: '0.2.0' }] });
+    addChangeset(root, 'next', 'minor', `Next minor.\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}`, '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'next-ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    const result = await runReleaseCheck({ root });
+    expect(result.targetVersion).toBe('0.2.0');
+    expect(result.findings.map((finding) => [finding.rule, finding.message])).toEqual([
+      ['expired-migrations', 'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) expired in 0.2.0, and 0.2.0 is about to be released'],
+      [
+        'expired-migrations',
+        'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.2.0 explains',
+      ],
+    ]);
   });
 
   it('fails when a fixture carries a legacy kind that no entry explains', async () => {
@@ -91,29 +123,42 @@ describe('expired-migrations', () => {
 });
 
 describe('snapshot-drift', () => {
-  it('fails when a code changed kind since the released snapshot without a migration entry', async () => {
+  it('fails when a code changed kind since the last release without a migration entry', async () => {
     const root = makeReleaseRepo();
     writeReleaseSnapshot(root);
     write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    addChangeset(root, 'fix', 'patch', 'A fix.');
+    dropWindow(root);
     const result = await runReleaseCheck({ root });
-    expect(result.findings.filter((finding) => finding.rule === 'snapshot-drift')).toEqual([
+    expect(result.findings).toEqual([
       {
         rule: 'snapshot-drift',
         message: 'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry',
-        fix: 'Add to contract/migrations.json: {"id": "...", "error_codes": ["SP_API_HTTP_403"], "servers": ["sp"], "from_kind": "auth_error", "to_kind": "sp_api_http", "introduced_in": "0.1.0", "removed_in": "<the release after 0.1.0>"}, or restore the old kind.',
+        fix: 'Add to contract/migrations.json: {"id": "...", "error_codes": ["SP_API_HTTP_403"], "servers": ["sp"], "from_kind": "auth_error", "to_kind": "sp_api_http", "introduced_in": "0.1.1", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.',
       },
     ]);
   });
 
-  it('passes when a migration entry covers the change', async () => {
-    const root = makeReleaseRepo();
+  it('compares with the last release, not with a snapshot written for a release that never shipped', async () => {
+    const root = makeReleaseRepo({ migrations: [] });
+    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
     writeReleaseSnapshot(root);
+    write(root, 'contract/releases/0.1.1.json', { version: '0.1.1', kinds: { sp: { SP_API_HTTP_403: 'sp_api_http' } }, migrations: [] });
     write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
-    const entry = { id: 'sp-403-back', error_codes: ['SP_API_HTTP_403'], servers: ['sp'], from_kind: 'auth_error', to_kind: 'sp_api_http', introduced_in: '0.1.0', removed_in: '0.2.0' };
-    write(root, 'contract/migrations.json', { migrations: [TOOL_NOT_FOUND_MIGRATION, entry] });
-    addChangeset(root, 'note', 'patch', 'sp-403-back: auth_error -> sp_api_http, legacy dropped in 0.2.0');
+    for (const [folder, name] of PACKAGES) write(root, `${folder}/package.json`, { name, version: '0.1.1' });
     const result = await runReleaseCheck({ root });
-    expect(result.findings).toEqual([]);
+    expect(result.findings.map((finding) => finding.message)).toEqual(['sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry']);
+  });
+
+  it('passes when a migration entry covers the change, named in the server CHANGELOG', async () => {
+    const root = makeReleaseRepo({ migrations: [] });
+    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    writeReleaseSnapshot(root);
+    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'));
+    const entry = { id: 'sp-403-back', error_codes: ['SP_API_HTTP_403'], servers: ['sp'], from_kind: 'auth_error', to_kind: 'sp_api_http', introduced_in: '0.2.0', cutover_date: '2027-06-01' };
+    write(root, 'contract/migrations.json', { migrations: [entry] });
+    addChangeset(root, 'note', 'minor', migrationNote(entry, '0.2.0'), '@mcp-envelope/sp-adapter');
+    expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
   it('writes the snapshot as code -> kind per server with the migration ids', () => {
@@ -126,16 +171,27 @@ describe('snapshot-drift', () => {
 });
 
 describe('changeset-required', () => {
-  it('fails when a fixture changed with no pending changeset', async () => {
+  it('fails when a fixture changed since the last release tag with no pending changeset', async () => {
     const root = makeReleaseRepo();
     write(root, 'conformance/fixtures/sp/new-case.json', envelopeFixture('SP_API_HTTP_404', 'sp_api_http'));
     const result = await runReleaseCheck({ root });
     expect(result.findings).toEqual([
       {
         rule: 'changeset-required',
-        message: 'contract files changed since v0.1.0 with no pending changeset: conformance/fixtures/sp/new-case.json',
+        message: 'contract files changed since @mcp-envelope/contract@0.1.0 with no pending changeset: conformance/fixtures/sp/new-case.json',
         fix: 'Run `pnpm changeset`, pick the bump that fits, and describe the change for users.',
       },
+    ]);
+  });
+
+  it('runs before any release too, from the first commit', async () => {
+    const root = makeReleaseRepo({ tag: false });
+    write(root, 'conformance/fixtures/sp/new-case.json', envelopeFixture('SP_API_HTTP_404', 'sp_api_http'));
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'new case');
+    const first = git(root, 'rev-list', '--max-parents=0', 'HEAD').trim();
+    expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual([
+      `contract files changed since ${first} with no pending changeset: conformance/fixtures/sp/new-case.json`,
     ]);
   });
 
@@ -145,19 +201,27 @@ describe('changeset-required', () => {
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'taxonomy');
     addChangeset(root, 'kinds', 'patch', 'New kind.');
-    const patch = await runReleaseCheck({ root, since: 'v0.1.0' });
+    dropWindow(root);
+    const patch = await runReleaseCheck({ root, since: '@mcp-envelope/contract@0.1.0' });
     expect(patch.findings).toEqual([
       {
         rule: 'changeset-required',
-        message: 'the taxonomy changed since v0.1.0 (contract/src/taxonomy.ts) but the pending changesets bump only patch',
+        message: 'the taxonomy changed since @mcp-envelope/contract@0.1.0 (contract/src/taxonomy.ts) but the release bumps only patch',
         fix: 'Change the changeset to `minor` (or `major` when a kind or code was removed): a taxonomy change is never a patch.',
       },
     ]);
     addChangeset(root, 'kinds', 'minor', 'New kind.');
-    write(root, 'contract/migrations.json', { migrations: [{ ...TOOL_NOT_FOUND_MIGRATION, removed_in: '0.3.0' }] });
-    write(root, 'contract/CHANGELOG.md', '- unknown-tool-to-tool-not-found: cutover 0.3.0\n');
-    const minor = await runReleaseCheck({ root, since: 'v0.1.0' });
-    expect(minor.findings).toEqual([]);
+    expect((await runReleaseCheck({ root })).findings).toEqual([]);
+  });
+
+  it('counts the bump changeset version already wrote (the release commit before publish)', async () => {
+    const root = makeReleaseRepo();
+    write(root, 'contract/src/taxonomy.ts', "export const ERROR_KINDS = ['internal_error', 'quota_error'] as const;\n");
+    dropWindow(root);
+    addChangeset(root, 'kinds', 'minor', 'New kind.');
+    execFileSync(process.execPath, [changesetBin, 'version'], { cwd: root, encoding: 'utf8' });
+    const result = await runReleaseCheck({ root });
+    expect([result.currentVersion, result.targetVersion, result.findings]).toEqual(['0.2.0', '0.2.0', []]);
   });
 
   it('ignores changes outside the contract files', async () => {
@@ -167,30 +231,49 @@ describe('changeset-required', () => {
   });
 });
 
-describe('migration-changelog', () => {
-  it('fails for a new migration that no changeset or CHANGELOG names with its cutover', async () => {
-    const root = makeReleaseRepo({ changelog: false });
+describe('migration-changelog: every affected server CHANGELOG names the window', () => {
+  it('fails for each server whose notes lack the id, the cutover date, the dropping release or the other server', async () => {
+    const root = makeReleaseRepo({ changelog: false, tag: false });
+    write(root, 'packages/ads-adapter/CHANGELOG.md', `# changelog\n\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.1.0')}\n`);
     const result = await runReleaseCheck({ root });
     expect(result.findings).toEqual([
       {
         rule: 'migration-changelog',
-        message: 'migration "unknown-tool-to-tool-not-found" has no changelog entry naming its cutover release 0.2.0',
-        fix: 'Add a changeset (or CHANGELOG.md entry) that names "unknown-tool-to-tool-not-found", says mcp_input_validation becomes tool_not_found in 0.1.0, and that legacy_error_kind is dropped in 0.2.0.',
+        message:
+          'packages/sp-adapter/CHANGELOG.md (and the pending changesets releasing @mcp-envelope/sp-adapter) lack, for migration "unknown-tool-to-tool-not-found": `unknown-tool-to-tool-not-found`, 2027-03-01, release after 0.1.0, `@mcp-envelope/ads-adapter`',
+        fix: 'Add a changeset releasing @mcp-envelope/sp-adapter that names `unknown-tool-to-tool-not-found`, says mcp_input_validation becomes tool_not_found, gives the cutover date 2027-03-01, says legacy_error_kind is dropped in the release after 0.1.0, and refers to `@mcp-envelope/ads-adapter`, which the migration also touches.',
+      },
+      {
+        rule: 'migration-changelog',
+        message: 'packages/ads-adapter/CHANGELOG.md (and the pending changesets releasing @mcp-envelope/ads-adapter) lack, for migration "unknown-tool-to-tool-not-found": `@mcp-envelope/sp-adapter`',
+        fix: 'Add a changeset releasing @mcp-envelope/ads-adapter that names `unknown-tool-to-tool-not-found`, says mcp_input_validation becomes tool_not_found, gives the cutover date 2027-03-01, says legacy_error_kind is dropped in the release after 0.1.0, and refers to `@mcp-envelope/sp-adapter`, which the migration also touches.',
       },
     ]);
-    addChangeset(root, 'window', 'patch', 'unknown-tool-to-tool-not-found: legacy_error_kind is dropped in 0.2.0.');
+  });
+
+  it('passes with one changeset per server, cross-referenced, and asks only the servers a migration touches', async () => {
+    const spOnly = { ...TOOL_NOT_FOUND_MIGRATION, id: 'sp-only', servers: ['sp'] };
+    const root = makeReleaseRepo({ changelog: false, tag: false, migrations: [TOOL_NOT_FOUND_MIGRATION, spOnly] });
+    addChangeset(root, 'sp', 'minor', `${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}\n${migrationNote(spOnly, '0.2.0')}`, '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
-  it('does not ask again for a migration the released snapshot already had', async () => {
+  it('fails for an entry without a cutover_date', async () => {
+    const undated = { ...TOOL_NOT_FOUND_MIGRATION };
+    delete undated.cutover_date;
+    const root = makeReleaseRepo({ tag: false, migrations: [undated] });
+    expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual(['migration "unknown-tool-to-tool-not-found" has no cutover_date']);
+  });
+
+  it('does not ask again for a migration a release already shipped', async () => {
     const root = makeReleaseRepo({ changelog: false });
-    writeReleaseSnapshot(root);
-    expect((await runReleaseCheck({ root })).findings.filter((finding) => finding.rule === 'migration-changelog')).toEqual([]);
+    expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 });
 
 describe('a dry run of changeset version', () => {
-  it('moves every package to one version, and the check then demands the expired migration be removed', async () => {
+  it('moves every package to one version, and the check then demands the shipped migration be removed', async () => {
     const root = makeReleaseRepo();
     addChangeset(root, 'next-minor', 'minor', 'Next minor release.');
     expect((await runReleaseCheck({ root })).targetVersion).toBe('0.2.0');
@@ -199,10 +282,8 @@ describe('a dry run of changeset version', () => {
     expect(versions).toEqual(['0.2.0', '0.2.0', '0.2.0', '0.2.0', '0.2.0']);
     const after = await runReleaseCheck({ root });
     expect(after.currentVersion).toBe('0.2.0');
-    expect(after.ok).toBe(false);
     expect(after.findings.map((finding) => finding.message)).toEqual([
-      'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) expired in 0.2.0, and 0.2.0 is about to be released',
-      'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.2.0 explains',
+      'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) shipped in 0.1.0 (tag @mcp-envelope/contract@0.1.0); its window closes with the next release, and 0.2.0 is about to be released',
     ]);
   });
 });

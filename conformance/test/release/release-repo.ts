@@ -21,7 +21,8 @@ export interface Migration {
   from_kind: string;
   to_kind: string;
   introduced_in: string;
-  removed_in: string;
+  cutover_date?: string;
+  removed_in?: string;
 }
 
 export const TOOL_NOT_FOUND_MIGRATION: Migration = {
@@ -30,8 +31,19 @@ export const TOOL_NOT_FOUND_MIGRATION: Migration = {
   from_kind: 'mcp_input_validation',
   to_kind: 'tool_not_found',
   introduced_in: '0.1.0',
-  removed_in: '0.2.0',
+  cutover_date: '2027-03-01',
 };
+
+/** The release notes a server's CHANGELOG needs for `entry` when `opening` ships it. */
+export function migrationNote(entry: Migration, opening: string, others: readonly string[] = []): string {
+  const also = others.length === 0 ? '' : ` The same window applies to ${others.map((name) => `\`${name}\``).join(', ')}.`;
+  return `- \`${entry.id}\`: ${entry.from_kind} becomes ${entry.to_kind}; cutover date ${entry.cutover_date ?? ''}, legacy_error_kind is dropped in the release after ${opening}.${also}`;
+}
+
+/** Tags a release the way `changeset publish` does: one `<package>@<version>` tag per package. */
+export function tagRelease(root: string, version: string): void {
+  for (const [, name] of PACKAGES) git(root, 'tag', `${name}@${version}`);
+}
 
 export function write(root: string, path: string, content: unknown): void {
   mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -61,8 +73,8 @@ export function envelopeFixture(code: string, kind: string, legacy?: string): un
 }
 
 /**
- * A committed repository at version `version` with the given migrations, a CHANGELOG naming
- * them, and two SP fixtures; tagged `v<version>`.
+ * A committed repository at version `version` with the given migrations, server CHANGELOGs
+ * naming them, and two SP fixtures; tagged as released at `version` unless `tag` is false.
  */
 export function makeReleaseRepo(options: { version?: string; migrations?: Migration[]; changelog?: boolean; tag?: boolean } = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'release-check-'));
@@ -84,21 +96,22 @@ export function makeReleaseRepo(options: { version?: string; migrations?: Migrat
   write(root, 'contract/src/taxonomy.ts', "export const ERROR_KINDS = ['internal_error'] as const;\n");
   write(root, 'contract/migrations.json', { migrations });
   if (options.changelog ?? true) {
-    write(
-      root,
-      'contract/CHANGELOG.md',
-      `# changelog\n\n${migrations.map((entry) => `- ${entry.id}: ${entry.from_kind} -> ${entry.to_kind}; cutover ${entry.removed_in}`).join('\n')}\n`,
-    );
+    for (const [folder, other] of [
+      ['packages/sp-adapter', '@mcp-envelope/ads-adapter'],
+      ['packages/ads-adapter', '@mcp-envelope/sp-adapter'],
+    ] as const) {
+      write(root, `${folder}/CHANGELOG.md`, `# changelog\n\n${migrations.map((entry) => migrationNote(entry, version, entry.servers === undefined ? [other] : [])).join('\n')}\n`);
+    }
   }
   write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found', 'mcp_input_validation'));
   write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'auth_error'));
   git(root, 'init', '-q', '-b', 'main');
   git(root, 'add', '-A');
   git(root, 'commit', '-qm', 'initial');
-  if (options.tag ?? true) git(root, 'tag', `v${version}`);
+  if (options.tag ?? true) tagRelease(root, version);
   return root;
 }
 
-export function addChangeset(root: string, name: string, bump: 'patch' | 'minor' | 'major', summary: string): void {
-  write(root, `.changeset/${name}.md`, `---\n'@mcp-envelope/contract': ${bump}\n---\n\n${summary}\n`);
+export function addChangeset(root: string, name: string, bump: 'patch' | 'minor' | 'major', summary: string, packageName = '@mcp-envelope/contract'): void {
+  write(root, `.changeset/${name}.md`, `---\n'${packageName}': ${bump}\n---\n\n${summary}\n`);
 }

@@ -41,8 +41,8 @@ describe('parseAdsResponseMeta', () => {
       headers: { Warning: '299 ads-gateway "field state, deprecated" , 199 - "cached"' },
       expected: {
         warnings: [
-          { kind: 'upstream_warning', summary: '299 - field state, deprecated', details: [{ code: '299', agent: 'ads-gateway', text: 'field state, deprecated' }], hints: [] },
-          { kind: 'upstream_warning', summary: '199 - cached', details: [{ code: '199', agent: '-', text: 'cached' }], hints: [] },
+          { kind: 'upstream_warning', summary: '299 ads-gateway "field state, deprecated"', details: [{ code: '299', agent: 'ads-gateway', text: 'field state, deprecated' }], hints: [] },
+          { kind: 'upstream_warning', summary: '199 - "cached"', details: [{ code: '199', agent: '-', text: 'cached' }], hints: [] },
         ],
       },
     },

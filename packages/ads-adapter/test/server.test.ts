@@ -120,6 +120,16 @@ describe('credentials', () => {
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', true]);
   });
 
+  it('a token endpoint failure carries the endpoint request id, like every upstream failure', async () => {
+    replay.setTokenResponse({ status: 400, headers: { 'x-amzn-RequestId': 'lwa-req-7f3a' }, body: { error: 'invalid_client', error_description: 'Client authentication failed' } });
+    const harness = await harnessWith(testEnv(replay));
+    const rejected = envelopeOf(await harness.call('list_profiles'));
+    expect((rejected['details'] as Record<string, unknown>[]).map((detail) => [detail['upstream_code'], detail['http_status'], detail['request_id']])).toEqual([['invalid_client', 400, 'lwa-req-7f3a']]);
+    replay.setTokenResponse({ status: 503, headers: { 'x-amz-rid': 'LWA503RID' }, body: 'down' });
+    const unavailable = envelopeOf(await harness.call('list_profiles'));
+    expect((unavailable['details'] as Record<string, unknown>[]).map((detail) => [detail['http_status'], detail['request_id']])).toEqual([[503, 'LWA503RID']]);
+  });
+
   it('a 401 from the Ads API drops the cached token, so the next call refreshes it', async () => {
     const harness = await harnessWith(testEnv(replay));
     replay.enqueue({ status: 200, body: [] }, { status: 401, body: { code: 'UNAUTHORIZED', details: 'Token expired' } }, { status: 200, body: [] });
@@ -175,12 +185,25 @@ describe('set_active_profile', () => {
     const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 9990009 }));
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['mcp_input_validation', 'SCHEMA_PROFILE_NOT_FOUND', false]);
-    expect(envelope['details']).toEqual([{ path: 'profileId', issue: '9990009 is not one of the 2 profiles of this account in region na.', received_type: 'integer', allowed: [1110001, 2220002] }]);
+    expect(envelope['details']).toEqual([{ path: 'profileId', field: 'profileId', issue: '9990009 is not one of the 2 profiles of this account in region na.', received_type: 'integer', allowed: [1110001, 2220002] }]);
     expect(envelope['hints']).toEqual([
       'Available profiles: 1110001 (US, seller, North Shop); 2220002 (CA, agency, Media House).',
       'Profiles belong to one region: call set_region first when the profile is in another one.',
     ]);
     expect(harness.server.session.profileId).toBe(TEST_PROFILE_ID);
+  });
+
+  it('an unknown profile keeps the telemetry of the profile list it was checked against', async () => {
+    const harness = await harnessWith(testEnv(replay, { MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' }));
+    replay.enqueue({ status: 200, headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '9', 'Retry-After': '2' }, body: PROFILES });
+    const envelope = envelopeOf(await harness.call('set_active_profile', { ProfileId: 9990009 }));
+    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(envelope['error_code']).toBe('SCHEMA_PROFILE_NOT_FOUND');
+    expect(envelope['_meta']).toEqual({
+      normalized: [{ kind: 'renamed', from: 'ProfileId', to: 'profileId', reason: 'schema_canonical_key' }],
+      rate_limit: { limit_per_second: 10, remaining: 9 },
+      retry_after_seconds: 2,
+    });
   });
 
   it('warns with profile_scope_warning when the profile is an agency profile', async () => {

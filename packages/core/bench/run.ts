@@ -7,6 +7,7 @@
 import { Writable } from 'node:stream';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -15,7 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
 import { z } from 'zod';
 
-import { compileTool, createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
+import { compileTool, createEnvelopeLogger, createEnvelopeServer, htmlSummary } from '../dist/index.js';
 import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../dist/index.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
 
@@ -345,11 +346,119 @@ async function heapGrowth(): Promise<void> {
   await client.close();
 }
 
+/** The lowest CPU time of `runs` runs of `task`, in ms (the lowest is the least disturbed by other processes). */
+function bestCpuTime(task: () => unknown, runs: number): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < runs; run += 1) {
+    const started = cpuClock();
+    task();
+    best = Math.min(best, cpuClock() - started);
+  }
+  return best;
+}
+
+/**
+ * A huge invalid argument (every item of a list the wrong type) must cost time linear in its size:
+ * 1,000,000 wrong items against ten times the cost of 100,000, and against parsing the argument's
+ * JSON text (what any server pays to read it).
+ */
+function hugeInvalidArgument(): void {
+  const tool = compileTool('bench_ids', { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } }, { normalizationEnabled: true, strictUnknownFields: true });
+  const text = (count: number): string => JSON.stringify({ ids: Array.from({ length: count }, () => 'x') });
+  const small = JSON.parse(text(100_000)) as Record<string, unknown>;
+  const largeText = text(1_000_000);
+  const large = JSON.parse(largeText) as Record<string, unknown>;
+  const outcome = tool.check(large);
+  if (outcome.ok || outcome.details.length !== 200) throw new Error('the huge argument must fail with 200 details');
+  const runs = quick ? 2 : 4;
+  const smallTime = bestCpuTime(() => tool.check(small), runs);
+  const largeTime = bestCpuTime(() => tool.check(large), runs);
+  const parseTime = bestCpuTime(() => JSON.parse(largeText), runs);
+  const linearity = largeTime / (10 * smallTime);
+  report({
+    name: `validation of a ${(largeText.length / 1e6).toFixed(1)} MB argument of 1,000,000 wrong items (200 details kept)`,
+    figure: `${largeTime.toFixed(0)} ms, ${(largeTime / parseTime).toFixed(1)}x its JSON.parse (${parseTime.toFixed(0)} ms); ${linearity.toFixed(2)}x ten times 100,000 items (${smallTime.toFixed(0)} ms)`,
+    target: '<= 30x its JSON.parse',
+    pass: largeTime / parseTime <= 30,
+  });
+}
+
+/** The HTML summary of hostile markup (unclosed tags) against an ordinary page of the same size without a title. */
+function hostileHtml(): void {
+  const size = 64 * 1024;
+  const fill = (unit: string): string => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+  // no title and no heading: the summary reads the whole page, as it does for the hostile ones
+  const ordinary = `<html><body>${fill('<p>The server is <b>busy</b>, try again later.</p>')}</body></html>`;
+  const hostile = { 'unclosed <title': fill('<title'), 'unclosed <h1>': fill('<h1>x'), 'unclosed <script>': fill('<script>'), 'unclosed <!--': fill('<!--x') };
+  const runs = quick ? 5 : 20;
+  const baseline = bestCpuTime(() => htmlSummary(ordinary), runs);
+  const ratios = Object.entries(hostile).map(([label, page]) => ({ label, time: bestCpuTime(() => htmlSummary(page), runs) }));
+  const worst = ratios.reduce((left, right) => (right.time > left.time ? right : left));
+  report({
+    name: 'HTML summary of a 64 KiB page of unclosed tags vs an ordinary 64 KiB page',
+    figure: `worst ${worst.label}: ${worst.time.toFixed(2)} ms vs ${baseline.toFixed(2)} ms, ratio ${(worst.time / baseline).toFixed(2)}x (${ratios.map((entry) => `${entry.label} ${entry.time.toFixed(2)} ms`).join(', ')})`,
+    target: '<= 15x (linear: the same work per character)',
+    pass: worst.time / baseline <= 15,
+  });
+}
+
+/**
+ * Over real HTTP on 127.0.0.1: how long one session's small call waits while another session
+ * sends a 0.6 MB invalid argument, against the same small call alone. The server runs on one
+ * event loop, so the big call's CPU time is every other session's wait.
+ */
+async function httpStall(): Promise<void> {
+  const tool = { name: 'bench_ids', inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } }, handler: () => ({ ok: true }) };
+  const handle = await envelopeServer([tool]).serveStreamableHttp({ port: 0 });
+  const [big, small] = [new Client({ name: 'big', version: '0' }), new Client({ name: 'small', version: '0' })];
+  await big.connect(new StreamableHTTPClientTransport(handle.url));
+  await small.connect(new StreamableHTTPClientTransport(handle.url));
+  const hugeArgs = { ids: Array.from({ length: 150_000 }, () => 'x') };
+  const timed = async (call: () => Promise<unknown>): Promise<number> => {
+    const started = performance.now();
+    await call();
+    return performance.now() - started;
+  };
+  const smallCall = (): Promise<unknown> => small.callTool({ name: 'bench_ids', arguments: { ids: [1] } });
+  const runs = quick ? 3 : 7;
+  const alone: number[] = [];
+  const stalled: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    alone.push(await timed(smallCall));
+    const bigCall = big.callTool({ name: 'bench_ids', arguments: hugeArgs }, undefined, { timeout: 120_000 });
+    // sent just after the big call, so it queues behind the big call's validation
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    stalled.push(await timed(smallCall));
+    await bigCall;
+  }
+  await big.close();
+  await small.close();
+  await handle.close();
+  const stall = median(stalled);
+  const base = median(alone);
+  report({
+    name: `HTTP: another session's small call while one session sends ${(JSON.stringify(hugeArgs).length / 1e6).toFixed(1)} MB of 150,000 wrong items`,
+    figure: `${stall.toFixed(0)} ms vs ${base.toFixed(1)} ms alone (medians of ${runs})`,
+    target: '< 1000 ms',
+    pass: stall < 1000,
+  });
+}
+
 console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-await hotPaths();
-checkThroughput();
-await largeCatalog();
-await heapGrowth();
+// `--only=NAME[,NAME]` runs only the named groups (hot-paths, throughput, catalog, heap, hostile-input).
+const only = process.argv.find((argument) => argument.startsWith('--only='))?.slice('--only='.length).split(',');
+const groups: readonly (readonly [string, () => unknown])[] = [
+  ['hot-paths', hotPaths],
+  ['throughput', checkThroughput],
+  ['catalog', largeCatalog],
+  ['heap', heapGrowth],
+  ['hostile-input', async () => {
+    hugeInvalidArgument();
+    hostileHtml();
+    await httpStall();
+  }],
+];
+for (const [name, run] of groups) if (only === undefined || only.includes(name)) await run();
 const failed = outcomes.filter((outcome) => !outcome.pass).length;
 console.log(`${outcomes.length - failed} of ${outcomes.length} targets met`);
 if (strict && failed > 0) process.exitCode = 1;

@@ -2,20 +2,22 @@
  * Turning anything a tool handler throws into an envelope. Implements DESIGN 3 ("failure:
  * adapter classifier -> envelope, outermost, idempotent") and DESIGN 4.7 (internal errors).
  *
- * Order: an `EnvelopeError` (finalized) -> an error that already is or carries an envelope
- * (passes through unchanged) -> `UpstreamHttpError` / `UpstreamClientError` / `LwaError` (the adapter) ->
- * anything else (`internal_error`, logged once with a correlation id).
+ * Order: an `EnvelopeError` -> an error that already is or carries an envelope, or whose message
+ * is one (relayed from another server) -> `UpstreamHttpError` / `UpstreamClientError` /
+ * `LwaError` (the adapter) -> anything else (`internal_error`, logged once with a correlation id).
+ * Whatever the path, the telemetry the call recorded (`normalized`, `rate_limit`,
+ * `retry_after_seconds`, `warnings`) reaches the envelope's `_meta`.
  *
  * @packageDocumentation
  */
 import { randomUUID } from 'node:crypto';
 
-import { CONTRACT_VERSION, isEnvelope } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, isEnvelope, validateEnvelope } from '@mcp-envelope/contract';
 import type { EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
 
 import type { ClassifiableFailure, EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import type { CallContext } from './context.js';
-import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
+import { composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 import { LwaError } from './lwa/lwa-client.js';
@@ -53,6 +55,72 @@ export function carriedEnvelope(error: unknown): ErrorEnvelope | undefined {
   return undefined;
 }
 
+/** The prefixes an error message may carry in front of a relayed envelope's JSON. */
+const RELAY_PREFIXES = ['ToolError: ', 'Error: '] as const;
+
+/**
+ * The envelope an `Error`'s message holds, alone or behind `ToolError: ` or `Error: `: how a
+ * tool that called another conforming server usually rethrows that server's failure. Only a
+ * message that parses to a schema-valid v1 envelope counts.
+ *
+ * @param error - anything thrown.
+ * @returns the envelope, or `undefined`.
+ */
+export function envelopeInMessage(error: unknown): ErrorEnvelope | undefined {
+  if (!(error instanceof Error) || typeof error.message !== 'string') return undefined;
+  let text = error.message.trim();
+  const prefix = RELAY_PREFIXES.find((candidate) => text.startsWith(candidate));
+  if (prefix !== undefined) text = text.slice(prefix.length).trimStart();
+  if (!text.startsWith('{')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return validateEnvelope(parsed).valid ? (parsed as ErrorEnvelope) : undefined;
+}
+
+/** The `_meta` keys a call's telemetry fills, each `undefined` when nothing was recorded. */
+export type CallTelemetry = { readonly [Key in 'normalized' | 'rate_limit' | 'retry_after_seconds' | 'warnings']: EnvelopeMeta[Key] | undefined };
+
+/**
+ * The telemetry a call recorded, as `_meta` keys (`undefined` where nothing was recorded):
+ * `normalized` only when `MCP_SCHEMA_KEY_NORMALIZATION_META` is on and an event happened.
+ *
+ * @param call - the call's context.
+ * @param includeNormalized - `MCP_SCHEMA_KEY_NORMALIZATION_META`.
+ * @returns the keys, for {@link composeMeta}.
+ */
+export function callTelemetry(call: CallContext, includeNormalized: boolean): CallTelemetry {
+  return {
+    normalized: includeNormalized && call.normalized.length > 0 ? call.normalized : undefined,
+    rate_limit: call.rateLimit,
+    retry_after_seconds: call.retryAfterSeconds,
+    warnings: call.warnings,
+  };
+}
+
+/** `envelope` with the call's telemetry added to `_meta`; keys the envelope sets itself win. */
+function withCallTelemetry(envelope: ErrorEnvelope, environment: ClassifyEnvironment): ErrorEnvelope {
+  const telemetry = composeMeta(callTelemetry(environment.call, environment.includeNormalized));
+  if (telemetry === undefined) return envelope;
+  return { ...envelope, _meta: { ...telemetry, ...envelope._meta } };
+}
+
+/**
+ * Finalizes an envelope a handler made itself (thrown as an `EnvelopeError`, carried by an error,
+ * relayed in a message, or returned in an `isError` result): the call's telemetry is added where
+ * the envelope sets none, then it is redacted, bounded and checked like every envelope core emits.
+ *
+ * @param envelope - the handler's envelope.
+ * @param environment - see {@link ClassifyEnvironment}.
+ * @returns a schema-valid envelope of an advertised kind.
+ */
+export function finalizeHandlerEnvelope(envelope: ErrorEnvelope, environment: ClassifyEnvironment): ErrorEnvelope {
+  return finalizeEnvelope(withCallTelemetry(envelope, environment), environment);
+}
+
 function failureOf(error: unknown): ClassifiableFailure | undefined {
   if (UpstreamHttpError.isInstance(error)) return error.toFailure();
   if (UpstreamClientError.isInstance(error)) return error.failure;
@@ -88,17 +156,20 @@ export function internalError(error: unknown, reason: string, environment: Class
     { correlation_id: correlationId, tool: environment.call.tool, reason, error: describeThrown(error, environment) },
     'tool call failed with an unclassified error',
   );
-  return internalErrorEnvelope(environment.call.tool, correlationId);
+  const envelope = internalErrorEnvelope(environment.call.tool, correlationId);
+  const withTelemetry = withCallTelemetry(envelope, environment);
+  // The bare envelope is valid by construction; one with telemetry goes through the checks.
+  return withTelemetry === envelope ? envelope : finalizeEnvelope(withTelemetry, environment);
 }
 
 /** `_meta` of an envelope the adapter classified: the adapter's keys, then the failure's headers, then the call's telemetry. */
 function classifiedMeta(classifiedMetaValue: Partial<EnvelopeMeta> | undefined, failureMeta: ResponseMeta | undefined, environment: ClassifyEnvironment): EnvelopeMeta | undefined {
-  const call = environment.call;
+  const call = callTelemetry(environment.call, environment.includeNormalized);
   return composeMeta({
-    ...(environment.includeNormalized && call.normalized.length > 0 ? { normalized: call.normalized } : {}),
+    normalized: call.normalized,
     ...classifiedMetaValue,
-    rate_limit: classifiedMetaValue?.rate_limit ?? failureMeta?.rate_limit ?? call.rateLimit,
-    retry_after_seconds: classifiedMetaValue?.retry_after_seconds ?? failureMeta?.retry_after_seconds ?? call.retryAfterSeconds,
+    rate_limit: classifiedMetaValue?.rate_limit ?? failureMeta?.rate_limit ?? call.rate_limit,
+    retry_after_seconds: classifiedMetaValue?.retry_after_seconds ?? failureMeta?.retry_after_seconds ?? call.retry_after_seconds,
     warnings: classifiedMetaValue?.warnings ?? failureMeta?.warnings ?? call.warnings,
   });
 }
@@ -114,10 +185,10 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
   try {
     if (EnvelopeError.isInstance(error)) {
       const envelope = error.toEnvelope();
-      return finalizeEnvelope(error.hasTool ? envelope : { ...envelope, tool: environment.call.tool }, environment);
+      return finalizeHandlerEnvelope(error.hasTool ? envelope : { ...envelope, tool: environment.call.tool }, environment);
     }
-    const carried = carriedEnvelope(error);
-    if (carried !== undefined) return checkEnvelope(carried, environment);
+    const carried = carriedEnvelope(error) ?? envelopeInMessage(error);
+    if (carried !== undefined) return finalizeHandlerEnvelope(carried, environment);
 
     const failure = failureOf(error);
     if (failure === undefined) return internalError(error, 'handler', environment);

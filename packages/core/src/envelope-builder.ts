@@ -64,6 +64,22 @@ function capString(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
+/** Line breaks (CR, LF, NEL, the Unicode line and paragraph separators) with the blanks around them. */
+const LINE_BREAKS = /[^\S\r\n\u0085\u2028\u2029]*[\r\n\u0085\u2028\u2029]\s*/g;
+
+/**
+ * `summary` on one line, as the contract wants it: every line break, with the blanks around it,
+ * becomes one space, and a break at either end is dropped.
+ *
+ * @param summary - any summary.
+ * @returns the one-line summary (the same string when it had no line break).
+ */
+export function foldSummary(summary: string): string {
+  if (!/[\r\n\u0085\u2028\u2029]/.test(summary)) return summary;
+  const folded = summary.replace(LINE_BREAKS, ' ').trim();
+  return folded === '' ? summary.replace(LINE_BREAKS, ' ') : folded;
+}
+
 /** Whether a value holds a string (or key) longer than {@link MAX_DETAIL_STRING_LENGTH}; no copies. */
 function hasLongString(value: unknown, depth: number): boolean {
   if (typeof value === 'string') return value.length > MAX_DETAIL_STRING_LENGTH;
@@ -93,7 +109,7 @@ function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
 }
 
 /**
- * Applies the size bounds: at most {@link MAX_HINTS} hints of at most {@link MAX_HINT_LENGTH}
+ * Applies the size bounds and puts `summary` on one line ({@link foldSummary}): at most {@link MAX_HINTS} hints of at most {@link MAX_HINT_LENGTH}
  * characters, at most {@link MAX_DETAILS} details, `summary` at most {@link MAX_SUMMARY_LENGTH}
  * and `tool` at most {@link MAX_TOOL_LENGTH} characters, every string inside a detail (keys
  * included) at most {@link MAX_DETAIL_STRING_LENGTH} characters; cut strings end with `…`. When
@@ -109,7 +125,7 @@ function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
 export function boundEnvelope(envelope: ErrorEnvelope, omittedDetails = 0): ErrorEnvelope {
   const details = envelope.details;
   const hints = envelope.hints;
-  const summary = capString(envelope.summary, MAX_SUMMARY_LENGTH);
+  const summary = capString(foldSummary(envelope.summary), MAX_SUMMARY_LENGTH);
   const tool = capString(envelope.tool, MAX_TOOL_LENGTH);
   const cappedDetails = details.some((detail) => hasLongString(detail, 0)) ? details.map(capDetail) : details;
   const omitted = Math.max(0, details.length - MAX_DETAILS) + omittedDetails;

@@ -6,9 +6,6 @@
  * @packageDocumentation
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { CONTRACT_VERSION, envelopeCapability, ENVELOPE_CAPABILITY_KEY, NORMALIZED_KINDS } from '@mcp-envelope/contract';
 import type {
@@ -23,8 +20,7 @@ import type {
 // The low-level `Server` (SDK v1 marks it deprecated in favour of `McpServer`): DESIGN 3 needs it
 // because `McpServer` cannot take raw JSON Schemas and rewrites every failure into fixed prose.
 import { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -48,14 +44,19 @@ import { z } from 'zod';
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { closestMatch, compileTool } from './arguments/index.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
-import { envelopeForThrown, internalError } from './classify.js';
+import { callTelemetry, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
 import { EnvelopeError } from './errors.js';
 import type { ClassifyEnvironment } from './classify.js';
 import { implicitContextState, recordResponseMetaInto, runInCallContext } from './context.js';
 import type { ImplicitContextState } from './context.js';
 import type { CallContext } from './context.js';
-import { checkEnvelope, composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
+import { composeMeta, finalizeEnvelope, internalErrorEnvelope, PACKAGE_VERSION } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
+import { serveStreamableHttp as serveHttp } from './http-host.js';
+import type { StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
+import { createInFlightCalls, isPromiseLike, shutdownEnvelope } from './in-flight.js';
+import { serveStdio as serveStdioTransport } from './stdio-host.js';
+import type { StdioOptions } from './stdio-host.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
 import { resolveLimits, resolveSettings } from './options.js';
@@ -188,39 +189,6 @@ export interface CreateEnvelopeServerInput {
   readonly options?: EnvelopeServerOptions;
 }
 
-/** Where {@link EnvelopeServer.serveStreamableHttp} listens. */
-export interface StreamableHttpOptions {
-  /** TCP port; 0 (default) lets the OS choose; read the chosen one from the handle. */
-  readonly port?: number;
-  /** Interface to bind; default `127.0.0.1`. */
-  readonly host?: string;
-  /** The MCP endpoint path; default `/mcp`. */
-  readonly path?: string;
-  /**
-   * Allowed `Host` header values. Defaults to the loopback names with the port when `host` is a
-   * loopback address (DNS-rebinding protection on); otherwise no Host check unless given.
-   */
-  readonly allowedHosts?: readonly string[];
-  /**
-   * Allowed `Origin` header values, checked when a request sends one (browsers do; other clients
-   * usually do not). Defaults to the loopback origins with the port (`http://127.0.0.1:<port>`,
-   * `http://localhost:<port>`, `http://[::1]:<port>`) when `host` is a loopback address, as the MCP
-   * Streamable HTTP transport requires servers to validate `Origin`; otherwise no Origin check
-   * unless given.
-   */
-  readonly allowedOrigins?: readonly string[];
-}
-
-/** A running Streamable HTTP endpoint. */
-export interface StreamableHttpHandle {
-  /** The endpoint, e.g. `http://127.0.0.1:43111/mcp`. */
-  readonly url: URL;
-  readonly port: number;
-  readonly httpServer: HttpServer;
-  /** Closes every session and the listener. */
-  close(): Promise<void>;
-}
-
 /** What {@link createEnvelopeServer} returns. */
 export interface EnvelopeServer {
   /** The SDK server used by {@link EnvelopeServer.connect} and {@link EnvelopeServer.serveStdio}. */
@@ -238,8 +206,11 @@ export interface EnvelopeServer {
    * serves one transport at a time; Streamable HTTP uses one per session).
    */
   createSdkServer(): SdkServer;
-  /** Serves over stdin/stdout. @returns the transport. */
-  serveStdio(): Promise<StdioServerTransport>;
+  /**
+   * Serves over stdin/stdout. A line longer than `options.maxMessageBytes` is answered with a
+   * JSON-RPC error and a log line (see `serveStdio` in stdio-host.ts). @returns the transport.
+   */
+  serveStdio(options?: StdioOptions): Promise<StdioServerTransport>;
   /** Serves Streamable HTTP on node:http with one session per client. */
   serveStreamableHttp(options?: StreamableHttpOptions): Promise<StreamableHttpHandle>;
   /** Closes {@link EnvelopeServer.server}'s transport. */
@@ -331,6 +302,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const { info, adapter } = input;
   const options = input.options ?? {};
   const logger = options.logger ?? createEnvelopeLogger();
+  const calls = createInFlightCalls();
   const settings = resolveSettings(options.env ?? process.env, options, logger);
   const limits = resolveLimits(options.env ?? process.env, options, logger);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -339,24 +311,6 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const now = options.now ?? ((): Date => new Date());
   const unknownToolAs = options.unknownToolAs ?? 'result';
   const implicitContext = options.implicitContext ?? true;
-
-  const emittedNormalizedKinds: NormalizedEventKind[] =
-    includeNormalized && settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED
-      ? // Strict mode closes every silent schema, so nothing passes through; without it, an author's
-        // own `additionalProperties: false` still rejects, so both unknown-field kinds can occur.
-        NORMALIZED_KINDS.filter((kind) => !(settings.MCP_STRICT_UNKNOWN_FIELDS && kind === 'unknown_field_passed_through'))
-      : [];
-  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
-  const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
-
-  const finalizeEnvironment: FinalizeEnvironment = {
-    serverId: adapter.id,
-    version: options.version ?? PACKAGE_VERSION,
-    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
-    redactor: createRedactor(adapter.redactions ?? []),
-    advertisedKinds: new Set(capability.error_kinds),
-    logger,
-  };
 
   const contractTool: EnvelopeTool = {
     name: ENVELOPE_CONTRACT_TOOL_NAME,
@@ -423,6 +377,21 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       contextState: implicitContextState(tool),
     });
   }
+  // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
+  // must be one that one of the tools' schemas, under these switches, can lead to.
+  const emittedNormalizedKinds: NormalizedEventKind[] = includeNormalized ? NORMALIZED_KINDS.filter((kind) => [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind))) : [];
+  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
+  const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
+
+  const finalizeEnvironment: FinalizeEnvironment = {
+    serverId: adapter.id,
+    version: options.version ?? PACKAGE_VERSION,
+    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
+    redactor: createRedactor(adapter.redactions ?? []),
+    advertisedKinds: new Set(capability.error_kinds),
+    logger,
+  };
+
   const toolNames = [...entries.keys()];
   const listedTools = [...entries.values()].map((entry) => entry.listed);
   const fingerprint = toolSetFingerprint(toolNames);
@@ -473,12 +442,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     if (call.rateLimit === undefined && call.retryAfterSeconds === undefined && call.warnings === undefined && !(includeNormalized && call.normalized.length > 0)) {
       return undefined;
     }
-    const meta = composeMeta({
-      ...(includeNormalized ? { normalized: call.normalized } : {}),
-      rate_limit: call.rateLimit,
-      retry_after_seconds: call.retryAfterSeconds,
-      warnings: call.warnings,
-    });
+    const meta = composeMeta(callTelemetry(call, includeNormalized));
     // Upstream header values reach the caller here too: redact them like an envelope's.
     return meta === undefined ? undefined : finalizeEnvironment.redactor.value(meta);
   }
@@ -570,7 +534,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     if (result.isError === true) {
       const environment = classifyEnvironment(call);
       const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
-      if (carried !== undefined) return errorResult(checkEnvelope(carried, environment));
+      if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
       const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
       return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
     }
@@ -613,7 +577,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       return errorResult(internalError(error, 'input_schema', classifyEnvironment(failed)));
     }
     if (!check.ok) {
-      const meta = includeNormalized && check.events.length > 0 ? { _meta: { normalized: check.events } } : {};
+      // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
+      const validationMeta = composeMeta({ normalized: includeNormalized ? check.events : undefined, validator: check.validator });
+      const meta = validationMeta === undefined ? {} : { _meta: validationMeta };
       return errorResult(
         finalizeEnvelope(
           {
@@ -655,20 +621,24 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     };
     let value: unknown;
     try {
+      let returned: unknown;
       if (implicitContext) {
         const state = entry.contextState;
         const before = state.mode;
-        const pending = runInCallContext(call, state, () => entry.tool.handler(check.args, context));
+        returned = runInCallContext(call, state, () => entry.tool.handler(check.args, context));
         if (before === 'sync' && state.mode === 'async') {
           logger.warn(
             { tool: name },
             'a tool handler that had returned plain values returned a promise: its later calls run in the implicit call context, but in this call the free functions upstreamFetch, recordResponseMeta and currentCallContext do not find the call after its first await (declare the handler async, or use context.fetch and context.recordResponseMeta)',
           );
         }
-        value = await pending;
       } else {
-        value = await entry.tool.handler(check.args, context);
+        returned = entry.tool.handler(check.args, context);
       }
+      // tracked, so that a shutdown whose grace period ends first can still answer the call
+      const outcome = isPromiseLike(returned) ? await calls.track(returned) : { forced: false as const, value: returned };
+      if (outcome.forced) return errorResult(shutdownEnvelope(name, logger));
+      value = outcome.value;
     } catch (error) {
       // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
       if (extra.signal.aborted && !EnvelopeError.isInstance(error)) return errorResult(internalErrorEnvelope(name, randomUUID()));
@@ -701,96 +671,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
 
   const server = createSdkServer();
 
-  async function serveStreamableHttp(httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> {
-    // Loaded here, not with this module: a stdio server never needs it, and it is a noticeable
-    // part of the SDK's load time.
-    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-    const host = httpOptions.host ?? '127.0.0.1';
-    const path = httpOptions.path ?? '/mcp';
-    const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: SdkServer }>();
-    const pending = new Set<{ transport: StreamableHTTPServerTransport; server: SdkServer }>();
-    let port = 0;
-    const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]';
-
-    const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-      const url = new URL(request.url ?? '/', 'http://placeholder');
-      if (url.pathname !== path) {
-        response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-        return;
-      }
-      const sessionHeader = request.headers['mcp-session-id'];
-      const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-      if (sessionId !== undefined) {
-        const session = sessions.get(sessionId);
-        if (session === undefined) {
-          response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
-          return;
-        }
-        await session.transport.handleRequest(request, response);
-        return;
-      }
-      const allowedHosts = httpOptions.allowedHosts ?? (loopback ? [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`] : undefined);
-      const allowedOrigins = httpOptions.allowedOrigins ?? (loopback ? [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`] : undefined);
-      const session = {
-        transport: new StreamableHTTPServerTransport({
-          sessionIdGenerator: randomUUID,
-          onsessioninitialized: (id) => {
-            sessions.set(id, session);
-            pending.delete(session);
-          },
-          enableDnsRebindingProtection: allowedHosts !== undefined || allowedOrigins !== undefined,
-          ...(allowedHosts === undefined ? {} : { allowedHosts: [...allowedHosts] }),
-          ...(allowedOrigins === undefined ? {} : { allowedOrigins: [...allowedOrigins] }),
-        }),
-        server: createSdkServer(),
-      };
-      session.transport.onclose = () => {
-        if (session.transport.sessionId !== undefined) sessions.delete(session.transport.sessionId);
-        pending.delete(session);
-      };
-      pending.add(session);
-      await session.server.connect(session.transport);
-      await session.transport.handleRequest(request, response);
-      if (session.transport.sessionId === undefined) {
-        pending.delete(session);
-        await session.server.close();
-      }
-    };
-
-    const httpServer = createServer((request, response) => {
-      handle(request, response).catch((error: unknown) => {
-        logger.error({ error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } }, 'streamable HTTP request failed');
-        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
-        response.end();
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(httpOptions.port ?? 0, host, () => {
-        httpServer.off('error', reject);
-        resolve();
-      });
-    });
-    port = (httpServer.address() as AddressInfo).port;
-    const urlHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    return {
-      url: new URL(`http://${urlHost}:${port}${path}`),
-      port,
-      httpServer,
-      close: async () => {
-        const all = [...sessions.values(), ...pending];
-        sessions.clear();
-        pending.clear();
-        await Promise.all(all.map((session) => session.server.close()));
-        httpServer.closeAllConnections();
-        await new Promise<void>((resolve) => {
-          httpServer.close(() => {
-            resolve();
-          });
-        });
-      },
-    };
-  }
+  const serveStreamableHttp = (httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> =>
+    serveHttp({ createSdkServer, calls, logger }, httpOptions);
 
   return {
     server,
@@ -799,11 +681,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     capability,
     connect: (transport) => server.connect(transport),
     createSdkServer,
-    serveStdio: async () => {
-      const transport = new StdioServerTransport();
-      await server.connect(transport);
-      return transport;
-    },
+    serveStdio: (stdioOptions) => serveStdioTransport(server, logger, stdioOptions),
     serveStreamableHttp,
     close: () => server.close(),
   };

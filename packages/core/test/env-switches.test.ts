@@ -25,7 +25,7 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED', () => {
     expect(envelope['error_code']).toBe('SCHEMA_REQUIRED');
     expect(envelope['details']).toEqual([
       { path: 'marketplaceIds', issue: 'marketplaceIds is required and was not sent.', received_type: 'undefined', field: 'marketplaceIds' },
-      { path: 'MarketplaceIds', issue: 'arguments has a key the schema does not define: MarketplaceIds.', received_type: 'array', extra: 'MarketplaceIds' },
+      { path: '', issue: 'arguments has a key the schema does not define: MarketplaceIds.', received_type: 'array', field: '', extra: 'MarketplaceIds' },
     ]);
   });
 });
@@ -70,7 +70,7 @@ describe('MCP_STRICT_UNKNOWN_FIELDS', () => {
       error_kind: 'mcp_input_validation',
       tool: 'list_orders',
       summary: 'arguments has a key the schema does not define: extra.',
-      details: [{ path: 'extra', issue: 'arguments has a key the schema does not define: extra.', received_type: 'integer', extra: 'extra' }],
+      details: [{ path: '', issue: 'arguments has a key the schema does not define: extra.', received_type: 'integer', field: '', extra: 'extra' }],
       hints: ["Drop extra, or check its spelling against the tool's schema."],
       examples: [],
       error_code: 'SCHEMA_ADDITIONAL_PROPERTIES',

@@ -87,7 +87,9 @@ describe('the whole server under random arguments', () => {
     const args = JSON.parse('{"__proto__":{"polluted":true},"constructor":"c","prototype":1}') as Record<string, unknown>;
     const result = await connections[1]!.client.callTool({ name: 'open', arguments: args });
     const text = (result.content as { text: string }[])[0]!.text;
-    expect(text).toBe('{"__proto__":{"polluted":true},"constructor":"c","prototype":1}');
+    // the schema admits extra keys, so each one passes through with its event
+    const events = ['__proto__', 'constructor', 'prototype'].map((field) => ({ kind: 'unknown_field_passed_through', field, reason: 'no_schema_match' }));
+    expect(text).toBe(`{"__proto__":{"polluted":true},"constructor":"c","prototype":1,"_meta":${JSON.stringify({ normalized: events })}}`);
     expect(Object.getOwnPropertyDescriptor(JSON.parse(text), '__proto__')?.value).toEqual({ polluted: true });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });

@@ -463,7 +463,7 @@ describe('an argument with a huge number of violations', () => {
     const details = envelope['details'] as Record<string, unknown>[];
     expect(details).toHaveLength(50);
     expect(details[0]).toEqual({ path: 'marketplace', issue: 'marketplace is required and was not sent.', received_type: 'undefined', field: 'marketplace' });
-    expect(details[1]).toEqual({ path: 'ids/0', issue: 'ids/0 should be string, not integer.', received_type: 'integer', expected_type: 'string' });
+    expect(details[1]).toEqual({ path: 'ids/0', issue: 'ids/0 should be string, not integer.', received_type: 'integer', field: 'ids/0', expected_type: 'string' });
     expect(details[49]?.['path']).toBe('ids/48');
     expect((envelope['hints'] as string[]).at(-1)).toBe('99951 more details omitted');
     expect(validateEnvelope(envelope).valid).toBe(true);

@@ -73,7 +73,7 @@ describe('stdio (SDK v1 client, server in a child process)', () => {
     expect(await call({ name: 'list_orders', arguments: 'MarketplaceIds=A1' })).toMatchObject({ error_code: 'SCHEMA_TYPE_MISMATCH', details: [{ path: '', received_type: 'string' }] });
     // An own "__proto__" key in the JSON text reaches normalization as data: strict mode rejects it by name.
     const prototypeKey = await call({ name: 'list_orders', arguments: JSON.parse('{"__proto__":["A1"],"marketplaceIds":["A1"]}') as unknown });
-    expect(prototypeKey).toMatchObject({ error_code: 'SCHEMA_ADDITIONAL_PROPERTIES', details: [{ path: '__proto__', received_type: 'array', extra: '__proto__' }] });
+    expect(prototypeKey).toMatchObject({ error_code: 'SCHEMA_ADDITIONAL_PROPERTIES', details: [{ path: '', field: '', received_type: 'array', extra: '__proto__' }] });
     await expect(client.request({ method: 'tools/call', params: { name: 5 } }, CallToolResultSchema)).rejects.toMatchObject({
       code: -32602,
       message: 'MCP error -32602: Invalid tools/call request: params.name must be a string',

@@ -63,9 +63,9 @@ describe('parseSpResponseMeta', () => {
     fromHeaders.append('Warning', '110 - "Response is stale"');
     fromHeaders.append('Warning', '299 sp "Deprecated: use searchOrders", 199 - "x"');
     expect(parseSpResponseMeta(fromHeaders, NOW).warnings?.map((warning) => warning.summary)).toEqual([
-      '110 - Response is stale',
-      '299 - Deprecated: use searchOrders',
-      '199 - x',
+      '110 - "Response is stale"',
+      '299 sp "Deprecated: use searchOrders"',
+      '199 - "x"',
     ]);
     expect(parseSpResponseMeta({ warning: ['199 a "one"', '199 b "two"'] }, NOW).warnings).toHaveLength(2);
   });

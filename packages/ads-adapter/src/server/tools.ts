@@ -170,7 +170,7 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
           error_kind: 'mcp_input_validation',
           error_code: ADS_PROFILE_NOT_FOUND_CODE,
           summary: `No profile ${profileId} is available to these credentials in region ${session.region}.`,
-          details: [{ path: 'profileId', issue: `${profileId} is not one of the ${profiles.length} profiles of this account in region ${session.region}.`, received_type: 'integer', allowed: profiles.slice(0, 50).map((candidate) => candidate.profileId) }],
+          details: [{ path: 'profileId', field: 'profileId', issue: `${profileId} is not one of the ${profiles.length} profiles of this account in region ${session.region}.`, received_type: 'integer', allowed: profiles.slice(0, 50).map((candidate) => candidate.profileId) }],
           hints: [
             `Available profiles: ${available.join('; ')}${profiles.length > 10 ? '; ...' : ''}.`,
             'Profiles belong to one region: call set_region first when the profile is in another one.',

@@ -8,7 +8,8 @@
  */
 import { types } from 'node:util';
 
-import type { NormalizedEvent } from '@mcp-envelope/contract';
+import { SCHEMA_FALLBACK_CODE } from '@mcp-envelope/contract';
+import type { NormalizedEvent, NormalizedEventKind } from '@mcp-envelope/contract';
 import type { ValidateFunction } from 'ajv';
 
 import { referenceStrings } from '../json-references.js';
@@ -21,9 +22,10 @@ import { prepareSchema } from './prepare-schema.js';
 import type { PreparedSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
 import type { PropertyInfo, SchemaNode, TopLevelShape } from './schema-shape.js';
-import { abortedViolation, collectViolations, compileValidator, metaSchemaProblem } from './schema-validation.js';
+import { abortedViolation, collectViolations, compileValidator, mergeViolations, metaSchemaProblem } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './types.js';
+import { unsendableViolations } from './unsendable-values.js';
 
 const NO_EVENTS: readonly NormalizedEvent[] = Object.freeze([]);
 
@@ -32,9 +34,10 @@ export type InjectedKeyword = 'additionalProperties' | 'unevaluatedProperties' |
 
 /**
  * Decides the strict-mode injection (CONTRACT.md "Strict unknown fields"): only when strict mode
- * is on and the top level states no intent about extra keys (no `additionalProperties`,
- * `unevaluatedProperties` or `patternProperties` on the root, its `$ref` chain or its `allOf`
- * branches). `additionalProperties: false` is injected when every property is in the root's own
+ * is on and the top level states no intent about extra keys (no `additionalProperties` or
+ * `unevaluatedProperties` on the root, its `$ref` chain or its `allOf` branches).
+ * `patternProperties` is no such intent: the injected keyword leaves keys matching a pattern
+ * alone and rejects the keys that match neither a property nor a pattern. `additionalProperties: false` is injected when every property is in the root's own
  * `properties`; when properties come from a `$ref` target or an `allOf`/`anyOf`/`oneOf` branch,
  * `unevaluatedProperties: false` is injected instead, because a top-level
  * `additionalProperties: false` would reject those valid keys.
@@ -44,17 +47,17 @@ export type InjectedKeyword = 'additionalProperties' | 'unevaluatedProperties' |
  * @returns the keyword to inject with the value `false`, or `undefined`.
  */
 export function injectedKeyword(shape: TopLevelShape, strictUnknownFields: boolean): InjectedKeyword {
-  const silent = shape.additionalIntent === 'absent' && shape.unevaluatedIntent === 'absent' && !shape.patternsDeclared;
+  const silent = shape.additionalIntent === 'absent' && shape.unevaluatedIntent === 'absent';
   if (!strictUnknownFields || !silent) return undefined;
   return shape.composed ? 'unevaluatedProperties' : 'additionalProperties';
 }
 
 /**
  * What happens to a top-level key that matches no property, given the schema and the injection:
- * `allowed` when the schema admits extra keys, `rejected` when validation will reject it
- * (injected or author-written `false`), else `passed_through`. The event label follows the
- * actual outcome, so a schema that itself says `additionalProperties: false` reports
- * `unknown_field_rejected` even with strict mode off.
+ * `rejected` when validation will reject it (injected or author-written `false`), else
+ * `passed_through` (nothing rejects it, or the schema admits extra keys with `true` or a
+ * sub-schema). The event label follows the actual outcome, so a schema that itself says
+ * `additionalProperties: false` reports `unknown_field_rejected` even with strict mode off.
  *
  * @param shape - the schema's top-level view.
  * @param injected - the injected keyword, if any.
@@ -63,8 +66,31 @@ export function injectedKeyword(shape: TopLevelShape, strictUnknownFields: boole
 export function unknownKeyOutcome(shape: TopLevelShape, injected: InjectedKeyword): UnknownKeyOutcome {
   if (injected !== undefined) return 'rejected';
   const intent = shape.additionalIntent !== 'absent' ? shape.additionalIntent : shape.unevaluatedIntent;
-  if (intent === 'allows') return 'allowed';
   return intent === 'forbids' ? 'rejected' : 'passed_through';
+}
+
+/** The scalar types a call may send where an array is wanted (see `isWrappableScalar`). */
+const WRAPPABLE_TYPES = ['string', 'integer', 'number', 'boolean'] as const;
+
+/**
+ * The event kinds normalization can record for a tool (see `CompiledTool.normalizedKinds`).
+ *
+ * @param shape - the schema's top-level view.
+ * @param outcome - what happens to an unknown key.
+ * @returns the kinds.
+ */
+export function possibleNormalizedKinds(shape: TopLevelShape, outcome: UnknownKeyOutcome): Set<NormalizedEventKind> {
+  const kinds = new Set<NormalizedEventKind>();
+  if (shape.properties.size > 0) {
+    kinds.add('renamed');
+    kinds.add('dropped_alias');
+  }
+  for (const info of shape.properties.values()) {
+    const accepted = info.arrayAcceptedTypes;
+    if (accepted !== undefined && WRAPPABLE_TYPES.some((type) => !accepted.has(type))) kinds.add('coerced');
+  }
+  kinds.add(outcome === 'rejected' ? 'unknown_field_rejected' : 'unknown_field_passed_through');
+  return kinds;
 }
 
 function resolvesLocally(root: unknown, reference: string): boolean {
@@ -364,12 +390,13 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
 
   const propertyTable = Object.create(null) as Record<string, PropertyInfo | undefined>;
   for (const info of shape.properties.values()) propertyTable[info.name] = info;
+  const outcome = unknownKeyOutcome(shape, injected);
   const index: NormalizationIndex = {
     properties: shape.properties,
     propertyTable,
     folded: shape.folded,
     patterns: shape.patterns,
-    unknownKeyOutcome: unknownKeyOutcome(shape, injected),
+    unknownKeyOutcome: outcome,
     keyRenames: options.hints?.keyRenames,
     matchCache: new Map(),
   };
@@ -384,6 +411,7 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
       ok: false as const,
       events,
       error_code: first.code,
+      ...(first.code === SCHEMA_FALLBACK_CODE ? { validator: first.keyword } : {}),
       summary: others > 0 ? `${first.detail.issue} (and ${others} more)` : first.detail.issue,
       details: violations.map((violation) => violation.detail),
       hints: buildHints({ violations, args, shape, root: published, tables }),
@@ -406,8 +434,14 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
           candidate = copyArguments(candidate, index.properties, builder);
         }
       }
-      if (validator(candidate)) return { ok: true, args: candidate as Record<string, unknown>, events };
-      const { violations, omitted } = collectViolations(validator.errors ?? [], context);
+      const valid = validator(candidate);
+      // Ajv runs non-strict (OpenAPI keywords), which lets `Infinity` pass as a number; and no
+      // schema keyword refuses a lone surrogate. Neither can be sent on, so both fail here.
+      const unsendable = unsendableViolations(candidate, context);
+      if (valid && unsendable.violations.length === 0) return { ok: true, args: candidate as Record<string, unknown>, events };
+      const schemaViolations = valid ? undefined : collectViolations(validator.errors ?? [], context);
+      const collected = schemaViolations === undefined ? unsendable : unsendable.violations.length === 0 ? schemaViolations : mergeViolations(schemaViolations, unsendable, context.propertyOrder);
+      const { violations, omitted } = collected;
       return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate, omitted);
     } catch {
       try {
@@ -418,5 +452,6 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
     }
   }
 
-  return { name, publishedInputSchema: published, check };
+  const normalizedKinds = normalizationEnabled ? possibleNormalizedKinds(shape, outcome) : new Set<NormalizedEventKind>();
+  return { name, publishedInputSchema: published, normalizedKinds, check };
 }

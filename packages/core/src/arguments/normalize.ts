@@ -13,13 +13,13 @@ import type { PropertyInfo } from './schema-shape.js';
 
 /**
  * What happens to a top-level key that matches no property (and no `patternProperties`):
- * - `allowed`: the schema admits extra keys (`additionalProperties`/`unevaluatedProperties` is
- *   `true` or a sub-schema); no event.
  * - `rejected`: validation will reject it (strict mode injected `false`, or the author wrote
  *   `false`); event `unknown_field_rejected`.
- * - `passed_through`: nothing rejects it; event `unknown_field_passed_through`.
+ * - `passed_through`: it goes on to the tool, because nothing rejects it or the schema admits
+ *   extra keys (`additionalProperties`/`unevaluatedProperties` is `true` or a sub-schema, which
+ *   still validates it); event `unknown_field_passed_through`.
  */
-export type UnknownKeyOutcome = 'allowed' | 'rejected' | 'passed_through';
+export type UnknownKeyOutcome = 'rejected' | 'passed_through';
 
 /** The precomputed data normalization needs; built once per tool by `compileTool`. */
 export interface NormalizationIndex {
@@ -284,7 +284,7 @@ function coercedEvent(field: string, fromType: string): NormalizedEvent {
  *   `canonical_key_present`);
  * - ambiguous or no match: kept unchanged; `unknown_field_rejected` or
  *   `unknown_field_passed_through` (reason `ambiguous_schema_match` or `no_schema_match`) unless
- *   the schema admits the key (pattern properties, or extra keys allowed);
+ *   a `patternProperties` pattern defines the key;
  * - a string, number or boolean sent for an array-typed property is wrapped in a one-item array
  *   (`coerced`, reason `scalar_to_array`), after any rename. `null` is never wrapped.
  *
@@ -389,7 +389,7 @@ function normalizeSlowly(
     outputKeys.push(key);
     outputValues.push(value);
     trusted = false;
-    if (index.unknownKeyOutcome === 'allowed' || isAllowedByPattern(key, index.patterns)) continue;
+    if (isAllowedByPattern(key, index.patterns)) continue;
     const reason = match.kind === 'ambiguous' ? 'ambiguous_schema_match' : 'no_schema_match';
     events.push(
       index.unknownKeyOutcome === 'rejected'

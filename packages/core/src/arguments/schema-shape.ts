@@ -149,8 +149,9 @@ export interface PropertyInfo {
   /** The property's schema (after following local `$ref`s), or `undefined` when it is `true`/`false`. */
   readonly schema: SchemaNode | undefined;
   /**
-   * JSON types the property accepts when its `type` is or includes `array`; `undefined` when the
-   * property is not array-typed. A scalar whose type is not in this set is wrapped in an array.
+   * JSON types the property accepts when its `type` is or includes `array`, or when it is an
+   * `anyOf`/`oneOf` whose branches all name types and one of them is `array`; `undefined` when
+   * the property is not array-typed. A scalar whose type is not in this set is wrapped in an array.
    */
   readonly arrayAcceptedTypes: ReadonlySet<string> | undefined;
 }
@@ -165,8 +166,6 @@ export interface TopLevelShape {
   readonly folded: ReadonlyMap<string, readonly string[]>;
   /** `patternProperties` of every core layer, compiled. */
   readonly patterns: readonly RegExp[];
-  /** `true` when a core layer declares `patternProperties` (valid or not). */
-  readonly patternsDeclared: boolean;
   /** The first declared `additionalProperties` intent (root first, then the other layers). */
   readonly additionalIntent: ExtraKeyIntent;
   /** The first declared `unevaluatedProperties` intent. */
@@ -204,16 +203,45 @@ export function compilePattern(pattern: string): RegExp | undefined {
   }
 }
 
-function arrayAcceptedTypes(schema: SchemaNode | undefined): ReadonlySet<string> | undefined {
-  if (schema === undefined) return undefined;
-  const type = schema['type'];
-  if (type === 'array') return new Set(['array']);
-  if (Array.isArray(type) && type.includes('array')) {
-    const accepted = new Set(type.filter((entry): entry is string => typeof entry === 'string'));
-    if (accepted.has('number')) accepted.add('integer');
-    return accepted;
+/** The JSON types a `type` keyword names (`undefined` when it is absent or names none). */
+function typesOf(type: unknown): string[] | undefined {
+  if (typeof type === 'string') return [type];
+  if (!Array.isArray(type)) return undefined;
+  const types = type.filter((entry): entry is string => typeof entry === 'string');
+  return types.length === 0 ? undefined : types;
+}
+
+/**
+ * The types of a property's schema: its own `type`, else the union of the types of its
+ * `anyOf`/`oneOf` branches when every branch names one (`Optional[List[str]]` as Pydantic and
+ * FastMCP write it: `anyOf: [{type: "array", ...}, {type: "null"}]`).
+ */
+function acceptedTypes(root: SchemaNode, schema: SchemaNode): string[] | undefined {
+  const own = typesOf(schema['type']);
+  if (own !== undefined) return own;
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const union: string[] = [];
+    for (const branch of branches) {
+      const resolved = dereference(root, branch);
+      const types = isSchemaNode(resolved) ? typesOf(resolved['type']) : undefined;
+      // a branch that names no type may accept a scalar as it is: never wrap
+      if (types === undefined) return undefined;
+      union.push(...types);
+    }
+    return union;
   }
   return undefined;
+}
+
+function arrayAcceptedTypes(root: SchemaNode, schema: SchemaNode | undefined): ReadonlySet<string> | undefined {
+  if (schema === undefined) return undefined;
+  const types = acceptedTypes(root, schema);
+  if (types === undefined || !types.includes('array')) return undefined;
+  const accepted = new Set(types);
+  if (accepted.has('number')) accepted.add('integer');
+  return accepted;
 }
 
 /**
@@ -231,7 +259,6 @@ export function analyzeTopLevel(root: SchemaNode): TopLevelShape {
   let additionalIntent: ExtraKeyIntent = 'absent';
   let unevaluatedIntent: ExtraKeyIntent = 'absent';
   let composed = false;
-  let patternsDeclared = false;
   for (const layer of [...core, ...alternatives]) {
     const isCore = core.includes(layer);
     const layerProperties = layer['properties'];
@@ -242,13 +269,12 @@ export function analyzeTopLevel(root: SchemaNode): TopLevelShape {
         if (layer !== root) composed = true;
         const resolved = dereference(root, layerProperties[name]);
         const schema = isSchemaNode(resolved) ? resolved : undefined;
-        properties.set(name, { name, order: properties.size, schema, arrayAcceptedTypes: arrayAcceptedTypes(schema) });
+        properties.set(name, { name, order: properties.size, schema, arrayAcceptedTypes: arrayAcceptedTypes(root, schema) });
       }
     }
     if (!isCore) continue;
     const layerPatterns = layer['patternProperties'];
     if (isSchemaNode(layerPatterns)) {
-      patternsDeclared = true;
       for (const pattern of Object.keys(layerPatterns)) {
         const compiled = compilePattern(pattern);
         if (compiled !== undefined) patterns.push(compiled);
@@ -271,7 +297,6 @@ export function analyzeTopLevel(root: SchemaNode): TopLevelShape {
     names: [...properties.keys()],
     folded,
     patterns,
-    patternsDeclared,
     additionalIntent,
     unevaluatedIntent,
     composed,

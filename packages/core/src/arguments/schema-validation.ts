@@ -11,6 +11,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 
+import { FirstInOrder } from './first-in-order.js';
 import { jsonTypeOf } from './json-type.js';
 import type { CollapsingInfo, PreparedSchema } from './prepare-schema.js';
 
@@ -52,9 +53,15 @@ export interface Violation {
   /** The key of the code table entry used (`maximum` for `exclusiveMaximum`, ...). */
   readonly tableKeyword: string;
   readonly code: SchemaErrorCode;
-  /** The detail's path: JSON pointer without the leading slash, unescaped; `''` for the root. */
+  /**
+   * The detail's path (and `field`): JSON pointer without the leading slash, unescaped; `''` for
+   * the root. For an unknown key, the path of the object that holds it (`extra` names the key).
+   */
   readonly path: string;
-  /** The path's segments (`[]` for the root). */
+  /**
+   * Where the violation sits, as segments (`[]` for the root), for sorting and hints: the
+   * detail's path, except that an unknown key's segments end with the key itself.
+   */
   readonly segments: readonly string[];
   /** Position of the keyword's category in {@link VIOLATION_ORDER}. */
   readonly rank: number;
@@ -172,7 +179,10 @@ function unescapeSegment(segment: string): string {
 }
 
 function pointerSegments(instancePath: string): string[] {
-  return instancePath === '' ? [] : instancePath.slice(1).split('/').map(unescapeSegment);
+  if (instancePath === '') return [];
+  const segments = instancePath.slice(1).split('/');
+  // one check of the whole path spares a copy per error on the common path without escapes
+  return instancePath.includes('~') ? segments.map(unescapeSegment) : segments;
 }
 
 function ownValue(container: unknown, key: string): unknown {
@@ -200,8 +210,10 @@ function templatePathOf(segments: readonly string[]): string {
 interface Draft {
   keyword: string;
   tableKeyword: string;
+  /** See {@link Violation.segments}. */
   segments: string[];
-  templateSegments: string[];
+  /** The segments of the detail's `path` and of the templates' `{path}`. */
+  pathSegments: string[];
   value: unknown;
   extras: Record<string, unknown>;
   templateExtras: Record<string, unknown>;
@@ -216,7 +228,7 @@ function draftFor(error: ErrorObject): Draft {
     keyword,
     tableKeyword: keyword,
     segments,
-    templateSegments: segments,
+    pathSegments: segments,
     value: error.data,
     extras: {},
     templateExtras: {},
@@ -225,7 +237,7 @@ function draftFor(error: ErrorObject): Draft {
     case 'required': {
       const missing = String(params['missingProperty']);
       draft.segments = [...segments, missing];
-      draft.templateSegments = draft.segments;
+      draft.pathSegments = draft.segments;
       draft.value = undefined;
       draft.extras = { field: missing };
       break;
@@ -286,7 +298,7 @@ function draftFor(error: ErrorObject): Draft {
     case 'dependentRequired': {
       const missing = String(params['missingProperty']);
       draft.segments = [...segments, missing];
-      draft.templateSegments = draft.segments;
+      draft.pathSegments = draft.segments;
       draft.value = undefined;
       draft.extras = { keyword, field: missing, required_by: params['property'] };
       break;
@@ -296,14 +308,15 @@ function draftFor(error: ErrorObject): Draft {
       if (typeof params['limit'] === 'number') draft.extras['limit'] = params['limit'];
     }
   }
-  if (draft.tableKeyword === 'additionalProperties') draft.templateSegments = segments;
+  // Like Python jsonschema's absolute_path: an unknown key is reported at the object holding it.
+  if (draft.tableKeyword === 'additionalProperties') draft.pathSegments = segments;
   return draft;
 }
 
 function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Violation[] = []): Violation {
   const entry = schemaCodeEntry(draft.tableKeyword);
-  const path = draft.segments.join('/');
-  const receivedType = jsonTypeOf(draft.value);
+  const path = draft.pathSegments.join('/');
+  const receivedType = receivedTypeOf(draft.value);
   // Plain assignments, not object spreads: spreads of these varying shapes take V8's slow path,
   // and this runs once per violation on the validation-error path.
   const templateValues: Record<string, unknown> = {};
@@ -311,9 +324,10 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
   for (const key in extras) templateValues[key] = extras[key];
   const templateExtras = draft.templateExtras;
   for (const key in templateExtras) templateValues[key] = templateExtras[key];
-  templateValues['path'] = templatePathOf(draft.templateSegments);
+  templateValues['path'] = templatePathOf(draft.pathSegments);
   templateValues['received_type'] = receivedType;
-  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType };
+  // `field` repeats the path (the contract's name for it); a missing key's own `field` replaces it.
+  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType, field: path };
   for (const key in extras) detail[key] = extras[key];
   return {
     keyword: draft.keyword,
@@ -331,6 +345,44 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
 }
 
 /**
+ * The `received_type` of a value: its JSON type, except that a number JSON cannot carry names
+ * itself (`Infinity`, `-Infinity`, `NaN`), since "should be number, not number" helps nobody.
+ */
+function receivedTypeOf(value: unknown): string {
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : jsonTypeOf(value);
+}
+
+/**
+ * A violation found outside Ajv, for a value at `segments`, reported like the Ajv keyword
+ * `keyword` (its code, summary and hint templates).
+ *
+ * @param keyword - a keyword of the code table (`type`, `format`, ...).
+ * @param segments - the value's path segments.
+ * @param value - the value.
+ * @param extras - the keyword's extra keys on the detail (`expected_type`, `format`, ...).
+ * @param templateExtras - values that replace extras in the summary and hint texts only.
+ * @returns the violation.
+ */
+export function valueViolation(keyword: string, segments: readonly string[], value: unknown, extras: Record<string, unknown>, templateExtras: Record<string, unknown> = {}): Violation {
+  return finish({ keyword, tableKeyword: keyword, segments: [...segments], pathSegments: [...segments], value, extras, templateExtras }, undefined);
+}
+
+/**
+ * Two sets of violations as one: duplicates dropped, sorted by {@link VIOLATION_ORDER}, cut to
+ * `limit` (the cut ones counted in `omitted`).
+ *
+ * @param first - one set (kept on a duplicate).
+ * @param second - the other.
+ * @param propertyOrder - top-level property name -> document position.
+ * @param limit - at most this many violations (default {@link VIOLATION_LIMIT}).
+ * @returns the merged violations.
+ */
+export function mergeViolations(first: CollectedViolations, second: CollectedViolations, propertyOrder: ReadonlyMap<string, number>, limit: number = VIOLATION_LIMIT): CollectedViolations {
+  const merged = sortViolations(dedupe([...first.violations, ...second.violations]), propertyOrder);
+  return { violations: merged.slice(0, limit), omitted: first.omitted + second.omitted + Math.max(0, merged.length - limit) };
+}
+
+/**
  * The violation reported when validation itself could not finish (the validator threw, e.g. on
  * input nested deeper than the stack allows): `SCHEMA_VALIDATION_FAILED` at the root with
  * `keyword: 'validation_aborted'`. The exception's message is never exposed.
@@ -341,7 +393,7 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
 export function abortedViolation(value: unknown): Violation {
   const keyword = 'validation_aborted';
   return finish(
-    { keyword, tableKeyword: keyword, segments: [], templateSegments: [], value, extras: { keyword }, templateExtras: {} },
+    { keyword, tableKeyword: keyword, segments: [], pathSegments: [], value, extras: { keyword }, templateExtras: {} },
     undefined,
   );
 }
@@ -385,8 +437,9 @@ export interface ViolationContext {
  * - `propertyNames` and `contains` fold their sub-schema errors the same way and report
  *   `SCHEMA_VALIDATION_FAILED` with `keyword` (and `extra`: the offending key name);
  * - `if` wrapper errors are dropped (the `then`/`else` errors stay);
- * - `unevaluatedProperties` is reported like `additionalProperties` (`SCHEMA_ADDITIONAL_PROPERTIES`,
- *   path of the extra key, `extra`): the condition and the fix are the same;
+ * - `additionalProperties` is reported at the path of the object holding the unknown key, with
+ *   `extra` naming the key (one violation per key); `unevaluatedProperties` is reported the same
+ *   way (`SCHEMA_ADDITIONAL_PROPERTIES`): the condition and the fix are the same;
  * - `exclusiveMaximum`/`exclusiveMinimum` report `SCHEMA_MAXIMUM`/`SCHEMA_MINIMUM` with
  *   `exclusive: true`, since the table has no code of their own and a caller fixes them the same way.
  * Duplicates (same code, keyword and path) are dropped. The result is sorted by
@@ -426,26 +479,50 @@ export function collectViolations(errors: readonly ErrorObject[], context: Viola
 
   // Only the first `limit` standalone errors in VIOLATION_ORDER become violations: a huge argument
   // (100,000 wrong items) would otherwise cost seconds of CPU for details that are cut to
-  // MAX_DETAILS anyway. Ranking by a draft is a fraction of the cost of a finished violation.
-  const standalone: { readonly index: number; readonly draft: Draft | undefined; readonly rank: number; readonly segments: readonly string[]; readonly keyword: string }[] = [];
+  // MAX_DETAILS anyway. Ranking by a draft is a fraction of the cost of a finished violation, and
+  // keeping the first `limit` drafts (not sorting them all) keeps the cost linear in their number.
+  const selection = new FirstInOrder<OrderKey>(limit, (left, right) => compareViolations(left, right, context.propertyOrder));
   for (let index = 0; index < errors.length; index += 1) {
-    if (consumedBy[index] !== undefined) continue;
-    const error = errors[index] as ErrorObject;
-    if (COLLAPSING_KEYWORDS.has(error.keyword)) {
-      const kind = collapsingInfoOf(error, context)?.kind ?? error.keyword;
-      standalone.push({ index, draft: undefined, rank: rankOf(kind, kind), segments: pointerSegments(error.instancePath), keyword: kind });
-    } else {
-      const draft = draftFor(error);
-      standalone.push({ index, draft, rank: rankOf(draft.keyword, draft.tableKeyword), segments: draft.segments, keyword: draft.keyword });
-    }
+    if (consumedBy[index] === undefined) selection.offer(orderKeyOf(errors[index] as ErrorObject, index, context));
   }
-  const omitted = Math.max(0, standalone.length - limit);
-  const selected = omitted === 0 ? standalone : sortViolations(standalone, context.propertyOrder).slice(0, limit);
-  for (const entry of selected) {
+  const omitted = selection.dropped;
+  for (const entry of selection.entries()) {
     const error = errors[entry.index] as ErrorObject;
-    violations.push(entry.draft === undefined ? collapsedViolation(error, context, directErrors) : finish(entry.draft, error.parentSchema));
+    violations.push(COLLAPSING_KEYWORDS.has(error.keyword) ? collapsedViolation(error, context, directErrors) : finish(draftFor(error), error.parentSchema));
   }
   return { violations: sortViolations(dedupe(violations), context.propertyOrder), omitted };
+}
+
+/** What ordering needs of an error that becomes a violation of its own, without building the violation. */
+interface OrderKey {
+  readonly index: number;
+  readonly rank: number;
+  readonly segments: readonly string[];
+  readonly keyword: string;
+}
+
+/** The property a keyword names below the error's instance path, as {@link draftFor} appends it to the path. */
+const NAMED_PROPERTY_PARAMS: ReadonlyMap<string, string> = new Map([
+  ['required', 'missingProperty'],
+  ['dependentRequired', 'missingProperty'],
+  ['additionalProperties', 'additionalProperty'],
+  ['unevaluatedProperties', 'unevaluatedProperty'],
+]);
+
+/**
+ * The rank, path and keyword {@link draftFor} or {@link collapsedViolation} would give an error,
+ * at a fraction of the cost (no detail, no extras): enough to choose the first violations.
+ */
+function orderKeyOf(error: ErrorObject, index: number, context: ViolationContext): OrderKey {
+  const segments = pointerSegments(error.instancePath);
+  if (COLLAPSING_KEYWORDS.has(error.keyword)) {
+    const kind = collapsingInfoOf(error, context)?.kind ?? error.keyword;
+    return { index, rank: rankOf(kind, kind), segments, keyword: kind };
+  }
+  const keyword = error.keyword;
+  const param = NAMED_PROPERTY_PARAMS.get(keyword);
+  if (param !== undefined) segments.push(String((error.params as Record<string, unknown>)[param]));
+  return { index, rank: rankOf(keyword, keyword === 'unevaluatedProperties' ? 'additionalProperties' : keyword), segments, keyword };
 }
 
 /** At most this many violations are built per failed check (see {@link collectViolations}). */
@@ -500,7 +577,7 @@ function collapsedViolation(error: ErrorObject, context: ViolationContext, direc
     keyword: kind,
     tableKeyword: kind,
     segments,
-    templateSegments: segments,
+    pathSegments: segments,
     value: error.data,
     extras,
     templateExtras: {},
@@ -511,7 +588,7 @@ function collapsedViolation(error: ErrorObject, context: ViolationContext, direc
 function dedupe(violations: Violation[]): Violation[] {
   const seen = new Set<string>();
   return violations.filter((violation) => {
-    const key = `${violation.code}\u0000${violation.keyword}\u0000${violation.path}`;
+    const key = `${violation.code}\u0001${violation.keyword}\u0001${violation.segments.join('\u0000')}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -540,28 +617,41 @@ function compareSegment(left: string, right: string): number {
  * @returns a new, sorted array.
  */
 export function sortViolations<Entry extends Pick<Violation, 'rank' | 'segments' | 'keyword'>>(violations: readonly Entry[], propertyOrder: ReadonlyMap<string, number>): Entry[] {
-  const compare = (left: Entry, right: Entry): number => {
-    if (left.rank !== right.rank) return left.rank - right.rank;
-    const leftSegments = left.segments;
-    const rightSegments = right.segments;
-    if (leftSegments.length === 0 || rightSegments.length === 0) {
-      if (leftSegments.length !== rightSegments.length) return leftSegments.length - rightSegments.length;
-    } else {
-      const leftHead = leftSegments[0] as string;
-      const rightHead = rightSegments[0] as string;
-      const leftOrder = propertyOrder.get(leftHead) ?? Number.POSITIVE_INFINITY;
-      const rightOrder = propertyOrder.get(rightHead) ?? Number.POSITIVE_INFINITY;
-      if (leftOrder !== rightOrder) return leftOrder < rightOrder ? -1 : 1;
-      const head = compareText(leftHead, rightHead);
-      if (head !== 0) return head;
-      const shared = Math.min(leftSegments.length, rightSegments.length);
-      for (let position = 1; position < shared; position += 1) {
-        const segment = compareSegment(leftSegments[position] as string, rightSegments[position] as string);
-        if (segment !== 0) return segment;
-      }
-      if (leftSegments.length !== rightSegments.length) return leftSegments.length - rightSegments.length;
+  return [...violations].sort((left, right) => compareViolations(left, right, propertyOrder));
+}
+
+/**
+ * The {@link VIOLATION_ORDER} comparison of two violations (or of what ordering needs of them).
+ *
+ * @param left - one violation.
+ * @param right - the other.
+ * @param propertyOrder - top-level property name -> document position.
+ * @returns negative when `left` comes first, positive when `right` does, 0 when they tie.
+ */
+export function compareViolations(
+  left: Pick<Violation, 'rank' | 'segments' | 'keyword'>,
+  right: Pick<Violation, 'rank' | 'segments' | 'keyword'>,
+  propertyOrder: ReadonlyMap<string, number>,
+): number {
+  if (left.rank !== right.rank) return left.rank - right.rank;
+  const leftSegments = left.segments;
+  const rightSegments = right.segments;
+  if (leftSegments.length === 0 || rightSegments.length === 0) {
+    if (leftSegments.length !== rightSegments.length) return leftSegments.length - rightSegments.length;
+  } else {
+    const leftHead = leftSegments[0] as string;
+    const rightHead = rightSegments[0] as string;
+    const leftOrder = propertyOrder.get(leftHead) ?? Number.POSITIVE_INFINITY;
+    const rightOrder = propertyOrder.get(rightHead) ?? Number.POSITIVE_INFINITY;
+    if (leftOrder !== rightOrder) return leftOrder < rightOrder ? -1 : 1;
+    const head = compareText(leftHead, rightHead);
+    if (head !== 0) return head;
+    const shared = Math.min(leftSegments.length, rightSegments.length);
+    for (let position = 1; position < shared; position += 1) {
+      const segment = compareSegment(leftSegments[position] as string, rightSegments[position] as string);
+      if (segment !== 0) return segment;
     }
-    return compareText(left.keyword, right.keyword);
-  };
-  return [...violations].sort(compare);
+    if (leftSegments.length !== rightSegments.length) return leftSegments.length - rightSegments.length;
+  }
+  return compareText(left.keyword, right.keyword);
 }

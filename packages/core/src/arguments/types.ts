@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { EnvelopeDetail, NormalizedEvent, SchemaErrorCode } from '@mcp-envelope/contract';
+import type { EnvelopeDetail, NormalizedEvent, NormalizedEventKind, SchemaErrorCode } from '@mcp-envelope/contract';
 
 import type { AdapterHintTables } from '../hint-tables.js';
 
@@ -64,6 +64,8 @@ export type ArgumentCheck =
       readonly ok: false;
       readonly events: readonly NormalizedEvent[];
       readonly error_code: SchemaErrorCode;
+      /** The JSON Schema keyword that failed, when `error_code` is the fallback `SCHEMA_VALIDATION_FAILED` (for `_meta.validator`). */
+      readonly validator?: string;
       readonly summary: string;
       readonly details: readonly EnvelopeDetail[];
       readonly hints: readonly string[];
@@ -82,6 +84,13 @@ export interface CompiledTool {
    * the schema states no intent of its own. A deep copy: the author's object is never mutated.
    */
   readonly publishedInputSchema: JsonSchemaObject;
+  /**
+   * The normalization event kinds some call of this tool can record: none when normalization is
+   * off; otherwise `renamed` and `dropped_alias` when the schema has top-level properties,
+   * `coerced` when one of them is array-typed and refuses some scalar, and the one unknown-key
+   * kind its schema and strict mode lead to.
+   */
+  readonly normalizedKinds: ReadonlySet<NormalizedEventKind>;
   /**
    * Normalizes (never mutating `args`) then validates. `undefined` counts as `{}`. Never throws:
    * an unexpected failure becomes a `SCHEMA_VALIDATION_FAILED` result at the root path.

@@ -8,6 +8,8 @@ import type { EnvelopeWarning } from '@mcp-envelope/contract';
 
 /** One parsed warning value: `warn-code warn-agent "warn-text" ["warn-date"]`. */
 export interface ParsedWarning {
+  /** The value exactly as sent (trimmed), quotes, agent and date included. */
+  readonly value: string;
   /** Three-digit code, e.g. `199`, `299`; the raw token when it is not three digits. */
   readonly code: string;
   readonly agent: string;
@@ -16,7 +18,18 @@ export interface ParsedWarning {
   readonly date?: string;
 }
 
+/**
+ * Splits a folded header at the commas between warning values: outside quotes, and only where
+ * a warn-code follows, so that the comma of an unquoted HTTP-date (`Wed, 21 Oct 2015 ...`) or of
+ * free text stays inside its value.
+ */
 function splitTopLevel(value: string): string[] {
+  // a new value starts with its three-digit warn-code and a space (sticky: tested at one index)
+  const valueStart = /\s*\d{3}\s/y;
+  const startsValue = (index: number): boolean => {
+    valueStart.lastIndex = index;
+    return valueStart.test(value);
+  };
   const parts: string[] = [];
   let current = '';
   let inQuotes = false;
@@ -28,7 +41,7 @@ function splitTopLevel(value: string): string[] {
     } else if (character === '"') {
       inQuotes = !inQuotes;
       current += character;
-    } else if (character === ',' && !inQuotes) {
+    } else if (character === ',' && !inQuotes && startsValue(index + 1)) {
       parts.push(current);
       current = '';
     } else {
@@ -58,7 +71,7 @@ function readQuoted(value: string, start: number): { text: string; end: number }
 
 /**
  * Splits a `Warning` header (several values may share one header, separated by commas outside
- * quotes; commas inside the quoted text are kept) and parses each value.
+ * quotes and followed by a warn-code; other commas are kept) and parses each value.
  *
  * @param header - the header value (repeated headers already joined with `", "`).
  * @returns the warnings in order; a value that does not follow the grammar is kept whole as the
@@ -69,10 +82,10 @@ export function parseWarningHeader(header: string | undefined): ParsedWarning[] 
   return splitTopLevel(header).map((part) => {
     const match = /^(\S+)\s+(\S+)\s+/.exec(part);
     const quoted = match === null ? undefined : readQuoted(part, match[0].length);
-    if (match === null || quoted === undefined) return { code: '', agent: '', text: part };
+    if (match === null || quoted === undefined) return { value: part, code: '', agent: '', text: part };
     const rest = part.slice(quoted.end).trim();
     const date = readQuoted(rest, 0)?.text;
-    return { code: match[1] ?? '', agent: match[2] ?? '', text: quoted.text, ...(date === undefined ? {} : { date }) };
+    return { value: part, code: match[1] ?? '', agent: match[2] ?? '', text: quoted.text, ...(date === undefined ? {} : { date }) };
   });
 }
 
@@ -80,13 +93,13 @@ export function parseWarningHeader(header: string | undefined): ParsedWarning[] 
  * `_meta.warnings` entries (`kind: "upstream_warning"`) for a `Warning` header.
  *
  * @param header - the header value.
- * @returns one warning per value: `summary` is `"<code> - <text>"` (or the raw value), and the
- *   parsed parts go in `details[0]`.
+ * @returns one warning per value: `summary` is the value as sent (`199 - "cached response"`),
+ *   and the parsed parts (code, agent, text, date) go in `details[0]`.
  */
 export function upstreamWarnings(header: string | undefined): EnvelopeWarning[] {
   return parseWarningHeader(header).map((warning) => ({
     kind: 'upstream_warning',
-    summary: warning.code === '' ? warning.text : `${warning.code} - ${warning.text}`,
+    summary: warning.value,
     details: [{ code: warning.code, agent: warning.agent, text: warning.text, ...(warning.date === undefined ? {} : { date: warning.date }) }],
     hints: [],
   }));

@@ -43,9 +43,15 @@ export class LwaError extends Error {
   readonly missing: readonly string[];
   /** Where a redirect pointed (origin and path only), for `token_endpoint_redirected`. */
   readonly location: string | undefined;
+  /** The endpoint's request id (see {@link LWA_REQUEST_ID_HEADERS}), when it answered with one. */
+  readonly requestId: string | undefined;
   private readonly [LWA_ERROR_BRAND] = true;
 
-  constructor(reason: LwaFailureReason, message: string, facts: { oauthError?: string; status?: number; missing?: readonly string[]; location?: string } = {}) {
+  constructor(
+    reason: LwaFailureReason,
+    message: string,
+    facts: { oauthError?: string; status?: number; missing?: readonly string[]; location?: string; requestId?: string } = {},
+  ) {
     super(message);
     this.name = 'LwaError';
     this.reason = reason;
@@ -53,6 +59,7 @@ export class LwaError extends Error {
     this.status = facts.status;
     this.missing = facts.missing ?? [];
     this.location = facts.location;
+    this.requestId = facts.requestId;
   }
 
   /**
@@ -97,6 +104,19 @@ export function lwaSettingsFromEnv(env: Readonly<Record<string, string | undefin
     refreshToken: env['LWA_REFRESH_TOKEN'],
     tokenUrl: env['LWA_TOKEN_URL'],
   };
+}
+
+/** The response headers that may name the token endpoint's request id, in the order they are read. */
+export const LWA_REQUEST_ID_HEADERS = ['x-amzn-requestid', 'x-amz-rid', 'x-amz-request-id'] as const;
+
+/** The request id of a token-endpoint answer: the first {@link LWA_REQUEST_ID_HEADERS} header, else the body's `request_id`. */
+function requestIdOf(response: Response, record: Readonly<Record<string, unknown>>): string | undefined {
+  for (const name of LWA_REQUEST_ID_HEADERS) {
+    const value = response.headers.get(name)?.trim();
+    if (value !== undefined && value !== '') return capText(value, 200);
+  }
+  const fromBody = record['request_id'];
+  return typeof fromBody === 'string' && fromBody.trim() !== '' ? capText(fromBody.trim(), 200) : undefined;
 }
 
 /** The largest token-endpoint answer read, in bytes; a real one is well under 4 KiB. */
@@ -234,14 +254,16 @@ export class LwaTokenClient {
       return record['access_token'];
     }
     const oauthError = typeof record['error'] === 'string' ? record['error'] : undefined;
+    const requestId = requestIdOf(response, record);
+    const answered = { status: response.status, ...(requestId === undefined ? {} : { requestId }) };
     // 429 and 5xx: the endpoint is busy or broken, not the credentials; a retry may succeed.
     if (response.status >= 500 || response.status === 429 || (oauthError === undefined && response.ok)) {
-      throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, { status: response.status });
+      throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, answered);
     }
     const description = typeof record['error_description'] === 'string' ? `: ${capText(record['error_description'], 200)}` : '';
     throw new LwaError('token_rejected', `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${response.status}`})${description}`, {
       ...(oauthError === undefined ? {} : { oauthError }),
-      status: response.status,
+      ...answered,
     });
   }
 }
@@ -264,6 +286,11 @@ const OAUTH_HINTS: Readonly<Record<string, string>> = {
   invalid_scope: 'The requested scope is not granted to this application.',
   server_error: 'The LWA service failed; try again shortly.',
 };
+
+/** The `request_id` detail key every upstream failure carries, when the endpoint sent one. */
+function requestIdDetail(error: LwaError): { readonly request_id?: string } {
+  return error.requestId === undefined ? {} : { request_id: error.requestId };
+}
 
 /**
  * Classifies an {@link LwaError} as the contract's `auth_error` / `AUTHENTICATION_ERROR` with
@@ -299,7 +326,7 @@ export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
       error_code: 'AUTHENTICATION_ERROR',
       retryable: true,
       summary: 'Could not get an access token: the LWA token endpoint is unavailable.',
-      details: [{ path: '', issue: error.message, received_type: 'null', ...(error.status === undefined ? {} : { http_status: error.status }) }],
+      details: [{ path: '', issue: error.message, received_type: 'null', ...(error.status === undefined ? {} : { http_status: error.status }), ...requestIdDetail(error) }],
       hints: ['Retry after a short wait; if it persists, check LWA_TOKEN_URL and the network path to it.'],
     };
   }
@@ -316,6 +343,7 @@ export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
         received_type: 'object',
         ...(error.oauthError === undefined ? {} : { upstream_code: error.oauthError }),
         ...(error.status === undefined ? {} : { http_status: error.status }),
+        ...requestIdDetail(error),
       },
     ],
     hints: [hint],

@@ -44,36 +44,125 @@ const CAP_PREFIX_FACTOR = 2;
 
 const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
 
+/** The largest Unicode code point; a numeric reference beyond it stands for U+FFFD, as HTML says. */
+const MAX_CODE_POINT = 0x10ffff;
+
+function codePointText(codePoint: number): string {
+  return Number.isInteger(codePoint) && codePoint > 0 && codePoint <= MAX_CODE_POINT ? String.fromCodePoint(codePoint) : '\ufffd';
+}
+
 function decodeEntities(text: string): string {
   return text.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+|#39);/gi, (whole, name: string) => {
     const lower = name.toLowerCase();
     if (Object.hasOwn(ENTITIES, lower)) return ENTITIES[lower] ?? whole;
-    if (lower.startsWith('#x')) return String.fromCodePoint(Number.parseInt(lower.slice(2), 16) || 0x3f);
-    if (lower.startsWith('#')) return String.fromCodePoint(Number.parseInt(lower.slice(1), 10) || 0x3f);
+    if (lower.startsWith('#x')) return codePointText(Number.parseInt(lower.slice(2), 16));
+    if (lower.startsWith('#')) return codePointText(Number.parseInt(lower.slice(1), 10));
     return whole;
   });
 }
 
+/** One piece of an HTML page: text, a comment, or a tag (`name` lower-cased; `''` for `<!DOCTYPE>` and the like). */
+interface HtmlToken {
+  readonly kind: 'text' | 'comment' | 'open' | 'close';
+  readonly name: string;
+  /** Offset of the first character. */
+  readonly start: number;
+  /** Offset after the last character. */
+  readonly end: number;
+}
+
+const TAG_NAME = /\/?([a-z][a-z0-9-]*)?/iy;
+
+/**
+ * Splits a page into text, comments and tags in one pass (each character is looked at a bounded
+ * number of times, so a page of unclosed tags costs no more than any other). A `<` with no `>`
+ * after it starts an unclosed tag that runs to the end of the page, a `<!--` without `-->` a
+ * comment that does.
+ */
+function htmlTokens(html: string): HtmlToken[] {
+  const tokens: HtmlToken[] = [];
+  let position = 0;
+  while (position < html.length) {
+    const open = html.indexOf('<', position);
+    if (open === -1) break;
+    if (open > position) tokens.push({ kind: 'text', name: '', start: position, end: open });
+    if (html.startsWith('<!--', open)) {
+      const close = html.indexOf('-->', open + 4);
+      position = close === -1 ? html.length : close + 3;
+      tokens.push({ kind: 'comment', name: '', start: open, end: position });
+      continue;
+    }
+    const close = html.indexOf('>', open + 1);
+    // no `>` anywhere after this point: the rest is one unclosed tag, and no later `<` can end either
+    position = close === -1 ? html.length : close + 1;
+    TAG_NAME.lastIndex = open + 1;
+    const match = TAG_NAME.exec(html);
+    const closing = match?.[0].startsWith('/') === true;
+    tokens.push({ kind: closing ? 'close' : 'open', name: (match?.[1] ?? '').toLowerCase(), start: open, end: position });
+  }
+  if (position < html.length) tokens.push({ kind: 'text', name: '', start: position, end: html.length });
+  return tokens;
+}
+
+/** Elements whose content is never visible text, dropped with their content when they are closed. */
+const HIDDEN_ELEMENTS: ReadonlySet<string> = new Set(['script', 'style', 'head']);
+
+/** The visible text of a page: tags and comments become spaces, hidden elements vanish, entities are decoded. */
 function stripTags(html: string): string {
-  return decodeEntities(
-    html
-      .replace(/<(script|style|head)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-      .replace(/<!--[\s\S]*?-->/g, ' ')
-      .replace(/<[^>]*>/g, ' '),
-  );
+  const tokens = htmlTokens(html);
+  // where each hidden element's last closing tag is: an opening tag with no closing tag after it
+  // is dropped alone, its content kept
+  const lastClose = new Map<string, number>();
+  tokens.forEach((token, index) => {
+    if (token.kind === 'close' && HIDDEN_ELEMENTS.has(token.name)) lastClose.set(token.name, index);
+  });
+  const parts: string[] = [];
+  let hiddenUntil: string | undefined;
+  tokens.forEach((token, index) => {
+    if (hiddenUntil !== undefined) {
+      if (token.kind === 'close' && token.name === hiddenUntil) hiddenUntil = undefined;
+      return;
+    }
+    if (token.kind === 'text') {
+      parts.push(html.slice(token.start, token.end));
+      return;
+    }
+    parts.push(' ');
+    if (token.kind === 'open' && (lastClose.get(token.name) ?? -1) > index) hiddenUntil = token.name;
+  });
+  return decodeEntities(parts.join(''));
+}
+
+/** How the elements a summary prefers open and close (no `[^>]*`: it rescans to the end from every unclosed tag). */
+const SUMMARY_ELEMENTS = {
+  title: { opening: /<title\b/i, closing: /<\/title\s*>/gi },
+  h1: { opening: /<h1\b/i, closing: /<\/h1\s*>/gi },
+} as const;
+
+/** The markup inside the first `<title>` or `<h1>` element that is closed, or `undefined`; linear in the page's length. */
+function firstElementContent(html: string, name: keyof typeof SUMMARY_ELEMENTS): string | undefined {
+  const element = SUMMARY_ELEMENTS[name];
+  const opening = element.opening.exec(html);
+  if (opening === null) return undefined;
+  const start = html.indexOf('>', opening.index);
+  if (start === -1) return undefined;
+  // a copy, so the shared expression's lastIndex is nobody else's state
+  const closing = new RegExp(element.closing);
+  closing.lastIndex = start + 1;
+  const end = closing.exec(html);
+  return end === null ? undefined : html.slice(start + 1, end.index);
 }
 
 /**
  * A short text summary of an HTML page, never markup: the `<title>`, else the first `<h1>`, else
- * the page's visible text; capped at 200 characters.
+ * the page's visible text; capped at 200 characters. Time is linear in the page's length,
+ * whatever markup it holds.
  *
  * @param html - the page.
  * @returns the summary, or `"HTML error page"` when the page has no text at all.
  */
 export function htmlSummary(html: string): string {
-  const title = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1];
-  const heading = /<h1\b[^>]*>([\s\S]*?)<\/h1\s*>/i.exec(html)?.[1];
-  for (const candidate of [title, heading, html]) {
+  for (const candidate of [firstElementContent(html, 'title'), firstElementContent(html, 'h1'), html]) {
     if (candidate === undefined) continue;
     const text = capText(stripTags(candidate), 200);
     if (text !== '') return text;

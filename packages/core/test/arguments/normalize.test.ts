@@ -105,9 +105,10 @@ describe('pre-flight normalization events', () => {
     expect(result.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
     expect(result.details).toEqual([
       {
-        path: 'sellerSku',
+        path: '',
         issue: 'arguments has a key the schema does not define: sellerSku.',
         received_type: 'string',
+        field: '',
         extra: 'sellerSku',
       },
     ]);
@@ -132,7 +133,7 @@ describe('pre-flight normalization events', () => {
     const schema = { type: 'object', properties: { sku_id: { type: 'string' }, skuId: { type: 'string' } } };
     const strict = failed(tool(schema).check({ SKUID: 'X' }));
     expect(strict.events).toEqual([{ kind: 'unknown_field_rejected', field: 'SKUID', reason: 'ambiguous_schema_match' }]);
-    expect(strict.details.map((detail) => detail.path)).toEqual(['SKUID']);
+    expect(strict.details.map((detail) => [detail.path, detail['extra']])).toEqual([['', 'SKUID']]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check({ SKUID: 'X' }));
     expect(lenient.args).toEqual({ SKUID: 'X' });
     expect(lenient.events).toEqual([
@@ -140,30 +141,51 @@ describe('pre-flight normalization events', () => {
     ]);
   });
 
-  it('allows extra keys without an event when additionalProperties is true', () => {
+  it('passes extra keys through with an event when additionalProperties is true, strict mode or not', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true };
     const result = passed(tool(schema).check({ a: 'x', sellerSku: 'SKU-1' }));
     expect(result.args).toEqual({ a: 'x', sellerSku: 'SKU-1' });
-    expect(result.events).toEqual([]);
+    expect(result.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'sellerSku', reason: 'no_schema_match' }]);
+    expect(passed(tool(schema, { strictUnknownFields: false }).check({ sellerSku: 'SKU-1' })).events).toEqual(result.events);
   });
 
-  it('allows extra keys without an event when additionalProperties is a sub-schema, which still validates them', () => {
+  it('passes extra keys through with an event when additionalProperties is a sub-schema, which still validates them', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } };
     const compiled = tool(schema);
-    expect(passed(compiled.check({ note: 'fine' })).events).toEqual([]);
+    const passedThrough = [{ kind: 'unknown_field_passed_through', field: 'note', reason: 'no_schema_match' }];
+    expect(passed(compiled.check({ note: 'fine' })).events).toEqual(passedThrough);
     const result = failed(compiled.check({ note: 5 }));
-    expect(result.events).toEqual([]);
+    expect(result.events).toEqual(passedThrough);
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'note', issue: 'note should be string, not integer.', received_type: 'integer', expected_type: 'string' },
+      { path: 'note', issue: 'note should be string, not integer.', received_type: 'integer', field: 'note', expected_type: 'string' },
     ]);
   });
 
-  it('allows keys matching patternProperties without an event; other unknown keys pass through (no injection)', () => {
+  it('allows keys matching patternProperties without an event; strict mode rejects a key matching neither a property nor a pattern', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } };
-    const result = passed(tool(schema).check({ 'x-trace-id': 'abc', other: 1 }));
-    expect(result.args).toEqual({ 'x-trace-id': 'abc', other: 1 });
-    expect(result.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'other', reason: 'no_schema_match' }]);
+    expect(passed(tool(schema).check({ 'x-trace-id': 'abc' })).events).toEqual([]);
+    const strict = failed(tool(schema).check({ 'x-trace-id': 'abc', other: 1 }));
+    expect(strict.events).toEqual([{ kind: 'unknown_field_rejected', field: 'other', reason: 'no_schema_match' }]);
+    expect(strict.details).toEqual([{ path: '', issue: 'arguments has a key the schema does not define: other.', received_type: 'integer', field: '', extra: 'other' }]);
+    const lenient = passed(tool(schema, { strictUnknownFields: false }).check({ 'x-trace-id': 'abc', other: 1 }));
+    expect(lenient.args).toEqual({ 'x-trace-id': 'abc', other: 1 });
+    expect(lenient.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'other', reason: 'no_schema_match' }]);
+  });
+
+  it('wraps a scalar sent for a nullable array written as anyOf or oneOf of array and null (Optional[List[str]])', () => {
+    const optionalList = { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], default: null };
+    const schema = { type: 'object', properties: { tags: optionalList, codes: { oneOf: [{ $ref: '#/$defs/codes' }, { type: 'null' }] } }, $defs: { codes: { type: 'array', items: { type: 'integer' } } } };
+    const result = passed(tool(schema).check({ tags: 'red', codes: 7 }));
+    expect(result.args).toEqual({ tags: ['red'], codes: [7] });
+    expect(result.events).toEqual([
+      { kind: 'coerced', field: 'tags', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' },
+      { kind: 'coerced', field: 'codes', from_type: 'integer', to_type: 'array', reason: 'scalar_to_array' },
+    ]);
+    expect(passed(tool(schema).check({ tags: null })).args).toEqual({ tags: null });
+    // a branch that takes the scalar as it is, or names no type, means nothing needs wrapping
+    const either = { type: 'object', properties: { tags: { anyOf: [{ type: 'array' }, { type: 'string' }] }, any: { anyOf: [{ type: 'array' }, { minLength: 1 }] } } };
+    expect(passed(tool(either).check({ tags: 'red', any: 'x' })).events).toEqual([]);
   });
 
   it('normalizes properties that come from a top-level $ref and allOf', () => {
@@ -196,7 +218,7 @@ describe('normalization switched off', () => {
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
     expect(result.details.map((detail) => [detail.path, detail.received_type])).toEqual([
       ['marketplaceIds', 'undefined'],
-      ['MarketplaceIds', 'array'],
+      ['', 'array'],
     ]);
     expect(result.hints).toEqual([
       'Add the required field marketplaceIds (array of string).',
@@ -229,6 +251,7 @@ describe('argument shapes', () => {
         path: '',
         issue: `arguments should be object, not ${receivedType}.`,
         received_type: receivedType,
+        field: '',
         expected_type: 'object',
       },
     ]);
@@ -282,9 +305,9 @@ describe('prototype-pollution keys stay plain data', () => {
       { kind: 'unknown_field_rejected', field: 'prototype', reason: 'no_schema_match' },
     ]);
     expect(result.details.map((detail) => [detail.path, detail['extra'], detail.received_type])).toEqual([
-      ['__proto__', '__proto__', 'object'],
-      ['constructor', 'constructor', 'object'],
-      ['prototype', 'prototype', 'object'],
+      ['', '__proto__', 'object'],
+      ['', 'constructor', 'object'],
+      ['', 'prototype', 'object'],
     ]);
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
@@ -294,7 +317,7 @@ describe('prototype-pollution keys stay plain data', () => {
     const result = failed(tool(schema).check(JSON.parse('{"__proto__":"x","sku":"A"}')));
     expect(result.events).toEqual([{ kind: 'unknown_field_rejected', field: '__proto__', reason: 'no_schema_match' }]);
     expect(result.details).toEqual([
-      { path: '__proto__', issue: 'arguments has a key the schema does not define: __proto__.', received_type: 'string', extra: '__proto__' },
+      { path: '', issue: 'arguments has a key the schema does not define: __proto__.', received_type: 'string', field: '', extra: '__proto__' },
     ]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check(JSON.parse('{"__proto__":"x"}')));
     expect(Object.getOwnPropertyDescriptor(lenient.args, '__proto__')?.value).toBe('x');
@@ -318,7 +341,7 @@ describe('properties named like Object.prototype members', () => {
   it('are validated as the values sent when present', () => {
     expect(passed(tool(schema).check({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' })).args).toEqual({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' });
     const wrong = failed(tool(schema).check({ name: 'x', valueOf: 3, constructor: 5 }));
-    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string, not integer.', received_type: 'integer', expected_type: 'string' }]);
+    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string, not integer.', received_type: 'integer', field: 'constructor', expected_type: 'string' }]);
   });
 });
 

@@ -41,14 +41,14 @@ describe('one SCHEMA_* code per keyword', () => {
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(result.summary).toBe('sku should be string, not integer.');
     expect(result.details).toEqual([
-      { path: 'sku', issue: 'sku should be string, not integer.', received_type: 'integer', expected_type: 'string' },
+      { path: 'sku', issue: 'sku should be string, not integer.', received_type: 'integer', field: 'sku', expected_type: 'string' },
     ]);
   });
 
   it('SCHEMA_TYPE_MISMATCH with a type list joins the expected types with |', () => {
     const result = failed(tool({ type: 'object', properties: { note: { type: ['string', 'null'] } } }).check({ note: 1.5 }));
     expect(result.details).toEqual([
-      { path: 'note', issue: 'note should be string|null, not number.', received_type: 'number', expected_type: 'string|null' },
+      { path: 'note', issue: 'note should be string|null, not number.', received_type: 'number', field: 'note', expected_type: 'string|null' },
     ]);
   });
 
@@ -63,7 +63,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ marketplaceIds: ['A', 'B', 'C', 'D'] });
     expect(result.error_code).toBe('SCHEMA_MAX_ITEMS');
     expect(result.details).toEqual([
-      { path: 'marketplaceIds', issue: 'marketplaceIds holds 4 items; at most 3 are allowed.', received_type: 'array', limit: 3, actual: 4 },
+      { path: 'marketplaceIds', issue: 'marketplaceIds holds 4 items; at most 3 are allowed.', received_type: 'array', field: 'marketplaceIds', limit: 3, actual: 4 },
     ]);
   });
 
@@ -71,7 +71,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ marketplaceIds: [] });
     expect(result.error_code).toBe('SCHEMA_MIN_ITEMS');
     expect(result.details).toEqual([
-      { path: 'marketplaceIds', issue: 'marketplaceIds holds 0 items; at least 1 are needed.', received_type: 'array', limit: 1, actual: 0 },
+      { path: 'marketplaceIds', issue: 'marketplaceIds holds 0 items; at least 1 are needed.', received_type: 'array', field: 'marketplaceIds', limit: 1, actual: 0 },
     ]);
   });
 
@@ -79,7 +79,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ title: 'Organic green tea' });
     expect(result.error_code).toBe('SCHEMA_MAX_LENGTH');
     expect(result.details).toEqual([
-      { path: 'title', issue: 'title is 17 characters long; at most 10 are allowed.', received_type: 'string', limit: 10, actual: 17 },
+      { path: 'title', issue: 'title is 17 characters long; at most 10 are allowed.', received_type: 'string', field: 'title', limit: 10, actual: 17 },
     ]);
     const emoji = listingFailure({ title: '🍵'.repeat(11) });
     expect(emoji.details[0]).toMatchObject({ limit: 10, actual: 11 });
@@ -89,7 +89,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ title: 'T' });
     expect(result.error_code).toBe('SCHEMA_MIN_LENGTH');
     expect(result.details).toEqual([
-      { path: 'title', issue: 'title is 1 characters long; at least 2 are needed.', received_type: 'string', limit: 2, actual: 1 },
+      { path: 'title', issue: 'title is 1 characters long; at least 2 are needed.', received_type: 'string', field: 'title', limit: 2, actual: 1 },
     ]);
   });
 
@@ -97,26 +97,26 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ quantity: 1000 });
     expect(result.error_code).toBe('SCHEMA_MAXIMUM');
     expect(result.details).toEqual([
-      { path: 'quantity', issue: 'quantity is above its maximum of 999.', received_type: 'integer', limit: 999 },
+      { path: 'quantity', issue: 'quantity is above its maximum of 999.', received_type: 'integer', field: 'quantity', limit: 999 },
     ]);
   });
 
   it('SCHEMA_MINIMUM', () => {
     const result = listingFailure({ quantity: -1 });
     expect(result.error_code).toBe('SCHEMA_MINIMUM');
-    expect(result.details).toEqual([{ path: 'quantity', issue: 'quantity is below its minimum of 0.', received_type: 'integer', limit: 0 }]);
+    expect(result.details).toEqual([{ path: 'quantity', issue: 'quantity is below its minimum of 0.', received_type: 'integer', field: 'quantity', limit: 0 }]);
   });
 
   it('exclusiveMaximum and exclusiveMinimum map to SCHEMA_MAXIMUM / SCHEMA_MINIMUM with exclusive: true', () => {
     const above = listingFailure({ price: 10000 });
     expect(above.error_code).toBe('SCHEMA_MAXIMUM');
     expect(above.details).toEqual([
-      { path: 'price', issue: 'price is above its maximum of 10000 (exclusive).', received_type: 'integer', limit: 10000, exclusive: true },
+      { path: 'price', issue: 'price is above its maximum of 10000 (exclusive).', received_type: 'integer', field: 'price', limit: 10000, exclusive: true },
     ]);
     const below = listingFailure({ price: 0 });
     expect(below.error_code).toBe('SCHEMA_MINIMUM');
     expect(below.details).toEqual([
-      { path: 'price', issue: 'price is below its minimum of 0 (exclusive).', received_type: 'integer', limit: 0, exclusive: true },
+      { path: 'price', issue: 'price is below its minimum of 0 (exclusive).', received_type: 'integer', field: 'price', limit: 0, exclusive: true },
     ]);
   });
 
@@ -124,7 +124,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ condition: 'Mint' });
     expect(result.error_code).toBe('SCHEMA_ENUM_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'condition', issue: 'condition is not one of the allowed values.', received_type: 'string', allowed: ['New', 'Used', 'Refurbished'] },
+      { path: 'condition', issue: 'condition is not one of the allowed values.', received_type: 'string', field: 'condition', allowed: ['New', 'Used', 'Refurbished'] },
     ]);
   });
 
@@ -132,7 +132,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ asin: 'X123' });
     expect(result.error_code).toBe('SCHEMA_PATTERN_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'asin', issue: 'asin does not have the required form.', received_type: 'string', pattern: '^B0[0-9A-Z]{8}$' },
+      { path: 'asin', issue: 'asin does not have the required form.', received_type: 'string', field: 'asin', pattern: '^B0[0-9A-Z]{8}$' },
     ]);
   });
 
@@ -140,7 +140,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ listedAt: 'yesterday' });
     expect(result.error_code).toBe('SCHEMA_FORMAT_INVALID');
     expect(result.details).toEqual([
-      { path: 'listedAt', issue: 'listedAt is not a valid date-time.', received_type: 'string', format: 'date-time' },
+      { path: 'listedAt', issue: 'listedAt is not a valid date-time.', received_type: 'string', field: 'listedAt', format: 'date-time' },
     ]);
   });
 
@@ -148,7 +148,19 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ colour: 'red' });
     expect(result.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
     expect(result.details).toEqual([
-      { path: 'colour', issue: 'arguments has a key the schema does not define: colour.', received_type: 'string', extra: 'colour' },
+      { path: '', issue: 'arguments has a key the schema does not define: colour.', received_type: 'string', field: '', extra: 'colour' },
+    ]);
+  });
+
+  it('SCHEMA_ADDITIONAL_PROPERTIES: one detail per unknown key, at the path of the object holding it', () => {
+    const nested = tool({ type: 'object', properties: { options: { type: 'object', properties: { mode: { type: 'string' } }, additionalProperties: false } } });
+    const result = failed(nested.check({ colour: 'red', size: 3, options: { mode: 'a', typo_key: 1, depth: 2 } }));
+    expect(result.details.map((detail) => [detail.path, detail['field'], detail['extra']])).toEqual([
+      // sorted by the key's own position: a defined property's subtree before unknown top-level keys
+      ['options', 'options', 'depth'],
+      ['options', 'options', 'typo_key'],
+      ['', '', 'colour'],
+      ['', '', 'size'],
     ]);
   });
 
@@ -160,6 +172,7 @@ describe('one SCHEMA_* code per keyword', () => {
         path: 'identifier',
         issue: "identifier must match exactly one of the schema's alternatives and does not.",
         received_type: 'string',
+        field: 'identifier',
         branches: [
           { branch: 0, error_code: 'SCHEMA_PATTERN_MISMATCH', path: 'identifier' },
           { branch: 1, error_code: 'SCHEMA_MIN_LENGTH', path: 'identifier' },
@@ -172,6 +185,7 @@ describe('one SCHEMA_* code per keyword', () => {
         path: 'identifier',
         issue: "identifier must match exactly one of the schema's alternatives and does not.",
         received_type: 'string',
+        field: 'identifier',
         branches: [],
         passing: [0, 1],
       },
@@ -186,6 +200,7 @@ describe('one SCHEMA_* code per keyword', () => {
         path: 'target',
         issue: "target matches none of the schema's alternatives.",
         received_type: 'boolean',
+        field: 'target',
         branches: [
           { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'target' },
           { branch: 1, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'target' },
@@ -202,6 +217,7 @@ describe('one SCHEMA_* code per keyword', () => {
         path: 'keyword',
         issue: 'keyword breaks one of the constraints it must meet together.',
         received_type: 'string',
+        field: 'keyword',
         branches: [{ branch: 1, error_code: 'SCHEMA_MIN_LENGTH', path: 'keyword' }],
       },
     ]);
@@ -211,7 +227,7 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ tags: ['gift', 'tea', 'gift'] });
     expect(result.error_code).toBe('SCHEMA_UNIQUE_ITEMS');
     expect(result.details).toEqual([
-      { path: 'tags', issue: 'tags contains the same item more than once.', received_type: 'array', actual: [0, 2] },
+      { path: 'tags', issue: 'tags contains the same item more than once.', received_type: 'array', field: 'tags', actual: [0, 2] },
     ]);
   });
 
@@ -219,14 +235,14 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ channel: 'ebay' });
     expect(result.error_code).toBe('SCHEMA_CONST_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'channel', issue: 'channel must be exactly amazon.', received_type: 'string', allowed: ['amazon'] },
+      { path: 'channel', issue: 'channel must be exactly amazon.', received_type: 'string', field: 'channel', allowed: ['amazon'] },
     ]);
   });
 
   it('SCHEMA_MULTIPLE_OF', () => {
     const result = listingFailure({ packSize: 10 });
     expect(result.error_code).toBe('SCHEMA_MULTIPLE_OF');
-    expect(result.details).toEqual([{ path: 'packSize', issue: 'packSize is not a multiple of 6.', received_type: 'integer', limit: 6 }]);
+    expect(result.details).toEqual([{ path: 'packSize', issue: 'packSize is not a multiple of 6.', received_type: 'integer', field: 'packSize', limit: 6 }]);
   });
 
   it('SCHEMA_VALIDATION_FAILED for dependentRequired, at the missing field', () => {
@@ -247,7 +263,7 @@ describe('one SCHEMA_* code per keyword', () => {
   it('SCHEMA_VALIDATION_FAILED for not', () => {
     const result = listingFailure({ note: '' });
     expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
-    expect(result.details).toEqual([{ path: 'note', issue: 'note failed the schema keyword not.', received_type: 'string', keyword: 'not' }]);
+    expect(result.details).toEqual([{ path: 'note', issue: 'note failed the schema keyword not.', received_type: 'string', field: 'note', keyword: 'not' }]);
   });
 
   it('SCHEMA_VALIDATION_FAILED for propertyNames, with the inner pattern error folded in', () => {
@@ -258,6 +274,7 @@ describe('one SCHEMA_* code per keyword', () => {
         path: 'attributes',
         issue: 'attributes failed the schema keyword propertyNames.',
         received_type: 'object',
+        field: 'attributes',
         keyword: 'propertyNames',
         extra: 'Flavour-Name',
       },
@@ -275,6 +292,7 @@ describe('paths', () => {
         path: 'filters/0/marketplaceId',
         issue: 'filters/0/marketplaceId should be string, not integer.',
         received_type: 'integer',
+        field: 'filters/0/marketplaceId',
         expected_type: 'string',
       },
     ]);
@@ -285,9 +303,10 @@ describe('paths', () => {
     expect(result.details).toEqual([
       { path: 'filters/1/marketplaceId', issue: 'filters/1/marketplaceId is required and was not sent.', received_type: 'undefined', field: 'marketplaceId' },
       {
-        path: 'filters/1/marketplaceID',
+        path: 'filters/1',
         issue: 'filters/1 has a key the schema does not define: marketplaceID.',
         received_type: 'string',
+        field: 'filters/1',
         extra: 'marketplaceID',
       },
     ]);
@@ -295,7 +314,7 @@ describe('paths', () => {
 
   it('unescapes ~1 and ~0 in keys', () => {
     const result = failed(tool({ type: 'object', properties: {} }).check({ 'a/b~c': 1 }));
-    expect(result.details.map((detail) => [detail.path, detail['extra']])).toEqual([['a/b~c', 'a/b~c']]);
+    expect(result.details.map((detail) => [detail.path, detail['extra']])).toEqual([['', 'a/b~c']]);
   });
 
   it('reports a combinator at its parent path, folding branch errors from $ref targets', () => {
@@ -306,6 +325,7 @@ describe('paths', () => {
         path: 'budget',
         issue: "budget matches none of the schema's alternatives.",
         received_type: 'object',
+        field: 'budget',
         branches: [
           { branch: 0, error_code: 'SCHEMA_REQUIRED', path: 'budget/currency' },
           { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'budget/amount' },
@@ -337,17 +357,18 @@ describe('the stable violation order', () => {
     const result = failed(listing.check({ title: 'x', condition: 'Mint', colour: 'red', quantity: 'many', target: true }));
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
     expect(result.summary).toBe('sku is required and was not sent. (and 5 more)');
-    expect(result.details.map((detail) => detail.path)).toEqual(['sku', 'colour', 'quantity', 'condition', 'target', 'title']);
+    // an unknown key's detail sits at the path of its object, so the key itself is read from `extra`
+    expect(result.details.map((detail) => detail['extra'] ?? detail.path)).toEqual(['sku', 'colour', 'quantity', 'condition', 'target', 'title']);
     const withoutRequired = failed(listing.check({ sku: 'S', title: 'x', condition: 'Mint', colour: 'red' }));
     expect(withoutRequired.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
-    expect(withoutRequired.details.map((detail) => detail.path)).toEqual(['colour', 'condition', 'title']);
+    expect(withoutRequired.details.map((detail) => detail['extra'] ?? detail.path)).toEqual(['colour', 'condition', 'title']);
     const typeBeforeEnum = failed(listing.check({ sku: 'S', condition: 'Mint', quantity: 'many' }));
     expect(typeBeforeEnum.error_code).toBe('SCHEMA_TYPE_MISMATCH');
   });
 
   it('orders by the schema’s property order, not the call’s key order; unknown keys last, by name', () => {
     const result = failed(listing.check({ zeta: 1, quantity: 'x', alpha: 2, sku: 5 }));
-    expect(result.details.map((detail) => detail.path)).toEqual(['alpha', 'zeta', 'sku', 'quantity']);
+    expect(result.details.map((detail) => detail['extra'] ?? detail.path)).toEqual(['alpha', 'zeta', 'sku', 'quantity']);
   });
 
   it('orders array indexes numerically and breaks ties by keyword name', () => {
@@ -355,7 +376,7 @@ describe('the stable violation order', () => {
     const result = failed(tool(REPORT_SCHEMA).check({ reportType: 'R', filters }));
     expect(result.details.map((detail) => detail.path)).toEqual(['filters/2/marketplaceId', 'filters/10/marketplaceId']);
     const code = tool({ type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$', minLength: 5 } } });
-    expect(failed(code.check({ code: 'ab' })).details.map((detail) => Object.keys(detail)[3])).toEqual(['limit', 'pattern']);
+    expect(failed(code.check({ code: 'ab' })).details.map((detail) => Object.keys(detail)[4])).toEqual(['limit', 'pattern']);
   });
 });
 
@@ -365,8 +386,8 @@ describe('schemas with $ref, $defs and other drafts', () => {
     passed(compiled.check({ profileId: 7, maxResults: 10, stateFilter: ['ENABLED'], budget: { amount: 5, currency: 'USD' } }));
     const result = failed(compiled.check({ profileId: 7, stateFilter: ['RUNNING'], campaignName: 'Spring' }));
     expect(result.details).toEqual([
-      { path: 'campaignName', issue: 'arguments has a key the schema does not define: campaignName.', received_type: 'string', extra: 'campaignName' },
-      { path: 'stateFilter/0', issue: 'stateFilter/0 is not one of the allowed values.', received_type: 'string', allowed: ['ENABLED', 'PAUSED', 'ARCHIVED'] },
+      { path: '', issue: 'arguments has a key the schema does not define: campaignName.', received_type: 'string', field: '', extra: 'campaignName' },
+      { path: 'stateFilter/0', issue: 'stateFilter/0 is not one of the allowed values.', received_type: 'string', field: 'stateFilter/0', allowed: ['ENABLED', 'PAUSED', 'ARCHIVED'] },
     ]);
   });
 
@@ -385,11 +406,11 @@ describe('schemas with $ref, $defs and other drafts', () => {
     expect(compiled.publishedInputSchema['properties']).toEqual(schema.properties);
     passed(compiled.check({ sku: 'ABC', pair: ['a', 1] }));
     expect(failed(compiled.check({ sku: 'AB' })).details).toEqual([
-      { path: 'sku', issue: 'sku is 2 characters long; at least 3 are needed.', received_type: 'string', limit: 3, actual: 2 },
+      { path: 'sku', issue: 'sku is 2 characters long; at least 3 are needed.', received_type: 'string', field: 'sku', limit: 3, actual: 2 },
     ]);
     expect(failed(compiled.check({ pair: ['a', 'b'] })).details.map((detail) => [detail.path, detail['expected_type']])).toEqual([['pair/1', 'integer']]);
     expect(failed(compiled.check({ pair: ['a', 1, 'extra'] })).details).toEqual([
-      { path: 'pair', issue: 'pair failed the schema keyword items.', received_type: 'array', keyword: 'items', limit: 2 },
+      { path: 'pair', issue: 'pair failed the schema keyword items.', received_type: 'array', field: 'pair', keyword: 'items', limit: 2 },
     ]);
   });
 
@@ -402,7 +423,7 @@ describe('schemas with $ref, $defs and other drafts', () => {
     const compiled = tool(schema);
     passed(compiled.check({ discount: 49.5 }));
     expect(failed(compiled.check({ discount: 50 })).details).toEqual([
-      { path: 'discount', issue: 'discount is above its maximum of 50 (exclusive).', received_type: 'integer', limit: 50, exclusive: true },
+      { path: 'discount', issue: 'discount is above its maximum of 50 (exclusive).', received_type: 'integer', field: 'discount', limit: 50, exclusive: true },
     ]);
   });
 
@@ -431,7 +452,7 @@ describe('pathological input', () => {
     const result = failed(tool(schema).check(deep));
     expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
     expect(result.details).toEqual([
-      { path: '', issue: 'arguments failed the schema keyword validation_aborted.', received_type: 'object', keyword: 'validation_aborted' },
+      { path: '', issue: 'arguments failed the schema keyword validation_aborted.', received_type: 'object', field: '', keyword: 'validation_aborted' },
     ]);
   });
 

@@ -111,22 +111,41 @@ describe('Retry-After', () => {
 describe('Warning headers', () => {
   it('splits several values, keeping commas inside quotes, with dates and escapes', () => {
     expect(parseWarningHeader('199 - "cached, maybe stale", 299 api.example "say \\"hi\\"" "Mon, 02 Mar 2026 10:00:00 GMT"')).toEqual([
-      { code: '199', agent: '-', text: 'cached, maybe stale' },
-      { code: '299', agent: 'api.example', text: 'say "hi"', date: 'Mon, 02 Mar 2026 10:00:00 GMT' },
+      { value: '199 - "cached, maybe stale"', code: '199', agent: '-', text: 'cached, maybe stale' },
+      {
+        value: '299 api.example "say \\"hi\\"" "Mon, 02 Mar 2026 10:00:00 GMT"',
+        code: '299',
+        agent: 'api.example',
+        text: 'say "hi"',
+        date: 'Mon, 02 Mar 2026 10:00:00 GMT',
+      },
+    ]);
+  });
+
+  it('splits only where a warn-code follows the comma, so an unquoted date or free text stays whole', () => {
+    expect(parseWarningHeader('299 - "late" Mon, 02 Mar 2026 10:00:00 GMT, 199 - "stale", deprecated, use v2').map((warning) => warning.value)).toEqual([
+      '299 - "late" Mon, 02 Mar 2026 10:00:00 GMT',
+      '199 - "stale", deprecated, use v2',
     ]);
   });
 
   it('keeps a value that does not follow the grammar whole', () => {
-    expect(parseWarningHeader('deprecated endpoint')).toEqual([{ code: '', agent: '', text: 'deprecated endpoint' }]);
+    expect(parseWarningHeader('deprecated endpoint')).toEqual([{ value: 'deprecated endpoint', code: '', agent: '', text: 'deprecated endpoint' }]);
     expect(parseWarningHeader(undefined)).toEqual([]);
   });
 
-  it('becomes upstream_warning entries', () => {
-    expect(upstreamWarnings('110 - "Response is Stale"')).toEqual([
+  it('becomes upstream_warning entries whose summary is the value as sent, one per value of a folded header', () => {
+    expect(upstreamWarnings('199 - "cached response", 299 sellingpartnerapi-na.amazon.com "MaxResultsPerPage is capped at 100"')).toEqual([
       {
         kind: 'upstream_warning',
-        summary: '110 - Response is Stale',
-        details: [{ code: '110', agent: '-', text: 'Response is Stale' }],
+        summary: '199 - "cached response"',
+        details: [{ code: '199', agent: '-', text: 'cached response' }],
+        hints: [],
+      },
+      {
+        kind: 'upstream_warning',
+        summary: '299 sellingpartnerapi-na.amazon.com "MaxResultsPerPage is capped at 100"',
+        details: [{ code: '299', agent: 'sellingpartnerapi-na.amazon.com', text: 'MaxResultsPerPage is capped at 100' }],
         hints: [],
       },
     ]);

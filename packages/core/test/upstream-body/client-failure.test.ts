@@ -81,7 +81,7 @@ describe('responseMetaFromHeaders', () => {
     expect(responseMetaFromHeaders({ 'X-RateLimit-Limit': '5', 'Retry-After': '2', Warning: '199 - "stale"' }, new Date(0), names)).toEqual({
       rate_limit: { limit_per_second: 5 },
       retry_after_seconds: 2,
-      warnings: [{ kind: 'upstream_warning', summary: '199 - stale', details: [{ code: '199', agent: '-', text: 'stale' }], hints: [] }],
+      warnings: [{ kind: 'upstream_warning', summary: '199 - "stale"', details: [{ code: '199', agent: '-', text: 'stale' }], hints: [] }],
     });
     expect(responseMetaFromHeaders(undefined, new Date(0), names)).toEqual({});
   });

@@ -29,6 +29,21 @@ describe('parseUpstreamBody', () => {
     expect(htmlSummary('<html><body></body></html>')).toBe('HTML error page');
   });
 
+  it('summarizes pages of unclosed tags without markup, and numeric references beyond Unicode without throwing', () => {
+    // each of these made the old pattern-based summary rescan the rest of the page from every tag
+    expect(htmlSummary('<title'.repeat(10_000))).toBe('HTML error page');
+    expect(htmlSummary(`<html>${'<h1>x'.repeat(5_000)}`)).toBe(capText('x '.repeat(5_000), 200));
+    expect(htmlSummary(`<html>${'<script>'.repeat(5_000)}oops`)).toBe('oops');
+    expect(htmlSummary(`<html><p>oops</p>${'<!--'.repeat(5_000)}`)).toBe('oops');
+    expect(htmlSummary('<h1>&#99999999; &#x110000; &#0; &#x1F600;</h1>')).toBe('\ufffd \ufffd \ufffd \u{1F600}');
+  });
+
+  it('drops hidden elements only when they are closed, as before', () => {
+    expect(htmlSummary('<html><head><style>b{}</style></head><body><script>var x = "<p>";</script><p>shown</p></body></html>')).toBe('shown');
+    expect(htmlSummary('<html><body><script>kept, never closed<p>too</p></body></html>')).toBe('kept, never closed too');
+    expect(htmlSummary('<html><body><!-- hidden --><p>a &lt;b&gt;</p><titlex>not a title</titlex></body></html>')).toBe('a <b> not a title');
+  });
+
   it('keeps plain text, capped', () => {
     expect(parseUpstreamBody('Service Unavailable')).toEqual({ kind: 'text', text: 'Service Unavailable' });
     const long = parseUpstreamBody('x'.repeat(600));

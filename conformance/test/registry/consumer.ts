@@ -1,0 +1,103 @@
+/**
+ * The consumer side of the release rehearsal: an empty folder outside the workspace that
+ * installs the published packages with plain npm from the loopback registry only.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** What a command printed and how it ended. */
+export interface CommandResult {
+  readonly code: number;
+  readonly output: string;
+}
+
+/**
+ * The environment without any npm or pnpm setting inherited from the runner (a test started
+ * from `pnpm test` carries the runner's registry), plus `extra`.
+ */
+export function cleanEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm|pnpm)_/i.test(name)));
+  return { ...env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1', NO_UPDATE_NOTIFIER: '1', ...extra };
+}
+
+/**
+ * Runs a command to its end, never throwing for a non-zero exit.
+ *
+ * @returns the exit code and stdout followed by stderr.
+ */
+export async function command(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandResult> {
+  try {
+    const { stdout, stderr } = await run(file, args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
+    return { code: 0, output: `${stdout}${stderr}` };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
+    return { code: typeof failed.code === 'number' ? failed.code : 1, output: `${failed.stdout ?? ''}${failed.stderr ?? failed.message}` };
+  }
+}
+
+/** The `.npmrc` of a folder that may talk to the loopback registry and nothing else. */
+export function writeRegistryNpmrc(folder: string, registry: string, cache: string, token?: string): void {
+  const host = registry.replace(/^https?:/, '');
+  const lines = [`registry=${registry}/`, `cache=${cache}`, 'audit=false', 'fund=false', 'update-notifier=false', ...(token === undefined ? [] : [`${host}/:_authToken=${token}`])];
+  writeFileSync(join(folder, '.npmrc'), `${lines.join('\n')}\n`);
+}
+
+/** Calls a tool that does not exist through the installed SDK client and prints the envelope. */
+const UNKNOWN_TOOL_SCRIPT = `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { callWithEnvelope } from '@mcp-envelope/contract';
+
+const [bin, ...args] = process.argv.slice(2);
+const client = new Client({ name: 'release-rehearsal', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command: 'npx', args: ['--no-install', bin, ...args], env: process.env, stderr: 'ignore' }));
+const [, envelope] = await callWithEnvelope(client, 'no_such_tool', {});
+process.stdout.write(JSON.stringify(envelope));
+await client.close();
+`;
+
+/** A consumer using all four packages' types; it compiles only if the published types resolve. */
+const CONSUMER_SOURCE = `import { MIGRATIONS, callWithEnvelope, validateEnvelope } from '@mcp-envelope/contract';
+import type { ErrorEnvelope, MigrationEntry } from '@mcp-envelope/contract';
+import { createSpServer } from '@mcp-envelope/sp-adapter';
+import { createAdsServer } from '@mcp-envelope/ads-adapter';
+import { probeServer } from '@mcp-envelope/conformance';
+
+export function kindFor(envelope: ErrorEnvelope): string {
+  return envelope.legacy_error_kind ?? envelope.error_kind;
+}
+export const windows: readonly MigrationEntry[] = MIGRATIONS;
+export const valid: boolean = validateEnvelope({}).valid;
+export const api = { callWithEnvelope, createSpServer, createAdsServer, probeServer };
+`;
+
+/** Must not compile: proves the types are real, not `any`. */
+const WRONG_SOURCE = `import { MIGRATIONS } from '@mcp-envelope/contract';
+
+export const id: number = MIGRATIONS[0]!.id;
+`;
+
+/**
+ * Lays out the consumer folder: package.json (ESM), .npmrc, the unknown-tool script, and a
+ * TypeScript consumer with one tsconfig per module resolution (`NodeNext`, `Bundler`).
+ */
+export function writeConsumer(folder: string, registry: string, cache: string): void {
+  mkdirSync(join(folder, 'src'), { recursive: true });
+  writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ name: 'release-consumer', private: true, type: 'module' }, null, 2)}\n`);
+  writeRegistryNpmrc(folder, registry, cache);
+  writeFileSync(join(folder, 'unknown-tool.mjs'), UNKNOWN_TOOL_SCRIPT);
+  writeFileSync(join(folder, 'src', 'consumer.ts'), CONSUMER_SOURCE);
+  writeFileSync(join(folder, 'src', 'wrong.ts'), WRONG_SOURCE);
+  // skipLibCheck: the third-party declarations (the MCP SDK's zod types) take most of a minute
+  // to check and are not ours; the consumer's use of ours is what must compile.
+  const strict = { strict: true, noEmit: true, skipLibCheck: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, target: 'ES2022', types: ['node'] };
+  const configs = {
+    'tsconfig.nodenext.json': { compilerOptions: { ...strict, module: 'NodeNext', moduleResolution: 'NodeNext' }, files: ['src/consumer.ts'] },
+    'tsconfig.bundler.json': { compilerOptions: { ...strict, module: 'ESNext', moduleResolution: 'Bundler' }, files: ['src/consumer.ts'] },
+    'tsconfig.wrong.json': { compilerOptions: { ...strict, module: 'NodeNext', moduleResolution: 'NodeNext' }, files: ['src/wrong.ts'] },
+  };
+  for (const [name, config] of Object.entries(configs)) writeFileSync(join(folder, name), `${JSON.stringify(config, null, 2)}\n`);
+}

@@ -1,0 +1,247 @@
+/**
+ * The release rehearsal: a temporary clone of this repository goes through three releases with
+ * the same `pnpm run version-packages` and `pnpm run release` the release workflow runs, against
+ * a real Verdaccio on 127.0.0.1 with no uplink; an empty folder outside the workspace then
+ * installs the published packages with plain npm, runs and probes both servers, and type-checks
+ * a TypeScript consumer.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+import { cleanEnv, command, writeConsumer, writeRegistryNpmrc } from './consumer.js';
+import type { CommandResult } from './consumer.js';
+import { collectInstalled, seedStorage } from './third-party.js';
+import { startVerdaccio } from './verdaccio.js';
+import type { Registry } from './verdaccio.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const PACKAGES = [
+  ['contract', '@mcp-envelope/contract'],
+  ['packages/core', '@mcp-envelope/core'],
+  ['packages/sp-adapter', '@mcp-envelope/sp-adapter'],
+  ['packages/ads-adapter', '@mcp-envelope/ads-adapter'],
+  ['conformance', '@mcp-envelope/conformance'],
+] as const;
+const CONSUMER_TOOLS = ['typescript', '@types/node'];
+const GIT_ENV = { GIT_AUTHOR_NAME: 'release', GIT_AUTHOR_EMAIL: 'release@example.test', GIT_COMMITTER_NAME: 'release', GIT_COMMITTER_EMAIL: 'release@example.test' };
+
+interface Rehearsal {
+  readonly base: string;
+  readonly clone: string;
+  readonly consumer: string;
+  readonly registry: Registry;
+  readonly upstream: Server;
+  readonly upstreamUrl: string;
+  readonly timings: string[];
+}
+
+let state: Rehearsal | undefined;
+
+function rehearsal(): Rehearsal {
+  if (state === undefined) throw new Error('the rehearsal did not start');
+  return state;
+}
+
+/** Runs a command, records how long it took, and fails with its output when `expectCode` differs. */
+async function step(label: string, file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, expectCode: 0 | 'nonzero' = 0): Promise<CommandResult> {
+  const started = Date.now();
+  const result = await command(file, args, cwd, env);
+  rehearsal().timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const checks = result.output.split('\n').filter((line) => /^(release:check|FAIL \[|skip \[)/.test(line));
+  if (checks.length > 0) rehearsal().timings.push(...checks.map((line) => `    ${line}`));
+  const ok = expectCode === 0 ? result.code === 0 : result.code !== 0;
+  if (!ok) throw new Error(`${label} exited ${result.code}:\n${result.output.slice(-8000)}`);
+  return result;
+}
+
+/** The environment of the release commands in the clone: npm and pnpm see only the loopback registry. */
+function releaseEnv(): NodeJS.ProcessEnv {
+  const { base, registry } = rehearsal();
+  return cleanEnv({ ...GIT_ENV, npm_config_registry: `${registry.url}/`, NPM_CONFIG_USERCONFIG: join(base, 'release.npmrc'), CI: '' });
+}
+
+/**
+ * The `version` and `publish` commands of the release workflow's changesets step, as pnpm
+ * arguments: the rehearsal runs exactly these, so a broken workflow command fails here first.
+ */
+function workflowCommands(): { version: string[]; publish: string[] } {
+  const workflow = parse(readClone('.github/workflows/release.yml')) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }> };
+  const step = Object.values(workflow.jobs)
+    .flatMap((job) => job.steps)
+    .find((candidate) => candidate.uses?.startsWith('changesets/action@') === true);
+  const asArguments = (line: string | undefined): string[] => {
+    const match = /^npx pnpm (.+)$/.exec(line ?? '');
+    if (match?.[1] === undefined) throw new Error(`the release workflow's changesets step runs "${line ?? ''}", not an \`npx pnpm ...\` command`);
+    return match[1].split(' ');
+  };
+  return { version: asArguments(step?.with?.['version']), publish: asArguments(step?.with?.['publish']) };
+}
+
+function pnpm(args: readonly string[], label: string, expectCode: 0 | 'nonzero' = 0): Promise<CommandResult> {
+  const { clone } = rehearsal();
+  return step(label, process.execPath, [join(clone, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), ...args], clone, releaseEnv(), expectCode);
+}
+
+function git(...args: string[]): Promise<CommandResult> {
+  return step(`git ${args[0] ?? ''}`, 'git', args, rehearsal().clone, cleanEnv(GIT_ENV));
+}
+
+async function publishedVersions(name: string): Promise<string[]> {
+  const response = await fetch(`${rehearsal().registry.url}/${name.replace('/', '%2f')}`);
+  if (response.status === 404) return [];
+  return Object.keys(((await response.json()) as { versions: Record<string, unknown> }).versions).sort();
+}
+
+function readClone(path: string): string {
+  return readFileSync(join(rehearsal().clone, path), 'utf8');
+}
+
+function startUpstream(): Promise<Server> {
+  // Stands in for the Amazon APIs: the servers are pointed here, so no probe call leaves 127.0.0.1.
+  const server = createServer((_request, response) => {
+    response.writeHead(503, { 'content-type': 'application/json' });
+    response.end('{"errors":[{"code":"ServiceUnavailable","message":"rehearsal upstream"}]}');
+  });
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => { done(server); }));
+}
+
+beforeAll(async () => {
+  const base = mkdtempSync(join(tmpdir(), 'mcp-envelope-release-'));
+  const timings: string[] = [];
+  const started = Date.now();
+  const thirdParty = collectInstalled(
+    PACKAGES.map(([folder]) => join(ROOT, folder)),
+    new Set(PACKAGES.map(([, name]) => name)),
+    CONSUMER_TOOLS,
+    ROOT,
+  );
+  const registry = await startVerdaccio(ROOT, base, (url, storage) => seedStorage(url, storage, thirdParty));
+  const upstream = await startUpstream();
+  const address = upstream.address();
+  const upstreamUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  state = { base, clone: join(base, 'repo'), consumer: join(base, 'consumer'), registry, upstream, upstreamUrl, timings };
+  timings.push(`verdaccio up with ${thirdParty.length} third-party packages packed from the local install: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  writeRegistryNpmrc(base, registry.url, join(base, 'npm-cache'), registry.token);
+  writeFileSync(join(base, 'release.npmrc'), readFileSync(join(base, '.npmrc'), 'utf8'));
+  await step('git clone', 'git', ['clone', '--quiet', ROOT, state.clone], base, cleanEnv());
+  // The build cache only: the clone's first build has the same inputs as this checkout's.
+  const commonDir = (await command('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], ROOT, cleanEnv())).output.trim();
+  const turboCache = join(dirname(commonDir), '.turbo', 'cache');
+  if (existsSync(turboCache)) cpSync(turboCache, join(state.clone, '.turbo', 'cache'), { recursive: true });
+  await step('pnpm install --offline (clone)', process.execPath, [join(ROOT, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), 'install', '--frozen-lockfile', '--offline'], state.clone, releaseEnv());
+});
+
+afterAll(async () => {
+  if (state === undefined) return;
+  process.stdout.write(`release rehearsal (steps, seconds, and what release:check said):\n  ${state.timings.join('\n  ')}\n`);
+  await state.registry.stop();
+  await new Promise((done) => state?.upstream.close(done));
+  rmSync(state.base, { recursive: true, force: true });
+});
+
+describe('three releases through a real registry', () => {
+  it('release 1: version-packages and release publish every package at 0.2.0, lint-clean, tagged, with the windows open', async () => {
+    expect(workflowCommands()).toEqual({ version: ['run', 'version-packages'], publish: ['run', 'release'] });
+    const versioned = await pnpm(workflowCommands().version, 'release 1: pnpm run version-packages');
+    expect(versioned.output).toContain('release:check 0.1.0 -> 0.2.0 (no release yet)');
+    for (const [folder] of PACKAGES) expect(JSON.parse(readClone(`${folder}/package.json`)).version).toBe('0.2.0');
+    await git('add', '-A');
+    await git('commit', '--quiet', '-m', 'Version Packages');
+    const released = await pnpm(workflowCommands().publish, 'release 1: pnpm run release');
+    expect(released.output.match(/All good!/g)).toHaveLength(PACKAGES.length);
+    for (const [, name] of PACKAGES) expect(released.output).toContain(`${name} v0.2.0\n\n (ignoring resolutions: 'node10', 'node16-cjs')`);
+    for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual(['0.2.0']);
+    const tags = (await git('tag', '--list')).output.split('\n').filter((line) => line !== '');
+    expect(tags.sort()).toEqual(PACKAGES.map(([, name]) => `${name}@0.2.0`).sort());
+  });
+
+  it('release 1 CHANGELOGs: each server names its migrations, the cutover date, the dropping release and the other server', () => {
+    const sp = readClone('packages/sp-adapter/CHANGELOG.md');
+    const ads = readClone('packages/ads-adapter/CHANGELOG.md');
+    expect(sp.startsWith('# @mcp-envelope/sp-adapter\n\n## 0.2.0\n')).toBe(true);
+    for (const id of ['sp-upstream-429-to-rate-limited', 'sp-401-403-to-auth-error', 'unknown-tool-to-tool-not-found']) expect(sp).toContain(`\`${id}\``);
+    for (const id of ['ads-upstream-429-to-rate-limited', 'unknown-tool-to-tool-not-found']) expect(ads).toContain(`\`${id}\``);
+    for (const text of [sp, ads]) expect(text).toMatch(/cutover date 2027-03-01; the\s+release after 0\.2\.0 drops `legacy_error_kind`/);
+    expect(sp).toContain('`@mcp-envelope/ads-adapter`');
+    expect(ads).toContain('`@mcp-envelope/sp-adapter`');
+    expect(ads).not.toContain('sp-401-403-to-auth-error');
+  });
+
+  it('release 1 from a clean folder: both servers answer an unknown tool with legacy_error_kind', async () => {
+    const { consumer, base, upstreamUrl } = rehearsal();
+    writeConsumer(consumer, rehearsal().registry.url, join(base, 'consumer-npm-cache'));
+    const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
+    await step('consumer: npm install 0.2.0', 'npm', ['install', ...names.map((name) => `${name}@0.2.0`), 'typescript@6.0.3', '@types/node@20.19.43'], consumer, cleanEnv());
+    for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
+      const answer = await step(`consumer: ${bin} unknown tool (0.2.0)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, cleanEnv());
+      expect(JSON.parse(answer.output)).toMatchObject({ error_kind: 'tool_not_found', error_code: 'TOOL_NOT_FOUND', legacy_error_kind: 'mcp_input_validation' });
+    }
+  });
+
+  it('release 2: a patch release is refused while the migrations 0.2.0 shipped are still in the table', async () => {
+    writeFileSync(join(rehearsal().clone, '.changeset/rehearsal-fix.md'), "---\n'@mcp-envelope/sp-adapter': patch\n---\n\nA fix between releases.\n");
+    await git('add', '-A');
+    await git('commit', '--quiet', '-m', 'a fix');
+    const refused = await pnpm(workflowCommands().version, 'release 2: pnpm run version-packages (refused)', 'nonzero');
+    expect(refused.output).toContain('release:check 0.2.0 -> 0.2.1 (released: 0.2.0)');
+    for (const id of ['sp-upstream-429-to-rate-limited', 'ads-upstream-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'sp-401-403-to-auth-error']) {
+      expect(refused.output).toContain(`FAIL [expired-migrations] migration "${id}"`);
+    }
+    expect(refused.output).toContain('shipped in 0.2.0 (tag @mcp-envelope/contract@0.2.0); its window closes with the next release, and 0.2.1 is about to be released');
+    expect(JSON.parse(readClone('contract/package.json')).version).toBe('0.2.0');
+    expect(await publishedVersions('@mcp-envelope/sp-adapter')).toEqual(['0.2.0']);
+  });
+
+  it('release 3: with the entries removed and the fixtures regenerated, 0.2.1 publishes', async () => {
+    const table = JSON.parse(readClone('contract/migrations.json')) as { migrations: unknown[] };
+    writeFileSync(join(rehearsal().clone, 'contract/migrations.json'), `${JSON.stringify({ ...table, migrations: [] }, null, 2)}\n`);
+    writeFileSync(
+      join(rehearsal().clone, '.changeset/rehearsal-cutover.md'),
+      "---\n'@mcp-envelope/contract': patch\n'@mcp-envelope/sp-adapter': patch\n'@mcp-envelope/ads-adapter': patch\n---\n\nCutover: `legacy_error_kind` is no longer sent.\n",
+    );
+    await pnpm(['run', 'fixtures:update'], 'release 3: pnpm run fixtures:update');
+    expect(readClone('conformance/fixtures/sp/tool-not-found.json')).not.toContain('legacy_error_kind');
+    await git('add', '-A');
+    await git('commit', '--quiet', '-m', 'drop the migrations 0.2.0 shipped');
+    await pnpm(workflowCommands().version, 'release 3: pnpm run version-packages');
+    await git('add', '-A');
+    await git('commit', '--quiet', '-m', 'Version Packages');
+    await pnpm(workflowCommands().publish, 'release 3: pnpm run release');
+    for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual(['0.2.0', '0.2.1']);
+  });
+
+  it('release 3 from a clean folder: no legacy_error_kind, and both servers probe CONFORMANT with the installed CLI', async () => {
+    const { consumer, upstreamUrl } = rehearsal();
+    const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
+    await step('consumer: npm install 0.2.1', 'npm', ['install', ...names.map((name) => `${name}@0.2.1`)], consumer, cleanEnv());
+    for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
+      const answer = JSON.parse((await step(`consumer: ${bin} unknown tool (0.2.1)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, cleanEnv())).output) as Record<string, unknown>;
+      expect([answer['error_kind'], answer['legacy_error_kind']]).toEqual(['tool_not_found', undefined]);
+      const probe = await step(
+        `consumer: mcp-envelope-conformance probe ${bin}`,
+        'npx',
+        ['--no-install', 'mcp-envelope-conformance', 'probe', '--stdio', `npx --no-install ${bin} --upstream ${upstreamUrl}`, '--max-tools', '3'],
+        consumer,
+        cleanEnv(),
+      );
+      expect(probe.output).toContain('verdict: CONFORMANT');
+    }
+  });
+
+  it('a TypeScript consumer of the published packages type-checks under NodeNext and Bundler, and a wrong use fails', async () => {
+    const { consumer } = rehearsal();
+    const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
+    for (const config of ['tsconfig.nodenext.json', 'tsconfig.bundler.json']) {
+      const checked = await step(`consumer: tsc -p ${config}`, process.execPath, [tsc, '-p', config], consumer, cleanEnv());
+      expect(checked.output).toBe('');
+    }
+    const wrong = await step('consumer: tsc -p tsconfig.wrong.json', process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer, cleanEnv(), 'nonzero');
+    expect(wrong.output).toContain("src/wrong.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'.");
+  });
+});

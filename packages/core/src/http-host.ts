@@ -1,0 +1,447 @@
+/**
+ * Serving an envelope server over Streamable HTTP on node:http: one SDK server per session,
+ * Host and Origin validation on every request, a cap on sessions, idle expiry, and a graceful
+ * shutdown that answers every call it accepted. Implements DESIGN 4 (wire decisions) for HTTP.
+ *
+ * @packageDocumentation
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+import type { InFlightCalls } from './in-flight.js';
+import type { EnvelopeLogger } from './logger.js';
+
+/** Where and how {@link serveStreamableHttp} listens. */
+export interface StreamableHttpOptions {
+  /** TCP port; 0 (default) lets the OS choose; read the chosen one from the handle. */
+  readonly port?: number;
+  /** Interface to bind; default `127.0.0.1`. */
+  readonly host?: string;
+  /** The MCP endpoint path; default `/mcp`. */
+  readonly path?: string;
+  /**
+   * Allowed `Host` header values (`name:port`). Defaults, when `host` is a loopback address in any
+   * spelling (`localhost`, any `127.x.y.z` including short forms such as `127.1`, `::1`,
+   * `::ffff:127.0.0.1`), to the loopback names with the port and `host` itself; otherwise no Host
+   * check unless given.
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Allowed `Origin` header values, checked on every request that sends one (browsers do; other
+   * clients usually do not); a request with another Origin gets HTTP 403. Defaults, on a loopback
+   * `host`, to the loopback origins with the port (`http://127.0.0.1:<port>`,
+   * `http://localhost:<port>`, `http://[::1]:<port>` and `host` itself), as the MCP Streamable
+   * HTTP transport requires servers to validate `Origin`. Required for any other `host` (`[]`
+   * refuses every request that sends an Origin).
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** At most this many open sessions (default {@link DEFAULT_MAX_SESSIONS}); past it, a new session gets HTTP 503. */
+  readonly maxSessions?: number;
+  /**
+   * A session with no request for this long, in milliseconds, is closed (default
+   * {@link DEFAULT_SESSION_IDLE_TIMEOUT_MS}); its client gets HTTP 404 and starts a new one. An
+   * open notification stream (GET) does not count as activity.
+   */
+  readonly sessionIdleTimeoutMs?: number;
+}
+
+/** Default {@link StreamableHttpOptions.maxSessions}: about 40 MB of session state at most. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+/** Default {@link StreamableHttpOptions.sessionIdleTimeoutMs}: 30 minutes. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** Default grace period of {@link StreamableHttpHandle.shutdown}, in milliseconds. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+/** What {@link StreamableHttpHandle.shutdown} did. */
+export interface ShutdownReport {
+  /** Tool calls still running when the grace period ended, answered with a retryable envelope. */
+  readonly forcedCalls: number;
+}
+
+/** A running Streamable HTTP endpoint. */
+export interface StreamableHttpHandle {
+  /** The endpoint, e.g. `http://127.0.0.1:43111/mcp`. */
+  readonly url: URL;
+  readonly port: number;
+  readonly httpServer: HttpServer;
+  /** The number of open sessions. */
+  readonly sessionCount: number;
+  /** Closes every session and the listener at once; calls still running get no answer. */
+  close(): Promise<void>;
+  /**
+   * Stops gracefully: stops accepting connections and answers new requests with HTTP 503, lets the
+   * requests in progress finish for up to `graceMs` milliseconds (default
+   * {@link DEFAULT_SHUTDOWN_GRACE_MS}), answers the tool calls still running then with a
+   * retryable `internal_error` envelope, then closes like {@link StreamableHttpHandle.close}.
+   *
+   * @returns how many calls had to be answered that way.
+   */
+  shutdown(graceMs?: number): Promise<ShutdownReport>;
+}
+
+/** What the HTTP host needs of the envelope server. */
+export interface HttpHostServer {
+  /** A new SDK server sharing the envelope server's tools, for one session. */
+  createSdkServer(): LowLevelServer;
+  /** The envelope server's unfinished tool calls (see {@link StreamableHttpHandle.shutdown}). */
+  readonly calls: InFlightCalls;
+  readonly logger: EnvelopeLogger;
+}
+
+/**
+ * The canonical form of a host name or address when it is a loopback one, else `undefined`.
+ * Parsing as a URL host folds every IPv4 spelling (`127.1`, `0x7f.1`, `2130706433`) to dotted
+ * form and every IPv6 one to its compressed form.
+ *
+ * @param host - a host name or address, IPv6 with or without brackets.
+ * @returns e.g. `127.0.0.1`, `[::1]`, `[::ffff:7f00:1]`, `localhost`; `undefined` when not loopback.
+ */
+export function loopbackHostname(host: string): string | undefined {
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${bracketed}/`).hostname;
+  } catch {
+    return undefined;
+  }
+  if (hostname === 'localhost' || hostname === '[::1]') return hostname;
+  if (/^127\.\d+\.\d+\.\d+$/.test(hostname)) return hostname;
+  // IPv4-mapped IPv6 (::ffff:127.x.y.z), which URL writes as ::ffff:7fxx:xxxx
+  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname) ? hostname : undefined;
+}
+
+/** The Host values a loopback endpoint answers to by default. */
+function loopbackHosts(host: string, canonical: string, port: number): string[] {
+  const names = new Set(['127.0.0.1', 'localhost', '[::1]', canonical, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host]);
+  return [...names].map((name) => `${name}:${port}`);
+}
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: LowLevelServer;
+  /** Requests of this session in progress (a notification stream excluded). */
+  active: number;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+/** A JSON-RPC error answer with no id, as the SDK sends for requests refused before parsing. */
+function refuse(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Why a request's Host or Origin is refused, or `undefined` when both are allowed. */
+function originProblem(request: IncomingMessage, allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[]): string | undefined {
+  const host = headerValue(request, 'host');
+  if (allowedHosts !== undefined && (host === undefined || !allowedHosts.includes(host))) return `Invalid Host header: ${host ?? '(none)'}`;
+  const origin = headerValue(request, 'origin');
+  if (origin !== undefined && !allowedOrigins.includes(origin)) return `Invalid Origin header: ${origin}`;
+  return undefined;
+}
+
+/** Counts requests in progress and lets a shutdown wait until there are none. */
+function requestCounter(): { start(): void; end(): void; drained(): Promise<void> } {
+  let count = 0;
+  const waiters = new Set<() => void>();
+  return {
+    start: () => {
+      count += 1;
+    },
+    end: () => {
+      count -= 1;
+      if (count > 0) return;
+      for (const waiter of waiters) waiter();
+      waiters.clear();
+    },
+    drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.add(resolve))),
+  };
+}
+
+function delay(milliseconds: number): Promise<'timeout'> {
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      resolve('timeout');
+    }, milliseconds).unref();
+  });
+}
+
+/** The open sessions of one endpoint: creation under the cap, activity, idle expiry. */
+interface SessionPool {
+  readonly size: number;
+  /** The session with this id, or `undefined`. */
+  get(id: string): Session | undefined;
+  /** Whether one more session may be opened. */
+  hasRoom(): boolean;
+  /** Serves a request that opens a session (an `initialize`), keeping the session when it is initialized. */
+  open(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Counts a request of a session as activity until its response closes. */
+  track(session: Session, request: IncomingMessage, response: ServerResponse): void;
+  closeAll(): Promise<void>;
+}
+
+function createSessionPool(host: HttpHostServer, transportClass: typeof StreamableHTTPServerTransport, maxSessions: number, idleTimeout: number): SessionPool {
+  const sessions = new Map<string, Session>();
+  const pending = new Set<Session>();
+  const closeSession = (session: Session): Promise<void> => {
+    clearTimeout(session.idleTimer);
+    return session.server.close();
+  };
+  const expireWhenIdle = (session: Session): void => {
+    if (session.idleTimer !== undefined) {
+      session.idleTimer.refresh();
+      return;
+    }
+    session.idleTimer = setTimeout(() => {
+      if (session.active === 0) void closeSession(session);
+    }, idleTimeout).unref();
+  };
+  const track = (session: Session, request: IncomingMessage, response: ServerResponse): void => {
+    if (request.method === 'GET') return;
+    session.active += 1;
+    response.once('close', () => {
+      session.active -= 1;
+      const id = session.transport.sessionId;
+      if (id !== undefined && sessions.has(id)) expireWhenIdle(session);
+    });
+  };
+  const newSession = (): Session => {
+    const session: Session = {
+      transport: new transportClass({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => {
+          sessions.set(id, session);
+          pending.delete(session);
+        },
+      }),
+      server: host.createSdkServer(),
+      active: 0,
+      idleTimer: undefined,
+    };
+    session.transport.onclose = () => {
+      clearTimeout(session.idleTimer);
+      if (session.transport.sessionId !== undefined) sessions.delete(session.transport.sessionId);
+      pending.delete(session);
+    };
+    return session;
+  };
+  return {
+    get size() {
+      return sessions.size;
+    },
+    get: (id) => sessions.get(id),
+    hasRoom: () => sessions.size + pending.size < maxSessions,
+    open: async (request, response) => {
+      const session = newSession();
+      pending.add(session);
+      track(session, request, response);
+      await session.server.connect(session.transport);
+      await session.transport.handleRequest(request, response);
+      if (session.transport.sessionId === undefined) {
+        pending.delete(session);
+        await session.server.close();
+      } else {
+        expireWhenIdle(session);
+      }
+    },
+    track,
+    closeAll: async () => {
+      const all = [...sessions.values(), ...pending];
+      sessions.clear();
+      pending.clear();
+      await Promise.all(all.map(closeSession));
+    },
+  };
+}
+
+/** The Host and Origin values an endpoint accepts (see {@link StreamableHttpOptions}). */
+interface Access {
+  readonly hosts: readonly string[] | undefined;
+  readonly origins: readonly string[];
+}
+
+function accessFor(options: StreamableHttpOptions, bindHost: string, canonical: string | undefined, port: number): Access {
+  return {
+    hosts: options.allowedHosts ?? (canonical === undefined ? undefined : loopbackHosts(bindHost, canonical, port)),
+    origins: options.allowedOrigins ?? loopbackHosts(bindHost, canonical ?? bindHost, port).map((name) => `http://${name}`),
+  };
+}
+
+/** The request handler of an endpoint, given its settings once the port is known. */
+function requestHandler(host: HttpHostServer, pool: SessionPool, path: string, state: { draining: boolean; access: Access | undefined }, maxSessions: number, idleTimeout: number) {
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = new URL(request.url ?? '/', 'http://placeholder');
+    if (url.pathname !== path) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    if (state.draining || state.access === undefined) {
+      refuse(response, 503, -32000, 'Server is shutting down', { 'retry-after': '1', connection: 'close' });
+      return;
+    }
+    const problem = originProblem(request, state.access.hosts, state.access.origins);
+    if (problem !== undefined) {
+      refuse(response, 403, -32000, problem);
+      return;
+    }
+    const sessionId = headerValue(request, 'mcp-session-id');
+    if (sessionId !== undefined) {
+      const session = pool.get(sessionId);
+      if (session === undefined) {
+        refuse(response, 404, -32001, 'Session not found');
+        return;
+      }
+      pool.track(session, request, response);
+      await session.transport.handleRequest(request, response);
+      return;
+    }
+    if (!pool.hasRoom()) {
+      host.logger.warn({ max_sessions: maxSessions }, 'streamable HTTP session refused: the session limit is reached');
+      refuse(response, 503, -32000, `Too many sessions (at most ${maxSessions}); try again later`, { 'retry-after': String(Math.ceil(Math.min(idleTimeout, 60_000) / 1000)) });
+      return;
+    }
+    await pool.open(request, response);
+  };
+}
+
+/**
+ * Serves Streamable HTTP on node:http with one session per client.
+ *
+ * @param host - the envelope server's parts the host uses.
+ * @param options - see {@link StreamableHttpOptions}.
+ * @returns the running endpoint.
+ * @throws Error when `options.host` is not a loopback address and `allowedOrigins` is not given,
+ *   or when the port cannot be bound.
+ */
+export async function serveStreamableHttp(host: HttpHostServer, options: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> {
+  // Loaded here, not with the server module: a stdio server never needs it, and it is a
+  // noticeable part of the SDK's load time.
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const bindHost = options.host ?? '127.0.0.1';
+  const canonical = loopbackHostname(bindHost);
+  if (canonical === undefined && options.allowedOrigins === undefined) {
+    throw new Error(
+      `serveStreamableHttp: ${bindHost} is not a loopback address, so allowedOrigins must be given (the origins browsers may call from; [] refuses every request that sends an Origin): MCP servers must validate Origin`,
+    );
+  }
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleTimeout = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+  const pool = createSessionPool(host, StreamableHTTPServerTransport, maxSessions, idleTimeout);
+  const requests = requestCounter();
+  const state: { draining: boolean; access: Access | undefined } = { draining: false, access: undefined };
+  const handle = requestHandler(host, pool, options.path ?? '/mcp', state, maxSessions, idleTimeout);
+  const httpServer = createServer((request, response) => {
+    // a notification stream (GET) stays open as long as its client wants: a shutdown waits for calls only
+    if (request.method !== 'GET') {
+      requests.start();
+      response.once('close', () => {
+        requests.end();
+      });
+    }
+    handle(request, response).catch((error: unknown) => {
+      host.logger.error({ error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } }, 'streamable HTTP request failed');
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 0, bindHost, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  state.access = accessFor(options, bindHost, canonical, port);
+
+  const close = async (): Promise<void> => {
+    await pool.closeAll();
+    httpServer.closeAllConnections();
+    await new Promise<void>((resolve) => {
+      httpServer.close(() => {
+        resolve();
+      });
+    });
+  };
+  const shutdown = async (graceMs: number = DEFAULT_SHUTDOWN_GRACE_MS): Promise<ShutdownReport> => {
+    state.draining = true;
+    httpServer.close();
+    httpServer.closeIdleConnections();
+    let forcedCalls = 0;
+    if ((await Promise.race([requests.drained(), delay(graceMs)])) === 'timeout') {
+      forcedCalls = host.calls.force();
+      host.logger.warn({ forced_calls: forcedCalls, grace_ms: graceMs }, 'shutting down: tool calls still running after the grace period were answered with a retryable envelope');
+      // the answers are on their way; give them a moment to be written before the sockets close
+      await Promise.race([requests.drained(), delay(2000)]);
+    }
+    await close();
+    return { forcedCalls };
+  };
+
+  const urlHost = bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost;
+  return {
+    url: new URL(`http://${urlHost}:${port}${options.path ?? '/mcp'}`),
+    port,
+    httpServer,
+    get sessionCount() {
+      return pool.size;
+    },
+    close,
+    shutdown,
+  };
+}
+
+/**
+ * Parses an allowed-origins setting as command lines take it: origins separated by commas
+ * (`http://localhost:3000,https://app.example`), or `none` for an empty list (every request that
+ * sends an Origin is refused).
+ *
+ * @param value - the setting's text.
+ * @returns the origins.
+ * @throws TypeError when an entry is not an `http(s)://host[:port]` origin.
+ */
+export function parseAllowedOrigins(value: string): string[] {
+  if (value.trim() === 'none') return [];
+  return value.split(',').map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new TypeError(`"${origin}" is not an origin such as http://localhost:3000 (scheme, host and port only)`);
+    }
+    return origin;
+  });
+}
+
+/**
+ * Makes SIGTERM and SIGINT stop an endpoint gracefully (see {@link StreamableHttpHandle.shutdown}),
+ * once; a second signal during the shutdown is ignored, so that in-flight calls still get their answer.
+ *
+ * @param handle - the running endpoint.
+ * @param graceMs - the grace period in milliseconds.
+ * @param stopped - called when the endpoint is closed (a CLI exits there).
+ */
+export function shutdownOnSignals(handle: StreamableHttpHandle, graceMs: number, stopped: (report: ShutdownReport) => void): void {
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void handle.shutdown(graceMs).then(stopped, () => {
+      stopped({ forcedCalls: 0 });
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

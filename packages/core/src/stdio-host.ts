@@ -1,0 +1,142 @@
+/**
+ * Serving an envelope server over stdin/stdout, with a size limit per message that answers an
+ * oversized line instead of dropping the connection. Implements DESIGN 4 (wire decisions) for stdio.
+ *
+ * @packageDocumentation
+ */
+import { Transform } from 'node:stream';
+import type { TransformCallback, Writable } from 'node:stream';
+
+import type { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+import type { EnvelopeLogger } from './logger.js';
+
+/** Options of {@link EnvelopeServer.serveStdio}. */
+export interface StdioOptions {
+  /** The longest message (one line) read, in bytes (default {@link DEFAULT_MAX_STDIO_MESSAGE_BYTES}). */
+  readonly maxMessageBytes?: number;
+}
+
+/** Default {@link StdioOptions.maxMessageBytes}: the MCP SDK's own stdio buffer limit, 10 MiB. */
+export const DEFAULT_MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** How much of an oversized line's end is kept to find its JSON-RPC `id` (the SDK writes `id` last). */
+const TAIL_BYTES = 512;
+
+/** A top-level `"id": <number or string>` closing the object, at the very end of a line. */
+const TRAILING_ID = /"id"\s*:\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/;
+
+/** The JSON-RPC id at the end of a line's tail, or `null` when none is found. */
+function trailingId(tail: string): string | number | null {
+  const match = TRAILING_ID.exec(tail);
+  if (match?.[1] === undefined) return null;
+  try {
+    const id: unknown = JSON.parse(match[1]);
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What {@link OversizedLineFilter} reports about a line it dropped. */
+export interface OversizedLine {
+  /** The line's length in bytes, newline excluded. */
+  readonly bytes: number;
+  /** The JSON-RPC id found at its end, else `null`. */
+  readonly id: string | number | null;
+}
+
+/**
+ * Passes stdin through line by line, whole lines only, and drops every line longer than
+ * `limit` bytes (reporting it), so the SDK's read buffer never overflows: on overflow the SDK
+ * closes the transport without a word.
+ */
+export class OversizedLineFilter extends Transform {
+  readonly #limit: number;
+  readonly #onOversized: (line: OversizedLine) => void;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #dropping = false;
+  #droppedBytes = 0;
+  #tail: Buffer = Buffer.alloc(0);
+
+  /**
+   * @param limit - the longest line passed on, in bytes.
+   * @param onOversized - called for each dropped line, once its end has arrived.
+   */
+  constructor(limit: number, onOversized: (line: OversizedLine) => void) {
+    super();
+    this.#limit = limit;
+    this.#onOversized = onOversized;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    const complete: Buffer[] = [];
+    let offset = 0;
+    while (offset < chunk.length) {
+      const newline = chunk.indexOf(0x0a, offset);
+      const end = newline === -1 ? chunk.length : newline + 1;
+      this.#take(chunk.subarray(offset, end), newline !== -1);
+      offset = end;
+      if (newline === -1) break;
+      if (this.#dropping) {
+        this.#onOversized({ bytes: this.#droppedBytes - 1, id: trailingId(this.#tail.toString('utf8').replace(/\r?\n$/, '')) });
+        this.#dropping = false;
+        this.#droppedBytes = 0;
+        this.#tail = Buffer.alloc(0);
+      } else {
+        complete.push(...this.#pending);
+      }
+      this.#pending = [];
+      this.#pendingBytes = 0;
+    }
+    if (complete.length > 0) this.push(Buffer.concat(complete));
+    callback();
+  }
+
+  /** Adds a piece of the current line: kept while the line fits, else counted and its end kept. */
+  #take(piece: Buffer, endsLine: boolean): void {
+    if (!this.#dropping && this.#pendingBytes + piece.length - (endsLine ? 1 : 0) <= this.#limit) {
+      this.#pending.push(piece);
+      this.#pendingBytes += piece.length;
+      return;
+    }
+    if (!this.#dropping) {
+      this.#dropping = true;
+      this.#droppedBytes = this.#pendingBytes;
+      this.#tail = Buffer.concat(this.#pending).subarray(-TAIL_BYTES);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+    }
+    this.#droppedBytes += piece.length;
+    this.#tail = Buffer.concat([this.#tail, piece.subarray(-TAIL_BYTES)]).subarray(-TAIL_BYTES);
+  }
+}
+
+/**
+ * Connects `server` to stdin/stdout through an {@link OversizedLineFilter}: a line over the
+ * limit is answered with a JSON-RPC error -32600 (with the line's `id` when it ends with one, else
+ * `null`; `data: { limit_bytes, received_bytes }`) and a log line, and the connection stays up.
+ *
+ * @param server - the SDK server.
+ * @param logger - where the log line goes.
+ * @param options - see {@link StdioOptions}.
+ * @param stdin - the input (default `process.stdin`).
+ * @param stdout - the output (default `process.stdout`).
+ * @returns the transport.
+ */
+export async function serveStdio(server: LowLevelServer, logger: EnvelopeLogger, options: StdioOptions = {}, stdin: NodeJS.ReadableStream = process.stdin, stdout: Writable = process.stdout): Promise<StdioServerTransport> {
+  const limit = options.maxMessageBytes ?? DEFAULT_MAX_STDIO_MESSAGE_BYTES;
+  const filter = new OversizedLineFilter(limit, ({ bytes, id }) => {
+    logger.error({ received_bytes: bytes, limit_bytes: limit, id }, 'stdio message over the size limit refused');
+    const message = `Request too large: a message of ${bytes} bytes exceeds the stdio limit of ${limit} bytes`;
+    stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message, data: { limit_bytes: limit, received_bytes: bytes } } })}\n`);
+  });
+  stdin.pipe(filter);
+  // the filter passes whole lines of at most `limit` bytes, so the SDK buffer holds at most one
+  // line plus one chunk
+  const transport = new StdioServerTransport(filter, stdout, { maxBufferSize: 2 * limit + 1024 * 1024 });
+  await server.connect(transport);
+  return transport;
+}

@@ -1,0 +1,161 @@
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it } from 'vitest';
+
+import { loopbackHostname, parseAllowedOrigins } from '../src/index.js';
+import type { StreamableHttpHandle, StreamableHttpOptions } from '../src/index.js';
+import { createTestServer } from './fixtures/test-server.js';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const STDIO_SERVER = fileURLToPath(new URL('./fixtures/stdio-server.ts', import.meta.url));
+const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+
+/** POSTs an initialize with the given Host and Origin headers to the endpoint's socket; resolves with the status. */
+function postInitialize(handle: StreamableHttpHandle, headers: Record<string, string>): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const outgoing = request(
+      { host: handle.url.hostname.replace(/^\[|\]$/g, ''), port: handle.port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(INITIALIZE);
+  });
+}
+
+async function serve(options: StreamableHttpOptions): Promise<StreamableHttpHandle> {
+  return createTestServer().serveStreamableHttp({ port: 0, ...options });
+}
+
+describe('Host and Origin checks on every loopback spelling', () => {
+  it('folds the spellings of loopback addresses and refuses the rest', () => {
+    expect(['127.1', '127.0.0.1', '127.9.8.7', '0x7f.1', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1', '::ffff:7f00:1'].map(loopbackHostname)).toEqual([
+      '127.0.0.1', '127.0.0.1', '127.9.8.7', '127.0.0.1', 'localhost', '[::1]', '[::1]', '[::ffff:7f00:1]', '[::ffff:7f00:1]',
+    ]);
+    expect(['0.0.0.0', '::', '10.0.0.1', 'example.com', '128.0.0.1', '::ffff:10.0.0.1'].map(loopbackHostname)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  it.each(['127.1', '127.0.0.2', '::ffff:127.0.0.1'])('bound on %s: refuses a foreign Host and a foreign Origin, serves the SDK client', async (host) => {
+    const handle = await serve({ host });
+    try {
+      const own = handle.url.host;
+      expect(await postInitialize(handle, { host: `attacker.example:${handle.port}` })).toBe(403);
+      expect(await postInitialize(handle, { host: own, origin: 'http://evil.example' })).toBe(403);
+      expect(await postInitialize(handle, { host: own, origin: `http://${own}` })).toBe(200);
+      const client = new Client({ name: 'spelling', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(handle.url));
+      expect((await client.callTool({ name: 'report_summary', arguments: {} })).isError).toBeUndefined();
+      await client.close();
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('refuses to start on a non-loopback interface without allowedOrigins, before binding anything', async () => {
+    await expect(serve({ host: '0.0.0.0' })).rejects.toThrow('serveStreamableHttp: 0.0.0.0 is not a loopback address, so allowedOrigins must be given');
+  });
+
+  it('with allowedOrigins: [] refuses every request that sends an Origin, even its own', async () => {
+    const handle = await serve({ allowedOrigins: [] });
+    try {
+      expect(await postInitialize(handle, { host: handle.url.host, origin: `http://${handle.url.host}` })).toBe(403);
+      expect(await postInitialize(handle, { host: handle.url.host })).toBe(200);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('parses the allowed-origins setting of the command lines', () => {
+    expect(parseAllowedOrigins('http://localhost:3000, https://app.example')).toEqual(['http://localhost:3000', 'https://app.example']);
+    expect(parseAllowedOrigins('none')).toEqual([]);
+    expect(() => parseAllowedOrigins('http://app.example/path')).toThrow('is not an origin');
+  });
+});
+
+describe('sessions are capped and expire when idle', () => {
+  it('answers HTTP 503 past maxSessions, and takes a new session once one is closed', async () => {
+    const handle = await serve({ maxSessions: 2 });
+    try {
+      const clients = [new Client({ name: 'a', version: '1' }), new Client({ name: 'b', version: '1' })];
+      const transports = clients.map(() => new StreamableHTTPClientTransport(handle.url));
+      for (const [index, client] of clients.entries()) await client.connect(transports[index] as StreamableHTTPClientTransport);
+      expect(handle.sessionCount).toBe(2);
+      const refused = await fetch(handle.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: INITIALIZE });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('60');
+      expect(await refused.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Too many sessions (at most 2); try again later' }, id: null });
+      await transports[0]?.terminateSession();
+      await clients[0]?.close();
+      const third = new Client({ name: 'c', version: '1' });
+      await third.connect(new StreamableHTTPClientTransport(handle.url));
+      expect(handle.sessionCount).toBe(2);
+      await Promise.all([clients[1]?.close(), third.close()]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('closes a session idle for sessionIdleTimeoutMs; its client then gets 404 Session not found', async () => {
+    const handle = await serve({ sessionIdleTimeoutMs: 300 });
+    try {
+      const transport = new StreamableHTTPClientTransport(handle.url);
+      const client = new Client({ name: 'idle', version: '1' });
+      await client.connect(transport);
+      await client.callTool({ name: 'report_summary', arguments: {} });
+      expect(handle.sessionCount).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(handle.sessionCount).toBe(0);
+      const stale = await fetch(handle.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId ?? '', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
+      });
+      expect(stale.status).toBe(404);
+      await stale.body?.cancel();
+      await client.close();
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe('stdio: a line over the transport limit', () => {
+  it('gets a JSON-RPC error with its id and a log line, and the connection stays up', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const answer = async (id: number): Promise<Record<string, unknown>> => {
+      for (;;) {
+        const line = stdout.split('\n').find((candidate) => candidate.includes(`"id":${id}`));
+        if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      child.stdin.write(`${INITIALIZE}\n`);
+      await answer(1);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const huge = JSON.stringify({ method: 'tools/call', params: { name: 'report_summary', arguments: { note: 'x'.repeat(11 * 1024 * 1024) } }, jsonrpc: '2.0', id: 2 });
+      child.stdin.write(`${huge}\n`);
+      const refused = await answer(2);
+      expect(refused).toEqual({
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32600, message: `Request too large: a message of ${huge.length} bytes exceeds the stdio limit of 10485760 bytes`, data: { limit_bytes: 10_485_760, received_bytes: huge.length } },
+      });
+      expect(stderr).toContain('"msg":"stdio message over the size limit refused"');
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'report_summary', arguments: {} } })}\n`);
+      expect((await answer(3))['result']).toMatchObject({ structuredContent: { total: 42 } });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
