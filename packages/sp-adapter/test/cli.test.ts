@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,6 +115,23 @@ describe('mcp-envelope-sp over stdio', () => {
     empty.stderr.on('data', (chunk: Buffer) => (emptyStderr += chunk.toString()));
     expect(await new Promise<number | null>((resolve) => empty.on('exit', resolve))).not.toBe(0);
     expect(emptyStderr).toContain("option '--model-cache-dir <dir>' argument '' is invalid. must be a folder path");
+  });
+
+  it('stops at start on an identities file that names an unset token variable, without printing any token', async () => {
+    const file = join(scratch, 'identities.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { id: 1, name: 'Acme US', region: 'na', marketplace_ids: ['ATVPDKIKX0DER'], refresh_token_env: 'SELLER1_REFRESH_TOKEN' },
+        { id: 2, name: 'Acme DE', region: 'eu', marketplace_ids: ['A1PA6795UKMFR9'], refresh_token_env: 'SELLER2_REFRESH_TOKEN' },
+      ]),
+    );
+    const child = spawn(process.execPath, CLI, { cwd: PACKAGE, env: { ...baseEnv(), SP_IDENTITIES_FILE: file, SELLER1_REFRESH_TOKEN: 'Atzr|cli-seller-one-token-0001' } });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(1);
+    expect(output).toBe(`mcp-envelope-sp: SP_IDENTITIES_FILE ${file}: identities[1]: environment variable SELLER2_REFRESH_TOKEN (the refresh token of identity 2) is not set\n`);
   });
 });
 

@@ -16,7 +16,8 @@ import { connect, envelopeOf, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
 const SELLER1_TOKEN = 'Atzr|seller-one-refresh-token-aaaa1111';
-const SELLER2_TOKEN = 'Atzr|seller-two-refresh-token-bbbb2222';
+// not in the Atzr| form, so only its registration with the redactor keeps it out of answers
+const SELLER2_TOKEN = 'opaque-seller-two-refresh-token-bbbb2222';
 const SERVICE_TOKEN = 'idsvc-bearer-secret-0123456789';
 const SECRETS = [SELLER1_TOKEN, SELLER2_TOKEN, SERVICE_TOKEN, 'seller-one-refresh', 'seller-two-refresh', 'idsvc-bearer-secret'];
 
@@ -168,6 +169,14 @@ describe('SP_IDENTITIES_FILE', () => {
     expect(envelopeOf(await connected.call('set_active_identity', { identity_id: '2' })).error_code).toBe('SCHEMA_TYPE_MISMATCH');
   });
 
+  it('redacts an identity\'s refresh token that SP-API echoes back', async () => {
+    const connected = await server(fileEnv());
+    await connected.call('set_active_identity', { identity_id: 2 });
+    upstream.route({ method: 'GET', path: '/orders/v0/orders', response: { status: 400, body: { errors: [{ code: 'InvalidInput', message: `refresh ${SELLER2_TOKEN} rejected` }] } } });
+    const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
+    expect(envelope.summary).toBe('SP-API answered HTTP 400 Bad Request to GET /orders/v0/orders (InvalidInput): refresh [REDACTED] rejected');
+  });
+
   it('keeps the single-credential setup without identity tools', async () => {
     const connected = await server({ ...lwa(), LWA_REFRESH_TOKEN: SELLER1_TOKEN });
     const tools = (await connected.client.listTools()).tools.map((tool) => tool.name);
@@ -200,7 +209,7 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
 
   it('answers OPENBRIDGE_HTTP_<status> for identity service failures, with their telemetry', async () => {
     const connected = await server(serviceEnv());
-    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 401, body: { message: 'bad token' } } });
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 401, body: { message: `token ${SERVICE_TOKEN} is not valid` } } });
     expect(envelopeOf(await connected.call('list_identities', {}))).toMatchObject({ error_kind: 'auth_error', error_code: 'OPENBRIDGE_HTTP_401', retryable: false });
     upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 429, headers: { 'Retry-After': '7' }, body: { message: 'slow down' } } });
     const limited = envelopeOf(await connected.call('list_identities', {}));
