@@ -250,12 +250,15 @@ describe('sessions over Streamable HTTP', () => {
       for (const client of clients) await client.connect(new StreamableHTTPClientTransport(handle.url));
       const [one, two] = clients as [Client, Client];
       await two.callTool({ name: 'set_active_identity', arguments: { identity_id: 2 } });
+      // only the second seller's calls meet rate-limit headers: the first must not see them
+      upstream.route({ method: 'GET', path: '/orders/v0/orders', query: { MarketplaceIds: 'A1PA6795UKMFR9' }, response: { status: 200, headers: { 'x-amzn-RateLimit-Limit': '0.0167' }, body: { payload: { Orders: [] } } } });
       const marketplaces = ['ATVPDKIKX0DER', 'A1PA6795UKMFR9'];
       const results = (await Promise.all(
         Array.from({ length: 6 }, (_, index) => (index % 2 === 0 ? one : two).callTool({ name: 'ordersV0_getOrders', arguments: { ...GET_ORDERS, MarketplaceIds: [marketplaces[index % 2]] } })),
       )) as CallToolResult[];
       answers.push(...results);
       expect(results.every((result) => result.isError !== true)).toBe(true);
+      expect(results.map((result) => (result.structuredContent as { _meta?: unknown })._meta)).toEqual([undefined, { rate_limit: { limit_per_second: 0.0167 } }, undefined, { rate_limit: { limit_per_second: 0.0167 } }, undefined, { rate_limit: { limit_per_second: 0.0167 } }]);
       const tokens = (marketplace: string): string[] =>
         upstream.requests.filter((request) => request.query.get('MarketplaceIds') === marketplace).map((request) => String(request.headers['x-amz-access-token']));
       expect(tokens('ATVPDKIKX0DER')).toEqual(['access-for-1111', 'access-for-1111', 'access-for-1111']);
