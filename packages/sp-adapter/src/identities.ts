@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { LwaTokenClient, readSuccessBody, registerSecret } from '@mcp-envelope/core';
+import { EnvelopeError, LwaTokenClient, readSuccessBody, registerSecret } from '@mcp-envelope/core';
 import type { LwaSettings, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { parseSpRegion, SP_REGION_CODES } from './regions.js';
@@ -185,25 +185,50 @@ export function identityServiceSource(settings: IdentityServiceSettings): SpIden
     url: settings.url,
     list: async (context) => {
       const body = await get('/identities', context);
-      const items = isRecord(body) ? body['identities'] : body;
-      if (!Array.isArray(items)) throw new SpIdentityError('the identity service answered GET /identities with something other than a list of identities');
-      const identities = items.map((item: unknown, index) => parseIdentity(item, `identity service: identities[${index}]`));
-      checkUniqueIds(identities, 'identity service');
-      return identities;
+      return asServiceAnswer(() => {
+        const items = isRecord(body) ? body['identities'] : body;
+        if (!Array.isArray(items)) throw new SpIdentityError('the identity service answered GET /identities with something other than a list of identities');
+        const identities = items.map((item: unknown, index) => parseIdentity(item, `identity service: identities[${index}]`));
+        checkUniqueIds(identities, 'identity service');
+        return identities;
+      });
     },
     credentials: async (id, context) => {
       const known = cached.get(id);
       if (known !== undefined) return known;
       const body = await get(`/identities/${id}`, context);
-      const identity = parseIdentity(body, `identity service: identity ${id}`);
+      // registered before anything can fail, so no error text can carry it
       const refreshToken = isRecord(body) && typeof body['refresh_token'] === 'string' ? body['refresh_token'].trim() : '';
-      if (identity.id !== id || refreshToken === '') throw new SpIdentityError(`the identity service gave no refresh_token for identity ${id}`);
       registerSecret(refreshToken);
-      const credentials = { ...identity, refreshToken };
+      const credentials = asServiceAnswer(() => {
+        const identity = parseIdentity(body, `identity service: identity ${id}`);
+        if (identity.id !== id || refreshToken === '') throw new SpIdentityError(`the identity service gave no refresh_token for identity ${id}`);
+        return { ...identity, refreshToken };
+      });
       cached.set(id, credentials);
       return credentials;
     },
   };
+}
+
+/**
+ * Runs a read of a 2xx identity service answer; a malformed answer becomes the SP server's client
+ * failure (`sp_api_client` / `TOOL_EXECUTION_FAILED`): the service answered, but not in its shape.
+ */
+function asServiceAnswer<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof SpIdentityError)) throw error;
+    throw new EnvelopeError({
+      error_kind: 'sp_api_client',
+      error_code: 'TOOL_EXECUTION_FAILED',
+      summary: `The identity service's answer is malformed: ${error.message}.`,
+      details: [{ path: '', issue: error.message, received_type: 'object', service: 'identity' }],
+      hints: ['Check that SP_IDENTITY_SERVICE_URL points at a service with the documented shape (GET /identities, GET /identities/{id}).'],
+      retryable: false,
+    });
+  }
 }
 
 /**

@@ -240,6 +240,19 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
   });
 });
 
+describe('SP_IDENTITY_SERVICE_URL, broken service', () => {
+  it('answers a malformed list with sp_api_client and an unreachable service with a retryable one; set_active_identity falls through', async () => {
+    const connected = await server(serviceEnv());
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 200, body: [{ id: 'one', name: 'x', region: 'na' }] } });
+    const malformed = envelopeOf(await connected.call('list_identities', {}));
+    expect(malformed).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: false });
+    expect(malformed.summary).toBe("The identity service's answer is malformed: identity service: identities[0].id must be a positive integer.");
+    const unreachable = await server({ ...lwa(), SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/idsvc' });
+    expect(envelopeOf(await unreachable.call('list_identities', {}))).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true });
+    expect((await unreachable.call('set_active_identity', { identity_id: 4 })).structuredContent).toMatchObject({ identity_id: 4, verified: false, _meta: { warnings: [{ kind: 'identity_unverified' }] } });
+  });
+});
+
 describe('sessions over Streamable HTTP', () => {
   it('keeps each client on its own identity while both call at once', async () => {
     const models = await loadBuiltInCatalog();
