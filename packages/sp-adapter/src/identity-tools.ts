@@ -16,8 +16,11 @@ import type { SpRegion } from './regions.js';
 /** The domain-validator code of `set_active_identity` (an id not in the cached identity list). */
 export const SP_IDENTITY_NOT_FOUND_CODE = 'SCHEMA_IDENTITY_NOT_FOUND' as const;
 
-/** The most sessions whose state is kept; the oldest is forgotten past it. */
-export const MAX_TRACKED_SESSIONS = 1000;
+/**
+ * The most sessions whose state is kept; past it, the session unused the longest is forgotten
+ * (and starts over on the initial identity if it comes back).
+ */
+export const MAX_TRACKED_SESSIONS = 10_000;
 
 /** The mutable state of one MCP session. */
 export interface SpSessionState {
@@ -40,13 +43,12 @@ export class SpSessions {
   /** The state of the session a call belongs to (created on first use). */
   of(context: ToolHandlerContext): SpSessionState {
     const key = context.request.sessionId ?? '';
-    let state = this.states.get(key);
-    if (state === undefined) {
-      state = { identityId: this.initialIdentity, region: undefined };
-      this.states.set(key, state);
-      // bounded: sessions end without telling the tools, so the oldest state goes first
-      if (this.states.size > MAX_TRACKED_SESSIONS) this.states.delete(this.states.keys().next().value ?? key);
-    }
+    const state = this.states.get(key) ?? { identityId: this.initialIdentity, region: undefined };
+    // re-inserted on every use, so the map's first key is the session unused the longest; sessions
+    // end without telling the tools, hence the bound
+    this.states.delete(key);
+    this.states.set(key, state);
+    if (this.states.size > MAX_TRACKED_SESSIONS) this.states.delete(this.states.keys().next().value ?? key);
     return state;
   }
 }

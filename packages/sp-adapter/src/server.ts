@@ -1,6 +1,6 @@
 /**
  * The reference SP-API MCP server: one tool per SP-API operation (from the built-in catalog or
- * from official model files), plus `set_region` and core's `get_envelope_contract`, on core's
+ * from official model files), plus `set_region`, the identity tools and core's `get_envelope_contract`, on core's
  * envelope runtime with the SP adapter. Upstream calls get an LWA access token (refresh-token
  * flow, cached until shortly before expiry) and go to the region endpoint, the sandbox endpoint,
  * or an `--upstream` URL.
@@ -189,7 +189,9 @@ function toolDescription(operation: SpModelOperation): string {
 
 /**
  * Creates the reference SP-API server on core's runtime. Tools: one per operation of `models`
- * (named `<model>_<operationId>`), `set_region`, and core's `get_envelope_contract`.
+ * (named `<model>_<operationId>`), `set_region`, `list_identities` and `set_active_identity` when
+ * identities are configured, and core's `get_envelope_contract`. Each MCP session keeps its own
+ * active identity and region choice; an operation call uses that identity's LWA client and region.
  *
  * A call builds the request (`buildOperationRequest`: path, query lists comma-separated, headers, JSON
  * body), gets an access token (failures become `auth_error` / `AUTHENTICATION_ERROR` envelopes,
