@@ -7,7 +7,7 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { EnvelopeError } from '../src/index.js';
+import { EnvelopeError, toolResult } from '../src/index.js';
 import type { EnvelopeTool, ToolHandlerContext } from '../src/index.js';
 import { startUpstreamReplay } from '../src/testing/index.js';
 import type { UpstreamReplay } from '../src/testing/index.js';
@@ -72,10 +72,12 @@ const TOOLS: readonly EnvelopeTool[] = [
   failingTool('throws_error', () => {
     throw new TypeError('cannot read properties of undefined');
   }),
-  failingTool('returns_is_error', () => ({
-    isError: true,
-    content: [{ type: 'text', text: JSON.stringify(new EnvelopeError({ ...SANDBOX, tool: 'returns_is_error' })) }],
-  })),
+  failingTool('returns_is_error', () =>
+    toolResult({
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(new EnvelopeError({ ...SANDBOX, tool: 'returns_is_error' })) }],
+    }),
+  ),
 ];
 
 /** A tool that throws an `Error` with `message`, without any upstream call. */
