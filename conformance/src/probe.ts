@@ -16,7 +16,7 @@ import type { ServerSettings } from './capability-check.js';
 import { openSession } from './connect.js';
 import type { ProbeTarget, Session } from './connect.js';
 import { isRecord } from './json-schema.js';
-import { judgeExpectedFailure, judgePassThrough, judgeWrongCase, kindCode, truncate, wrongCaseUnnormalizedExpectation } from './probe-evaluate.js';
+import { judgeExpectedFailure, judgePassThrough, judgeWrongCase, kindCode, mayPassThrough, truncate, wrongCaseUnnormalizedExpectation } from './probe-evaluate.js';
 import type { Judgement } from './probe-evaluate.js';
 import { planToolProbes } from './probe-plan.js';
 import type { PlannedProbe, ToolDescription } from './probe-plan.js';
@@ -195,7 +195,10 @@ function expectedLabel(settings: ServerSettings, planned: RunPlanned): string {
   const expected = kindCode(planned.expected.kind, planned.expected.code);
   if (planned.passThrough !== undefined && settings.strictUnknownFields === false) return 'passed through (strict unknown fields off)';
   if (planned.wrongCase === undefined) return expected;
-  if (settings.normalizationEnabled === false) return wrongCaseUnnormalizedExpectation(planned.wrongCase.key);
+  if (settings.normalizationEnabled === false) {
+    const expectation = wrongCaseUnnormalizedExpectation(planned.wrongCase.key);
+    return mayPassThrough(planned.wrongCase.unknownKeys, settings) ? `${expectation}, or passed through unrenamed` : expectation;
+  }
   return settings.normalizationEnabled === true ? 'normalized' : `normalized or ${expected}`;
 }
 
@@ -213,6 +216,7 @@ async function judgePlanned(context: BatteryContext, tool: string, planned: RunP
     capability: context.capability,
     settings: context.settings,
     expected: planned.expected,
+    unknownKeys: planned.wrongCase.unknownKeys,
     reference: callWith(planned.wrongCase.reference),
   });
 }

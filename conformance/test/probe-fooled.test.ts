@@ -118,6 +118,29 @@ describe('rows judged by the switches get_envelope_contract reports', () => {
   });
 });
 
+describe('a wrong-case key the schema admits as an undeclared key, normalization off', () => {
+  it('passes when the server passes it through unrenamed and says so', async () => {
+    const { run, row } = await probe('open-normalization-off', 'open', ['--normalization-off']);
+    expect(run.code).toBe(0);
+    expect(row('wrong-case', 'orders_open')).toMatchObject({
+      result: 'PASS',
+      expected: 'SCHEMA_* naming "PageSize" or a case_mismatch hint, or passed through unrenamed',
+      got: 'success',
+      note: '"pageSize" sent as "PageSize"; passed through: "PageSize" accepted as an undeclared key the schema admits (normalization off)',
+    });
+  });
+
+  it('fails when the server renames it although it reports normalization off', async () => {
+    const { run, row } = await probe('open-normalization-misreported', 'open', ['--normalization-off', '--misreport']);
+    expect(run.code).toBe(1);
+    expect(row('wrong-case', 'orders_open')).toMatchObject({
+      result: 'FAIL',
+      got: 'success',
+      note: '"pageSize" sent as "PageSize"; "PageSize" renamed although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false)',
+    });
+  });
+});
+
 describe('rows judged by normalization reported on', () => {
   it('a wrong-case key rejected as an additional property fails the row', async () => {
     const { run, row } = await probe('no-rename', 'conformant', ['--no-rename']);
