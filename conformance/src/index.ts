@@ -28,7 +28,7 @@ export { judgeExpectedFailure, judgePassThrough, judgeWrongCase, mayPassThrough,
 export type { Judgement, PassThroughInput, WrongCaseInput } from './probe-evaluate.js';
 export { callToolOutcome, classifyToolResult, classifyCallError, findEnvelopeCandidate, textCopyIssue, withDeadline, DeadlineError, describeValue } from './call-outcome.js';
 export type { CallOutcome, OutcomeChannel } from './call-outcome.js';
-export { checkCapability, contractToolDisagreements, CONTRACT_TOOL_KEYS, kindAdvertisementIssue, settingsOfContract } from './capability-check.js';
+export { checkCapability, contractToolDisagreements, CONTRACT_TOOL_KEYS, kindAdvertisementIssue, settingsOfContract, unreportedSwitches } from './capability-check.js';
 export type { ServerSettings } from './capability-check.js';
 export { createProgressReporter, formatProgress } from './progress.js';
 export type { ProgressReporter, ProgressSink } from './progress.js';

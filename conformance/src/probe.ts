@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { callToolOutcome, describeValue, withDeadline } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
-import { checkCapability, contractToolDisagreements, settingsOfContract } from './capability-check.js';
+import { checkCapability, contractToolDisagreements, settingsOfContract, unreportedSwitches } from './capability-check.js';
 import type { ServerSettings } from './capability-check.js';
 import { openSession } from './connect.js';
 import type { ProbeTarget, Session } from './connect.js';
@@ -163,12 +163,15 @@ async function readContractTool(client: Client, listed: Listed, capability: Capa
   }
   const value = contractValue(outcome);
   const settings = settingsOfContract(value);
-  const issues = capability.advertised ? contractToolDisagreements(value, capability.value) : [];
+  const disagreements = capability.advertised ? contractToolDisagreements(value, capability.value) : [];
+  const unreported = unreportedSwitches(value);
+  const issues = [...disagreements, ...(unreported.length === 0 ? [] : [`settings do not report ${unreported.join(', ')} as a boolean`])];
   const reported = [
     settings.normalizationEnabled === undefined ? undefined : `MCP_SCHEMA_KEY_NORMALIZATION_ENABLED ${String(settings.normalizationEnabled)}`,
     settings.strictUnknownFields === undefined ? undefined : `MCP_STRICT_UNKNOWN_FIELDS ${String(settings.strictUnknownFields)}`,
   ].filter((part) => part !== undefined);
-  const got = issues.length === 0 ? (capability.advertised ? 'the same object' : 'answered (no capability to compare)') : 'differs';
+  const answered = capability.advertised ? 'the same object' : 'answered (no capability to compare)';
+  const got = disagreements.length > 0 ? 'differs' : unreported.length > 0 ? 'settings incomplete' : answered;
   const notes = [...issues, reported.length === 0 ? 'no settings reported' : `settings: ${reported.join(', ')}`];
   return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes }, start, {}), settings };
 }

@@ -74,6 +74,18 @@ describe('get_envelope_contract', () => {
   });
 });
 
+describe('the settings of get_envelope_contract', () => {
+  it('fails the contract-tool row when the tool reports none of the switches', async () => {
+    const { run, row } = await probe('contract-no-settings', 'conformant', ['--contract=no-settings']);
+    expect(run.code).toBe(1);
+    expect(row('contract-tool', 'get_envelope_contract')).toMatchObject({
+      result: 'FAIL',
+      got: 'settings incomplete',
+      note: 'settings do not report MCP_SCHEMA_KEY_NORMALIZATION_ENABLED, MCP_SCHEMA_KEY_NORMALIZATION_META, MCP_STRICT_UNKNOWN_FIELDS as a boolean; no settings reported',
+    });
+  });
+});
+
 describe('rows judged by the switches get_envelope_contract reports', () => {
   it('strict unknown fields off: an unknown key that passes through passes', async () => {
     const { run, row } = await probe('strict-off', 'silent', ['--strict-off']);
