@@ -342,7 +342,7 @@ export async function callWithEnvelope(
  * @throws ToolEnvelopeError for a failure carrying an envelope, on any channel (`channel` says
  *   which, `json_rpc_error` included).
  * @throws ToolCallError for a failure without an envelope (`code`, `field` and `details` set for
- *   an in-band `{ error: { code, message, field, details } }` refusal).
+ *   a `{ error: { code, message, field, details } }` refusal, in band or on `isError`).
  * @throws the original error for transport and protocol failures that carry no envelope.
  */
 export async function callOrThrow(client: ToolCallingClient, name: string, args: Record<string, unknown> = {}): Promise<unknown> {
