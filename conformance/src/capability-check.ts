@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-import { CONTRACT_VERSION, ENVELOPE_CAPABILITY_KEY, ERROR_KINDS, NORMALIZED_KINDS } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, ENV_SWITCHES, ENVELOPE_CAPABILITY_KEY, ERROR_KINDS, NORMALIZED_KINDS } from '@mcp-envelope/contract';
 
 import { isRecord } from './json-schema.js';
 import type { CapabilityStatus } from './report-types.js';
@@ -122,4 +122,16 @@ export function settingsOfContract(contract: unknown): ServerSettings {
   const settings = isRecord(contract) && isRecord(contract['settings']) ? contract['settings'] : {};
   const flag = (name: string): boolean | undefined => (typeof settings[name] === 'boolean' ? settings[name] : undefined);
   return { normalizationEnabled: flag('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED'), strictUnknownFields: flag('MCP_STRICT_UNKNOWN_FIELDS') };
+}
+
+/**
+ * The env switches a `get_envelope_contract` result does not report as booleans under `settings`
+ * (the contract asks for all three, so that hosts and the probe know how the server behaves).
+ *
+ * @param contract - the tool's result value.
+ * @returns the names of the switches missing or not boolean, in `ENV_SWITCHES` order; empty when all are reported.
+ */
+export function unreportedSwitches(contract: unknown): string[] {
+  const settings = isRecord(contract) && isRecord(contract['settings']) ? contract['settings'] : {};
+  return Object.keys(ENV_SWITCHES).filter((name) => typeof settings[name] !== 'boolean');
 }

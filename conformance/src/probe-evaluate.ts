@@ -11,7 +11,7 @@ import type { CallOutcome, OutcomeChannel } from './call-outcome.js';
 import { kindAdvertisementIssue } from './capability-check.js';
 import type { ServerSettings } from './capability-check.js';
 import { isRecord } from './json-schema.js';
-import type { ExpectedFailure } from './probe-plan.js';
+import type { ExpectedFailure, UnknownKeyPolicy } from './probe-plan.js';
 import type { CapabilityStatus, RowResult } from './report-types.js';
 
 /** How long a quote of what arrived may be, in characters. */
@@ -121,9 +121,7 @@ function successMetaNotes(value: unknown): string[] {
 }
 
 function reportsRename(value: unknown, key: string): boolean {
-  if (!isRecord(value) || !isRecord(value['_meta'])) return false;
-  const events = value['_meta']['normalized'];
-  return Array.isArray(events) && events.some((event) => isRecord(event) && event['kind'] === 'renamed' && event['from'] === key);
+  return reportsEvent(value, 'renamed', 'from', key);
 }
 
 function successJudgement(value: unknown, key: string, canonical: string, optional: boolean): Judgement {
@@ -151,6 +149,8 @@ export interface WrongCaseInput {
   readonly settings: ServerSettings;
   /** The rejection that passes: `mcp_input_validation` / `SCHEMA_ADDITIONAL_PROPERTIES`. */
   readonly expected: ExpectedFailure;
+  /** How the schema treats the wrong-case key as an undeclared key; absent: `forbidden`. */
+  readonly unknownKeys?: UnknownKeyPolicy;
   /** Calls the same tool with the correct key; used only when the outcome alone cannot decide. */
   readonly reference: () => Promise<CallOutcome>;
 }
@@ -172,9 +172,42 @@ export function wrongCaseUnnormalizedExpectation(key: string): string {
   return `SCHEMA_* naming "${key}" or a case_mismatch hint`;
 }
 
+/**
+ * Whether the key may pass through as an undeclared key when nothing renames it: the schema
+ * admits it, or says nothing and the server reports strict unknown fields off.
+ *
+ * @param unknownKeys - how the schema treats undeclared keys.
+ * @param settings - the server's reported switches.
+ * @returns `true` when a success with the key unrenamed is conforming.
+ */
+export function mayPassThrough(unknownKeys: UnknownKeyPolicy | undefined, settings: ServerSettings): boolean {
+  return unknownKeys === 'admitted' || (unknownKeys === 'silent' && settings.strictUnknownFields === false);
+}
+
+function reportsEvent(value: unknown, kind: string, field: string, key: string): boolean {
+  if (!isRecord(value) || !isRecord(value['_meta'])) return false;
+  const events = value['_meta']['normalized'];
+  return Array.isArray(events) && events.some((event) => isRecord(event) && event['kind'] === kind && event[field] === key);
+}
+
+/** A success with normalization off, for a key the schema lets through as an undeclared key. */
+function unnormalizedPassThrough(value: unknown, key: string): Judgement {
+  const metaNotes = successMetaNotes(value);
+  if (reportsEvent(value, 'renamed', 'from', key)) {
+    return { got: 'success', result: 'FAIL', notes: [`"${key}" renamed although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false)`, ...metaNotes] };
+  }
+  const result = metaNotes.length > 0 ? 'FAIL' : undefined;
+  if (reportsEvent(value, 'unknown_field_passed_through', 'field', key)) {
+    return { got: 'success', result: result ?? 'PASS', notes: [`passed through: "${key}" accepted as an undeclared key the schema admits (normalization off)`, ...metaNotes] };
+  }
+  const reason = `inconclusive: "${key}" accepted, and the schema lets it through as an undeclared key (normalization off), but no unknown_field_passed_through event shows that it was not renamed`;
+  return { got: 'success', result: result ?? 'SKIP', notes: [reason, ...metaNotes] };
+}
+
 function judgeUnnormalized(input: WrongCaseInput): Judgement {
   const { outcome, key, canonical } = input;
   const expectation = wrongCaseUnnormalizedExpectation(key);
+  if (outcome.type === 'success' && mayPassThrough(input.unknownKeys, input.settings)) return unnormalizedPassThrough(outcome.value, key);
   if (outcome.type === 'success') {
     return { got: 'success', result: 'FAIL', notes: [`"${key}" accepted although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected ${expectation}`] };
   }
@@ -222,7 +255,10 @@ async function judgeNormalizable(input: WrongCaseInput): Promise<Judgement> {
  * Judges the `wrong-case` probe by the server's reported switches.
  *
  * - Normalization off (`MCP_SCHEMA_KEY_NORMALIZATION_ENABLED` false in `get_envelope_contract`):
- *   only a `SCHEMA_*` envelope naming the key, or a hint naming both spellings, passes.
+ *   a `SCHEMA_*` envelope naming the key, or a hint naming both spellings, passes. When the key
+ *   may pass through as an undeclared key ({@link mayPassThrough}), a success passes too if an
+ *   `unknown_field_passed_through` event names the key, fails if a `renamed` event does, and is
+ *   inconclusive (`SKIP`) otherwise.
  * - Otherwise two outcomes pass: the server normalized the key (the call succeeded, or failed the
  *   same way as the same call with the correct key, with no complaint naming the wrong-case key),
  *   or (unless normalization is reported on) it rejected the key as `mcp_input_validation` /

@@ -37,7 +37,14 @@ export type PlannedProbe =
       /** What the probe changed, for the report's note. */
       readonly change: string;
       /** `wrong-case` only: the key sent and the same arguments with the correct key. */
-      readonly wrongCase?: { readonly key: string; readonly canonical: string; readonly optional: boolean; readonly reference: JsonObject };
+      readonly wrongCase?: {
+        readonly key: string;
+        readonly canonical: string;
+        readonly optional: boolean;
+        readonly reference: JsonObject;
+        /** How the schema treats the wrong-case key as an undeclared key (it may pass through unrenamed). */
+        readonly unknownKeys: UnknownKeyPolicy;
+      };
       /**
        * `unknown-extra` only, when the schema says nothing about `additionalProperties`: the
        * baseline without the key, for judging a server that reports strict unknown fields off.
@@ -110,7 +117,8 @@ function planWrongType(context: PlanContext): PlannedProbe {
   };
 }
 
-function admitsUnknownKey(schema: unknown): string | undefined {
+/** Why the schema admits `key` although it declares no such property, or `undefined` when it does not. */
+function admitsUnknownKey(schema: unknown, key: string): string | undefined {
   if (!isRecord(schema)) return undefined;
   const additional = schema['additionalProperties'];
   if (additional === true) return 'schema sets additionalProperties: true';
@@ -119,7 +127,7 @@ function admitsUnknownKey(schema: unknown): string | undefined {
   if (isRecord(patterns)) {
     for (const pattern of Object.keys(patterns)) {
       try {
-        if (new RegExp(pattern, 'u').test(UNKNOWN_FIELD_KEY)) return `patternProperties "${pattern}" admits the key`;
+        if (new RegExp(pattern, 'u').test(key)) return `patternProperties "${pattern}" admits the key`;
       } catch {
         // An invalid pattern admits nothing.
       }
@@ -128,8 +136,20 @@ function admitsUnknownKey(schema: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * How the schema treats a key it does not declare: `admitted` (its own `additionalProperties` or a
+ * pattern lets it in), `silent` (nothing said: the strict unknown fields switch decides) or
+ * `forbidden` (`additionalProperties: false`).
+ */
+export type UnknownKeyPolicy = 'admitted' | 'silent' | 'forbidden';
+
+function unknownKeyPolicy(schema: unknown, key: string): UnknownKeyPolicy {
+  if (admitsUnknownKey(schema, key) !== undefined) return 'admitted';
+  return isRecord(schema) && schema['additionalProperties'] === undefined ? 'silent' : 'forbidden';
+}
+
 function planUnknownExtra(context: PlanContext): PlannedProbe {
-  const admitted = admitsUnknownKey(context.schema);
+  const admitted = admitsUnknownKey(context.schema, UNKNOWN_FIELD_KEY);
   if (admitted !== undefined) return skip('unknown-extra', admitted);
   if (context.properties.has(UNKNOWN_FIELD_KEY)) return skip('unknown-extra', `schema declares "${UNKNOWN_FIELD_KEY}"`);
   const silent = isRecord(context.schema) && context.schema['additionalProperties'] === undefined;
@@ -208,7 +228,13 @@ function planWrongCase(context: PlanContext): PlannedProbe {
     arguments: renamed,
     expected: { kind: INPUT_VALIDATION, code: SCHEMA_KEYWORD_CODES.additionalProperties },
     change: `"${candidate.name}" sent as "${candidate.key}"`,
-    wrongCase: { key: candidate.key, canonical: candidate.name, optional: !context.required.includes(candidate.name), reference: candidate.reference },
+    wrongCase: {
+      key: candidate.key,
+      canonical: candidate.name,
+      optional: !context.required.includes(candidate.name),
+      reference: candidate.reference,
+      unknownKeys: unknownKeyPolicy(context.schema, candidate.key),
+    },
   };
 }
 

@@ -11,12 +11,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { callToolOutcome, describeValue, withDeadline } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
-import { checkCapability, contractToolDisagreements, settingsOfContract } from './capability-check.js';
+import { checkCapability, contractToolDisagreements, settingsOfContract, unreportedSwitches } from './capability-check.js';
 import type { ServerSettings } from './capability-check.js';
 import { openSession } from './connect.js';
 import type { ProbeTarget, Session } from './connect.js';
 import { isRecord } from './json-schema.js';
-import { judgeExpectedFailure, judgePassThrough, judgeWrongCase, kindCode, truncate, wrongCaseUnnormalizedExpectation } from './probe-evaluate.js';
+import { judgeExpectedFailure, judgePassThrough, judgeWrongCase, kindCode, mayPassThrough, truncate, wrongCaseUnnormalizedExpectation } from './probe-evaluate.js';
 import type { Judgement } from './probe-evaluate.js';
 import { planToolProbes } from './probe-plan.js';
 import type { PlannedProbe, ToolDescription } from './probe-plan.js';
@@ -163,12 +163,15 @@ async function readContractTool(client: Client, listed: Listed, capability: Capa
   }
   const value = contractValue(outcome);
   const settings = settingsOfContract(value);
-  const issues = capability.advertised ? contractToolDisagreements(value, capability.value) : [];
+  const disagreements = capability.advertised ? contractToolDisagreements(value, capability.value) : [];
+  const unreported = unreportedSwitches(value);
+  const issues = [...disagreements, ...(unreported.length === 0 ? [] : [`settings do not report ${unreported.join(', ')} as a boolean`])];
   const reported = [
     settings.normalizationEnabled === undefined ? undefined : `MCP_SCHEMA_KEY_NORMALIZATION_ENABLED ${String(settings.normalizationEnabled)}`,
     settings.strictUnknownFields === undefined ? undefined : `MCP_STRICT_UNKNOWN_FIELDS ${String(settings.strictUnknownFields)}`,
   ].filter((part) => part !== undefined);
-  const got = issues.length === 0 ? (capability.advertised ? 'the same object' : 'answered (no capability to compare)') : 'differs';
+  const answered = capability.advertised ? 'the same object' : 'answered (no capability to compare)';
+  const got = disagreements.length > 0 ? 'differs' : unreported.length > 0 ? 'settings incomplete' : answered;
   const notes = [...issues, reported.length === 0 ? 'no settings reported' : `settings: ${reported.join(', ')}`];
   return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes }, start, {}), settings };
 }
@@ -195,7 +198,10 @@ function expectedLabel(settings: ServerSettings, planned: RunPlanned): string {
   const expected = kindCode(planned.expected.kind, planned.expected.code);
   if (planned.passThrough !== undefined && settings.strictUnknownFields === false) return 'passed through (strict unknown fields off)';
   if (planned.wrongCase === undefined) return expected;
-  if (settings.normalizationEnabled === false) return wrongCaseUnnormalizedExpectation(planned.wrongCase.key);
+  if (settings.normalizationEnabled === false) {
+    const expectation = wrongCaseUnnormalizedExpectation(planned.wrongCase.key);
+    return mayPassThrough(planned.wrongCase.unknownKeys, settings) ? `${expectation}, or passed through unrenamed` : expectation;
+  }
   return settings.normalizationEnabled === true ? 'normalized' : `normalized or ${expected}`;
 }
 
@@ -213,6 +219,7 @@ async function judgePlanned(context: BatteryContext, tool: string, planned: RunP
     capability: context.capability,
     settings: context.settings,
     expected: planned.expected,
+    unknownKeys: planned.wrongCase.unknownKeys,
     reference: callWith(planned.wrongCase.reference),
   });
 }

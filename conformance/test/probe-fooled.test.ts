@@ -74,6 +74,18 @@ describe('get_envelope_contract', () => {
   });
 });
 
+describe('the settings of get_envelope_contract', () => {
+  it('fails the contract-tool row when the tool reports none of the switches', async () => {
+    const { run, row } = await probe('contract-no-settings', 'conformant', ['--contract=no-settings']);
+    expect(run.code).toBe(1);
+    expect(row('contract-tool', 'get_envelope_contract')).toMatchObject({
+      result: 'FAIL',
+      got: 'settings incomplete',
+      note: 'settings do not report MCP_SCHEMA_KEY_NORMALIZATION_ENABLED, MCP_SCHEMA_KEY_NORMALIZATION_META, MCP_STRICT_UNKNOWN_FIELDS as a boolean; no settings reported',
+    });
+  });
+});
+
 describe('rows judged by the switches get_envelope_contract reports', () => {
   it('strict unknown fields off: an unknown key that passes through passes', async () => {
     const { run, row } = await probe('strict-off', 'silent', ['--strict-off']);
@@ -114,6 +126,29 @@ describe('rows judged by the switches get_envelope_contract reports', () => {
       result: 'FAIL',
       got: 'success',
       note: '"marketplaceIds" sent as "MarketplaceIds"; "MarketplaceIds" accepted although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected SCHEMA_* naming "MarketplaceIds" or a case_mismatch hint',
+    });
+  });
+});
+
+describe('a wrong-case key the schema admits as an undeclared key, normalization off', () => {
+  it('passes when the server passes it through unrenamed and says so', async () => {
+    const { run, row } = await probe('open-normalization-off', 'open', ['--normalization-off']);
+    expect(run.code).toBe(0);
+    expect(row('wrong-case', 'orders_open')).toMatchObject({
+      result: 'PASS',
+      expected: 'SCHEMA_* naming "PageSize" or a case_mismatch hint, or passed through unrenamed',
+      got: 'success',
+      note: '"pageSize" sent as "PageSize"; passed through: "PageSize" accepted as an undeclared key the schema admits (normalization off)',
+    });
+  });
+
+  it('fails when the server renames it although it reports normalization off', async () => {
+    const { run, row } = await probe('open-normalization-misreported', 'open', ['--normalization-off', '--misreport']);
+    expect(run.code).toBe(1);
+    expect(row('wrong-case', 'orders_open')).toMatchObject({
+      result: 'FAIL',
+      got: 'success',
+      note: '"pageSize" sent as "PageSize"; "PageSize" renamed although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false)',
     });
   });
 });

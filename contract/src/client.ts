@@ -162,10 +162,20 @@ function fromContentFreeShape(value: Record<string, unknown>): Record<string, un
   return undefined;
 }
 
+/** The `error` object of a payload that holds nothing but `error` (and `_meta`): a refusal's fields. */
+function refusalObject(structured: unknown): InBandError | undefined {
+  if (!isRecord(structured) || !isRecord(structured['error'])) return undefined;
+  return Object.keys(structured).every((key) => key === 'error' || key === '_meta') ? structured['error'] : undefined;
+}
+
 function unwrapIsError(structured: unknown, content: readonly unknown[] | undefined): UnwrappedToolResult {
   if (isReceivedEnvelope(structured)) return { ok: false, envelope: structured, channel: 'is_error' };
   if (isRecord(structured) && isReceivedEnvelope(structured['error'])) return { ok: false, envelope: structured['error'], channel: 'is_error' };
-  return failureFromTexts(allTexts(content), 'is_error');
+  const failure = failureFromTexts(allTexts(content), 'is_error');
+  // An isError result may carry the same `{ error: { code, field, ... } }` refusal as an in-band one.
+  const refusal = refusalObject(structured);
+  if (refusal === undefined || !('text' in failure)) return failure;
+  return { ...failure, text: failure.text === '' ? safeStringify(refusal) : failure.text, error: refusal };
 }
 
 function unwrapStructured(structured: unknown): UnwrappedToolResult {
@@ -197,7 +207,8 @@ function unwrapRecord(result: Record<string, unknown>): UnwrappedToolResult {
 
 /**
  * Turns any tool call result into one of three outcomes, checking every channel in a fixed
- * order: `isError` first (envelope in `structuredContent`, else in any text block), then an
+ * order: `isError` first (envelope in `structuredContent`, else in any text block; without one, a
+ * `structuredContent` of nothing but `{ error: {...} }` is the failure's `error`), then an
  * in-band envelope (`structuredContent.error`, or `structuredContent` itself), then an in-band
  * non-envelope refusal (`structuredContent` holding nothing but `error` and `_meta`), then success.
  * An `error` key beside other data is part of a success.
@@ -331,7 +342,7 @@ export async function callWithEnvelope(
  * @throws ToolEnvelopeError for a failure carrying an envelope, on any channel (`channel` says
  *   which, `json_rpc_error` included).
  * @throws ToolCallError for a failure without an envelope (`code`, `field` and `details` set for
- *   an in-band `{ error: { code, message, field, details } }` refusal).
+ *   a `{ error: { code, message, field, details } }` refusal, in band or on `isError`).
  * @throws the original error for transport and protocol failures that carry no envelope.
  */
 export async function callOrThrow(client: ToolCallingClient, name: string, args: Record<string, unknown> = {}): Promise<unknown> {

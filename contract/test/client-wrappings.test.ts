@@ -305,6 +305,21 @@ describe('unwrapOrThrow', () => {
     expect(failure.message).toBe('tool "compare_sales" failed without an error envelope: invalid_input: the comparison window is longer than 90 days');
   });
 
+  it('throws a ToolCallError whose code, field and details are fields for an isError result carrying { error: { code, message, field, details } }', () => {
+    const refusal = { code: 'invalid_input', message: 'marketplaceIds is empty', field: 'marketplaceIds', details: { min: 1 } };
+    const result = { isError: true, structuredContent: { error: refusal }, content: [{ type: 'text', text: 'marketplaceIds is empty' }] };
+    expect(unwrapToolResult(result)).toEqual({ ok: false, text: 'marketplaceIds is empty', channel: 'is_error', error: refusal });
+    let caught: unknown;
+    try {
+      unwrapOrThrow(result, 'list_orders');
+    } catch (error) {
+      caught = error;
+    }
+    expect(ToolCallError.isInstance(caught)).toBe(true);
+    const error = caught as ToolCallError;
+    expect([error.code, error.field, error.details, error.channel]).toEqual(['invalid_input', 'marketplaceIds', { min: 1 }, 'is_error']);
+  });
+
   it('throws a ToolCallError with no code for prose on isError', () => {
     expect(() => unwrapOrThrow({ isError: true, content: [{ type: 'text', text: 'timed out' }] }, 'get_order')).toThrow(
       'tool "get_order" failed without an error envelope: timed out',

@@ -90,7 +90,7 @@ export function shellQuote(word: string): string {
 }
 
 /** The fixture server's modes (see the comment at the top of `test/fixtures/envelope-server.mjs`). */
-export type FixtureMode = 'conformant' | 'mixed' | 'cursor-loop' | 'pattern' | 'silent' | 'optional' | 'empty-cursor' | 'null-cursor';
+export type FixtureMode = 'conformant' | 'mixed' | 'cursor-loop' | 'pattern' | 'silent' | 'optional' | 'empty-cursor' | 'null-cursor' | 'open';
 
 /** The `--stdio` command line that starts the fixture server in a mode, with flags that break or reconfigure it. */
 export function fixtureCommand(mode: FixtureMode, ...flags: readonly string[]): string {

@@ -130,6 +130,16 @@ describe('credentials', () => {
     expect((unavailable['details'] as Record<string, unknown>[]).map((detail) => [detail['http_status'], detail['request_id']])).toEqual([[503, 'LWA503RID']]);
   });
 
+  it('a busy token endpoint that names a wait passes it on as _meta.retry_after_seconds', async () => {
+    replay.setTokenResponse({ status: 429, headers: { 'retry-after': '7', 'x-amzn-RequestId': 'lwa-429' }, body: { error: 'throttled' } });
+    const harness = await harnessWith(testEnv(replay));
+    const throttled = envelopeOf(await harness.call('list_profiles'));
+    expect([throttled['error_code'], throttled['retryable'], throttled['_meta']]).toEqual(['AUTHENTICATION_ERROR', true, { retry_after_seconds: 7 }]);
+    replay.setTokenResponse({ status: 503, headers: { 'x-amz-retry-after': '2500' }, body: 'down' });
+    const unavailable = envelopeOf(await harness.call('list_profiles'));
+    expect(unavailable['_meta']).toEqual({ retry_after_seconds: 2.5 });
+  });
+
   it('a 401 from the Ads API drops the cached token, so the next call refreshes it', async () => {
     const harness = await harnessWith(testEnv(replay));
     replay.enqueue({ status: 200, body: [] }, { status: 401, body: { code: 'UNAUTHORIZED', details: 'Token expired' } }, { status: 200, body: [] });

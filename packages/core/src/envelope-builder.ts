@@ -64,18 +64,26 @@ function capString(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
-/** Line breaks (CR, LF, NEL, the Unicode line and paragraph separators) with the blanks around them. */
-const LINE_BREAKS = /[^\S\r\n\u0085\u2028\u2029]*[\r\n\u0085\u2028\u2029]\s*/g;
+/**
+ * Line breaks with the blanks around them: the mandatory breaks of Unicode line breaking (LF,
+ * VT, FF, CR, NEL, the line and paragraph separators), so a summary that any viewer shows as
+ * several lines is folded.
+ */
+const LINE_BREAKS = /[^\S\n\v\f\r\u0085\u2028\u2029]*[\n\v\f\r\u0085\u2028\u2029]\s*/g;
+
+/** Whether a string holds any of the {@link LINE_BREAKS} characters. */
+const HAS_LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/;
 
 /**
- * `summary` on one line, as the contract wants it: every line break, with the blanks around it,
- * becomes one space, and a break at either end is dropped.
+ * `summary` on one line, as the contract wants it: every line break ({@link LINE_BREAKS}, vertical
+ * tab and form feed included), with the blanks around it, becomes one space, and a break at either
+ * end is dropped.
  *
  * @param summary - any summary.
  * @returns the one-line summary (the same string when it had no line break).
  */
 export function foldSummary(summary: string): string {
-  if (!/[\r\n\u0085\u2028\u2029]/.test(summary)) return summary;
+  if (!HAS_LINE_BREAK.test(summary)) return summary;
   const folded = summary.replace(LINE_BREAKS, ' ').trim();
   return folded === '' ? summary.replace(LINE_BREAKS, ' ') : folded;
 }

@@ -214,7 +214,8 @@ export interface Redactor {
   /**
    * @returns a copy of `value` with every string redacted, and the whole string value of a key
    *   that names a credential or a secret header (`password`, `Authorization`, `Cookie`, ...);
-   *   keys themselves are kept; non-JSON values are kept.
+   *   keys themselves are kept; non-JSON values are kept. A container nested more than 64 levels
+   *   deep is not walked: it is replaced whole by {@link REDACTED} when its JSON may hold a secret.
    */
   readonly value: <Value>(value: Value) => Value;
   /**
@@ -230,6 +231,9 @@ export interface Redactor {
  * no default rule can apply and the string is returned as is.
  */
 const DEFAULT_TRIGGER = /bearer|client[_-]?id[_-]?secret|atz[ar](?:\||%7c)|authorization|x-amz-|x-api-key|cookie|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key|oa2-cs/i;
+
+/** How deep {@link Redactor.value} walks a value; a container below this depth is tested whole. */
+const MAX_WALK_DEPTH = 64;
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
@@ -260,7 +264,8 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
   // Copy-on-write: a container is copied only when something inside it changed.
   const redactValue = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return redactString(value);
-    if (depth > 64 || typeof value !== 'object' || value === null) return value;
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth > MAX_WALK_DEPTH) return deepValue(value);
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       for (let index = 0; index < value.length; index += 1) {
@@ -283,6 +288,17 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
       if (copy !== undefined) Object.defineProperty(copy, key, { value: redacted, enumerable: true, writable: true, configurable: true });
     }
     return copy ?? value;
+  };
+  // Below the walk's depth limit a value is not walked but tested whole: one that may hold a
+  // secret is replaced by the marker, since a deeply nested string leaks as easily as a shallow one.
+  const deepValue = (value: object): unknown => {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      return REDACTED;
+    }
+    return text === undefined || !mayRedact(text) ? value : REDACTED;
   };
   const mayRedact = (text: string): boolean => {
     if (DEFAULT_TRIGGER.test(text) || holdsKnownSecret(text)) return true;

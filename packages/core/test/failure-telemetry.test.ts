@@ -93,6 +93,13 @@ function throwingTool(name: string, message: string): EnvelopeTool {
 
 const RELAYED_JSON = JSON.stringify(RELAYED_ENVELOPE);
 
+/** `value` inside `depth` one-item arrays. */
+function nested(value: unknown, depth: number): unknown {
+  let result = value;
+  for (let level = 0; level < depth; level += 1) result = [result];
+  return result;
+}
+
 const RELAY_TOOLS: readonly EnvelopeTool[] = [
   throwingTool('relays_bare', RELAYED_JSON),
   throwingTool('relays_tool_error', `ToolError: ${RELAYED_JSON}`),
@@ -101,6 +108,7 @@ const RELAY_TOOLS: readonly EnvelopeTool[] = [
   throwingTool('relays_other_prefix', `RuntimeError: ${RELAYED_JSON}`),
   throwingTool('relays_unadvertised', `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, error_kind: 'ads_api_http' })}`),
   throwingTool('relays_secret', `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, summary: 'Inner server refused Authorization: Bearer eyJhbGciOi.secretpart' })}`),
+  throwingTool('relays_deep_secret', `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, examples: [nested('Bearer eyJhbGciOi.deepsecretpart', 70)] })}`),
 ];
 
 async function call(name: string, env: Record<string, string> = { MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' }): Promise<Record<string, unknown>> {
@@ -169,5 +177,11 @@ describe('envelopes relayed in an error message', () => {
     const envelope = await relay('relays_secret');
     expect(envelope['error_code']).toBe('SP_API_HTTP_404');
     expect(String(envelope['summary'])).not.toContain('secretpart');
+  });
+
+  it('a secret nested deeper than the redactor walks is still redacted', async () => {
+    const envelope = await relay('relays_deep_secret');
+    expect(envelope['error_code']).toBe('SP_API_HTTP_404');
+    expect(JSON.stringify(envelope)).not.toContain('deepsecretpart');
   });
 });

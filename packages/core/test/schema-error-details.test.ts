@@ -31,6 +31,13 @@ const TOOLS: readonly EnvelopeTool[] = [
       throw new EnvelopeError({ error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION', summary: 'The sandbox stopped.\r\n  Traceback:\n\n  line 3\u2028end\n' });
     },
   },
+  {
+    name: 'control_breaks',
+    inputSchema: { type: 'object' },
+    handler: () => {
+      throw new EnvelopeError({ error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION', summary: 'page one\fpage two\vtab stop\u2029end' });
+    },
+  },
 ];
 
 async function envelopeOf(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -77,5 +84,10 @@ describe('schema error details on the wire', () => {
   it("folds the line breaks of an EnvelopeError's summary into single spaces", async () => {
     const envelope = await envelopeOf('multi_line', {});
     expect(envelope['summary']).toBe('The sandbox stopped. Traceback: line 3 end');
+  });
+
+  it('folds vertical tabs and form feeds too, the other mandatory line breaks', async () => {
+    const envelope = await envelopeOf('control_breaks', {});
+    expect(envelope['summary']).toBe('page one page two tab stop end');
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
 
+import { retryAfterSeconds } from '../http-meta/rate-limit.js';
 import { registerSecret } from '../redact.js';
 import { capText } from '../upstream-body/parse.js';
 import { displayLocation, locationUrl } from '../upstream-body/request.js';
@@ -45,12 +46,14 @@ export class LwaError extends Error {
   readonly location: string | undefined;
   /** The endpoint's request id (see {@link LWA_REQUEST_ID_HEADERS}), when it answered with one. */
   readonly requestId: string | undefined;
+  /** The wait the endpoint asked for (`Retry-After`, `x-amz-retry-after`) on a 429 or 5xx, in seconds. */
+  readonly retryAfterSeconds: number | undefined;
   private readonly [LWA_ERROR_BRAND] = true;
 
   constructor(
     reason: LwaFailureReason,
     message: string,
-    facts: { oauthError?: string; status?: number; missing?: readonly string[]; location?: string; requestId?: string } = {},
+    facts: { oauthError?: string; status?: number; missing?: readonly string[]; location?: string; requestId?: string; retryAfterSeconds?: number } = {},
   ) {
     super(message);
     this.name = 'LwaError';
@@ -60,6 +63,7 @@ export class LwaError extends Error {
     this.missing = facts.missing ?? [];
     this.location = facts.location;
     this.requestId = facts.requestId;
+    this.retryAfterSeconds = facts.retryAfterSeconds;
   }
 
   /**
@@ -258,7 +262,9 @@ export class LwaTokenClient {
     const answered = { status: response.status, ...(requestId === undefined ? {} : { requestId }) };
     // 429 and 5xx: the endpoint is busy or broken, not the credentials; a retry may succeed.
     if (response.status >= 500 || response.status === 429 || (oauthError === undefined && response.ok)) {
-      throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, answered);
+      // The wait a busy endpoint names is telemetry like an API's Retry-After: the caller needs it.
+      const wait = retryAfterSeconds(new Map(response.headers), new Date((this.settings.now ?? Date.now)()));
+      throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, { ...answered, ...(wait === undefined ? {} : { retryAfterSeconds: wait }) });
     }
     const description = typeof record['error_description'] === 'string' ? `: ${capText(record['error_description'], 200)}` : '';
     throw new LwaError('token_rejected', `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${response.status}`})${description}`, {

@@ -56,7 +56,8 @@ function requestLabel(request: FailedRequest | undefined): string {
  * - `redirect` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, not retryable; the detail says where
  *   it pointed (`location`, origin and path only) and why it was not followed;
  * - `lwa` -> `auth_error` / `AUTHENTICATION_ERROR` (see `classifyLwaFailure`), plus the family's
- *   extra hint for the OAuth error code.
+ *   extra hint for the OAuth error code, and `_meta.retry_after_seconds` when a busy token
+ *   endpoint named a wait.
  *
  * @param failure - the failure.
  * @param family - the server family's kind, label and hints.
@@ -116,10 +117,12 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
     case 'lwa': {
       const base = classifyLwaFailure(failure.error);
       const extra = failure.error.oauthError === undefined ? undefined : family.lwaHints?.[failure.error.oauthError];
+      const wait = failure.error.retryAfterSeconds;
       return {
         ...base,
         details: base.details.map((detail) => ({ ...detail, issue: capText(detail.issue, 300) })),
         hints: extra === undefined ? base.hints : [...base.hints, extra],
+        ...(wait === undefined ? {} : { meta: { retry_after_seconds: wait } }),
       };
     }
   }
