@@ -240,7 +240,8 @@ export function isIdentityServiceRequest(request: FailedRequest | undefined, ide
 
 /** Hints for identity service failures, by kind. */
 export const OPENBRIDGE_HINTS = {
-  auth: 'The identity service refused the server\'s credentials: check SP_IDENTITY_SERVICE_TOKEN (sent as a bearer token) and that it may read identities.',
+  // worded without "bearer" before a word: the redactor would take that word for a credential
+  auth: 'The identity service refused the server\'s credentials: check SP_IDENTITY_SERVICE_TOKEN (the server sends it in the Authorization header) and that it may read identities.',
   rateLimited: 'The identity service is rate-limiting this server: wait the time given in _meta.retry_after_seconds, then retry.',
   server: 'The identity service failed on its side: retry with exponential backoff; SP-API itself was not called.',
   other: 'Check the identity id (list_identities) and SP_IDENTITY_SERVICE_URL; SP-API itself was not called.',

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { createSpServer, loadBuiltInCatalog, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
+import { createSpServer, loadBuiltInCatalog, OPENBRIDGE_HINTS, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { connect, envelopeOf, startSpUpstream } from './helpers/sp-client.js';
@@ -210,7 +210,11 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
   it('answers OPENBRIDGE_HTTP_<status> for identity service failures, with their telemetry', async () => {
     const connected = await server(serviceEnv());
     upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 401, body: { message: `token ${SERVICE_TOKEN} is not valid` } } });
-    expect(envelopeOf(await connected.call('list_identities', {}))).toMatchObject({ error_kind: 'auth_error', error_code: 'OPENBRIDGE_HTTP_401', retryable: false });
+    const refused = envelopeOf(await connected.call('list_identities', {}));
+    expect(refused).toMatchObject({ error_kind: 'auth_error', error_code: 'OPENBRIDGE_HTTP_401', retryable: false });
+    // the server's own hint must survive redaction intact
+    expect(refused.hints[0]).toBe(OPENBRIDGE_HINTS.auth);
+    expect(refused.hints.join(' ')).not.toContain('[REDACTED]');
     upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 429, headers: { 'Retry-After': '7' }, body: { message: 'slow down' } } });
     const limited = envelopeOf(await connected.call('list_identities', {}));
     expect(limited).toMatchObject({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, _meta: { retry_after_seconds: 7 } });
