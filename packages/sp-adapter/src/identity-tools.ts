@@ -28,6 +28,8 @@ export interface SpSessionState {
   identityId: number | undefined;
   /** A region chosen with `set_region` in this session, over the identity's. */
   region: SpRegion | undefined;
+  /** A sandbox choice made with `set_region` in this session, over the server's setting. */
+  sandbox?: boolean | undefined;
 }
 
 /** Every session's state, keyed by MCP session id (`''` for a transport without sessions). */

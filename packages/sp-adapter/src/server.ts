@@ -82,7 +82,10 @@ export interface SpServerOptions {
   readonly conformanceFixtures?: boolean | undefined;
 }
 
-/** The mutable upstream settings of a running server. */
+/**
+ * The upstream settings of a running server: the defaults of sessions that chose nothing
+ * (`set_region` changes only its own session's region and sandbox choice).
+ */
 export interface SpServerState {
   region: SpRegion;
   sandbox: boolean;
@@ -97,7 +100,7 @@ export interface SpServer {
   readonly state: SpServerState;
   /** The operation tools, by name. */
   readonly operations: ReadonlyMap<string, SpModelOperation>;
-  /** The current base URL of upstream calls. */
+  /** The base URL of upstream calls of a session that chose no region (the start-up settings). */
   baseUrl(): string;
 }
 
@@ -220,7 +223,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
     upstream: options.upstream,
     timeoutMs: options.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_SP_TIMEOUT_MS,
   };
-  const baseUrl = (region: SpRegion = state.region): string => state.upstream ?? spEndpoint(region, state.sandbox);
+  const baseUrl = (region: SpRegion = state.region, sandbox: boolean = state.sandbox): string => state.upstream ?? spEndpoint(region, sandbox);
   const lwaSettings = lwaSettingsFromEnv(env);
   const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings);
   const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs);
@@ -297,7 +300,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
         }
         const session = sessions.of(context);
         const credentials = await callCredentials(session, context);
-        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region));
+        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region, session.sandbox ?? state.sandbox));
         const token = await credentials.tokens.accessToken();
         try {
           const response = await context.fetch(request.url, {
@@ -333,12 +336,13 @@ export function createSpServer(options: SpServerOptions): SpServer {
     inputSchemaCheck: 'first-call',
     handler: (args: Record<string, unknown>, context: ToolHandlerContext) => {
       const region = args['region'] as SpRegion;
-      // the server's region is the default of sessions without an identity; this session's choice
+      // the choice is this session's alone (over Streamable HTTP, other clients keep theirs); it
       // also wins over its identity's region
-      state.region = region;
-      sessions.of(context).region = region;
-      if (typeof args['sandbox'] === 'boolean') state.sandbox = args['sandbox'];
-      return { region, sandbox: state.sandbox, endpoint: baseUrl(region), upstream_override: state.upstream !== undefined };
+      const session = sessions.of(context);
+      session.region = region;
+      if (typeof args['sandbox'] === 'boolean') session.sandbox = args['sandbox'];
+      const sandbox = session.sandbox ?? state.sandbox;
+      return { region, sandbox, endpoint: baseUrl(region, sandbox), upstream_override: state.upstream !== undefined };
     },
   };
 

@@ -258,6 +258,27 @@ describe('SP_IDENTITY_SERVICE_URL, broken service', () => {
 });
 
 describe('sessions over Streamable HTTP', () => {
+  it('keeps a set_region choice, sandbox included, to the session that made it', async () => {
+    const models = await loadBuiltInCatalog();
+    const sp = createSpServer({ models, env: fileEnv(), envelope: { logger } });
+    const handle = await sp.envelope.serveStreamableHttp({ port: 0 });
+    const clients = [new Client({ name: 'sandbox-tester', version: '1.0.0' }), new Client({ name: 'live-seller', version: '1.0.0' })];
+    try {
+      for (const client of clients) await client.connect(new StreamableHTTPClientTransport(handle.url));
+      const [tester, live] = clients as [Client, Client];
+      const chosen = (await tester.callTool({ name: 'set_region', arguments: { region: 'fe', sandbox: true } })) as CallToolResult;
+      expect(chosen.structuredContent).toEqual({ region: 'fe', sandbox: true, endpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com', upstream_override: false });
+      const other = (await live.callTool({ name: 'set_region', arguments: { region: 'na' } })) as CallToolResult;
+      expect(other.structuredContent).toEqual({ region: 'na', sandbox: false, endpoint: 'https://sellingpartnerapi-na.amazon.com', upstream_override: false });
+      // the server's default, for sessions that chose nothing, is the start-up setting
+      expect(sp.baseUrl()).toBe('https://sellingpartnerapi-na.amazon.com');
+      expect(sp.state).toMatchObject({ region: 'na', sandbox: false });
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await handle.close();
+    }
+  });
+
   it('keeps each client on its own identity while both call at once', async () => {
     const models = await loadBuiltInCatalog();
     const sp = createSpServer({ models, env: fileEnv(), upstream: upstream.url, envelope: { logger } });
