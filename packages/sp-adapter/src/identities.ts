@@ -93,7 +93,9 @@ export function parseIdentitiesFile(text: string, file: string, env: Readonly<Re
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    // only the position: JSON.parse's message quotes the text, which may be a token put there by mistake
+    const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
+    throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} is not valid JSON${position === undefined ? '' : ` (at position ${position})`}`);
   }
   if (!Array.isArray(value) || value.length === 0) throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} must hold a non-empty JSON array of identities`);
   const identities = value.map((item: unknown, index) => {

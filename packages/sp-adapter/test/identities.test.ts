@@ -128,6 +128,13 @@ describe('SP_IDENTITIES_FILE', () => {
     expect(() => parseIdentitiesFile(JSON.stringify([{ ...IDENTITIES[0], id: '1' }]), 'ids.json', env)).toThrow('identities[0].id must be a positive integer');
   });
 
+  it('never quotes the text of a file that is not JSON (it may be a token pointed at by mistake)', () => {
+    // JSON.parse's own message quotes the first characters of the text
+    expect(() => parseIdentitiesFile(SELLER2_TOKEN, 'token.txt', {})).toThrow(new SpIdentityError('SP_IDENTITIES_FILE token.txt is not valid JSON'));
+    expect(() => parseIdentitiesFile(`SELLER1_REFRESH_TOKEN=${SELLER1_TOKEN}`, '.env', {})).toThrow(new SpIdentityError('SP_IDENTITIES_FILE .env is not valid JSON'));
+    expect(() => parseIdentitiesFile('[{"id": 1', 'ids.json', {})).toThrow(new SpIdentityError('SP_IDENTITIES_FILE ids.json is not valid JSON (at position 9)'));
+  });
+
   it('makes createSpServer fail at start-up on an unreadable file or both sources', async () => {
     const models = await loadBuiltInCatalog();
     expect(() => createSpServer({ models, env: { SP_IDENTITIES_FILE: join(folder, 'missing.json') } })).toThrow(`SP_IDENTITIES_FILE ${join(folder, 'missing.json')} cannot be read: ENOENT`);
