@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { createSpServer, loadBuiltInCatalog, OPENBRIDGE_HINTS, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
+import { createSpServer, IDENTITY_SERVICE_CLIENT_FAILURES, loadBuiltInCatalog, OPENBRIDGE_HINTS, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { connect, envelopeOf, startSpUpstream } from './helpers/sp-client.js';
@@ -259,7 +259,12 @@ describe('SP_IDENTITY_SERVICE_URL, broken service', () => {
     expect(malformed).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: false });
     expect(malformed.summary).toBe("The identity service's answer is malformed: identity service: identities[0].id must be a positive integer.");
     const unreachable = await server({ ...lwa(), SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/idsvc' });
-    expect(envelopeOf(await unreachable.call('list_identities', {}))).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true });
+    const noAnswer = envelopeOf(await unreachable.call('list_identities', {}));
+    expect(noAnswer).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true });
+    // the failure names the identity service, not the SP-API endpoint
+    expect(noAnswer.details[0]).toMatchObject({ service: 'identity' });
+    expect(noAnswer.hints).toEqual([IDENTITY_SERVICE_CLIENT_FAILURES.hints.network]);
+    expect(noAnswer.hints[0]).toContain('SP_IDENTITY_SERVICE_URL');
     expect((await unreachable.call('set_active_identity', { identity_id: 4 })).structuredContent).toMatchObject({ identity_id: 4, verified: false, _meta: { warnings: [{ kind: 'identity_unverified' }] } });
   });
 });
