@@ -240,7 +240,7 @@ function asServiceAnswer<T>(read: () => T): T {
  * @param timeoutMs - deadline of identity service requests, in milliseconds.
  * @returns the source, or `undefined` when neither is set (the single-credential setup).
  * @throws SpIdentityError when both are set, the file cannot be read or is malformed, or the URL
- *   is not an absolute http(s) URL.
+ *   is not an absolute http(s) URL without user information, query or fragment.
  */
 export function identitySourceFromEnv(env: Readonly<Record<string, string | undefined>>, timeoutMs: number): SpIdentitySource | undefined {
   const file = env['SP_IDENTITIES_FILE']?.trim() ?? '';
@@ -263,6 +263,9 @@ export function identitySourceFromEnv(env: Readonly<Record<string, string | unde
     throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an absolute http(s) URL');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an http(s) URL');
+  // never quoted: the user information is a credential
+  if (parsed.username !== '' || parsed.password !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead');
+  if (parsed.search !== '' || parsed.hash !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it');
   const bearerToken = env['SP_IDENTITY_SERVICE_TOKEN']?.trim();
   return identityServiceSource({ url: url.replace(/\/+$/, ''), bearerToken: bearerToken === '' ? undefined : bearerToken, timeoutMs });
 }

@@ -139,6 +139,12 @@ describe('SP_IDENTITIES_FILE', () => {
     const models = await loadBuiltInCatalog();
     expect(() => createSpServer({ models, env: { SP_IDENTITIES_FILE: join(folder, 'missing.json') } })).toThrow(`SP_IDENTITIES_FILE ${join(folder, 'missing.json')} cannot be read: ENOENT`);
     expect(() => createSpServer({ models, env: { SP_IDENTITIES_FILE: identitiesFile, SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/' } })).toThrow('set SP_IDENTITIES_FILE or SP_IDENTITY_SERVICE_URL, not both');
+    // fetch refuses URLs with credentials (every call would fail), and paths are appended to the URL
+    const withPassword = (): unknown => createSpServer({ models, env: { SP_IDENTITY_SERVICE_URL: 'http://agency:pw-secret-1234@127.0.0.1:9/idsvc' } });
+    expect(withPassword).toThrow(new SpIdentityError('SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead'));
+    expect(() => createSpServer({ models, env: { SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/idsvc?key=k' } })).toThrow(
+      new SpIdentityError('SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it'),
+    );
   });
 
   it('lists identities without tokens, filtered by a free-text region', async () => {
