@@ -240,6 +240,11 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
   it('falls through with an identity_unverified warning when the list is down or empty, and SP-API calls then meet the service', async () => {
     const connected = await server(serviceEnv());
     upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 503, body: {} } });
+    // no identity id is past the safe integers, so such an id is refused even unverified
+    const unsafe = envelopeOf(await connected.call('set_active_identity', { identity_id: 2 ** 53 + 2 }));
+    expect(unsafe).toMatchObject({ error_kind: 'mcp_input_validation', error_code: 'SCHEMA_MAXIMUM' });
+    expect(unsafe.details[0]).toMatchObject({ field: 'identity_id', limit: Number.MAX_SAFE_INTEGER });
+    expect(upstream.requests.filter((request) => request.path === '/idsvc/identities')).toHaveLength(0);
     const down = await connected.call('set_active_identity', { identity_id: 5 });
     expect(down.isError).toBeFalsy();
     expect(down.structuredContent).toEqual({
