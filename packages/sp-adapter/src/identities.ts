@@ -130,6 +130,12 @@ export interface SpIdentitySource {
    * @throws what `context.fetch` throws for the service.
    */
   credentials(id: number, context: ToolHandlerContext): Promise<SpIdentityCredentials | undefined>;
+  /**
+   * Drops what is cached of an identity's credentials, after LWA refused its refresh token: the
+   * next call asks the source again (the service may hold a rotated token by then). Optional, so
+   * sources written before it still fit.
+   */
+  forget?(id: number): void;
 }
 
 /**
@@ -147,6 +153,8 @@ export function fixedIdentitySource(identities: readonly SpIdentityCredentials[]
     url: undefined,
     list: () => Promise.resolve(publicView),
     credentials: (id) => Promise.resolve(identities.find((identity) => identity.id === id)),
+    // the file is read once: a new token needs a restart
+    forget: () => undefined,
   };
 }
 
@@ -168,7 +176,7 @@ export interface IdentityServiceSettings {
  *   `404` when there is no such identity.
  * Every request goes through the call's `context.fetch`, so a non-2xx answer reaches the SP
  * adapter (`OPENBRIDGE_HTTP_<status>`) with the call's telemetry. Fetched credentials are cached
- * per identity for the life of the server.
+ * per identity until LWA refuses the refresh token (see `forget`).
  *
  * @param settings - see {@link IdentityServiceSettings}.
  * @returns the source.
@@ -209,6 +217,9 @@ export function identityServiceSource(settings: IdentityServiceSettings): SpIden
       });
       cached.set(id, credentials);
       return credentials;
+    },
+    forget: (id) => {
+      cached.delete(id);
     },
   };
 }
@@ -288,5 +299,10 @@ export class IdentityTokenClients {
       this.clients.set(identity.id, client);
     }
     return client;
+  }
+
+  /** Drops an identity's client (and its cached access token), so a new refresh token gets a new one. */
+  forget(id: number): void {
+    this.clients.delete(id);
   }
 }

@@ -13,6 +13,7 @@ import {
   compileTool,
   createEnvelopeServer,
   EnvelopeError,
+  LwaError,
   LwaTokenClient,
   lwaSettingsFromEnv,
   readSuccessBody,
@@ -274,6 +275,22 @@ export function createSpServer(options: SpServerOptions): SpServer {
     return { tokens: identityTokens.client(identity), region: session.region ?? identity.region };
   }
 
+  /**
+   * The access token of a call. When LWA refuses an identity's refresh token, its cached
+   * credentials are dropped, so a token rotated at the source is picked up by the next call.
+   */
+  async function identityAccessToken(id: number | undefined, source: AccessTokenSource): Promise<string> {
+    try {
+      return await source.accessToken();
+    } catch (error) {
+      if (id !== undefined && identities !== undefined && LwaError.isInstance(error) && error.reason === 'token_rejected') {
+        identities.forget?.(id);
+        identityTokens.forget(id);
+      }
+      throw error;
+    }
+  }
+
   function operationTool(operation: SpModelOperation): EnvelopeTool {
     const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
     return {
@@ -299,9 +316,11 @@ export function createSpServer(options: SpServerOptions): SpServer {
           }
         }
         const session = sessions.of(context);
+        // read before any await: a set_active_identity meanwhile must not change this call's identity
+        const identityId = session.identityId;
         const credentials = await callCredentials(session, context);
         const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region, session.sandbox ?? state.sandbox));
-        const token = await credentials.tokens.accessToken();
+        const token = await identityAccessToken(identityId, credentials.tokens);
         try {
           const response = await context.fetch(request.url, {
             method: request.method,

@@ -36,7 +36,7 @@ const open: Connected[] = [];
 const logged: string[] = [];
 const logger = { error: (details: Record<string, unknown>, message: string): void => void logged.push(JSON.stringify({ details, message })), warn: (details: Record<string, unknown>, message: string): void => void logged.push(JSON.stringify({ details, message })) };
 
-/** A token endpoint that hands out an access token naming the refresh token it got (its last 4 characters). */
+/** A token endpoint that hands out an access token naming the refresh token it got (its last 4 characters), and refuses a revoked one. */
 function startTokenServer(): Promise<Server> {
   const server = createServer((request, response) => {
     let body = '';
@@ -45,6 +45,11 @@ function startTokenServer(): Promise<Server> {
     });
     request.on('end', () => {
       const refresh = new URLSearchParams(body).get('refresh_token') ?? '';
+      if (refresh.includes('revoked')) {
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' }));
+        return;
+      }
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ access_token: `access-for-${refresh.slice(-4)}`, token_type: 'bearer', expires_in: 3600 }));
     });
@@ -218,6 +223,20 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
     // the identity's credentials are fetched once
     expect(upstream.requests.filter((request) => request.path === '/idsvc/identities/8')).toHaveLength(1);
     expect(envelopeOf(await connected.call('set_active_identity', { identity_id: 9 })).hints[0]).toBe('Did you mean 8? Got 9.');
+  });
+
+  it('asks the service again for a refresh token LWA refused (rotated there since)', async () => {
+    const revoked = 'opaque-revoked-refresh-token-cccc3333';
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 200, body: list } });
+    upstream.route({ method: 'GET', path: '/idsvc/identities/8', response: { status: 200, body: { ...list[1], refresh_token: revoked } } });
+    const connected = await server(serviceEnv());
+    await connected.call('set_active_identity', { identity_id: 8 });
+    expect(envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS))).toMatchObject({ error_kind: 'auth_error', error_code: 'AUTHENTICATION_ERROR' });
+    upstream.route({ method: 'GET', path: '/idsvc/identities/8', response: { status: 200, body: { ...list[1], refresh_token: SELLER2_TOKEN } } });
+    expect((await connected.call('ordersV0_getOrders', GET_ORDERS)).isError).toBeFalsy();
+    expect(accessTokenOf('ATVPDKIKX0DER')).toBe('access-for-2222');
+    expect(upstream.requests.filter((request) => request.path === '/idsvc/identities/8')).toHaveLength(2);
+    expect(JSON.stringify(answers) + logged.join('')).not.toContain(revoked);
   });
 
   it('answers OPENBRIDGE_HTTP_<status> for identity service failures, with their telemetry', async () => {
