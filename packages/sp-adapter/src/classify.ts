@@ -11,7 +11,7 @@
 import { STATUS_CODES } from 'node:http';
 
 import { capText, classifyClientFailure, classifyUpstreamStatus, LwaError, requestPath } from '@mcp-envelope/core';
-import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, FailedRequest, UpstreamHttpFailure, UpstreamFamily } from '@mcp-envelope/core';
+import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, FailedRequest, NonHttpFailure, UpstreamHttpFailure, UpstreamFamily } from '@mcp-envelope/core';
 
 import { parseSpErrorBody } from './error-body.js';
 import type { SpErrorBody } from './error-body.js';
@@ -240,7 +240,8 @@ export function isIdentityServiceRequest(request: FailedRequest | undefined, ide
 
 /** Hints for identity service failures, by kind. */
 export const OPENBRIDGE_HINTS = {
-  auth: 'The identity service refused the server\'s credentials: check SP_IDENTITY_SERVICE_TOKEN (sent as a bearer token) and that it may read identities.',
+  // worded without "bearer" before a word: the redactor would take that word for a credential
+  auth: 'The identity service refused the server\'s credentials: check SP_IDENTITY_SERVICE_TOKEN (the server sends it in the Authorization header) and that it may read identities.',
   rateLimited: 'The identity service is rate-limiting this server: wait the time given in _meta.retry_after_seconds, then retry.',
   server: 'The identity service failed on its side: retry with exponential backoff; SP-API itself was not called.',
   other: 'Check the identity id (list_identities) and SP_IDENTITY_SERVICE_URL; SP-API itself was not called.',
@@ -316,6 +317,26 @@ export const SP_CLIENT_FAILURES: ClientFailureFamily = {
 };
 
 /**
+ * What the identity service's failures without an HTTP status say: the same kind as SP-API's,
+ * with hints that point at the service's settings instead of the SP-API endpoint.
+ */
+export const IDENTITY_SERVICE_CLIENT_FAILURES: ClientFailureFamily = {
+  ...SP_CLIENT_FAILURES,
+  upstreamLabel: 'the identity service',
+  hints: {
+    network: 'Retry after a short wait; if it keeps failing, check that the identity service at SP_IDENTITY_SERVICE_URL is up and reachable from this server. SP-API itself was not called.',
+    timeout: 'Retry after a short wait; the identity service did not answer within SP_API_TIMEOUT_MS. SP-API itself was not called.',
+    bodyCoercion: SP_CLIENT_FAILURES.hints.bodyCoercion,
+    tooLarge: 'The identity service answered more than MCP_MAX_UPSTREAM_BODY_BYTES: check SP_IDENTITY_SERVICE_URL, or raise the limit if the list of identities is that long.',
+  },
+};
+
+function classifyIdentityServiceClientFailure(failure: NonHttpFailure): ClassifiedError {
+  const classified = classifyClientFailure(failure, IDENTITY_SERVICE_CLIENT_FAILURES);
+  return { ...classified, details: classified.details.map((detail) => ({ ...detail, service: 'identity' })) };
+}
+
+/**
  * Classifies any failure of an SP-API tool call. Pure and total: never throws.
  *
  * - HTTP failures: the status decides through core's table (429 -> `rate_limited` /
@@ -334,5 +355,7 @@ export const SP_CLIENT_FAILURES: ClientFailureFamily = {
  * @returns the classified error (core adds `tool`, `_meta` from the headers, bounds, redaction).
  */
 export function classifySpFailure(failure: ClassifiableFailure, context: ClassifyContext, settings: SpClassifySettings = {}): ClassifiedError {
-  return failure.type === 'upstream_http' ? classifyHttp(failure, context, settings) : classifyClientFailure(failure, SP_CLIENT_FAILURES);
+  if (failure.type === 'upstream_http') return classifyHttp(failure, context, settings);
+  if ('request' in failure && isIdentityServiceRequest(failure.request, settings.identityServiceUrl)) return classifyIdentityServiceClientFailure(failure);
+  return classifyClientFailure(failure, SP_CLIENT_FAILURES);
 }

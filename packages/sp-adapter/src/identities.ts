@@ -93,7 +93,9 @@ export function parseIdentitiesFile(text: string, file: string, env: Readonly<Re
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    // only the position: JSON.parse's message quotes the text, which may be a token put there by mistake
+    const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
+    throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} is not valid JSON${position === undefined ? '' : ` (at position ${position})`}`);
   }
   if (!Array.isArray(value) || value.length === 0) throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} must hold a non-empty JSON array of identities`);
   const identities = value.map((item: unknown, index) => {
@@ -128,6 +130,12 @@ export interface SpIdentitySource {
    * @throws what `context.fetch` throws for the service.
    */
   credentials(id: number, context: ToolHandlerContext): Promise<SpIdentityCredentials | undefined>;
+  /**
+   * Drops what is cached of an identity's credentials, after LWA refused its refresh token: the
+   * next call asks the source again (the service may hold a rotated token by then). Optional, so
+   * sources written before it still fit.
+   */
+  forget?(id: number): void;
 }
 
 /**
@@ -145,6 +153,8 @@ export function fixedIdentitySource(identities: readonly SpIdentityCredentials[]
     url: undefined,
     list: () => Promise.resolve(publicView),
     credentials: (id) => Promise.resolve(identities.find((identity) => identity.id === id)),
+    // the file is read once: a new token needs a restart
+    forget: () => undefined,
   };
 }
 
@@ -166,7 +176,7 @@ export interface IdentityServiceSettings {
  *   `404` when there is no such identity.
  * Every request goes through the call's `context.fetch`, so a non-2xx answer reaches the SP
  * adapter (`OPENBRIDGE_HTTP_<status>`) with the call's telemetry. Fetched credentials are cached
- * per identity for the life of the server.
+ * per identity until LWA refuses the refresh token (see `forget`).
  *
  * @param settings - see {@link IdentityServiceSettings}.
  * @returns the source.
@@ -208,6 +218,9 @@ export function identityServiceSource(settings: IdentityServiceSettings): SpIden
       cached.set(id, credentials);
       return credentials;
     },
+    forget: (id) => {
+      cached.delete(id);
+    },
   };
 }
 
@@ -238,7 +251,7 @@ function asServiceAnswer<T>(read: () => T): T {
  * @param timeoutMs - deadline of identity service requests, in milliseconds.
  * @returns the source, or `undefined` when neither is set (the single-credential setup).
  * @throws SpIdentityError when both are set, the file cannot be read or is malformed, or the URL
- *   is not an absolute http(s) URL.
+ *   is not an absolute http(s) URL without user information, query or fragment.
  */
 export function identitySourceFromEnv(env: Readonly<Record<string, string | undefined>>, timeoutMs: number): SpIdentitySource | undefined {
   const file = env['SP_IDENTITIES_FILE']?.trim() ?? '';
@@ -261,6 +274,9 @@ export function identitySourceFromEnv(env: Readonly<Record<string, string | unde
     throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an absolute http(s) URL');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an http(s) URL');
+  // never quoted: the user information is a credential
+  if (parsed.username !== '' || parsed.password !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead');
+  if (parsed.search !== '' || parsed.hash !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it');
   const bearerToken = env['SP_IDENTITY_SERVICE_TOKEN']?.trim();
   return identityServiceSource({ url: url.replace(/\/+$/, ''), bearerToken: bearerToken === '' ? undefined : bearerToken, timeoutMs });
 }
@@ -283,5 +299,10 @@ export class IdentityTokenClients {
       this.clients.set(identity.id, client);
     }
     return client;
+  }
+
+  /** Drops an identity's client (and its cached access token), so a new refresh token gets a new one. */
+  forget(id: number): void {
+    this.clients.delete(id);
   }
 }

@@ -28,6 +28,8 @@ export interface SpSessionState {
   identityId: number | undefined;
   /** A region chosen with `set_region` in this session, over the identity's. */
   region: SpRegion | undefined;
+  /** A sandbox choice made with `set_region` in this session, over the server's setting. */
+  sandbox?: boolean | undefined;
 }
 
 /** Every session's state, keyed by MCP session id (`''` for a transport without sessions). */
@@ -102,7 +104,9 @@ export function setActiveIdentityTool(source: SpIdentitySource, sessions: SpSess
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
     inputSchema: {
       type: 'object',
-      properties: { identity_id: { type: 'integer', minimum: 1, description: 'An id from list_identities.' } },
+      // ids are safe integers (the identity parsers refuse others), so a larger id is refused here
+      // even when the list cannot be read to check it
+      properties: { identity_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'An id from list_identities.' } },
       required: ['identity_id'],
       additionalProperties: false,
     },

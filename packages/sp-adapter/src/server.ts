@@ -13,6 +13,7 @@ import {
   compileTool,
   createEnvelopeServer,
   EnvelopeError,
+  LwaError,
   LwaTokenClient,
   lwaSettingsFromEnv,
   readSuccessBody,
@@ -82,7 +83,10 @@ export interface SpServerOptions {
   readonly conformanceFixtures?: boolean | undefined;
 }
 
-/** The mutable upstream settings of a running server. */
+/**
+ * The upstream settings of a running server: the defaults of sessions that chose nothing
+ * (`set_region` changes only its own session's region and sandbox choice).
+ */
 export interface SpServerState {
   region: SpRegion;
   sandbox: boolean;
@@ -97,7 +101,7 @@ export interface SpServer {
   readonly state: SpServerState;
   /** The operation tools, by name. */
   readonly operations: ReadonlyMap<string, SpModelOperation>;
-  /** The current base URL of upstream calls. */
+  /** The base URL of upstream calls of a session that chose no region (the start-up settings). */
   baseUrl(): string;
 }
 
@@ -220,7 +224,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
     upstream: options.upstream,
     timeoutMs: options.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_SP_TIMEOUT_MS,
   };
-  const baseUrl = (region: SpRegion = state.region): string => state.upstream ?? spEndpoint(region, state.sandbox);
+  const baseUrl = (region: SpRegion = state.region, sandbox: boolean = state.sandbox): string => state.upstream ?? spEndpoint(region, sandbox);
   const lwaSettings = lwaSettingsFromEnv(env);
   const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings);
   const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs);
@@ -271,6 +275,22 @@ export function createSpServer(options: SpServerOptions): SpServer {
     return { tokens: identityTokens.client(identity), region: session.region ?? identity.region };
   }
 
+  /**
+   * The access token of a call. When LWA refuses an identity's refresh token, its cached
+   * credentials are dropped, so a token rotated at the source is picked up by the next call.
+   */
+  async function identityAccessToken(id: number | undefined, source: AccessTokenSource): Promise<string> {
+    try {
+      return await source.accessToken();
+    } catch (error) {
+      if (id !== undefined && identities !== undefined && LwaError.isInstance(error) && error.reason === 'token_rejected') {
+        identities.forget?.(id);
+        identityTokens.forget(id);
+      }
+      throw error;
+    }
+  }
+
   function operationTool(operation: SpModelOperation): EnvelopeTool {
     const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
     return {
@@ -296,9 +316,11 @@ export function createSpServer(options: SpServerOptions): SpServer {
           }
         }
         const session = sessions.of(context);
+        // read before any await: a set_active_identity meanwhile must not change this call's identity
+        const identityId = session.identityId;
         const credentials = await callCredentials(session, context);
-        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region));
-        const token = await credentials.tokens.accessToken();
+        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region, session.sandbox ?? state.sandbox));
+        const token = await identityAccessToken(identityId, credentials.tokens);
         try {
           const response = await context.fetch(request.url, {
             method: request.method,
@@ -333,12 +355,13 @@ export function createSpServer(options: SpServerOptions): SpServer {
     inputSchemaCheck: 'first-call',
     handler: (args: Record<string, unknown>, context: ToolHandlerContext) => {
       const region = args['region'] as SpRegion;
-      // the server's region is the default of sessions without an identity; this session's choice
+      // the choice is this session's alone (over Streamable HTTP, other clients keep theirs); it
       // also wins over its identity's region
-      state.region = region;
-      sessions.of(context).region = region;
-      if (typeof args['sandbox'] === 'boolean') state.sandbox = args['sandbox'];
-      return { region, sandbox: state.sandbox, endpoint: baseUrl(region), upstream_override: state.upstream !== undefined };
+      const session = sessions.of(context);
+      session.region = region;
+      if (typeof args['sandbox'] === 'boolean') session.sandbox = args['sandbox'];
+      const sandbox = session.sandbox ?? state.sandbox;
+      return { region, sandbox, endpoint: baseUrl(region, sandbox), upstream_override: state.upstream !== undefined };
     },
   };
 

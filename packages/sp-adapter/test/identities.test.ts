@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { createSpServer, loadBuiltInCatalog, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
+import { createSpServer, IDENTITY_SERVICE_CLIENT_FAILURES, loadBuiltInCatalog, OPENBRIDGE_HINTS, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { connect, envelopeOf, startSpUpstream } from './helpers/sp-client.js';
@@ -36,7 +36,7 @@ const open: Connected[] = [];
 const logged: string[] = [];
 const logger = { error: (details: Record<string, unknown>, message: string): void => void logged.push(JSON.stringify({ details, message })), warn: (details: Record<string, unknown>, message: string): void => void logged.push(JSON.stringify({ details, message })) };
 
-/** A token endpoint that hands out an access token naming the refresh token it got (its last 4 characters). */
+/** A token endpoint that hands out an access token naming the refresh token it got (its last 4 characters), and refuses a revoked one. */
 function startTokenServer(): Promise<Server> {
   const server = createServer((request, response) => {
     let body = '';
@@ -45,6 +45,11 @@ function startTokenServer(): Promise<Server> {
     });
     request.on('end', () => {
       const refresh = new URLSearchParams(body).get('refresh_token') ?? '';
+      if (refresh.includes('revoked')) {
+        response.writeHead(400, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' }));
+        return;
+      }
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ access_token: `access-for-${refresh.slice(-4)}`, token_type: 'bearer', expires_in: 3600 }));
     });
@@ -128,10 +133,23 @@ describe('SP_IDENTITIES_FILE', () => {
     expect(() => parseIdentitiesFile(JSON.stringify([{ ...IDENTITIES[0], id: '1' }]), 'ids.json', env)).toThrow('identities[0].id must be a positive integer');
   });
 
+  it('never quotes the text of a file that is not JSON (it may be a token pointed at by mistake)', () => {
+    // JSON.parse's own message quotes the first characters of the text
+    expect(() => parseIdentitiesFile(SELLER2_TOKEN, 'token.txt', {})).toThrow(new SpIdentityError('SP_IDENTITIES_FILE token.txt is not valid JSON'));
+    expect(() => parseIdentitiesFile(`SELLER1_REFRESH_TOKEN=${SELLER1_TOKEN}`, '.env', {})).toThrow(new SpIdentityError('SP_IDENTITIES_FILE .env is not valid JSON'));
+    expect(() => parseIdentitiesFile('[{"id": 1', 'ids.json', {})).toThrow(new SpIdentityError('SP_IDENTITIES_FILE ids.json is not valid JSON (at position 9)'));
+  });
+
   it('makes createSpServer fail at start-up on an unreadable file or both sources', async () => {
     const models = await loadBuiltInCatalog();
     expect(() => createSpServer({ models, env: { SP_IDENTITIES_FILE: join(folder, 'missing.json') } })).toThrow(`SP_IDENTITIES_FILE ${join(folder, 'missing.json')} cannot be read: ENOENT`);
     expect(() => createSpServer({ models, env: { SP_IDENTITIES_FILE: identitiesFile, SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/' } })).toThrow('set SP_IDENTITIES_FILE or SP_IDENTITY_SERVICE_URL, not both');
+    // fetch refuses URLs with credentials (every call would fail), and paths are appended to the URL
+    const withPassword = (): unknown => createSpServer({ models, env: { SP_IDENTITY_SERVICE_URL: 'http://agency:pw-secret-1234@127.0.0.1:9/idsvc' } });
+    expect(withPassword).toThrow(new SpIdentityError('SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead'));
+    expect(() => createSpServer({ models, env: { SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/idsvc?key=k' } })).toThrow(
+      new SpIdentityError('SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it'),
+    );
   });
 
   it('lists identities without tokens, filtered by a free-text region', async () => {
@@ -207,10 +225,28 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
     expect(envelopeOf(await connected.call('set_active_identity', { identity_id: 9 })).hints[0]).toBe('Did you mean 8? Got 9.');
   });
 
+  it('asks the service again for a refresh token LWA refused (rotated there since)', async () => {
+    const revoked = 'opaque-revoked-refresh-token-cccc3333';
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 200, body: list } });
+    upstream.route({ method: 'GET', path: '/idsvc/identities/8', response: { status: 200, body: { ...list[1], refresh_token: revoked } } });
+    const connected = await server(serviceEnv());
+    await connected.call('set_active_identity', { identity_id: 8 });
+    expect(envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS))).toMatchObject({ error_kind: 'auth_error', error_code: 'AUTHENTICATION_ERROR' });
+    upstream.route({ method: 'GET', path: '/idsvc/identities/8', response: { status: 200, body: { ...list[1], refresh_token: SELLER2_TOKEN } } });
+    expect((await connected.call('ordersV0_getOrders', GET_ORDERS)).isError).toBeFalsy();
+    expect(accessTokenOf('ATVPDKIKX0DER')).toBe('access-for-2222');
+    expect(upstream.requests.filter((request) => request.path === '/idsvc/identities/8')).toHaveLength(2);
+    expect(JSON.stringify(answers) + logged.join('')).not.toContain(revoked);
+  });
+
   it('answers OPENBRIDGE_HTTP_<status> for identity service failures, with their telemetry', async () => {
     const connected = await server(serviceEnv());
     upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 401, body: { message: `token ${SERVICE_TOKEN} is not valid` } } });
-    expect(envelopeOf(await connected.call('list_identities', {}))).toMatchObject({ error_kind: 'auth_error', error_code: 'OPENBRIDGE_HTTP_401', retryable: false });
+    const refused = envelopeOf(await connected.call('list_identities', {}));
+    expect(refused).toMatchObject({ error_kind: 'auth_error', error_code: 'OPENBRIDGE_HTTP_401', retryable: false });
+    // the server's own hint must survive redaction intact
+    expect(refused.hints[0]).toBe(OPENBRIDGE_HINTS.auth);
+    expect(refused.hints.join(' ')).not.toContain('[REDACTED]');
     upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 429, headers: { 'Retry-After': '7' }, body: { message: 'slow down' } } });
     const limited = envelopeOf(await connected.call('list_identities', {}));
     expect(limited).toMatchObject({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, _meta: { retry_after_seconds: 7 } });
@@ -223,6 +259,11 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
   it('falls through with an identity_unverified warning when the list is down or empty, and SP-API calls then meet the service', async () => {
     const connected = await server(serviceEnv());
     upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 503, body: {} } });
+    // no identity id is past the safe integers, so such an id is refused even unverified
+    const unsafe = envelopeOf(await connected.call('set_active_identity', { identity_id: 2 ** 53 + 2 }));
+    expect(unsafe).toMatchObject({ error_kind: 'mcp_input_validation', error_code: 'SCHEMA_MAXIMUM' });
+    expect(unsafe.details[0]).toMatchObject({ field: 'identity_id', limit: Number.MAX_SAFE_INTEGER });
+    expect(upstream.requests.filter((request) => request.path === '/idsvc/identities')).toHaveLength(0);
     const down = await connected.call('set_active_identity', { identity_id: 5 });
     expect(down.isError).toBeFalsy();
     expect(down.structuredContent).toEqual({
@@ -248,12 +289,38 @@ describe('SP_IDENTITY_SERVICE_URL, broken service', () => {
     expect(malformed).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: false });
     expect(malformed.summary).toBe("The identity service's answer is malformed: identity service: identities[0].id must be a positive integer.");
     const unreachable = await server({ ...lwa(), SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/idsvc' });
-    expect(envelopeOf(await unreachable.call('list_identities', {}))).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true });
+    const noAnswer = envelopeOf(await unreachable.call('list_identities', {}));
+    expect(noAnswer).toMatchObject({ error_kind: 'sp_api_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true });
+    // the failure names the identity service, not the SP-API endpoint
+    expect(noAnswer.details[0]).toMatchObject({ service: 'identity' });
+    expect(noAnswer.hints).toEqual([IDENTITY_SERVICE_CLIENT_FAILURES.hints.network]);
+    expect(noAnswer.hints[0]).toContain('SP_IDENTITY_SERVICE_URL');
     expect((await unreachable.call('set_active_identity', { identity_id: 4 })).structuredContent).toMatchObject({ identity_id: 4, verified: false, _meta: { warnings: [{ kind: 'identity_unverified' }] } });
   });
 });
 
 describe('sessions over Streamable HTTP', () => {
+  it('keeps a set_region choice, sandbox included, to the session that made it', async () => {
+    const models = await loadBuiltInCatalog();
+    const sp = createSpServer({ models, env: fileEnv(), envelope: { logger } });
+    const handle = await sp.envelope.serveStreamableHttp({ port: 0 });
+    const clients = [new Client({ name: 'sandbox-tester', version: '1.0.0' }), new Client({ name: 'live-seller', version: '1.0.0' })];
+    try {
+      for (const client of clients) await client.connect(new StreamableHTTPClientTransport(handle.url));
+      const [tester, live] = clients as [Client, Client];
+      const chosen = (await tester.callTool({ name: 'set_region', arguments: { region: 'fe', sandbox: true } })) as CallToolResult;
+      expect(chosen.structuredContent).toEqual({ region: 'fe', sandbox: true, endpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com', upstream_override: false });
+      const other = (await live.callTool({ name: 'set_region', arguments: { region: 'na' } })) as CallToolResult;
+      expect(other.structuredContent).toEqual({ region: 'na', sandbox: false, endpoint: 'https://sellingpartnerapi-na.amazon.com', upstream_override: false });
+      // the server's default, for sessions that chose nothing, is the start-up setting
+      expect(sp.baseUrl()).toBe('https://sellingpartnerapi-na.amazon.com');
+      expect(sp.state).toMatchObject({ region: 'na', sandbox: false });
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await handle.close();
+    }
+  });
+
   it('keeps each client on its own identity while both call at once', async () => {
     const models = await loadBuiltInCatalog();
     const sp = createSpServer({ models, env: fileEnv(), upstream: upstream.url, envelope: { logger } });

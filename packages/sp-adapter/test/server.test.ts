@@ -197,7 +197,8 @@ describe('set_region', () => {
     expect(connected.server.baseUrl()).toBe('https://sellingpartnerapi-na.amazon.com');
     const result = await connected.call('set_region', { region: 'fe', sandbox: true });
     expect(result.structuredContent).toEqual({ region: 'fe', sandbox: true, endpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com', upstream_override: false });
-    expect(connected.server.baseUrl()).toBe('https://sandbox.sellingpartnerapi-fe.amazon.com');
+    // the choice is the session's: the server's default for other sessions stays
+    expect(connected.server.baseUrl()).toBe('https://sellingpartnerapi-na.amazon.com');
     const envelope = envelopeOf(await connected.call('set_region', { region: 'Europe' }));
     expect(envelope.error_code).toBe('SCHEMA_ENUM_MISMATCH');
     expect(envelope.hints).toContain('Did you mean eu? Got Europe.');
