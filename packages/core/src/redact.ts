@@ -124,10 +124,20 @@ const MAX_KNOWN_SECRETS = 256;
 /** The public prefixes of Login with Amazon credentials; the rest of the value is the secret part. */
 const PUBLIC_PREFIX = /^(?:Atz[ar]\||amzn1\.oa2-cs\.v\d+\.)/;
 
+/**
+ * `text` and, when it holds characters a URL escapes (`|`, `+`, `/`, `=`), its URL-encoded forms
+ * with upper- and lower-case hex: upstreams echo the request URLs and forms that carried it.
+ */
+function urlEncodedSpellings(text: string): string[] {
+  const encoded = encodeURIComponent(text);
+  if (encoded === text) return [text];
+  return [text, encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
+}
+
 function knownSecret(secret: string): KnownSecret {
   const bare = secret.replace(PUBLIC_PREFIX, '');
   const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
-  const spellings = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]))];
+  const spellings = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings))];
   // one window per distinct text: the spellings share most of their pieces
   const windows = new Map<string, { text: string; spelling: string; offset: number }>();
   for (const spelling of spellings) {
@@ -185,8 +195,11 @@ function replaceFragmentAt(text: string, at: number, window: KnownSecret['window
 
 function replaceKnownSecrets(text: string): string {
   let result = text;
+  // every whole spelling first: a piece of one secret that another shares must not cut it apart
   for (const secret of KNOWN_SECRETS.values()) {
     for (const spelling of secret.spellings) if (result.includes(spelling)) result = result.split(spelling).join(REDACTED);
+  }
+  for (const secret of KNOWN_SECRETS.values()) {
     for (const window of secret.windows) {
       let at = result.indexOf(window.text);
       while (at !== -1) {
@@ -214,7 +227,8 @@ export interface Redactor {
   /**
    * @returns a copy of `value` with every string redacted, and the whole string value of a key
    *   that names a credential or a secret header (`password`, `Authorization`, `Cookie`, ...);
-   *   keys themselves are kept; non-JSON values are kept.
+   *   keys are redacted like strings (an echoed token can be a key); parts nested deeper than
+   *   64 levels are redacted through their JSON text; non-JSON values are kept.
    */
   readonly value: <Value>(value: Value) => Value;
   /**
@@ -230,6 +244,30 @@ export interface Redactor {
  * no default rule can apply and the string is returned as is.
  */
 const DEFAULT_TRIGGER = /bearer|client[_-]?id[_-]?secret|atz[ar](?:\||%7c)|authorization|x-amz-|x-api-key|cookie|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key|oa2-cs/i;
+
+/** How deep {@link Redactor.value} walks a value object by object; deeper parts go through their JSON text. */
+const MAX_WALK_DEPTH = 64;
+
+/** Sets an own enumerable data property (also one named `__proto__`, which plain assignment would not create). */
+function defineData(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * A part of a value nested deeper than {@link MAX_WALK_DEPTH}, redacted through its JSON text so
+ * that no depth hides a secret: the redacted text parsed back, or {@link REDACTED} for the whole
+ * part when the text cannot be written or read back (a cycle, or a replacement that broke it).
+ */
+function redactDeepValue(value: object, redactString: (text: string) => string): unknown {
+  try {
+    const text = JSON.stringify(value) as string | undefined;
+    if (text === undefined) return value;
+    const redacted = redactString(text);
+    return redacted === text ? value : (JSON.parse(redacted) as unknown);
+  } catch {
+    return REDACTED;
+  }
+}
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
@@ -260,7 +298,8 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
   // Copy-on-write: a container is copied only when something inside it changed.
   const redactValue = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return redactString(value);
-    if (depth > 64 || typeof value !== 'object' || value === null) return value;
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth > MAX_WALK_DEPTH) return redactDeepValue(value, redactString);
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       for (let index = 0; index < value.length; index += 1) {
@@ -273,14 +312,16 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     }
     let copy: Record<string, unknown> | undefined;
     const keys = Object.keys(value);
-    for (const key of keys) {
+    for (const [index, key] of keys.entries()) {
       const item = (value as Record<string, unknown>)[key];
       const redacted = typeof item === 'string' && item !== '' && isSecretKey(key) ? REDACTED : redactValue(item, depth + 1);
-      if (redacted !== item && copy === undefined) {
+      // a key is text the upstream chose too: an echoed token as a key is as much a leak
+      const redactedKey = redactString(key);
+      if ((redacted !== item || redactedKey !== key) && copy === undefined) {
         copy = {};
-        for (const earlier of keys) Object.defineProperty(copy, earlier, { value: (value as Record<string, unknown>)[earlier], enumerable: true, writable: true, configurable: true });
+        for (const earlier of keys.slice(0, index)) defineData(copy, earlier, (value as Record<string, unknown>)[earlier]);
       }
-      if (copy !== undefined) Object.defineProperty(copy, key, { value: redacted, enumerable: true, writable: true, configurable: true });
+      if (copy !== undefined) defineData(copy, redactedKey, redacted);
     }
     return copy ?? value;
   };

@@ -148,6 +148,30 @@ describe('the server\'s own secrets are redacted on the success path', () => {
   });
 });
 
+describe('secrets in the places a walk of string values misses', () => {
+  /** A refresh token with the characters a URL escapes, as real ones have. */
+  const REFRESH = 'Atzr|IwEBIHardening+Refresh/Token=With+Escapes/0123456789abcdefghij';
+
+  it('an echoed token as an object key, nested deeper than 64 levels, or URL-encoded without its prefix never reaches the client', async () => {
+    const connected = await server({ env: { LWA_REFRESH_TOKEN: REFRESH } });
+    let deep: Record<string, unknown> = { token: ACCESS_TOKEN, note: 'password=hunter2hunter2' };
+    for (let level = 0; level < 70; level += 1) deep = { a: deep };
+    const bareRefresh = REFRESH.slice('Atzr|'.length);
+    upstream.respond({
+      status: 200,
+      body: { payload: { byToken: { [ACCESS_TOKEN]: 1, [bareRefresh]: 2 }, deep, echoedUrl: `https://example.test/cb?rt=${encodeURIComponent(bareRefresh)}` } },
+    });
+    const result = await connected.call(TOOL, {});
+    expect(result.isError).toBeUndefined();
+    const wire = JSON.stringify(result);
+    for (const secret of [ACCESS_TOKEN.slice(5), bareRefresh, encodeURIComponent(bareRefresh).slice(0, 24), 'hunter2']) expect(wire).not.toContain(secret);
+    const payload = (result.structuredContent as { payload: { byToken: Record<string, number>; echoedUrl: string } }).payload;
+    expect(Object.values(payload.byToken)).toEqual([2]);
+    expect(payload.echoedUrl).toBe('https://example.test/cb?rt=[REDACTED]');
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
+  });
+});
+
 describe('credentials stay with their origin', () => {
   it.each([301, 302, 303, 307, 308])('HTTP %i to another origin: not followed, the envelope says where it pointed (no query string)', async (status) => {
     const connected = await server();
