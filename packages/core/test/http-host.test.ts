@@ -126,7 +126,7 @@ describe('sessions are capped and expire when idle', () => {
 });
 
 describe('stdio: a line over the transport limit', () => {
-  it('gets a JSON-RPC error with its id and a log line, and the connection stays up', async () => {
+  it('gets a JSON-RPC error with its id (written first or last) and a log line, and the connection stays up', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' } });
     let stdout = '';
     let stderr = '';
@@ -152,6 +152,10 @@ describe('stdio: a line over the transport limit', () => {
         error: { code: -32600, message: `Request too large: a message of ${huge.length} bytes exceeds the stdio limit of 10485760 bytes`, data: { limit_bytes: 10_485_760, received_bytes: huge.length } },
       });
       expect(stderr).toContain('"msg":"stdio message over the size limit refused"');
+      // a client that writes `id` first (field order jsonrpc, id, method, params) gets its id back too
+      const idFirst = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'report_summary', arguments: { note: 'y'.repeat(11 * 1024 * 1024) } } });
+      child.stdin.write(`${idFirst}\n`);
+      expect(await answer(4)).toMatchObject({ id: 4, error: { code: -32600, data: { limit_bytes: 10_485_760, received_bytes: idFirst.length } } });
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'report_summary', arguments: {} } })}\n`);
       expect((await answer(3))['result']).toMatchObject({ structuredContent: { total: 42 } });
     } finally {
