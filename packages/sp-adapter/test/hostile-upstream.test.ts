@@ -202,6 +202,29 @@ describe('credentials stay with their origin', () => {
     expect(JSON.stringify(envelope)).not.toContain('stolen');
   });
 
+  it('a same-origin redirect whose target carries user info is refused as a redirect, not a retryable network failure', async () => {
+    const connected = await server();
+    const port = new URL(upstream.url).port;
+    upstream.route({ path: TOOL_PATH, response: { status: 302, headers: { location: `http://evil:Atza%7Cpw@127.0.0.1:${port}/moved?x=1` } } });
+    const before = upstream.requests.length;
+    const envelope = envelopeOf(await connected.call(TOOL, {}));
+    expect(upstream.requests).toHaveLength(before + 1);
+    expect(envelope.error_code).toBe('TOOL_EXECUTION_FAILED');
+    expect(envelope.retryable).toBe(false);
+    expect(envelope.details[0]).toMatchObject({ http_status: 302, location: `${upstream.url}/moved`, issue: `redirect to ${upstream.url}/moved not followed (user_info)` });
+    expect(JSON.stringify(envelope)).not.toContain('evil');
+  });
+
+  it.each([
+    ['javascript:alert(1)', 'javascript:alert(1)'],
+    ['file:///etc/passwd', 'file:///etc/passwd'],
+  ])('a redirect to %s names its scheme, not "null"', async (location, shown) => {
+    const connected = await server();
+    upstream.respond({ status: 307, headers: { location } });
+    const envelope = envelopeOf(await connected.call(TOOL, {}));
+    expect(envelope.details[0]).toMatchObject({ http_status: 307, location: shown });
+  });
+
   it('a redirect within the origin is followed', async () => {
     const connected = await server();
     upstream.route({ path: TOOL_PATH, response: { status: 302, headers: { location: '/moved' } } }, { path: '/moved', response: { status: 200, body: { payload: 'moved here' } } });
