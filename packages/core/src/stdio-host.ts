@@ -149,5 +149,35 @@ export async function serveStdio(server: LowLevelServer, logger: EnvelopeLogger,
   // line plus one chunk
   const transport = new StdioServerTransport(filter, stdout, { maxBufferSize: 2 * limit + 1024 * 1024 });
   await server.connect(transport);
+  answerUnreadableLines(transport, logger, stdout);
   return transport;
+}
+
+/**
+ * The JSON-RPC error for a line the SDK's stdio transport could not read: `-32700` for text that
+ * is not JSON (`NaN`, a cut-off object), `-32600` for JSON that is no JSON-RPC message; `undefined`
+ * for any other transport error.
+ */
+function unreadableLineError(error: unknown): { code: number; message: string } | undefined {
+  if (error instanceof SyntaxError) return { code: -32700, message: 'Parse error: the message is not valid JSON' };
+  if (error instanceof Error && error.name === 'ZodError') return { code: -32600, message: 'Invalid Request: the message is not a JSON-RPC 2.0 message' };
+  return undefined;
+}
+
+/**
+ * Answers every line the transport drops as unreadable with a JSON-RPC error (id `null`, as
+ * JSON-RPC 2.0 says when the id cannot be read) and a log line: the SDK alone reports it to
+ * `onerror` only, and the client waits for its own timeout. The line itself is not logged (it may
+ * hold credentials).
+ */
+function answerUnreadableLines(transport: StdioServerTransport, logger: EnvelopeLogger, stdout: Writable): void {
+  const protocolOnError = transport.onerror;
+  transport.onerror = (error) => {
+    const answer = unreadableLineError(error);
+    if (answer !== undefined) {
+      logger.error({ code: answer.code }, 'unreadable stdio message refused');
+      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: answer })}\n`);
+    }
+    protocolOnError?.(error);
+  };
 }

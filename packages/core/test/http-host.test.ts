@@ -162,4 +162,29 @@ describe('stdio: a line over the transport limit', () => {
       child.kill('SIGKILL');
     }
   });
+
+  it('a line that is not JSON, or JSON that is not JSON-RPC, gets a JSON-RPC error with id null, not silence', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' } });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const lineWith = async (text: string): Promise<Record<string, unknown>> => {
+      for (;;) {
+        const line = stdout.split('\n').find((candidate) => candidate.includes(text));
+        if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      child.stdin.write(`${INITIALIZE}\n`);
+      await lineWith('"id":1');
+      child.stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"report_summary","arguments":{"n":NaN}}}\n');
+      expect(await lineWith('-32700')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the message is not valid JSON' } });
+      child.stdin.write('{"hello":"world"}\n');
+      expect(await lineWith('-32600')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message is not a JSON-RPC 2.0 message' } });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'report_summary', arguments: {} } })}\n`);
+      expect((await lineWith('"id":8'))['result']).toMatchObject({ structuredContent: { total: 42 } });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });
