@@ -55,7 +55,7 @@ import type { FinalizeEnvironment } from './envelope-builder.js';
 import { serveStreamableHttp as serveHttp } from './http-host.js';
 import type { StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 import { createInFlightCalls, isPromiseLike, shutdownEnvelope } from './in-flight.js';
-import { serveStdio as serveStdioTransport } from './stdio-host.js';
+import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } from './stdio-host.js';
 import type { StdioOptions } from './stdio-host.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
@@ -704,10 +704,28 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     capability,
     connect: (transport) => server.connect(transport),
     createSdkServer,
-    serveStdio: (stdioOptions) => serveStdioTransport(server, logger, stdioOptions),
+    serveStdio: (stdioOptions) => {
+      warnWhenResultsOutgrowStdio(limits, logger);
+      return serveStdioTransport(server, logger, stdioOptions);
+    },
     serveStreamableHttp,
     close: () => server.close(),
   };
+}
+
+/**
+ * A log line at start when `MCP_MAX_RESULT_BYTES` lets a result reach the 10 MiB line the MCP SDK's
+ * stdio client reads: such a result passes the limit, and the client then drops the connection
+ * without a word.
+ */
+function warnWhenResultsOutgrowStdio(limits: EnvelopeLimits, logger: EnvelopeLogger): void {
+  // the JSON-RPC frame around a result takes a few hundred bytes more
+  const ceiling = DEFAULT_MAX_STDIO_MESSAGE_BYTES - 4096;
+  if (limits.MCP_MAX_RESULT_BYTES <= ceiling) return;
+  logger.warn(
+    { MCP_MAX_RESULT_BYTES: limits.MCP_MAX_RESULT_BYTES, stdio_client_limit_bytes: DEFAULT_MAX_STDIO_MESSAGE_BYTES },
+    `MCP_MAX_RESULT_BYTES is above ${ceiling} bytes: over stdio, a result that large makes the MCP SDK client drop the connection; keep it below`,
+  );
 }
 
 /** @internal the text of a content block holding an envelope, for handler-built error results. */

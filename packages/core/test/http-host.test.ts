@@ -163,6 +163,19 @@ describe('stdio: a line over the transport limit', () => {
     }
   });
 
+  it('a result limit at or above the SDK stdio client\'s 10 MiB line is said at start', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '', MCP_MAX_RESULT_BYTES: String(20 * 1024 * 1024) } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      while (!stderr.includes('MCP_MAX_RESULT_BYTES is above')) await new Promise((resolve) => setTimeout(resolve, 20));
+      const line = JSON.parse(stderr.split('\n').find((candidate) => candidate.includes('MCP_MAX_RESULT_BYTES is above'))!) as Record<string, unknown>;
+      expect(line).toMatchObject({ level: 40, MCP_MAX_RESULT_BYTES: 20_971_520, stdio_client_limit_bytes: 10_485_760 });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('a line that is not JSON, or JSON that is not JSON-RPC, gets a JSON-RPC error with id null, not silence', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' } });
     let stdout = '';
