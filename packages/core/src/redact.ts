@@ -134,10 +134,28 @@ function urlEncodedSpellings(text: string): string[] {
   return [text, encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
 }
 
+/**
+ * The part of the base64 text of `text` that stays the same wherever `text` sits in a longer
+ * encoded value (`Basic base64(client_id:client_secret)`), for each of the three byte alignments,
+ * in the standard and the URL-safe alphabet: the groups that hold only bytes of `text`.
+ */
+function base64Cores(text: string): string[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const cores: string[] = [];
+  for (let lead = 0; lead < 3; lead += 1) {
+    const skip = (3 - lead) % 3;
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    if (whole < 12) continue;
+    const core = bytes.subarray(skip, skip + whole).toString('base64');
+    cores.push(core, core.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return cores;
+}
+
 function knownSecret(secret: string): KnownSecret {
   const bare = secret.replace(PUBLIC_PREFIX, '');
   const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
-  const spellings = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings))];
+  const spellings = [...new Set([...bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings), ...bases.flatMap(base64Cores)])];
   // one window per distinct text: the spellings share most of their pieces
   const windows = new Map<string, { text: string; spelling: string; offset: number }>();
   for (const spelling of spellings) {
@@ -155,7 +173,8 @@ function knownSecret(secret: string): KnownSecret {
  * shape: upstreams echo credentials that no pattern recognizes (an opaque access token, a client
  * secret quoted in an error description). The LWA client registers its client secret, refresh
  * token and every access token it obtains. Also replaced: the value without its public prefix
- * (`Atza|`, `Atzr|`, `amzn1.oa2-cs.v1.`), the value with its dots written as slashes, and any
+ * (`Atza|`, `Atzr|`, `amzn1.oa2-cs.v1.`), the value with its dots written as slashes, each of
+ * these URL-encoded, the stable part of their base64 encodings (at any alignment), and any
  * piece of a long value of at least `2 * FRAGMENT_LENGTH - 1` characters (a token split across
  * two fields).
  *

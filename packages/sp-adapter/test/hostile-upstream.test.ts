@@ -169,6 +169,25 @@ describe('secrets in the places a walk of string values misses', () => {
   /** A refresh token with the characters a URL escapes, as real ones have. */
   const REFRESH = 'Atzr|IwEBIHardening+Refresh/Token=With+Escapes/0123456789abcdefghij';
 
+  it('an echoed access token or client secret in base64 (alone, or inside a Basic credential) never reaches the client', async () => {
+    const connected = await server();
+    const { LWA_CLIENT_ID: clientId, LWA_CLIENT_SECRET: clientSecret } = lwaEnv(upstream);
+    const basic = Buffer.from(`${clientId!}:${clientSecret!}`).toString('base64');
+    const token = Buffer.from(ACCESS_TOKEN).toString('base64url');
+    upstream.respond({ status: 200, body: { payload: { auth: `Basic ${basic}`, token } } });
+    const result = await connected.call(TOOL, {});
+    const wire = JSON.stringify(result);
+    for (const bare of ['00aa11bb22cc33dd44ee55ff66', ACCESS_TOKEN.slice(5)]) {
+      for (let lead = 0; lead < 3; lead += 1) {
+        // the part of the encoding that is the same wherever the secret sits
+        const core = Buffer.from(bare.slice((3 - lead) % 3)).toString('base64').slice(0, 16);
+        expect(wire).not.toContain(core);
+        expect(wire).not.toContain(core.replaceAll('+', '-').replaceAll('/', '_'));
+      }
+    }
+    expect(wire).not.toContain(token.slice(8, 40));
+  });
+
   it('an echoed token as an object key, nested deeper than 64 levels, or URL-encoded without its prefix never reaches the client', async () => {
     const connected = await server({ env: { LWA_REFRESH_TOKEN: REFRESH } });
     let deep: Record<string, unknown> = { token: ACCESS_TOKEN, note: 'password=hunter2hunter2' };
