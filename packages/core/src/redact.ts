@@ -155,10 +155,13 @@ function base64Cores(text: string): string[] {
 function knownSecret(secret: string): KnownSecret {
   const bare = secret.replace(PUBLIC_PREFIX, '');
   const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
-  const spellings = [...new Set([...bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings), ...bases.flatMap(base64Cores)])];
+  const plain = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings))];
+  const spellings = [...plain, ...new Set(bases.flatMap(base64Cores))];
   // one window per distinct text: the spellings share most of their pieces
   const windows = new Map<string, { text: string; spelling: string; offset: number }>();
-  for (const spelling of spellings) {
+  // pieces of the plain spellings only: a base64 text cut across fields is not looked for, and
+  // its windows would multiply the cost of every string redacted
+  for (const spelling of plain) {
     if (spelling.length < 2 * FRAGMENT_LENGTH) continue;
     for (let offset = 0; offset + FRAGMENT_LENGTH <= spelling.length; offset += FRAGMENT_LENGTH) {
       const text = spelling.slice(offset, offset + FRAGMENT_LENGTH);
@@ -315,7 +318,8 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     return KNOWN_SECRETS.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra);
   };
   // Copy-on-write: a container is copied only when something inside it changed.
-  const redactValue = (value: unknown, depth: number): unknown => {
+  // keys repeat across the items of a body: each distinct key is redacted once per walk
+  const redactValue = (value: unknown, depth: number, keyCache: Map<string, string>): unknown => {
     if (typeof value === 'string') return redactString(value);
     if (typeof value !== 'object' || value === null) return value;
     if (depth > MAX_WALK_DEPTH) return redactDeepValue(value, redactString);
@@ -323,7 +327,7 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
       let copy: unknown[] | undefined;
       for (let index = 0; index < value.length; index += 1) {
         const item: unknown = value[index];
-        const redacted = redactValue(item, depth + 1);
+        const redacted = redactValue(item, depth + 1, keyCache);
         if (redacted !== item) copy ??= value.slice();
         if (copy !== undefined) copy[index] = redacted;
       }
@@ -333,9 +337,13 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     const keys = Object.keys(value);
     for (const [index, key] of keys.entries()) {
       const item = (value as Record<string, unknown>)[key];
-      const redacted = typeof item === 'string' && item !== '' && isSecretKey(key) ? REDACTED : redactValue(item, depth + 1);
+      const redacted = typeof item === 'string' && item !== '' && isSecretKey(key) ? REDACTED : redactValue(item, depth + 1, keyCache);
       // a key is text the upstream chose too: an echoed token as a key is as much a leak
-      const redactedKey = redactString(key);
+      let redactedKey = keyCache.get(key);
+      if (redactedKey === undefined) {
+        redactedKey = redactString(key);
+        keyCache.set(key, redactedKey);
+      }
       if ((redacted !== item || redactedKey !== key) && copy === undefined) {
         copy = {};
         for (const earlier of keys.slice(0, index)) defineData(copy, earlier, (value as Record<string, unknown>)[earlier]);
@@ -353,7 +361,7 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
   };
   return {
     string: redactString,
-    value: <Value>(value: Value): Value => redactValue(value, 0) as Value,
+    value: <Value>(value: Value): Value => redactValue(value, 0, new Map()) as Value,
     mayRedact,
   };
 }
