@@ -80,8 +80,8 @@ export interface RedirectFailure {
   readonly status: number;
   /** Where it pointed: origin and path only (query string, fragment and user info removed). */
   readonly location: string;
-  /** `cross_origin`: another scheme, host or port; `too_many`: more same-origin hops than allowed. */
-  readonly reason: 'cross_origin' | 'too_many';
+  /** `cross_origin`: another scheme, host or port; `user_info`: the target carries user info; `too_many`: more same-origin hops than allowed. */
+  readonly reason: 'cross_origin' | 'user_info' | 'too_many';
   readonly request?: FailedRequest;
 }
 

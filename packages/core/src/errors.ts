@@ -184,7 +184,7 @@ function clientFailureMessage(failure: ClientSideFailure): string {
     case 'response_too_large':
       return `${failure.subject === 'result' ? 'the tool result' : 'the upstream body'} is larger than ${failure.setting} (${failure.limitBytes} bytes)${where}`;
     case 'redirect':
-      return `upstream redirect (HTTP ${failure.status}) to ${failure.location} not followed: ${failure.reason === 'cross_origin' ? 'another origin' : 'too many hops'}${where}`;
+      return `upstream redirect (HTTP ${failure.status}) to ${failure.location} not followed: ${failure.reason === 'cross_origin' ? 'another origin' : failure.reason === 'user_info' ? 'user info in the target' : 'too many hops'}${where}`;
   }
 }
 

@@ -124,13 +124,44 @@ const MAX_KNOWN_SECRETS = 256;
 /** The public prefixes of Login with Amazon credentials; the rest of the value is the secret part. */
 const PUBLIC_PREFIX = /^(?:Atz[ar]\||amzn1\.oa2-cs\.v\d+\.)/;
 
+/**
+ * `text` and, when it holds characters a URL escapes (`|`, `+`, `/`, `=`), its URL-encoded forms
+ * with upper- and lower-case hex: upstreams echo the request URLs and forms that carried it.
+ */
+function urlEncodedSpellings(text: string): string[] {
+  const encoded = encodeURIComponent(text);
+  if (encoded === text) return [text];
+  return [text, encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())];
+}
+
+/**
+ * The part of the base64 text of `text` that stays the same wherever `text` sits in a longer
+ * encoded value (`Basic base64(client_id:client_secret)`), for each of the three byte alignments,
+ * in the standard and the URL-safe alphabet: the groups that hold only bytes of `text`.
+ */
+function base64Cores(text: string): string[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const cores: string[] = [];
+  for (let lead = 0; lead < 3; lead += 1) {
+    const skip = (3 - lead) % 3;
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    if (whole < 12) continue;
+    const core = bytes.subarray(skip, skip + whole).toString('base64');
+    cores.push(core, core.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return cores;
+}
+
 function knownSecret(secret: string): KnownSecret {
   const bare = secret.replace(PUBLIC_PREFIX, '');
   const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
-  const spellings = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]))];
+  const plain = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings))];
+  const spellings = [...plain, ...new Set(bases.flatMap(base64Cores))];
   // one window per distinct text: the spellings share most of their pieces
   const windows = new Map<string, { text: string; spelling: string; offset: number }>();
-  for (const spelling of spellings) {
+  // pieces of the plain spellings only: a base64 text cut across fields is not looked for, and
+  // its windows would multiply the cost of every string redacted
+  for (const spelling of plain) {
     if (spelling.length < 2 * FRAGMENT_LENGTH) continue;
     for (let offset = 0; offset + FRAGMENT_LENGTH <= spelling.length; offset += FRAGMENT_LENGTH) {
       const text = spelling.slice(offset, offset + FRAGMENT_LENGTH);
@@ -145,7 +176,8 @@ function knownSecret(secret: string): KnownSecret {
  * shape: upstreams echo credentials that no pattern recognizes (an opaque access token, a client
  * secret quoted in an error description). The LWA client registers its client secret, refresh
  * token and every access token it obtains. Also replaced: the value without its public prefix
- * (`Atza|`, `Atzr|`, `amzn1.oa2-cs.v1.`), the value with its dots written as slashes, and any
+ * (`Atza|`, `Atzr|`, `amzn1.oa2-cs.v1.`), the value with its dots written as slashes, each of
+ * these URL-encoded, the stable part of their base64 encodings (at any alignment), and any
  * piece of a long value of at least `2 * FRAGMENT_LENGTH - 1` characters (a token split across
  * two fields).
  *
@@ -185,8 +217,11 @@ function replaceFragmentAt(text: string, at: number, window: KnownSecret['window
 
 function replaceKnownSecrets(text: string): string {
   let result = text;
+  // every whole spelling first: a piece of one secret that another shares must not cut it apart
   for (const secret of KNOWN_SECRETS.values()) {
     for (const spelling of secret.spellings) if (result.includes(spelling)) result = result.split(spelling).join(REDACTED);
+  }
+  for (const secret of KNOWN_SECRETS.values()) {
     for (const window of secret.windows) {
       let at = result.indexOf(window.text);
       while (at !== -1) {
@@ -214,8 +249,8 @@ export interface Redactor {
   /**
    * @returns a copy of `value` with every string redacted, and the whole string value of a key
    *   that names a credential or a secret header (`password`, `Authorization`, `Cookie`, ...);
-   *   keys themselves are kept; non-JSON values are kept. A container nested more than 64 levels
-   *   deep is not walked: it is replaced whole by {@link REDACTED} when its JSON may hold a secret.
+   *   keys are redacted like strings (an echoed token can be a key); parts nested deeper than
+   *   64 levels are redacted through their JSON text; non-JSON values are kept.
    */
   readonly value: <Value>(value: Value) => Value;
   /**
@@ -232,8 +267,29 @@ export interface Redactor {
  */
 const DEFAULT_TRIGGER = /bearer|client[_-]?id[_-]?secret|atz[ar](?:\||%7c)|authorization|x-amz-|x-api-key|cookie|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key|oa2-cs/i;
 
-/** How deep {@link Redactor.value} walks a value; a container below this depth is tested whole. */
+/** How deep {@link Redactor.value} walks a value object by object; deeper parts go through their JSON text. */
 const MAX_WALK_DEPTH = 64;
+
+/** Sets an own enumerable data property (also one named `__proto__`, which plain assignment would not create). */
+function defineData(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * A part of a value nested deeper than {@link MAX_WALK_DEPTH}, redacted through its JSON text so
+ * that no depth hides a secret: the redacted text parsed back, or {@link REDACTED} for the whole
+ * part when the text cannot be written or read back (a cycle, or a replacement that broke it).
+ */
+function redactDeepValue(value: object, redactString: (text: string) => string): unknown {
+  try {
+    const text = JSON.stringify(value) as string | undefined;
+    if (text === undefined) return value;
+    const redacted = redactString(text);
+    return redacted === text ? value : (JSON.parse(redacted) as unknown);
+  } catch {
+    return REDACTED;
+  }
+}
 
 function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
@@ -262,15 +318,16 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     return KNOWN_SECRETS.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra);
   };
   // Copy-on-write: a container is copied only when something inside it changed.
-  const redactValue = (value: unknown, depth: number): unknown => {
+  // keys repeat across the items of a body: each distinct key is redacted once per walk
+  const redactValue = (value: unknown, depth: number, keyCache: Map<string, string>): unknown => {
     if (typeof value === 'string') return redactString(value);
     if (typeof value !== 'object' || value === null) return value;
-    if (depth > MAX_WALK_DEPTH) return deepValue(value);
+    if (depth > MAX_WALK_DEPTH) return redactDeepValue(value, redactString);
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       for (let index = 0; index < value.length; index += 1) {
         const item: unknown = value[index];
-        const redacted = redactValue(item, depth + 1);
+        const redacted = redactValue(item, depth + 1, keyCache);
         if (redacted !== item) copy ??= value.slice();
         if (copy !== undefined) copy[index] = redacted;
       }
@@ -278,27 +335,22 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     }
     let copy: Record<string, unknown> | undefined;
     const keys = Object.keys(value);
-    for (const key of keys) {
+    for (const [index, key] of keys.entries()) {
       const item = (value as Record<string, unknown>)[key];
-      const redacted = typeof item === 'string' && item !== '' && isSecretKey(key) ? REDACTED : redactValue(item, depth + 1);
-      if (redacted !== item && copy === undefined) {
-        copy = {};
-        for (const earlier of keys) Object.defineProperty(copy, earlier, { value: (value as Record<string, unknown>)[earlier], enumerable: true, writable: true, configurable: true });
+      const redacted = typeof item === 'string' && item !== '' && isSecretKey(key) ? REDACTED : redactValue(item, depth + 1, keyCache);
+      // a key is text the upstream chose too: an echoed token as a key is as much a leak
+      let redactedKey = keyCache.get(key);
+      if (redactedKey === undefined) {
+        redactedKey = redactString(key);
+        keyCache.set(key, redactedKey);
       }
-      if (copy !== undefined) Object.defineProperty(copy, key, { value: redacted, enumerable: true, writable: true, configurable: true });
+      if ((redacted !== item || redactedKey !== key) && copy === undefined) {
+        copy = {};
+        for (const earlier of keys.slice(0, index)) defineData(copy, earlier, (value as Record<string, unknown>)[earlier]);
+      }
+      if (copy !== undefined) defineData(copy, redactedKey, redacted);
     }
     return copy ?? value;
-  };
-  // Below the walk's depth limit a value is not walked but tested whole: one that may hold a
-  // secret is replaced by the marker, since a deeply nested string leaks as easily as a shallow one.
-  const deepValue = (value: object): unknown => {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch {
-      return REDACTED;
-    }
-    return text === undefined || !mayRedact(text) ? value : REDACTED;
   };
   const mayRedact = (text: string): boolean => {
     if (DEFAULT_TRIGGER.test(text) || holdsKnownSecret(text)) return true;
@@ -309,7 +361,7 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
   };
   return {
     string: redactString,
-    value: <Value>(value: Value): Value => redactValue(value, 0) as Value,
+    value: <Value>(value: Value): Value => redactValue(value, 0, new Map()) as Value,
     mayRedact,
   };
 }

@@ -55,7 +55,7 @@ import type { FinalizeEnvironment } from './envelope-builder.js';
 import { serveStreamableHttp as serveHttp } from './http-host.js';
 import type { StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 import { createInFlightCalls, isPromiseLike, shutdownEnvelope } from './in-flight.js';
-import { serveStdio as serveStdioTransport } from './stdio-host.js';
+import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } from './stdio-host.js';
 import type { StdioOptions } from './stdio-host.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
@@ -69,6 +69,12 @@ import { fetchInCallContext } from './upstream.js';
 import type { upstreamFetch } from './upstream.js';
 import { carriedEnvelope } from './classify.js';
 import { UpstreamClientError } from './errors.js';
+
+/**
+ * The `_meta` keys only the server writes (the contract's telemetry): a plain data result's own
+ * `_meta` loses them, so no upstream body can pose as the server's telemetry.
+ */
+const TELEMETRY_KEYS: readonly string[] = ['normalized', 'rate_limit', 'retry_after_seconds', 'warnings', 'correlation_id', 'validator'];
 
 /** The SDK v1 low-level server class that carries our `tools/list` and `tools/call` handlers. */
 export type SdkServer = LowLevelServer;
@@ -106,6 +112,7 @@ export interface ToolHandlerContext {
  * - a plain object becomes `structuredContent` and, as JSON, `content[0].text`, with the call's
  *   `_meta` merged in, whatever its keys: an object shaped like a `CallToolResult` (an upstream
  *   body with `content`, `isError`, ...) is data like any other, so no upstream can forge a result;
+ *   the telemetry keys of its own `_meta` (`rate_limit`, `warnings`, ...) are dropped first;
  * - a string becomes `content[0].text` as is; an array, number, boolean or `null` becomes its JSON
  *   text; `undefined` becomes an empty `content`. None of these gets `structuredContent` (the SDK
  *   v1 result schema only admits an object there) nor `_meta`;
@@ -447,6 +454,21 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     return meta === undefined ? undefined : finalizeEnvironment.redactor.value(meta);
   }
 
+  /**
+   * `value` without the telemetry keys of its own `_meta`: in data (an upstream body), they are
+   * not this server's telemetry, and a forged `warnings` or `retry_after_seconds` would read as
+   * if it were. The call's own telemetry is merged in afterwards.
+   */
+  function withoutForgedTelemetry(value: Record<string, unknown>): Record<string, unknown> {
+    const existing = value['_meta'];
+    if (!isPlainObject(existing) || !TELEMETRY_KEYS.some((key) => Object.hasOwn(existing, key))) return value;
+    const rest = Object.fromEntries(Object.entries(existing).filter(([key]) => !TELEMETRY_KEYS.includes(key)));
+    const copy = { ...value };
+    if (Object.keys(rest).length === 0) delete copy['_meta'];
+    else copy['_meta'] = rest;
+    return copy;
+  }
+
   function withMeta(value: Record<string, unknown>, meta: EnvelopeMeta): Record<string, unknown> {
     const existing = value['_meta'];
     if (existing !== undefined && !isPlainObject(existing)) return value;
@@ -485,7 +507,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     }
     if (isPlainObject(value)) {
       const meta = successMeta(call);
-      const withCallMeta = meta === undefined ? value : withMeta(value, meta);
+      const data = withoutForgedTelemetry(value);
+      const withCallMeta = meta === undefined ? data : withMeta(data, meta);
       const json = JSON.stringify(withCallMeta);
       // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
       if (json.charCodeAt(0) !== 0x7b) return badResult('returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
@@ -681,10 +704,28 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     capability,
     connect: (transport) => server.connect(transport),
     createSdkServer,
-    serveStdio: (stdioOptions) => serveStdioTransport(server, logger, stdioOptions),
+    serveStdio: (stdioOptions) => {
+      warnWhenResultsOutgrowStdio(limits, logger);
+      return serveStdioTransport(server, logger, stdioOptions);
+    },
     serveStreamableHttp,
     close: () => server.close(),
   };
+}
+
+/**
+ * A log line at start when `MCP_MAX_RESULT_BYTES` lets a result reach the 10 MiB line the MCP SDK's
+ * stdio client reads: such a result passes the limit, and the client then drops the connection
+ * without a word.
+ */
+function warnWhenResultsOutgrowStdio(limits: EnvelopeLimits, logger: EnvelopeLogger): void {
+  // the JSON-RPC frame around a result takes a few hundred bytes more
+  const ceiling = DEFAULT_MAX_STDIO_MESSAGE_BYTES - 4096;
+  if (limits.MCP_MAX_RESULT_BYTES <= ceiling) return;
+  logger.warn(
+    { MCP_MAX_RESULT_BYTES: limits.MCP_MAX_RESULT_BYTES, stdio_client_limit_bytes: DEFAULT_MAX_STDIO_MESSAGE_BYTES },
+    `MCP_MAX_RESULT_BYTES is above ${ceiling} bytes: over stdio, a result that large makes the MCP SDK client drop the connection; keep it below`,
+  );
 }
 
 /** @internal the text of a content block holding an envelope, for handler-built error results. */

@@ -21,15 +21,22 @@ export interface StdioOptions {
 /** Default {@link StdioOptions.maxMessageBytes}: the MCP SDK's own stdio buffer limit, 10 MiB. */
 export const DEFAULT_MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
 
-/** How much of an oversized line's end is kept to find its JSON-RPC `id` (the SDK writes `id` last). */
+/**
+ * How much of an oversized line's start and end is kept to find its JSON-RPC `id`: the TypeScript
+ * SDK writes `id` last, clients that serialize fields in declaration order (the Python SDK) write
+ * it right after `jsonrpc`.
+ */
 const TAIL_BYTES = 512;
 
 /** A top-level `"id": <number or string>` closing the object, at the very end of a line. */
 const TRAILING_ID = /"id"\s*:\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/;
 
-/** The JSON-RPC id at the end of a line's tail, or `null` when none is found. */
-function trailingId(tail: string): string | number | null {
-  const match = TRAILING_ID.exec(tail);
+/** A top-level `"id": <number or string>` opening the object, alone or after `"jsonrpc": "2.0"`. */
+const LEADING_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,200}")\s*,/;
+
+/** The JSON-RPC id at the start of a line's head or at the end of its tail, or `null` when none is found. */
+function lineId(head: string, tail: string): string | number | null {
+  const match = LEADING_ID.exec(head) ?? TRAILING_ID.exec(tail);
   if (match?.[1] === undefined) return null;
   try {
     const id: unknown = JSON.parse(match[1]);
@@ -43,7 +50,7 @@ function trailingId(tail: string): string | number | null {
 export interface OversizedLine {
   /** The line's length in bytes, newline excluded. */
   readonly bytes: number;
-  /** The JSON-RPC id found at its end, else `null`. */
+  /** The JSON-RPC id found at its start or end, else `null`. */
   readonly id: string | number | null;
 }
 
@@ -59,6 +66,7 @@ export class OversizedLineFilter extends Transform {
   #pendingBytes = 0;
   #dropping = false;
   #droppedBytes = 0;
+  #head: Buffer = Buffer.alloc(0);
   #tail: Buffer = Buffer.alloc(0);
 
   /**
@@ -81,9 +89,10 @@ export class OversizedLineFilter extends Transform {
       offset = end;
       if (newline === -1) break;
       if (this.#dropping) {
-        this.#onOversized({ bytes: this.#droppedBytes - 1, id: trailingId(this.#tail.toString('utf8').replace(/\r?\n$/, '')) });
+        this.#onOversized({ bytes: this.#droppedBytes - 1, id: lineId(this.#head.toString('utf8'), this.#tail.toString('utf8').replace(/\r?\n$/, '')) });
         this.#dropping = false;
         this.#droppedBytes = 0;
+        this.#head = Buffer.alloc(0);
         this.#tail = Buffer.alloc(0);
       } else {
         complete.push(...this.#pending);
@@ -105,6 +114,8 @@ export class OversizedLineFilter extends Transform {
     if (!this.#dropping) {
       this.#dropping = true;
       this.#droppedBytes = this.#pendingBytes;
+      const kept = Buffer.concat([...this.#pending, piece.subarray(0, TAIL_BYTES)]);
+      this.#head = kept.subarray(0, TAIL_BYTES);
       this.#tail = Buffer.concat(this.#pending).subarray(-TAIL_BYTES);
       this.#pending = [];
       this.#pendingBytes = 0;
@@ -116,8 +127,8 @@ export class OversizedLineFilter extends Transform {
 
 /**
  * Connects `server` to stdin/stdout through an {@link OversizedLineFilter}: a line over the
- * limit is answered with a JSON-RPC error -32600 (with the line's `id` when it ends with one, else
- * `null`; `data: { limit_bytes, received_bytes }`) and a log line, and the connection stays up.
+ * limit is answered with a JSON-RPC error -32600 (with the line's `id` when it starts or ends
+ * with one, else `null`; `data: { limit_bytes, received_bytes }`) and a log line, and the connection stays up.
  *
  * @param server - the SDK server.
  * @param logger - where the log line goes.
@@ -138,5 +149,35 @@ export async function serveStdio(server: LowLevelServer, logger: EnvelopeLogger,
   // line plus one chunk
   const transport = new StdioServerTransport(filter, stdout, { maxBufferSize: 2 * limit + 1024 * 1024 });
   await server.connect(transport);
+  answerUnreadableLines(transport, logger, stdout);
   return transport;
+}
+
+/**
+ * The JSON-RPC error for a line the SDK's stdio transport could not read: `-32700` for text that
+ * is not JSON (`NaN`, a cut-off object), `-32600` for JSON that is no JSON-RPC message; `undefined`
+ * for any other transport error.
+ */
+function unreadableLineError(error: unknown): { code: number; message: string } | undefined {
+  if (error instanceof SyntaxError) return { code: -32700, message: 'Parse error: the message is not valid JSON' };
+  if (error instanceof Error && error.name === 'ZodError') return { code: -32600, message: 'Invalid Request: the message is not a JSON-RPC 2.0 message' };
+  return undefined;
+}
+
+/**
+ * Answers every line the transport drops as unreadable with a JSON-RPC error (id `null`, as
+ * JSON-RPC 2.0 says when the id cannot be read) and a log line: the SDK alone reports it to
+ * `onerror` only, and the client waits for its own timeout. The line itself is not logged (it may
+ * hold credentials).
+ */
+function answerUnreadableLines(transport: StdioServerTransport, logger: EnvelopeLogger, stdout: Writable): void {
+  const protocolOnError = transport.onerror;
+  transport.onerror = (error) => {
+    const answer = unreadableLineError(error);
+    if (answer !== undefined) {
+      logger.error({ code: answer.code }, 'unreadable stdio message refused');
+      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: answer })}\n`);
+    }
+    protocolOnError?.(error);
+  };
 }

@@ -202,6 +202,18 @@ function redirectedInit(init: RequestInit, status: number): RequestInit {
 }
 
 /**
+ * Why a redirect from `current` to `next` is not followed, or `undefined` when it is: another
+ * origin would receive the request's credentials; user info in the target would make `fetch`
+ * refuse it (and would send credentials the upstream chose); more than
+ * {@link MAX_UPSTREAM_REDIRECTS} hops is a loop.
+ */
+function redirectRefusal(current: URL, next: URL, hop: number): 'cross_origin' | 'user_info' | 'too_many' | undefined {
+  if (next.origin !== current.origin) return 'cross_origin';
+  if (next.username !== '' || next.password !== '') return 'user_info';
+  return hop >= MAX_UPSTREAM_REDIRECTS ? 'too_many' : undefined;
+}
+
+/**
  * Sends the request and follows redirects by hand, within one origin only: a redirect to another
  * origin would carry the request's credentials (`x-amz-access-token`, `Authorization`) there.
  *
@@ -216,7 +228,7 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
     const next = REDIRECT_STATUSES.has(response.status) && location !== null ? locationUrl(location, current) : undefined;
     if (next === undefined) return response;
     await response.body?.cancel().catch(() => undefined);
-    const reason = next.origin !== current.origin ? 'cross_origin' : hop >= MAX_UPSTREAM_REDIRECTS ? 'too_many' : undefined;
+    const reason = redirectRefusal(current, next, hop);
     if (reason !== undefined) throw new UpstreamClientError({ type: 'redirect', status: response.status, location: displayLocation(next), reason, request: exchange.request });
     current = next;
     currentInit = redirectedInit(currentInit, response.status);

@@ -126,7 +126,7 @@ describe('sessions are capped and expire when idle', () => {
 });
 
 describe('stdio: a line over the transport limit', () => {
-  it('gets a JSON-RPC error with its id and a log line, and the connection stays up', async () => {
+  it('gets a JSON-RPC error with its id (written first or last) and a log line, and the connection stays up', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' } });
     let stdout = '';
     let stderr = '';
@@ -152,8 +152,50 @@ describe('stdio: a line over the transport limit', () => {
         error: { code: -32600, message: `Request too large: a message of ${huge.length} bytes exceeds the stdio limit of 10485760 bytes`, data: { limit_bytes: 10_485_760, received_bytes: huge.length } },
       });
       expect(stderr).toContain('"msg":"stdio message over the size limit refused"');
+      // a client that writes `id` first (field order jsonrpc, id, method, params) gets its id back too
+      const idFirst = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'report_summary', arguments: { note: 'y'.repeat(11 * 1024 * 1024) } } });
+      child.stdin.write(`${idFirst}\n`);
+      expect(await answer(4)).toMatchObject({ id: 4, error: { code: -32600, data: { limit_bytes: 10_485_760, received_bytes: idFirst.length } } });
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'report_summary', arguments: {} } })}\n`);
       expect((await answer(3))['result']).toMatchObject({ structuredContent: { total: 42 } });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('a result limit at or above the SDK stdio client\'s 10 MiB line is said at start', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '', MCP_MAX_RESULT_BYTES: String(20 * 1024 * 1024) } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      while (!stderr.includes('MCP_MAX_RESULT_BYTES is above')) await new Promise((resolve) => setTimeout(resolve, 20));
+      const line = JSON.parse(stderr.split('\n').find((candidate) => candidate.includes('MCP_MAX_RESULT_BYTES is above'))!) as Record<string, unknown>;
+      expect(line).toMatchObject({ level: 40, MCP_MAX_RESULT_BYTES: 20_971_520, stdio_client_limit_bytes: 10_485_760 });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('a line that is not JSON, or JSON that is not JSON-RPC, gets a JSON-RPC error with id null, not silence', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' } });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const lineWith = async (text: string): Promise<Record<string, unknown>> => {
+      for (;;) {
+        const line = stdout.split('\n').find((candidate) => candidate.includes(text));
+        if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      child.stdin.write(`${INITIALIZE}\n`);
+      await lineWith('"id":1');
+      child.stdin.write('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"report_summary","arguments":{"n":NaN}}}\n');
+      expect(await lineWith('-32700')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the message is not valid JSON' } });
+      child.stdin.write('{"hello":"world"}\n');
+      expect(await lineWith('-32600')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the message is not a JSON-RPC 2.0 message' } });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'report_summary', arguments: {} } })}\n`);
+      expect((await lineWith('"id":8'))['result']).toMatchObject({ structuredContent: { total: 42 } });
     } finally {
       child.kill('SIGKILL');
     }

@@ -53,6 +53,16 @@ describe('known secrets in other spellings', () => {
     expect(redactor.string('IwEBIUnit')).toBe('IwEBIUnit');
   });
 
+  it('a secret is replaced whole even when another known secret shares a long piece of it', () => {
+    // the shared piece is one window of the first secret: replaced first, it would cut the second apart
+    registerSecret('Atzr|IwEBIShared+piece/With=Odd+Chars/first0123456789KLMNOP');
+    registerSecret('Atza|IwEBIOthers+piece/With=Odd+Chars/second9876543210ABCDEF');
+    const redactor = createRedactor();
+    expect(redactor.string('v=IwEBIOthers+piece/With=Odd+Chars/second9876543210ABCDEF;')).toBe('v=[REDACTED];');
+    expect(redactor.string('v=IwEBIOthers%2Bpiece%2FWith%3DOdd%2BChars%2Fsecond9876543210ABCDEF;')).toBe('v=[REDACTED];');
+    expect(redactor.string('v=IwEBIOthers%2bpiece%2fWith%3dOdd%2bChars%2fsecond9876543210ABCDEF;')).toBe('v=[REDACTED];');
+  });
+
   it('mayRedact is false for text none of the rules or secrets touch, true otherwise', () => {
     registerSecret(token);
     const redactor = createRedactor([/tok_[a-z0-9]+/]);

@@ -90,9 +90,9 @@ describe('redaction', () => {
     ).toEqual({ headers: { Authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', Cookie: '[REDACTED]' }, password: '[REDACTED]', db_password: '[REDACTED]', note: 'keep', refresh_token_expires_in: 3600 });
   });
 
-  it('redacts strings anywhere inside a value without touching keys or other types', () => {
+  it('redacts strings anywhere inside a value, keys included (an upstream can echo a token as a key), without touching other types', () => {
     const input = { 'Bearer x': ['Bearer abc', 3, null, { note: 'acct-654321' }], flag: true };
-    expect(redactor.value(input)).toEqual({ 'Bearer x': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });
+    expect(redactor.value(input)).toEqual({ 'Bearer [REDACTED]': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });
     expect(input['Bearer x'][0]).toBe('Bearer abc');
   });
 

@@ -149,9 +149,16 @@ function tooLarge(failure: ResponseTooLargeFailure, family: ClientFailureFamily)
   };
 }
 
+/** Why a redirect was not followed, as a summary says it. */
+const REDIRECT_REFUSALS: Readonly<Record<RedirectFailure['reason'], string>> = {
+  cross_origin: "another origin, where the request's credentials must not follow",
+  user_info: 'its target carries user info (credentials in the URL)',
+  too_many: 'one hop too many',
+};
+
 function redirected(failure: RedirectFailure, family: ClientFailureFamily): ClassifiedError {
   const host = requestHost(failure.request?.url, family.upstreamLabel);
-  const why = failure.reason === 'cross_origin' ? 'another origin, where the request\'s credentials must not follow' : 'one hop too many';
+  const why = REDIRECT_REFUSALS[failure.reason];
   return {
     error_kind: family.clientKind,
     error_code: 'TOOL_EXECUTION_FAILED',

@@ -81,5 +81,8 @@ export function locationUrl(location: string, base: string | URL): URL | undefin
  * @returns e.g. `https://example.com/auth/o2/token`.
  */
 export function displayLocation(url: URL): string {
-  return `${url.origin}${url.pathname}`;
+  // a scheme without an origin (`file:`, `javascript:`) would print as `null`
+  if (url.origin !== 'null') return `${url.origin}${url.pathname}`;
+  const authority = url.href.startsWith(`${url.protocol}//`) ? `//${url.host}` : '';
+  return `${url.protocol}${authority}${url.pathname}`;
 }
