@@ -14,8 +14,8 @@ import type { NewChangeset, VersionType } from '@changesets/types';
 import { activeMigrations, compareVersions } from '@mcp-envelope/contract';
 import type { MigrationEntry } from '@mcp-envelope/contract';
 
-import { firstCommit, readReleases, shippedMigrations, versionAt } from './history.js';
-import type { Release } from './history.js';
+import { firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
+import type { Release, ShippedMigration } from './history.js';
 import {
   DEFAULT_LAYOUT,
   changedFiles,
@@ -82,6 +82,8 @@ interface CheckContext {
   readonly releases: readonly Release[];
   /** Migration id -> the first release whose table held it. */
   readonly shipped: ReadonlyMap<string, Release>;
+  /** The entries the releases shipped, as they shipped them. */
+  readonly shippedEntries: readonly ShippedMigration[];
 }
 
 type Report = (finding: ReleaseFinding) => void;
@@ -127,6 +129,7 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
     root,
     packages.map((entry) => entry.name),
   );
+  const shippedEntries = await shippedMigrationEntries(root, releases, layout.migrationsFile);
   return {
     root,
     layout,
@@ -138,7 +141,8 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
     migrations: readMigrations(root, layout),
     fixtures: readFixtureEnvelopes(root, layout),
     releases,
-    shipped: await shippedMigrations(root, releases, layout.migrationsFile),
+    shipped: new Map(shippedEntries.map(({ entry, release }) => [entry.id, release])),
+    shippedEntries,
   };
 }
 
@@ -180,17 +184,37 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
   };
 }
 
+function overlaps(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  return a === undefined || b === undefined || a.some((item) => b.includes(item));
+}
+
+/**
+ * The earliest shipped entry with this id or with the same reclassification (same kinds, a shared
+ * code and server): renaming an entry must not reopen a window a release already used.
+ */
+function shippedAs(context: CheckContext, entry: MigrationEntry): ShippedMigration | undefined {
+  return context.shippedEntries
+    .filter(
+      ({ entry: old }) =>
+        old.id === entry.id ||
+        (old.from_kind === entry.from_kind && old.to_kind === entry.to_kind && overlaps(old.error_codes, entry.error_codes) && overlaps(old.servers, entry.servers)),
+    )
+    .sort((a, b) => compareVersions(a.release.version, b.release.version))[0];
+}
+
 function checkExpiredMigrations(context: CheckContext, report: Report): void {
   const { layout, migrations, targetVersion } = context;
   for (const entry of migrations) {
-    const shippedIn = context.shipped.get(entry.id);
+    const earlier = shippedAs(context, entry);
+    const shippedIn = earlier?.release;
+    const renamed = earlier !== undefined && earlier.entry.id !== entry.id ? ` as "${earlier.entry.id}"` : '';
     const byRelease = shippedIn !== undefined && compareVersions(shippedIn.version, targetVersion) < 0;
     const byVersion = entry.removed_in !== undefined && compareVersions(entry.removed_in, targetVersion) <= 0;
     if (!byRelease && !byVersion) continue;
     report({
       rule: 'expired-migrations',
       message: byRelease
-        ? `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) shipped in ${shippedIn.version} (tag ${shippedIn.tag}); its window closes with the next release, and ${targetVersion} is about to be released`
+        ? `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) shipped in ${shippedIn.version} (tag ${shippedIn.tag})${renamed}; its window closes with the next release, and ${targetVersion} is about to be released`
         : `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) expired in ${entry.removed_in ?? ''}, and ${targetVersion} is about to be released`,
       fix: `Delete the entry "${entry.id}" from ${layout.migrationsFile}, run \`pnpm fixtures:update\`, and drop legacy_error_kind "${entry.from_kind}" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).`,
     });

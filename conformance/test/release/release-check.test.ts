@@ -98,6 +98,18 @@ describe('expired-migrations: a window is one release long, whatever the bump', 
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
+  it('refuses a shipped entry renamed under a new id: the window is the reclassification, not the id', async () => {
+    const root = makeReleaseRepo();
+    const renamed = { ...TOOL_NOT_FOUND_MIGRATION, id: 'unknown-tool-to-tool-not-found-again' };
+    write(root, 'contract/migrations.json', { migrations: [renamed] });
+    addChangeset(root, 'fix', 'patch', `A fix.\n${migrationNote(renamed, '0.1.1', ['@mcp-envelope/ads-adapter'])}`, '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'fix-ads', 'patch', migrationNote(renamed, '0.1.1', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    const result = await runReleaseCheck({ root });
+    expect(result.findings.filter((finding) => finding.rule === 'expired-migrations').map((finding) => finding.message)).toEqual([
+      'migration "unknown-tool-to-tool-not-found-again" (mcp_input_validation -> tool_not_found) shipped in 0.1.0 (tag @mcp-envelope/contract@0.1.0) as "unknown-tool-to-tool-not-found"; its window closes with the next release, and 0.1.1 is about to be released',
+    ]);
+  });
+
   it('still honours an explicit removed_in', async () => {
     const root = makeReleaseRepo({ tag: false, migrations: [{ ...TOOL_NOT_FOUND_MIGRATION, removed_in: '0.2.0' }] });
     addChangeset(root, 'next', 'minor', `Next minor.\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}`, '@mcp-envelope/sp-adapter');
