@@ -65,6 +65,19 @@ export async function migrationsAt(root: string, ref: string, migrationsFile: st
 }
 
 /**
+ * A file's text as it was at a ref.
+ *
+ * @returns the text, or `undefined` when the file did not exist there.
+ */
+export async function fileAt(root: string, ref: string, path: string): Promise<string | undefined> {
+  try {
+    return await git(root, 'show', `${ref}:${path}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The version a package had at a ref (its `package.json`).
  *
  * @returns the version, or `undefined` when the file or field did not exist there.

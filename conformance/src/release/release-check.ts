@@ -14,7 +14,7 @@ import type { NewChangeset, VersionType } from '@changesets/types';
 import { activeMigrations, compareVersions } from '@mcp-envelope/contract';
 import type { MigrationEntry } from '@mcp-envelope/contract';
 
-import { firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
+import { fileAt, firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
 import type { Release, ShippedMigration } from './history.js';
 import {
   DEFAULT_LAYOUT,
@@ -171,7 +171,7 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
   const skip: Skip = (rule, reason) => skipped.push({ rule, reason });
   const context = await gatherContext(options.root, options.layout ?? DEFAULT_LAYOUT, report);
   checkExpiredMigrations(context, report);
-  const snapshot = checkSnapshotDrift(context, report, skip);
+  const snapshot = await checkSnapshotDrift(context, report, skip);
   await checkChangesetRequired(context, options.since, report, skip);
   checkMigrationChangelogs(context, snapshot, report);
   return {
@@ -231,14 +231,20 @@ function checkExpiredMigrations(context: CheckContext, report: Report): void {
   }
 }
 
-/** The snapshot of the last release; before any release, the newest one at or below the current version. */
-function baselineSnapshot(context: CheckContext): ReleaseSnapshot | undefined {
+/**
+ * The snapshot of the last release as its tag holds it (the checkout's copy could be edited along
+ * with the change it should reveal); else the newest one in the checkout at or below that release,
+ * or before any release at or below the current version.
+ */
+async function baselineSnapshot(context: CheckContext): Promise<ReleaseSnapshot | undefined> {
   const last = context.releases.at(-1);
+  const tagged = last === undefined ? undefined : await fileAt(context.root, last.tag, `${context.layout.releasesFolder}/${last.version}.json`);
+  if (tagged !== undefined) return JSON.parse(tagged) as ReleaseSnapshot;
   return readLatestSnapshot(context.root, context.layout, last?.version ?? context.currentVersion);
 }
 
-function checkSnapshotDrift(context: CheckContext, report: Report, skip: Skip): ReleaseSnapshot | undefined {
-  const snapshot = baselineSnapshot(context);
+async function checkSnapshotDrift(context: CheckContext, report: Report, skip: Skip): Promise<ReleaseSnapshot | undefined> {
+  const snapshot = await baselineSnapshot(context);
   if (snapshot === undefined) {
     skip('snapshot-drift', `no released snapshot in ${context.layout.releasesFolder} at or below ${context.releases.at(-1)?.version ?? context.currentVersion}`);
     return undefined;

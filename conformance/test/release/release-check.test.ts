@@ -162,6 +162,20 @@ describe('snapshot-drift', () => {
     expect(result.findings.map((finding) => finding.message)).toEqual(['sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry']);
   });
 
+  it('reads the snapshot the release tag holds, so editing it in the checkout cannot hide a change', async () => {
+    const root = makeReleaseRepo({ migrations: [], tag: false });
+    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    writeReleaseSnapshot(root);
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'release 0.1.0');
+    tagRelease(root, '0.1.0');
+    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    writeReleaseSnapshot(root);
+    addChangeset(root, 'quiet', 'minor', 'Nothing to see.');
+    const result = await runReleaseCheck({ root });
+    expect(result.findings.map((finding) => finding.message)).toEqual(['sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry']);
+  });
+
   it('passes when a migration entry covers the change, named in the server CHANGELOG', async () => {
     const root = makeReleaseRepo({ migrations: [] });
     write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
