@@ -285,11 +285,22 @@ async function checkChangesetRequired(context: CheckContext, sinceOption: string
       message: `contract files changed since ${since} with no pending changeset: ${contractChanges.join(', ')}`,
       fix: `Run \`pnpm changeset\`, pick ${taxonomyChanges.length > 0 ? 'at least minor' : 'the bump that fits'}, and describe the change for users.`,
     });
-  } else if (taxonomyChanges.length > 0 && bump < BUMP_RANK.minor) {
+    return;
+  }
+  if (taxonomyChanges.length > 0 && bump < BUMP_RANK.minor) {
     report({
       rule: 'changeset-required',
       message: `the taxonomy changed since ${since} (${taxonomyChanges.join(', ')}) but the release bumps only patch`,
       fix: 'Change the changeset to `minor` (or `major` when a kind or code was removed): a taxonomy change is never a patch.',
+    });
+  }
+  if (bump === 0 || bump >= BUMP_RANK.minor) return;
+  // A migration entry no release has shipped yet is a reclassification this release introduces.
+  for (const entry of context.migrations.filter((candidate) => shippedAs(context, candidate) === undefined)) {
+    report({
+      rule: 'changeset-required',
+      message: `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) is a reclassification but the release bumps only patch`,
+      fix: 'Change the changeset to `minor` (or `major`): a reclassification is never a patch.',
     });
   }
 }

@@ -240,6 +240,29 @@ describe('changeset-required', () => {
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
+  it('fails a reclassification (a new migration entry) released as a patch, passes it as minor', async () => {
+    const root = makeReleaseRepo({ migrations: [] });
+    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    writeReleaseSnapshot(root);
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'snapshot');
+    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'));
+    const entry = { id: 'sp-403-back', error_codes: ['SP_API_HTTP_403'], servers: ['sp'], from_kind: 'auth_error', to_kind: 'sp_api_http', introduced_in: '0.1.1', cutover_date: '2027-06-01' };
+    write(root, 'contract/migrations.json', { migrations: [entry] });
+    addChangeset(root, 'note', 'patch', migrationNote(entry, '0.1.1'), '@mcp-envelope/sp-adapter');
+    expect((await runReleaseCheck({ root })).findings).toEqual([
+      {
+        rule: 'changeset-required',
+        message: 'migration "sp-403-back" (auth_error -> sp_api_http) is a reclassification but the release bumps only patch',
+        fix: 'Change the changeset to `minor` (or `major`): a reclassification is never a patch.',
+      },
+    ]);
+    entry.introduced_in = '0.2.0';
+    write(root, 'contract/migrations.json', { migrations: [entry] });
+    addChangeset(root, 'note', 'minor', migrationNote(entry, '0.2.0'), '@mcp-envelope/sp-adapter');
+    expect((await runReleaseCheck({ root })).findings).toEqual([]);
+  });
+
   it('counts the bump changeset version already wrote (the release commit before publish)', async () => {
     const root = makeReleaseRepo();
     write(root, 'contract/src/taxonomy.ts', "export const ERROR_KINDS = ['internal_error', 'quota_error'] as const;\n");
