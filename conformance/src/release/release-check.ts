@@ -310,6 +310,23 @@ function requiredPhrases(entry: MigrationEntry, opening: string, others: readonl
   return [`\`${entry.id}\``, entry.cutover_date ?? 'YYYY-MM-DD', `release after ${opening}`, ...others.map((name) => `\`${name}\``)];
 }
 
+/**
+ * A CHANGELOG cut into its notes: one per top-level list item (what `changeset version` writes for
+ * each changeset) or heading, so that one note must say everything about a migration.
+ */
+function changelogNotes(changelog: string): string[] {
+  return changelog.split(/^(?=#|[-*] )/m).filter((note) => note.trim() !== '');
+}
+
+/** The phrases the closest note naming the migration (the first phrase) lacks; all of them when no note names it. */
+function missingFromBestNote(phrases: readonly string[], notes: readonly string[]): string[] {
+  const [id = ''] = phrases;
+  return notes
+    .filter((note) => note.includes(id))
+    .map((note) => phrases.filter((phrase) => !note.includes(phrase)))
+    .reduce<string[]>((best, missing) => (missing.length < best.length ? missing : best), [...phrases]);
+}
+
 function checkMigrationChangelogs(context: CheckContext, snapshot: ReleaseSnapshot | undefined, report: Report): void {
   const { root, layout, targetVersion } = context;
   const known = new Set(snapshot?.migrations ?? []);
@@ -331,10 +348,10 @@ function checkMigrationChangelogs(context: CheckContext, snapshot: ReleaseSnapsh
       const name = nameOf(server);
       const notes = [
         ...context.changesets.filter((changeset) => changeset.releases.some((release) => release.name === name)).map((changeset) => changeset.summary),
-        readChangelog(root, layout.serverPackages[server] ?? ''),
-      ].join('\n');
+        ...changelogNotes(readChangelog(root, layout.serverPackages[server] ?? '')),
+      ];
       const others = touched.filter((other) => other !== server).map(nameOf);
-      const missing = requiredPhrases(entry, targetVersion, others).filter((phrase) => !notes.includes(phrase));
+      const missing = missingFromBestNote(requiredPhrases(entry, targetVersion, others), notes);
       if (missing.length === 0) continue;
       report({
         rule: 'migration-changelog',

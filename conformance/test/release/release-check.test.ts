@@ -308,6 +308,17 @@ describe('migration-changelog: every affected server CHANGELOG names the window'
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
+  it('wants the id, date, dropping release and other server in one note, not gathered from notes about other migrations', async () => {
+    const spOnly = { ...TOOL_NOT_FOUND_MIGRATION, id: 'sp-only', servers: ['sp'] };
+    const root = makeReleaseRepo({ changelog: false, tag: false, migrations: [TOOL_NOT_FOUND_MIGRATION, spOnly] });
+    addChangeset(root, 'sp', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter']), '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'sp-more', 'minor', 'Also `sp-only` moves.', '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual([
+      'packages/sp-adapter/CHANGELOG.md (and the pending changesets releasing @mcp-envelope/sp-adapter) lack, for migration "sp-only": 2027-03-01, release after 0.2.0',
+    ]);
+  });
+
   it('fails for an entry without a cutover_date', async () => {
     const undated = { ...TOOL_NOT_FOUND_MIGRATION };
     delete undated.cutover_date;
