@@ -65,6 +65,19 @@ export async function migrationsAt(root: string, ref: string, migrationsFile: st
 }
 
 /**
+ * A file's text as it was at a ref.
+ *
+ * @returns the text, or `undefined` when the file did not exist there.
+ */
+export async function fileAt(root: string, ref: string, path: string): Promise<string | undefined> {
+  try {
+    return await git(root, 'show', `${ref}:${path}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The version a package had at a ref (its `package.json`).
  *
  * @returns the version, or `undefined` when the file or field did not exist there.
@@ -91,17 +104,33 @@ export async function firstCommit(root: string): Promise<string | undefined> {
   }
 }
 
+/** A migration entry as a release shipped it. */
+export interface ShippedMigration {
+  readonly entry: MigrationEntry;
+  readonly release: Release;
+}
+
+/**
+ * Every migration entry some release shipped, with the first release whose table held it.
+ *
+ * @returns one item per id, oldest release first.
+ */
+export async function shippedMigrationEntries(root: string, releases: readonly Release[], migrationsFile: string): Promise<ShippedMigration[]> {
+  const shipped = new Map<string, ShippedMigration>();
+  for (const release of releases) {
+    for (const entry of await migrationsAt(root, release.tag, migrationsFile)) {
+      if (!shipped.has(entry.id)) shipped.set(entry.id, { entry, release });
+    }
+  }
+  return [...shipped.values()];
+}
+
 /**
  * For each migration id, the first release whose table held it.
  *
  * @returns id -> release, for the ids that some release shipped.
  */
 export async function shippedMigrations(root: string, releases: readonly Release[], migrationsFile: string): Promise<Map<string, Release>> {
-  const shipped = new Map<string, Release>();
-  for (const release of releases) {
-    for (const entry of await migrationsAt(root, release.tag, migrationsFile)) {
-      if (!shipped.has(entry.id)) shipped.set(entry.id, release);
-    }
-  }
-  return shipped;
+  const entries = await shippedMigrationEntries(root, releases, migrationsFile);
+  return new Map(entries.map(({ entry, release }) => [entry.id, release]));
 }

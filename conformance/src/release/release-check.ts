@@ -14,8 +14,8 @@ import type { NewChangeset, VersionType } from '@changesets/types';
 import { activeMigrations, compareVersions } from '@mcp-envelope/contract';
 import type { MigrationEntry } from '@mcp-envelope/contract';
 
-import { firstCommit, readReleases, shippedMigrations, versionAt } from './history.js';
-import type { Release } from './history.js';
+import { fileAt, firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
+import type { Release, ShippedMigration } from './history.js';
 import {
   DEFAULT_LAYOUT,
   changedFiles,
@@ -82,6 +82,8 @@ interface CheckContext {
   readonly releases: readonly Release[];
   /** Migration id -> the first release whose table held it. */
   readonly shipped: ReadonlyMap<string, Release>;
+  /** The entries the releases shipped, as they shipped them. */
+  readonly shippedEntries: readonly ShippedMigration[];
 }
 
 type Report = (finding: ReleaseFinding) => void;
@@ -127,6 +129,7 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
     root,
     packages.map((entry) => entry.name),
   );
+  const shippedEntries = await shippedMigrationEntries(root, releases, layout.migrationsFile);
   return {
     root,
     layout,
@@ -138,7 +141,8 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
     migrations: readMigrations(root, layout),
     fixtures: readFixtureEnvelopes(root, layout),
     releases,
-    shipped: await shippedMigrations(root, releases, layout.migrationsFile),
+    shipped: new Map(shippedEntries.map(({ entry, release }) => [entry.id, release])),
+    shippedEntries,
   };
 }
 
@@ -167,7 +171,7 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
   const skip: Skip = (rule, reason) => skipped.push({ rule, reason });
   const context = await gatherContext(options.root, options.layout ?? DEFAULT_LAYOUT, report);
   checkExpiredMigrations(context, report);
-  const snapshot = checkSnapshotDrift(context, report, skip);
+  const snapshot = await checkSnapshotDrift(context, report, skip);
   await checkChangesetRequired(context, options.since, report, skip);
   checkMigrationChangelogs(context, snapshot, report);
   return {
@@ -180,17 +184,37 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
   };
 }
 
+function overlaps(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  return a === undefined || b === undefined || a.some((item) => b.includes(item));
+}
+
+/**
+ * The earliest shipped entry with this id or with the same reclassification (same kinds, a shared
+ * code and server): renaming an entry must not reopen a window a release already used.
+ */
+function shippedAs(context: CheckContext, entry: MigrationEntry): ShippedMigration | undefined {
+  return context.shippedEntries
+    .filter(
+      ({ entry: old }) =>
+        old.id === entry.id ||
+        (old.from_kind === entry.from_kind && old.to_kind === entry.to_kind && overlaps(old.error_codes, entry.error_codes) && overlaps(old.servers, entry.servers)),
+    )
+    .sort((a, b) => compareVersions(a.release.version, b.release.version))[0];
+}
+
 function checkExpiredMigrations(context: CheckContext, report: Report): void {
   const { layout, migrations, targetVersion } = context;
   for (const entry of migrations) {
-    const shippedIn = context.shipped.get(entry.id);
+    const earlier = shippedAs(context, entry);
+    const shippedIn = earlier?.release;
+    const renamed = earlier !== undefined && earlier.entry.id !== entry.id ? ` as "${earlier.entry.id}"` : '';
     const byRelease = shippedIn !== undefined && compareVersions(shippedIn.version, targetVersion) < 0;
     const byVersion = entry.removed_in !== undefined && compareVersions(entry.removed_in, targetVersion) <= 0;
     if (!byRelease && !byVersion) continue;
     report({
       rule: 'expired-migrations',
       message: byRelease
-        ? `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) shipped in ${shippedIn.version} (tag ${shippedIn.tag}); its window closes with the next release, and ${targetVersion} is about to be released`
+        ? `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) shipped in ${shippedIn.version} (tag ${shippedIn.tag})${renamed}; its window closes with the next release, and ${targetVersion} is about to be released`
         : `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) expired in ${entry.removed_in ?? ''}, and ${targetVersion} is about to be released`,
       fix: `Delete the entry "${entry.id}" from ${layout.migrationsFile}, run \`pnpm fixtures:update\`, and drop legacy_error_kind "${entry.from_kind}" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).`,
     });
@@ -207,14 +231,20 @@ function checkExpiredMigrations(context: CheckContext, report: Report): void {
   }
 }
 
-/** The snapshot of the last release; before any release, the newest one at or below the current version. */
-function baselineSnapshot(context: CheckContext): ReleaseSnapshot | undefined {
+/**
+ * The snapshot of the last release as its tag holds it (the checkout's copy could be edited along
+ * with the change it should reveal); else the newest one in the checkout at or below that release,
+ * or before any release at or below the current version.
+ */
+async function baselineSnapshot(context: CheckContext): Promise<ReleaseSnapshot | undefined> {
   const last = context.releases.at(-1);
+  const tagged = last === undefined ? undefined : await fileAt(context.root, last.tag, `${context.layout.releasesFolder}/${last.version}.json`);
+  if (tagged !== undefined) return JSON.parse(tagged) as ReleaseSnapshot;
   return readLatestSnapshot(context.root, context.layout, last?.version ?? context.currentVersion);
 }
 
-function checkSnapshotDrift(context: CheckContext, report: Report, skip: Skip): ReleaseSnapshot | undefined {
-  const snapshot = baselineSnapshot(context);
+async function checkSnapshotDrift(context: CheckContext, report: Report, skip: Skip): Promise<ReleaseSnapshot | undefined> {
+  const snapshot = await baselineSnapshot(context);
   if (snapshot === undefined) {
     skip('snapshot-drift', `no released snapshot in ${context.layout.releasesFolder} at or below ${context.releases.at(-1)?.version ?? context.currentVersion}`);
     return undefined;
@@ -255,11 +285,22 @@ async function checkChangesetRequired(context: CheckContext, sinceOption: string
       message: `contract files changed since ${since} with no pending changeset: ${contractChanges.join(', ')}`,
       fix: `Run \`pnpm changeset\`, pick ${taxonomyChanges.length > 0 ? 'at least minor' : 'the bump that fits'}, and describe the change for users.`,
     });
-  } else if (taxonomyChanges.length > 0 && bump < BUMP_RANK.minor) {
+    return;
+  }
+  if (taxonomyChanges.length > 0 && bump < BUMP_RANK.minor) {
     report({
       rule: 'changeset-required',
       message: `the taxonomy changed since ${since} (${taxonomyChanges.join(', ')}) but the release bumps only patch`,
       fix: 'Change the changeset to `minor` (or `major` when a kind or code was removed): a taxonomy change is never a patch.',
+    });
+  }
+  if (bump === 0 || bump >= BUMP_RANK.minor) return;
+  // A migration entry no release has shipped yet is a reclassification this release introduces.
+  for (const entry of context.migrations.filter((candidate) => shippedAs(context, candidate) === undefined)) {
+    report({
+      rule: 'changeset-required',
+      message: `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) is a reclassification but the release bumps only patch`,
+      fix: 'Change the changeset to `minor` (or `major`): a reclassification is never a patch.',
     });
   }
 }
@@ -267,6 +308,23 @@ async function checkChangesetRequired(context: CheckContext, sinceOption: string
 /** What a server's release notes must say about one migration, each as a phrase to find. */
 function requiredPhrases(entry: MigrationEntry, opening: string, others: readonly string[]): string[] {
   return [`\`${entry.id}\``, entry.cutover_date ?? 'YYYY-MM-DD', `release after ${opening}`, ...others.map((name) => `\`${name}\``)];
+}
+
+/**
+ * A CHANGELOG cut into its notes: one per top-level list item (what `changeset version` writes for
+ * each changeset) or heading, so that one note must say everything about a migration.
+ */
+function changelogNotes(changelog: string): string[] {
+  return changelog.split(/^(?=#|[-*] )/m).filter((note) => note.trim() !== '');
+}
+
+/** The phrases the closest note naming the migration (the first phrase) lacks; all of them when no note names it. */
+function missingFromBestNote(phrases: readonly string[], notes: readonly string[]): string[] {
+  const [id = ''] = phrases;
+  return notes
+    .filter((note) => note.includes(id))
+    .map((note) => phrases.filter((phrase) => !note.includes(phrase)))
+    .reduce<string[]>((best, missing) => (missing.length < best.length ? missing : best), [...phrases]);
 }
 
 function checkMigrationChangelogs(context: CheckContext, snapshot: ReleaseSnapshot | undefined, report: Report): void {
@@ -290,10 +348,10 @@ function checkMigrationChangelogs(context: CheckContext, snapshot: ReleaseSnapsh
       const name = nameOf(server);
       const notes = [
         ...context.changesets.filter((changeset) => changeset.releases.some((release) => release.name === name)).map((changeset) => changeset.summary),
-        readChangelog(root, layout.serverPackages[server] ?? ''),
-      ].join('\n');
+        ...changelogNotes(readChangelog(root, layout.serverPackages[server] ?? '')),
+      ];
       const others = touched.filter((other) => other !== server).map(nameOf);
-      const missing = requiredPhrases(entry, targetVersion, others).filter((phrase) => !notes.includes(phrase));
+      const missing = missingFromBestNote(requiredPhrases(entry, targetVersion, others), notes);
       if (missing.length === 0) continue;
       report({
         rule: 'migration-changelog',

@@ -25,6 +25,16 @@ export function cleanEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.P
 }
 
 /**
+ * The environment of an npm command run in a folder whose own `.npmrc` is the only configuration:
+ * the user's and the machine's npmrc are not read, since a scoped registry there would outrank
+ * the folder's `registry` and send an install past 127.0.0.1.
+ */
+export function loopbackNpmEnv(folder: string): NodeJS.ProcessEnv {
+  // Two distinct files that do not exist: npm refuses to load one file as both.
+  return cleanEnv({ NPM_CONFIG_USERCONFIG: join(folder, '.no-user-npmrc'), NPM_CONFIG_GLOBALCONFIG: join(folder, '.no-global-npmrc') });
+}
+
+/**
  * Runs a command to its end, never throwing for a non-zero exit.
  *
  * @returns the exit code and stdout followed by stderr.

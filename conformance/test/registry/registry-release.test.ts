@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { cleanEnv, command, writeConsumer, writeRegistryNpmrc } from './consumer.js';
+import { cleanEnv, command, loopbackNpmEnv, writeConsumer, writeRegistryNpmrc } from './consumer.js';
 import type { CommandResult } from './consumer.js';
 import { collectInstalled, seedStorage } from './third-party.js';
 import { startVerdaccio } from './verdaccio.js';
@@ -177,9 +177,9 @@ describe('three releases through a real registry', () => {
     const { consumer, base, upstreamUrl } = rehearsal();
     writeConsumer(consumer, rehearsal().registry.url, join(base, 'consumer-npm-cache'));
     const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
-    await step('consumer: npm install 0.2.0', 'npm', ['install', ...names.map((name) => `${name}@0.2.0`), 'typescript@6.0.3', '@types/node@20.19.43'], consumer, cleanEnv());
+    await step('consumer: npm install 0.2.0', 'npm', ['install', ...names.map((name) => `${name}@0.2.0`), 'typescript@6.0.3', '@types/node@20.19.43'], consumer, loopbackNpmEnv(consumer));
     for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
-      const answer = await step(`consumer: ${bin} unknown tool (0.2.0)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, cleanEnv());
+      const answer = await step(`consumer: ${bin} unknown tool (0.2.0)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer));
       expect(JSON.parse(answer.output)).toMatchObject({ error_kind: 'tool_not_found', error_code: 'TOOL_NOT_FOUND', legacy_error_kind: 'mcp_input_validation' });
     }
   });
@@ -219,16 +219,16 @@ describe('three releases through a real registry', () => {
   it('release 3 from a clean folder: no legacy_error_kind, and both servers probe CONFORMANT with the installed CLI', async () => {
     const { consumer, upstreamUrl } = rehearsal();
     const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
-    await step('consumer: npm install 0.2.1', 'npm', ['install', ...names.map((name) => `${name}@0.2.1`)], consumer, cleanEnv());
+    await step('consumer: npm install 0.2.1', 'npm', ['install', ...names.map((name) => `${name}@0.2.1`)], consumer, loopbackNpmEnv(consumer));
     for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
-      const answer = JSON.parse((await step(`consumer: ${bin} unknown tool (0.2.1)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, cleanEnv())).output) as Record<string, unknown>;
+      const answer = JSON.parse((await step(`consumer: ${bin} unknown tool (0.2.1)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer))).output) as Record<string, unknown>;
       expect([answer['error_kind'], answer['legacy_error_kind']]).toEqual(['tool_not_found', undefined]);
       const probe = await step(
         `consumer: mcp-envelope-conformance probe ${bin}`,
         'npx',
         ['--no-install', 'mcp-envelope-conformance', 'probe', '--stdio', `npx --no-install ${bin} --upstream ${upstreamUrl}`, '--max-tools', '3'],
         consumer,
-        cleanEnv(),
+        loopbackNpmEnv(consumer),
       );
       expect(probe.output).toContain('verdict: CONFORMANT');
     }
@@ -238,10 +238,10 @@ describe('three releases through a real registry', () => {
     const { consumer } = rehearsal();
     const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
     for (const config of ['tsconfig.nodenext.json', 'tsconfig.bundler.json']) {
-      const checked = await step(`consumer: tsc -p ${config}`, process.execPath, [tsc, '-p', config], consumer, cleanEnv());
+      const checked = await step(`consumer: tsc -p ${config}`, process.execPath, [tsc, '-p', config], consumer, loopbackNpmEnv(consumer));
       expect(checked.output).toBe('');
     }
-    const wrong = await step('consumer: tsc -p tsconfig.wrong.json', process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer, cleanEnv(), 'nonzero');
+    const wrong = await step('consumer: tsc -p tsconfig.wrong.json', process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer, loopbackNpmEnv(consumer), 'nonzero');
     expect(wrong.output).toContain("src/wrong.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'.");
   });
 });

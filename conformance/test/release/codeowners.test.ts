@@ -11,10 +11,16 @@ function matcher(pattern: string): (path: string) => boolean {
   const anchored = pattern.startsWith('/') || pattern.slice(0, -1).includes('/');
   const folder = pattern.endsWith('/');
   const body = pattern.replace(/^\//, '').replace(/\/$/, '');
+  const segment = (part: string): string =>
+    part
+      .split('')
+      .map((char) => (char === '*' ? '[^/]*' : char === '?' ? '[^/]' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+  // `**/` spans any number of folders (none included); a trailing `/**` everything below.
   const glob = body
-    .split('')
-    .map((char) => (char === '*' ? '[^/]*' : char === '?' ? '[^/]' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('');
+    .split('**/')
+    .map((part) => part.split('/**').map(segment).join('/.*'))
+    .join('(?:.*/)?');
   const expression = new RegExp(`${anchored ? '^' : '(^|/)'}${glob}${folder ? '/' : '(/|$)'}`);
   return (path) => expression.test(path);
 }
@@ -36,6 +42,10 @@ describe('CODEOWNERS', () => {
 
   it('protects the migrations table, the release check and the release configuration', () => {
     expect(patterns()).toEqual(expect.arrayContaining(['/contract/migrations.json', '/conformance/src/release/', '/.changeset/config.json', '/.github/']));
+  });
+
+  it('reads ** as any number of folders, as GitHub does', () => {
+    expect(['packages/a/b/CHANGELOG.md', 'packages/CHANGELOG.md', 'contract/CHANGELOG.md'].filter(matcher('/packages/**/CHANGELOG.md'))).toEqual(['packages/a/b/CHANGELOG.md', 'packages/CHANGELOG.md']);
   });
 
   it('reads patterns the way GitHub does', () => {

@@ -98,6 +98,18 @@ describe('expired-migrations: a window is one release long, whatever the bump', 
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
+  it('refuses a shipped entry renamed under a new id: the window is the reclassification, not the id', async () => {
+    const root = makeReleaseRepo();
+    const renamed = { ...TOOL_NOT_FOUND_MIGRATION, id: 'unknown-tool-to-tool-not-found-again' };
+    write(root, 'contract/migrations.json', { migrations: [renamed] });
+    addChangeset(root, 'fix', 'patch', `A fix.\n${migrationNote(renamed, '0.1.1', ['@mcp-envelope/ads-adapter'])}`, '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'fix-ads', 'patch', migrationNote(renamed, '0.1.1', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    const result = await runReleaseCheck({ root });
+    expect(result.findings.filter((finding) => finding.rule === 'expired-migrations').map((finding) => finding.message)).toEqual([
+      'migration "unknown-tool-to-tool-not-found-again" (mcp_input_validation -> tool_not_found) shipped in 0.1.0 (tag @mcp-envelope/contract@0.1.0) as "unknown-tool-to-tool-not-found"; its window closes with the next release, and 0.1.1 is about to be released',
+    ]);
+  });
+
   it('still honours an explicit removed_in', async () => {
     const root = makeReleaseRepo({ tag: false, migrations: [{ ...TOOL_NOT_FOUND_MIGRATION, removed_in: '0.2.0' }] });
     addChangeset(root, 'next', 'minor', `Next minor.\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}`, '@mcp-envelope/sp-adapter');
@@ -146,6 +158,20 @@ describe('snapshot-drift', () => {
     write(root, 'contract/releases/0.1.1.json', { version: '0.1.1', kinds: { sp: { SP_API_HTTP_403: 'sp_api_http' } }, migrations: [] });
     write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
     for (const [folder, name] of PACKAGES) write(root, `${folder}/package.json`, { name, version: '0.1.1' });
+    const result = await runReleaseCheck({ root });
+    expect(result.findings.map((finding) => finding.message)).toEqual(['sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry']);
+  });
+
+  it('reads the snapshot the release tag holds, so editing it in the checkout cannot hide a change', async () => {
+    const root = makeReleaseRepo({ migrations: [], tag: false });
+    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    writeReleaseSnapshot(root);
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'release 0.1.0');
+    tagRelease(root, '0.1.0');
+    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    writeReleaseSnapshot(root);
+    addChangeset(root, 'quiet', 'minor', 'Nothing to see.');
     const result = await runReleaseCheck({ root });
     expect(result.findings.map((finding) => finding.message)).toEqual(['sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry']);
   });
@@ -214,6 +240,29 @@ describe('changeset-required', () => {
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
+  it('fails a reclassification (a new migration entry) released as a patch, passes it as minor', async () => {
+    const root = makeReleaseRepo({ migrations: [] });
+    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    writeReleaseSnapshot(root);
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'snapshot');
+    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'));
+    const entry = { id: 'sp-403-back', error_codes: ['SP_API_HTTP_403'], servers: ['sp'], from_kind: 'auth_error', to_kind: 'sp_api_http', introduced_in: '0.1.1', cutover_date: '2027-06-01' };
+    write(root, 'contract/migrations.json', { migrations: [entry] });
+    addChangeset(root, 'note', 'patch', migrationNote(entry, '0.1.1'), '@mcp-envelope/sp-adapter');
+    expect((await runReleaseCheck({ root })).findings).toEqual([
+      {
+        rule: 'changeset-required',
+        message: 'migration "sp-403-back" (auth_error -> sp_api_http) is a reclassification but the release bumps only patch',
+        fix: 'Change the changeset to `minor` (or `major`): a reclassification is never a patch.',
+      },
+    ]);
+    entry.introduced_in = '0.2.0';
+    write(root, 'contract/migrations.json', { migrations: [entry] });
+    addChangeset(root, 'note', 'minor', migrationNote(entry, '0.2.0'), '@mcp-envelope/sp-adapter');
+    expect((await runReleaseCheck({ root })).findings).toEqual([]);
+  });
+
   it('counts the bump changeset version already wrote (the release commit before publish)', async () => {
     const root = makeReleaseRepo();
     write(root, 'contract/src/taxonomy.ts', "export const ERROR_KINDS = ['internal_error', 'quota_error'] as const;\n");
@@ -257,6 +306,17 @@ describe('migration-changelog: every affected server CHANGELOG names the window'
     addChangeset(root, 'sp', 'minor', `${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}\n${migrationNote(spOnly, '0.2.0')}`, '@mcp-envelope/sp-adapter');
     addChangeset(root, 'ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
+  });
+
+  it('wants the id, date, dropping release and other server in one note, not gathered from notes about other migrations', async () => {
+    const spOnly = { ...TOOL_NOT_FOUND_MIGRATION, id: 'sp-only', servers: ['sp'] };
+    const root = makeReleaseRepo({ changelog: false, tag: false, migrations: [TOOL_NOT_FOUND_MIGRATION, spOnly] });
+    addChangeset(root, 'sp', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter']), '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'sp-more', 'minor', 'Also `sp-only` moves.', '@mcp-envelope/sp-adapter');
+    addChangeset(root, 'ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual([
+      'packages/sp-adapter/CHANGELOG.md (and the pending changesets releasing @mcp-envelope/sp-adapter) lack, for migration "sp-only": 2027-03-01, release after 0.2.0',
+    ]);
   });
 
   it('fails for an entry without a cutover_date', async () => {
