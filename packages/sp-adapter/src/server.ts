@@ -191,53 +191,35 @@ function toolDescription(operation: SpModelOperation): string {
   return `${unique.join(' ')}${unique.length > 0 ? ' ' : ''}(SP-API ${operation.method} ${operation.path}${operation.deprecated ? '; deprecated' : ''})`.slice(0, 1200);
 }
 
-/**
- * Creates the reference SP-API server on core's runtime. Tools: one per operation of `models`
- * (named `<model>_<operationId>`), `set_region`, `list_identities` and `set_active_identity` when
- * identities are configured, and core's `get_envelope_contract`. Each MCP session keeps its own
- * active identity and region choice; an operation call uses that identity's LWA client and region.
- *
- * A call builds the request (`buildOperationRequest`: path, query lists comma-separated, headers, JSON
- * body), gets an access token (failures become `auth_error` / `AUTHENTICATION_ERROR` envelopes,
- * naming missing `LWA_*` variables), and sends it with core's `upstreamFetch`; failures are
- * classified by the SP adapter. A 401/403 drops the cached access token.
- *
- * Operation schemas are converted by core, which makes them valid JSON Schema by construction,
- * so they are checked when a tool is first called, not at start-up (see core's
- * `EnvelopeTool.inputSchemaCheck`): a schema that still fails (a hand-made `SpModel`) answers
- * that tool's calls with an `internal_error` envelope and a log line; the other tools work.
- *
- * @param options - see {@link SpServerOptions}.
- * @returns the server, its state and its operation tools.
- * @throws SpSettingsError when `SP_API_REGION`, `SP_API_SANDBOX` or `SP_API_TIMEOUT_MS` is unreadable.
- * @throws SpIdentityError when `SP_IDENTITIES_FILE` or `SP_IDENTITY_SERVICE_URL` cannot be used
- *   (the message names the file, the entry and the field, or the unset token variable).
- * @throws TypeError from core when an operation schema is not a plain JSON object typed `"object"`,
- *   or a conformance fixture tool's schema is invalid.
- */
-export function createSpServer(options: SpServerOptions): SpServer {
-  const env = options.env ?? process.env;
+/** The server's start-up settings: options first, then the environment, then the defaults. */
+function initialState(options: SpServerOptions, env: Readonly<Record<string, string | undefined>>): SpServerState {
   const fromEnv = spSettingsFromEnv(env);
-  const state: SpServerState = {
+  return {
     region: options.region ?? fromEnv.region ?? DEFAULT_SP_REGION,
     sandbox: options.sandbox ?? fromEnv.sandbox ?? false,
     upstream: options.upstream,
     timeoutMs: options.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_SP_TIMEOUT_MS,
   };
-  const baseUrl = (region: SpRegion = state.region, sandbox: boolean = state.sandbox): string => state.upstream ?? spEndpoint(region, sandbox);
-  const lwaSettings = lwaSettingsFromEnv(env);
-  const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings);
-  const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs);
-  const identityTokens = new IdentityTokenClients(lwaSettings);
-  const sessions = new SpSessions(identities?.initialId);
-  const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
-  const envelopeOptions: EnvelopeServerOptions = { env, ...options.envelope };
+}
 
-  const operations = new Map<string, SpModelOperation>();
-  for (const model of options.models) for (const operation of model.operations) operations.set(operation.toolName, operation);
+/** The arguments with a JSON body sent as a string parsed (and checked against the body's schema). */
+function withParsedBody(operation: SpModelOperation, args: Record<string, unknown>, checkParsedBody: (operation: SpModelOperation, value: unknown) => void): Record<string, unknown> {
+  const body = operation.body;
+  if (body === undefined || typeof args[body.property] !== 'string') return args;
+  const parsed = coerceJsonBody(args[body.property], body.property);
+  if (parsed === args[body.property]) return args;
+  checkParsedBody(operation, parsed);
+  return { ...args, [body.property]: parsed };
+}
 
+/**
+ * A checker for a JSON body sent as a string and parsed by the server: the parsed value is
+ * validated against the body property's schema like any argument (compiled on first use per
+ * operation), and a violation throws the `SCHEMA_*` envelope.
+ */
+function createBodyChecker(): (operation: SpModelOperation, value: unknown) => void {
   const bodyChecks = new Map<string, CompiledTool>();
-  function checkParsedBody(operation: SpModelOperation, value: unknown): void {
+  return (operation, value) => {
     const body = operation.body;
     if (body === undefined) return;
     let check = bodyChecks.get(operation.toolName);
@@ -261,15 +243,28 @@ export function createSpServer(options: SpServerOptions): SpServer {
       hints: result.hints,
       retryable: false,
     });
-  }
+  };
+}
 
+interface IdentityCredentialParts {
+  readonly identities: SpIdentitySource | undefined;
+  readonly tokens: AccessTokenSource;
+  readonly identityTokens: IdentityTokenClients;
+  readonly defaultRegion: () => SpRegion;
+}
+
+/** The per-call credential lookups of the SP server: which token source and region a session's call uses. */
+function identityCredentials({ identities, tokens, identityTokens, defaultRegion }: IdentityCredentialParts): {
+  callCredentials: (session: SpSessionState, context: ToolHandlerContext) => Promise<{ tokens: AccessTokenSource; region: SpRegion }>;
+  identityAccessToken: (id: number | undefined, source: AccessTokenSource) => Promise<string>;
+} {
   /**
    * The token source and region of this session's active identity (the `LWA_*` credentials and
    * the server's region when none is active). An LwaError escapes to core, which hands it to the
    * adapter as an `lwa` failure; an identity service failure is classified as `OPENBRIDGE_HTTP_*`.
    */
   async function callCredentials(session: SpSessionState, context: ToolHandlerContext): Promise<{ tokens: AccessTokenSource; region: SpRegion }> {
-    if (session.identityId === undefined || identities === undefined) return { tokens, region: session.region ?? state.region };
+    if (session.identityId === undefined || identities === undefined) return { tokens, region: session.region ?? defaultRegion() };
     const identity = await identities.credentials(session.identityId, context);
     if (identity === undefined) throw unknownActiveIdentity(session.identityId);
     return { tokens: identityTokens.client(identity), region: session.region ?? identity.region };
@@ -290,54 +285,12 @@ export function createSpServer(options: SpServerOptions): SpServer {
       throw error;
     }
   }
+  return { callCredentials, identityAccessToken };
+}
 
-  function operationTool(operation: SpModelOperation): EnvelopeTool {
-    const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
-    return {
-      name: operation.toolName,
-      description: toolDescription(operation),
-      inputSchema: publishedSchema(operation),
-      // core's converter makes every schema meta-valid by construction (its property tests
-      // compile any converted input), so start-up skips the meta-schema check; a broken
-      // hand-made operation schema answers its calls with internal_error instead
-      inputSchemaCheck: 'first-call',
-      // built fresh above from converted, plain-JSON models that nothing changes later (see
-      // SpServerOptions.models): core keeps it without its deep copy
-      inputSchemaOwnership: 'transfer',
-      annotations: { readOnlyHint: readOnly, destructiveHint: operation.method === 'DELETE', idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE', openWorldHint: true },
-      handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
-        const body = operation.body;
-        let prepared = args;
-        if (body !== undefined && typeof args[body.property] === 'string') {
-          const parsed = coerceJsonBody(args[body.property], body.property);
-          if (parsed !== args[body.property]) {
-            checkParsedBody(operation, parsed);
-            prepared = { ...args, [body.property]: parsed };
-          }
-        }
-        const session = sessions.of(context);
-        // read before any await: a set_active_identity meanwhile must not change this call's identity
-        const identityId = session.identityId;
-        const credentials = await callCredentials(session, context);
-        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region, session.sandbox ?? state.sandbox));
-        const token = await identityAccessToken(identityId, credentials.tokens);
-        try {
-          const response = await context.fetch(request.url, {
-            method: request.method,
-            headers: { ...request.headers, accept: 'application/json', 'user-agent': `${SP_SERVER_NAME}/${SP_ADAPTER_VERSION} (Language=JavaScript; Platform=Node.js)`, 'x-amz-access-token': token },
-            ...(request.body === undefined ? {} : { body: request.body }),
-            timeoutMs: state.timeoutMs,
-          });
-          return await readSuccessBody(response);
-        } catch (error) {
-          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403)) credentials.tokens.invalidate();
-          throw error;
-        }
-      },
-    };
-  }
-
-  const setRegion: EnvelopeTool = {
+/** The `set_region` tool: the choice belongs to the calling session and wins over its identity's region. */
+function setRegionTool(sessions: SpSessions, state: SpServerState, baseUrl: (region: SpRegion, sandbox: boolean) => string): EnvelopeTool {
+  return {
     name: SET_REGION_TOOL_NAME,
     title: 'Choose the SP-API region',
     description:
@@ -364,6 +317,90 @@ export function createSpServer(options: SpServerOptions): SpServer {
       return { region, sandbox, endpoint: baseUrl(region, sandbox), upstream_override: state.upstream !== undefined };
     },
   };
+}
+
+/**
+ * Creates the reference SP-API server on core's runtime. Tools: one per operation of `models`
+ * (named `<model>_<operationId>`), `set_region`, `list_identities` and `set_active_identity` when
+ * identities are configured, and core's `get_envelope_contract`. Each MCP session keeps its own
+ * active identity and region choice; an operation call uses that identity's LWA client and region.
+ *
+ * A call builds the request (`buildOperationRequest`: path, query lists comma-separated, headers, JSON
+ * body), gets an access token (failures become `auth_error` / `AUTHENTICATION_ERROR` envelopes,
+ * naming missing `LWA_*` variables), and sends it with core's `upstreamFetch`; failures are
+ * classified by the SP adapter. A 401/403 drops the cached access token.
+ *
+ * Operation schemas are converted by core, which makes them valid JSON Schema by construction,
+ * so they are checked when a tool is first called, not at start-up (see core's
+ * `EnvelopeTool.inputSchemaCheck`): a schema that still fails (a hand-made `SpModel`) answers
+ * that tool's calls with an `internal_error` envelope and a log line; the other tools work.
+ *
+ * @param options - see {@link SpServerOptions}.
+ * @returns the server, its state and its operation tools.
+ * @throws SpSettingsError when `SP_API_REGION`, `SP_API_SANDBOX` or `SP_API_TIMEOUT_MS` is unreadable.
+ * @throws SpIdentityError when `SP_IDENTITIES_FILE` or `SP_IDENTITY_SERVICE_URL` cannot be used
+ *   (the message names the file, the entry and the field, or the unset token variable).
+ * @throws TypeError from core when an operation schema is not a plain JSON object typed `"object"`,
+ *   or a conformance fixture tool's schema is invalid.
+ */
+export function createSpServer(options: SpServerOptions): SpServer {
+  const env = options.env ?? process.env;
+  const state = initialState(options, env);
+  const baseUrl = (region: SpRegion = state.region, sandbox: boolean = state.sandbox): string => state.upstream ?? spEndpoint(region, sandbox);
+  const lwaSettings = lwaSettingsFromEnv(env);
+  const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings);
+  const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs);
+  const identityTokens = new IdentityTokenClients(lwaSettings);
+  const sessions = new SpSessions(identities?.initialId);
+  const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
+  const envelopeOptions: EnvelopeServerOptions = { env, ...options.envelope };
+
+  const operations = new Map<string, SpModelOperation>();
+  for (const model of options.models) for (const operation of model.operations) operations.set(operation.toolName, operation);
+
+  const checkParsedBody = createBodyChecker();
+
+  const { callCredentials, identityAccessToken } = identityCredentials({ identities, tokens, identityTokens, defaultRegion: () => state.region });
+
+  function operationTool(operation: SpModelOperation): EnvelopeTool {
+    const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
+    return {
+      name: operation.toolName,
+      description: toolDescription(operation),
+      inputSchema: publishedSchema(operation),
+      // core's converter makes every schema meta-valid by construction (its property tests
+      // compile any converted input), so start-up skips the meta-schema check; a broken
+      // hand-made operation schema answers its calls with internal_error instead
+      inputSchemaCheck: 'first-call',
+      // built fresh above from converted, plain-JSON models that nothing changes later (see
+      // SpServerOptions.models): core keeps it without its deep copy
+      inputSchemaOwnership: 'transfer',
+      annotations: { readOnlyHint: readOnly, destructiveHint: operation.method === 'DELETE', idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE', openWorldHint: true },
+      handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
+        const prepared = withParsedBody(operation, args, checkParsedBody);
+        const session = sessions.of(context);
+        // read before any await: a set_active_identity meanwhile must not change this call's identity
+        const identityId = session.identityId;
+        const credentials = await callCredentials(session, context);
+        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region, session.sandbox ?? state.sandbox));
+        const token = await identityAccessToken(identityId, credentials.tokens);
+        try {
+          const response = await context.fetch(request.url, {
+            method: request.method,
+            headers: { ...request.headers, accept: 'application/json', 'user-agent': `${SP_SERVER_NAME}/${SP_ADAPTER_VERSION} (Language=JavaScript; Platform=Node.js)`, 'x-amz-access-token': token },
+            ...(request.body === undefined ? {} : { body: request.body }),
+            timeoutMs: state.timeoutMs,
+          });
+          return await readSuccessBody(response);
+        } catch (error) {
+          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403)) credentials.tokens.invalidate();
+          throw error;
+        }
+      },
+    };
+  }
+
+  const setRegion = setRegionTool(sessions, state, baseUrl);
 
   const identityTools = identities === undefined ? [] : [listIdentitiesTool(identities, sessions), setActiveIdentityTool(identities, sessions)];
   const tools: EnvelopeTool[] = [...[...operations.values()].map(operationTool), setRegion, ...identityTools, ...(options.conformanceFixtures === true ? officialSuiteTools() : [])];
