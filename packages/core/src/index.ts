@@ -20,6 +20,8 @@ export type {
 } from './server.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, DEFAULT_SHUTDOWN_GRACE_MS, loopbackHostname, parseAllowedOrigins, shutdownOnSignals } from './http-host.js';
 export type { ShutdownReport, StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
+export { addStreamableHttpOptions, streamableHttpOptionsFrom } from './http-cli.js';
+export type { StreamableHttpCliOptions } from './http-cli.js';
 export { DEFAULT_MAX_STDIO_MESSAGE_BYTES, OversizedLineFilter } from './stdio-host.js';
 export type { OversizedLine, StdioOptions } from './stdio-host.js';
 

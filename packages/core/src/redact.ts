@@ -114,7 +114,7 @@ export const MIN_SECRET_LENGTH = 8;
 
 /**
  * The shortest piece of a known secret that is redacted on its own (when a secret is split
- * across fields or cut): any piece of at least twice this length minus one is found.
+ * across fields or cut): every piece of at least twice this length minus one is found.
  */
 export const FRAGMENT_LENGTH = 16;
 

@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, DEFAULT_SHUTDOWN_GRACE_MS, parseAllowedOrigins, shutdownOnSignals } from '@mcp-envelope/core';
+import { addStreamableHttpOptions, shutdownOnSignals, streamableHttpOptionsFrom } from '@mcp-envelope/core';
+import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
 
 import { defaultModelCacheDirectory } from './model-cache.js';
 import { loadBuiltInCatalog, loadSpModels } from './models.js';
@@ -14,26 +15,14 @@ import { parseSpRegion, SP_REGION_CODES } from './regions.js';
 import type { SpRegion } from './regions.js';
 import { createSpServer, SP_ADAPTER_VERSION, SP_SERVER_NAME } from './server.js';
 
-interface CliOptions {
+interface CliOptions extends StreamableHttpCliOptions {
   readonly models?: string;
   readonly modelCache: boolean;
   readonly modelCacheDir?: string;
   readonly upstream?: string;
-  readonly http?: number;
-  readonly host: string;
-  readonly allowedOrigins?: string[];
-  readonly maxSessions: number;
-  readonly sessionIdleTimeout: number;
-  readonly shutdownGrace: number;
   readonly region?: SpRegion;
   readonly sandbox?: boolean;
   readonly conformanceFixtures?: boolean;
-}
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a TCP port number (0-65535)');
-  return port;
 }
 
 function parseUrl(value: string): string {
@@ -45,26 +34,6 @@ function parseUrl(value: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http(s) URL');
   return value.replace(/\/+$/, '');
-}
-
-function parseOrigins(value: string): string[] {
-  try {
-    return parseAllowedOrigins(value);
-  } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-function parseCount(value: string): number {
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
-  return count;
-}
-
-function parseSeconds(value: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidArgumentError('must be a number of seconds (0 or more)');
-  return seconds;
 }
 
 function parseFolder(value: string): string {
@@ -85,7 +54,7 @@ function parseRegion(value: string): SpRegion {
  * @returns when the server is serving (stdio or HTTP); the process then stays up.
  */
 export async function main(argv: readonly string[]): Promise<void> {
-  const program = new Command()
+  const command = new Command()
     .name(SP_SERVER_NAME)
     .description('Reference SP-API MCP server: SP-API operations as MCP tools, every failure a v1 error envelope.')
     .version(SP_ADAPTER_VERSION)
@@ -93,16 +62,11 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option('--model-cache-dir <dir>', 'where converted --models are cached (default: $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp)', parseFolder)
     .option('--no-model-cache', 'convert every --models file on each start, without the cache')
     .option('--upstream <url>', 'send every SP-API call to this base URL instead of the region endpoint', parseUrl)
-    .option('--http <port>', 'serve Streamable HTTP on PORT (default: stdio)', parsePort)
-    .option('--host <host>', 'interface for --http', '127.0.0.1')
-    .option('--allowed-origins <list>', 'with --http: the Origin values browsers may call from, comma-separated, or none (default: the loopback origins; required when --host is not a loopback address)', parseOrigins)
-    .option('--max-sessions <n>', 'with --http: the most sessions open at once', parseCount, DEFAULT_MAX_SESSIONS)
-    .option('--session-idle-timeout <seconds>', 'with --http: close a session after this long without a request', parseSeconds, DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000)
-    .option('--shutdown-grace <seconds>', 'with --http: on SIGTERM, how long calls in progress may still run', parseSeconds, DEFAULT_SHUTDOWN_GRACE_MS / 1000)
     .option('--region <region>', `starting region: ${SP_REGION_CODES.join(', ')} (default: SP_API_REGION, else na)`, parseRegion)
     .option('--sandbox', 'use the SP-API sandbox endpoints (default: SP_API_SANDBOX)')
     .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls')
     .showHelpAfterError();
+  const program = addStreamableHttpOptions(command);
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
 
@@ -128,13 +92,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     await server.envelope.serveStdio();
     return;
   }
-  const handle = await server.envelope.serveStreamableHttp({
-    port: options.http,
-    host: options.host,
-    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
-    maxSessions: options.maxSessions,
-    sessionIdleTimeoutMs: options.sessionIdleTimeout * 1000,
-  });
+  const handle = await server.envelope.serveStreamableHttp(streamableHttpOptionsFrom({ ...options, http: options.http }));
   process.stderr.write(`${SP_SERVER_NAME}: ${server.operations.size} SP-API tools on ${handle.url.href}\n`);
   shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
 }
