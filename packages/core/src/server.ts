@@ -59,6 +59,7 @@ import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } fr
 import type { StdioOptions } from './stdio-host.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
+import { admitTools } from './tool-admission.js';
 import { resolveLimits, resolveSettings } from './options.js';
 import type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
 import { createOutputChecker, widenOutputSchema } from './output-schema.js';
@@ -353,7 +354,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     return options;
   };
   const entries = new Map<string, ToolEntry>();
-  for (const tool of allTools) {
+  // a tool whose x-mcp-header annotations break a rule is left out with one log line
+  for (const tool of admitTools(allTools, logger)) {
     const compiled = compileTool(tool.name, tool.inputSchema, optionsFor(tool));
     let outputSchema: Tool['outputSchema'];
     if (tool.outputSchema !== undefined) {

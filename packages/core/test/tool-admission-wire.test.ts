@@ -1,0 +1,71 @@
+import { Client as ClientV2, InMemoryTransport as InMemoryTransportV2 } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+
+import { createEnvelopeServer } from '../src/index.js';
+import type { EnvelopeTool } from '../src/index.js';
+
+import { connectInMemory } from './fixtures/connect.js';
+import { captureLog } from './fixtures/log-capture.js';
+import { testAdapter } from './fixtures/test-adapter.js';
+
+const GOOD: EnvelopeTool = {
+  name: 'route_report',
+  description: 'Returns the report of one region.',
+  inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] },
+  handler: (args) => ({ region: args['region'] }),
+};
+
+/** Mirrors an argument found only through a `$ref` into `$defs`, which admission refuses. */
+const REFUSED: EnvelopeTool = {
+  name: 'hidden_header',
+  inputSchema: { type: 'object', properties: { target: { $ref: '#/$defs/Target' } }, $defs: { Target: { type: 'string', 'x-mcp-header': 'Target', default: 'tenant-7f3a-routing-value' } } },
+  handler: () => ({ reached: true }),
+};
+
+function createServer(): { server: ReturnType<typeof createEnvelopeServer>; log: ReturnType<typeof captureLog> } {
+  const log = captureLog();
+  const server = createEnvelopeServer({ info: { name: 'admission-test', version: '0.0.1' }, adapter: testAdapter, tools: [REFUSED, GOOD], options: { env: {}, logger: log.logger } });
+  return { server, log };
+}
+
+function refusalLines(log: ReturnType<typeof captureLog>): Record<string, unknown>[] {
+  return log.lines.filter((line) => line['rule'] !== undefined);
+}
+
+describe('tool admission at registration, seen by real SDK clients', () => {
+  it('SDK v1 client: lists the good tool with its annotation, not the refused one; one log line names the tool and the rule', async () => {
+    const { server, log } = createServer();
+    const connected = await connectInMemory(server);
+    const { client } = connected;
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['route_report', 'get_envelope_contract']);
+      expect(tools[0]?.inputSchema.properties).toEqual({ region: { type: 'string', 'x-mcp-header': 'Region' } });
+      const called = await client.callTool({ name: 'hidden_header', arguments: {} });
+      expect(called.isError).toBe(true);
+      expect((called.structuredContent as { error_code: string }).error_code).toBe('TOOL_NOT_FOUND');
+      expect((await client.callTool({ name: 'route_report', arguments: { region: 'eu-west' } })).structuredContent).toEqual({ region: 'eu-west' });
+    } finally {
+      await connected.close();
+    }
+    expect(refusalLines(log)).toHaveLength(1);
+    expect(refusalLines(log)[0]).toMatchObject({ level: 40, tool: 'hidden_header', rule: 'header_location', header: 'Mcp-Param-Target', schema: 'inputSchema', pointer: '/$defs/Target' });
+    expect(log.raw.join('\n')).not.toContain('tenant-7f3a-routing-value');
+  });
+
+  it('SDK v2 client: the same listing', async () => {
+    const { server, log } = createServer();
+    const [clientTransport, serverTransport] = InMemoryTransportV2.createLinkedPair();
+    await server.connect(serverTransport);
+    const client = new ClientV2({ name: 'v2-admission', version: '0.0.1' });
+    await client.connect(clientTransport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['route_report', 'get_envelope_contract']);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+    expect(refusalLines(log).map((line) => [line['tool'], line['rule']])).toEqual([['hidden_header', 'header_location']]);
+  });
+});
