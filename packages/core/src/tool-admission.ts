@@ -169,8 +169,8 @@ function refusal(rule: AdmissionRule, annotation: HeaderAnnotation, message: str
  */
 export function checkHeaderAnnotation(annotation: HeaderAnnotation): AdmissionRefusal[] {
   if (annotation.property === undefined) {
-    const where = annotation.schema === 'outputSchema' ? 'in outputSchema' : 'outside the direct members of inputSchema.properties';
-    return [refusal('header_location', annotation, `${MCP_HEADER_KEYWORD} is allowed only on a direct member of inputSchema.properties, found ${where}`)];
+    const where = `${annotation.schema} ${annotation.pointer === '' ? 'root' : annotation.pointer}`;
+    return [refusal('header_location', annotation, `${MCP_HEADER_KEYWORD} is allowed only on a direct member of inputSchema.properties, found at ${where}`)];
   }
   const refusals: AdmissionRefusal[] = [];
   const { value, property } = annotation;
@@ -181,8 +181,9 @@ export function checkHeaderAnnotation(annotation: HeaderAnnotation): AdmissionRe
   if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
     refusals.push(refusal('header_property_type', annotation, `a property mirrored into a header must have type "string", "integer" or "boolean", "${property}" has ${type === undefined ? 'no type' : `type ${JSON.stringify(type)}`}`));
   }
-  if (isSensitiveName(property) || (typeof value === 'string' && isSensitiveName(value))) {
-    refusals.push(refusal('header_sensitive_name', annotation, `"${property}" looks like a credential, which must not travel in a request header`));
+  const sensitive = isSensitiveName(property) ? property : typeof value === 'string' && isSensitiveName(value) ? value : undefined;
+  if (sensitive !== undefined) {
+    refusals.push(refusal('header_sensitive_name', annotation, `"${sensitive}" looks like a credential, which must not travel in a request header`));
   }
   return refusals;
 }

@@ -64,7 +64,7 @@ describe('header_location: only a direct member of inputSchema.properties', () =
             schema: 'inputSchema',
             pointer,
             header: 'Mcp-Param-Region',
-            message: 'x-mcp-header is allowed only on a direct member of inputSchema.properties, found outside the direct members of inputSchema.properties',
+            message: `x-mcp-header is allowed only on a direct member of inputSchema.properties, found at inputSchema ${pointer === '' ? 'root' : pointer}`,
           },
         ],
       });
@@ -75,7 +75,7 @@ describe('header_location: only a direct member of inputSchema.properties', () =
     const verdict = admitTool(tool({ type: 'object', properties: { region: { type: 'string' } } }, { type: 'object', properties: { region } }));
     expect(verdict).toEqual({
       admitted: false,
-      refusals: [{ rule: 'header_location', schema: 'outputSchema', pointer: '/properties/region', header: 'Mcp-Param-Region', message: 'x-mcp-header is allowed only on a direct member of inputSchema.properties, found in outputSchema' }],
+      refusals: [{ rule: 'header_location', schema: 'outputSchema', pointer: '/properties/region', header: 'Mcp-Param-Region', message: 'x-mcp-header is allowed only on a direct member of inputSchema.properties, found at outputSchema /properties/region' }],
     });
   });
 });
@@ -185,7 +185,7 @@ describe('header_sensitive_name: no credentials in headers', () => {
     const verdict = admitTool(tool({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Authorization' } } }));
     expect(verdict).toEqual({
       admitted: false,
-      refusals: [{ rule: 'header_sensitive_name', schema: 'inputSchema', pointer: '/properties/region', header: 'Mcp-Param-Authorization', message: '"region" looks like a credential, which must not travel in a request header' }],
+      refusals: [{ rule: 'header_sensitive_name', schema: 'inputSchema', pointer: '/properties/region', header: 'Mcp-Param-Authorization', message: '"Authorization" looks like a credential, which must not travel in a request header' }],
     });
   });
 
@@ -233,7 +233,7 @@ describe('admitTools', () => {
       header: 'Mcp-Param-Region',
       schema: 'inputSchema',
       pointer: '/properties/target/properties/region',
-      msg: 'tool "nested_header" is left out: its x-mcp-header annotation breaks the header_location rule (x-mcp-header is allowed only on a direct member of inputSchema.properties, found outside the direct members of inputSchema.properties)',
+      msg: 'tool "nested_header" is left out: its x-mcp-header annotation breaks the header_location rule (x-mcp-header is allowed only on a direct member of inputSchema.properties, found at inputSchema /properties/target/properties/region)',
     });
   });
 
