@@ -3,7 +3,9 @@
  * the same `pnpm run version-packages` and `pnpm run release` the release workflow runs, against
  * a real Verdaccio on 127.0.0.1 with no uplink; an empty folder outside the workspace then
  * installs the published packages with plain npm, runs and probes both servers, and type-checks
- * a TypeScript consumer.
+ * a TypeScript consumer. Nothing in it assumes the repository's version, pending changesets or
+ * tags: the clone starts with no release and its own migration window (see preparation.ts), and
+ * every expected version is derived from the clone.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';

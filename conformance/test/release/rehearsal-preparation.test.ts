@@ -6,13 +6,13 @@
  * release check the workflow runs first passes on the prepared clone.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 import semver from 'semver';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { readReleases, runReleaseCheck, writeReleaseSnapshot } from '../../src/release/index.js';
 import { gitEnv } from '../registry/consumer.js';
@@ -27,9 +27,13 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: gitEnv(), encoding: 'utf8' });
 }
 
-/** A clone of this repository's committed HEAD, sharing its installed node_modules (for the changelog module). */
+/** A clone of this repository's committed HEAD, sharing its installed node_modules (for the changelog module); removed after the test. */
 function cloneRepository(): string {
-  const clone = join(mkdtempSync(join(tmpdir(), 'rehearsal-preparation-')), 'repo');
+  const folder = mkdtempSync(join(tmpdir(), 'rehearsal-preparation-'));
+  onTestFinished(() => {
+    rmSync(folder, { recursive: true, force: true });
+  });
+  const clone = join(folder, 'repo');
   git(ROOT, 'clone', '--quiet', ROOT, clone);
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
   return clone;
