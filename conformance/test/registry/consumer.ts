@@ -34,6 +34,32 @@ export function loopbackNpmEnv(folder: string): NodeJS.ProcessEnv {
   return cleanEnv({ NPM_CONFIG_USERCONFIG: join(folder, '.no-user-npmrc'), NPM_CONFIG_GLOBALCONFIG: join(folder, '.no-global-npmrc') });
 }
 
+// A fixed identity and no user or system git configuration, so a developer's settings (commit
+// signing, hooks, tag sorting) change nothing in the rehearsal's commits and tags.
+const GIT_ISOLATED = {
+  GIT_AUTHOR_NAME: 'release',
+  GIT_AUTHOR_EMAIL: 'release@example.test',
+  GIT_COMMITTER_NAME: 'release',
+  GIT_COMMITTER_EMAIL: 'release@example.test',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+
+/**
+ * The environment of the release commands in the rehearsal's clone (`pnpm run version-packages`,
+ * `pnpm run release` and the npm and changeset commands they start): the only npm configuration
+ * read is `userconfig`, a file of the rehearsal's own, so a developer's ~/.npmrc or the machine's
+ * npmrc can neither send a publish elsewhere nor break one. Git runs as {@link gitEnv} has it.
+ */
+export function releaseNpmEnv(registry: string, userconfig: string): NodeJS.ProcessEnv {
+  return cleanEnv({ ...GIT_ISOLATED, npm_config_registry: `${registry}/`, NPM_CONFIG_USERCONFIG: userconfig, NPM_CONFIG_GLOBALCONFIG: `${userconfig}.no-global`, CI: '' });
+}
+
+/** The environment of git in the rehearsal (its commits and tags read no user or system git configuration). */
+export function gitEnv(): NodeJS.ProcessEnv {
+  return cleanEnv(GIT_ISOLATED);
+}
+
 /**
  * Runs a command to its end, never throwing for a non-zero exit.
  *

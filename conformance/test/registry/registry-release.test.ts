@@ -3,7 +3,9 @@
  * the same `pnpm run version-packages` and `pnpm run release` the release workflow runs, against
  * a real Verdaccio on 127.0.0.1 with no uplink; an empty folder outside the workspace then
  * installs the published packages with plain npm, runs and probes both servers, and type-checks
- * a TypeScript consumer.
+ * a TypeScript consumer. Nothing in it assumes the repository's version, pending changesets or
+ * tags: the clone starts with no release and its own migration window (see preparation.ts), and
+ * every expected version is derived from the clone.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,11 +13,14 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
+import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { cleanEnv, command, loopbackNpmEnv, writeConsumer, writeRegistryNpmrc } from './consumer.js';
+import { command, gitEnv, loopbackNpmEnv, releaseNpmEnv, writeConsumer, writeRegistryNpmrc } from './consumer.js';
 import type { CommandResult } from './consumer.js';
+import { REHEARSAL_MIGRATION, nextVersion, prepareFirstRelease } from './preparation.js';
+import type { FirstRelease } from './preparation.js';
 import { collectInstalled, seedStorage } from './third-party.js';
 import { startVerdaccio } from './verdaccio.js';
 import type { Registry } from './verdaccio.js';
@@ -29,7 +34,6 @@ const PACKAGES = [
   ['conformance', '@mcp-envelope/conformance'],
 ] as const;
 const CONSUMER_TOOLS = ['typescript', '@types/node'];
-const GIT_ENV = { GIT_AUTHOR_NAME: 'release', GIT_AUTHOR_EMAIL: 'release@example.test', GIT_COMMITTER_NAME: 'release', GIT_COMMITTER_EMAIL: 'release@example.test' };
 
 interface Rehearsal {
   readonly base: string;
@@ -39,6 +43,8 @@ interface Rehearsal {
   readonly upstream: Server;
   readonly upstreamUrl: string;
   readonly timings: string[];
+  /** Set by the preparation of release 1: the versions the three releases must produce follow from it. */
+  first?: FirstRelease;
 }
 
 let state: Rehearsal | undefined;
@@ -63,7 +69,19 @@ async function step(label: string, file: string, args: readonly string[], cwd: s
 /** The environment of the release commands in the clone: npm and pnpm see only the loopback registry. */
 function releaseEnv(): NodeJS.ProcessEnv {
   const { base, registry } = rehearsal();
-  return cleanEnv({ ...GIT_ENV, npm_config_registry: `${registry.url}/`, NPM_CONFIG_USERCONFIG: join(base, 'release.npmrc'), CI: '' });
+  return releaseNpmEnv(registry.url, join(base, 'release.npmrc'));
+}
+
+/** Release 1 as the preparation derived it from the clone. */
+function firstRelease(): FirstRelease {
+  const { first } = rehearsal();
+  if (first === undefined) throw new Error('release 1 was not prepared');
+  return first;
+}
+
+/** Release 3 (and the refused release 2): a patch after release 1. */
+function patchRelease(): string {
+  return nextVersion(firstRelease().version, 'patch');
 }
 
 /**
@@ -89,13 +107,13 @@ function pnpm(args: readonly string[], label: string, expectCode: 0 | 'nonzero' 
 }
 
 function git(...args: string[]): Promise<CommandResult> {
-  return step(`git ${args[0] ?? ''}`, 'git', args, rehearsal().clone, cleanEnv(GIT_ENV));
+  return step(`git ${args[0] ?? ''}`, 'git', args, rehearsal().clone, gitEnv());
 }
 
 async function publishedVersions(name: string): Promise<string[]> {
   const response = await fetch(`${rehearsal().registry.url}/${name.replace('/', '%2f')}`);
   if (response.status === 404) return [];
-  return Object.keys(((await response.json()) as { versions: Record<string, unknown> }).versions).sort();
+  return semver.sort(Object.keys(((await response.json()) as { versions: Record<string, unknown> }).versions));
 }
 
 function readClone(path: string): string {
@@ -129,9 +147,9 @@ beforeAll(async () => {
   timings.push(`verdaccio up with ${thirdParty.length} third-party packages packed from the local install: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   writeRegistryNpmrc(base, registry.url, join(base, 'npm-cache'), registry.token);
   writeFileSync(join(base, 'release.npmrc'), readFileSync(join(base, '.npmrc'), 'utf8'));
-  await step('git clone', 'git', ['clone', '--quiet', ROOT, state.clone], base, cleanEnv());
+  await step('git clone', 'git', ['clone', '--quiet', ROOT, state.clone], base, gitEnv());
   // The build cache only: the clone's first build has the same inputs as this checkout's.
-  const commonDir = (await command('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], ROOT, cleanEnv())).output.trim();
+  const commonDir = (await command('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], ROOT, gitEnv())).output.trim();
   const turboCache = join(dirname(commonDir), '.turbo', 'cache');
   if (existsSync(turboCache)) cpSync(turboCache, join(state.clone, '.turbo', 'cache'), { recursive: true });
   await step('pnpm install --offline (clone)', process.execPath, [join(ROOT, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), 'install', '--frozen-lockfile', '--offline'], state.clone, releaseEnv());
@@ -146,59 +164,74 @@ afterAll(async () => {
 });
 
 describe('three releases through a real registry', () => {
-  it('release 1: version-packages and release publish every package at 0.2.0, lint-clean, tagged, with the windows open', async () => {
+  it('release 1 is prepared from the clone itself: no copied tag, its own window, versions derived from its package.json and changesets', async () => {
+    const first = await prepareFirstRelease(rehearsal().clone);
+    rehearsal().first = first;
+    rehearsal().timings.push(`release 1 prepared: ${first.from} -> ${first.version}, ${first.deletedTags.length} copied tag(s) deleted, windows ${first.migrationIds.join(', ')}`);
+    expect((await git('tag', '--list')).output).toBe('');
+    expect(first.migrationIds[0]).toBe(REHEARSAL_MIGRATION.id);
+    await pnpm(['run', 'fixtures:update'], 'release 1: pnpm run fixtures:update');
+    expect(JSON.parse(readClone('conformance/fixtures/sp/tool-not-found.json'))).toMatchObject({ envelope: { error_kind: 'tool_not_found', legacy_error_kind: 'mcp_input_validation' } });
+    await git('add', '-A');
+    await git('commit', '--quiet', '-m', 'rehearsal: open a migration window of its own');
+  });
+
+  it('release 1: version-packages and release publish every package at the derived version, lint-clean, tagged, with the windows open', async () => {
+    const { from, version } = firstRelease();
     expect(workflowCommands()).toEqual({ version: ['run', 'version-packages'], publish: ['run', 'release'] });
     const versioned = await pnpm(workflowCommands().version, 'release 1: pnpm run version-packages');
-    expect(versioned.output).toContain('release:check 0.1.0 -> 0.2.0 (no release yet)');
-    for (const [folder] of PACKAGES) expect(JSON.parse(readClone(`${folder}/package.json`)).version).toBe('0.2.0');
+    expect(versioned.output).toContain(`release:check ${from} -> ${version} (no release yet)`);
+    for (const [folder] of PACKAGES) expect(JSON.parse(readClone(`${folder}/package.json`)).version).toBe(version);
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'Version Packages');
     const released = await pnpm(workflowCommands().publish, 'release 1: pnpm run release');
     expect(released.output.match(/All good!/g)).toHaveLength(PACKAGES.length);
-    for (const [, name] of PACKAGES) expect(released.output).toContain(`${name} v0.2.0\n\n (ignoring resolutions: 'node10', 'node16-cjs')`);
-    for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual(['0.2.0']);
+    for (const [, name] of PACKAGES) expect(released.output).toContain(`${name} v${version}\n\n (ignoring resolutions: 'node10', 'node16-cjs')`);
+    for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual([version]);
     const tags = (await git('tag', '--list')).output.split('\n').filter((line) => line !== '');
-    expect(tags.sort()).toEqual(PACKAGES.map(([, name]) => `${name}@0.2.0`).sort());
+    expect(tags.sort()).toEqual(PACKAGES.map(([, name]) => `${name}@${version}`).sort());
   });
 
   it('release 1 CHANGELOGs: each server names its migrations, the cutover date, the dropping release and the other server', () => {
-    const sp = readClone('packages/sp-adapter/CHANGELOG.md');
-    const ads = readClone('packages/ads-adapter/CHANGELOG.md');
-    expect(sp.startsWith('# @mcp-envelope/sp-adapter\n\n## 0.2.0\n')).toBe(true);
-    for (const id of ['sp-upstream-429-to-rate-limited', 'sp-401-403-to-auth-error', 'unknown-tool-to-tool-not-found']) expect(sp).toContain(`\`${id}\``);
-    for (const id of ['ads-upstream-429-to-rate-limited', 'unknown-tool-to-tool-not-found']) expect(ads).toContain(`\`${id}\``);
-    for (const text of [sp, ads]) expect(text).toMatch(/cutover date 2027-03-01; the\s+release after 0\.2\.0 drops `legacy_error_kind`/);
-    expect(sp).toContain('`@mcp-envelope/ads-adapter`');
-    expect(ads).toContain('`@mcp-envelope/sp-adapter`');
-    expect(ads).not.toContain('sp-401-403-to-auth-error');
+    const { version } = firstRelease();
+    const table = JSON.parse(readClone('contract/migrations.json')) as { migrations: { id: string; servers?: string[] }[] };
+    for (const [server, folder, other] of [['sp', 'sp-adapter', 'ads-adapter'], ['ads', 'ads-adapter', 'sp-adapter']] as const) {
+      const changelog = readClone(`packages/${folder}/CHANGELOG.md`);
+      expect(changelog.startsWith(`# @mcp-envelope/${folder}\n\n## ${version}\n`)).toBe(true);
+      const note = changelog.split('\n').find((line) => line.includes(`\`${REHEARSAL_MIGRATION.id}\``)) ?? '';
+      expect(note).toContain(`cutover date ${REHEARSAL_MIGRATION.cutover_date}; the release after ${version} drops \`legacy_error_kind\``);
+      expect(note).toContain(`\`@mcp-envelope/${other}\``);
+      const touching = table.migrations.filter((entry) => entry.servers === undefined || entry.servers.includes(server));
+      for (const { id } of touching) expect(changelog).toContain(`\`${id}\``);
+    }
   });
 
   it('release 1 from a clean folder: both servers answer an unknown tool with legacy_error_kind', async () => {
     const { consumer, base, upstreamUrl } = rehearsal();
+    const { version } = firstRelease();
     writeConsumer(consumer, rehearsal().registry.url, join(base, 'consumer-npm-cache'));
     const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
-    await step('consumer: npm install 0.2.0', 'npm', ['install', ...names.map((name) => `${name}@0.2.0`), 'typescript@6.0.3', '@types/node@20.19.43'], consumer, loopbackNpmEnv(consumer));
+    await step(`consumer: npm install ${version}`, 'npm', ['install', ...names.map((name) => `${name}@${version}`), 'typescript@6.0.3', '@types/node@20.19.43'], consumer, loopbackNpmEnv(consumer));
     for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
-      const answer = await step(`consumer: ${bin} unknown tool (0.2.0)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer));
-      expect(JSON.parse(answer.output)).toMatchObject({ error_kind: 'tool_not_found', error_code: 'TOOL_NOT_FOUND', legacy_error_kind: 'mcp_input_validation' });
+      const answer = await step(`consumer: ${bin} unknown tool (${version})`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer));
+      expect(JSON.parse(answer.output)).toMatchObject({ error_kind: 'tool_not_found', error_code: 'TOOL_NOT_FOUND', legacy_error_kind: REHEARSAL_MIGRATION.from_kind });
     }
   });
 
-  it('release 2: a patch release is refused while the migrations 0.2.0 shipped are still in the table', async () => {
+  it('release 2: a patch release is refused while the migrations release 1 shipped are still in the table', async () => {
+    const { version, migrationIds } = firstRelease();
     writeFileSync(join(rehearsal().clone, '.changeset/rehearsal-fix.md'), "---\n'@mcp-envelope/sp-adapter': patch\n---\n\nA fix between releases.\n");
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'a fix');
     const refused = await pnpm(workflowCommands().version, 'release 2: pnpm run version-packages (refused)', 'nonzero');
-    expect(refused.output).toContain('release:check 0.2.0 -> 0.2.1 (released: 0.2.0)');
-    for (const id of ['sp-upstream-429-to-rate-limited', 'ads-upstream-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'sp-401-403-to-auth-error']) {
-      expect(refused.output).toContain(`FAIL [expired-migrations] migration "${id}"`);
-    }
-    expect(refused.output).toContain('shipped in 0.2.0 (tag @mcp-envelope/contract@0.2.0); its window closes with the next release, and 0.2.1 is about to be released');
-    expect(JSON.parse(readClone('contract/package.json')).version).toBe('0.2.0');
-    expect(await publishedVersions('@mcp-envelope/sp-adapter')).toEqual(['0.2.0']);
+    expect(refused.output).toContain(`release:check ${version} -> ${patchRelease()} (released: ${version})`);
+    for (const id of migrationIds) expect(refused.output).toContain(`FAIL [expired-migrations] migration "${id}"`);
+    expect(refused.output).toContain(`shipped in ${version} (tag @mcp-envelope/contract@${version}); its window closes with the next release, and ${patchRelease()} is about to be released`);
+    expect(JSON.parse(readClone('contract/package.json')).version).toBe(version);
+    expect(await publishedVersions('@mcp-envelope/sp-adapter')).toEqual([version]);
   });
 
-  it('release 3: with the entries removed and the fixtures regenerated, 0.2.1 publishes', async () => {
+  it('release 3: with the entries removed and the fixtures regenerated, a patch release publishes', async () => {
     const table = JSON.parse(readClone('contract/migrations.json')) as { migrations: unknown[] };
     writeFileSync(join(rehearsal().clone, 'contract/migrations.json'), `${JSON.stringify({ ...table, migrations: [] }, null, 2)}\n`);
     writeFileSync(
@@ -208,20 +241,20 @@ describe('three releases through a real registry', () => {
     await pnpm(['run', 'fixtures:update'], 'release 3: pnpm run fixtures:update');
     expect(readClone('conformance/fixtures/sp/tool-not-found.json')).not.toContain('legacy_error_kind');
     await git('add', '-A');
-    await git('commit', '--quiet', '-m', 'drop the migrations 0.2.0 shipped');
+    await git('commit', '--quiet', '-m', 'drop the migrations release 1 shipped');
     await pnpm(workflowCommands().version, 'release 3: pnpm run version-packages');
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'Version Packages');
     await pnpm(workflowCommands().publish, 'release 3: pnpm run release');
-    for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual(['0.2.0', '0.2.1']);
+    for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual([firstRelease().version, patchRelease()]);
   });
 
   it('release 3 from a clean folder: no legacy_error_kind, and both servers probe CONFORMANT with the installed CLI', async () => {
     const { consumer, upstreamUrl } = rehearsal();
     const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
-    await step('consumer: npm install 0.2.1', 'npm', ['install', ...names.map((name) => `${name}@0.2.1`)], consumer, loopbackNpmEnv(consumer));
+    await step(`consumer: npm install ${patchRelease()}`, 'npm', ['install', ...names.map((name) => `${name}@${patchRelease()}`)], consumer, loopbackNpmEnv(consumer));
     for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
-      const answer = JSON.parse((await step(`consumer: ${bin} unknown tool (0.2.1)`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer))).output) as Record<string, unknown>;
+      const answer = JSON.parse((await step(`consumer: ${bin} unknown tool (${patchRelease()})`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer))).output) as Record<string, unknown>;
       expect([answer['error_kind'], answer['legacy_error_kind']]).toEqual(['tool_not_found', undefined]);
       const probe = await step(
         `consumer: mcp-envelope-conformance probe ${bin}`,

@@ -37,11 +37,13 @@ describe('release:check on a clean checkout', () => {
     ]);
   });
 
-  it('reads the releases from the <package>@<version> tags changeset publish creates, once per version', async () => {
+  it('reads the releases from the <package>@<version> tags changeset publish creates, once per version; v* and pre-release tags do not count', async () => {
     const root = makeReleaseRepo();
     tagRelease(root, '0.1.1');
     git(root, 'tag', 'v9.9.9');
     git(root, 'tag', 'other-package@3.0.0');
+    git(root, 'tag', '@mcp-envelope/contract@0.2.0-next.0');
+    git(root, 'tag', '@mcp-envelope/core@0.2.0-rc.1');
     expect(await readReleases(root, NAMES)).toEqual([
       { version: '0.1.0', tag: '@mcp-envelope/contract@0.1.0' },
       { version: '0.1.1', tag: '@mcp-envelope/contract@0.1.1' },
