@@ -10,7 +10,8 @@ import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { ERROR_ENVELOPE_SCHEMA, MIGRATIONS, SCHEMA_CODE_TABLE } from '../src/index.js';
+import { ERROR_ENVELOPE_SCHEMA, MIGRATIONS } from '../src/index.js';
+import { SCHEMA_CODE_TABLE } from '../src/schemas.js';
 import { ADS_RATE_LIMITED_ENVELOPE, MAX_ITEMS_ENVELOPE } from './envelope-fixtures.js';
 
 const packageRoot = new URL('../', import.meta.url);
