@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
-import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 
 const root = new URL('..', import.meta.url).pathname;
 const update = process.argv.includes('--update');
@@ -62,9 +62,9 @@ function extractorConfig(entry, temporaryFolder) {
   });
 }
 
-function runEntry(entry, temporaryFolder) {
+function runEntry(entry, temporaryFolder, compilerState) {
   if (update) mkdirSync(join(entry.folder, 'api'), { recursive: true });
-  const result = Extractor.invoke(extractorConfig(entry, temporaryFolder), { localBuild: update, messageCallback: (message) => { if (message.logLevel !== 'error') message.handled = true; } });
+  const result = Extractor.invoke(extractorConfig(entry, temporaryFolder), { localBuild: update, compilerState, messageCallback: (message) => { if (message.logLevel !== 'error') message.handled = true; } });
   const report = relative(root, join(entry.folder, 'api', `${entry.report}.api.md`));
   if (result.errorCount > 0) return `${report}: API Extractor reported ${result.errorCount} error(s)`;
   if (result.apiReportChanged && !update) return `${report} differs from the build`;
@@ -73,7 +73,10 @@ function runEntry(entry, temporaryFolder) {
 
 const temporaryFolder = mkdtempSync(join(tmpdir(), 'api-report-'));
 try {
-  const problems = workspacePackages().flatMap(entryPoints).map((entry) => runEntry(entry, temporaryFolder)).filter((problem) => problem !== undefined);
+  const entries = workspacePackages().flatMap(entryPoints);
+  // One TypeScript program for every entry point: the packages share most of their .d.ts graph.
+  const compilerState = CompilerState.create(extractorConfig(entries[0], temporaryFolder), { additionalEntryPoints: entries.map((entry) => entry.types) });
+  const problems = entries.map((entry) => runEntry(entry, temporaryFolder, compilerState)).filter((problem) => problem !== undefined);
   if (problems.length > 0) {
     console.error(`${problems.join('\n')}\nThe public API changed. If that is intended, run \`pnpm api:update\` and commit the reports.`);
     process.exitCode = 1;
