@@ -3,30 +3,48 @@
  * exports explicitly, and each runtime export appears in the package's checked-in API report
  * (`<package>/api/<name>.api.md`, compared with the build by `pnpm lint`).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 import { describe, expect, it } from 'vitest';
 
 const repositoryRoot = new URL('../../', import.meta.url);
 
 interface EntryPoint {
+  /** How users import it, e.g. `@mcp-envelope/core/testing`. */
   readonly specifier: string;
+  /** The built module, imported by path so that every workspace package is reachable. */
+  readonly built: URL;
   readonly source: string;
   readonly report: string;
 }
 
-const ENTRY_POINTS: readonly EntryPoint[] = [
-  { specifier: '@mcp-envelope/contract', source: 'contract/src/index.ts', report: 'contract/api/contract.api.md' },
-  { specifier: '@mcp-envelope/core', source: 'packages/core/src/index.ts', report: 'packages/core/api/core.api.md' },
-  { specifier: '@mcp-envelope/core/testing', source: 'packages/core/src/testing/index.ts', report: 'packages/core/api/core-testing.api.md' },
-  { specifier: '@mcp-envelope/sp-adapter', source: 'packages/sp-adapter/src/index.ts', report: 'packages/sp-adapter/api/sp-adapter.api.md' },
-  { specifier: '@mcp-envelope/ads-adapter', source: 'packages/ads-adapter/src/index.ts', report: 'packages/ads-adapter/api/ads-adapter.api.md' },
-  { specifier: '@mcp-envelope/conformance', source: 'conformance/src/index.ts', report: 'conformance/api/conformance.api.md' },
-];
-
 function repositoryFile(path: string): string {
   return readFileSync(new URL(path, repositoryRoot), 'utf8');
 }
+
+interface Manifest {
+  readonly name: string;
+  readonly exports: Readonly<Record<string, string | { readonly types?: string; readonly default?: string }>>;
+}
+
+/** The entry points of a package folder, as its package.json `exports` declares them. */
+function entryPointsOf(folder: string): EntryPoint[] {
+  const manifest = JSON.parse(repositoryFile(`${folder}/package.json`)) as Manifest;
+  const unscoped = manifest.name.replace(/^@[^/]+\//, '');
+  return Object.entries(manifest.exports).flatMap(([subpath, target]) => {
+    if (typeof target === 'string' || target.types === undefined || target.default === undefined) return [];
+    const report = subpath === '.' ? unscoped : `${unscoped}-${subpath.slice(2).replaceAll('/', '-')}`;
+    return [{
+      specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
+      built: new URL(`${folder}/${target.default.replace(/^\.\//, '')}`, repositoryRoot),
+      source: `${folder}/${target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts')}`,
+      report: `${folder}/api/${report}.api.md`,
+    }];
+  });
+}
+
+const PACKAGE_FOLDERS = ['contract', ...readdirSync(new URL('packages/', repositoryRoot)).map((name) => `packages/${name}`), 'conformance'];
+const ENTRY_POINTS: readonly EntryPoint[] = PACKAGE_FOLDERS.flatMap(entryPointsOf);
 
 /** The names an API report declares as exported values (classes, functions, constants, re-exports). */
 function reportedValueNames(report: string): string[] {
@@ -40,8 +58,12 @@ describe('public surface', () => {
     expect(repositoryFile(source).match(/^export (?:type )?\*.*$/gm) ?? []).toEqual([]);
   });
 
-  it.each(ENTRY_POINTS)('every runtime export of $specifier is in its API report', async ({ specifier, report }) => {
-    const runtime = Object.keys((await import(specifier)) as Record<string, unknown>).sort();
+  it('finds the entry points of every package', () => {
+    expect(ENTRY_POINTS.map((entry) => entry.specifier)).toEqual(expect.arrayContaining(['@mcp-envelope/contract', '@mcp-envelope/core', '@mcp-envelope/core/testing', '@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/conformance']));
+  });
+
+  it.each(ENTRY_POINTS)('every runtime export of $specifier is in its API report', async ({ built, report }) => {
+    const runtime = Object.keys((await import(built.href)) as Record<string, unknown>).sort();
     const reported = reportedValueNames(repositoryFile(report));
     expect(runtime.filter((name) => !reported.includes(name))).toEqual([]);
     expect(runtime.length).toBeGreaterThan(0);
