@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { synthesizeBaseline, synthesizeValue } from '../src/index.js';
+import { synthesizeBaseline, synthesizeValue } from '../src/baseline.js';
 
 function value(schema: unknown): unknown {
   const result = synthesizeValue(schema);

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 
-import { checkCapability, classifyCallError, classifyToolResult, DeadlineError, judgeExpectedFailure, kindAdvertisementIssue, withDeadline } from '../src/index.js';
+import { classifyCallError, classifyToolResult, DeadlineError, withDeadline } from '../src/call-outcome.js';
+import { checkCapability, kindAdvertisementIssue } from '../src/capability-check.js';
+import { judgeExpectedFailure } from '../src/probe-evaluate.js';
 
 const envelope = {
   error_kind: 'tool_not_found',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { CommandLineError, displayStdioCommand, parseStdioCommand, splitCommandLine } from '../src/index.js';
+import { CommandLineError, displayStdioCommand, parseStdioCommand, splitCommandLine } from '../src/command-line.js';
 
 describe('splitCommandLine', () => {
   it.each([

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { caseChangedName, planToolProbes } from '../src/index.js';
-import type { PlannedProbe } from '../src/index.js';
+import { caseChangedName, planToolProbes } from '../src/probe-plan.js';
+import type { PlannedProbe } from '../src/probe-plan.js';
 
 function plan(inputSchema: unknown): readonly PlannedProbe[] {
   const result = planToolProbes({ name: 'tool', inputSchema });

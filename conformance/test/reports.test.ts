@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { escapeXml, renderTable, renderValidateReport, toJUnit } from '../src/index.js';
+import { renderValidateReport, toJUnit } from '../src/index.js';
+import { escapeXml } from '../src/junit.js';
+import { renderTable } from '../src/render.js';
 import type { ProbeReport, ProbeRow, ValidateReport } from '../src/index.js';
 import { parseXml } from './helpers/xml.js';
 

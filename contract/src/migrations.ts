@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
+import { migrationsDocument } from './data/migrations-table.js';
 
 import type { ErrorKind } from './taxonomy.js';
 
@@ -41,14 +41,12 @@ export interface MigrationEntry {
 }
 
 /**
- * The reclassifications in force, read from `migrations.json` at the package root (data, so the
- * release check can read any checkout's table without compiling it). The first release of this
+ * The reclassifications in force, from `migrations.json` at the package root (data, so the
+ * release check can read any checkout's table without compiling it; the build embeds it). The first release of this
  * project introduces the contract's three phased reclassifications: the release that first ships
  * them emits `legacy_error_kind`, and the next one drops it, with the entries deleted.
  */
-export const MIGRATIONS: readonly MigrationEntry[] = (
-  JSON.parse(readFileSync(new URL('../migrations.json', import.meta.url), 'utf8')) as { migrations: MigrationEntry[] }
-).migrations;
+export const MIGRATIONS: readonly MigrationEntry[] = (migrationsDocument as { migrations: MigrationEntry[] }).migrations;
 
 function parseVersion(version: string): readonly [number, number, number] {
   const match = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version.trim());

@@ -1,21 +1,18 @@
 /**
- * Loads the contract's JSON documents that ship beside the compiled code (`schemas/`).
+ * The contract's JSON documents (`schemas/`), embedded as modules so that browsers and edge
+ * runtimes load them without a file system.
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
-
+import { errorEnvelopeSchemaDocument } from './data/error-envelope-schema.js';
+import { schemaCodeTableDocument } from './data/jsonschema-error-codes.js';
 import type { SchemaErrorCode, SchemaKeyword } from './taxonomy.js';
-
-function readSchemaFile(name: string): unknown {
-  return JSON.parse(readFileSync(new URL(`../schemas/${name}`, import.meta.url), 'utf8')) as unknown;
-}
 
 /**
  * The v1 envelope JSON Schema (draft 2020-12), as parsed JSON. Same content as
  * `@mcp-envelope/contract/schemas/error-envelope.schema.json`.
  */
-export const ERROR_ENVELOPE_SCHEMA = readSchemaFile('error-envelope.schema.json') as Readonly<Record<string, unknown>>;
+export const ERROR_ENVELOPE_SCHEMA = errorEnvelopeSchemaDocument as Readonly<Record<string, unknown>>;
 
 /** The `$id` of {@link ERROR_ENVELOPE_SCHEMA}. */
 export const ERROR_ENVELOPE_SCHEMA_ID = ERROR_ENVELOPE_SCHEMA['$id'] as string;
@@ -44,7 +41,7 @@ export interface SchemaCodeTable {
  * The JSON Schema keyword -> `SCHEMA_*` table with summary and hint templates. Implements
  * CONTRACT.md "Schema validation codes".
  */
-export const SCHEMA_CODE_TABLE = readSchemaFile('jsonschema-error-codes.json') as SchemaCodeTable;
+export const SCHEMA_CODE_TABLE = schemaCodeTableDocument as SchemaCodeTable;
 
 /**
  * Looks up the table entry for a JSON Schema keyword (an Ajv `ErrorObject.keyword`).

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { SCHEMA_CODE_TABLE, fillTemplate, schemaCodeEntry } from '../src/index.js';
+import { fillTemplate, schemaCodeEntry } from '../src/index.js';
+import { SCHEMA_CODE_TABLE } from '../src/schemas.js';
 
 /** The `{placeholder}` names a template uses, sorted and without repeats. */
 function placeholders(template: string): string[] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { MIGRATIONS, activeMigrations, compareVersions, expiredMigrations, legacyErrorKindFor } from '../src/index.js';
+import { MIGRATIONS, activeMigrations, compareVersions, legacyErrorKindFor } from '../src/index.js';
+import { expiredMigrations } from '../src/migrations.js';
 import type { MigrationEntry } from '../src/index.js';
 
 const SP_THROTTLE: MigrationEntry = {

@@ -16,7 +16,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
 import { z } from 'zod';
 
-import { compileTool, createEnvelopeLogger, createEnvelopeServer, htmlSummary } from '../dist/index.js';
+import { compileTool, createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
+import { htmlSummary } from '../dist/upstream-body/index.js';
 import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../dist/index.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
 

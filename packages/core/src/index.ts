@@ -7,9 +7,8 @@
  * @packageDocumentation
  */
 
-// The server, its tools and its wire helpers (DESIGN 3 and 4).
-export { createEnvelopeServer, errorResult, CORE_ERROR_KINDS, ENVELOPE_CONTRACT_TOOL_NAME } from './server.js';
-export { isToolResult, toolResult } from './tool-result.js';
+// The server, its tools and its hosts (DESIGN 3 and 4).
+export { createEnvelopeServer, ENVELOPE_CONTRACT_TOOL_NAME } from './server.js';
 export type {
   CreateEnvelopeServerInput,
   EnvelopeServer,
@@ -18,12 +17,14 @@ export type {
   SdkServer,
   ToolHandlerContext,
 } from './server.js';
-export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, DEFAULT_SHUTDOWN_GRACE_MS, loopbackHostname, parseAllowedOrigins, shutdownOnSignals } from './http-host.js';
+export { toolResult } from './tool-result.js';
+export { shutdownOnSignals } from './http-host.js';
 export type { ShutdownReport, StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 export { addStreamableHttpOptions, streamableHttpOptionsFrom } from './http-cli.js';
 export type { StreamableHttpCliOptions } from './http-cli.js';
-export { DEFAULT_MAX_STDIO_MESSAGE_BYTES, OversizedLineFilter } from './stdio-host.js';
 export type { OversizedLine, StdioOptions } from './stdio-host.js';
+export type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+export type { JsonSchema } from './output-schema.js';
 
 // The adapter seam.
 export type {
@@ -47,56 +48,54 @@ export type { AdapterHintTables } from './hint-tables.js';
 // Errors, upstream HTTP and the per-call context.
 export { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 export type { ClientSideFailure, EnvelopeErrorInit } from './errors.js';
-export {
-  DEFAULT_MAX_UPSTREAM_BODY_BYTES,
-  fetchInCallContext,
-  headerRecord,
-  MAX_ERROR_BODY_BYTES,
-  MAX_UPSTREAM_BODY_SETTING,
-  MAX_UPSTREAM_REDIRECTS,
-  readSuccessBody,
-  upstreamFetch,
-} from './upstream.js';
+export { headerRecord, readSuccessBody, upstreamFetch } from './upstream.js';
 export type { UpstreamFetchInit } from './upstream.js';
-export { currentCallContext, recordResponseMeta, recordResponseMetaInto } from './context.js';
+export { currentCallContext, recordResponseMeta } from './context.js';
 export type { CallContext } from './context.js';
 
-// Envelope building blocks.
-export { carriedEnvelope, envelopeForThrown } from './classify.js';
-export type { ClassifyEnvironment } from './classify.js';
-export {
-  boundEnvelope,
-  checkEnvelope,
-  finalizeEnvelope,
-  internalErrorEnvelope,
-  INTERNAL_ERROR_SUMMARY,
-  MAX_DETAILS,
-  MAX_HINT_LENGTH,
-  MAX_HINTS,
-  MAX_DETAIL_STRING_LENGTH,
-  MAX_SUMMARY_LENGTH,
-  MAX_TOOL_LENGTH,
-  PACKAGE_VERSION,
-} from './envelope-builder.js';
-export type { FinalizeEnvironment } from './envelope-builder.js';
-export { createRedactor, FRAGMENT_LENGTH, MIN_SECRET_LENGTH, REDACTED, registerSecret } from './redact.js';
-export type { Redactor } from './redact.js';
-export { embedSchema, embeddedEnvelopeSchema, widenOutputSchema } from './output-schema.js';
-export type { JsonSchema } from './output-schema.js';
-export { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
-
-// Configuration and logging.
-export { DEFAULT_MAX_RESULT_BYTES, parseBooleanSwitch, resolveLimits, resolveSettings } from './options.js';
-export type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+// Logging, secrets and the version envelopes carry.
 export { createEnvelopeLogger } from './logger.js';
 export type { EnvelopeLogger } from './logger.js';
+export { createRedactor, registerSecret } from './redact.js';
+export type { Redactor } from './redact.js';
+export { PACKAGE_VERSION } from './envelope-builder.js';
 
-// The argument pipeline: normalization, strict validation, hints.
-export * from './arguments/index.js';
+// The argument pipeline an adapter compiles its tools with.
+export { compileTool, jsonTypeOf } from './arguments/index.js';
+export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
 
-// Shared upstream helpers for adapters: header rules, body parsing, status classification, LWA,
-// and OpenAPI operations -> tool input schemas.
-export * from './http-meta/index.js';
-export * from './upstream-body/index.js';
-export * from './lwa/index.js';
-export * from './openapi/index.js';
+// Shared upstream helpers for adapters: header rules, body parsing, status classification.
+export { headerValue, lowerCaseHeaders, responseMetaFromHeaders } from './http-meta/index.js';
+export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
+export { capText, classifyClientFailure, classifyUpstreamStatus, parseUpstreamBody, requestPath } from './upstream-body/index.js';
+export type { ClientFailureFamily, NonHttpFailure, ParsedUpstreamBody, StatusClassification, UpstreamFamily } from './upstream-body/index.js';
+
+// Login with Amazon.
+export { LwaError, lwaSettingsFromEnv, LwaTokenClient } from './lwa/index.js';
+export type { LwaFailureClassification, LwaFailureReason, LwaSettings } from './lwa/index.js';
+
+// OpenAPI operations -> tool input schemas and upstream requests.
+export {
+  apiDescriptionFormat,
+  buildOperationRequest,
+  coerceJsonBody,
+  modelNameFromFileName,
+  OPERATION_METHODS,
+  OperationConverter,
+  uniqueOperationToolNames,
+} from './openapi/index.js';
+export type {
+  ApiDescriptionFormat,
+  CollectionFormat,
+  ConvertedOperation,
+  OperationBody,
+  OperationConversionOptions,
+  OperationMethod,
+  OperationParameter,
+  OperationRequest,
+  OperationWireShape,
+  ParameterLocation,
+  ReferenceMode,
+  ReferenceResolver,
+  SchemaConversionOptions,
+} from './openapi/index.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { createEnvelopeServer, parseBooleanSwitch, resolveLimits, resolveSettings } from '../src/index.js';
+import { createEnvelopeServer } from '../src/index.js';
+import { parseBooleanSwitch, resolveLimits, resolveSettings } from '../src/options.js';
 import { captureLog } from './fixtures/log-capture.js';
 import { useTestSession } from './fixtures/session.js';
 import { testAdapter } from './fixtures/test-adapter.js';

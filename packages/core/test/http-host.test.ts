@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 
-import { loopbackHostname, parseAllowedOrigins } from '../src/index.js';
+import { loopbackHostname, parseAllowedOrigins } from '../src/http-host.js';
 import type { StreamableHttpHandle, StreamableHttpOptions } from '../src/index.js';
 import { createTestServer } from './fixtures/test-server.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { decodeCursor, encodeCursor, toolSetFingerprint } from '../src/index.js';
+import { decodeCursor, encodeCursor, toolSetFingerprint } from '../src/pagination.js';
 import type { EnvelopeTool } from '../src/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import type { Connected } from './fixtures/connect.js';

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  boundEnvelope,
-  classifyLwaFailure,
-  createEnvelopeServer,
-  createRedactor,
-  LwaError,
-  LwaTokenClient,
-  MAX_DETAIL_STRING_LENGTH,
-  MAX_SUMMARY_LENGTH,
-  MAX_TOOL_LENGTH,
-  registerSecret,
-} from '../src/index.js';
+import { boundEnvelope, MAX_DETAIL_STRING_LENGTH, MAX_SUMMARY_LENGTH, MAX_TOOL_LENGTH } from '../src/envelope-builder.js';
+import { createEnvelopeServer, createRedactor, LwaError, LwaTokenClient, registerSecret } from '../src/index.js';
+import { classifyLwaFailure } from '../src/lwa/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
 

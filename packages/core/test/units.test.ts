@@ -1,16 +1,10 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 
-import {
-  boundEnvelope,
-  carriedEnvelope,
-  createRedactor,
-  embedSchema,
-  EnvelopeError,
-  UpstreamClientError,
-  UpstreamHttpError,
-  widenOutputSchema,
-} from '../src/index.js';
+import { carriedEnvelope } from '../src/classify.js';
+import { boundEnvelope } from '../src/envelope-builder.js';
+import { createRedactor, EnvelopeError, UpstreamClientError, UpstreamHttpError } from '../src/index.js';
+import { embedSchema, widenOutputSchema } from '../src/output-schema.js';
 
 const BASE = {
   error_kind: 'sp_api_http',

@@ -4,16 +4,20 @@
  *
  * @packageDocumentation
  */
-export * from './regions.js';
-export * from './hint-tables.js';
-export * from './response-meta.js';
-export * from './redaction.js';
-export * from './error-body.js';
-export * from './classify.js';
-export * from './adapter.js';
-export * from './models.js';
-export { defaultModelCacheDirectory, SP_MODEL_CACHE_FORMAT } from './model-cache.js';
+
+// The adapter core plugs in, its hint tables and the LWA failure classifier.
+export { spAdapter } from './adapter.js';
+export { SP_HINT_TABLES } from './hint-tables.js';
+export { classifySpLwaFailure } from './classify.js';
+export { SP_MARKETPLACES, SP_REGIONS } from './regions.js';
+export type { SpMarketplaceCountry, SpRegion } from './regions.js';
+
+// The reference server (`mcp-envelope-sp`), for embedding or testing in-process.
+export { createSpServer } from './server.js';
+export type { AccessTokenSource, SpServer, SpServerOptions, SpServerState } from './server.js';
+export type { SpIdentity, SpIdentityCredentials, SpIdentitySource } from './identities.js';
+
+// SP-API models -> tools.
+export { loadBuiltInCatalog, loadSpModels } from './models.js';
+export type { LoadSpModelsOptions, SpModel, SpModelOperation } from './models.js';
 export type { SpModelCacheEvent } from './model-cache.js';
-export * from './server.js';
-export * from './identities.js';
-export * from './identity-tools.js';

@@ -3,7 +3,10 @@ import { LwaError } from '@mcp-envelope/core';
 import type { ClassifiedError, UpstreamHttpFailure } from '@mcp-envelope/core';
 import { describe, expect, it } from 'vitest';
 
-import { classifySpFailure, classifySpLwaFailure, parseSpResponseMeta, spAuthHints, spMarketplaceHints, parseSpErrorBody } from '../src/index.js';
+import { classifySpLwaFailure } from '../src/index.js';
+import { classifySpFailure, spAuthHints, spMarketplaceHints } from '../src/classify.js';
+import { parseSpErrorBody } from '../src/error-body.js';
+import { parseSpResponseMeta } from '../src/response-meta.js';
 import { ERROR_FIXTURES, UPSTREAM_FIXTURES } from './fixtures/upstream-fixtures.js';
 import type { UpstreamFixture } from './fixtures/upstream-fixtures.js';
 

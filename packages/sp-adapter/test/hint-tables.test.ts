@@ -1,18 +1,9 @@
 import { compileTool } from '@mcp-envelope/core';
 import { describe, expect, it } from 'vitest';
 
-import {
-  SP_CURATED_ENUMS,
-  SP_HINT_TABLES,
-  SP_KEY_RENAMES,
-  SP_MARKETPLACE_ALIASES,
-  SP_MARKETPLACE_IDS,
-  SP_REGION_ALIASES,
-  SP_REGION_VALUE_ALIASES,
-  camelCaseSpelling,
-  parseSpRegion,
-  spEndpoint,
-} from '../src/index.js';
+import { SP_HINT_TABLES } from '../src/index.js';
+import { SP_CURATED_ENUMS, SP_KEY_RENAMES, SP_MARKETPLACE_ALIASES, camelCaseSpelling } from '../src/hint-tables.js';
+import { SP_MARKETPLACE_IDS, SP_REGION_ALIASES, SP_REGION_VALUE_ALIASES, parseSpRegion, spEndpoint } from '../src/regions.js';
 
 describe('key renames', () => {
   it.each([

@@ -9,7 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { createSpServer, IDENTITY_SERVICE_CLIENT_FAILURES, loadBuiltInCatalog, OPENBRIDGE_HINTS, parseIdentitiesFile, SpIdentityError } from '../src/index.js';
+import { createSpServer, loadBuiltInCatalog } from '../src/index.js';
+import { IDENTITY_SERVICE_CLIENT_FAILURES, OPENBRIDGE_HINTS } from '../src/classify.js';
+import { parseIdentitiesFile, SpIdentityError } from '../src/identities.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { connect, envelopeOf, startSpUpstream } from './helpers/sp-client.js';

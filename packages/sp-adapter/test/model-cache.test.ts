@@ -5,7 +5,8 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { defaultModelCacheDirectory, loadSpModels } from '../src/index.js';
+import { loadSpModels } from '../src/index.js';
+import { defaultModelCacheDirectory } from '../src/model-cache.js';
 import type { SpModelCacheEvent } from '../src/index.js';
 
 const MODELS = new URL('./fixtures/models/', import.meta.url).pathname;

@@ -2,7 +2,8 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { OperationConverter } from '@mcp-envelope/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { loadSpModel, loadSpModels, SP_SERVER_SET_HEADERS } from '../src/index.js';
+import { loadSpModels } from '../src/index.js';
+import { loadSpModel, SP_SERVER_SET_HEADERS } from '../src/models.js';
 
 const REFERENCES = new URL('./fixtures/reference-models/', import.meta.url).pathname;
 const BROKEN = new URL('./fixtures/broken-models/', import.meta.url).pathname;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadBuiltInCatalog, loadSpModel, loadSpModels } from '../src/index.js';
+import { loadBuiltInCatalog, loadSpModels } from '../src/index.js';
+import { loadSpModel } from '../src/models.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';

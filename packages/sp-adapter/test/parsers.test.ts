@@ -2,7 +2,9 @@ import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { classifySpFailure, parseSpErrorBody, parseSpResponseMeta, spRequestId } from '../src/index.js';
+import { classifySpFailure } from '../src/classify.js';
+import { parseSpErrorBody } from '../src/error-body.js';
+import { parseSpResponseMeta, spRequestId } from '../src/response-meta.js';
 
 const NOW = new Date('2026-04-12T10:00:00Z');
 

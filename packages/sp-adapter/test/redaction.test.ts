@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { redactSpText, spRedactor } from '../src/index.js';
+import { redactSpText, spRedactor } from '../src/redaction.js';
 
 describe('SP redaction', () => {
   it.each([

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { createSpServer, loadBuiltInCatalog, SpSettingsError, spSettingsFromEnv } from '../src/index.js';
+import { createSpServer, loadBuiltInCatalog } from '../src/index.js';
+import { SpSettingsError, spSettingsFromEnv } from '../src/server.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { connect, envelopeOf, lwaEnv, startSpUpstream } from './helpers/sp-client.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { MAX_TRACKED_SESSIONS, SpSessions } from '../src/index.js';
+import { MAX_TRACKED_SESSIONS, SpSessions } from '../src/identity-tools.js';
 import type { ToolHandlerContext } from '@mcp-envelope/core';
 
 /** Only `request.sessionId` is read by SpSessions. */

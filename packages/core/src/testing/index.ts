@@ -6,7 +6,6 @@
  *
  * @packageDocumentation
  */
-export { REPLAY_ACCESS_TOKEN, REPLAY_TOKEN_PATH, routeMatches, startUpstreamReplay } from './upstream-replay.js';
+export { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from './upstream-replay.js';
 export type { RecordedResponse, ReplayAnswerSource, ReplayRequest, ReplayRoute, UpstreamReplay, UpstreamReplayOptions } from './upstream-replay.js';
-export { OFFICIAL_SUITE_ERROR_MESSAGE, OFFICIAL_SUITE_TOOL_NAMES, officialSuiteTools } from './official-suite-tools.js';
-export type { OfficialSuiteToolName } from './official-suite-tools.js';
+export { officialSuiteTools } from './official-suite-tools.js';

@@ -5,7 +5,7 @@ import type { CallToolResult, ElicitRequest } from '@modelcontextprotocol/sdk/ty
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer } from '../../src/index.js';
-import { OFFICIAL_SUITE_TOOL_NAMES, officialSuiteTools } from '../../src/testing/index.js';
+import { OFFICIAL_SUITE_TOOL_NAMES, officialSuiteTools } from '../../src/testing/official-suite-tools.js';
 import { captureLog } from '../fixtures/log-capture.js';
 import { testAdapter } from '../fixtures/test-adapter.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { REPLAY_ACCESS_TOKEN, routeMatches, startUpstreamReplay } from '../../src/testing/index.js';
+import { REPLAY_ACCESS_TOKEN, routeMatches, startUpstreamReplay } from '../../src/testing/upstream-replay.js';
 import type { UpstreamReplay } from '../../src/testing/index.js';
 
 const open: UpstreamReplay[] = [];

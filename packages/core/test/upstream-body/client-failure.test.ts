@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { LwaError, classifyClientFailure, networkErrorCode, readSuccessBody, requestHost, requestPath, responseMetaFromHeaders } from '../../src/index.js';
+import { LwaError, classifyClientFailure, readSuccessBody, requestPath, responseMetaFromHeaders } from '../../src/index.js';
+import { networkErrorCode, requestHost } from '../../src/upstream-body/index.js';
 import type { ClientFailureFamily } from '../../src/index.js';
 
 const FAMILY: ClientFailureFamily = {
