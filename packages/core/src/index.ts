@@ -34,7 +34,7 @@ export type {
   EnvelopeAdapter,
   FailedRequest,
   HeaderRecord,
-  LwaFailure,
+  CredentialFailure,
   NetworkFailure,
   RedirectFailure,
   ResponseMeta,
@@ -79,8 +79,8 @@ export {
   PACKAGE_VERSION,
 } from './envelope-builder.js';
 export type { FinalizeEnvironment } from './envelope-builder.js';
-export { createRedactor, FRAGMENT_LENGTH, MIN_SECRET_LENGTH, REDACTED, registerSecret } from './redact.js';
-export type { Redactor } from './redact.js';
+export { createRedactor, FRAGMENT_LENGTH, MIN_SECRET_LENGTH, REDACTED } from './redact.js';
+export type { Redactor, RedactorOptions } from './redact.js';
 export { embedSchema, embeddedEnvelopeSchema, widenOutputSchema } from './output-schema.js';
 export type { JsonSchema } from './output-schema.js';
 export { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
@@ -94,9 +94,7 @@ export type { EnvelopeLogger } from './logger.js';
 // The argument pipeline: normalization, strict validation, hints.
 export * from './arguments/index.js';
 
-// Shared upstream helpers for adapters: header rules, body parsing, status classification, LWA,
-// and OpenAPI operations -> tool input schemas.
+// Shared upstream helpers for adapters: header rules, body parsing, status classification.
+// (OpenAPI operations -> tool input schemas: the `@mcp-envelope/core/openapi` entry point.)
 export * from './http-meta/index.js';
 export * from './upstream-body/index.js';
-export * from './lwa/index.js';
-export * from './openapi/index.js';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileTool, convertOperations } from '../src/index.js';
+import { compileTool } from '../src/index.js';
+import { convertOperations } from '../src/openapi-entry.js';
 
 const OPTIONS = { normalizationEnabled: true, strictUnknownFields: false } as const;
 

@@ -1,12 +1,12 @@
 /**
- * `@mcp-envelope/core/testing`: test infrastructure shared by both adapters' tests and the
+ * `@mcp-envelope/core/testing`: test infrastructure shared by the adapters' tests and the
  * conformance gate. A loopback upstream replay server ({@link startUpstreamReplay}) and the
  * fixture tools the official MCP conformance suite calls ({@link officialSuiteTools}). Nothing
  * here is loaded by `@mcp-envelope/core` itself.
  *
  * @packageDocumentation
  */
-export { REPLAY_ACCESS_TOKEN, REPLAY_TOKEN_PATH, routeMatches, startUpstreamReplay } from './upstream-replay.js';
+export { DEFAULT_REPLAY_ACCESS_TOKEN, DEFAULT_REPLAY_TOKEN_PATH, routeMatches, startUpstreamReplay } from './upstream-replay.js';
 export type { RecordedResponse, ReplayAnswerSource, ReplayRequest, ReplayRoute, UpstreamReplay, UpstreamReplayOptions } from './upstream-replay.js';
 export { OFFICIAL_SUITE_ERROR_MESSAGE, OFFICIAL_SUITE_TOOL_NAMES, officialSuiteTools } from './official-suite-tools.js';
 export type { OfficialSuiteToolName } from './official-suite-tools.js';
