@@ -40,7 +40,7 @@ describe('a credential error thrown by a handler', () => {
 
   it('is an internal_error when the adapter does not recognize it', async () => {
     const log = captureLog();
-    const { isCredentialError: _ignored, ...withoutRecognizer } = testAdapter;
+    const withoutRecognizer = { ...testAdapter, isCredentialError: () => false };
     const server = createEnvelopeServer({
       info: { name: 'credential', version: '0.0.1' },
       adapter: withoutRecognizer,
