@@ -23,6 +23,12 @@ export const AMAZON_REDACTION_PATTERNS: readonly RegExp[] = [
   /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/g,
 ];
 
+/**
+ * A cheap test each of {@link AMAZON_REDACTION_PATTERNS} needs to match: a string without any of
+ * these words is not scanned by them.
+ */
+export const AMAZON_REDACTION_TRIGGER = /atz[ar](?:\||%7c)|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|oa2-cs/i;
+
 /** Request headers whose values are Amazon credentials (LWA access tokens, STS session tokens). */
 export const AMAZON_SECRET_HEADERS: readonly string[] = ['x-amz-access-token', 'x-amz-security-token'];
 
@@ -41,7 +47,8 @@ export const AMAZON_PUBLIC_PREFIXES: readonly RegExp[] = [/^Atz[ar]\|/, /^amzn1\
  */
 export function amazonRedactorOptions(extraPatterns: readonly RegExp[] = []): RedactorOptions {
   return {
-    patterns: [...AMAZON_REDACTION_PATTERNS, ...extraPatterns],
+    triggeredPatterns: [{ trigger: AMAZON_REDACTION_TRIGGER, patterns: AMAZON_REDACTION_PATTERNS }],
+    patterns: extraPatterns,
     secretHeaders: AMAZON_SECRET_HEADERS,
     publicPrefixes: AMAZON_PUBLIC_PREFIXES,
   };

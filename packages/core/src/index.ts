@@ -80,7 +80,7 @@ export {
 } from './envelope-builder.js';
 export type { FinalizeEnvironment } from './envelope-builder.js';
 export { createRedactor, FRAGMENT_LENGTH, MIN_SECRET_LENGTH, REDACTED } from './redact.js';
-export type { Redactor, RedactorOptions } from './redact.js';
+export type { Redactor, RedactorOptions, TriggeredPatterns } from './redact.js';
 export { embedSchema, embeddedEnvelopeSchema, widenOutputSchema } from './output-schema.js';
 export type { JsonSchema } from './output-schema.js';
 export { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';

@@ -85,6 +85,12 @@ const DEFAULT_RULES: readonly Rule[] = [
  */
 const DEFAULT_TRIGGER_SOURCE = 'bearer|client[_-]?id[_-]?secret|cookie|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key';
 
+/** Patterns with the cheap test that each of them needs to match; see {@link RedactorOptions.triggeredPatterns}. */
+export interface TriggeredPatterns {
+  readonly trigger: RegExp;
+  readonly patterns: readonly RegExp[];
+}
+
 /** What an adapter adds to core's default rules; see {@link createRedactor}. */
 export interface RedactorOptions {
   /**
@@ -93,6 +99,12 @@ export interface RedactorOptions {
    * the match (`/(?<keep>Signature=)[^&]+/`).
    */
   readonly patterns?: readonly RegExp[];
+  /**
+   * Patterns applied only to the strings their `trigger` matches: a cheap test (one pass, no
+   * backtracking) that every one of the `patterns` needs to match, so that a string without
+   * any of the trigger's words is not scanned by each pattern.
+   */
+  readonly triggeredPatterns?: readonly TriggeredPatterns[];
   /** Header names (any case) whose values are secrets, beside `Authorization` and `x-api-key`. */
   readonly secretHeaders?: readonly string[];
   /** Object keys (any case) whose string values are replaced whole, beside the credential fields and secret headers. */
@@ -318,12 +330,24 @@ function applyRules(text: string, rules: readonly Rule[]): string {
   return result;
 }
 
+/** Rules applied only to the strings `trigger` matches. */
+interface RuleSet {
+  readonly trigger: RegExp;
+  readonly rules: readonly Rule[];
+}
+
 /** The compiled rules of one redactor: default rules for its header names, its key test, its trigger and its extra rules. */
 interface CompiledRules {
   readonly defaults: readonly Rule[];
   readonly trigger: RegExp;
   readonly secretKey: RegExp;
   readonly extra: readonly Rule[];
+  readonly triggered: readonly RuleSet[];
+}
+
+/** A copy of `pattern` without the `g` and `y` flags, for `test` calls that keep no state. */
+function statelessCopy(pattern: RegExp): RegExp {
+  return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
 }
 
 function compileRules(options: RedactorOptions): CompiledRules {
@@ -336,22 +360,24 @@ function compileRules(options: RedactorOptions): CompiledRules {
     // a key that names a credential or a secret header: its string value is replaced whole
     secretKey: new RegExp(`^(?:[a-z0-9]*[_-])?(?:${keyNames})$`, 'i'),
     extra: (options.patterns ?? []).map(patternRule),
+    triggered: (options.triggeredPatterns ?? []).map((set) => ({ trigger: statelessCopy(set.trigger), rules: set.patterns.map(patternRule) })),
   };
 }
 
 /**
- * Builds a server's redactor: core's default rules, then the adapter's patterns, then the secret
- * values registered with it.
+ * Builds a server's redactor: core's default rules, then the adapter's triggered patterns and
+ * patterns, then the secret values registered with it.
  *
  * @param options - the adapter's patterns, secret header names, secret keys and public prefixes.
  * @returns the redactor, knowing no secret value yet.
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
-  const { defaults, trigger, secretKey, extra: extraRules } = compileRules(options);
+  const { defaults, trigger, secretKey, extra: extraRules, triggered } = compileRules(options);
   const publicPrefixes = options.publicPrefixes ?? [];
   const known: KnownSecrets = new Map();
   const redactString = (text: string): string => {
-    const afterDefaults = trigger.test(text) ? applyRules(text, defaults) : text;
+    let afterDefaults = trigger.test(text) ? applyRules(text, defaults) : text;
+    for (const set of triggered) if (set.trigger.test(afterDefaults)) afterDefaults = applyRules(afterDefaults, set.rules);
     const afterExtra = extraRules.length === 0 ? afterDefaults : applyRules(afterDefaults, extraRules);
     return known.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra, known);
   };
@@ -392,6 +418,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
   const mayRedact = (text: string): boolean => {
     if (trigger.test(text) || holdsKnownSecret(text, known)) return true;
+    if (triggered.some((set) => set.trigger.test(text) && set.rules.some((rule) => { rule.pattern.lastIndex = 0; return rule.pattern.test(text); }))) return true;
     return extraRules.some((rule) => {
       rule.pattern.lastIndex = 0;
       return rule.pattern.test(text);

@@ -77,6 +77,13 @@ describe('what an adapter adds to the redactor', () => {
     expect(redactor.value({ session_blob: 'anything at all', other: 'kept' })).toEqual({ session_blob: '[REDACTED]', other: 'kept' });
   });
 
+  it('triggered patterns run only on strings their trigger matches', () => {
+    const guarded = createRedactor({ triggeredPatterns: [{ trigger: /key-/, patterns: [/[a-z]+-\d{4}/g] }] });
+    expect(guarded.string('key-1234 and abc-5678')).toBe('[REDACTED] and [REDACTED]');
+    expect(guarded.string('abc-5678 alone')).toBe('abc-5678 alone');
+    expect([guarded.mayRedact('abc-5678 alone'), guarded.mayRedact('key-1234')]).toEqual([false, true]);
+  });
+
   it('a redactor without them leaves the same text alone', () => {
     const plain = createRedactor();
     expect(plain.string('x-vendor-token: v-123 sig=00ffaa')).toBe('x-vendor-token: v-123 sig=00ffaa');
