@@ -15,7 +15,7 @@ import { startGateEnvironment } from './gate/environment.js';
 import { generateFixtures, writeFixtures } from './gate/fixtures.js';
 import { runGate } from './gate/gate.js';
 import { renderGateReport } from './gate/gate-report.js';
-import { PACKAGE_ROOT } from './gate/reference-servers.js';
+import { PACKAGE_ROOT, SERVER_IDS } from './gate/reference-servers.js';
 import type { ServerId } from './gate/reference-servers.js';
 import { runOfficialSuite } from './mcp-suite/official-suite.js';
 import { renderSuiteReport } from './mcp-suite/render.js';
@@ -223,7 +223,8 @@ async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promi
     for (const fixture of problems) io.stderr(`error: ${fixture.server}/${fixture.scenario.id}: ${fixture.problems.join('; ')}\n`);
     if (problems.length > 0) return EXIT_CODES.failed;
     const written = writeFixtures(resolve(options.write), fixtures);
-    io.stdout(`wrote ${written.length} fixtures to ${options.write} (${fixtures.filter((fixture) => fixture.server === 'sp').length} sp, ${fixtures.filter((fixture) => fixture.server === 'ads').length} ads)\n`);
+    const perServer = SERVER_IDS.map((server) => `${fixtures.filter((fixture) => fixture.server === server).length} ${server}`).join(', ');
+    io.stdout(`wrote ${written.length} fixtures to ${options.write} (${perServer})\n`);
     return EXIT_CODES.ok;
   } catch (error) {
     io.stderr(`error: fixtures could not be generated: ${failureText(error)}\n`);
@@ -255,8 +256,9 @@ async function runSuiteCommand(options: SuiteCliOptions, io: CliIo): Promise<num
 }
 
 function serverId(value: string): ServerId {
-  if (value !== 'sp' && value !== 'ads') throw new InvalidArgumentError('expected sp or ads');
-  return value;
+  const known: readonly string[] = SERVER_IDS;
+  if (!known.includes(value)) throw new InvalidArgumentError(`expected ${SERVER_IDS.join(' or ')}`);
+  return value as ServerId;
 }
 
 function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {

@@ -54,6 +54,8 @@ export type { SuiteOptions, SuiteReport, SuiteRow } from './mcp-suite/official-s
 export type { ExpectedFailure as SuiteExpectedFailure } from './mcp-suite/expected-failures.js';
 export { renderSuiteReport } from './mcp-suite/render.js';
 
-// The upstream replay server (from @mcp-envelope/core/testing), for tests of other servers.
-export { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from '@mcp-envelope/core/testing';
+// The upstream replay server (from @mcp-envelope/core/testing; with the LWA token route from
+// @mcp-envelope/amazon/testing), for tests of other servers.
+export { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
+export { startUpstreamReplay } from '@mcp-envelope/core/testing';
 export type { RecordedResponse, ReplayRequest, ReplayRoute, UpstreamReplay, UpstreamReplayOptions } from '@mcp-envelope/core/testing';

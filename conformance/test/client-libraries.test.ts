@@ -11,7 +11,7 @@ import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 import {
   ToolEnvelopeError,
@@ -53,7 +53,7 @@ function langchainTool(name: string): StructuredToolInterface {
 }
 
 beforeAll(async () => {
-  replay = await startUpstreamReplay();
+  replay = await startAmazonReplay();
   const models = prepareModelFolders();
   removeModels = models.remove;
   server = {

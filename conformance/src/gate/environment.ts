@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { describeValue, withDeadline } from '../call-outcome.js';
@@ -47,7 +47,7 @@ export const GATE_TIMEOUT_MS = 15_000;
  * @returns the environment; call `close()` when done.
  */
 export async function startGateEnvironment(options: GateEnvironmentOptions = {}): Promise<GateEnvironment> {
-  const replay = await startUpstreamReplay();
+  const replay = await startAmazonReplay();
   const models = prepareModelFolders();
   const timeoutMs = options.timeoutMs ?? GATE_TIMEOUT_MS;
   const commands = Object.fromEntries(SERVER_IDS.map((server) => [server, options.commands?.[server] ?? defaultServerCommand(server)])) as Record<ServerId, string>;

@@ -229,14 +229,17 @@ async function capabilityRows(environment: GateEnvironment, cases: readonly Upst
   return rows;
 }
 
+/** The server-specific prefix of codes and kinds (`sp_api_`, `ads_api_`, ...), one per gated server. */
+const SERVER_PREFIX = `(?:${SERVER_IDS.join('|')})_api_`;
+
 /** The server-specific part of an upstream HTTP code (`SP_API_HTTP_401` -> `<SERVER>_API_HTTP_401`). */
 export function parityCode(code: string): string {
-  return code.replace(/^(SP|ADS)_API_/, '<SERVER>_API_');
+  return code.replace(new RegExp(`^${SERVER_PREFIX}`, 'i'), '<SERVER>_API_');
 }
 
 /** The server-specific part of a kind (`sp_api_http` -> `<server>_api_http`). */
 export function parityKind(kind: string): string {
-  return kind.replace(/^(sp|ads)_api_/, '<server>_api_');
+  return kind.replace(new RegExp(`^${SERVER_PREFIX}`), '<server>_api_');
 }
 
 /** An envelope's keys without `legacy_error_kind` (a migration window is per server), sorted. */
@@ -253,28 +256,44 @@ export function envelopeShape(envelope: Readonly<Record<string, unknown>>): stri
   return `keys[${contractKeys(envelope).join(',')}] _meta[${meta.join(',')}] details[${details.join(' ')}]`;
 }
 
+function parityLabel(envelope: Readonly<Record<string, unknown>>): string {
+  return `${parityKind(String(envelope['error_kind']))}/${parityCode(String(envelope['error_code']))} retryable=${String(envelope['retryable'])}`;
+}
+
+/** What differs between the first server's envelope and another's for one parity condition. */
+function parityNotes(parity: string, first: { server: string; envelope: Record<string, unknown> }, other: { server: string; envelope: Record<string, unknown> }): string[] {
+  const notes: string[] = [];
+  const [a, b] = [first.envelope, other.envelope];
+  if (parityLabel(a) !== parityLabel(b)) notes.push(`${first.server} ${parityLabel(a)} but ${other.server} ${parityLabel(b)}`);
+  if (parity.startsWith('input validation') || parity === 'unknown tool' || parity === 'internal error' || parity === 'unknown field (strict)') {
+    const shapes = [envelopeShape(a), envelopeShape(b)];
+    if (shapes[0] !== shapes[1]) notes.push(`shapes differ: ${first.server} ${shapes[0] ?? ''} / ${other.server} ${shapes[1] ?? ''}`);
+    if (!isDeepStrictEqual(a['details'], b['details'])) notes.push('details differ');
+  } else {
+    const top = (envelope: Record<string, unknown>): string => `${contractKeys(envelope).join(',')} _meta[${isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort().join(',') : ''}]`;
+    if (top(a) !== top(b)) notes.push(`envelope keys differ: ${first.server} ${top(a)} / ${other.server} ${top(b)}`);
+  }
+  return notes;
+}
+
+/** One row per parity condition: every gated server (see `SERVER_IDS`) compared with the first. */
 function parityRows(fixtures: readonly GeneratedFixture[]): GateRow[] {
   const rows: GateRow[] = [];
+  const servers = SERVER_IDS.join('|');
   for (const scenario of FIXTURE_SCENARIOS) {
-    if (scenario.parity === undefined) continue;
+    const parity = scenario.parity;
+    if (parity === undefined) continue;
     const start = performance.now();
-    const [sp, ads] = SERVER_IDS.map((server) => fixtures.find((fixture) => fixture.server === server && fixture.scenario.id === scenario.id)?.payload);
-    if (!isRecord(sp) || !isRecord(ads)) {
-      rows.push(row('parity', 'sp|ads', scenario.parity, 'an envelope on both servers', 'missing', ['a server gave no envelope for this condition (see the fixture rows)'], start));
+    const found = SERVER_IDS.map((server) => ({ server, envelope: fixtures.find((fixture) => fixture.server === server && fixture.scenario.id === scenario.id)?.payload }));
+    const envelopes = found.filter((entry): entry is { server: (typeof SERVER_IDS)[number]; envelope: Record<string, unknown> } => isRecord(entry.envelope));
+    const [first, ...others] = envelopes;
+    if (first === undefined || envelopes.length !== found.length) {
+      rows.push(row('parity', servers, parity, 'an envelope on every server', 'missing', ['a server gave no envelope for this condition (see the fixture rows)'], start));
       continue;
     }
-    const notes: string[] = [];
-    const label = (envelope: Record<string, unknown>): string => `${parityKind(String(envelope['error_kind']))}/${parityCode(String(envelope['error_code']))} retryable=${String(envelope['retryable'])}`;
-    if (label(sp) !== label(ads)) notes.push(`sp ${label(sp)} but ads ${label(ads)}`);
-    const shapes = [envelopeShape(sp), envelopeShape(ads)];
-    if (scenario.parity.startsWith('input validation') || scenario.parity === 'unknown tool' || scenario.parity === 'internal error' || scenario.parity === 'unknown field (strict)') {
-      if (shapes[0] !== shapes[1]) notes.push(`shapes differ: sp ${shapes[0] ?? ''} / ads ${shapes[1] ?? ''}`);
-      if (!isDeepStrictEqual(sp['details'], ads['details'])) notes.push('details differ');
-    } else {
-      const top = (envelope: Record<string, unknown>): string => `${contractKeys(envelope).join(',')} _meta[${isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort().join(',') : ''}]`;
-      if (top(sp) !== top(ads)) notes.push(`envelope keys differ: sp ${top(sp)} / ads ${top(ads)}`);
-    }
-    rows.push(row('parity', 'sp|ads', scenario.parity, `sp ${label(sp)}`, `ads ${label(ads)}`, notes, start));
+    const notes = others.flatMap((other) => parityNotes(parity, first, other));
+    const actual = others.map((other) => `${other.server} ${parityLabel(other.envelope)}`).join('; ');
+    rows.push(row('parity', servers, parity, `${first.server} ${parityLabel(first.envelope)}`, actual, notes, start));
   }
   return rows;
 }

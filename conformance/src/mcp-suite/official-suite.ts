@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 
 import { parseStdioCommand } from '../command-line.js';
 import { isRecord } from '../json-schema.js';
@@ -269,7 +269,7 @@ export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteRepo
   }
   const listed = new Map(expected.map((entryLine) => [entryLine.scenario, entryLine.reason]));
   const output = mkdtempSync(join(tmpdir(), 'mcp-envelope-suite-'));
-  const replay = await startUpstreamReplay();
+  const replay = await startAmazonReplay();
   const rows: SuiteRow[] = [];
   try {
     for (const server of servers) {

@@ -32,7 +32,7 @@ export interface WorkspaceLayout {
 
 /** This repository's layout (DESIGN 2). */
 export const DEFAULT_LAYOUT: WorkspaceLayout = {
-  packageFolders: ['contract', 'packages/core', 'packages/sp-adapter', 'packages/ads-adapter', 'conformance'],
+  packageFolders: ['contract', 'packages/core', 'packages/amazon', 'packages/sp-adapter', 'packages/ads-adapter', 'conformance'],
   migrationsFile: 'contract/migrations.json',
   releasesFolder: 'contract/releases',
   fixturesFolder: 'conformance/fixtures',

@@ -12,7 +12,7 @@ import { validateEnvelope } from '@mcp-envelope/contract';
 import { createAdsServer } from '@mcp-envelope/ads-adapter';
 import { createEnvelopeLogger } from '@mcp-envelope/core';
 import type { EnvelopeServer } from '@mcp-envelope/core';
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { RecordedResponse, UpstreamReplay } from '@mcp-envelope/core/testing';
 import { createSpServer, loadBuiltInCatalog } from '@mcp-envelope/sp-adapter';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -121,7 +121,7 @@ async function fuzz(client: Client, upstream: UpstreamReplay, seed: number): Pro
 const silentLogger = createEnvelopeLogger(new Writable({ write: (_chunk, _encoding, done) => { done(); } }));
 let upstream: UpstreamReplay;
 beforeAll(async () => {
-  upstream = await startUpstreamReplay({ standing: { status: 200, body: {} } });
+  upstream = await startAmazonReplay({ standing: { status: 200, body: {} } });
 });
 afterAll(async () => {
   await upstream.close();

@@ -29,6 +29,7 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const PACKAGES = [
   ['contract', '@mcp-envelope/contract'],
   ['packages/core', '@mcp-envelope/core'],
+  ['packages/amazon', '@mcp-envelope/amazon'],
   ['packages/sp-adapter', '@mcp-envelope/sp-adapter'],
   ['packages/ads-adapter', '@mcp-envelope/ads-adapter'],
   ['conformance', '@mcp-envelope/conformance'],

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { amazonRedactorOptions, isAmazonCredentialError } from '@mcp-envelope/amazon';
 import type { AdapterHintTables, EnvelopeAdapter } from '@mcp-envelope/core';
 
 import { ADS_ERROR_KINDS, classifyAdsFailure } from './classify.js';
@@ -39,5 +40,6 @@ export const adsAdapter: EnvelopeAdapter = {
   classify: classifyAdsFailure,
   parseResponseMeta: (headers, now) => parseAdsResponseMeta(headers, now),
   hints: ADS_HINT_TABLES,
-  redactions: ADS_REDACTIONS,
+  redactions: amazonRedactorOptions(ADS_REDACTIONS),
+  isCredentialError: isAmazonCredentialError,
 };

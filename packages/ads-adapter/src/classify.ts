@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 import type { EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
+import { classifyAmazonCredentialFailure } from '@mcp-envelope/amazon';
 import { classifyClientFailure, classifyUpstreamStatus, lowerCaseHeaders, requestPath } from '@mcp-envelope/core';
 import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, ResponseMeta, UpstreamHttpFailure } from '@mcp-envelope/core';
 
@@ -186,7 +187,8 @@ export function classifyAdsFailure(failure: ClassifiableFailure, context: Classi
     case 'body_coercion':
     case 'response_too_large':
     case 'redirect':
-    case 'lwa':
       return classifyClientFailure(failure, ADS_CLIENT_FAILURES);
+    case 'credential':
+      return classifyAmazonCredentialFailure(failure);
   }
 }

@@ -7,16 +7,17 @@
  *
  * @packageDocumentation
  */
+import { ADS_API_SANDBOX_HOST, AMAZON_REGIONS } from '@mcp-envelope/amazon';
 
 /**
  * The Ads API regions: the API host of each, and the Login with Amazon token endpoint that issues
  * tokens for it. `test` is the sandbox host (it accepts tokens from the NA endpoint).
  */
 export const ADS_REGIONS = {
-  na: { host: 'https://advertising-api.amazon.com', tokenUrl: 'https://api.amazon.com/auth/o2/token', label: 'North America' },
-  eu: { host: 'https://advertising-api-eu.amazon.com', tokenUrl: 'https://api.amazon.co.uk/auth/o2/token', label: 'Europe' },
-  fe: { host: 'https://advertising-api-fe.amazon.com', tokenUrl: 'https://api.amazon.co.jp/auth/o2/token', label: 'Far East' },
-  test: { host: 'https://advertising-api-test.amazon.com', tokenUrl: 'https://api.amazon.com/auth/o2/token', label: 'Sandbox (test host)' },
+  na: { host: AMAZON_REGIONS.na.adsApiHost, tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl, label: AMAZON_REGIONS.na.name },
+  eu: { host: AMAZON_REGIONS.eu.adsApiHost, tokenUrl: AMAZON_REGIONS.eu.lwaTokenUrl, label: AMAZON_REGIONS.eu.name },
+  fe: { host: AMAZON_REGIONS.fe.adsApiHost, tokenUrl: AMAZON_REGIONS.fe.lwaTokenUrl, label: AMAZON_REGIONS.fe.name },
+  test: { host: ADS_API_SANDBOX_HOST, tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl, label: 'Sandbox (test host)' },
 } as const;
 
 /** One Ads API region id: `na`, `eu`, `fe` or `test`. */

@@ -1,11 +1,12 @@
 /**
- * Secret patterns specific to the Amazon Ads API, applied after core's default rules (which
- * already cover `Bearer` values, `Authorization` headers, LWA `Atza|`/`Atzr|` tokens, AWS
- * signatures in presigned report URLs, OAuth form fields, LWA client secrets). Implements issue 5 item 4.
+ * Secret patterns specific to the Amazon Ads API, applied after core's default rules (`Bearer`
+ * values, `Authorization` headers, OAuth form fields) and the Amazon rules of
+ * `@mcp-envelope/amazon` (LWA `Atza|`/`Atzr|` tokens, AWS signatures in presigned report URLs,
+ * LWA client secrets).
  *
  * @packageDocumentation
  */
-import { createRedactor } from '@mcp-envelope/core';
+import { createAmazonRedactor } from '@mcp-envelope/amazon';
 import type { Redactor } from '@mcp-envelope/core';
 
 /**
@@ -13,9 +14,13 @@ import type { Redactor } from '@mcp-envelope/core';
  * - an LWA application client id (`amzn1.application-oa2-client.<hex>`), which Ads sends as
  *   `Amazon-Advertising-API-ClientId` and error messages echo: not a secret, but it identifies the
  *   application and no envelope needs it.
- * LWA client secrets and camelCase credential fields are among core's default rules.
+ * LWA client secrets are among the Amazon rules, camelCase credential fields among core's.
  */
 export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/g];
 
-/** Core's default rules plus {@link ADS_REDACTIONS}, compiled once. */
-export const adsRedactor: Redactor = createRedactor(ADS_REDACTIONS);
+/**
+ * The patterns-only redactor the Ads classifier cleans upstream text with, compiled once. No
+ * secret value is ever registered with it: each server's own redactor (see `createAdsServer`)
+ * holds those.
+ */
+export const adsRedactor: Redactor = createAmazonRedactor(ADS_REDACTIONS);

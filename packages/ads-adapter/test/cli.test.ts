@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { envelopeOf, TEST_MODELS_DIR, testEnv } from './support/harness.js';
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 // The bin as users run it: the built dist/cli.js (turbo builds before testing).
@@ -20,7 +20,7 @@ let replay: UpstreamReplay;
 
 beforeAll(async () => {
   expect(existsSync(CLI), 'run the package build before its tests').toBe(true);
-  replay = await startUpstreamReplay();
+  replay = await startAmazonReplay();
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
  * credentials (also through the `fieldLocation` path rewrite), redirect them elsewhere, or
  * trickle a body forever.
  */
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,8 +19,8 @@ let elsewhere: UpstreamReplay;
 const open: Harness[] = [];
 
 beforeAll(async () => {
-  replay = await startUpstreamReplay({ accessToken: ACCESS_TOKEN });
-  elsewhere = await startUpstreamReplay({ standing: { status: 200, body: [] } });
+  replay = await startAmazonReplay({ accessToken: ACCESS_TOKEN });
+  elsewhere = await startAmazonReplay({ standing: { status: 200, body: [] } });
 });
 
 afterEach(async () => {

@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envelopeOf, startHarness, TEST_CLIENT_ID, TEST_MODELS_DIR, TEST_PROFILE_ID, testEnv } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { UPSTREAM_FIXTURES } from './support/fixtures.js';
-import { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 let replay: UpstreamReplay;
 let harness: Harness;
 
 beforeAll(async () => {
-  replay = await startUpstreamReplay();
+  replay = await startAmazonReplay();
   harness = await startHarness({ env: testEnv(replay), upstream: replay.url, modelsDir: TEST_MODELS_DIR, envelope: { now: () => new Date('2026-09-03T11:59:00Z') } });
 });
 

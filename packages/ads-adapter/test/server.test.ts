@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { envelopeOf, startHarness, TEST_CLIENT_ID, TEST_MODELS_DIR, TEST_PROFILE_ID, testEnv } from './support/harness.js';
 import type { Harness } from './support/harness.js';
-import { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 let replay: UpstreamReplay;
@@ -19,7 +19,7 @@ async function harnessWith(env: Record<string, string | undefined>, options: { t
 }
 
 beforeAll(async () => {
-  replay = await startUpstreamReplay();
+  replay = await startAmazonReplay();
 });
 
 afterEach(async () => {

@@ -1,3 +1,4 @@
+import { createAmazonRedactor } from '@mcp-envelope/amazon';
 import { describe, expect, it } from 'vitest';
 
 import { loadModelOperations } from '../src/server/models.js';
@@ -41,19 +42,19 @@ describe('adsServerSettings', () => {
 
 describe('AdsSession', () => {
   it('region hosts and LWA endpoints follow set_region unless overridden', () => {
-    const session = new AdsSession(adsServerSettings({}));
+    const session = new AdsSession(adsServerSettings({}), createAmazonRedactor());
     expect([session.baseUrl(), session.tokenUrl()]).toEqual(['https://advertising-api.amazon.com', 'https://api.amazon.com/auth/o2/token']);
     session.setRegion('eu');
     expect([session.baseUrl(), session.tokenUrl()]).toEqual(['https://advertising-api-eu.amazon.com', 'https://api.amazon.co.uk/auth/o2/token']);
     session.setRegion('fe');
     expect([session.baseUrl(), session.tokenUrl()]).toEqual(['https://advertising-api-fe.amazon.com', 'https://api.amazon.co.jp/auth/o2/token']);
-    const pinned = new AdsSession(adsServerSettings({ LWA_TOKEN_URL: 'http://127.0.0.1:9/token' }, { upstream: 'http://127.0.0.1:8' }));
+    const pinned = new AdsSession(adsServerSettings({ LWA_TOKEN_URL: 'http://127.0.0.1:9/token' }, { upstream: 'http://127.0.0.1:8' }), createAmazonRedactor());
     pinned.setRegion('fe');
     expect([pinned.baseUrl(), pinned.tokenUrl()]).toEqual(['http://127.0.0.1:8', 'http://127.0.0.1:9/token']);
   });
 
   it('keeps the profile across regions only when it is known in the new one', () => {
-    const session = new AdsSession(adsServerSettings({ ADS_API_PROFILE_ID: '5' }));
+    const session = new AdsSession(adsServerSettings({ ADS_API_PROFILE_ID: '5' }), createAmazonRedactor());
     session.rememberProfiles([{ profileId: 5 }]);
     expect(session.setRegion('eu')).toBe(true);
     expect(session.profileId).toBeUndefined();

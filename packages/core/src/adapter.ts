@@ -8,7 +8,7 @@
 import type { EnvelopeDetail, EnvelopeMeta, ErrorKind, RateLimitMeta, EnvelopeWarning } from '@mcp-envelope/contract';
 
 import type { AdapterHintTables } from './hint-tables.js';
-import type { LwaError } from './lwa/lwa-client.js';
+import type { RedactorOptions } from './redact.js';
 
 /** Response headers keyed by lower-case name; repeated headers joined with `", "`. */
 export type HeaderRecord = Readonly<Record<string, string>>;
@@ -94,16 +94,19 @@ export interface BodyCoercionFailure {
   readonly received: unknown;
 }
 
-/** Getting a Login with Amazon access token failed (a handler let an `LwaError` escape). */
-export interface LwaFailure {
-  readonly type: 'lwa';
-  readonly error: LwaError;
+/**
+ * A credential client failed (getting an access token, say): a handler let an error escape that
+ * the adapter's {@link EnvelopeAdapter.isCredentialError} recognizes; the adapter classifies it.
+ */
+export interface CredentialFailure {
+  readonly type: 'credential';
+  readonly error: unknown;
 }
 
 /**
  * Every failure core hands to {@link EnvelopeAdapter.classify}, discriminated by `type`.
  */
-export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure | ResponseTooLargeFailure | RedirectFailure | LwaFailure;
+export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure | ResponseTooLargeFailure | RedirectFailure | CredentialFailure;
 
 /** What `classify` is told about the call besides the failure. */
 export interface ClassifyContext {
@@ -127,7 +130,7 @@ export interface ResponseMeta {
  */
 export interface ClassifiedError {
   readonly error_kind: ErrorKind;
-  /** UPPER_SNAKE code, e.g. `SP_API_HTTP_404`, `RATE_LIMITED`. */
+  /** UPPER_SNAKE code, e.g. `EXAMPLE_HTTP_404`, `RATE_LIMITED`. */
   readonly error_code: string;
   readonly retryable: boolean;
   readonly summary: string;
@@ -160,6 +163,14 @@ export interface EnvelopeAdapter {
   parseResponseMeta(headers: HeaderRecord, now: Date): ResponseMeta;
   /** Key renames, value aliases, curated enums and extra hints for argument checking. */
   readonly hints?: AdapterHintTables;
-  /** Patterns whose matches are replaced by `[REDACTED]` in every envelope, beside core's defaults. */
-  readonly redactions?: readonly RegExp[];
+  /**
+   * What the server's redactor replaces beside core's defaults (patterns, secret header names,
+   * secret keys, public prefixes of credentials), in every envelope and log line.
+   */
+  readonly redactions?: RedactorOptions;
+  /**
+   * Whether a thrown value is a failure of one of the adapter's credential clients; core then
+   * hands it to {@link EnvelopeAdapter.classify} as a {@link CredentialFailure}.
+   */
+  readonly isCredentialError?: (error: unknown) => boolean;
 }

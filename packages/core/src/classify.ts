@@ -4,7 +4,7 @@
  *
  * Order: an `EnvelopeError` -> an error that already is or carries an envelope, or whose message
  * is one (relayed from another server) -> `UpstreamHttpError` / `UpstreamClientError` /
- * `LwaError` (the adapter) -> anything else (`internal_error`, logged once with a correlation id).
+ * an error the adapter calls a credential failure (the adapter) -> anything else (`internal_error`, logged once with a correlation id).
  * Whatever the path, the telemetry the call recorded (`normalized`, `rate_limit`,
  * `retry_after_seconds`, `warnings`) reaches the envelope's `_meta`.
  *
@@ -20,7 +20,6 @@ import type { CallContext } from './context.js';
 import { composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
-import { LwaError } from './lwa/lwa-client.js';
 
 /** Everything {@link envelopeForThrown} reads besides the thrown value. */
 export interface ClassifyEnvironment extends FinalizeEnvironment {
@@ -121,10 +120,10 @@ export function finalizeHandlerEnvelope(envelope: ErrorEnvelope, environment: Cl
   return finalizeEnvelope(withCallTelemetry(envelope, environment), environment);
 }
 
-function failureOf(error: unknown): ClassifiableFailure | undefined {
+function failureOf(error: unknown, adapter: EnvelopeAdapter): ClassifiableFailure | undefined {
   if (UpstreamHttpError.isInstance(error)) return error.toFailure();
   if (UpstreamClientError.isInstance(error)) return error.failure;
-  if (LwaError.isInstance(error)) return { type: 'lwa', error };
+  if (adapter.isCredentialError?.(error) === true) return { type: 'credential', error };
   return undefined;
 }
 
@@ -190,7 +189,7 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
     const carried = carriedEnvelope(error) ?? envelopeInMessage(error);
     if (carried !== undefined) return finalizeHandlerEnvelope(carried, environment);
 
-    const failure = failureOf(error);
+    const failure = failureOf(error, environment.adapter);
     if (failure === undefined) return internalError(error, 'handler', environment);
 
     const now = environment.now();

@@ -35,7 +35,7 @@ export type {
   EnvelopeAdapter,
   FailedRequest,
   HeaderRecord,
-  LwaFailure,
+  CredentialFailure,
   NetworkFailure,
   RedirectFailure,
   ResponseMeta,
@@ -56,8 +56,8 @@ export type { CallContext } from './context.js';
 // Logging, secrets and the version envelopes carry.
 export { createEnvelopeLogger } from './logger.js';
 export type { EnvelopeLogger } from './logger.js';
-export { createRedactor, registerSecret } from './redact.js';
-export type { Redactor } from './redact.js';
+export { createRedactor } from './redact.js';
+export type { Redactor, RedactorOptions, TriggeredPatterns } from './redact.js';
 export { PACKAGE_VERSION } from './envelope-builder.js';
 
 // The argument pipeline an adapter compiles its tools with.
@@ -65,37 +65,9 @@ export { compileTool, jsonTypeOf } from './arguments/index.js';
 export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
 
 // Shared upstream helpers for adapters: header rules, body parsing, status classification.
-export { headerValue, lowerCaseHeaders, responseMetaFromHeaders } from './http-meta/index.js';
+export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';
 export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
-export { capText, classifyClientFailure, classifyUpstreamStatus, parseUpstreamBody, requestPath } from './upstream-body/index.js';
+export { capText, classifyClientFailure, classifyUpstreamStatus, displayLocation, locationUrl, parseUpstreamBody, requestPath } from './upstream-body/index.js';
 export type { ClientFailureFamily, NonHttpFailure, ParsedUpstreamBody, StatusClassification, UpstreamFamily } from './upstream-body/index.js';
 
-// Login with Amazon.
-export { LwaError, lwaSettingsFromEnv, LwaTokenClient } from './lwa/index.js';
-export type { LwaFailureClassification, LwaFailureReason, LwaSettings } from './lwa/index.js';
-
-// OpenAPI operations -> tool input schemas and upstream requests.
-export {
-  apiDescriptionFormat,
-  buildOperationRequest,
-  coerceJsonBody,
-  modelNameFromFileName,
-  OPERATION_METHODS,
-  OperationConverter,
-  uniqueOperationToolNames,
-} from './openapi/index.js';
-export type {
-  ApiDescriptionFormat,
-  CollectionFormat,
-  ConvertedOperation,
-  OperationBody,
-  OperationConversionOptions,
-  OperationMethod,
-  OperationParameter,
-  OperationRequest,
-  OperationWireShape,
-  ParameterLocation,
-  ReferenceMode,
-  ReferenceResolver,
-  SchemaConversionOptions,
-} from './openapi/index.js';
+// (OpenAPI operations -> tool input schemas: the `@mcp-envelope/core/openapi` entry point.)

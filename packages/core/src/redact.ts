@@ -1,7 +1,9 @@
 /**
- * Secret redaction for everything an envelope or a log line carries. Core's default patterns
- * cover credentials every Amazon-facing server handles; adapters add their own.
- * Implements the rule "secrets never appear in any output".
+ * Secret redaction for everything an envelope or a log line carries. Each server owns its
+ * redactor: core's default rules cover credentials any HTTP API client handles (`Authorization`,
+ * `Bearer`, cookies, OAuth and password fields); the adapter adds its upstream's patterns, secret
+ * header names and credential prefixes, and its credential clients register the secret values
+ * they hold with that redactor only. Implements the rule "secrets never appear in any output".
  *
  * @packageDocumentation
  */
@@ -11,16 +13,15 @@ export const REDACTED = '[REDACTED]';
 
 interface Rule {
   readonly pattern: RegExp;
-  readonly replace: (match: string, ...groups: string[]) => string;
+  readonly replace: string | ((match: string, ...groups: string[]) => string);
 }
 
 const keepPrefix = (_match: string, prefix: string): string => `${prefix}${REDACTED}`;
-const whole = (): string => REDACTED;
 /** A header name and its separator kept (two groups), the value replaced. */
 const keepNameAndSeparator = (_match: string, name: string, separator: string): string => `${name}${separator}${REDACTED}`;
 
-/** The header names whose values are secrets. */
-const SECRET_HEADERS = 'authorization|x-amz-access-token|x-amz-security-token|x-api-key';
+/** The header names whose values are secrets for every server. */
+const DEFAULT_SECRET_HEADERS: readonly string[] = ['authorization', 'x-api-key'];
 
 /** Credential field names, snake_case, kebab-case or camelCase (matched ignoring case). */
 const SECRET_FIELDS = 'access[_-]?token|refresh[_-]?token|client[_-]?secret|password|passwd|pwd|api[_-]?key';
@@ -31,38 +32,42 @@ const keepPrefixAndQuotes = (_match: string, prefix: string, value: string): str
   return `${prefix}${quote}${REDACTED}${quote}`;
 };
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The three spellings of a secret header's value: quoted (JSON), `name: value` / `name=value`, URL-encoded. */
+function headerRules(headers: string): Rule[] {
+  return [
+    // Quoted (JSON) header values: the whole string value, escaped quotes inside it included (also
+    // JSON written inside a JSON string: `{\"x-api-key\":\"...\"}`).
+    { pattern: new RegExp(`(${headers})(\\\\?["']\\s*:\\s*\\\\?["'])(?:[^"'\\\\\\r\\n]|\\\\.)*`, 'gi'), replace: keepNameAndSeparator },
+    // `name: value` / `name=value` in prose or raw headers: a quoted value whole, else up to the end of the value.
+    { pattern: new RegExp(`(${headers})(\\s*[:=]\\s*)(?:\\\\?"[^"\\r\\n]*"?|\\\\?'[^'\\r\\n]*'?|[^"'\\r\\n,;}]+)`, 'gi'), replace: keepNameAndSeparator },
+    // The same, URL-encoded (`Authorization%3A%20<value>`, `x-api-key%3D<value>`): up to the next parameter.
+    { pattern: new RegExp(`(${headers})(%3[AD](?:%20|\\+)*)[^\\s"'&#,;}]+`, 'gi'), replace: keepNameAndSeparator },
+  ];
+}
+
 /**
- * Core's default rules, applied before the adapter's patterns:
+ * Core's rules after the header rules, applied before the adapter's patterns:
+ * - cookies (`Cookie`, `Set-Cookie`), the whole header value;
  * - `Bearer <token>` (any case);
- * - Login with Amazon tokens `Atza|...` and `Atzr|...`;
- * - the value of an `Authorization`, `x-amz-access-token`, `x-amz-security-token`, `x-api-key`,
- *   `Cookie` or `Set-Cookie` header, as `name: value`, `"name": "value"` or `name=value`;
- * - AWS SigV4 query and header parameters (`X-Amz-Signature=`, `X-Amz-Credential=`,
- *   `X-Amz-Security-Token=`, `Signature=`, `Credential=`);
  * - credential fields `access_token`, `refresh_token`, `client_secret`, `password`, `passwd`,
  *   `pwd`, `api_key` (also kebab-case and camelCase: `client-secret`, `accessToken`), as JSON,
  *   form-encoded or `name=value` in prose; a quoted value is replaced whole, spaces included.
  * Each also when URL-encoded, as upstreams echo request URLs: `Bearer%20...`, `Bearer+...`,
- * `Atza%7C...`, `Authorization%3A%20...`, `password%3D...`, with `%XX` escapes inside the secret.
- * A quoted value is replaced whole, escaped quotes inside it included, also when the JSON is
- * itself written inside a JSON string (`{\"password\":\"...\"}`). No rule needs a word boundary before its name: a secret glued to other text (`xAtza|...`,
- * `myBearer ...`, `db_password=...`, `proxy_authorization: ...`) is redacted too; a few ordinary
- * words may be redacted with it, which is the safe side.
+ * `Authorization%3A%20...`, `password%3D...`, with `%XX` escapes inside the secret. A quoted
+ * value is replaced whole, escaped quotes inside it included, also when the JSON is itself written
+ * inside a JSON string (`{\"password\":\"...\"}`). No rule needs a word boundary before its name:
+ * a secret glued to other text (`myBearer ...`, `db_password=...`, `proxy_authorization: ...`) is
+ * redacted too; a few ordinary words may be redacted with it, which is the safe side.
  */
 const DEFAULT_RULES: readonly Rule[] = [
-  // Quoted (JSON) header values: the whole string value, escaped quotes inside it included (also
-  // JSON written inside a JSON string: `{\"x-api-key\":\"...\"}`).
-  { pattern: new RegExp(`(${SECRET_HEADERS})(\\\\?["']\\s*:\\s*\\\\?["'])(?:[^"'\\\\\\r\\n]|\\\\.)*`, 'gi'), replace: keepNameAndSeparator },
-  // `name: value` / `name=value` in prose or raw headers: a quoted value whole, else up to the end of the value.
-  { pattern: new RegExp(`(${SECRET_HEADERS})(\\s*[:=]\\s*)(?:\\\\?"[^"\\r\\n]*"?|\\\\?'[^'\\r\\n]*'?|[^"'\\r\\n,;}]+)`, 'gi'), replace: keepNameAndSeparator },
-  // The same, URL-encoded (`Authorization%3A%20<value>`, `x-amz-access-token%3D<value>`): up to the next parameter.
-  { pattern: new RegExp(`(${SECRET_HEADERS})(%3[AD](?:%20|\\+)*)[^\\s"'&#,;}]+`, 'gi'), replace: keepNameAndSeparator },
   // Cookies: the whole header value (pairs are separated by `;`), as `:`, `=` or URL-encoded.
   { pattern: /((?:set-)?cookie)(\\?["']?\s*(?:[:=]|%3[AD])\s*\\?["']?)(?:[^"'\\\r\n]|\\.)+/gi, replace: keepNameAndSeparator },
   // A bearer token, quoted or not: up to white space, a quote or a delimiter, whatever characters it holds.
   { pattern: /(Bearer(?:\s|%20|\+)+)["']?[^\s"'&,;<>(){}[\]]+/gi, replace: keepPrefix },
-  { pattern: /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi, replace: whole },
-  { pattern: /((?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/gi, replace: keepPrefix },
   // Credential fields: a quoted value whole (escaped quotes inside it included), else the token
   // after an optional (possibly escaped or URL-encoded) quote, up to the next delimiter.
   {
@@ -72,44 +77,46 @@ const DEFAULT_RULES: readonly Rule[] = [
     ),
     replace: keepPrefixAndQuotes,
   },
-  // Login with Amazon client secrets, wherever they appear (dots also written as slashes, as a
-  // field path rewrite spells them).
-  { pattern: /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/g, replace: whole },
 ];
 
 /**
- * An object key that names a credential or a secret header: its string value is replaced whole
- * (`{ password: 'x' }`, `{ headers: { Authorization: '...' } }`), whatever the value looks like.
+ * One cheap pass that every default rule needs to match (the secret header names are added per
+ * redactor): when a string has none of these words, no default rule can apply.
  */
-const SECRET_KEY = new RegExp(`^(?:[a-z0-9]*[_-])?(?:${SECRET_FIELDS}|${SECRET_HEADERS}|(?:set-)?cookie|client[_-]?id[_-]?secret)$`, 'i');
+const DEFAULT_TRIGGER_SOURCE = 'bearer|client[_-]?id[_-]?secret|cookie|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key';
 
-/** Verdicts of {@link SECRET_KEY} for keys seen before: envelopes repeat the same few keys. */
-const secretKeyVerdicts = new Map<string, boolean>();
-
-function isSecretKey(key: string): boolean {
-  let verdict = secretKeyVerdicts.get(key);
-  if (verdict === undefined) {
-    verdict = SECRET_KEY.test(key);
-    if (secretKeyVerdicts.size < 1024) secretKeyVerdicts.set(key, verdict);
-  }
-  return verdict;
+/** Patterns with the cheap test that each of them needs to match; see {@link RedactorOptions.triggeredPatterns}. */
+export interface TriggeredPatterns {
+  readonly trigger: RegExp;
+  readonly patterns: readonly RegExp[];
 }
 
-/**
- * A known secret as the redactor looks for it: the literal spellings replaced wherever they
- * appear (the value, the value without its public prefix, each with dots written as slashes, as
- * a path rewrite spells them), and the windows whose presence marks a fragment of it.
- */
-interface KnownSecret {
-  readonly spellings: readonly string[];
-  /** {@link FRAGMENT_LENGTH}-character pieces of each long spelling, with where they sit in it. */
-  readonly windows: readonly { readonly text: string; readonly spelling: string; readonly offset: number }[];
+/** What an adapter adds to core's default rules; see {@link createRedactor}. */
+export interface RedactorOptions {
+  /**
+   * Patterns whose matches are replaced by {@link REDACTED} (a missing `g` flag is added). A
+   * pattern with a capture group named `keep` keeps that group's text and replaces the rest of
+   * the match (`/(?<keep>Signature=)[^&]+/`).
+   */
+  readonly patterns?: readonly RegExp[];
+  /**
+   * Patterns applied only to the strings their `trigger` matches: a cheap test (one pass, no
+   * backtracking) that every one of the `patterns` needs to match, so that a string without
+   * any of the trigger's words is not scanned by each pattern.
+   */
+  readonly triggeredPatterns?: readonly TriggeredPatterns[];
+  /** Header names (any case) whose values are secrets, beside `Authorization` and `x-api-key`. */
+  readonly secretHeaders?: readonly string[];
+  /** Object keys (any case) whose string values are replaced whole, beside the credential fields and secret headers. */
+  readonly secretKeys?: readonly string[];
+  /**
+   * Public prefixes of credential values (anchored at the start, e.g. `/^tok_/`): a registered
+   * secret is also replaced without its prefix, as upstreams sometimes echo only the rest.
+   */
+  readonly publicPrefixes?: readonly RegExp[];
 }
 
-/** Secret values this process holds (client secrets, refresh and access tokens), by value. */
-const KNOWN_SECRETS = new Map<string, KnownSecret>();
-
-/** The shortest value {@link registerSecret} accepts: shorter ones would blank ordinary words. */
+/** The shortest value {@link Redactor.registerSecret} accepts: shorter ones would blank ordinary words. */
 export const MIN_SECRET_LENGTH = 8;
 
 /**
@@ -121,8 +128,16 @@ export const FRAGMENT_LENGTH = 16;
 /** At most this many secrets are remembered; the oldest are forgotten first (access tokens rotate). */
 const MAX_KNOWN_SECRETS = 256;
 
-/** The public prefixes of Login with Amazon credentials; the rest of the value is the secret part. */
-const PUBLIC_PREFIX = /^(?:Atz[ar]\||amzn1\.oa2-cs\.v\d+\.)/;
+/**
+ * A known secret as the redactor looks for it: the literal spellings replaced wherever they
+ * appear (the value, the value without its public prefix, each with dots written as slashes, as
+ * a path rewrite spells them), and the windows whose presence marks a fragment of it.
+ */
+interface KnownSecret {
+  readonly spellings: readonly string[];
+  /** {@link FRAGMENT_LENGTH}-character pieces of each long spelling, with where they sit in it. */
+  readonly windows: readonly { readonly text: string; readonly spelling: string; readonly offset: number }[];
+}
 
 /**
  * `text` and, when it holds characters a URL escapes (`|`, `+`, `/`, `=`), its URL-encoded forms
@@ -152,8 +167,16 @@ function base64Cores(text: string): string[] {
   return cores;
 }
 
-function knownSecret(secret: string): KnownSecret {
-  const bare = secret.replace(PUBLIC_PREFIX, '');
+function withoutPublicPrefix(secret: string, publicPrefixes: readonly RegExp[]): string {
+  for (const prefix of publicPrefixes) {
+    const bare = secret.replace(prefix, '');
+    if (bare !== secret) return bare;
+  }
+  return secret;
+}
+
+function knownSecret(secret: string, publicPrefixes: readonly RegExp[]): KnownSecret {
+  const bare = withoutPublicPrefix(secret, publicPrefixes);
   const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
   const plain = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings))];
   const spellings = [...plain, ...new Set(bases.flatMap(base64Cores))];
@@ -169,32 +192,6 @@ function knownSecret(secret: string): KnownSecret {
     }
   }
   return { spellings, windows: [...windows.values()] };
-}
-
-/**
- * Remembers a secret value so that every redactor replaces it wherever it appears, whatever its
- * shape: upstreams echo credentials that no pattern recognizes (an opaque access token, a client
- * secret quoted in an error description). The LWA client registers its client secret, refresh
- * token and every access token it obtains. Also replaced: the value without its public prefix
- * (`Atza|`, `Atzr|`, `amzn1.oa2-cs.v1.`), the value with its dots written as slashes, each of
- * these URL-encoded, the stable part of their base64 encodings (at any alignment), and any
- * piece of a long value of at least `2 * FRAGMENT_LENGTH - 1` characters (a token split across
- * two fields).
- *
- * The set is per process: a secret registered by one server is redacted by every redactor.
- *
- * @param value - the secret; values shorter than {@link MIN_SECRET_LENGTH} characters, or
- *   `undefined`, are ignored.
- */
-export function registerSecret(value: string | undefined): void {
-  if (value === undefined) return;
-  const secret = value.trim();
-  if (secret.length < MIN_SECRET_LENGTH || KNOWN_SECRETS.has(secret)) return;
-  if (KNOWN_SECRETS.size >= MAX_KNOWN_SECRETS) {
-    const oldest = KNOWN_SECRETS.keys().next().value;
-    if (oldest !== undefined) KNOWN_SECRETS.delete(oldest);
-  }
-  KNOWN_SECRETS.set(secret, knownSecret(secret));
 }
 
 /** Replaces the longest run around `at` that agrees with `spelling` around `offset`. */
@@ -215,13 +212,16 @@ function replaceFragmentAt(text: string, at: number, window: KnownSecret['window
   return { text: `${text.slice(0, start)}${REDACTED}${text.slice(end)}`, next: start + REDACTED.length };
 }
 
-function replaceKnownSecrets(text: string): string {
+/** The secret values one redactor knows, by value, oldest first. */
+type KnownSecrets = Map<string, KnownSecret>;
+
+function replaceKnownSecrets(text: string, known: KnownSecrets): string {
   let result = text;
   // every whole spelling first: a piece of one secret that another shares must not cut it apart
-  for (const secret of KNOWN_SECRETS.values()) {
+  for (const secret of known.values()) {
     for (const spelling of secret.spellings) if (result.includes(spelling)) result = result.split(spelling).join(REDACTED);
   }
-  for (const secret of KNOWN_SECRETS.values()) {
+  for (const secret of known.values()) {
     for (const window of secret.windows) {
       let at = result.indexOf(window.text);
       while (at !== -1) {
@@ -235,14 +235,26 @@ function replaceKnownSecrets(text: string): string {
 }
 
 /** Whether `text` holds a known secret, or a piece of one long enough to be redacted. */
-function holdsKnownSecret(text: string): boolean {
-  for (const secret of KNOWN_SECRETS.values()) {
+function holdsKnownSecret(text: string, known: KnownSecrets): boolean {
+  for (const secret of known.values()) {
     if (secret.spellings.some((spelling) => text.includes(spelling)) || secret.windows.some((window) => text.includes(window.text))) return true;
   }
   return false;
 }
 
-/** A compiled redactor: replaces every secret in a string, or in every string inside a value. */
+/** Adds `value` to `known` (see {@link Redactor.registerSecret}), forgetting the oldest past the limit. */
+function rememberSecret(known: KnownSecrets, value: string | undefined, publicPrefixes: readonly RegExp[]): void {
+  if (value === undefined) return;
+  const secret = value.trim();
+  if (secret.length < MIN_SECRET_LENGTH || known.has(secret)) return;
+  if (known.size >= MAX_KNOWN_SECRETS) {
+    const oldest = known.keys().next().value;
+    if (oldest !== undefined) known.delete(oldest);
+  }
+  known.set(secret, knownSecret(secret, publicPrefixes));
+}
+
+/** A server's redactor: replaces every secret in a string, or in every string inside a value. */
 export interface Redactor {
   /** @returns `text` with every match replaced. */
   readonly string: (text: string) => string;
@@ -259,13 +271,22 @@ export interface Redactor {
    * value it is the JSON of, so a caller may skip walking the value.
    */
   readonly mayRedact: (text: string) => boolean;
+  /**
+   * Remembers a secret value so that this redactor replaces it wherever it appears, whatever its
+   * shape: upstreams echo credentials that no pattern recognizes (an opaque access token, a
+   * client secret quoted in an error description). A server's credential clients register the
+   * client secrets, refresh tokens and access tokens they hold. Also replaced: the value without
+   * its public prefix (see {@link RedactorOptions.publicPrefixes}), the value with its dots
+   * written as slashes, each of these URL-encoded, the stable part of their base64 encodings (at
+   * any alignment), and any piece of a long value of at least `2 * FRAGMENT_LENGTH - 1`
+   * characters (a token split across two fields). Only this redactor knows the value: another
+   * server in the same process does not.
+   *
+   * @param value - the secret; values shorter than {@link MIN_SECRET_LENGTH} characters (after
+   *   trimming), or `undefined`, are ignored. At most 256 are kept, the oldest forgotten first.
+   */
+  readonly registerSecret: (value: string | undefined) => void;
 }
-
-/**
- * One cheap pass that every default rule needs to match: when a string has none of these words,
- * no default rule can apply and the string is returned as is.
- */
-const DEFAULT_TRIGGER = /bearer|client[_-]?id[_-]?secret|atz[ar](?:\||%7c)|authorization|x-amz-|x-api-key|cookie|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key|oa2-cs/i;
 
 /** How deep {@link Redactor.value} walks a value object by object; deeper parts go through their JSON text. */
 const MAX_WALK_DEPTH = 64;
@@ -295,27 +316,70 @@ function globalCopy(pattern: RegExp): RegExp {
   return new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
 }
 
-/**
- * Builds a redactor from core's default rules plus extra patterns (each match replaced whole by
- * {@link REDACTED}; a missing `g` flag is added).
- *
- * @param extraPatterns - e.g. an adapter's `redactions`.
- * @returns the redactor.
- */
-export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor {
-  const extraRules: readonly Rule[] = extraPatterns.map((pattern) => ({ pattern: globalCopy(pattern), replace: whole }));
-  const apply = (text: string, rules: readonly Rule[]): string => {
-    let result = text;
-    for (const rule of rules) {
-      rule.pattern.lastIndex = 0;
-      result = result.replace(rule.pattern, rule.replace);
-    }
-    return result;
+/** An adapter pattern as a rule: a `keep` group is kept, the rest of the match replaced. */
+function patternRule(pattern: RegExp): Rule {
+  return { pattern: globalCopy(pattern), replace: pattern.source.includes('(?<keep>') ? `$<keep>${REDACTED}` : REDACTED };
+}
+
+function applyRules(text: string, rules: readonly Rule[]): string {
+  let result = text;
+  for (const rule of rules) {
+    rule.pattern.lastIndex = 0;
+    result = typeof rule.replace === 'string' ? result.replace(rule.pattern, rule.replace) : result.replace(rule.pattern, rule.replace);
+  }
+  return result;
+}
+
+/** Rules applied only to the strings `trigger` matches. */
+interface RuleSet {
+  readonly trigger: RegExp;
+  readonly rules: readonly Rule[];
+}
+
+/** The compiled rules of one redactor: default rules for its header names, its key test, its trigger and its extra rules. */
+interface CompiledRules {
+  readonly defaults: readonly Rule[];
+  readonly trigger: RegExp;
+  readonly secretKey: RegExp;
+  readonly extra: readonly Rule[];
+  readonly triggered: readonly RuleSet[];
+}
+
+/** A copy of `pattern` without the `g` and `y` flags, for `test` calls that keep no state. */
+function statelessCopy(pattern: RegExp): RegExp {
+  return new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ''));
+}
+
+function compileRules(options: RedactorOptions): CompiledRules {
+  const headers = [...DEFAULT_SECRET_HEADERS, ...(options.secretHeaders ?? [])].map(escapeRegExp).join('|');
+  const keys = (options.secretKeys ?? []).map(escapeRegExp);
+  const keyNames = [SECRET_FIELDS, headers, '(?:set-)?cookie', 'client[_-]?id[_-]?secret', ...keys].join('|');
+  return {
+    defaults: [...headerRules(headers), ...DEFAULT_RULES],
+    trigger: new RegExp(`${DEFAULT_TRIGGER_SOURCE}|${headers}`, 'i'),
+    // a key that names a credential or a secret header: its string value is replaced whole
+    secretKey: new RegExp(`^(?:[a-z0-9]*[_-])?(?:${keyNames})$`, 'i'),
+    extra: (options.patterns ?? []).map(patternRule),
+    triggered: (options.triggeredPatterns ?? []).map((set) => ({ trigger: statelessCopy(set.trigger), rules: set.patterns.map(patternRule) })),
   };
+}
+
+/**
+ * Builds a server's redactor: core's default rules, then the adapter's triggered patterns and
+ * patterns, then the secret values registered with it.
+ *
+ * @param options - the adapter's patterns, secret header names, secret keys and public prefixes.
+ * @returns the redactor, knowing no secret value yet.
+ */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const { defaults, trigger, secretKey, extra: extraRules, triggered } = compileRules(options);
+  const publicPrefixes = options.publicPrefixes ?? [];
+  const known: KnownSecrets = new Map();
   const redactString = (text: string): string => {
-    const afterDefaults = DEFAULT_TRIGGER.test(text) ? apply(text, DEFAULT_RULES) : text;
-    const afterExtra = extraRules.length === 0 ? afterDefaults : apply(afterDefaults, extraRules);
-    return KNOWN_SECRETS.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra);
+    let afterDefaults = trigger.test(text) ? applyRules(text, defaults) : text;
+    for (const set of triggered) if (set.trigger.test(afterDefaults)) afterDefaults = applyRules(afterDefaults, set.rules);
+    const afterExtra = extraRules.length === 0 ? afterDefaults : applyRules(afterDefaults, extraRules);
+    return known.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra, known);
   };
   // Copy-on-write: a container is copied only when something inside it changed.
   // keys repeat across the items of a body: each distinct key is redacted once per walk
@@ -337,7 +401,7 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     const keys = Object.keys(value);
     for (const [index, key] of keys.entries()) {
       const item = (value as Record<string, unknown>)[key];
-      const redacted = typeof item === 'string' && item !== '' && isSecretKey(key) ? REDACTED : redactValue(item, depth + 1, keyCache);
+      const redacted = typeof item === 'string' && item !== '' && secretKey.test(key) ? REDACTED : redactValue(item, depth + 1, keyCache);
       // a key is text the upstream chose too: an echoed token as a key is as much a leak
       let redactedKey = keyCache.get(key);
       if (redactedKey === undefined) {
@@ -353,7 +417,8 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     return copy ?? value;
   };
   const mayRedact = (text: string): boolean => {
-    if (DEFAULT_TRIGGER.test(text) || holdsKnownSecret(text)) return true;
+    if (trigger.test(text) || holdsKnownSecret(text, known)) return true;
+    if (triggered.some((set) => set.trigger.test(text) && set.rules.some((rule) => { rule.pattern.lastIndex = 0; return rule.pattern.test(text); }))) return true;
     return extraRules.some((rule) => {
       rule.pattern.lastIndex = 0;
       return rule.pattern.test(text);
@@ -363,5 +428,8 @@ export function createRedactor(extraPatterns: readonly RegExp[] = []): Redactor 
     string: redactString,
     value: <Value>(value: Value): Value => redactValue(value, 0, new Map()) as Value,
     mayRedact,
+    registerSecret: (value) => {
+      rememberSecret(known, value, publicPrefixes);
+    },
   };
 }

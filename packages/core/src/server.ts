@@ -65,6 +65,7 @@ import type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSw
 import { createOutputChecker, widenOutputSchema } from './output-schema.js';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, toolSetFingerprint } from './pagination.js';
 import { createRedactor } from './redact.js';
+import type { Redactor } from './redact.js';
 import { isToolResult } from './tool-result.js';
 import { fetchInCallContext } from './upstream.js';
 import type { upstreamFetch } from './upstream.js';
@@ -195,6 +196,11 @@ export interface CreateEnvelopeServerInput {
   readonly adapter: EnvelopeAdapter;
   readonly tools: readonly EnvelopeTool[];
   readonly options?: EnvelopeServerOptions;
+  /**
+   * This server's redactor, when the adapter built it (so that its credential clients register
+   * their secrets with it); defaults to a new one from the adapter's `redactions`.
+   */
+  readonly redactor?: Redactor;
 }
 
 /** What {@link createEnvelopeServer} returns. */
@@ -396,7 +402,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     serverId: adapter.id,
     version: options.version ?? PACKAGE_VERSION,
     ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
-    redactor: createRedactor(adapter.redactions ?? []),
+    redactor: input.redactor ?? createRedactor(adapter.redactions),
     advertisedKinds: new Set(capability.error_kinds),
     logger,
   };

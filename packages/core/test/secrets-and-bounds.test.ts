@@ -1,43 +1,39 @@
 import { describe, expect, it } from 'vitest';
 
 import { boundEnvelope, MAX_DETAIL_STRING_LENGTH, MAX_SUMMARY_LENGTH, MAX_TOOL_LENGTH } from '../src/envelope-builder.js';
-import { createEnvelopeServer, createRedactor, LwaError, LwaTokenClient, registerSecret } from '../src/index.js';
-import { classifyLwaFailure } from '../src/lwa/index.js';
+import { createEnvelopeServer, createRedactor } from '../src/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
 
 describe('secrets registered by value', () => {
-  it('are replaced by every redactor, whatever their shape; short values are ignored', () => {
-    registerSecret('opaque-value-7f3a91');
-    registerSecret('short');
+  it('are replaced by the redactor they were registered with, whatever their shape; short values are ignored', () => {
     const redactor = createRedactor();
+    redactor.registerSecret('opaque-value-7f3a91');
+    redactor.registerSecret('short');
     expect(redactor.string('upstream said: opaque-value-7f3a91 is wrong; short stays')).toBe('upstream said: [REDACTED] is wrong; short stays');
     expect(redactor.value({ a: ['x opaque-value-7f3a91 y'] })).toEqual({ a: ['x [REDACTED] y'] });
   });
 
-  it('the LWA client registers its client secret, refresh token and every access token', async () => {
-    const client = new LwaTokenClient({
-      clientId: 'client-id-1',
-      clientSecret: 'client-secret-value-81',
-      refreshToken: 'refresh-value-without-prefix-82',
-      fetch: () => Promise.resolve(new Response(JSON.stringify({ access_token: 'plain-access-token-83', expires_in: 3600 }), { status: 200 })),
-    });
-    await client.accessToken();
-    const redactor = createRedactor();
-    expect(redactor.string('client-secret-value-81 / refresh-value-without-prefix-82 / plain-access-token-83')).toBe('[REDACTED] / [REDACTED] / [REDACTED]');
+  it('are not known to another redactor', () => {
+    const mine = createRedactor();
+    const other = createRedactor();
+    mine.registerSecret('opaque-value-only-mine-42');
+    expect(mine.string('x opaque-value-only-mine-42')).toBe('x [REDACTED]');
+    expect(other.string('x opaque-value-only-mine-42')).toBe('x opaque-value-only-mine-42');
+    expect(other.mayRedact('x opaque-value-only-mine-42')).toBe(false);
   });
 });
 
 describe('known secrets in other spellings', () => {
-  const token = 'Atza|IwEBIUnitTestAccessToken0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
+  const token = 'tok_IwEBIUnitTestAccessToken0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
 
   it('are found without their public prefix, with dots as slashes, and in pieces of 31 characters or more', () => {
-    registerSecret(token);
-    registerSecret('amzn1.oa2-cs.v1.unitsecret00112233445566778899');
-    const redactor = createRedactor();
-    const bare = token.slice(5);
+    const redactor = createRedactor({ publicPrefixes: [/^tok_/, /^cs\.v\d+\./] });
+    redactor.registerSecret(token);
+    redactor.registerSecret('cs.v1.unitsecret00112233445566778899');
+    const bare = token.slice(4);
     expect(redactor.string(`t=${bare};`)).toBe('t=[REDACTED];');
-    expect(redactor.string('path amzn1/oa2-cs/v1/unitsecret00112233445566778899 end')).toBe('path [REDACTED] end');
+    expect(redactor.string('path cs/v1/unitsecret00112233445566778899 end')).toBe('path [REDACTED] end');
     expect(redactor.string('unitsecret00112233445566778899')).toBe('[REDACTED]');
     expect(redactor.value({ a: token.slice(0, 36), b: token.slice(36) })).toEqual({ a: '[REDACTED]', b: '[REDACTED]' });
     // a piece shorter than a window stays: it cannot be told from ordinary text
@@ -46,21 +42,53 @@ describe('known secrets in other spellings', () => {
 
   it('a secret is replaced whole even when another known secret shares a long piece of it', () => {
     // the shared piece is one window of the first secret: replaced first, it would cut the second apart
-    registerSecret('Atzr|IwEBIShared+piece/With=Odd+Chars/first0123456789KLMNOP');
-    registerSecret('Atza|IwEBIOthers+piece/With=Odd+Chars/second9876543210ABCDEF');
-    const redactor = createRedactor();
+    const redactor = createRedactor({ publicPrefixes: [/^tok_/] });
+    redactor.registerSecret('tok_IwEBIShared+piece/With=Odd+Chars/first0123456789KLMNOP');
+    redactor.registerSecret('tok_IwEBIOthers+piece/With=Odd+Chars/second9876543210ABCDEF');
     expect(redactor.string('v=IwEBIOthers+piece/With=Odd+Chars/second9876543210ABCDEF;')).toBe('v=[REDACTED];');
     expect(redactor.string('v=IwEBIOthers%2Bpiece%2FWith%3DOdd%2BChars%2Fsecond9876543210ABCDEF;')).toBe('v=[REDACTED];');
     expect(redactor.string('v=IwEBIOthers%2bpiece%2fWith%3dOdd%2bChars%2fsecond9876543210ABCDEF;')).toBe('v=[REDACTED];');
   });
 
   it('mayRedact is false for text none of the rules or secrets touch, true otherwise', () => {
-    registerSecret(token);
-    const redactor = createRedactor([/tok_[a-z0-9]+/]);
+    const redactor = createRedactor({ patterns: [/tok_[a-z0-9]+/] });
+    redactor.registerSecret(token);
     expect(redactor.mayRedact('{"payload":{"orders":[1,2,3]}}')).toBe(false);
     expect(redactor.mayRedact(`{"x":"${token.slice(20, 52)}"}`)).toBe(true);
     expect(redactor.mayRedact('{"client_id_secret":"x"}')).toBe(true);
     expect(redactor.mayRedact('{"id":"tok_abc"}')).toBe(true);
+  });
+});
+
+describe('what an adapter adds to the redactor', () => {
+  const redactor = createRedactor({ patterns: [/(?<keep>sig=)[a-f0-9]+/], secretHeaders: ['x-vendor-token'], secretKeys: ['session_blob'] });
+
+  it('a pattern with a keep group keeps that group and replaces the rest of the match', () => {
+    expect(redactor.string('https://h.test/r?sig=00ffaa&keep=1')).toBe('https://h.test/r?sig=[REDACTED]&keep=1');
+  });
+
+  it('secret headers are redacted in every spelling a default header is', () => {
+    expect(redactor.string('x-vendor-token: v-123 next')).toBe('x-vendor-token: [REDACTED]');
+    expect(redactor.string('{"X-Vendor-Token":"v-123"}')).toBe('{"X-Vendor-Token":"[REDACTED]"}');
+    expect(redactor.string('h=x-vendor-token%3Dv-123&n=1')).toBe('h=x-vendor-token%3D[REDACTED]&n=1');
+    expect(redactor.value({ headers: { 'X-Vendor-Token': 'opaque' } })).toEqual({ headers: { 'X-Vendor-Token': '[REDACTED]' } });
+  });
+
+  it('secret keys have their string values replaced whole', () => {
+    expect(redactor.value({ session_blob: 'anything at all', other: 'kept' })).toEqual({ session_blob: '[REDACTED]', other: 'kept' });
+  });
+
+  it('triggered patterns run only on strings their trigger matches', () => {
+    const guarded = createRedactor({ triggeredPatterns: [{ trigger: /key-/, patterns: [/[a-z]+-\d{4}/g] }] });
+    expect(guarded.string('key-1234 and abc-5678')).toBe('[REDACTED] and [REDACTED]');
+    expect(guarded.string('abc-5678 alone')).toBe('abc-5678 alone');
+    expect([guarded.mayRedact('abc-5678 alone'), guarded.mayRedact('key-1234')]).toEqual([false, true]);
+  });
+
+  it('a redactor without them leaves the same text alone', () => {
+    const plain = createRedactor();
+    expect(plain.string('x-vendor-token: v-123 sig=00ffaa')).toBe('x-vendor-token: v-123 sig=00ffaa');
+    expect(plain.value({ session_blob: 'anything at all' })).toEqual({ session_blob: 'anything at all' });
   });
 });
 
@@ -74,7 +102,7 @@ describe('success _meta', () => {
           name: 'report',
           inputSchema: { type: 'object' },
           handler: (_args, context) => {
-            context.recordResponseMeta({ rate_limit: { limit_per_second: 'Atza|leaked-token-1' }, warnings: [{ kind: 'upstream_warning', summary: '199 - token Atza|leaked-token-2', details: [], hints: [] }] });
+            context.recordResponseMeta({ rate_limit: { limit_per_second: 'Bearer leaked-token-1' }, warnings: [{ kind: 'upstream_warning', summary: '199 - token Bearer leaked-token-2', details: [], hints: [] }] });
             return { total: 1 };
           },
         },
@@ -85,31 +113,10 @@ describe('success _meta', () => {
     const result = await connected.client.callTool({ name: 'report', arguments: {} });
     expect(result.structuredContent).toEqual({
       total: 1,
-      _meta: { rate_limit: { limit_per_second: '[REDACTED]' }, warnings: [{ kind: 'upstream_warning', summary: '199 - token [REDACTED]', details: [], hints: [] }] },
+      _meta: { rate_limit: { limit_per_second: 'Bearer [REDACTED]' }, warnings: [{ kind: 'upstream_warning', summary: '199 - token Bearer [REDACTED]', details: [], hints: [] }] },
     });
     expect(JSON.stringify(result)).not.toContain('leaked-token');
     await connected.close();
-  });
-});
-
-describe('LWA answers that are not about the credentials', () => {
-  it('429 is the endpoint being busy: unavailable and retryable', async () => {
-    const client = new LwaTokenClient({ clientId: 'a', clientSecret: 'b', refreshToken: 'c', fetch: () => Promise.resolve(new Response('{"error":"too_many_requests"}', { status: 429 })) });
-    const error = (await client.accessToken().catch((caught: unknown) => caught)) as LwaError;
-    expect([error.reason, error.status, classifyLwaFailure(error).retryable]).toEqual(['token_endpoint_unavailable', 429, true]);
-  });
-
-  it('an oversized answer is not read whole', async () => {
-    const huge = JSON.stringify({ error: 'x'.repeat(200_000) });
-    const client = new LwaTokenClient({ clientId: 'a', clientSecret: 'b', refreshToken: 'c', fetch: () => Promise.resolve(new Response(huge, { status: 400 })) });
-    const error = (await client.accessToken().catch((caught: unknown) => caught)) as LwaError;
-    expect([error.reason, error.oauthError, error.message.length < 300]).toEqual(['token_rejected', undefined, true]);
-  });
-
-  it('an OAuth error named like an Object.prototype member gets the generic hint', () => {
-    for (const name of ['__proto__', 'constructor', 'toString']) {
-      expect(classifyLwaFailure(new LwaError('token_rejected', 'x', { oauthError: name, status: 400 })).hints).toEqual(['Check the LWA credentials and authorize the application again.']);
-    }
   });
 });
 

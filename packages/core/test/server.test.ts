@@ -239,7 +239,7 @@ describe('failures', () => {
     expect(envelope['hints']).toEqual([`${'x'.repeat(299)}…`, 'hint 1', 'hint 2', 'hint 3', 'hint 4', 'hint 5', 'hint 6', 'hint 7', 'hint 8', '20 more details omitted']);
   });
 
-  it('redacts bearer tokens, LWA tokens and adapter patterns from upstream text', async () => {
+  it('redacts bearer tokens and the adapter patterns from upstream text', async () => {
     const { client } = await start();
     const result = await client.callTool({ name: 'leak_token', arguments: {} });
     const envelope = structured(result);

@@ -19,17 +19,12 @@ const BASE = {
 } as const;
 
 describe('redaction', () => {
-  const redactor = createRedactor([/acct-\d{6}/]);
+  const redactor = createRedactor({ patterns: [/acct-\d{6}/] });
 
   it('redacts each default secret shape and the extra patterns', () => {
     expect(redactor.string('Authorization: Bearer abc.def')).toBe('Authorization: [REDACTED]');
     expect(redactor.string('{"authorization":"AWS4-HMAC-SHA256 Credential=AKIA/x, Signature=ff00"}')).toBe('{"authorization":"[REDACTED]"}');
     expect(redactor.string('sent bearer eyJ0eXAi.payload.sig to it')).toBe('sent bearer [REDACTED] to it');
-    expect(redactor.string('token Atza|IwEBIAbc-_.x9 and Atzr|IwEBIRefresh=')).toBe('token [REDACTED] and [REDACTED]');
-    expect(redactor.string('https://s3.test/x?X-Amz-Credential=AKIA%2F20260302&X-Amz-Signature=abcdef&keep=1')).toBe(
-      'https://s3.test/x?X-Amz-Credential=[REDACTED]&X-Amz-Signature=[REDACTED]&keep=1',
-    );
-    expect(redactor.string('x-amz-access-token: Atza|zzz')).toBe('x-amz-access-token: [REDACTED]');
     expect(redactor.string('grant_type=refresh_token&refresh_token=Rt123&client_secret=cs9')).toBe('grant_type=refresh_token&refresh_token=[REDACTED]&client_secret=[REDACTED]');
     expect(redactor.string('{"access_token": "at-1", "expires_in": 3600}')).toBe('{"access_token": "[REDACTED]", "expires_in": 3600}');
     expect(redactor.string('account acct-123456 locked')).toBe('account [REDACTED] locked');
@@ -40,17 +35,14 @@ describe('redaction', () => {
     expect(redactor.string('GET /orders?NextToken=Bearer%20eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.sig123&MaxResults=5')).toBe('GET /orders?NextToken=Bearer%20[REDACTED]&MaxResults=5');
     expect(redactor.string('q=Bearer+abc%2Bdef%3D%3D&x=1')).toBe('q=Bearer+[REDACTED]&x=1');
     expect(redactor.string('h=Authorization%3A%20Bearer%20abc.def&next=2')).toBe('h=Authorization%3A%20[REDACTED]&next=2');
-    expect(redactor.string('token=Atza%7CIwEBIAbc-_.x9&other=Atzr%7cIwEBIRefresh')).toBe('token=[REDACTED]&other=[REDACTED]');
     expect(redactor.string('100%20percent of orders')).toBe('100%20percent of orders');
   });
 
   it('redacts a secret glued to the text before it', () => {
-    expect(redactor.string('xAtza|IwEBIAglued1234 and _Atzr|IwEBIRglued')).toBe('x[REDACTED] and _[REDACTED]');
     expect(redactor.string('myBearer SECRETTOKEN123 _Bearer OTHER456')).toBe('myBearer [REDACTED] _Bearer [REDACTED]');
     expect(redactor.string('db_password=hunter22 my_password: pw-9 aws_access_token=AT-1')).toBe('db_password=[REDACTED] my_password: [REDACTED] aws_access_token=[REDACTED]');
     expect(redactor.string('proxy_authorization: Basic dXNlcjpwYXNz')).toBe('proxy_authorization: [REDACTED]');
     expect(redactor.string('{"myAccessToken":"at-77","ClientSecret":"cs-88"}')).toBe('{"myAccessToken":"[REDACTED]","ClientSecret":"[REDACTED]"}');
-    expect(redactor.string('key=amzn1.oa2-cs.v1.0123456789abcdef')).toBe('key=[REDACTED]');
     expect(redactor.string('passwordless sign-in is on')).toBe('passwordless sign-in is on');
   });
 
@@ -59,7 +51,7 @@ describe('redaction', () => {
     expect(redactor.string("password: 'a b c' next")).toBe("password: '[REDACTED]' next");
     expect(redactor.string('cut "clientSecret": "cs-123 end')).toBe('cut "clientSecret": "[REDACTED]" end');
     expect(redactor.string('Bearer abc!def$ghi rest')).toBe('Bearer [REDACTED] rest');
-    expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-amz-access-token%3dAtzq&a=1')).toBe('q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-amz-access-token%3d[REDACTED]&a=1');
+    expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-api-key%3dKq1&a=1')).toBe('q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-api-key%3d[REDACTED]&a=1');
     expect(redactor.string('passwd=p1 pwd=p2 api_key=k1 apikey: k2 client-secret=c1 refresh-token=r1')).toBe(
       'passwd=[REDACTED] pwd=[REDACTED] api_key=[REDACTED] apikey: [REDACTED] client-secret=[REDACTED] refresh-token=[REDACTED]',
     );
@@ -91,7 +83,7 @@ describe('redaction', () => {
   });
 
   it('is stable when applied twice', () => {
-    const once = redactor.string('Authorization: Bearer abc, Atza|x');
+    const once = redactor.string('Authorization: Bearer abc, acct-123456');
     expect(redactor.string(once)).toBe(once);
   });
 });

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { amazonRedactorOptions, isAmazonCredentialError } from '@mcp-envelope/amazon';
 import type { EnvelopeAdapter } from '@mcp-envelope/core';
 
 import { classifySpFailure, SP_ERROR_KINDS } from './classify.js';
@@ -42,7 +43,8 @@ export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter
     classify: (failure, context) => classifySpFailure(failure, context, { region: options.region?.(), identityServiceUrl: options.identityServiceUrl }),
     parseResponseMeta: (headers, now) => parseSpResponseMeta(headers, now),
     hints: SP_HINT_TABLES,
-    redactions: SP_REDACTION_PATTERNS,
+    redactions: amazonRedactorOptions(SP_REDACTION_PATTERNS),
+    isCredentialError: isAmazonCredentialError,
   };
 }
 

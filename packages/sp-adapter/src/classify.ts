@@ -10,7 +10,8 @@
  */
 import { STATUS_CODES } from 'node:http';
 
-import { capText, classifyClientFailure, classifyUpstreamStatus, LwaError, requestPath } from '@mcp-envelope/core';
+import { classifyAmazonCredentialFailure, classifyLwaError, LwaError } from '@mcp-envelope/amazon';
+import { capText, classifyClientFailure, classifyUpstreamStatus, requestPath } from '@mcp-envelope/core';
 import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, FailedRequest, NonHttpFailure, UpstreamHttpFailure, UpstreamFamily } from '@mcp-envelope/core';
 
 import { parseSpErrorBody } from './error-body.js';
@@ -207,7 +208,7 @@ export function isLwaTokenFailure(failure: UpstreamHttpFailure, body: SpErrorBod
  * @returns the classified error.
  */
 export function classifySpLwaFailure(error: LwaError): ClassifiedError {
-  return classifyClientFailure({ type: 'lwa', error }, SP_CLIENT_FAILURES);
+  return classifyLwaError(error, SP_LWA_HINTS);
 }
 
 function classifyLwaHttp(failure: UpstreamHttpFailure, body: SpErrorBody): ClassifiedError {
@@ -313,7 +314,6 @@ export const SP_CLIENT_FAILURES: ClientFailureFamily = {
     timeout: 'Retry after a short wait; for large results, ask for fewer items per page.',
     bodyCoercion: 'Send the body as a JSON object rather than a string, or fix the JSON text (double quotes around keys and strings, no trailing commas).',
   },
-  lwaHints: SP_LWA_HINTS,
 };
 
 /**
@@ -356,6 +356,7 @@ function classifyIdentityServiceClientFailure(failure: NonHttpFailure): Classifi
  */
 export function classifySpFailure(failure: ClassifiableFailure, context: ClassifyContext, settings: SpClassifySettings = {}): ClassifiedError {
   if (failure.type === 'upstream_http') return classifyHttp(failure, context, settings);
+  if (failure.type === 'credential') return classifyAmazonCredentialFailure(failure, SP_LWA_HINTS);
   if ('request' in failure && isIdentityServiceRequest(failure.request, settings.identityServiceUrl)) return classifyIdentityServiceClientFailure(failure);
   return classifyClientFailure(failure, SP_CLIENT_FAILURES);
 }

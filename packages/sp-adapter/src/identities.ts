@@ -8,8 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { EnvelopeError, LwaTokenClient, readSuccessBody, registerSecret } from '@mcp-envelope/core';
-import type { LwaSettings, ToolHandlerContext } from '@mcp-envelope/core';
+import { LwaTokenClient } from '@mcp-envelope/amazon';
+import type { LwaSettings, SecretRegistry } from '@mcp-envelope/amazon';
+import { EnvelopeError, readSuccessBody } from '@mcp-envelope/core';
+import type { ToolHandlerContext } from '@mcp-envelope/core';
 
 import { parseSpRegion, SP_REGION_CODES } from './regions.js';
 import type { SpRegion } from './regions.js';
@@ -142,10 +144,11 @@ export interface SpIdentitySource {
  * A source over a fixed list (the file).
  *
  * @param identities - the identities with their tokens.
- * @returns the source; each refresh token is registered with the redactor.
+ * @param secrets - the server's redactor: each refresh token is registered with it.
+ * @returns the source.
  */
-export function fixedIdentitySource(identities: readonly SpIdentityCredentials[]): SpIdentitySource {
-  for (const identity of identities) registerSecret(identity.refreshToken);
+export function fixedIdentitySource(identities: readonly SpIdentityCredentials[], secrets: SecretRegistry): SpIdentitySource {
+  for (const identity of identities) secrets.registerSecret(identity.refreshToken);
   const publicView = identities.map(({ id, name, region, marketplace_ids }) => ({ id, name, region, marketplace_ids }));
   return {
     kind: 'file',
@@ -179,10 +182,11 @@ export interface IdentityServiceSettings {
  * per identity until LWA refuses the refresh token (see `forget`).
  *
  * @param settings - see {@link IdentityServiceSettings}.
+ * @param secrets - the server's redactor: the bearer token and every fetched refresh token are registered with it.
  * @returns the source.
  */
-export function identityServiceSource(settings: IdentityServiceSettings): SpIdentitySource {
-  registerSecret(settings.bearerToken);
+export function identityServiceSource(settings: IdentityServiceSettings, secrets: SecretRegistry): SpIdentitySource {
+  secrets.registerSecret(settings.bearerToken);
   const cached = new Map<number, SpIdentityCredentials>();
   const headers = { accept: 'application/json', ...(settings.bearerToken === undefined ? {} : { authorization: `Bearer ${settings.bearerToken}` }) };
   async function get(path: string, context: ToolHandlerContext): Promise<unknown> {
@@ -209,7 +213,7 @@ export function identityServiceSource(settings: IdentityServiceSettings): SpIden
       const body = await get(`/identities/${id}`, context);
       // registered before anything can fail, so no error text can carry it
       const refreshToken = isRecord(body) && typeof body['refresh_token'] === 'string' ? body['refresh_token'].trim() : '';
-      registerSecret(refreshToken);
+      secrets.registerSecret(refreshToken);
       const credentials = asServiceAnswer(() => {
         const identity = parseIdentity(body, `identity service: identity ${id}`);
         if (identity.id !== id || refreshToken === '') throw new SpIdentityError(`the identity service gave no refresh_token for identity ${id}`);
@@ -249,11 +253,12 @@ function asServiceAnswer<T>(read: () => T): T {
  *
  * @param env - the environment.
  * @param timeoutMs - deadline of identity service requests, in milliseconds.
+ * @param secrets - the server's redactor, for the tokens the source holds.
  * @returns the source, or `undefined` when neither is set (the single-credential setup).
  * @throws SpIdentityError when both are set, the file cannot be read or is malformed, or the URL
  *   is not an absolute http(s) URL without user information, query or fragment.
  */
-export function identitySourceFromEnv(env: Readonly<Record<string, string | undefined>>, timeoutMs: number): SpIdentitySource | undefined {
+export function identitySourceFromEnv(env: Readonly<Record<string, string | undefined>>, timeoutMs: number, secrets: SecretRegistry): SpIdentitySource | undefined {
   const file = env['SP_IDENTITIES_FILE']?.trim() ?? '';
   const url = env['SP_IDENTITY_SERVICE_URL']?.trim() ?? '';
   if (file !== '' && url !== '') throw new SpIdentityError('set SP_IDENTITIES_FILE or SP_IDENTITY_SERVICE_URL, not both');
@@ -264,7 +269,7 @@ export function identitySourceFromEnv(env: Readonly<Record<string, string | unde
     } catch (error) {
       throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
-    return fixedIdentitySource(parseIdentitiesFile(text, file, env));
+    return fixedIdentitySource(parseIdentitiesFile(text, file, env), secrets);
   }
   if (url === '') return undefined;
   let parsed: URL;
@@ -278,24 +283,29 @@ export function identitySourceFromEnv(env: Readonly<Record<string, string | unde
   if (parsed.username !== '' || parsed.password !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead');
   if (parsed.search !== '' || parsed.hash !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it');
   const bearerToken = env['SP_IDENTITY_SERVICE_TOKEN']?.trim();
-  return identityServiceSource({ url: url.replace(/\/+$/, ''), bearerToken: bearerToken === '' ? undefined : bearerToken, timeoutMs });
+  return identityServiceSource({ url: url.replace(/\/+$/, ''), bearerToken: bearerToken === '' ? undefined : bearerToken, timeoutMs }, secrets);
 }
 
 /** One LWA token client per identity, built on first use from the shared client settings. */
 export class IdentityTokenClients {
   private readonly clients = new Map<number, LwaTokenClient>();
   private readonly base: LwaSettings;
+  private readonly secrets: SecretRegistry;
 
-  /** @param base - the `LWA_*` settings every identity shares (client id, secret, token URL). */
-  constructor(base: LwaSettings) {
+  /**
+   * @param base - the `LWA_*` settings every identity shares (client id, secret, token URL).
+   * @param secrets - the server's redactor, handed to each identity's client.
+   */
+  constructor(base: LwaSettings, secrets: SecretRegistry) {
     this.base = base;
+    this.secrets = secrets;
   }
 
   /** The client of an identity (its refresh token, the shared application credentials). */
   client(identity: SpIdentityCredentials): LwaTokenClient {
     let client = this.clients.get(identity.id);
     if (client === undefined) {
-      client = new LwaTokenClient({ ...this.base, refreshToken: identity.refreshToken });
+      client = new LwaTokenClient({ ...this.base, refreshToken: identity.refreshToken }, this.secrets);
       this.clients.set(identity.id, client);
     }
     return client;

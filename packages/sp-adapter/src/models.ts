@@ -15,8 +15,8 @@ import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core';
-import type { ConvertedOperation } from '@mcp-envelope/core';
+import { modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core/openapi';
+import type { ConvertedOperation } from '@mcp-envelope/core/openapi';
 
 import { modelCacheSlot, readModelCache, removeModelCache, writeModelCache } from './model-cache.js';
 import type { SpModelCacheEvent } from './model-cache.js';

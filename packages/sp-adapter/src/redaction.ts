@@ -1,13 +1,14 @@
 /**
  * SP-specific secrets that must never reach an envelope or a log line, beside core's defaults
- * (`Bearer` values, `Atza|`/`Atzr|` tokens, `Authorization`/`x-amz-access-token`/
- * `x-amz-security-token` values, SigV4 `Signature=`/`Credential=`, OAuth `access_token`/
- * `refresh_token`/`client_secret` fields in snake and camel case, LWA client secrets). Implements the rule "secrets never appear in any
+ * (`Bearer` values, `Authorization` values, OAuth `access_token`/`refresh_token`/`client_secret`
+ * fields in snake and camel case) and the Amazon rules of `@mcp-envelope/amazon` (`Atza|`/`Atzr|`
+ * tokens, `x-amz-access-token`/`x-amz-security-token` values, SigV4 `Signature=`/`Credential=`,
+ * LWA client secrets). Implements the rule "secrets never appear in any
  * output" for what SP-API and LWA can echo back.
  *
  * @packageDocumentation
  */
-import { createRedactor } from '@mcp-envelope/core';
+import { createAmazonRedactor } from '@mcp-envelope/amazon';
 import type { Redactor } from '@mcp-envelope/core';
 
 /**
@@ -32,12 +33,13 @@ export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
 let shared: Redactor | undefined;
 
 /**
- * Core's redactor with the SP patterns added, built once.
+ * The patterns-only redactor the SP classifier cleans upstream text with, built once. No secret
+ * value is ever registered with it: each server's own redactor (see `createSpServer`) holds those.
  *
  * @returns the redactor (`string(text)` and `value(value)`).
  */
 export function spRedactor(): Redactor {
-  shared ??= createRedactor(SP_REDACTION_PATTERNS);
+  shared ??= createAmazonRedactor(SP_REDACTION_PATTERNS);
   return shared;
 }
 

@@ -4,24 +4,18 @@
  *
  * @packageDocumentation
  */
+import { AMAZON_REGIONS } from '@mcp-envelope/amazon';
+
+/** One SP-API region's name and endpoints, from the Amazon region table. */
+function spRegionEntry<Region extends (typeof AMAZON_REGIONS)[keyof typeof AMAZON_REGIONS]>(region: Region): { readonly name: Region['name']; readonly endpoint: Region['spApiEndpoint']; readonly sandboxEndpoint: Region['spApiSandboxEndpoint'] } {
+  return { name: region.name, endpoint: region.spApiEndpoint, sandboxEndpoint: region.spApiSandboxEndpoint };
+}
 
 /** The three SP-API regions with their production and sandbox endpoints. */
 export const SP_REGIONS = {
-  na: {
-    name: 'North America',
-    endpoint: 'https://sellingpartnerapi-na.amazon.com',
-    sandboxEndpoint: 'https://sandbox.sellingpartnerapi-na.amazon.com',
-  },
-  eu: {
-    name: 'Europe',
-    endpoint: 'https://sellingpartnerapi-eu.amazon.com',
-    sandboxEndpoint: 'https://sandbox.sellingpartnerapi-eu.amazon.com',
-  },
-  fe: {
-    name: 'Far East',
-    endpoint: 'https://sellingpartnerapi-fe.amazon.com',
-    sandboxEndpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com',
-  },
+  na: spRegionEntry(AMAZON_REGIONS.na),
+  eu: spRegionEntry(AMAZON_REGIONS.eu),
+  fe: spRegionEntry(AMAZON_REGIONS.fe),
 } as const;
 
 /** One canonical region code: `na`, `eu` or `fe`. */

@@ -7,22 +7,14 @@
  *
  * @packageDocumentation
  */
-import {
-  buildOperationRequest,
-  coerceJsonBody,
-  compileTool,
-  createEnvelopeServer,
-  EnvelopeError,
-  LwaError,
-  LwaTokenClient,
-  lwaSettingsFromEnv,
-  readSuccessBody,
-  UpstreamHttpError,
-} from '@mcp-envelope/core';
+import { createAmazonRedactor, LwaError, LwaTokenClient, lwaSettingsFromEnv } from '@mcp-envelope/amazon';
+import { compileTool, createEnvelopeServer, EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
 import { officialSuiteTools } from '@mcp-envelope/core/testing';
 import type { CompiledTool, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, JsonSchemaObject, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { createSpAdapter } from './adapter.js';
+import { SP_REDACTION_PATTERNS } from './redaction.js';
 import { IdentityTokenClients, identitySourceFromEnv } from './identities.js';
 import type { SpIdentitySource } from './identities.js';
 import { listIdentitiesTool, setActiveIdentityTool, SpSessions } from './identity-tools.js';
@@ -347,10 +339,12 @@ export function createSpServer(options: SpServerOptions): SpServer {
   const env = options.env ?? process.env;
   const state = initialState(options, env);
   const baseUrl = (region: SpRegion = state.region, sandbox: boolean = state.sandbox): string => state.upstream ?? spEndpoint(region, sandbox);
+  // this server's redactor: its LWA clients and identity sources register their secrets with it
+  const redactor = createAmazonRedactor(SP_REDACTION_PATTERNS);
   const lwaSettings = lwaSettingsFromEnv(env);
-  const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings);
-  const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs);
-  const identityTokens = new IdentityTokenClients(lwaSettings);
+  const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings, redactor);
+  const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs, redactor);
+  const identityTokens = new IdentityTokenClients(lwaSettings, redactor);
   const sessions = new SpSessions(identities?.initialId);
   const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
   const envelopeOptions: EnvelopeServerOptions = { env, ...options.envelope };
@@ -408,6 +402,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
     info: { name: SP_SERVER_NAME, version: SP_ADAPTER_VERSION, title: 'SP-API (reference envelope server)' },
     adapter,
     tools,
+    redactor,
     options: {
       instructions:
         'Amazon Selling Partner API tools. Every failure is a JSON error envelope (error_kind, error_code, retryable, hints); call get_envelope_contract for the kinds. Use set_region before calling marketplaces of another region.',

@@ -1,5 +1,5 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
-import { LwaError } from '@mcp-envelope/core';
+import { LwaError } from '@mcp-envelope/amazon';
 import type { ClassifiedError, UpstreamHttpFailure } from '@mcp-envelope/core';
 import { describe, expect, it } from 'vitest';
 

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { lwaEnv, startSpUpstream } from './helpers/sp-client.js';
@@ -126,7 +126,7 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
   }
 
   it('answers all 40 calls still running when the grace period ends with a retryable envelope, then exits 0', async () => {
-    const slow = await startUpstreamReplay({ standing: { status: 200, body: { widgetId: 'late' }, delayMs: 8000 } });
+    const slow = await startAmazonReplay({ standing: { status: 200, body: { widgetId: 'late' }, delayMs: 8000 } });
     try {
       const { child, endpoint, stderr } = await startHttpServer(['--shutdown-grace', '0.5'], slow);
       const { results } = await startCalls(endpoint, 4, 10);
@@ -150,7 +150,7 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
   });
 
   it('lets calls that finish within the grace period answer normally, and refuses new connections meanwhile', async () => {
-    const slow = await startUpstreamReplay({ standing: { status: 200, body: { widgetId: 'done' }, delayMs: 700 } });
+    const slow = await startAmazonReplay({ standing: { status: 200, body: { widgetId: 'done' }, delayMs: 700 } });
     try {
       const { child, endpoint } = await startHttpServer(['--shutdown-grace', '10'], slow);
       const { results } = await startCalls(endpoint, 4, 10);

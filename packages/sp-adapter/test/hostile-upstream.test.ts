@@ -5,7 +5,7 @@
  */
 import { createGzip } from 'node:zlib';
 
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -23,8 +23,8 @@ let elsewhere: UpstreamReplay;
 const open: Connected[] = [];
 
 beforeAll(async () => {
-  upstream = await startUpstreamReplay({ accessToken: ACCESS_TOKEN });
-  elsewhere = await startUpstreamReplay({ standing: { status: 200, body: { payload: 'the foreign answer' } } });
+  upstream = await startAmazonReplay({ accessToken: ACCESS_TOKEN });
+  elsewhere = await startAmazonReplay({ standing: { status: 200, body: { payload: 'the foreign answer' } } });
 });
 
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { OperationConverter } from '@mcp-envelope/core';
+import { OperationConverter } from '@mcp-envelope/core/openapi';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { loadSpModels } from '../src/index.js';

@@ -7,11 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 
+import { createAmazonRedactor } from '@mcp-envelope/amazon';
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
 import { officialSuiteTools } from '@mcp-envelope/core/testing';
 
 import { adsAdapter } from '../adapter.js';
+import { ADS_REDACTIONS } from '../redaction.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
 import { loadModelOperations } from './models.js';
 import type { ModelLoadResult } from './models.js';
@@ -68,7 +70,9 @@ export const ADS_PACKAGE_VERSION: string = (JSON.parse(readFileSync(new URL('../
 export async function createAdsServer(options: AdsServerOptions = {}): Promise<AdsServer> {
   const env = options.env ?? process.env;
   const settings = adsServerSettings(env, { upstream: options.upstream, timeoutMs: options.timeoutMs });
-  const session = new AdsSession(settings);
+  // this server's redactor: its LWA clients register their secrets with it
+  const redactor = createAmazonRedactor(ADS_REDACTIONS);
+  const session = new AdsSession(settings, redactor);
   const builtIn = BUILT_IN_OPERATIONS.map((operation) => operationTool(operation, session));
   const fixedTools: EnvelopeTool[] = [...builtIn, setRegionTool(session), setActiveProfileTool(session)];
   let models: ModelLoadResult | undefined;
@@ -83,6 +87,7 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
     info: { name: ADS_SERVER_NAME, version: options.version ?? ADS_PACKAGE_VERSION },
     adapter: adsAdapter,
     tools,
+    redactor,
     options: {
       ...options.envelope,
       env,

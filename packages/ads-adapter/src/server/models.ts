@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { resolve as resolveReferences } from '@apidevtools/json-schema-ref-parser';
 import type { JSONSchema } from '@apidevtools/json-schema-ref-parser';
-import { apiDescriptionFormat, modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core';
+import { apiDescriptionFormat, modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core/openapi';
 
 import { ADS_REQUEST_HEADERS } from '../hint-tables.js';
 import type { AdsAccountHeader, AdsOperation } from './operation.js';

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { JsonSchemaObject } from '@mcp-envelope/core';
-import type { OperationBody, OperationParameter } from '@mcp-envelope/core';
+import type { OperationBody, OperationParameter } from '@mcp-envelope/core/openapi';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 
 /**

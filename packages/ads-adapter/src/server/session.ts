@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-import { LwaTokenClient } from '@mcp-envelope/core';
+import { LwaTokenClient } from '@mcp-envelope/amazon';
+import type { SecretRegistry } from '@mcp-envelope/amazon';
 
 import { ADS_REGIONS } from '../hint-tables.js';
 import type { AdsServerSettings, SelectableAdsRegion } from './settings.js';
@@ -40,12 +41,15 @@ export class AdsSession {
   private activeProfile: number | undefined;
   private readonly profiles = new Map<SelectableAdsRegion, readonly AdsProfile[]>();
   private readonly tokenClients = new Map<string, LwaTokenClient>();
+  private readonly secrets: SecretRegistry;
 
   /**
    * @param settings - see {@link AdsServerSettings}.
+   * @param secrets - the server's redactor, handed to each LWA client (one per token endpoint).
    */
-  constructor(settings: AdsServerSettings) {
+  constructor(settings: AdsServerSettings, secrets: SecretRegistry) {
     this.settings = settings;
+    this.secrets = secrets;
     this.currentRegion = settings.region;
     this.activeProfile = settings.profileId;
   }
@@ -84,7 +88,7 @@ export class AdsSession {
     const url = this.tokenUrl();
     let client = this.tokenClients.get(url);
     if (client === undefined) {
-      client = new LwaTokenClient({ ...this.settings.lwa, tokenUrl: url });
+      client = new LwaTokenClient({ ...this.settings.lwa, tokenUrl: url }, this.secrets);
       this.tokenClients.set(url, client);
     }
     return client;

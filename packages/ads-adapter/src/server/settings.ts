@@ -4,8 +4,8 @@
  *
  * @packageDocumentation
  */
-import { lwaSettingsFromEnv } from '@mcp-envelope/core';
-import type { LwaSettings } from '@mcp-envelope/core';
+import { lwaSettingsFromEnv } from '@mcp-envelope/amazon';
+import type { LwaSettings } from '@mcp-envelope/amazon';
 
 import { DEFAULT_ADS_REGION } from '../hint-tables.js';
 

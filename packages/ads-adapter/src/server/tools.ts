@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
-import { buildOperationRequest, EnvelopeError, headerRecord, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { EnvelopeError, headerRecord, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { buildOperationRequest } from '@mcp-envelope/core/openapi';
 import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { ADS_PROFILE_NOT_FOUND_CODE } from '../adapter.js';

@@ -32,7 +32,7 @@ export function rateLimitValue(raw: string | undefined): number | string | undef
 
 /** Which response headers carry a server's rate-limit values (any casing). */
 export interface RateLimitHeaderNames {
-  /** E.g. SP `x-amzn-RateLimit-Limit`, Ads `X-RateLimit-Limit`. */
+  /** E.g. `X-RateLimit-Limit`, or a vendor-prefixed spelling of it. */
   readonly limit: readonly string[];
   readonly remaining: readonly string[];
   readonly reset: readonly string[];

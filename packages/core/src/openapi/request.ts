@@ -1,7 +1,7 @@
 /**
  * Tool arguments -> the HTTP request an operation converted from an API description expects:
  * path parameters substituted (percent-encoded), query parameters with lists written the way the
- * description says (comma-separated by default, with a literal comma, as Amazon's APIs read
+ * description says (comma-separated by default, with a literal comma, as the reference servers' APIs read
  * them), header parameters, and the JSON body (JSON text in a body argument is parsed first).
  * Shared by every server that generates tools from OpenAPI / Swagger documents.
  *
@@ -80,7 +80,7 @@ export function coerceJsonBody(value: unknown, property: string): unknown {
  *
  * @param operation - the converted operation.
  * @param args - the validated arguments, by input property.
- * @param baseUrl - the endpoint, e.g. `https://sellingpartnerapi-na.amazon.com` (a path prefix is kept; a trailing slash is ignored).
+ * @param baseUrl - the endpoint, e.g. `https://api.example.com` (a path prefix is kept; a trailing slash is ignored).
  * @returns method, URL, headers and body text.
  * @throws UpstreamClientError (`body_coercion`) when the body is JSON-looking text that does not parse.
  * @throws TypeError when a path parameter has no value (validation should have caught it).

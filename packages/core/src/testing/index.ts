@@ -1,11 +1,11 @@
 /**
- * `@mcp-envelope/core/testing`: test infrastructure shared by both adapters' tests and the
+ * `@mcp-envelope/core/testing`: test infrastructure shared by the adapters' tests and the
  * conformance gate. A loopback upstream replay server ({@link startUpstreamReplay}) and the
  * fixture tools the official MCP conformance suite calls ({@link officialSuiteTools}). Nothing
  * here is loaded by `@mcp-envelope/core` itself.
  *
  * @packageDocumentation
  */
-export { REPLAY_ACCESS_TOKEN, startUpstreamReplay } from './upstream-replay.js';
+export { DEFAULT_REPLAY_ACCESS_TOKEN, DEFAULT_REPLAY_TOKEN_PATH, startUpstreamReplay } from './upstream-replay.js';
 export type { RecordedResponse, ReplayAnswerSource, ReplayRequest, ReplayRoute, UpstreamReplay, UpstreamReplayOptions } from './upstream-replay.js';
 export { officialSuiteTools } from './official-suite-tools.js';

@@ -1,10 +1,11 @@
 /**
- * A loopback HTTP server that plays an upstream API and its Login with Amazon token endpoint from
- * recorded responses. Tests of both adapters and the conformance gate point a reference server at
- * it with `--upstream` (and `LWA_TOKEN_URL` at {@link UpstreamReplay.tokenUrl}).
+ * A loopback HTTP server that plays an upstream API and its OAuth 2.0 token endpoint from
+ * recorded responses. Tests of the adapters and the conformance gate point a reference server at
+ * it with `--upstream` (and its token endpoint setting at {@link UpstreamReplay.tokenUrl}); a
+ * vendor's package sets the token path and token its servers expect.
  *
  * How a request is answered, first match wins:
- * 1. the token path (`POST /auth/o2/token` by default): the token response;
+ * 1. the token path (`POST /oauth2/token` by default): the token response;
  * 2. a route (method, path and, when the route names them, query parameters), newest route first;
  * 3. the queue of scripted responses (first in, first out);
  * 4. the standing response set with {@link UpstreamReplay.respond};
@@ -75,9 +76,9 @@ export interface ReplayRequest {
 export interface UpstreamReplayOptions {
   /** Routes to serve from the start. */
   readonly routes?: readonly ReplayRoute[];
-  /** The token endpoint's path (default `/auth/o2/token`). */
+  /** The token endpoint's path (default {@link DEFAULT_REPLAY_TOKEN_PATH}). */
   readonly tokenPath?: string;
-  /** The access token the default token response hands out (default {@link REPLAY_ACCESS_TOKEN}). */
+  /** The access token the default token response hands out (default {@link DEFAULT_REPLAY_ACCESS_TOKEN}). */
   readonly accessToken?: string;
   /** The standing response for requests nothing else answers (default: none, so HTTP 599). */
   readonly standing?: RecordedResponse;
@@ -87,7 +88,7 @@ export interface UpstreamReplayOptions {
 export interface UpstreamReplay {
   /** `http://127.0.0.1:<port>`, for `--upstream`. */
   readonly url: string;
-  /** The token endpoint, for `LWA_TOKEN_URL`. */
+  /** The token endpoint, for the server's token endpoint setting. */
   readonly tokenUrl: string;
   /** Every request except token requests, in arrival order. */
   readonly requests: ReplayRequest[];
@@ -107,11 +108,11 @@ export interface UpstreamReplay {
   close(): Promise<void>;
 }
 
-/** The access token the default token response hands out. */
-export const REPLAY_ACCESS_TOKEN = 'Atza|replay-access-token-0001';
+/** The access token the default token response hands out unless `accessToken` says otherwise. */
+export const DEFAULT_REPLAY_ACCESS_TOKEN = 'replay-access-token-0001';
 
-/** The default token endpoint path (Login with Amazon's). */
-export const REPLAY_TOKEN_PATH = '/auth/o2/token';
+/** The token endpoint path unless `tokenPath` says otherwise. */
+export const DEFAULT_REPLAY_TOKEN_PATH = '/oauth2/token';
 
 /** Headers Node computes itself; a recorded value would contradict the body actually sent. */
 const FRAMING_HEADERS: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
@@ -180,8 +181,8 @@ function sendBody(request: IncomingMessage, response: ServerResponse, answer: Re
  * @returns the running server.
  */
 export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): Promise<UpstreamReplay> {
-  const tokenPath = options.tokenPath ?? REPLAY_TOKEN_PATH;
-  const defaultToken: RecordedResponse = { status: 200, body: { access_token: options.accessToken ?? REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 } };
+  const tokenPath = options.tokenPath ?? DEFAULT_REPLAY_TOKEN_PATH;
+  const defaultToken: RecordedResponse = { status: 200, body: { access_token: options.accessToken ?? DEFAULT_REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 } };
   let routes: ReplayRoute[] = [...(options.routes ?? [])];
   let queue: RecordedResponse[] = [];
   let standing: RecordedResponse | undefined = options.standing;

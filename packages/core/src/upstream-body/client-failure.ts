@@ -1,27 +1,27 @@
 /**
  * Classification of the failures that happen on our side of the wire (no HTTP status to go by):
- * network failures, timeouts, request bodies that are broken JSON text, and Login with Amazon
- * token failures. The shape is the same for every server; only the kind, the upstream's name and
+ * network failures, timeouts, request bodies that are broken JSON text, oversized answers and
+ * refused redirects (credential failures are the adapter's own). The shape is the same for every server; only the kind, the upstream's name and
  * the hint wording differ, and those come from the server's {@link ClientFailureFamily}.
- * Implements CONTRACT.md "error_kind" (`*_api_client`, `auth_error`) and the canonical codes
- * `TOOL_EXECUTION_FAILED`, `BODY_COERCION_INVALID_JSON`, `AUTHENTICATION_ERROR`.
+ * Implements CONTRACT.md "error_kind" (the server's client kind) and the canonical codes
+ * `TOOL_EXECUTION_FAILED`, `BODY_COERCION_INVALID_JSON`.
  *
  * @packageDocumentation
  */
-import type { ClassifiableFailure, ClassifiedError, FailedRequest, RedirectFailure, ResponseTooLargeFailure, UpstreamHttpFailure } from '../adapter.js';
+import type { ErrorKind } from '@mcp-envelope/contract';
+
+import type { ClassifiableFailure, ClassifiedError, CredentialFailure, FailedRequest, RedirectFailure, ResponseTooLargeFailure, UpstreamHttpFailure } from '../adapter.js';
 import { jsonTypeOf } from '../arguments/json-type.js';
-import { classifyLwaFailure } from '../lwa/lwa-client.js';
-import { capText } from './parse.js';
 import { networkErrorCode, requestHost, requestPath } from './request.js';
 
-/** A failure without an HTTP status: network, timeout, body coercion or LWA. */
-export type NonHttpFailure = Exclude<ClassifiableFailure, UpstreamHttpFailure>;
+/** A failure without an HTTP status that core classifies: network, timeout, body coercion, size, redirect. */
+export type NonHttpFailure = Exclude<ClassifiableFailure, UpstreamHttpFailure | CredentialFailure>;
 
 /** What one server family says about its client-side failures. */
 export interface ClientFailureFamily {
-  /** The server's client kind. */
-  readonly clientKind: 'sp_api_client' | 'ads_api_client';
-  /** How summaries name the upstream when the request's host is unknown, e.g. `SP-API`. */
+  /** The contract's kind this server emits for client-side failures, e.g. `example_api_client`. */
+  readonly clientKind: ErrorKind;
+  /** How summaries name the upstream when the request's host is unknown, e.g. `the Example API`. */
   readonly upstreamLabel: string;
   /** One hint per failure type. */
   readonly hints: {
@@ -31,8 +31,6 @@ export interface ClientFailureFamily {
     /** For a body or result over the size limit; defaults to {@link DEFAULT_TOO_LARGE_HINT}. */
     readonly tooLarge?: string;
   };
-  /** Extra hints for LWA failures, by OAuth error code (`invalid_grant`, ...), after core's own. */
-  readonly lwaHints?: Readonly<Record<string, string>>;
 }
 
 /** The hint for a body or result over the size limit when the family has none of its own. */
@@ -54,10 +52,7 @@ function requestLabel(request: FailedRequest | undefined): string {
  * - `response_too_large` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, not retryable as is; the
  *   detail names the limit (`limit_bytes`, `setting`) and the hint says how to ask for less;
  * - `redirect` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, not retryable; the detail says where
- *   it pointed (`location`, origin and path only) and why it was not followed;
- * - `lwa` -> `auth_error` / `AUTHENTICATION_ERROR` (see `classifyLwaFailure`), plus the family's
- *   extra hint for the OAuth error code, and `_meta.retry_after_seconds` when a busy token
- *   endpoint named a wait.
+ *   it pointed (`location`, origin and path only) and why it was not followed.
  *
  * @param failure - the failure.
  * @param family - the server family's kind, label and hints.
@@ -114,17 +109,6 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
         details: [{ path: failure.path, issue: 'the value looks like JSON text but does not parse as JSON', received_type: jsonTypeOf(failure.received) }],
         hints: [family.hints.bodyCoercion],
       };
-    case 'lwa': {
-      const base = classifyLwaFailure(failure.error);
-      const extra = failure.error.oauthError === undefined ? undefined : family.lwaHints?.[failure.error.oauthError];
-      const wait = failure.error.retryAfterSeconds;
-      return {
-        ...base,
-        details: base.details.map((detail) => ({ ...detail, issue: capText(detail.issue, 300) })),
-        hints: extra === undefined ? base.hints : [...base.hints, extra],
-        ...(wait === undefined ? {} : { meta: { retry_after_seconds: wait } }),
-      };
-    }
   }
 }
 

@@ -22,7 +22,7 @@ export function requestPath(url: string): string {
  *
  * @param url - an absolute URL, or `undefined`.
  * @param fallback - what to return when there is no URL or it does not parse.
- * @returns the host, e.g. `advertising-api.amazon.com` or `127.0.0.1:8080`.
+ * @returns the host, e.g. `api.example.com` or `127.0.0.1:8080`.
  */
 export function requestHost(url: string | undefined, fallback: string): string {
   if (url === undefined) return fallback;

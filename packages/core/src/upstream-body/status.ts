@@ -11,9 +11,9 @@ import type { ErrorKind } from '@mcp-envelope/contract';
 
 /** What one server family calls its upstream kinds and codes. */
 export interface UpstreamFamily {
-  /** Kind for an upstream HTTP failure, e.g. `sp_api_http`. */
-  readonly httpKind: Extract<ErrorKind, 'sp_api_http' | 'ads_api_http'>;
-  /** Code prefix, e.g. `SP_API_HTTP_`. */
+  /** The contract's kind this server emits for an upstream HTTP failure, e.g. `example_api_http`. */
+  readonly httpKind: ErrorKind;
+  /** Code prefix, e.g. `EXAMPLE_HTTP_`. */
   readonly codePrefix: string;
 }
 

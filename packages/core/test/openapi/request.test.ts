@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { UpstreamClientError, buildOperationRequest, coerceJsonBody } from '../../src/index.js';
-import type { OperationWireShape } from '../../src/index.js';
+import { UpstreamClientError } from '../../src/index.js';
+import { buildOperationRequest, coerceJsonBody } from '../../src/openapi-entry.js';
+import type { OperationWireShape } from '../../src/openapi-entry.js';
 
 const OPERATION: OperationWireShape = {
   method: 'GET',

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { REPLAY_ACCESS_TOKEN, routeMatches, startUpstreamReplay } from '../../src/testing/upstream-replay.js';
+import { DEFAULT_REPLAY_ACCESS_TOKEN, routeMatches, startUpstreamReplay } from '../../src/testing/upstream-replay.js';
 import type { UpstreamReplay } from '../../src/testing/index.js';
 
 const open: UpstreamReplay[] = [];
@@ -98,18 +98,18 @@ describe('queue, standing answer, unscripted requests', () => {
 describe('the token endpoint', () => {
   it('hands out the replay token and records the form body apart from API requests', async () => {
     const server = await replay();
-    const answer = await fetch(server.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'Atzr|r' }) });
-    expect(await answer.json()).toEqual({ access_token: REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 });
-    expect(server.tokenUrl).toBe(`${server.url}/auth/o2/token`);
+    const answer = await fetch(server.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'refresh-r' }) });
+    expect(await answer.json()).toEqual({ access_token: DEFAULT_REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 });
+    expect(server.tokenUrl).toBe(`${server.url}/oauth2/token`);
     expect(server.tokenRequests.map((request) => new URLSearchParams(request.body).get('grant_type'))).toEqual(['refresh_token']);
     expect(server.requests).toEqual([]);
   });
 
   it('answers what setTokenResponse says until it is reset, on a custom path', async () => {
-    const server = await replay({ tokenPath: '/oauth/token', accessToken: 'Atza|custom' });
+    const server = await replay({ tokenPath: '/oauth/token', accessToken: 'vendor-custom' });
     server.setTokenResponse({ status: 400, body: { error: 'invalid_grant' } });
     expect((await get(server.tokenUrl, { method: 'POST' })).status).toBe(400);
     server.setTokenResponse(undefined);
-    expect(JSON.parse((await get(server.tokenUrl, { method: 'POST' })).body)).toEqual({ access_token: 'Atza|custom', token_type: 'bearer', expires_in: 3600 });
+    expect(JSON.parse((await get(server.tokenUrl, { method: 'POST' })).body)).toEqual({ access_token: 'vendor-custom', token_type: 'bearer', expires_in: 3600 });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { LwaError, classifyClientFailure, readSuccessBody, requestPath, responseMetaFromHeaders } from '../../src/index.js';
+import { classifyClientFailure, readSuccessBody, requestPath, responseMetaFromHeaders } from '../../src/index.js';
 import { networkErrorCode, requestHost } from '../../src/upstream-body/index.js';
 import type { ClientFailureFamily } from '../../src/index.js';
 
@@ -8,7 +8,6 @@ const FAMILY: ClientFailureFamily = {
   clientKind: 'ads_api_client',
   upstreamLabel: 'the Example API',
   hints: { network: 'Check the network.', timeout: 'Ask for less.', bodyCoercion: 'Send an object.' },
-  lwaHints: { invalid_grant: 'Authorize the app in the Example console.' },
 };
 const REQUEST = { method: 'post', url: 'https://api.example.test/v2/items/list?token=abc' };
 
@@ -46,13 +45,6 @@ describe('classifyClientFailure', () => {
       details: [{ path: 'body', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' }],
       hints: ['Send an object.'],
     });
-  });
-
-  it('LWA failures become auth_error with the family extra hint', () => {
-    const classified = classifyClientFailure({ type: 'lwa', error: new LwaError('token_rejected', 'rejected', { oauthError: 'invalid_grant', status: 400 }) }, FAMILY);
-    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', false]);
-    expect(classified.hints.at(-1)).toBe('Authorize the app in the Example console.');
-    expect(classified.hints).toHaveLength(2);
   });
 });
 

@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
 import type { SpModel, SpServer, SpServerOptions } from '../../src/index.js';
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 /** A connected client and its server. */
@@ -26,7 +26,7 @@ export interface Connected {
  * gets `200 {}` unless a test says otherwise with `respond`.
  */
 export function startSpUpstream(): Promise<UpstreamReplay> {
-  return startUpstreamReplay({ standing: { status: 200, body: {} } });
+  return startAmazonReplay({ standing: { status: 200, body: {} } });
 }
 
 /** The LWA variables pointing at the replay server's token endpoint. */

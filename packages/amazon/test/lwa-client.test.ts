@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { LwaError, LwaTokenClient, classifyLwaFailure, lwaSettingsFromEnv } from '../../src/lwa/index.js';
+import { createAmazonRedactor, LwaError, LwaTokenClient, classifyLwaFailure, lwaSettingsFromEnv } from '../src/index.js';
 
 interface Reply {
   status: number;
@@ -40,7 +40,7 @@ const credentials = { clientId: 'amzn1.application-oa2-client.test', clientSecre
 describe('LwaTokenClient', () => {
   it('sends the refresh grant and caches the token until shortly before expiry', async () => {
     let clock = 1_000_000;
-    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl, now: () => clock });
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl, now: () => clock }, createAmazonRedactor());
     expect(await client.accessToken()).toBe('Atza|access-one');
     expect(Object.fromEntries(requests[0]!)).toEqual({
       grant_type: 'refresh_token',
@@ -58,7 +58,7 @@ describe('LwaTokenClient', () => {
   });
 
   it('shares one request between concurrent callers, and invalidate forces a refresh', async () => {
-    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl });
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
     const tokens = await Promise.all([client.accessToken(), client.accessToken(), client.accessToken()]);
     expect(tokens).toEqual(['Atza|access-one', 'Atza|access-one', 'Atza|access-one']);
     expect(requests).toHaveLength(1);
@@ -68,7 +68,7 @@ describe('LwaTokenClient', () => {
   });
 
   it('names the missing variables without calling the endpoint', async () => {
-    const client = new LwaTokenClient({ clientId: 'id', clientSecret: ' ', tokenUrl: baseUrl });
+    const client = new LwaTokenClient({ clientId: 'id', clientSecret: ' ', tokenUrl: baseUrl }, createAmazonRedactor());
     const error = await client.accessToken().catch((caught: unknown) => caught);
     expect(LwaError.isInstance(error)).toBe(true);
     expect((error as LwaError).reason).toBe('missing_credentials');
@@ -78,7 +78,7 @@ describe('LwaTokenClient', () => {
 
   it('reports an OAuth rejection without echoing any secret', async () => {
     reply = { status: 400, body: JSON.stringify({ error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' }) };
-    const error = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    const error = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor()).accessToken().catch((caught: unknown) => caught)) as LwaError;
     expect(error.reason).toBe('token_rejected');
     expect(error.oauthError).toBe('invalid_grant');
     expect(error.status).toBe(400);
@@ -88,10 +88,10 @@ describe('LwaTokenClient', () => {
 
   it('treats 5xx and unreachable endpoints as unavailable', async () => {
     reply = { status: 503, body: '<html>down</html>' };
-    const unavailable = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    const unavailable = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor()).accessToken().catch((caught: unknown) => caught)) as LwaError;
     expect(unavailable.reason).toBe('token_endpoint_unavailable');
     expect(unavailable.status).toBe(503);
-    const unreachable = (await new LwaTokenClient({ ...credentials, tokenUrl: 'http://127.0.0.1:1/token' }).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    const unreachable = (await new LwaTokenClient({ ...credentials, tokenUrl: 'http://127.0.0.1:1/token' }, createAmazonRedactor()).accessToken().catch((caught: unknown) => caught)) as LwaError;
     expect(unreachable.reason).toBe('token_endpoint_unavailable');
     expect(unreachable.message).toBe('the LWA token endpoint could not be reached');
   });

@@ -5,14 +5,13 @@
  * @packageDocumentation
  */
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
+import { capText, displayLocation, locationUrl, retryAfterSeconds } from '@mcp-envelope/core';
+import type { ClassifiedError, CredentialFailure, Redactor } from '@mcp-envelope/core';
 
-import { retryAfterSeconds } from '../http-meta/rate-limit.js';
-import { registerSecret } from '../redact.js';
-import { capText } from '../upstream-body/parse.js';
-import { displayLocation, locationUrl } from '../upstream-body/request.js';
+import { AMAZON_REGIONS } from './regions.js';
 
 /** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
-export const DEFAULT_LWA_TOKEN_URL = 'https://api.amazon.com/auth/o2/token';
+export const DEFAULT_LWA_TOKEN_URL: string = AMAZON_REGIONS.na.lwaTokenUrl;
 
 /** The env variables the refresh flow reads. */
 export const LWA_ENV_VARIABLES = ['LWA_CLIENT_ID', 'LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN'] as const;
@@ -28,7 +27,7 @@ export type LwaFailureReason =
   /** The token endpoint answered with a redirect, which is never followed (it would carry the credentials). */
   | 'token_endpoint_redirected';
 
-const LWA_ERROR_BRAND = Symbol.for('@mcp-envelope/core/LwaError');
+const LWA_ERROR_BRAND = Symbol.for('@mcp-envelope/amazon/LwaError');
 
 /**
  * A failed LWA token request. Carries only safe facts: never the refresh token, client secret or
@@ -145,23 +144,30 @@ interface CachedToken {
   readonly refreshAt: number;
 }
 
+/** Where a credential client registers the secret values it holds: the server's redactor. */
+export type SecretRegistry = Pick<Redactor, 'registerSecret'>;
+
 /**
  * Exchanges a refresh token for access tokens and caches each until shortly before it expires.
  * Concurrent callers share one in-flight request.
  */
 export class LwaTokenClient {
   private readonly settings: LwaSettings;
+  private readonly secrets: SecretRegistry;
   private cached: CachedToken | undefined;
   private inFlight: Promise<string> | undefined;
 
   /**
    * @param settings - credentials and options; see {@link lwaSettingsFromEnv}.
+   * @param secrets - the redactor of the server this client works for: the client secret, the
+   *   refresh token and every access token obtained are registered with it (and only with it).
    */
-  constructor(settings: LwaSettings) {
+  constructor(settings: LwaSettings, secrets: SecretRegistry) {
     this.settings = settings;
-    // Upstreams and the token endpoint can echo these verbatim; every redactor now replaces them.
-    registerSecret(settings.clientSecret);
-    registerSecret(settings.refreshToken);
+    this.secrets = secrets;
+    // Upstreams and the token endpoint can echo these verbatim; the server's redactor replaces them.
+    secrets.registerSecret(settings.clientSecret);
+    secrets.registerSecret(settings.refreshToken);
   }
 
   /** The env variables that are missing or empty, in {@link LWA_ENV_VARIABLES} order. */
@@ -253,7 +259,7 @@ export class LwaTokenClient {
       const expiresIn = typeof record['expires_in'] === 'number' && record['expires_in'] > 0 ? record['expires_in'] : 3600;
       const skew = this.settings.refreshSkewSeconds ?? 60;
       const now = (this.settings.now ?? Date.now)();
-      registerSecret(record['access_token']);
+      this.secrets.registerSecret(record['access_token']);
       this.cached = { accessToken: record['access_token'], refreshAt: now + Math.max(0, expiresIn - skew) * 1000 };
       return record['access_token'];
     }
@@ -353,5 +359,61 @@ export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
       },
     ],
     hints: [hint],
+  };
+}
+
+/** Hints a server adds to an LWA failure, by OAuth error code (`invalid_grant`, ...), after the client's own. */
+export type LwaHints = Readonly<Record<string, string>>;
+
+/**
+ * The envelope fields for an LWA failure as an adapter returns them: {@link classifyLwaFailure},
+ * with each detail's `issue` capped at 300 characters, the server's extra hint for the OAuth
+ * error code, and `_meta.retry_after_seconds` when a busy token endpoint named a wait.
+ *
+ * @param error - the failure.
+ * @param extraHints - the server's hints by OAuth error code.
+ * @returns the classified error (`auth_error` / `AUTHENTICATION_ERROR`). Never throws.
+ */
+export function classifyLwaError(error: LwaError, extraHints: LwaHints = {}): ClassifiedError {
+  const base = classifyLwaFailure(error);
+  const extra = error.oauthError !== undefined && Object.hasOwn(extraHints, error.oauthError) ? extraHints[error.oauthError] : undefined;
+  const wait = error.retryAfterSeconds;
+  return {
+    ...base,
+    details: base.details.map((detail) => ({ ...detail, issue: capText(detail.issue, 300) })),
+    hints: extra === undefined ? base.hints : [...base.hints, extra],
+    ...(wait === undefined ? {} : { meta: { retry_after_seconds: wait } }),
+  };
+}
+
+/**
+ * Whether a thrown value is one of this package's credential failures, for an adapter's
+ * `isCredentialError`: core then hands it back to the adapter as a `credential` failure.
+ *
+ * @param error - anything a handler threw.
+ * @returns whether `error` is an {@link LwaError}.
+ */
+export function isAmazonCredentialError(error: unknown): error is LwaError {
+  return LwaError.isInstance(error);
+}
+
+/**
+ * Classifies core's `credential` failure for an Amazon adapter: an {@link LwaError} through
+ * {@link classifyLwaError}; anything else an adapter's `isCredentialError` let through as a
+ * non-retryable `auth_error` / `AUTHENTICATION_ERROR` that names no value.
+ *
+ * @param failure - the failure core handed to the adapter.
+ * @param extraHints - the server's hints by OAuth error code.
+ * @returns the classified error. Never throws.
+ */
+export function classifyAmazonCredentialFailure(failure: CredentialFailure, extraHints: LwaHints = {}): ClassifiedError {
+  if (LwaError.isInstance(failure.error)) return classifyLwaError(failure.error, extraHints);
+  return {
+    error_kind: 'auth_error',
+    error_code: 'AUTHENTICATION_ERROR',
+    retryable: false,
+    summary: 'Could not get an access token.',
+    details: [{ path: '', issue: 'the credential client failed', received_type: 'null' }],
+    hints: ['Check the LWA credentials and authorize the application again.'],
   };
 }
