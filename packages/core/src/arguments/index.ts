@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-export { compileTool } from './compile-tool.js';
+export { compileTool, createDefinitionVerdicts } from './compile-tool.js';
 export { closestMatch, foldKey, similarityThreshold } from './did-you-mean.js';
 export { ENUM_SUGGESTION_LIMIT } from './hints.js';
 export { jsonTypeOf } from './json-type.js';

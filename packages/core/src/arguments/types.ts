@@ -43,7 +43,30 @@ export interface ArgumentPipelineOptions {
    *   large generated schema.
    */
   readonly schemaOwnership?: 'copy' | 'transfer';
+  /**
+   * What the creation checks already found for `$defs` entries, shared by the tools compiled with
+   * it (tools generated from one API description repeat the same definitions). The caller owns
+   * it, one per server; without it every tool checks its definitions afresh. See
+   * `createDefinitionVerdicts`.
+   */
+  readonly definitionVerdicts?: DefinitionVerdicts;
 }
+
+/** What the creation checks found for one prepared `$defs` entry, checked as a schema of its own. */
+export interface DefinitionVerdict {
+  /** The prepared entry this verdict is for. */
+  readonly prepared: Readonly<Record<string, unknown>>;
+  /** Ajv's meta-schema problem with it, or `undefined`. */
+  readonly problem: string | undefined;
+  /** The local references inside it (each tool resolves them against its own schema). */
+  readonly localReferences: readonly string[];
+}
+
+/**
+ * Verdicts filed under the author's `$defs` entry object; one is reused only for an entry whose
+ * prepared form has the same content as the one it was found for.
+ */
+export type DefinitionVerdicts = WeakMap<object, DefinitionVerdict>;
 
 /** A JSON Schema document as parsed JSON (an object; boolean schemas are not tool schemas). */
 export type JsonSchemaObject = Readonly<Record<string, unknown>>;
