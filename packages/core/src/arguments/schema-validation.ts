@@ -251,50 +251,6 @@ function draftFor(error: ErrorObject): Draft {
       draft.extras = { extra };
       break;
     }
-    case 'type': {
-      const expected = params['type'];
-      draft.extras = { expected_type: Array.isArray(expected) ? expected.map(String).join('|') : String(expected) };
-      break;
-    }
-    case 'maxItems':
-    case 'minItems':
-      draft.extras = { limit: params['limit'], actual: Array.isArray(error.data) ? error.data.length : undefined };
-      break;
-    case 'maxLength':
-    case 'minLength':
-      draft.extras = { limit: params['limit'], actual: typeof error.data === 'string' ? codePointLength(error.data) : undefined };
-      break;
-    case 'maximum':
-    case 'minimum':
-      draft.extras = { limit: params['limit'] };
-      break;
-    case 'exclusiveMaximum':
-    case 'exclusiveMinimum':
-      draft.tableKeyword = keyword === 'exclusiveMaximum' ? 'maximum' : 'minimum';
-      draft.extras = { limit: params['limit'], exclusive: true };
-      draft.templateExtras = { limit: `${String(params['limit'])} (exclusive)` };
-      break;
-    case 'enum':
-      draft.extras = { allowed: Array.isArray(params['allowedValues']) ? [...(params['allowedValues'] as unknown[])] : [] };
-      break;
-    case 'const':
-      draft.extras = { allowed: [params['allowedValue']] };
-      break;
-    case 'format':
-      draft.extras = { format: params['format'] };
-      break;
-    case 'pattern':
-      draft.extras = { pattern: params['pattern'] };
-      break;
-    case 'multipleOf':
-      draft.extras = { limit: params['multipleOf'] };
-      break;
-    case 'uniqueItems': {
-      const first = Number(params['i']);
-      const second = Number(params['j']);
-      draft.extras = { actual: [Math.min(first, second), Math.max(first, second)] };
-      break;
-    }
     case 'dependentRequired': {
       const missing = String(params['missingProperty']);
       draft.segments = [...segments, missing];
@@ -303,32 +259,67 @@ function draftFor(error: ErrorObject): Draft {
       draft.extras = { keyword, field: missing, required_by: params['property'] };
       break;
     }
-    default: {
-      draft.extras = { keyword };
-      if (typeof params['limit'] === 'number') draft.extras['limit'] = params['limit'];
-    }
+    case 'exclusiveMaximum':
+    case 'exclusiveMinimum':
+      draft.tableKeyword = keyword === 'exclusiveMaximum' ? 'maximum' : 'minimum';
+      draft.extras = { limit: params['limit'], exclusive: true };
+      draft.templateExtras = { limit: `${String(params['limit'])} (exclusive)` };
+      break;
+    default:
+      draft.extras = keywordExtras(keyword, params, error.data);
   }
   // Like Python jsonschema's absolute_path: an unknown key is reported at the object holding it.
   if (draft.tableKeyword === 'additionalProperties') draft.pathSegments = segments;
   return draft;
 }
 
+/** The detail fields of an Ajv error whose keyword keeps the error's own location. */
+function keywordExtras(keyword: string, params: Readonly<Record<string, unknown>>, data: unknown): Record<string, unknown> {
+  switch (keyword) {
+    case 'type': {
+      const expected = params['type'];
+      return { expected_type: Array.isArray(expected) ? expected.map(String).join('|') : String(expected) };
+    }
+    case 'maxItems':
+    case 'minItems':
+      return { limit: params['limit'], actual: Array.isArray(data) ? data.length : undefined };
+    case 'maxLength':
+    case 'minLength':
+      return { limit: params['limit'], actual: typeof data === 'string' ? codePointLength(data) : undefined };
+    case 'maximum':
+    case 'minimum':
+      return { limit: params['limit'] };
+    case 'enum':
+      return { allowed: Array.isArray(params['allowedValues']) ? [...(params['allowedValues'] as unknown[])] : [] };
+    case 'const':
+      return { allowed: [params['allowedValue']] };
+    case 'format':
+      return { format: params['format'] };
+    case 'pattern':
+      return { pattern: params['pattern'] };
+    case 'multipleOf':
+      return { limit: params['multipleOf'] };
+    case 'uniqueItems': {
+      const first = Number(params['i']);
+      const second = Number(params['j']);
+      return { actual: [Math.min(first, second), Math.max(first, second)] };
+    }
+    default: {
+      const extras: Record<string, unknown> = { keyword };
+      if (typeof params['limit'] === 'number') extras['limit'] = params['limit'];
+      return extras;
+    }
+  }
+}
+
 function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Violation[] = []): Violation {
   const entry = schemaCodeEntry(draft.tableKeyword);
   const path = draft.pathSegments.join('/');
   const receivedType = receivedTypeOf(draft.value);
-  // Plain assignments, not object spreads: spreads of these varying shapes take V8's slow path,
-  // and this runs once per violation on the validation-error path.
-  const templateValues: Record<string, unknown> = {};
   const extras = draft.extras;
-  for (const key in extras) templateValues[key] = extras[key];
-  const templateExtras = draft.templateExtras;
-  for (const key in templateExtras) templateValues[key] = templateExtras[key];
-  templateValues['path'] = templatePathOf(draft.pathSegments);
-  templateValues['received_type'] = receivedType;
+  const templateValues: Record<string, unknown> = { ...extras, ...draft.templateExtras, path: templatePathOf(draft.pathSegments), received_type: receivedType };
   // `field` repeats the path (the contract's name for it); a missing key's own `field` replaces it.
-  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType, field: path };
-  for (const key in extras) detail[key] = extras[key];
+  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType, field: path, ...extras };
   return {
     keyword: draft.keyword,
     tableKeyword: draft.tableKeyword,
