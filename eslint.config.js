@@ -26,6 +26,31 @@ export default tseslint.config(
     },
   },
   {
+    // Small functions and no module-level mutable state in shipped code. Blank lines and comments
+    // count: a function is read with them.
+    files: ['packages/*/src/**/*.ts', 'contract/src/**/*.ts', 'conformance/src/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Program > VariableDeclaration[kind!='const'], Program > ExportNamedDeclaration > VariableDeclaration[kind!='const']",
+          message: 'No module-level mutable state: own it per instance or pass it explicitly.',
+        },
+      ],
+    },
+  },
+  {
+    // Temporary: these files are being decomposed on another branch; remove after that merge.
+    files: ['packages/core/src/server.ts', 'packages/core/src/testing/official-suite-tools.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // Temporary: the per-call context is being reworked on another branch; remove after that merge.
+    files: ['packages/core/src/context.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
     files: ['**/test/**/*.ts', '**/bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

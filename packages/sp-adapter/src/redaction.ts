@@ -29,7 +29,8 @@ export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
   /AWS4-HMAC-SHA256\s+[^"'\r\n]+/g,
 ];
 
-let shared: Redactor | undefined;
+// built once when this module loads
+const SP_REDACTOR: Redactor = createRedactor(SP_REDACTION_PATTERNS);
 
 /**
  * Core's redactor with the SP patterns added, built once.
@@ -37,8 +38,7 @@ let shared: Redactor | undefined;
  * @returns the redactor (`string(text)` and `value(value)`).
  */
 export function spRedactor(): Redactor {
-  shared ??= createRedactor(SP_REDACTION_PATTERNS);
-  return shared;
+  return SP_REDACTOR;
 }
 
 /**

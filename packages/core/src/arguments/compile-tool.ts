@@ -21,9 +21,9 @@ import { prepareSchema } from './prepare-schema.js';
 import type { PreparedSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
 import type { SchemaNode, TopLevelShape } from './schema-shape.js';
-import { abortedViolation, collectViolations, compileValidator, mergeViolations, metaSchemaProblem } from './schema-validation.js';
+import { SchemaCompiler, abortedViolation, collectViolations, mergeViolations } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
-import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, DefinitionVerdict, DefinitionVerdicts, JsonSchemaObject } from './types.js';
+import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, DefinitionVerdict, JsonSchemaObject, PipelineCaches } from './types.js';
 import { unsendableViolations } from './unsendable-values.js';
 
 const NO_EVENTS: readonly NormalizedEvent[] = Object.freeze([]);
@@ -141,10 +141,12 @@ function localReferencesIn(value: unknown): string[] {
  *
  * @param schema - the prepared schema.
  * @param authorDefinitions - the author's `$defs` (the identities verdicts are filed under).
- * @param verdicts - the verdicts known for these pipeline options.
+ * @param caches - the server's compiler and the verdicts known so far.
  * @returns the problem, or `undefined`.
  */
-function creationProblem(schema: Record<string, unknown>, authorDefinitions: unknown, verdicts: DefinitionVerdicts): string | undefined {
+function creationProblem(schema: Record<string, unknown>, authorDefinitions: unknown, caches: PipelineCaches): string | undefined {
+  const metaSchemaProblem = (node: Record<string, unknown>): string | undefined => caches.compiler.metaSchemaProblem(node);
+  const verdicts = caches.definitionVerdicts;
   const definitions = schema['$defs'];
   if (!isSchemaNode(definitions) || !isSchemaNode(authorDefinitions)) return metaSchemaProblem(schema) ?? danglingLocalReference(schema);
   const inPlace: Record<string, unknown> = {};
@@ -243,13 +245,12 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
 }
 
 /**
- * A new, empty store of `$defs` verdicts for `ArgumentPipelineOptions.definitionVerdicts`, one
- * per server.
+ * New, empty caches for `ArgumentPipelineOptions.caches`, one set per server.
  *
- * @returns an empty store.
+ * @returns a schema compiler without instances yet and no `$defs` verdicts.
  */
-export function createDefinitionVerdicts(): DefinitionVerdicts {
-  return new WeakMap();
+export function createPipelineCaches(): PipelineCaches {
+  return { compiler: new SchemaCompiler(), definitionVerdicts: new WeakMap() };
 }
 
 /**
@@ -294,6 +295,7 @@ function validatorFor(
   options: ArgumentPipelineOptions,
   authorDefinitions: unknown,
 ): () => CompiledValidator {
+  const caches = options.caches ?? createPipelineCaches();
   const prepare = (): PreparedSchema => prepareSchema(published, new Set<SchemaNode>([published, ...shape.layers]));
   let prepared: PreparedSchema | undefined = options.compile === 'deferred' ? undefined : prepare();
   const propertyOrder = new Map<string, number>();
@@ -301,7 +303,7 @@ function validatorFor(
   const compile = (): CompiledValidator => {
     prepared ??= prepare();
     try {
-      return { validate: compileValidator(prepared.schema), context: { collapsing: prepared.collapsing, propertyOrder } };
+      return { validate: caches.compiler.compile(prepared.schema), context: { collapsing: prepared.collapsing, propertyOrder } };
     } catch (error) {
       throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
         cause: error,
@@ -312,7 +314,7 @@ function validatorFor(
   if (options.compile === 'eager') {
     compiled = compile();
   } else if (prepared !== undefined) {
-    const problem = creationProblem(prepared.schema, authorDefinitions, options.definitionVerdicts ?? createDefinitionVerdicts());
+    const problem = creationProblem(prepared.schema, authorDefinitions, caches);
     if (problem !== undefined) throw new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${problem}`);
   }
   return () => (compiled ??= compile());

@@ -85,9 +85,6 @@ function newAjv(unicodeRegExp: boolean, ownProperties = false): Ajv2020 {
   return ajv;
 }
 
-let sharedAjv: Ajv2020 | undefined;
-let sharedOwnPropertiesAjv: Ajv2020 | undefined;
-
 const PROTOTYPE_MEMBER_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples', 'example']);
 
@@ -119,28 +116,54 @@ function namesPrototypeMember(node: unknown, seen: Set<unknown>): boolean {
 }
 
 /**
- * Compiles a prepared schema with Ajv 2020-12 (`allErrors`, non-strict so that OpenAPI keywords
- * such as `x-*`, `example`, `discriminator` are ignored, every ajv-formats format). A shared Ajv
- * instance is used and the schema is removed from it afterwards (the compiled function keeps
- * working), so tools may reuse `$id`s. When that fails, a fresh instance is tried, then one
- * without the `u` flag on patterns (for OpenAPI patterns that are only valid without it). A
- * schema naming a property like an `Object.prototype` member is compiled with `ownProperties`.
- *
- * @param schema - the prepared schema.
- * @returns the validate function.
- * @throws TypeError when no attempt compiles (the message names Ajv's reason).
+ * The Ajv instances one server compiles its schemas with, created on first use. Owned per server
+ * (see `createPipelineCaches`) so that servers in one process never share compiled state.
  */
-export function compileValidator(schema: Record<string, unknown>): ValidateFunction {
-  const ownProperties = namesPrototypeMember(schema, new Set());
-  const shared = ownProperties ? (sharedOwnPropertiesAjv ??= newAjv(true, true)) : (sharedAjv ??= newAjv(true));
-  let firstError: unknown;
-  try {
-    return shared.compile(schema);
-  } catch (error) {
-    firstError = error;
-  } finally {
-    shared.removeSchema(schema);
+export class SchemaCompiler {
+  private sharedAjv: Ajv2020 | undefined;
+  private sharedOwnPropertiesAjv: Ajv2020 | undefined;
+
+  /**
+   * Compiles a prepared schema with Ajv 2020-12 (`allErrors`, non-strict so that OpenAPI keywords
+   * such as `x-*`, `example`, `discriminator` are ignored, every ajv-formats format). The shared
+   * instance is used and the schema is removed from it afterwards (the compiled function keeps
+   * working), so tools may reuse `$id`s. When that fails, a fresh instance is tried, then one
+   * without the `u` flag on patterns (for OpenAPI patterns that are only valid without it). A
+   * schema naming a property like an `Object.prototype` member is compiled with `ownProperties`.
+   *
+   * @param schema - the prepared schema.
+   * @returns the validate function.
+   * @throws TypeError when no attempt compiles (the message names Ajv's reason).
+   */
+  compile(schema: Record<string, unknown>): ValidateFunction {
+    const ownProperties = namesPrototypeMember(schema, new Set());
+    const shared = ownProperties ? (this.sharedOwnPropertiesAjv ??= newAjv(true, true)) : (this.sharedAjv ??= newAjv(true));
+    let firstError: unknown;
+    try {
+      return shared.compile(schema);
+    } catch (error) {
+      firstError = error;
+    } finally {
+      shared.removeSchema(schema);
+    }
+    return compileAgain(schema, ownProperties, firstError);
   }
+
+  /**
+   * Checks a prepared schema against the draft 2020-12 meta-schema without compiling it (a few
+   * tens of microseconds, against milliseconds for compilation).
+   *
+   * @param schema - the prepared schema.
+   * @returns `undefined` when the schema is meta-valid, else Ajv's description of the problem.
+   */
+  metaSchemaProblem(schema: Record<string, unknown>): string | undefined {
+    const shared = (this.sharedAjv ??= newAjv(true));
+    return shared.validateSchema(schema) === true ? undefined : shared.errorsText(shared.errors);
+  }
+}
+
+/** The fallbacks of {@link SchemaCompiler.compile} after the shared instance failed. */
+function compileAgain(schema: Record<string, unknown>, ownProperties: boolean, firstError: unknown): ValidateFunction {
   const message = firstError instanceof Error ? firstError.message : '';
   // A duplicate `$id` left over in the shared instance: a fresh one compiles it.
   if (message.includes('already exists')) {
@@ -160,18 +183,6 @@ export function compileValidator(schema: Record<string, unknown>): ValidateFunct
   }
   const reason = firstError instanceof Error ? firstError.message : String(firstError);
   throw new TypeError(`not a valid JSON Schema: ${reason}`);
-}
-
-/**
- * Checks a prepared schema against the draft 2020-12 meta-schema without compiling it (a few
- * tens of microseconds, against milliseconds for compilation).
- *
- * @param schema - the prepared schema.
- * @returns `undefined` when the schema is meta-valid, else Ajv's description of the problem.
- */
-export function metaSchemaProblem(schema: Record<string, unknown>): string | undefined {
-  const shared = (sharedAjv ??= newAjv(true));
-  return shared.validateSchema(schema) === true ? undefined : shared.errorsText(shared.errors);
 }
 
 function unescapeSegment(segment: string): string {

@@ -7,6 +7,8 @@ import type { EnvelopeDetail, NormalizedEvent, NormalizedEventKind, SchemaErrorC
 
 import type { AdapterHintTables } from '../hint-tables.js';
 
+import type { SchemaCompiler } from './schema-validation.js';
+
 /**
  * The switches of the argument pipeline, already resolved from the environment and the server's
  * options. Implements CONTRACT.md "Configuration".
@@ -44,12 +46,20 @@ export interface ArgumentPipelineOptions {
    */
   readonly schemaOwnership?: 'copy' | 'transfer';
   /**
-   * What the creation checks already found for `$defs` entries, shared by the tools compiled with
-   * it (tools generated from one API description repeat the same definitions). The caller owns
-   * it, one per server; without it every tool checks its definitions afresh. See
-   * `createDefinitionVerdicts`.
+   * What a server's tools share while they are compiled: its Ajv instances and what the creation
+   * checks already found for `$defs` entries (tools generated from one API description repeat the
+   * same definitions). The caller owns it, one per server (`createPipelineCaches`); without it
+   * each tool gets its own, which is correct but slower.
    */
-  readonly definitionVerdicts?: DefinitionVerdicts;
+  readonly caches?: PipelineCaches;
+}
+
+/** See {@link ArgumentPipelineOptions.caches}. */
+export interface PipelineCaches {
+  /** The Ajv instances schemas are checked and compiled with. */
+  readonly compiler: SchemaCompiler;
+  /** `$defs` verdicts by the author's entry object. */
+  readonly definitionVerdicts: DefinitionVerdicts;
 }
 
 /** What the creation checks found for one prepared `$defs` entry, checked as a schema of its own. */
