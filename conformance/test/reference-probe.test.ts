@@ -55,7 +55,7 @@ describe('the probe against the SP reference server', () => {
 
   it('reports it conformant without credentials (auth_error path)', async () => {
     const { report } = await probe('sp-no-credentials', spCommand(), ['--max-tools', '40']);
-    expect(report.server.name).toBe('mcp-envelope-sp');
+    expect(report.server?.name).toBe('mcp-envelope-sp');
     expect(report.summary.failed).toBe(0);
     expect(report.summary.passed).toBeGreaterThan(40);
     expect(report.conformant).toBe(true);
@@ -84,7 +84,7 @@ describe('the probe against the Ads reference server', () => {
     expect(report.conformant).toBe(true);
     expect(report.summary.failed).toBe(0);
     expect(report.summary.passed).toBeGreaterThan(30);
-    expect(report.server.name).toBe('mcp-envelope-ads');
+    expect(report.server?.name).toBe('mcp-envelope-ads');
     expect(report.capability.advertised).toBe(true);
     expect(report.capability.issues).toEqual([]);
     expect(report.capability.error_kinds).toEqual(['mcp_input_validation', 'tool_not_found', 'ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited', 'internal_error']);
