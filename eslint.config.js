@@ -17,7 +17,7 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-unnecessary-condition': 'off',
       '@typescript-eslint/consistent-type-imports': 'error',
-      // DESIGN 3: owning the tools/call path means using the SDK's low-level Server, which SDK v1
+      // Owning the tools/call path means using the SDK's low-level Server, which SDK v1
       // marks deprecated in favour of McpServer (which cannot take raw JSON Schemas).
       '@typescript-eslint/no-deprecated': [
         'error',

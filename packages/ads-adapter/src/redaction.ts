@@ -1,7 +1,7 @@
 /**
  * Secret patterns specific to the Amazon Ads API, applied after core's default rules (which
  * already cover `Bearer` values, `Authorization` headers, LWA `Atza|`/`Atzr|` tokens, AWS
- * signatures in presigned report URLs, OAuth form fields, LWA client secrets). Implements issue 5 item 4.
+ * signatures in presigned report URLs, OAuth form fields, LWA client secrets).
  *
  * @packageDocumentation
  */

@@ -39,7 +39,7 @@ export const PACKAGE_VERSION: string = (JSON.parse(readFileSync(new URL('../pack
 
 /**
  * Builds an `internal_error` / `INTERNAL_ERROR` envelope: generic summary, no details, one hint,
- * `_meta.correlation_id`. Implements DESIGN 4.7 (no message or stack ever leaks).
+ * `_meta.correlation_id`; no message or stack ever leaks.
  *
  * @param tool - the tool that failed.
  * @param correlationId - the id written to the log line with the detail.

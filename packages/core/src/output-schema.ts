@@ -2,7 +2,7 @@
  * Widening a tool's `outputSchema` so error results validate against it. The SDK v1 client checks
  * `structuredContent` against the tool's `outputSchema` even when `isError` is true, and throws;
  * publishing `{ type: "object", anyOf: [<author schema>, <envelope schema>] }` lets v1 and v2
- * clients accept both outcomes. Implements DESIGN 4.4.
+ * clients accept both outcomes.
  *
  * Both branches are embedded with their internal references re-rooted: a `$ref` of `#/...` in the
  * author schema becomes `#/anyOf/0/...`, and in the envelope schema `#/anyOf/1/...`, so every
@@ -79,7 +79,7 @@ export function embeddedEnvelopeSchema(): JsonSchema {
  * @returns `{ type: "object", anyOf: [author, envelope] }`, with the author's `$schema` (if any)
  *   kept at the root. When the author's root is closed (`additionalProperties: false` or
  *   `unevaluatedProperties: false`) and has no `_meta` property, a `_meta` property referring to
- *   the contract's `_meta` schema is added, since success results carry `_meta` (DESIGN 4.6).
+ *   the contract's `_meta` schema is added, since success results carry `_meta`.
  * @throws TypeError when `authorSchema` is not an object schema with `type: "object"`.
  */
 export function widenOutputSchema(authorSchema: JsonSchema): JsonSchema {

@@ -1,7 +1,7 @@
 /**
  * Pre-flight argument normalization: canonical keys, alias drops, scalar-to-array coercion and
  * unknown-key events, computed from a precomputed index of the schema's top level. Implements
- * CONTRACT.md "Pre-flight normalization" and "Normalization events" (five kinds, DESIGN 5).
+ * CONTRACT.md "Pre-flight normalization" and "Normalization events" (five kinds).
  *
  * @packageDocumentation
  */

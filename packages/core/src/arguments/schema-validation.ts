@@ -1,7 +1,7 @@
 /**
  * Strict JSON Schema validation of tool arguments with Ajv (draft 2020-12 + ajv-formats), and
  * the mapping of Ajv errors to `SCHEMA_*` details in a stable order. Implements CONTRACT.md
- * "Schema validation codes" and DESIGN 5 (detail paths and keyword parameters).
+ * "Schema validation codes" (detail paths and keyword parameters).
  *
  * @packageDocumentation
  */
