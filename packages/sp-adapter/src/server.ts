@@ -11,6 +11,7 @@ import {
   buildOperationRequest,
   coerceJsonBody,
   compileTool,
+  createPipelineCaches,
   createEnvelopeServer,
   EnvelopeError,
   LwaError,
@@ -219,6 +220,7 @@ function withParsedBody(operation: SpModelOperation, args: Record<string, unknow
  */
 function createBodyChecker(): (operation: SpModelOperation, value: unknown) => void {
   const bodyChecks = new Map<string, CompiledTool>();
+  const caches = createPipelineCaches();
   return (operation, value) => {
     const body = operation.body;
     if (body === undefined) return;
@@ -230,6 +232,7 @@ function createBodyChecker(): (operation: SpModelOperation, value: unknown) => v
         normalizationEnabled: false,
         strictUnknownFields: false,
         hints: SP_HINT_TABLES,
+        caches,
       });
       bodyChecks.set(operation.toolName, check);
     }
