@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { pointerSegments } from '@hyperjump/json-pointer';
 import type { EnvelopeDetail, SchemaErrorCode } from '@mcp-envelope/contract';
 import { fillTemplate, schemaCodeEntry } from '@mcp-envelope/contract';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -185,15 +186,9 @@ function compileAgain(schema: Record<string, unknown>, ownProperties: boolean, f
   throw new TypeError(`not a valid JSON Schema: ${reason}`);
 }
 
-function unescapeSegment(segment: string): string {
-  return segment.includes('~') ? segment.replace(/~1/g, '/').replace(/~0/g, '~') : segment;
-}
-
-function pointerSegments(instancePath: string): string[] {
-  if (instancePath === '') return [];
-  const segments = instancePath.slice(1).split('/');
-  // one check of the whole path spares a copy per error on the common path without escapes
-  return instancePath.includes('~') ? segments.map(unescapeSegment) : segments;
+/** The unescaped segments of an Ajv `instancePath` (always a well-formed JSON Pointer). */
+function instanceSegments(instancePath: string): string[] {
+  return [...pointerSegments(instancePath)];
 }
 
 function ownValue(container: unknown, key: string): unknown {
@@ -234,7 +229,7 @@ interface Draft {
 function draftFor(error: ErrorObject): Draft {
   const keyword = error.keyword;
   const params = error.params as Record<string, unknown>;
-  const segments = pointerSegments(error.instancePath);
+  const segments = instanceSegments(error.instancePath);
   const draft: Draft = {
     keyword,
     tableKeyword: keyword,
@@ -516,7 +511,7 @@ const NAMED_PROPERTY_PARAMS: ReadonlyMap<string, string> = new Map([
  * at a fraction of the cost (no detail, no extras): enough to choose the first violations.
  */
 function orderKeyOf(error: ErrorObject, index: number, context: ViolationContext): OrderKey {
-  const segments = pointerSegments(error.instancePath);
+  const segments = instanceSegments(error.instancePath);
   if (COLLAPSING_KEYWORDS.has(error.keyword)) {
     const kind = collapsingInfoOf(error, context)?.kind ?? error.keyword;
     return { index, rank: rankOf(kind, kind), segments, keyword: kind };
@@ -551,7 +546,7 @@ function collapsedViolation(error: ErrorObject, context: ViolationContext, direc
   const info = collapsingInfoOf(error, context);
   const kind = info?.kind ?? (error.keyword as CollapsingInfo['kind']);
   const direct = directErrors.get(error) ?? [];
-  const segments = pointerSegments(error.instancePath);
+  const segments = instanceSegments(error.instancePath);
   const params = error.params as Record<string, unknown>;
   const extras: Record<string, unknown> = {};
   const foldedRequired: Violation[] = [];
