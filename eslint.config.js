@@ -17,13 +17,38 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-unnecessary-condition': 'off',
       '@typescript-eslint/consistent-type-imports': 'error',
-      // DESIGN 3: owning the tools/call path means using the SDK's low-level Server, which SDK v1
+      // Owning the tools/call path means using the SDK's low-level Server, which SDK v1
       // marks deprecated in favour of McpServer (which cannot take raw JSON Schemas).
       '@typescript-eslint/no-deprecated': [
         'error',
         { allow: [{ from: 'package', package: '@modelcontextprotocol/sdk', name: 'Server' }] },
       ],
     },
+  },
+  {
+    // Small functions and no module-level mutable state in shipped code. Blank lines and comments
+    // count: a function is read with them.
+    files: ['packages/*/src/**/*.ts', 'contract/src/**/*.ts', 'conformance/src/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Program > VariableDeclaration[kind!='const'], Program > ExportNamedDeclaration > VariableDeclaration[kind!='const']",
+          message: 'No module-level mutable state: own it per instance or pass it explicitly.',
+        },
+      ],
+    },
+  },
+  {
+    // Temporary: these files are being decomposed on another branch; remove after that merge.
+    files: ['packages/core/src/server.ts', 'packages/core/src/testing/official-suite-tools.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // Temporary: the per-call context is being reworked on another branch; remove after that merge.
+    files: ['packages/core/src/context.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
   {
     files: ['**/test/**/*.ts', '**/bench/**/*.ts'],

@@ -39,7 +39,7 @@ function listIssues(name: string, list: unknown, allowed: readonly string[]): st
  * Finds the envelope capability (under `capabilities.experimental`, else at the top level of
  * `capabilities`) and checks it: `contract_version` must be 1, `error_kinds` a list of distinct
  * kinds of the closed taxonomy, and `normalized_kinds`, when present, a list of distinct
- * normalization kinds. Implements CONTRACT.md "Conformance" rule 5 and DESIGN 4.5.
+ * normalization kinds. Implements CONTRACT.md "Conformance" rule 5.
  *
  * @param capabilities - the server capabilities (ideally the raw `initialize` result's, since SDK
  *   clients strip unknown top-level keys).

@@ -21,7 +21,7 @@ export const ENVELOPE_CAPABILITY_KEY = 'openbridge_envelope' as const;
 
 /**
  * Builds `{ openbridge_envelope: { contract_version, error_kinds, normalized_kinds } }`, to be
- * placed under the MCP server's `capabilities.experimental` (DESIGN 4.5). Implements
+ * placed under the MCP server's `capabilities.experimental`. Implements
  * CONTRACT.md "Capabilities".
  *
  * @param errorKinds - the kinds the server can emit, in any order; repeats are removed and the

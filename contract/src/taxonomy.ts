@@ -159,7 +159,7 @@ export function upstreamHttpCode(server: keyof typeof UPSTREAM_HTTP_CODE_PREFIXE
 
 /**
  * The five `_meta.normalized[].kind` values, each with the fields its event requires.
- * Implements CONTRACT.md "Normalization events" and DESIGN 5 (five kinds, `canonical` not `to`).
+ * Implements CONTRACT.md "Normalization events" (five kinds, `canonical` not `to`).
  */
 export const NORMALIZED_EVENT_KINDS = {
   renamed: ['from', 'to'],

@@ -26,18 +26,16 @@ export type EnvelopeValidation =
   | { readonly valid: true }
   | { readonly valid: false; readonly errors: readonly EnvelopeViolation[] };
 
-let compiled: { envelope: ValidateFunction; meta: ValidateFunction } | undefined;
+/** The envelope and `_meta` validators, compiled once when this module loads and never changed. */
+const VALIDATORS: { readonly envelope: ValidateFunction; readonly meta: ValidateFunction } = compileValidators();
 
-function validators(): { envelope: ValidateFunction; meta: ValidateFunction } {
-  if (compiled === undefined) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    ajv.addSchema(ERROR_ENVELOPE_SCHEMA, ERROR_ENVELOPE_SCHEMA_ID);
-    compiled = {
-      envelope: ajv.getSchema(ERROR_ENVELOPE_SCHEMA_ID) as ValidateFunction,
-      meta: ajv.compile({ $ref: `${ERROR_ENVELOPE_SCHEMA_ID}#/$defs/meta` }),
-    };
-  }
-  return compiled;
+function compileValidators(): { readonly envelope: ValidateFunction; readonly meta: ValidateFunction } {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+  ajv.addSchema(ERROR_ENVELOPE_SCHEMA, ERROR_ENVELOPE_SCHEMA_ID);
+  return {
+    envelope: ajv.getSchema(ERROR_ENVELOPE_SCHEMA_ID) as ValidateFunction,
+    meta: ajv.compile({ $ref: `${ERROR_ENVELOPE_SCHEMA_ID}#/$defs/meta` }),
+  };
 }
 
 function describe(error: ErrorObject): EnvelopeViolation {
@@ -65,7 +63,7 @@ function collect(validate: ValidateFunction, value: unknown): EnvelopeValidation
  * @returns `{ valid: true }`, or `{ valid: false, errors }` listing every violation found.
  */
 export function validateEnvelope(value: unknown): EnvelopeValidation {
-  return collect(validators().envelope, value);
+  return collect(VALIDATORS.envelope, value);
 }
 
 /**
@@ -75,7 +73,7 @@ export function validateEnvelope(value: unknown): EnvelopeValidation {
  * @returns whether {@link validateEnvelope} accepts it.
  */
 export function isEnvelope(value: unknown): value is ErrorEnvelope {
-  return validators().envelope(value);
+  return VALIDATORS.envelope(value);
 }
 
 /**
@@ -87,7 +85,7 @@ export function isEnvelope(value: unknown): value is ErrorEnvelope {
  * @returns `{ valid: true }` or `{ valid: false, errors }` with paths relative to `_meta`.
  */
 export function validateMeta(value: unknown): EnvelopeValidation {
-  return collect(validators().meta, value);
+  return collect(VALIDATORS.meta, value);
 }
 
 /**
@@ -97,5 +95,5 @@ export function validateMeta(value: unknown): EnvelopeValidation {
  * @returns whether {@link validateMeta} accepts it.
  */
 export function isEnvelopeMeta(value: unknown): value is EnvelopeMeta {
-  return validators().meta(value);
+  return VALIDATORS.meta(value);
 }

@@ -498,7 +498,7 @@ describe('with a real SDK client and server (InMemoryTransport)', () => {
   });
 });
 
-describe('with a real SDK client against a tool that has an outputSchema (DESIGN 4.4)', () => {
+describe('with a real SDK client against a tool that has an outputSchema (widened to admit the envelope)', () => {
   const successSchema: NonNullable<Tool['outputSchema']> = { type: 'object', properties: { reportId: { type: 'string' } }, required: ['reportId'] };
   const envelopeBranch: NonNullable<Tool['outputSchema']> = { type: 'object', required: ['error_kind', 'error_code', '_envelope_version'] };
 

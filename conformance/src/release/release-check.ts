@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import getReleasePlan from '@changesets/get-release-plan';
 import getChangesets from '@changesets/read';
 import type { NewChangeset, VersionType } from '@changesets/types';
-import { activeMigrations, compareVersions } from '@mcp-envelope/contract';
+import { activeMigrations } from '@mcp-envelope/contract';
 import type { MigrationEntry } from '@mcp-envelope/contract';
+import semver from 'semver';
 
 import { fileAt, firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
 import type { Release, ShippedMigration } from './history.js';
@@ -97,10 +98,11 @@ function covers(entry: MigrationEntry, server: string, code: string, from: strin
 
 /** The semver bump that leads from `before` to `after` (`none` when equal or lower). */
 function bumpBetween(before: string, after: string): VersionType {
-  const [a, b] = [before, after].map((version) => version.split('.').map(Number));
-  if (compareVersions(after, before) <= 0 || a === undefined || b === undefined) return 'none';
-  if (a[0] !== b[0]) return 'major';
-  return a[1] !== b[1] ? 'minor' : 'patch';
+  if (semver.lte(after, before)) return 'none';
+  const difference = semver.diff(before, after);
+  // a pre-release step counts as the bump it leads to
+  if (difference === 'major' || difference === 'premajor') return 'major';
+  return difference === 'minor' || difference === 'preminor' ? 'minor' : 'patch';
 }
 
 async function gatherContext(root: string, layout: WorkspaceLayout, report: Report): Promise<CheckContext> {
@@ -135,7 +137,7 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
     layout,
     packages,
     currentVersion,
-    targetVersion: ours.map((release) => release.newVersion).sort(compareVersions).at(-1) ?? currentVersion,
+    targetVersion: ours.map((release) => release.newVersion).sort(semver.compare).at(-1) ?? currentVersion,
     pendingBump: ours.reduce<VersionType>((highest, release) => (BUMP_RANK[release.type] > BUMP_RANK[highest] ? release.type : highest), 'none'),
     changesets: hasChangesetFolder ? await getChangesets(root) : [],
     migrations: readMigrations(root, layout),
@@ -199,7 +201,7 @@ function shippedAs(context: CheckContext, entry: MigrationEntry): ShippedMigrati
         old.id === entry.id ||
         (old.from_kind === entry.from_kind && old.to_kind === entry.to_kind && overlaps(old.error_codes, entry.error_codes) && overlaps(old.servers, entry.servers)),
     )
-    .sort((a, b) => compareVersions(a.release.version, b.release.version))[0];
+    .sort((a, b) => semver.compare(a.release.version, b.release.version))[0];
 }
 
 function checkExpiredMigrations(context: CheckContext, report: Report): void {
@@ -208,8 +210,8 @@ function checkExpiredMigrations(context: CheckContext, report: Report): void {
     const earlier = shippedAs(context, entry);
     const shippedIn = earlier?.release;
     const renamed = earlier !== undefined && earlier.entry.id !== entry.id ? ` as "${earlier.entry.id}"` : '';
-    const byRelease = shippedIn !== undefined && compareVersions(shippedIn.version, targetVersion) < 0;
-    const byVersion = entry.removed_in !== undefined && compareVersions(entry.removed_in, targetVersion) <= 0;
+    const byRelease = shippedIn !== undefined && semver.compare(shippedIn.version, targetVersion) < 0;
+    const byVersion = entry.removed_in !== undefined && semver.compare(entry.removed_in, targetVersion) <= 0;
     if (!byRelease && !byVersion) continue;
     report({
       rule: 'expired-migrations',

@@ -30,7 +30,7 @@ export interface WorkspaceLayout {
   readonly serverPackages: Readonly<Record<string, string>>;
 }
 
-/** This repository's layout (DESIGN 2). */
+/** This repository's layout. */
 export const DEFAULT_LAYOUT: WorkspaceLayout = {
   packageFolders: ['contract', 'packages/core', 'packages/amazon', 'packages/sp-adapter', 'packages/ads-adapter', 'conformance'],
   migrationsFile: 'contract/migrations.json',

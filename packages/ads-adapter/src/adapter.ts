@@ -1,7 +1,7 @@
 /**
  * `adsAdapter`: the Amazon Ads API behind core's adapter seam. Data (hint tables, redactions,
- * kinds) plus the pure functions of this package. Implements DESIGN 2 (an adapter is data plus a
- * few pure functions behind one interface) and issue 5.
+ * kinds) plus the pure functions of this package: an adapter is data plus a few pure functions
+ * behind one interface.
  *
  * @packageDocumentation
  */

@@ -3,8 +3,8 @@
  * depend on the upstream (kind, code, retryable, summary, details, hints, `_meta`). Statuses go
  * through core's `classifyUpstreamStatus`; what is Ads-specific here is the throttling flag, the
  * credential and scope diagnosis for 401/403, the profile-scope reading of 400s, the media-type
- * hint for 415 and the hint wording. Implements issue 5 item 3, CONTRACT.md "error_kind",
- * "Per-server upstream HTTP codes" and DESIGN 5.
+ * hint for 415 and the hint wording. Implements CONTRACT.md "error_kind" and
+ * "Per-server upstream HTTP codes".
  *
  * @packageDocumentation
  */

@@ -13,7 +13,7 @@
  * - HTML pages (a short text summary), empty bodies, invalid JSON and plain text, through core's
  *   `parseUpstreamBody`.
  *
- * Implements issue 5 item 2 and CONTRACT.md "details" (`path`, `issue`, `received_type`, plus the
+ * Implements CONTRACT.md "details" (`path`, `issue`, `received_type`, plus the
  * extra keys `upstream_code`, `request_id`, `http_status`).
  *
  * @packageDocumentation

@@ -2,8 +2,8 @@
  * Amazon Ads API facts as data: regions and their hosts, region aliases, key renames, curated
  * enums, the vendor media types of versioned endpoints, and the hint texts the classifier uses.
  * Nothing here is logic; the few pure functions that read these tables live in
- * `media-types.ts`, `classify.ts` and `adapter.ts`. Implements issue 5 item 5 and DESIGN 2
- * ("everything that differs between SP and Ads lives only in that server's adapter").
+ * `media-types.ts`, `classify.ts` and `adapter.ts`. Everything that differs between SP and Ads
+ * lives only in that server's adapter.
  *
  * @packageDocumentation
  */
@@ -213,7 +213,7 @@ export const ADS_RESPONSE_HEADERS = {
 /**
  * Message patterns (matched case-insensitively against every upstream message and code) that tell
  * one credential or scope problem from another. Checked in this order; the first match picks the
- * hint, the others add nothing. Implements issue 5 item 3 (401/403 hints).
+ * hint, the others add nothing.
  */
 export const ADS_AUTH_DIAGNOSES = [
   {
@@ -251,7 +251,7 @@ export const ADS_AUTH_DIAGNOSES = [
 /**
  * Upstream messages and codes that mean a 400 is really a profile or scope problem: the
  * Amazon-Advertising-API-Scope (profile id) does not fit the endpoint, the account type, or the
- * marketplace. Implements issue 5 item 3 (`profile_scope_warning`).
+ * marketplace (`profile_scope_warning`).
  */
 export const ADS_PROFILE_SCOPE_PATTERN =
   /advertiser id cannot be decrypted|invalid advertiser(?:[ _-]?id)?|invalid marketplace(?:[ _-]?id)?|advertiser[^.]{0,40}not found|marketplace[^.]{0,40}not (?:supported|valid|enabled)|UNSUPPORTED_MARKETPLACE|profile[^.]{0,40}(?:invalid|not found|not supported)/i;

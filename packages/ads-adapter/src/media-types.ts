@@ -1,6 +1,6 @@
 /**
  * Looking up the vendor media type an Ads endpoint expects, from the {@link ADS_MEDIA_TYPES}
- * table. Implements issue 5 item 3 (the 415 hint names the media type).
+ * table, so that the 415 hint can name the media type.
  *
  * @packageDocumentation
  */

@@ -1,7 +1,7 @@
 /**
  * Reading Amazon Ads API response headers: `X-RateLimit-*`, `Retry-After`, `Warning`, the
  * throttling flag and the request id. Only the header names are Ads-specific; the value rules
- * come from core's `http-meta`. Implements issue 5 item 1 and CONTRACT.md "_meta.rate_limit",
+ * come from core's `http-meta`. Implements CONTRACT.md "_meta.rate_limit",
  * "_meta.retry_after_seconds", "_meta.warnings".
  *
  * @packageDocumentation

@@ -1,7 +1,7 @@
 /**
  * The adapter seam: what a server family (SP, Ads) plugs into core. An adapter is data plus a
  * few pure functions; everything that differs between upstream APIs lives behind it.
- * Implements DESIGN 2 ("shapes shared, code per server") and CONTRACT.md "Classification".
+ * Shapes are shared, code is per server. Implements CONTRACT.md "Classification".
  *
  * @packageDocumentation
  */

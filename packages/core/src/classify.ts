@@ -1,6 +1,6 @@
 /**
- * Turning anything a tool handler throws into an envelope. Implements DESIGN 3 ("failure:
- * adapter classifier -> envelope, outermost, idempotent") and DESIGN 4.7 (internal errors).
+ * Turning anything a tool handler throws into an envelope: the adapter's classifier first, then
+ * an envelope, outermost and idempotent; anything unclassified is an internal error.
  *
  * Order: an `EnvelopeError` -> an error that already is or carries an envelope, or whose message
  * is one (relayed from another server) -> `UpstreamHttpError` / `UpstreamClientError` /

@@ -39,7 +39,7 @@ export const PACKAGE_VERSION: string = (JSON.parse(readFileSync(new URL('../pack
 
 /**
  * Builds an `internal_error` / `INTERNAL_ERROR` envelope: generic summary, no details, one hint,
- * `_meta.correlation_id`. Implements DESIGN 4.7 (no message or stack ever leaks).
+ * `_meta.correlation_id`; no message or stack ever leaks.
  *
  * @param tool - the tool that failed.
  * @param correlationId - the id written to the log line with the detail.
@@ -158,25 +158,11 @@ function redactEnvelope(envelope: ErrorEnvelope, redactor: Redactor): ErrorEnvel
   return redactor.value(envelope);
 }
 
-const legacyCache = new WeakMap<readonly MigrationEntry[], Map<string, ErrorKind | null>>();
-const LEGACY_CACHE_LIMIT = 1024;
-
-/** `legacyErrorKindFor`, memoized per table, server, version, code and kind (versions are parsed once). */
-function cachedLegacyKind(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorKind | undefined {
+/** `legacyErrorKindFor` for an envelope of this server (error path only, so not memoized). */
+function legacyKindOf(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorKind | undefined {
   const table = environment.migrations ?? MIGRATIONS;
   if (table.length === 0) return undefined;
-  let cache = legacyCache.get(table);
-  if (cache === undefined) {
-    cache = new Map();
-    legacyCache.set(table, cache);
-  }
-  const key = `${environment.serverId}\u0000${environment.version}\u0000${envelope.error_code}\u0000${envelope.error_kind}`;
-  const cached = cache.get(key);
-  if (cached !== undefined) return cached ?? undefined;
-  const legacy = legacyErrorKindFor(envelope, environment.serverId, environment.version, table);
-  if (cache.size >= LEGACY_CACHE_LIMIT) cache.clear();
-  cache.set(key, legacy ?? null);
-  return legacy;
+  return legacyErrorKindFor(envelope, environment.serverId, environment.version, table);
 }
 
 /** What {@link finalizeEnvelope} needs to know about the server. */
@@ -210,7 +196,7 @@ export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeE
   try {
     result = boundEnvelope(redactEnvelope(envelope, environment.redactor), omittedDetails);
     if (result.legacy_error_kind === undefined && typeof result.error_code === 'string') {
-      const legacy = cachedLegacyKind(result, environment);
+      const legacy = legacyKindOf(result, environment);
       if (legacy !== undefined) result = { ...result, legacy_error_kind: legacy };
     }
   } catch (error) {

@@ -1,7 +1,7 @@
 /**
  * Error classes.
  *
- * - {@link EnvelopeError} is the package's one error class that *is* an envelope (DESIGN 8): a
+ * - {@link EnvelopeError} is the package's one error class that *is* an envelope: a
  *   tool handler throws it to emit a chosen envelope (e.g. `sandbox_runtime`); `toEnvelope()` and
  *   `toJSON()` return exactly the wire shape.
  * - {@link UpstreamHttpError} and {@link UpstreamClientError} are not envelopes: they record a

@@ -61,8 +61,8 @@ export type { Redactor, RedactorOptions, TriggeredPatterns } from './redact.js';
 export { PACKAGE_VERSION } from './envelope-builder.js';
 
 // The argument pipeline an adapter compiles its tools with.
-export { compileTool, jsonTypeOf } from './arguments/index.js';
-export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
+export { compileTool, createPipelineCaches, jsonTypeOf } from './arguments/index.js';
+export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject, PipelineCaches } from './arguments/index.js';
 
 // Shared upstream helpers for adapters: header rules, body parsing, status classification.
 export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';

@@ -2,7 +2,7 @@
  * Widening a tool's `outputSchema` so error results validate against it. The SDK v1 client checks
  * `structuredContent` against the tool's `outputSchema` even when `isError` is true, and throws;
  * publishing `{ type: "object", anyOf: [<author schema>, <envelope schema>] }` lets v1 and v2
- * clients accept both outcomes. Implements DESIGN 4.4.
+ * clients accept both outcomes.
  *
  * Both branches are embedded with their internal references re-rooted: a `$ref` of `#/...` in the
  * author schema becomes `#/anyOf/0/...`, and in the envelope schema `#/anyOf/1/...`, so every
@@ -13,7 +13,7 @@
  */
 import { ERROR_ENVELOPE_SCHEMA } from '@mcp-envelope/contract';
 
-import { compileValidator } from './arguments/schema-validation.js';
+import { SchemaCompiler } from './arguments/schema-validation.js';
 
 /** A JSON Schema object. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -60,7 +60,8 @@ export function embedSchema(schema: JsonSchema, pointer: string): JsonSchema {
   return rebase(rest, pointer, true) as JsonSchema;
 }
 
-let embeddedEnvelope: JsonSchema | undefined;
+// computed once at load: a constant of this module, never changed
+const EMBEDDED_ENVELOPE: JsonSchema = embedSchema(ERROR_ENVELOPE_SCHEMA, '#/anyOf/1');
 
 /**
  * The contract's envelope schema, ready to sit at `#/anyOf/1` of a published output schema.
@@ -68,8 +69,7 @@ let embeddedEnvelope: JsonSchema | undefined;
  * @returns the embedded schema (the same object on every call).
  */
 export function embeddedEnvelopeSchema(): JsonSchema {
-  embeddedEnvelope ??= embedSchema(ERROR_ENVELOPE_SCHEMA, '#/anyOf/1');
-  return embeddedEnvelope;
+  return EMBEDDED_ENVELOPE;
 }
 
 /**
@@ -79,7 +79,7 @@ export function embeddedEnvelopeSchema(): JsonSchema {
  * @returns `{ type: "object", anyOf: [author, envelope] }`, with the author's `$schema` (if any)
  *   kept at the root. When the author's root is closed (`additionalProperties: false` or
  *   `unevaluatedProperties: false`) and has no `_meta` property, a `_meta` property referring to
- *   the contract's `_meta` schema is added, since success results carry `_meta` (DESIGN 4.6).
+ *   the contract's `_meta` schema is added, since success results carry `_meta`.
  * @throws TypeError when `authorSchema` is not an object schema with `type: "object"`.
  */
 export function widenOutputSchema(authorSchema: JsonSchema): JsonSchema {
@@ -113,16 +113,17 @@ export type OutputCheckResult = { readonly ok: true } | { readonly ok: false; re
  *
  * @param published - the output schema as published in `tools/list`.
  * @param onUncompilable - called once, with Ajv's reason, when the schema does not compile.
+ * @param compiler - the server's schema compiler (a new one when not given).
  * @returns `check(structuredContent)`.
  */
-export function createOutputChecker(published: JsonSchema, onUncompilable: (reason: string) => void): { readonly check: (structured: unknown) => OutputCheckResult } {
+export function createOutputChecker(published: JsonSchema, onUncompilable: (reason: string) => void, compiler: SchemaCompiler = new SchemaCompiler()): { readonly check: (structured: unknown) => OutputCheckResult } {
   let validate: ((value: unknown) => boolean) & { errors?: readonly { instancePath: string; message?: string }[] | null } | undefined;
   let compiled = false;
   const check = (structured: unknown): OutputCheckResult => {
     if (!compiled) {
       compiled = true;
       try {
-        validate = compileValidator(published);
+        validate = compiler.compile(published);
       } catch (error) {
         onUncompilable(error instanceof Error ? error.message : String(error));
       }

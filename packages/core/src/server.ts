@@ -42,7 +42,7 @@ import type {
 import { z } from 'zod';
 
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
-import { closestMatch, compileTool } from './arguments/index.js';
+import { closestMatch, compileTool, createPipelineCaches } from './arguments/index.js';
 import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './arguments/index.js';
 import { callTelemetry, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
 import { EnvelopeError } from './errors.js';
@@ -344,9 +344,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     normalizationEnabled: settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED,
     strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
     ...(adapter.hints === undefined ? {} : { hints: adapter.hints }),
+    caches: createPipelineCaches(),
   };
-  // one options object per combination, shared by the tools that use it (compileTool files its
-  // per-options caches under it)
+  // one options object per combination, shared by the tools that use it
   const optionVariants = new Map<string, ArgumentPipelineOptions>();
   const optionsFor = (tool: EnvelopeTool): ArgumentPipelineOptions => {
     const compile = tool.inputSchemaCheck === 'first-call' ? ('deferred' as const) : undefined;
@@ -387,7 +387,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
           ? undefined
           : createOutputChecker(outputSchema, (reason) => {
               logger.warn({ tool: tool.name, reason }, 'the outputSchema of this tool does not compile, so its results are not checked against it');
-            }),
+            }, pipelineOptions.caches.compiler),
       listed,
       contextState: implicitContextState(tool),
     });

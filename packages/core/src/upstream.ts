@@ -1,8 +1,7 @@
 /**
  * `upstreamFetch`: global `fetch` (undici) with the envelope runtime's bookkeeping. Records each
  * response's telemetry (`rate_limit`, `retry_after_seconds`, `warnings`) in the current call's
- * context, and turns failures into errors the adapter can classify. Implements DESIGN 3
- * ("tool handler -> upstream HTTP").
+ * context, and turns failures into errors the adapter can classify.
  *
  * @packageDocumentation
  */

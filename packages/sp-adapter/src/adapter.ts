@@ -1,8 +1,8 @@
 /**
  * `spAdapter`: the SP-API implementation of core's `EnvelopeAdapter`. Everything SP-specific that
  * core needs, as data plus pure functions: the kinds it can emit, the classifier, the response
- * meta parser, the hint tables and the extra redaction patterns. Implements DESIGN 2 and the SP
- * appendix of CONTRACT.md.
+ * meta parser, the hint tables and the extra redaction patterns. Implements the SP appendix of
+ * CONTRACT.md.
  *
  * @packageDocumentation
  */

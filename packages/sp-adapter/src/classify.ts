@@ -4,7 +4,7 @@
  * shared table (never by `x-amzn-ErrorType` or the body's `code`, which SP-API sets
  * inconsistently: posted 403s carry `InvalidInput`); the body only feeds details and hints.
  * Implements CONTRACT.md "error_kind", "Canonical error codes", "Per-server upstream HTTP codes",
- * the SP appendix, and DESIGN 5.
+ * and the SP appendix.
  *
  * @packageDocumentation
  */

@@ -1,8 +1,8 @@
 /**
  * SP-API (and LWA) error bodies of every shape they come in -> `details[]` entries. Never
  * trusts the body: whatever it is, the result is a list of schema-valid details with the
- * upstream message redacted and capped. Implements CONTRACT.md "details" and DESIGN 5
- * (`received_type`, extra keys).
+ * upstream message redacted and capped. Implements CONTRACT.md "details" (`received_type`,
+ * extra keys).
  *
  * Shapes read:
  * - `{ errors: [{ code, message, details }] }` (every SP-API operation's `ErrorList`);

@@ -30,7 +30,8 @@ export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
   /AWS4-HMAC-SHA256\s+[^"'\r\n]+/g,
 ];
 
-let shared: Redactor | undefined;
+// built once when this module loads
+const SP_REDACTOR: Redactor = createAmazonRedactor(SP_REDACTION_PATTERNS);
 
 /**
  * The patterns-only redactor the SP classifier cleans upstream text with, built once. No secret
@@ -39,8 +40,7 @@ let shared: Redactor | undefined;
  * @returns the redactor (`string(text)` and `value(value)`).
  */
 export function spRedactor(): Redactor {
-  shared ??= createAmazonRedactor(SP_REDACTION_PATTERNS);
-  return shared;
+  return SP_REDACTOR;
 }
 
 /**

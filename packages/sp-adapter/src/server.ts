@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 import { createAmazonRedactor, LwaError, LwaTokenClient, lwaSettingsFromEnv } from '@mcp-envelope/amazon';
-import { compileTool, createEnvelopeServer, EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { compileTool, createEnvelopeServer, createPipelineCaches, EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
 import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
 import { officialSuiteTools } from '@mcp-envelope/core/testing';
 import type { CompiledTool, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, JsonSchemaObject, ToolHandlerContext } from '@mcp-envelope/core';
@@ -211,6 +211,7 @@ function withParsedBody(operation: SpModelOperation, args: Record<string, unknow
  */
 function createBodyChecker(): (operation: SpModelOperation, value: unknown) => void {
   const bodyChecks = new Map<string, CompiledTool>();
+  const caches = createPipelineCaches();
   return (operation, value) => {
     const body = operation.body;
     if (body === undefined) return;
@@ -222,6 +223,7 @@ function createBodyChecker(): (operation: SpModelOperation, value: unknown) => v
         normalizationEnabled: false,
         strictUnknownFields: false,
         hints: SP_HINT_TABLES,
+        caches,
       });
       bodyChecks.set(operation.toolName, check);
     }

@@ -3,7 +3,6 @@
  * list profiles, Sponsored Products campaigns list and create (v3, vendor media type
  * `application/vnd.spCampaign.v3+json`), Sponsored Brands campaigns list (v4), and the v3
  * reporting API (create report, get report; `application/vnd.createasyncreportrequest.v3+json`).
- * Implements issue 5 item 6 (built-in catalog).
  *
  * @packageDocumentation
  */

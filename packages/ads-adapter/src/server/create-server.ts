@@ -1,7 +1,7 @@
 /**
  * `createAdsServer`: the reference Amazon Ads API MCP server, an envelope server (core) with the
  * Ads adapter, the built-in catalog, any `--models` tools, `set_region`, `set_active_profile` and
- * core's `get_envelope_contract`. Implements issue 5 item 6.
+ * core's `get_envelope_contract`.
  *
  * @packageDocumentation
  */

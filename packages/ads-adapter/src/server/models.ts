@@ -1,8 +1,7 @@
 /**
  * `--models DIR`: Amazon Ads OpenAPI 3 descriptions -> tools, through core's shared converter
  * (`OperationConverter`) and tool-name rule (`<model>_<operationId>`). Files that are not API
- * descriptions (a Postman collection, a README) are skipped and reported. Implements issue 5
- * item 6 (`--models`).
+ * descriptions (a Postman collection, a README) are skipped and reported (`--models`).
  *
  * @packageDocumentation
  */

@@ -1,6 +1,6 @@
 /**
  * The reference server's settings, read once at start-up from the environment and the command
- * line. Implements issue 5 item 6 (settings documented in the package README).
+ * line. The package README documents each setting.
  *
  * @packageDocumentation
  */

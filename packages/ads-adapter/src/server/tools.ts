@@ -1,7 +1,7 @@
 /**
  * The reference server's tools: one per upstream operation, plus `set_region` and
  * `set_active_profile`. Every upstream call goes through core's `upstreamFetch` (so failures are
- * classified by the Ads adapter and response headers land in `_meta`). Implements issue 5 item 6.
+ * classified by the Ads adapter and response headers land in `_meta`).
  *
  * @packageDocumentation
  */

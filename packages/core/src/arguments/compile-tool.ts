@@ -6,25 +6,24 @@
  *
  * @packageDocumentation
  */
-import { types } from 'node:util';
-
 import { SCHEMA_FALLBACK_CODE } from '@mcp-envelope/contract';
 import type { NormalizedEvent, NormalizedEventKind } from '@mcp-envelope/contract';
 import type { ValidateFunction } from 'ajv';
+import { dequal } from 'dequal';
 
 import { referenceStrings } from '../json-references.js';
 
 import { buildHints } from './hints.js';
 import { isJsonObject } from './json-type.js';
-import { ObjectBuilder, copyArguments, normalizeArguments, setOwn } from './normalize.js';
+import { copyArguments, normalizeArguments, setOwn } from './normalize.js';
 import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
 import { prepareSchema } from './prepare-schema.js';
 import type { PreparedSchema } from './prepare-schema.js';
 import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
-import type { PropertyInfo, SchemaNode, TopLevelShape } from './schema-shape.js';
-import { abortedViolation, collectViolations, compileValidator, mergeViolations, metaSchemaProblem } from './schema-validation.js';
+import type { SchemaNode, TopLevelShape } from './schema-shape.js';
+import { SchemaCompiler, abortedViolation, collectViolations, mergeViolations } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
-import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './types.js';
+import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, DefinitionVerdict, JsonSchemaObject, PipelineCaches } from './types.js';
 import { unsendableViolations } from './unsendable-values.js';
 
 const NO_EVENTS: readonly NormalizedEvent[] = Object.freeze([]);
@@ -131,54 +130,6 @@ function localReferencesIn(value: unknown): string[] {
   return [...new Set(referenceStrings(value).filter((reference) => reference.startsWith('#/')))];
 }
 
-function isPlainObject(value: object): boolean {
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
-/**
- * Whether two values are the same plain data (primitives, arrays, objects with the
- * `Object.prototype` or `null` prototype, compared by content, key order aside). Anything else
- * (a `Date`, a `Map`, a class instance, a proxy) is never the same, so nothing is reused for it.
- */
-function samePlainData(left: unknown, right: unknown, depth = 0): boolean {
-  if (left === right) return typeof left !== 'object' || left === null || (!types.isProxy(left) && (Array.isArray(left) || isPlainObject(left)));
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null || depth > 256) return false;
-  if (types.isProxy(left) || types.isProxy(right)) return false;
-  if (Array.isArray(left)) {
-    if (!Array.isArray(right) || left.length !== right.length || Object.getPrototypeOf(left) !== Array.prototype || Object.getPrototypeOf(right) !== Array.prototype) return false;
-    for (let index = 0; index < left.length; index += 1) {
-      if (index in left !== index in right || !samePlainData(left[index], right[index], depth + 1)) return false;
-    }
-    return Object.keys(left).length === left.length && Object.keys(right).length === right.length;
-  }
-  if (Array.isArray(right) || !isPlainObject(left) || !isPlainObject(right)) return false;
-  const keys = Object.keys(left);
-  if (keys.length !== Object.keys(right).length) return false;
-  for (const key of keys) {
-    if (!Object.hasOwn(right, key) || !samePlainData((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
-}
-
-/** What the creation checks found for one prepared `$defs` entry, checked as a schema of its own. */
-interface DefinitionVerdict {
-  /** The prepared entry this verdict is for. */
-  readonly prepared: Readonly<Record<string, unknown>>;
-  /** Ajv's meta-schema problem with it, or `undefined`. */
-  readonly problem: string | undefined;
-  /** The local references inside it (each tool resolves them against its own schema). */
-  readonly localReferences: readonly string[];
-}
-
-/**
- * Verdicts per pipeline options object (`createEnvelopeServer` makes one for all of a server's
- * tools), then per author's `$defs` entry object. Tools generated from one API description carry
- * the same definition objects, so most entries come again and again; a verdict is reused only
- * for an entry whose prepared form is the same plain data as the one it was found for.
- */
-const definitionVerdicts = new WeakMap<object, WeakMap<object, DefinitionVerdict>>();
-
 /**
  * The creation check: `metaSchemaProblem(schema) ?? danglingLocalReference(schema)`, with the
  * same verdict and message, at less cost when `$defs` entries repeat across tools. The
@@ -190,10 +141,12 @@ const definitionVerdicts = new WeakMap<object, WeakMap<object, DefinitionVerdict
  *
  * @param schema - the prepared schema.
  * @param authorDefinitions - the author's `$defs` (the identities verdicts are filed under).
- * @param verdicts - the verdicts known for these pipeline options.
+ * @param caches - the server's compiler and the verdicts known so far.
  * @returns the problem, or `undefined`.
  */
-function creationProblem(schema: Record<string, unknown>, authorDefinitions: unknown, verdicts: WeakMap<object, DefinitionVerdict>): string | undefined {
+function creationProblem(schema: Record<string, unknown>, authorDefinitions: unknown, caches: PipelineCaches): string | undefined {
+  const metaSchemaProblem = (node: Record<string, unknown>): string | undefined => caches.compiler.metaSchemaProblem(node);
+  const verdicts = caches.definitionVerdicts;
   const definitions = schema['$defs'];
   if (!isSchemaNode(definitions) || !isSchemaNode(authorDefinitions)) return metaSchemaProblem(schema) ?? danglingLocalReference(schema);
   const inPlace: Record<string, unknown> = {};
@@ -206,7 +159,7 @@ function creationProblem(schema: Record<string, unknown>, authorDefinitions: unk
       continue;
     }
     let verdict = verdicts.get(author);
-    if (verdict === undefined || !samePlainData(verdict.prepared, prepared)) {
+    if (verdict === undefined || !dequal(verdict.prepared, prepared)) {
       verdict = { prepared, problem: metaSchemaProblem(prepared), localReferences: localReferencesIn(prepared) };
       verdicts.set(author, verdict);
     }
@@ -231,73 +184,6 @@ function creationProblem(schema: Record<string, unknown>, authorDefinitions: unk
     }
   }
   return undefined;
-}
-
-/** Why {@link plainCopy} gave up: the value needs `structuredClone`'s own rules. */
-class NotPlainData extends Error {}
-
-/**
- * A deep copy of plain data (primitives other than symbols, dense arrays without extra
- * properties, objects whose prototype is `Object.prototype` or `null`), equal to what
- * `structuredClone` returns for it: the same own enumerable properties in the same order, shared
- * and circular references kept as such, every object an ordinary one. Several times faster than
- * `structuredClone` on large generated schemas.
- *
- * @throws NotPlainData on anything else (functions, symbols, holes, proxies, `Date`, `Map`, class
- *   instances, ...), which the caller hands to `structuredClone` instead.
- */
-function plainCopy(value: unknown, copies: Map<object, unknown>): unknown {
-  if (typeof value !== 'object' || value === null) {
-    if (typeof value === 'function' || typeof value === 'symbol') throw new NotPlainData();
-    return value;
-  }
-  const known = copies.get(value);
-  if (known !== undefined) return known;
-  if (types.isProxy(value)) throw new NotPlainData();
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (Array.isArray(value)) {
-    if (prototype !== Array.prototype) throw new NotPlainData();
-    const copy: unknown[] = [];
-    copies.set(value, copy);
-    const length = value.length;
-    for (let index = 0; index < length; index += 1) {
-      if (!(index in value)) throw new NotPlainData();
-      // primitives inline: schemas hold long enum lists, and start-up runs this unoptimized
-      const item: unknown = value[index];
-      if (typeof item === 'object' && item !== null) copy.push(plainCopy(item, copies));
-      else if (typeof item === 'function' || typeof item === 'symbol') throw new NotPlainData();
-      else copy.push(item);
-    }
-    if (Object.keys(value).length !== length) throw new NotPlainData();
-    return copy;
-  }
-  if (prototype !== Object.prototype && prototype !== null) throw new NotPlainData();
-  const copy: Record<string, unknown> = {};
-  copies.set(value, copy);
-  for (const key of Object.keys(value)) {
-    const item = (value as Record<string, unknown>)[key];
-    if (typeof item === 'function' || typeof item === 'symbol') throw new NotPlainData();
-    const next = typeof item === 'object' && item !== null ? plainCopy(item, copies) : item;
-    // plain assignment but for `__proto__`, which would set the prototype (see setOwn)
-    if (key === '__proto__') setOwn(copy, key, next);
-    else copy[key] = next;
-  }
-  return copy;
-}
-
-/**
- * `structuredClone(schema)`, the fast way when the schema is plain data (see {@link plainCopy}).
- *
- * @throws what `structuredClone` throws.
- */
-function copySchema(schema: JsonSchemaObject): Record<string, unknown> {
-  try {
-    return plainCopy(schema, new Map()) as Record<string, unknown>;
-  } catch (error) {
-    // not plain data, or nested too deeply for this copy: structuredClone decides
-    if (!(error instanceof NotPlainData) && !(error instanceof RangeError)) throw error;
-    return structuredClone(schema);
-  }
 }
 
 /**
@@ -335,19 +221,7 @@ function copySchema(schema: JsonSchemaObject): Record<string, unknown> {
  *   ones (not an object, not plain JSON, not `"object"`-typed) is.
  */
 export function compileTool(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): CompiledTool {
-  if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
-  let author: Record<string, unknown>;
-  if (options.schemaOwnership === 'transfer') {
-    // the caller hands the object over and vouches that it is plain JSON (see schemaOwnership);
-    // nothing below changes it (preparation and publication copy on write)
-    author = inputSchema;
-  } else {
-    try {
-      author = copySchema(inputSchema);
-    } catch (error) {
-      throw new TypeError(`inputSchema of tool "${name}" must be plain JSON`, { cause: error });
-    }
-  }
+  const author = ownedSchema(name, inputSchema, options);
   const shape = analyzeTopLevel(author);
   if (!shape.objectTyped || (shape.rootType !== undefined && shape.rootType !== 'object')) {
     throw new TypeError(`inputSchema of tool "${name}" must have the top-level type "object"`);
@@ -355,56 +229,114 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
   const injected = injectedKeyword(shape, options.strictUnknownFields);
   const published: Record<string, unknown> = { ...author };
   if (injected !== undefined) published[injected] = false;
-
-  const prepare = (): PreparedSchema => prepareSchema(published, new Set<SchemaNode>([published, ...shape.layers]));
-  // Ajv code generation costs milliseconds per realistic schema, so a server with hundreds of
-  // tools would spend seconds at start-up compiling tools nobody calls. At creation only the
-  // meta-schema check runs (tens of microseconds a schema, once the meta-schema itself is
-  // compiled); the validator is compiled on the first call. In `deferred` mode even the check
-  // and the preparation wait for the first call (Ajv meta-checks the schema as it compiles it).
-  let prepared: PreparedSchema | undefined = options.compile === 'deferred' ? undefined : prepare();
-  let compiled: { readonly validate: ValidateFunction; readonly context: ViolationContext } | undefined;
-  const propertyOrder = new Map<string, number>();
-  for (const info of shape.properties.values()) propertyOrder.set(info.name, info.order);
-  const compile = (): { readonly validate: ValidateFunction; readonly context: ViolationContext } => {
-    prepared ??= prepare();
-    try {
-      return { validate: compileValidator(prepared.schema), context: { collapsing: prepared.collapsing, propertyOrder } };
-    } catch (error) {
-      throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
-        cause: error,
-      });
-    }
-  };
-  if (options.compile === 'eager') {
-    compiled = compile();
-  } else if (prepared !== undefined) {
-    let verdicts = definitionVerdicts.get(options);
-    if (verdicts === undefined) {
-      verdicts = new WeakMap();
-      definitionVerdicts.set(options, verdicts);
-    }
-    const problem = creationProblem(prepared.schema, inputSchema['$defs'], verdicts);
-    if (problem !== undefined) throw new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${problem}`);
-  }
-
-  const propertyTable = Object.create(null) as Record<string, PropertyInfo | undefined>;
-  for (const info of shape.properties.values()) propertyTable[info.name] = info;
+  const validator = validatorFor(name, published, shape, options, inputSchema['$defs']);
   const outcome = unknownKeyOutcome(shape, injected);
   const index: NormalizationIndex = {
     properties: shape.properties,
-    propertyTable,
     folded: shape.folded,
     patterns: shape.patterns,
     unknownKeyOutcome: outcome,
     keyRenames: options.hints?.keyRenames,
     matchCache: new Map(),
   };
-  const normalizationEnabled = options.normalizationEnabled;
-  const builder = new ObjectBuilder();
-  const tables = options.hints;
+  const check = checkerFor({ validator, index, shape, published, options });
+  const normalizedKinds = options.normalizationEnabled ? possibleNormalizedKinds(shape, outcome) : new Set<NormalizedEventKind>();
+  return { name, publishedInputSchema: published, normalizedKinds, check };
+}
 
-  function failure(violations: readonly Violation[], events: readonly NormalizedEvent[], args: unknown, omitted = 0): ArgumentCheck {
+/**
+ * New, empty caches for `ArgumentPipelineOptions.caches`, one set per server.
+ *
+ * @returns a schema compiler without instances yet and no `$defs` verdicts.
+ */
+export function createPipelineCaches(): PipelineCaches {
+  return { compiler: new SchemaCompiler(), definitionVerdicts: new WeakMap() };
+}
+
+/**
+ * The schema object the tool keeps: a deep copy, or the caller's own object when ownership is
+ * transferred (the caller vouches that it is plain JSON; nothing here changes it, since
+ * preparation and publication copy on write).
+ *
+ * @throws TypeError when the schema is not a JSON object or cannot be copied.
+ */
+function ownedSchema(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): Record<string, unknown> {
+  if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
+  if (options.schemaOwnership === 'transfer') return inputSchema;
+  try {
+    return structuredClone(inputSchema);
+  } catch (error) {
+    throw new TypeError(`inputSchema of tool "${name}" must be plain JSON`, { cause: error });
+  }
+}
+
+/** A compiled validator and what turning its errors into violations needs. */
+interface CompiledValidator {
+  readonly validate: ValidateFunction;
+  readonly context: ViolationContext;
+}
+
+/**
+ * Runs the creation checks the compile mode asks for and returns the validator, compiled on the
+ * first use unless the mode is `'eager'`.
+ *
+ * Why lazy: Ajv code generation costs milliseconds per realistic schema, so a server with
+ * hundreds of tools would spend seconds at start-up compiling tools nobody calls. At creation
+ * only the meta-schema check runs; in `deferred` mode even the check and the preparation wait
+ * for the first call (Ajv meta-checks the schema as it compiles it).
+ *
+ * @param authorDefinitions - the caller's own `$defs` object (verdicts are filed under its entries).
+ * @throws TypeError on a schema problem found now.
+ */
+function validatorFor(
+  name: string,
+  published: Record<string, unknown>,
+  shape: TopLevelShape,
+  options: ArgumentPipelineOptions,
+  authorDefinitions: unknown,
+): () => CompiledValidator {
+  const caches = options.caches ?? createPipelineCaches();
+  const prepare = (): PreparedSchema => prepareSchema(published, new Set<SchemaNode>([published, ...shape.layers]));
+  let prepared: PreparedSchema | undefined = options.compile === 'deferred' ? undefined : prepare();
+  const propertyOrder = new Map<string, number>();
+  for (const info of shape.properties.values()) propertyOrder.set(info.name, info.order);
+  const compile = (): CompiledValidator => {
+    prepared ??= prepare();
+    try {
+      return { validate: caches.compiler.compile(prepared.schema), context: { collapsing: prepared.collapsing, propertyOrder } };
+    } catch (error) {
+      throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
+        cause: error,
+      });
+    }
+  };
+  let compiled: CompiledValidator | undefined;
+  if (options.compile === 'eager') {
+    compiled = compile();
+  } else if (prepared !== undefined) {
+    const problem = creationProblem(prepared.schema, authorDefinitions, caches);
+    if (problem !== undefined) throw new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${problem}`);
+  }
+  return () => (compiled ??= compile());
+}
+
+/** What the per-call check of one tool needs. */
+interface CheckerParts {
+  readonly validator: () => CompiledValidator;
+  readonly index: NormalizationIndex;
+  readonly shape: TopLevelShape;
+  readonly published: Record<string, unknown>;
+  readonly options: ArgumentPipelineOptions;
+}
+
+/**
+ * The per-call `check` of a compiled tool (see {@link compileTool}).
+ *
+ * @returns a function that never throws.
+ */
+function checkerFor({ validator, index, shape, published, options }: CheckerParts): (args: unknown) => ArgumentCheck {
+  const tables = options.hints;
+  const failure = (violations: readonly Violation[], events: readonly NormalizedEvent[], args: unknown, omitted = 0): ArgumentCheck => {
     const first = violations[0] as Violation;
     const others = violations.length - 1 + omitted;
     const result = {
@@ -417,29 +349,27 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
       hints: buildHints({ violations, args, shape, root: published, tables }),
     };
     return omitted > 0 ? { ...result, omittedDetails: omitted } : result;
-  }
-
-  function check(args: unknown): ArgumentCheck {
-    compiled ??= compile();
-    const { validate: validator, context } = compiled;
+  };
+  return (args: unknown): ArgumentCheck => {
+    const { validate, context } = validator();
     let candidate: unknown = args === undefined ? {} : args;
     let events = NO_EVENTS;
     try {
       if (isJsonObject(candidate)) {
-        if (normalizationEnabled) {
-          const normalized = normalizeArguments(candidate, index, builder);
+        if (options.normalizationEnabled) {
+          const normalized = normalizeArguments(candidate, index);
           candidate = normalized.args;
           events = normalized.events;
         } else {
-          candidate = copyArguments(candidate, index.properties, builder);
+          candidate = copyArguments(candidate);
         }
       }
-      const valid = validator(candidate);
+      const valid = validate(candidate);
       // Ajv runs non-strict (OpenAPI keywords), which lets `Infinity` pass as a number; and no
       // schema keyword refuses a lone surrogate. Neither can be sent on, so both fail here.
       const unsendable = unsendableViolations(candidate, context);
       if (valid && unsendable.violations.length === 0) return { ok: true, args: candidate as Record<string, unknown>, events };
-      const schemaViolations = valid ? undefined : collectViolations(validator.errors ?? [], context);
+      const schemaViolations = valid ? undefined : collectViolations(validate.errors ?? [], context);
       const collected = schemaViolations === undefined ? unsendable : unsendable.violations.length === 0 ? schemaViolations : mergeViolations(schemaViolations, unsendable, context.propertyOrder);
       const { violations, omitted } = collected;
       return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate, omitted);
@@ -450,8 +380,5 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
         return failure([abortedViolation(undefined)], events, undefined);
       }
     }
-  }
-
-  const normalizedKinds = normalizationEnabled ? possibleNormalizedKinds(shape, outcome) : new Set<NormalizedEventKind>();
-  return { name, publishedInputSchema: published, normalizedKinds, check };
+  };
 }

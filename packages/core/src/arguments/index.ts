@@ -6,11 +6,11 @@
  *
  * @packageDocumentation
  */
-export { compileTool } from './compile-tool.js';
+export { compileTool, createPipelineCaches } from './compile-tool.js';
 export { closestMatch, foldKey, similarityThreshold } from './did-you-mean.js';
 export { ENUM_SUGGESTION_LIMIT } from './hints.js';
 export { jsonTypeOf } from './json-type.js';
 export { DRAFT_2020_12_URIS } from './prepare-schema.js';
 export { VIOLATION_ORDER } from './schema-validation.js';
 export type { ViolationCategory } from './schema-validation.js';
-export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from './types.js';
+export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject, PipelineCaches } from './types.js';

@@ -13,7 +13,7 @@
  *   `'object'`, `'null'`, or `'undefined'` for a missing value. Values JSON cannot carry report
  *   their JavaScript `typeof` (`'function'`, `'symbol'`). Never a class name.
  *
- * Implements DESIGN 5: `received_type` names the JSON type of the value received.
+ * `received_type` names the JSON type of the value received.
  */
 export function jsonTypeOf(value: unknown): string {
   switch (typeof value) {

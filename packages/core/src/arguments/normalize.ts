@@ -1,7 +1,7 @@
 /**
  * Pre-flight argument normalization: canonical keys, alias drops, scalar-to-array coercion and
  * unknown-key events, computed from a precomputed index of the schema's top level. Implements
- * CONTRACT.md "Pre-flight normalization" and "Normalization events" (five kinds, DESIGN 5).
+ * CONTRACT.md "Pre-flight normalization" and "Normalization events" (five kinds).
  *
  * @packageDocumentation
  */
@@ -25,11 +25,6 @@ export type UnknownKeyOutcome = 'rejected' | 'passed_through';
 export interface NormalizationIndex {
   /** Top-level properties by exact name. */
   readonly properties: ReadonlyMap<string, PropertyInfo>;
-  /**
-   * The same properties in a prototype-less lookup object (faster than `Map#get` on the hot path;
-   * `__proto__` is never a key of it).
-   */
-  readonly propertyTable: Readonly<Record<string, PropertyInfo | undefined>>;
   /** Folded name (see `foldKey`) -> property names with that folded form. */
   readonly folded: ReadonlyMap<string, readonly string[]>;
   /** Compiled `patternProperties` keys: a matching key is always allowed, without an event. */
@@ -76,131 +71,20 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
   }
 }
 
-const BUILDER_KEY_LIMIT = 256;
-const BUILDER_CACHE_SIZE = 16;
-const BUILDER_COMPILE_LIMIT = 64;
-
-type ObjectMaker = (values: readonly unknown[]) => Record<string, unknown>;
-type Copier = (source: Readonly<Record<string, unknown>>) => Record<string, unknown>;
-
-interface MakerEntry {
-  readonly keys: readonly string[];
-  readonly make: ObjectMaker;
-  copier: { readonly copy: Copier; readonly arrayPositions: readonly number[] } | undefined;
-}
-
 /**
- * Builds the plain objects that carry normalized arguments, quickly.
+ * A new plain object with `keys[i]` set to `values[i]`, in that order. Every key is an own data
+ * property (`__proto__` included: it never changes the prototype).
  *
- * Why: V8 keeps an object built by adding more than a dozen keys one at a time in its slow
- * "dictionary" representation, and Ajv then validates it several times slower (the MCP SDK
- * already hands tool arguments over in that representation). An object literal with known keys
- * is created in the fast representation. So, for a key sequence made only of the schema's own
- * property names (the common case: every key was exactly a property), this class compiles once a
- * small function returning an object literal with those keys, the same technique Ajv uses for
- * validators. Keys are the schema author's property names, embedded as JSON string literals in
- * computed-key position (so `__proto__` stays a plain own key); caller-chosen keys never reach
- * the generated code. A key sequence that needed no change also gets a copier (an object literal
- * reading each key by its constant name), used while the same sequence keeps arriving.
- * Bounded: 16 cached key sequences per tool, at most 64 functions compiled over the tool's
- * lifetime, sequences of at most 256 keys; anything else (and any environment that forbids code
- * generation) is built key by key, which is correct but slower to validate.
+ * @param keys - distinct string keys.
+ * @param values - one value per key.
+ * @returns the new object.
  */
-export class ObjectBuilder {
-  private readonly makers: MakerEntry[] = [];
-  private next = 0;
-  private compiled = 0;
-  /**
-   * The compiled copier of a key sequence made only of property names that needed no change,
-   * when one was remembered (see {@link ObjectBuilder.rememberCopy}): a client sends the same
-   * shape again and again, and the copier reads it with constant-name loads instead of a keyed
-   * loop.
-   *
-   * @param keys - `Object.keys` of the arguments.
-   * @returns the copier and the positions of the array-typed properties, or `undefined`.
-   */
-  copierFor(keys: readonly string[]): { readonly copy: Copier; readonly arrayPositions: readonly number[] } | undefined {
-    const entry = this.entryFor(keys);
-    return entry?.copier;
-  }
-
-  /**
-   * Compiles a copier for `keys` (every one a schema property name, needing no change), once per
-   * cached key sequence; counts against the same compile bound as the makers.
-   *
-   * @param keys - the key sequence, already built once with {@link ObjectBuilder.build}.
-   * @param arrayPositions - positions of the array-typed properties (their values are checked
-   *   for scalar wrapping before the copier is used).
-   */
-  rememberCopy(keys: readonly string[], arrayPositions: readonly number[]): void {
-    const entry = this.entryFor(keys);
-    if (entry === undefined || entry.copier !== undefined || this.compiled >= BUILDER_COMPILE_LIMIT) return;
-    this.compiled += 1;
-    try {
-      const body = keys.map((key) => `[${JSON.stringify(key)}]: source[${JSON.stringify(key)}]`).join(', ');
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- keys are schema property names, escaped as JSON string literals (see the class description)
-      entry.copier = { copy: new Function('source', `return { ${body} };`) as Copier, arrayPositions };
-    } catch {
-      // code generation forbidden: keep building key by key
-    }
-  }
-
-  private entryFor(keys: readonly string[]): MakerEntry | undefined {
-    for (const entry of this.makers) {
-      const cached = entry.keys;
-      if (cached.length !== keys.length) continue;
-      let same = true;
-      for (let index = 0; index < keys.length; index += 1) {
-        if (cached[index] !== keys[index]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return entry;
-    }
-    return undefined;
-  }
-
-  /**
-   * A new plain object with `keys[i]` set to `values[i]`, in that order. Every key is an own data
-   * property (`__proto__` included: it never changes the prototype).
-   *
-   * @param keys - distinct string keys.
-   * @param values - one value per key.
-   * @param trustedKeys - `true` when every key is one of the schema's property names (only then
-   *   may a compiled maker be used or created).
-   * @returns the new object.
-   */
-  build(keys: readonly string[], values: readonly unknown[], trustedKeys: boolean): Record<string, unknown> {
-    const make = trustedKeys ? this.makerFor(keys) : undefined;
-    if (make !== undefined) return make(values);
-    const output: Record<string, unknown> = {};
-    for (let index = 0; index < keys.length; index += 1) setOwn(output, keys[index] as string, values[index]);
-    return output;
-  }
-
-  private makerFor(keys: readonly string[]): ObjectMaker | undefined {
-    if (keys.length === 0 || keys.length > BUILDER_KEY_LIMIT) return undefined;
-    const known = this.entryFor(keys);
-    if (known !== undefined) return known.make;
-    if (this.compiled >= BUILDER_COMPILE_LIMIT) return undefined;
-    this.compiled += 1;
-    let make: ObjectMaker;
-    try {
-      const body = keys.map((key, index) => `[${JSON.stringify(key)}]: values[${index}]`).join(', ');
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- keys are schema property names, escaped as JSON string literals (see the class description)
-      make = new Function('values', `return { ${body} };`) as ObjectMaker;
-    } catch {
-      return undefined;
-    }
-    const entry: MakerEntry = { keys: [...keys], make, copier: undefined };
-    if (this.makers.length < BUILDER_CACHE_SIZE) this.makers.push(entry);
-    else {
-      this.makers[this.next] = entry;
-      this.next = (this.next + 1) % BUILDER_CACHE_SIZE;
-    }
-    return make;
-  }
+function buildObject(keys: readonly string[], values: readonly unknown[]): Record<string, unknown> {
+  const output: Record<string, unknown> = {};
+  keys.forEach((key, index) => {
+    setOwn(output, key, values[index]);
+  });
+  return output;
 }
 
 /**
@@ -208,24 +92,12 @@ export class ObjectBuilder {
  * (`__proto__` included).
  *
  * @param args - the caller's arguments (not mutated).
- * @param properties - the schema's top-level properties (keys that are all properties build faster).
- * @param builder - the tool's object builder.
  * @returns a new plain object.
  */
-export function copyArguments(
-  args: Readonly<Record<string, unknown>>,
-  properties: ReadonlyMap<string, PropertyInfo>,
-  builder: ObjectBuilder,
-): Record<string, unknown> {
-  const keys = Object.keys(args);
-  const values = new Array<unknown>(keys.length);
-  let trusted = true;
-  for (let index = 0; index < keys.length; index += 1) {
-    const key = keys[index] as string;
-    values[index] = args[key];
-    if (trusted && !properties.has(key)) trusted = false;
-  }
-  return builder.build(keys, values, trusted);
+export function copyArguments(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const output: Record<string, unknown> = {};
+  for (const key of Object.keys(args)) setOwn(output, key, args[key]);
+  return output;
 }
 
 /**
@@ -292,52 +164,19 @@ function coercedEvent(field: string, fromType: string): NormalizedEvent {
  * @param index - the tool's normalization index.
  * @returns a new object (own data keys only; `__proto__` stays a plain key) and the events.
  */
-export function normalizeArguments(
-  args: Readonly<Record<string, unknown>>,
-  index: NormalizationIndex,
-  builder: ObjectBuilder,
-): NormalizationResult {
+export function normalizeArguments(args: Readonly<Record<string, unknown>>, index: NormalizationIndex): NormalizationResult {
   const keys = Object.keys(args);
-  const table = index.propertyTable;
-  // Fastest path: the same keys, in the same order, as the last call that needed no change.
-  const copier = builder.copierFor(keys);
-  if (copier !== undefined) {
-    let unchanged = true;
-    for (const position of copier.arrayPositions) {
-      const key = keys[position] as string;
-      if (scalarToWrap(table[key] as PropertyInfo, args[key]) !== undefined) {
-        unchanged = false;
-        break;
-      }
-    }
-    if (unchanged) return { args: copier.copy(args), events: NO_EVENTS };
-  }
-  // Fast path: every key is exactly a property (the common case); only coercion can happen.
-  const count = keys.length;
-  const values = new Array<unknown>(count);
-  let events: NormalizedEvent[] | undefined;
-  let arrayPositions: number[] | undefined;
-  let position = 0;
-  for (; position < count; position += 1) {
-    const key = keys[position] as string;
-    const info = table[key];
-    if (info === undefined) break;
+  // Common case: every key is exactly a property, so only coercion can happen.
+  if (!keys.every((key) => index.properties.has(key))) return normalizeSlowly(args, keys, index);
+  const output: Record<string, unknown> = {};
+  const events: NormalizedEvent[] = [];
+  for (const key of keys) {
     const value = args[key];
-    if (info.arrayAcceptedTypes !== undefined) (arrayPositions ??= []).push(position);
-    const fromType = info.arrayAcceptedTypes === undefined ? undefined : scalarToWrap(info, value);
-    if (fromType === undefined) {
-      values[position] = value;
-    } else {
-      (events ??= []).push(coercedEvent(key, fromType));
-      values[position] = [value];
-    }
+    const fromType = scalarToWrap(index.properties.get(key) as PropertyInfo, value);
+    if (fromType !== undefined) events.push(coercedEvent(key, fromType));
+    setOwn(output, key, fromType === undefined ? value : [value]);
   }
-  if (position === count) {
-    const built = builder.build(keys, values, true);
-    if (events === undefined && copier === undefined) builder.rememberCopy(keys, arrayPositions ?? []);
-    return { args: built, events: events ?? NO_EVENTS };
-  }
-  return normalizeSlowly(args, keys, index, builder);
+  return { args: output, events: events.length === 0 ? NO_EVENTS : events };
 }
 
 /** The general case of {@link normalizeArguments}: renames, drops and unknown keys. */
@@ -345,13 +184,11 @@ function normalizeSlowly(
   args: Readonly<Record<string, unknown>>,
   keys: readonly string[],
   index: NormalizationIndex,
-  builder: ObjectBuilder,
 ): NormalizationResult {
   const outputKeys: string[] = [];
   const outputValues: unknown[] = [];
   const events: NormalizedEvent[] = [];
   let claimed: Set<string> | undefined;
-  let trusted = true;
   const properties = index.properties;
   for (const key of keys) {
     const value = args[key];
@@ -388,7 +225,6 @@ function normalizeSlowly(
     }
     outputKeys.push(key);
     outputValues.push(value);
-    trusted = false;
     if (isAllowedByPattern(key, index.patterns)) continue;
     const reason = match.kind === 'ambiguous' ? 'ambiguous_schema_match' : 'no_schema_match';
     events.push(
@@ -397,5 +233,5 @@ function normalizeSlowly(
         : { kind: 'unknown_field_passed_through', field: key, reason },
     );
   }
-  return { args: builder.build(outputKeys, outputValues, trusted), events: events.length === 0 ? NO_EVENTS : events };
+  return { args: buildObject(outputKeys, outputValues), events: events.length === 0 ? NO_EVENTS : events };
 }

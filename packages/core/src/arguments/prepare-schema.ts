@@ -87,20 +87,67 @@ function collectReferences(value: unknown, into: Set<string>): void {
  */
 export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<SchemaNode>): PreparedSchema {
   const declared = root['$schema'];
-  const collapsing = new WeakMap<object, CollapsingInfo>();
-  const directReferences = new Map<string, Set<string>>();
+  const preparer = new SchemaPreparer(root, transparentAllOf);
+  const transformed = preparer.transform(root) as Record<string, unknown>;
+  // the root is always a new object: `$schema` may be deleted from it below
+  const schema = transformed === root ? shallowCopy(root) : transformed;
+  if (typeof declared === 'string' && !DRAFT_2020_12_URIS.has(declared)) delete schema['$schema'];
+  return { schema, collapsing: preparer.collapsing };
+}
 
-  function referencesOf(reference: string): Set<string> {
-    let found = directReferences.get(reference);
+/** A new object with the same own properties, in order (a fresh key for the collapsing table). */
+function shallowCopy(node: SchemaNode): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(node)) setOwn(copy, key, node[key]);
+  return copy;
+}
+
+/** Tuple `items` (draft-07 and earlier, 2019-09) -> `prefixItems`; `additionalItems` -> `items`. */
+function rewriteTupleItems(out: Record<string, unknown>): void {
+  const items = out['items'];
+  if (!Array.isArray(items)) return;
+  delete out['items'];
+  if (!('prefixItems' in out)) out['prefixItems'] = items;
+  if ('additionalItems' in out) {
+    out['items'] = out['additionalItems'];
+    delete out['additionalItems'];
+  }
+}
+
+/** Draft-04 boolean exclusive bounds -> numeric form. */
+function rewriteExclusiveBound(out: Record<string, unknown>, exclusive: 'exclusiveMaximum' | 'exclusiveMinimum', inclusive: 'maximum' | 'minimum'): void {
+  if (typeof out[exclusive] !== 'boolean') return;
+  const bound = out[inclusive];
+  if (out[exclusive] && typeof bound === 'number') {
+    out[exclusive] = bound;
+    Reflect.deleteProperty(out, inclusive);
+  } else {
+    Reflect.deleteProperty(out, exclusive);
+  }
+}
+
+/** The walk of one schema's preparation, with what it learns along the way. */
+class SchemaPreparer {
+  /** The collapsing table being filled (see {@link PreparedSchema}). */
+  readonly collapsing = new WeakMap<object, CollapsingInfo>();
+  private readonly directReferences = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly root: SchemaNode,
+    private readonly transparentAllOf: ReadonlySet<SchemaNode>,
+  ) {}
+
+  private referencesOf(reference: string): Set<string> {
+    let found = this.directReferences.get(reference);
     if (found === undefined) {
       found = new Set();
-      directReferences.set(reference, found);
-      collectReferences(resolveLocalReference(root, reference), found);
+      this.directReferences.set(reference, found);
+      collectReferences(resolveLocalReference(this.root, reference), found);
     }
     return found;
   }
 
-  function reachableReferences(branches: readonly unknown[]): Map<string, number> {
+  private reachableReferences(branches: readonly unknown[]): Map<string, number> {
     const reached = new Map<string, number>();
     branches.forEach((branch, index) => {
       const direct = new Set<string>();
@@ -110,27 +157,20 @@ export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<Sc
         const reference = queue.pop() as string;
         if (reached.has(reference)) continue;
         reached.set(reference, index);
-        for (const next of referencesOf(reference)) if (!reached.has(next)) queue.push(next);
+        for (const next of this.referencesOf(reference)) if (!reached.has(next)) queue.push(next);
       }
     });
     return reached;
   }
 
-  /** A new object with the same own properties, in order (a fresh key for the collapsing table). */
-  function shallowCopy(node: SchemaNode): Record<string, unknown> {
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(node)) setOwn(copy, key, node[key]);
-    return copy;
-  }
-
   /** The map with each value transformed; the map itself when no value changed. */
-  function transformMap(map: SchemaNode, keepArrays: boolean): SchemaNode {
+  private transformMap(map: SchemaNode, keepArrays: boolean): SchemaNode {
     const names = Object.keys(map);
     let mapped: Record<string, unknown> | undefined;
     for (let index = 0; index < names.length; index += 1) {
       const name = names[index] as string;
       const entry = map[name];
-      const next = keepArrays && Array.isArray(entry) ? entry : transform(entry);
+      const next = keepArrays && Array.isArray(entry) ? entry : this.transform(entry);
       if (mapped === undefined && next !== entry) {
         mapped = {};
         for (let before = 0; before < index; before += 1) setOwn(mapped, names[before] as string, map[names[before] as string]);
@@ -141,13 +181,13 @@ export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<Sc
   }
 
   /** The list with each schema transformed; the list itself when none changed, unless `fresh`. */
-  function transformList(list: readonly unknown[], fresh: boolean): readonly unknown[] {
+  private transformList(list: readonly unknown[], fresh: boolean): readonly unknown[] {
     let mapped: unknown[] | undefined = fresh ? list.slice(0, 0) : undefined;
     for (let index = 0; index < list.length; index += 1) {
       // a sparse list keeps its holes, as `map` keeps them
-      if (!(index in list)) return list.map(transform);
+      if (!(index in list)) return list.map((entry) => this.transform(entry));
       const entry = list[index];
-      const next = transform(entry);
+      const next = this.transform(entry);
       if (mapped === undefined && next !== entry) mapped = list.slice(0, index);
       if (mapped !== undefined) mapped.push(next);
     }
@@ -160,13 +200,13 @@ export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<Sc
    * schemas) are always new, so that each occurrence has its own key even when the author's
    * schema shares one value between several places.
    */
-  function transformKeyword(key: string, value: unknown): unknown {
-    if (SCHEMA_MAP_KEYWORDS.has(key) && isSchemaNode(value)) return transformMap(value, false);
-    if (key === 'dependencies' && isSchemaNode(value)) return transformMap(value, true);
-    if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value)) return transformList(value, key === 'anyOf' || key === 'oneOf');
-    if (key === 'items' && Array.isArray(value)) return transformList(value, false);
+  private transformKeyword(key: string, value: unknown): unknown {
+    if (SCHEMA_MAP_KEYWORDS.has(key) && isSchemaNode(value)) return this.transformMap(value, false);
+    if (key === 'dependencies' && isSchemaNode(value)) return this.transformMap(value, true);
+    if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value)) return this.transformList(value, key === 'anyOf' || key === 'oneOf');
+    if (key === 'items' && Array.isArray(value)) return this.transformList(value, false);
     if (SCHEMA_VALUE_KEYWORDS.has(key)) {
-      const next = transform(value);
+      const next = this.transform(value);
       return (key === 'propertyNames' || key === 'contains') && next === value && isSchemaNode(value) ? shallowCopy(value) : next;
     }
     return value;
@@ -176,14 +216,14 @@ export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<Sc
    * One schema node, copied only when something in it changes (copy on write): the prepared
    * schema shares every unchanged subtree with the published one, which nothing mutates.
    */
-  function transform(node: unknown): unknown {
+  transform(node: unknown): unknown {
     if (!isSchemaNode(node)) return node;
     const keys = Object.keys(node);
     let out: Record<string, unknown> | undefined;
     for (let index = 0; index < keys.length; index += 1) {
       const key = keys[index] as string;
       const value = node[key];
-      const next = transformKeyword(key, value);
+      const next = this.transformKeyword(key, value);
       if (out === undefined && next !== value) {
         out = {};
         for (let before = 0; before < index; before += 1) setOwn(out, keys[before] as string, node[keys[before] as string]);
@@ -191,73 +231,47 @@ export function prepareSchema(root: SchemaNode, transparentAllOf: ReadonlySet<Sc
       if (out !== undefined) setOwn(out, key, next);
     }
     const allOf = node['allOf'];
-    const wrapsAllOf = Array.isArray(allOf) && allOf.length >= 2 && !transparentAllOf.has(node) && (!('anyOf' in node) || !('oneOf' in node));
+    const wrapsAllOf = Array.isArray(allOf) && allOf.length >= 2 && !this.transparentAllOf.has(node) && (!('anyOf' in node) || !('oneOf' in node));
     const rewrites = Array.isArray(node['items']) || typeof node['exclusiveMaximum'] === 'boolean' || typeof node['exclusiveMinimum'] === 'boolean' || wrapsAllOf;
     if (out === undefined) {
       if (!rewrites) return node;
       out = shallowCopy(node);
     }
+    rewriteTupleItems(out);
+    rewriteExclusiveBound(out, 'exclusiveMaximum', 'maximum');
+    rewriteExclusiveBound(out, 'exclusiveMinimum', 'minimum');
+    this.recordCollapsing(node, out);
+    this.wrapAllOf(node, out);
+    return out;
+  }
 
-    // Tuple `items` (draft-07 and earlier, 2019-09) -> `prefixItems`; `additionalItems` -> `items`.
-    const items = out['items'];
-    if (Array.isArray(items)) {
-      delete out['items'];
-      if (!('prefixItems' in out)) out['prefixItems'] = items;
-      if ('additionalItems' in out) {
-        out['items'] = out['additionalItems'];
-        delete out['additionalItems'];
-      }
-    }
-    // Draft-04 boolean exclusive bounds -> numeric form.
-    if (typeof out['exclusiveMaximum'] === 'boolean') {
-      const bound = out['maximum'];
-      if (out['exclusiveMaximum'] && typeof bound === 'number') {
-        out['exclusiveMaximum'] = bound;
-        delete out['maximum'];
-      } else {
-        delete out['exclusiveMaximum'];
-      }
-    }
-    if (typeof out['exclusiveMinimum'] === 'boolean') {
-      const bound = out['minimum'];
-      if (out['exclusiveMinimum'] && typeof bound === 'number') {
-        out['exclusiveMinimum'] = bound;
-        delete out['minimum'];
-      } else {
-        delete out['exclusiveMinimum'];
-      }
-    }
-
+  /** Files the `anyOf`/`oneOf` lists and `propertyNames`/`contains` schemas of `out`. */
+  private recordCollapsing(node: SchemaNode, out: Record<string, unknown>): void {
     for (const kind of ['anyOf', 'oneOf'] as const) {
       const branches = out[kind];
       const original = node[kind];
       if (Array.isArray(branches) && Array.isArray(original)) {
-        collapsing.set(branches, { kind, branchBase: '', references: reachableReferences(original) });
+        this.collapsing.set(branches, { kind, branchBase: '', references: this.reachableReferences(original) });
       }
     }
     for (const kind of ['propertyNames', 'contains'] as const) {
       const subSchema = out[kind];
       if (isSchemaNode(subSchema)) {
-        collapsing.set(subSchema, { kind, branchBase: '', references: reachableReferences([node[kind]]) });
+        this.collapsing.set(subSchema, { kind, branchBase: '', references: this.reachableReferences([node[kind]]) });
       }
     }
-
-    const outAllOf = out['allOf'];
-    if (Array.isArray(outAllOf) && Array.isArray(allOf) && outAllOf.length >= 2 && !transparentAllOf.has(node)) {
-      const wrapperKeyword = !('anyOf' in out) ? 'anyOf' : !('oneOf' in out) ? 'oneOf' : undefined;
-      if (wrapperKeyword !== undefined) {
-        const wrapper = [{ allOf: outAllOf }];
-        delete out['allOf'];
-        out[wrapperKeyword] = wrapper;
-        collapsing.set(wrapper, { kind: 'allOf', branchBase: '/0/allOf', references: reachableReferences(allOf) });
-      }
-    }
-    return out;
   }
 
-  const transformed = transform(root) as Record<string, unknown>;
-  // the root is always a new object: `$schema` may be deleted from it below
-  const schema = transformed === root ? shallowCopy(root) : transformed;
-  if (typeof declared === 'string' && !DRAFT_2020_12_URIS.has(declared)) delete schema['$schema'];
-  return { schema, collapsing };
+  /** Wraps an `allOf` of two or more branches in a free `anyOf` (or `oneOf`) of one branch. */
+  private wrapAllOf(node: SchemaNode, out: Record<string, unknown>): void {
+    const allOf = node['allOf'];
+    const outAllOf = out['allOf'];
+    if (!Array.isArray(outAllOf) || !Array.isArray(allOf) || outAllOf.length < 2 || this.transparentAllOf.has(node)) return;
+    const wrapperKeyword = !('anyOf' in out) ? 'anyOf' : !('oneOf' in out) ? 'oneOf' : undefined;
+    if (wrapperKeyword === undefined) return;
+    const wrapper = [{ allOf: outAllOf }];
+    delete out['allOf'];
+    out[wrapperKeyword] = wrapper;
+    this.collapsing.set(wrapper, { kind: 'allOf', branchBase: '/0/allOf', references: this.reachableReferences(allOf) });
+  }
 }

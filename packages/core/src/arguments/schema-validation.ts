@@ -1,10 +1,11 @@
 /**
  * Strict JSON Schema validation of tool arguments with Ajv (draft 2020-12 + ajv-formats), and
  * the mapping of Ajv errors to `SCHEMA_*` details in a stable order. Implements CONTRACT.md
- * "Schema validation codes" and DESIGN 5 (detail paths and keyword parameters).
+ * "Schema validation codes" (detail paths and keyword parameters).
  *
  * @packageDocumentation
  */
+import { pointerSegments } from '@hyperjump/json-pointer';
 import type { EnvelopeDetail, SchemaErrorCode } from '@mcp-envelope/contract';
 import { fillTemplate, schemaCodeEntry } from '@mcp-envelope/contract';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -85,9 +86,6 @@ function newAjv(unicodeRegExp: boolean, ownProperties = false): Ajv2020 {
   return ajv;
 }
 
-let sharedAjv: Ajv2020 | undefined;
-let sharedOwnPropertiesAjv: Ajv2020 | undefined;
-
 const PROTOTYPE_MEMBER_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples', 'example']);
 
@@ -119,28 +117,54 @@ function namesPrototypeMember(node: unknown, seen: Set<unknown>): boolean {
 }
 
 /**
- * Compiles a prepared schema with Ajv 2020-12 (`allErrors`, non-strict so that OpenAPI keywords
- * such as `x-*`, `example`, `discriminator` are ignored, every ajv-formats format). A shared Ajv
- * instance is used and the schema is removed from it afterwards (the compiled function keeps
- * working), so tools may reuse `$id`s. When that fails, a fresh instance is tried, then one
- * without the `u` flag on patterns (for OpenAPI patterns that are only valid without it). A
- * schema naming a property like an `Object.prototype` member is compiled with `ownProperties`.
- *
- * @param schema - the prepared schema.
- * @returns the validate function.
- * @throws TypeError when no attempt compiles (the message names Ajv's reason).
+ * The Ajv instances one server compiles its schemas with, created on first use. Owned per server
+ * (see `createPipelineCaches`) so that servers in one process never share compiled state.
  */
-export function compileValidator(schema: Record<string, unknown>): ValidateFunction {
-  const ownProperties = namesPrototypeMember(schema, new Set());
-  const shared = ownProperties ? (sharedOwnPropertiesAjv ??= newAjv(true, true)) : (sharedAjv ??= newAjv(true));
-  let firstError: unknown;
-  try {
-    return shared.compile(schema);
-  } catch (error) {
-    firstError = error;
-  } finally {
-    shared.removeSchema(schema);
+export class SchemaCompiler {
+  private sharedAjv: Ajv2020 | undefined;
+  private sharedOwnPropertiesAjv: Ajv2020 | undefined;
+
+  /**
+   * Compiles a prepared schema with Ajv 2020-12 (`allErrors`, non-strict so that OpenAPI keywords
+   * such as `x-*`, `example`, `discriminator` are ignored, every ajv-formats format). The shared
+   * instance is used and the schema is removed from it afterwards (the compiled function keeps
+   * working), so tools may reuse `$id`s. When that fails, a fresh instance is tried, then one
+   * without the `u` flag on patterns (for OpenAPI patterns that are only valid without it). A
+   * schema naming a property like an `Object.prototype` member is compiled with `ownProperties`.
+   *
+   * @param schema - the prepared schema.
+   * @returns the validate function.
+   * @throws TypeError when no attempt compiles (the message names Ajv's reason).
+   */
+  compile(schema: Record<string, unknown>): ValidateFunction {
+    const ownProperties = namesPrototypeMember(schema, new Set());
+    const shared = ownProperties ? (this.sharedOwnPropertiesAjv ??= newAjv(true, true)) : (this.sharedAjv ??= newAjv(true));
+    let firstError: unknown;
+    try {
+      return shared.compile(schema);
+    } catch (error) {
+      firstError = error;
+    } finally {
+      shared.removeSchema(schema);
+    }
+    return compileAgain(schema, ownProperties, firstError);
   }
+
+  /**
+   * Checks a prepared schema against the draft 2020-12 meta-schema without compiling it (a few
+   * tens of microseconds, against milliseconds for compilation).
+   *
+   * @param schema - the prepared schema.
+   * @returns `undefined` when the schema is meta-valid, else Ajv's description of the problem.
+   */
+  metaSchemaProblem(schema: Record<string, unknown>): string | undefined {
+    const shared = (this.sharedAjv ??= newAjv(true));
+    return shared.validateSchema(schema) === true ? undefined : shared.errorsText(shared.errors);
+  }
+}
+
+/** The fallbacks of {@link SchemaCompiler.compile} after the shared instance failed. */
+function compileAgain(schema: Record<string, unknown>, ownProperties: boolean, firstError: unknown): ValidateFunction {
   const message = firstError instanceof Error ? firstError.message : '';
   // A duplicate `$id` left over in the shared instance: a fresh one compiles it.
   if (message.includes('already exists')) {
@@ -162,27 +186,9 @@ export function compileValidator(schema: Record<string, unknown>): ValidateFunct
   throw new TypeError(`not a valid JSON Schema: ${reason}`);
 }
 
-/**
- * Checks a prepared schema against the draft 2020-12 meta-schema without compiling it (a few
- * tens of microseconds, against milliseconds for compilation).
- *
- * @param schema - the prepared schema.
- * @returns `undefined` when the schema is meta-valid, else Ajv's description of the problem.
- */
-export function metaSchemaProblem(schema: Record<string, unknown>): string | undefined {
-  const shared = (sharedAjv ??= newAjv(true));
-  return shared.validateSchema(schema) === true ? undefined : shared.errorsText(shared.errors);
-}
-
-function unescapeSegment(segment: string): string {
-  return segment.includes('~') ? segment.replace(/~1/g, '/').replace(/~0/g, '~') : segment;
-}
-
-function pointerSegments(instancePath: string): string[] {
-  if (instancePath === '') return [];
-  const segments = instancePath.slice(1).split('/');
-  // one check of the whole path spares a copy per error on the common path without escapes
-  return instancePath.includes('~') ? segments.map(unescapeSegment) : segments;
+/** The unescaped segments of an Ajv `instancePath` (always a well-formed JSON Pointer). */
+function instanceSegments(instancePath: string): string[] {
+  return [...pointerSegments(instancePath)];
 }
 
 function ownValue(container: unknown, key: string): unknown {
@@ -223,7 +229,7 @@ interface Draft {
 function draftFor(error: ErrorObject): Draft {
   const keyword = error.keyword;
   const params = error.params as Record<string, unknown>;
-  const segments = pointerSegments(error.instancePath);
+  const segments = instanceSegments(error.instancePath);
   const draft: Draft = {
     keyword,
     tableKeyword: keyword,
@@ -251,50 +257,6 @@ function draftFor(error: ErrorObject): Draft {
       draft.extras = { extra };
       break;
     }
-    case 'type': {
-      const expected = params['type'];
-      draft.extras = { expected_type: Array.isArray(expected) ? expected.map(String).join('|') : String(expected) };
-      break;
-    }
-    case 'maxItems':
-    case 'minItems':
-      draft.extras = { limit: params['limit'], actual: Array.isArray(error.data) ? error.data.length : undefined };
-      break;
-    case 'maxLength':
-    case 'minLength':
-      draft.extras = { limit: params['limit'], actual: typeof error.data === 'string' ? codePointLength(error.data) : undefined };
-      break;
-    case 'maximum':
-    case 'minimum':
-      draft.extras = { limit: params['limit'] };
-      break;
-    case 'exclusiveMaximum':
-    case 'exclusiveMinimum':
-      draft.tableKeyword = keyword === 'exclusiveMaximum' ? 'maximum' : 'minimum';
-      draft.extras = { limit: params['limit'], exclusive: true };
-      draft.templateExtras = { limit: `${String(params['limit'])} (exclusive)` };
-      break;
-    case 'enum':
-      draft.extras = { allowed: Array.isArray(params['allowedValues']) ? [...(params['allowedValues'] as unknown[])] : [] };
-      break;
-    case 'const':
-      draft.extras = { allowed: [params['allowedValue']] };
-      break;
-    case 'format':
-      draft.extras = { format: params['format'] };
-      break;
-    case 'pattern':
-      draft.extras = { pattern: params['pattern'] };
-      break;
-    case 'multipleOf':
-      draft.extras = { limit: params['multipleOf'] };
-      break;
-    case 'uniqueItems': {
-      const first = Number(params['i']);
-      const second = Number(params['j']);
-      draft.extras = { actual: [Math.min(first, second), Math.max(first, second)] };
-      break;
-    }
     case 'dependentRequired': {
       const missing = String(params['missingProperty']);
       draft.segments = [...segments, missing];
@@ -303,32 +265,67 @@ function draftFor(error: ErrorObject): Draft {
       draft.extras = { keyword, field: missing, required_by: params['property'] };
       break;
     }
-    default: {
-      draft.extras = { keyword };
-      if (typeof params['limit'] === 'number') draft.extras['limit'] = params['limit'];
-    }
+    case 'exclusiveMaximum':
+    case 'exclusiveMinimum':
+      draft.tableKeyword = keyword === 'exclusiveMaximum' ? 'maximum' : 'minimum';
+      draft.extras = { limit: params['limit'], exclusive: true };
+      draft.templateExtras = { limit: `${String(params['limit'])} (exclusive)` };
+      break;
+    default:
+      draft.extras = keywordExtras(keyword, params, error.data);
   }
   // Like Python jsonschema's absolute_path: an unknown key is reported at the object holding it.
   if (draft.tableKeyword === 'additionalProperties') draft.pathSegments = segments;
   return draft;
 }
 
+/** The detail fields of an Ajv error whose keyword keeps the error's own location. */
+function keywordExtras(keyword: string, params: Readonly<Record<string, unknown>>, data: unknown): Record<string, unknown> {
+  switch (keyword) {
+    case 'type': {
+      const expected = params['type'];
+      return { expected_type: Array.isArray(expected) ? expected.map(String).join('|') : String(expected) };
+    }
+    case 'maxItems':
+    case 'minItems':
+      return { limit: params['limit'], actual: Array.isArray(data) ? data.length : undefined };
+    case 'maxLength':
+    case 'minLength':
+      return { limit: params['limit'], actual: typeof data === 'string' ? codePointLength(data) : undefined };
+    case 'maximum':
+    case 'minimum':
+      return { limit: params['limit'] };
+    case 'enum':
+      return { allowed: Array.isArray(params['allowedValues']) ? [...(params['allowedValues'] as unknown[])] : [] };
+    case 'const':
+      return { allowed: [params['allowedValue']] };
+    case 'format':
+      return { format: params['format'] };
+    case 'pattern':
+      return { pattern: params['pattern'] };
+    case 'multipleOf':
+      return { limit: params['multipleOf'] };
+    case 'uniqueItems': {
+      const first = Number(params['i']);
+      const second = Number(params['j']);
+      return { actual: [Math.min(first, second), Math.max(first, second)] };
+    }
+    default: {
+      const extras: Record<string, unknown> = { keyword };
+      if (typeof params['limit'] === 'number') extras['limit'] = params['limit'];
+      return extras;
+    }
+  }
+}
+
 function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Violation[] = []): Violation {
   const entry = schemaCodeEntry(draft.tableKeyword);
   const path = draft.pathSegments.join('/');
   const receivedType = receivedTypeOf(draft.value);
-  // Plain assignments, not object spreads: spreads of these varying shapes take V8's slow path,
-  // and this runs once per violation on the validation-error path.
-  const templateValues: Record<string, unknown> = {};
   const extras = draft.extras;
-  for (const key in extras) templateValues[key] = extras[key];
-  const templateExtras = draft.templateExtras;
-  for (const key in templateExtras) templateValues[key] = templateExtras[key];
-  templateValues['path'] = templatePathOf(draft.pathSegments);
-  templateValues['received_type'] = receivedType;
+  const templateValues: Record<string, unknown> = { ...extras, ...draft.templateExtras, path: templatePathOf(draft.pathSegments), received_type: receivedType };
   // `field` repeats the path (the contract's name for it); a missing key's own `field` replaces it.
-  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType, field: path };
-  for (const key in extras) detail[key] = extras[key];
+  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType, field: path, ...extras };
   return {
     keyword: draft.keyword,
     tableKeyword: draft.tableKeyword,
@@ -514,7 +511,7 @@ const NAMED_PROPERTY_PARAMS: ReadonlyMap<string, string> = new Map([
  * at a fraction of the cost (no detail, no extras): enough to choose the first violations.
  */
 function orderKeyOf(error: ErrorObject, index: number, context: ViolationContext): OrderKey {
-  const segments = pointerSegments(error.instancePath);
+  const segments = instanceSegments(error.instancePath);
   if (COLLAPSING_KEYWORDS.has(error.keyword)) {
     const kind = collapsingInfoOf(error, context)?.kind ?? error.keyword;
     return { index, rank: rankOf(kind, kind), segments, keyword: kind };
@@ -549,7 +546,7 @@ function collapsedViolation(error: ErrorObject, context: ViolationContext, direc
   const info = collapsingInfoOf(error, context);
   const kind = info?.kind ?? (error.keyword as CollapsingInfo['kind']);
   const direct = directErrors.get(error) ?? [];
-  const segments = pointerSegments(error.instancePath);
+  const segments = instanceSegments(error.instancePath);
   const params = error.params as Record<string, unknown>;
   const extras: Record<string, unknown> = {};
   const foldedRequired: Violation[] = [];

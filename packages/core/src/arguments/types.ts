@@ -7,6 +7,8 @@ import type { EnvelopeDetail, NormalizedEvent, NormalizedEventKind, SchemaErrorC
 
 import type { AdapterHintTables } from '../hint-tables.js';
 
+import type { SchemaCompiler } from './schema-validation.js';
+
 /**
  * The switches of the argument pipeline, already resolved from the environment and the server's
  * options. Implements CONTRACT.md "Configuration".
@@ -43,7 +45,38 @@ export interface ArgumentPipelineOptions {
    *   large generated schema.
    */
   readonly schemaOwnership?: 'copy' | 'transfer';
+  /**
+   * What a server's tools share while they are compiled: its Ajv instances and what the creation
+   * checks already found for `$defs` entries (tools generated from one API description repeat the
+   * same definitions). The caller owns it, one per server (`createPipelineCaches`); without it
+   * each tool gets its own, which is correct but slower.
+   */
+  readonly caches?: PipelineCaches;
 }
+
+/** See {@link ArgumentPipelineOptions.caches}. */
+export interface PipelineCaches {
+  /** The Ajv instances schemas are checked and compiled with. */
+  readonly compiler: SchemaCompiler;
+  /** `$defs` verdicts by the author's entry object. */
+  readonly definitionVerdicts: DefinitionVerdicts;
+}
+
+/** What the creation checks found for one prepared `$defs` entry, checked as a schema of its own. */
+export interface DefinitionVerdict {
+  /** The prepared entry this verdict is for. */
+  readonly prepared: Readonly<Record<string, unknown>>;
+  /** Ajv's meta-schema problem with it, or `undefined`. */
+  readonly problem: string | undefined;
+  /** The local references inside it (each tool resolves them against its own schema). */
+  readonly localReferences: readonly string[];
+}
+
+/**
+ * Verdicts filed under the author's `$defs` entry object; one is reused only for an entry whose
+ * prepared form has the same content as the one it was found for.
+ */
+export type DefinitionVerdicts = WeakMap<object, DefinitionVerdict>;
 
 /** A JSON Schema document as parsed JSON (an object; boolean schemas are not tool schemas). */
 export type JsonSchemaObject = Readonly<Record<string, unknown>>;

@@ -1,7 +1,7 @@
 /**
  * The contract's value rules for `_meta.rate_limit` and `_meta.retry_after_seconds`, shared by
  * every adapter; only the header names differ per server. Implements CONTRACT.md "_meta.rate_limit"
- * and DESIGN 5 ("Retry-After", "Rate-limit header values").
+ * (`Retry-After` and the rate-limit header values).
  *
  * @packageDocumentation
  */

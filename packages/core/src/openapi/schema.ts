@@ -214,86 +214,6 @@ function setOwnProperty(target: Record<string, unknown>, name: string, value: un
   else target[name] = value;
 }
 
-/**
- * Groups of the keywords {@link SchemaConverter} reads, one bit each. Translating a schema checks
- * first which groups it has (see {@link keywordGroups}), and skips the rest: start-up converts
- * thousands of schemas with code V8 has not optimized yet, where reading forty keywords in loops
- * for a schema that has four was most of the cost.
- */
-const GROUP = {
-  type: 1 << 0,
-  nullable: 1 << 1,
-  description: 1 << 2,
-  strings: 1 << 3,
-  booleans: 1 << 4,
-  counts: 1 << 5,
-  multipleOf: 1 << 6,
-  format: 1 << 7,
-  pattern: 1 << 8,
-  lowerBound: 1 << 9,
-  upperBound: 1 << 10,
-  enum: 1 << 11,
-  const: 1 << 12,
-  default: 1 << 13,
-  examples: 1 << 14,
-  items: 1 << 15,
-  subschemas: 1 << 16,
-  subschemaLists: 1 << 17,
-  subschemaMaps: 1 << 18,
-  additionalProperties: 1 << 19,
-  required: 1 << 20,
-  dependentRequired: 1 << 21,
-} as const;
-
-/** Every group: what a schema whose keywords cannot be listed up front may have. */
-const ALL_GROUPS = -1;
-
-/** The group of each keyword translation reads. */
-const KEYWORD_GROUPS: ReadonlyMap<string, number> = new Map<string, number>([
-  ['type', GROUP.type],
-  ['nullable', GROUP.nullable],
-  ['x-nullable', GROUP.nullable],
-  ['description', GROUP.description],
-  ...COPIED_STRINGS.map((keyword): [string, number] => [keyword, GROUP.strings]),
-  ...COPIED_BOOLEANS.map((keyword): [string, number] => [keyword, GROUP.booleans]),
-  ...COPIED_COUNTS.map((keyword): [string, number] => [keyword, GROUP.counts]),
-  ['multipleOf', GROUP.multipleOf],
-  ['format', GROUP.format],
-  ['pattern', GROUP.pattern],
-  ['minimum', GROUP.lowerBound],
-  ['exclusiveMinimum', GROUP.lowerBound],
-  ['maximum', GROUP.upperBound],
-  ['exclusiveMaximum', GROUP.upperBound],
-  ['enum', GROUP.enum],
-  ['const', GROUP.const],
-  ['default', GROUP.default],
-  ['examples', GROUP.examples],
-  ['example', GROUP.examples],
-  // `minItems`/`maxItems` only matter to tuples, which need `items` or `prefixItems`
-  ['items', GROUP.items],
-  ['prefixItems', GROUP.items],
-  ...SUBSCHEMA_KEYWORDS.map((keyword): [string, number] => [keyword, GROUP.subschemas]),
-  ...SUBSCHEMA_LIST_KEYWORDS.map((keyword): [string, number] => [keyword, GROUP.subschemaLists]),
-  ...SUBSCHEMA_MAP_KEYWORDS.map((keyword): [string, number] => [keyword, GROUP.subschemaMaps]),
-  ['additionalProperties', GROUP.additionalProperties],
-  ['required', GROUP.required],
-  ['dependentRequired', GROUP.dependentRequired],
-]);
-
-/**
- * The {@link GROUP}s a schema object has among its own property names, when its prototype is
- * `Object.prototype` or `null` (parsed JSON): no keyword read here is a member of
- * `Object.prototype`, so a keyword that is not an own name reads as `undefined` and its group
- * can be skipped. Any other object may inherit keywords: {@link ALL_GROUPS}.
- */
-function keywordGroups(schema: Readonly<Record<string, unknown>>): number {
-  const prototype: unknown = Object.getPrototypeOf(schema);
-  if (prototype !== Object.prototype && prototype !== null) return ALL_GROUPS;
-  let groups = 0;
-  for (const name of Object.getOwnPropertyNames(schema)) groups |= KEYWORD_GROUPS.get(name) ?? 0;
-  return groups;
-}
-
 /** Whitespace `capText` changes: every white space character other than a plain space, a space before more white space, a space at either end. */
 const COLLAPSIBLE_WHITESPACE = /[^\S ]| \s|^ | $/;
 
@@ -324,11 +244,74 @@ function referenceCandidatesIn(value: unknown): string[] {
   return keys;
 }
 
+/** `type`, with OpenAPI's `nullable` folded in (Swagger 2.0 `file` is a binary string). */
+function translateType(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>, nullable: boolean): void {
+  let type: unknown = schema['type'];
+  if (type === 'file') {
+    type = 'string';
+    result['format'] = 'binary';
+  }
+  if (typeof type === 'string' && JSON_TYPES.has(type)) result['type'] = nullable && type !== 'null' ? [type, 'null'] : type;
+  else if (Array.isArray(type)) {
+    // each type once: the meta-schema requires a type list's items to be unique
+    const types = [...new Set(type.filter((item): item is string => typeof item === 'string' && JSON_TYPES.has(item)))];
+    if (nullable && !types.includes('null')) types.push('null');
+    if (types.length > 0) result['type'] = types;
+  }
+}
+
+/** `enum` (each value once, `null` added for a nullable schema), `const`, `default`, `examples`. */
+function translateValues(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>, nullable: boolean): void {
+  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) {
+    const seen = new Set<string>();
+    const values = (schema['enum'] as readonly unknown[]).filter((value) => {
+      const key = JSON.stringify(value) ?? 'undefined';
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    if (nullable && !values.includes(null)) values.push(null);
+    result['enum'] = values;
+  }
+  if (Object.hasOwn(schema, 'const')) result['const'] = schema['const'];
+  if (Object.hasOwn(schema, 'default')) result['default'] = schema['default'];
+  if (Array.isArray(schema['examples'])) result['examples'] = schema['examples'];
+  else if (Object.hasOwn(schema, 'example')) result['examples'] = [schema['example']];
+}
+
+/** `required`, without the read-only properties, and `dependentRequired`. */
+function translateRequired(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>): void {
+  if (Array.isArray(schema['required'])) {
+    const required = (schema['required'] as readonly unknown[]).filter((name): name is string => typeof name === 'string');
+    const properties = isRecord(schema['properties']) ? schema['properties'] : {};
+    // a read-only property is never sent in a request, so it cannot be required of the caller
+    const sendable = required.filter((name) => {
+      const property = properties[name];
+      return !(isRecord(property) && property['readOnly'] === true);
+    });
+    if (sendable.length > 0) {
+      result['required'] = [...new Set(sendable)];
+      // a required name the schema does not describe gets an open description, so a strict
+      // validator accepts the schema and the name stays required
+      const described = (result['properties'] ?? {}) as Record<string, unknown>;
+      const undescribed = sendable.filter((name) => !Object.hasOwn(described, name));
+      if (undescribed.length > 0) {
+        const completed: Record<string, unknown> = { ...described };
+        for (const name of undescribed) setOwnProperty(completed, name, {});
+        result['properties'] = completed;
+      }
+    }
+  }
+  const dependentRequired = schema['dependentRequired'];
+  if (isRecord(dependentRequired)) result['dependentRequired'] = translateDependentRequired(dependentRequired);
+}
+
 /**
  * A converter with its memo and cycle guards. One instance per document: the memo caches
  * converted `$ref` targets and source objects, so a definition used by many operations is
  * converted once and shared (the output is a DAG; JSON serialization expands it).
  */
+
 export class SchemaConverter {
   private readonly resolveReference: ReferenceResolver | undefined;
   private readonly descriptionLimit: number;
@@ -574,140 +557,69 @@ export class SchemaConverter {
 
   private translate(schema: Readonly<Record<string, unknown>>): JsonSchema {
     const result: Record<string, unknown> = {};
-    // each group is read only when the schema has it (reading an absent own name gives undefined)
-    const groups = keywordGroups(schema);
-    const has = (group: number): boolean => (groups & group) !== 0;
-    const nullable = has(GROUP.nullable) && (schema['nullable'] === true || schema['x-nullable'] === true);
-
-    // type (Swagger 2.0 `file` is a binary string)
-    let type: unknown = has(GROUP.type) ? schema['type'] : undefined;
-    if (type === 'file') {
-      type = 'string';
-      result['format'] = 'binary';
-    }
-    if (typeof type === 'string' && JSON_TYPES.has(type)) result['type'] = nullable && type !== 'null' ? [type, 'null'] : type;
-    else if (Array.isArray(type)) {
-      // each type once: the meta-schema requires a type list's items to be unique
-      const types = [...new Set(type.filter((item): item is string => typeof item === 'string' && JSON_TYPES.has(item)))];
-      if (nullable && !types.includes('null')) types.push('null');
-      if (types.length > 0) result['type'] = types;
-    }
-
-    if (has(GROUP.description)) {
-      const description = this.description(schema['description']);
-      if (description !== undefined) result['description'] = description;
-    }
-    if (has(GROUP.strings)) {
-      for (const keyword of COPIED_STRINGS) {
-        const value = schema[keyword];
-        if (typeof value === 'string') result[keyword] = value;
-      }
-    }
-    if (has(GROUP.booleans)) {
-      for (const keyword of COPIED_BOOLEANS) {
-        const value = schema[keyword];
-        if (typeof value === 'boolean') result[keyword] = value;
-      }
-    }
-    if (has(GROUP.counts)) {
-      for (const keyword of COPIED_COUNTS) {
-        const count = schema[keyword];
-        if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) result[keyword] = count;
-      }
-    }
-    if (has(GROUP.multipleOf) && isFiniteNumber(schema['multipleOf']) && schema['multipleOf'] > 0) result['multipleOf'] = schema['multipleOf'];
-
-    if (has(GROUP.format)) {
-      const format = schema['format'];
-      if (typeof format === 'string' && KNOWN_FORMATS.has(format) && result['format'] === undefined) result['format'] = format;
-    }
-    if (has(GROUP.pattern)) {
-      const pattern = schema['pattern'];
-      if (typeof pattern === 'string' && isValidPattern(pattern)) result['pattern'] = pattern;
-    }
-
-    // ranges: OpenAPI 3.0 / Swagger booleans become the 2020-12 numeric form
-    if (has(GROUP.lowerBound)) this.translateBound(schema, result, 'minimum', 'exclusiveMinimum');
-    if (has(GROUP.upperBound)) this.translateBound(schema, result, 'maximum', 'exclusiveMaximum');
-
-    if (has(GROUP.enum) && Array.isArray(schema['enum']) && schema['enum'].length > 0) {
-      const seen = new Set<string>();
-      const values = (schema['enum'] as readonly unknown[]).filter((value) => {
-        const key = JSON.stringify(value) ?? 'undefined';
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
-      if (nullable && !values.includes(null)) values.push(null);
-      result['enum'] = values;
-    }
-    if (has(GROUP.const) && Object.hasOwn(schema, 'const')) result['const'] = schema['const'];
-    if (has(GROUP.default) && Object.hasOwn(schema, 'default')) result['default'] = schema['default'];
-    if (has(GROUP.examples)) {
-      if (Array.isArray(schema['examples'])) result['examples'] = schema['examples'];
-      else if (Object.hasOwn(schema, 'example')) result['examples'] = [schema['example']];
-    }
-
-    if (has(GROUP.items)) this.translateItems(schema, result);
-
-    if (has(GROUP.subschemas)) {
-      for (const keyword of SUBSCHEMA_KEYWORDS) {
-        const value = schema[keyword];
-        if (value !== undefined) result[keyword] = this.convert(value);
-      }
-    }
-    if (has(GROUP.subschemaLists)) {
-      for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
-        const list = schema[keyword];
-        if (Array.isArray(list) && list.length > 0) result[keyword] = list.map((item) => this.convert(item));
-      }
-    }
-    if (has(GROUP.subschemaMaps)) {
-      for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
-        const map = schema[keyword];
-        if (!isRecord(map)) continue;
-        const converted: Record<string, unknown> = {};
-        for (const [name, value] of Object.entries(map)) {
-          if (keyword === 'patternProperties' && !isValidPattern(name)) continue;
-          setOwnProperty(converted, name, this.convert(value));
-        }
-        result[keyword] = converted;
-      }
-    }
-    if (has(GROUP.additionalProperties)) {
-      const additional = schema['additionalProperties'];
-      if (typeof additional === 'boolean') result['additionalProperties'] = additional;
-      else if (isRecord(additional)) result['additionalProperties'] = this.convert(additional);
-    }
-
-    if (has(GROUP.required) && Array.isArray(schema['required'])) {
-      const required = (schema['required'] as readonly unknown[]).filter((name): name is string => typeof name === 'string');
-      const properties = isRecord(schema['properties']) ? schema['properties'] : {};
-      // a read-only property is never sent in a request, so it cannot be required of the caller
-      const sendable = required.filter((name) => {
-        const property = properties[name];
-        return !(isRecord(property) && property['readOnly'] === true);
-      });
-      if (sendable.length > 0) {
-        result['required'] = [...new Set(sendable)];
-        // a required name the schema does not describe gets an open description, so a strict
-        // validator accepts the schema and the name stays required
-        const described = (result['properties'] ?? {}) as Record<string, unknown>;
-        const undescribed = sendable.filter((name) => !Object.hasOwn(described, name));
-        if (undescribed.length > 0) {
-          const completed: Record<string, unknown> = { ...described };
-          for (const name of undescribed) setOwnProperty(completed, name, {});
-          result['properties'] = completed;
-        }
-      }
-    }
-    if (has(GROUP.dependentRequired)) {
-      const dependentRequired = schema['dependentRequired'];
-      if (isRecord(dependentRequired)) result['dependentRequired'] = translateDependentRequired(dependentRequired);
-    }
-
+    const nullable = schema['nullable'] === true || schema['x-nullable'] === true;
+    // the order of these steps is the key order of the converted schema
+    translateType(schema, result, nullable);
+    this.translateAnnotations(schema, result);
+    translateValues(schema, result, nullable);
+    this.translateItems(schema, result);
+    this.translateSubschemas(schema, result);
+    translateRequired(schema, result);
     fitKeywordsToType(result);
     return result;
+  }
+
+  /** `description`, the copied keywords, `multipleOf`, `format`, `pattern` and the ranges. */
+  private translateAnnotations(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>): void {
+    const description = this.description(schema['description']);
+    if (description !== undefined) result['description'] = description;
+    for (const keyword of COPIED_STRINGS) {
+      const value = schema[keyword];
+      if (typeof value === 'string') result[keyword] = value;
+    }
+    for (const keyword of COPIED_BOOLEANS) {
+      const value = schema[keyword];
+      if (typeof value === 'boolean') result[keyword] = value;
+    }
+    for (const keyword of COPIED_COUNTS) {
+      const count = schema[keyword];
+      if (typeof count === 'number' && Number.isSafeInteger(count) && count >= 0) result[keyword] = count;
+    }
+    if (isFiniteNumber(schema['multipleOf']) && schema['multipleOf'] > 0) result['multipleOf'] = schema['multipleOf'];
+
+    const format = schema['format'];
+    if (typeof format === 'string' && KNOWN_FORMATS.has(format) && result['format'] === undefined) result['format'] = format;
+    const pattern = schema['pattern'];
+    if (typeof pattern === 'string' && isValidPattern(pattern)) result['pattern'] = pattern;
+
+    // ranges: OpenAPI 3.0 / Swagger booleans become the 2020-12 numeric form
+    this.translateBound(schema, result, 'minimum', 'exclusiveMinimum');
+    this.translateBound(schema, result, 'maximum', 'exclusiveMaximum');
+  }
+
+  /** The keywords whose values are schemas, lists of schemas or maps of schemas. */
+  private translateSubschemas(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>): void {
+    for (const keyword of SUBSCHEMA_KEYWORDS) {
+      const value = schema[keyword];
+      if (value !== undefined) result[keyword] = this.convert(value);
+    }
+    for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
+      const list = schema[keyword];
+      if (Array.isArray(list) && list.length > 0) result[keyword] = list.map((item) => this.convert(item));
+    }
+    for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
+      const map = schema[keyword];
+      if (!isRecord(map)) continue;
+      const converted: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(map)) {
+        if (keyword === 'patternProperties' && !isValidPattern(name)) continue;
+        setOwnProperty(converted, name, this.convert(value));
+      }
+      result[keyword] = converted;
+    }
+    const additional = schema['additionalProperties'];
+    if (typeof additional === 'boolean') result['additionalProperties'] = additional;
+    else if (isRecord(additional)) result['additionalProperties'] = this.convert(additional);
   }
 
   /**

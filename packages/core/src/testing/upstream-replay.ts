@@ -174,6 +174,32 @@ function sendBody(request: IncomingMessage, response: ServerResponse, answer: Re
   response.end(body);
 }
 
+/** Sends one recorded answer: drops the connection, or writes its status, headers and body. */
+function sendAnswer(request: IncomingMessage, response: ServerResponse, answer: RecordedResponse): void {
+  if (answer.dropConnection === true) {
+    request.socket.destroy();
+    return;
+  }
+  const headers = Object.entries(answer.headers ?? {}).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase()));
+  for (const [name, value] of headers) response.setHeader(name, value);
+  const hasContentType = headers.some(([name]) => name.toLowerCase() === 'content-type');
+  if (!hasContentType && answer.body !== undefined && typeof answer.body !== 'string' && !(answer.body instanceof Uint8Array)) response.setHeader('content-type', 'application/json');
+  response.statusCode = answer.status;
+  sendBody(request, response, answer);
+}
+
+/** Listens on 127.0.0.1 with an OS-chosen port; resolves with the server's base URL. */
+async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 /**
  * Starts a replay server on 127.0.0.1 with an OS-chosen port.
  *
@@ -216,16 +242,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
       const received: ReplayRequest = { method, url, path, rawQuery, query, headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), answeredBy: source };
       (source === 'token' ? tokenRequests : requests).push(received);
       const send = (): void => {
-        if (answer.dropConnection === true) {
-          request.socket.destroy();
-          return;
-        }
-        const headers = Object.entries(answer.headers ?? {}).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase()));
-        for (const [name, value] of headers) response.setHeader(name, value);
-        const hasContentType = headers.some(([name]) => name.toLowerCase() === 'content-type');
-        if (!hasContentType && answer.body !== undefined && typeof answer.body !== 'string' && !(answer.body instanceof Uint8Array)) response.setHeader('content-type', 'application/json');
-        response.statusCode = answer.status;
-        sendBody(request, response, answer);
+        sendAnswer(request, response, answer);
       };
       if (answer.delayMs === undefined) send();
       else {
@@ -236,14 +253,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listenOnLoopback(server);
   return {
     url,
     tokenUrl: `${url}${tokenPath}`,

@@ -2,7 +2,7 @@
  * The status-based part of upstream HTTP classification that every server shares, as data:
  * 401/403 are credential problems, 429 is a rate limit, anything else is the server's own
  * `*_api_http` kind; 408, 429 and 5xx may succeed on retry. Implements CONTRACT.md "error_kind"
- * and DESIGN 5 (429 -> `rate_limited`/`RATE_LIMITED`; 401/403 -> `auth_error` keeping the
+ * (429 -> `rate_limited`/`RATE_LIMITED`; 401/403 -> `auth_error` keeping the
  * per-server HTTP code).
  *
  * @packageDocumentation

@@ -317,6 +317,12 @@ describe('paths', () => {
     expect(result.details.map((detail) => [detail.path, detail['extra']])).toEqual([['', 'a/b~c']]);
   });
 
+  it('unescapes ~1 and ~0 in the instance path of a nested violation', () => {
+    const schema = { type: 'object', properties: { 'a/b~c': { type: 'object', properties: { '~x': { type: 'string' } } } } };
+    const result = failed(tool(schema).check({ 'a/b~c': { '~x': 1 } }));
+    expect(result.details.map((detail) => [detail.path, detail.received_type])).toEqual([['a/b~c/~x', 'integer']]);
+  });
+
   it('reports a combinator at its parent path, folding branch errors from $ref targets', () => {
     const result = failed(tool(CAMPAIGN_SCHEMA).check({ profileId: 1, budget: { amount: 'ten' } }));
     expect(result.error_code).toBe('SCHEMA_ANY_OF_FAILED');
