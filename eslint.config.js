@@ -17,11 +17,20 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-unnecessary-condition': 'off',
       '@typescript-eslint/consistent-type-imports': 'error',
-      // DESIGN 3: owning the tools/call path means using the SDK's low-level Server, which SDK v1
-      // marks deprecated in favour of McpServer (which cannot take raw JSON Schemas).
+      // DESIGN 3: owning the tools/call path means using the SDK's low-level Server, which the SDK
+      // marks deprecated in favour of McpServer (which cannot take raw JSON Schemas). The logging
+      // capability (deprecated by protocol revision 2026-07-28, still in the spec) is served for
+      // 2025-era clients and the official suite.
       '@typescript-eslint/no-deprecated': [
         'error',
-        { allow: [{ from: 'package', package: '@modelcontextprotocol/sdk', name: 'Server' }] },
+        {
+          allow: [
+            { from: 'package', package: '@modelcontextprotocol/sdk', name: 'Server' },
+            { from: 'package', package: '@modelcontextprotocol/server', name: 'Server' },
+            { from: 'package', package: '@modelcontextprotocol/server', name: 'LoggingLevel' },
+            { from: 'package', package: '@modelcontextprotocol/server', name: 'sendLoggingMessage' },
+          ],
+        },
       ],
     },
   },

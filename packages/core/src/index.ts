@@ -58,7 +58,7 @@ export {
   upstreamFetch,
 } from './upstream.js';
 export type { UpstreamFetchInit } from './upstream.js';
-export { currentCallContext, recordResponseMeta, recordResponseMetaInto } from './context.js';
+export { recordResponseMetaInto } from './context.js';
 export type { CallContext } from './context.js';
 
 // Envelope building blocks.

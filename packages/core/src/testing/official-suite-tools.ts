@@ -9,8 +9,7 @@
  *
  * @packageDocumentation
  */
-import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
 
 import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
 import { toolResult } from '../tool-result.js';
@@ -84,14 +83,14 @@ function text(value: string): CallToolResult {
 
 async function notify(context: ToolHandlerContext, notification: ServerNotification): Promise<void> {
   try {
-    await context.request.sendNotification(notification);
+    await context.request.mcpReq.notify(notification);
   } catch {
     // A notification the session cannot carry (e.g. logging without the logging capability) is dropped.
   }
 }
 
 async function elicit(context: ToolHandlerContext, message: string, requestedSchema: Record<string, unknown>): Promise<string> {
-  const result = await context.request.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } } as never, ElicitResultSchema);
+  const result = await context.request.mcpReq.send({ method: 'elicitation/create', params: { message, requestedSchema } });
   return `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
 }
 
@@ -160,7 +159,7 @@ export function officialSuiteTools(): EnvelopeTool[] {
       description: 'Conformance fixture: reports progress 0, 50 and 100 of 100.',
       inputSchema: NO_ARGUMENTS,
       handler: async (_args, context) => {
-        const progressToken = context.request._meta?.progressToken;
+        const progressToken = context.request.mcpReq._meta?.progressToken;
         for (const progress of [0, 50, 100]) {
           if (progress > 0) await pause(50, context.signal);
           if (progressToken !== undefined) await notify(context, { method: 'notifications/progress', params: { progressToken, progress, total: 100 } });
@@ -181,10 +180,10 @@ export function officialSuiteTools(): EnvelopeTool[] {
       description: 'Conformance fixture: asks the client to sample a reply to the prompt.',
       inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send.' } }, required: ['prompt'] },
       handler: async (args, context) => {
-        const result = await context.request.sendRequest(
-          { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: String(args['prompt']) } }], maxTokens: 100 } } as never,
-          CreateMessageResultSchema,
-        );
+        const result = await context.request.mcpReq.send({
+          method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: String(args['prompt']) } }], maxTokens: 100 },
+        });
         const content = result.content as { type?: unknown; text?: unknown };
         return text(`LLM response: ${typeof content.text === 'string' ? content.text : JSON.stringify(result.content)}`);
       },
