@@ -5,8 +5,10 @@
  * @packageDocumentation
  */
 import type { JsonSchemaObject } from '@mcp-envelope/core';
-import type { OperationBody, OperationParameter } from '@mcp-envelope/core';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { EnvelopeTool, OperationBody, OperationParameter } from '@mcp-envelope/core';
+
+/** MCP tool annotations, as core's tools take them. */
+type ToolAnnotations = NonNullable<EnvelopeTool['annotations']>;
 
 /**
  * Which account header a call carries besides the client id:

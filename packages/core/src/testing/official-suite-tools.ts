@@ -24,6 +24,7 @@ export const OFFICIAL_SUITE_TOOL_NAMES = [
   'test_tool_with_logging',
   'test_tool_with_progress',
   'test_error_handling',
+  'test_reconnection',
   'test_sampling',
   'test_elicitation',
   'test_elicitation_sep1034_defaults',
@@ -173,6 +174,17 @@ export function officialSuiteTools(): EnvelopeTool[] {
       inputSchema: NO_ARGUMENTS,
       handler: () => {
         throw new Error(OFFICIAL_SUITE_ERROR_MESSAGE);
+      },
+    },
+    {
+      name: 'test_reconnection',
+      description: 'Conformance fixture: closes its SSE stream mid-call, so the client resumes it with Last-Event-ID.',
+      inputSchema: NO_ARGUMENTS,
+      handler: async (_args, context) => {
+        // Present only on a Streamable HTTP session with an event store (resumable streams).
+        context.request.http?.closeSSE?.();
+        await pause(100, context.signal);
+        return text('Reconnection test completed');
       },
     },
     {
