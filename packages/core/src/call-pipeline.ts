@@ -92,54 +92,55 @@ function handlerContext(call: CallContext, request: ServerContext): ToolHandlerC
   };
 }
 
+/** The answer to an unknown tool name: a `tool_not_found` result, or a JSON-RPC error carrying it. */
+function unknownTool(input: CallPipelineInput, name: string): CallToolResult {
+  const suggestion = closestMatch(name, input.registry.names);
+  const hints = [...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]), 'Call tools/list to see the tools this server offers.'];
+  const envelope = finalizeEnvelope(
+    {
+      error_kind: 'tool_not_found',
+      tool: name === '' ? 'unknown_tool' : name,
+      summary: `No tool named "${displayName(name)}" is registered on this server.`,
+      details: [],
+      hints,
+      examples: [],
+      error_code: 'TOOL_NOT_FOUND',
+      retryable: false,
+      _envelope_version: CONTRACT_VERSION,
+    },
+    input.finalizeEnvironment,
+  );
+  if (input.unknownToolAs === 'jsonrpc') throw invalidParams(JSON.stringify(envelope), envelope);
+  return errorResult(envelope);
+}
+
+function validationFailure(input: CallPipelineInput, name: string, check: Extract<ArgumentCheck, { ok: false }>): CallToolResult {
+  // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
+  const validationMeta = composeMeta({ normalized: input.includeNormalized ? check.events : undefined, validator: check.validator });
+  const envelope: ErrorEnvelope = {
+    error_kind: 'mcp_input_validation',
+    tool: name,
+    summary: check.summary,
+    details: check.details,
+    hints: check.hints,
+    examples: [],
+    error_code: check.error_code,
+    retryable: false,
+    _envelope_version: CONTRACT_VERSION,
+    ...(validationMeta === undefined ? {} : { _meta: validationMeta }),
+  };
+  return errorResult(finalizeEnvelope(envelope, input.finalizeEnvironment, check.omittedDetails));
+}
+
 /**
  * Creates the `tools/call` answer of one server.
  *
  * @returns the function the SDK's `tools/call` handler calls.
  */
 export function createCallPipeline(input: CallPipelineInput): CallTool {
-  const { adapter, registry, shaper, calls, logger, finalizeEnvironment, classifyEnvironment, includeNormalized } = input;
+  const { adapter, registry, shaper, calls, logger, classifyEnvironment } = input;
 
-  const unknownTool = (name: string): CallToolResult => {
-    const suggestion = closestMatch(name, registry.names);
-    const hints = [...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]), 'Call tools/list to see the tools this server offers.'];
-    const envelope = finalizeEnvelope(
-      {
-        error_kind: 'tool_not_found',
-        tool: name === '' ? 'unknown_tool' : name,
-        summary: `No tool named "${displayName(name)}" is registered on this server.`,
-        details: [],
-        hints,
-        examples: [],
-        error_code: 'TOOL_NOT_FOUND',
-        retryable: false,
-        _envelope_version: CONTRACT_VERSION,
-      },
-      finalizeEnvironment,
-    );
-    if (input.unknownToolAs === 'jsonrpc') throw invalidParams(JSON.stringify(envelope), envelope);
-    return errorResult(envelope);
-  };
-
-  const validationFailure = (name: string, check: Extract<ArgumentCheck, { ok: false }>): CallToolResult => {
-    // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
-    const validationMeta = composeMeta({ normalized: includeNormalized ? check.events : undefined, validator: check.validator });
-    const envelope: ErrorEnvelope = {
-      error_kind: 'mcp_input_validation',
-      tool: name,
-      summary: check.summary,
-      details: check.details,
-      hints: check.hints,
-      examples: [],
-      error_code: check.error_code,
-      retryable: false,
-      _envelope_version: CONTRACT_VERSION,
-      ...(validationMeta === undefined ? {} : { _meta: validationMeta }),
-    };
-    return errorResult(finalizeEnvelope(envelope, finalizeEnvironment, check.omittedDetails));
-  };
-
-  /** Runs the handler; `undefined` value slot means the call was answered already (`answer`). */
+  /** Runs the handler: its value, or the `answer` when the call ended another way (a throw, a forced shutdown). */
   const runHandler = async (entry: ToolEntry, args: Record<string, unknown>, call: CallContext, request: ServerContext): Promise<{ answer: CallToolResult } | { value: unknown }> => {
     try {
       const returned = entry.tool.handler(args, handlerContext(call, request));
@@ -159,7 +160,7 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
     if (!isPlainObject(params) || typeof params['name'] !== 'string') throw invalidParams('Invalid tools/call request: params.name must be a string');
     const name = params['name'];
     const entry = registry.get(name);
-    if (entry === undefined) return unknownTool(name);
+    if (entry === undefined) return unknownTool(input, name);
     let check: ArgumentCheck;
     try {
       // `null` is how several clients write "no arguments"
@@ -168,7 +169,7 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
       // Only a schema that cannot be compiled gets here: the server's fault, with the reason in the log.
       return errorResult(internalError(error, 'input_schema', classifyEnvironment(newCall(name, adapter, undefined, request.mcpReq.signal, input.maxUpstreamBodyBytes))));
     }
-    if (!check.ok) return validationFailure(name, check);
+    if (!check.ok) return validationFailure(input, name, check);
     const call = newCall(name, adapter, check, request.mcpReq.signal, input.maxUpstreamBodyBytes);
     const ran = await runHandler(entry, check.args, call, request);
     if ('answer' in ran) return ran.answer;

@@ -221,6 +221,8 @@ function createSessionPool(host: HttpHostServer, transportClass: typeof NodeStre
       transport: new transportClass({
         sessionIdGenerator: randomUUID,
         eventStore,
+        // tells a client that lost an SSE stream when to reconnect with Last-Event-ID
+        retryInterval: 1000,
         onsessioninitialized: (id) => {
           sessions.set(id, session);
           pending.delete(session);

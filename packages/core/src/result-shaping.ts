@@ -108,118 +108,120 @@ function envelopeInText(result: CallToolResult): ErrorEnvelope | undefined {
   return undefined;
 }
 
+/** The `internal_error` result for a handler result that cannot be sent: `problem` goes to the log only. */
+function badResult(deps: ResultShaperInput, problem: string, call: CallContext): CallToolResult {
+  return errorResult(internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', deps.classifyEnvironment(call)));
+}
+
+/** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
+function outputMismatch(deps: ResultShaperInput, entry: ToolEntry, structured: unknown, call: CallContext): CallToolResult | undefined {
+  const outcome = entry.outputChecker?.check(structured);
+  if (outcome === undefined || outcome.ok) return undefined;
+  return badResult(deps, `returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
+}
+
+/** `value` and its JSON text, redacted: the text is tested first, so a clean value is walked no further. */
+function redactedJson(deps: ResultShaperInput, value: unknown, text: string): { value: unknown; text: string } {
+  if (!deps.redactor.mayRedact(text)) return { value, text };
+  const redacted = deps.redactor.value(value);
+  return redacted === value ? { value, text } : { value: redacted, text: JSON.stringify(redacted) };
+}
+
+function objectResult(deps: ResultShaperInput, value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
+  const meta = deps.successMeta(call);
+  const data = withoutForgedTelemetry(value);
+  const withCallMeta = meta === undefined ? data : withMeta(data, meta);
+  const json = JSON.stringify(withCallMeta);
+  // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
+  if (json.charCodeAt(0) !== 0x7b) return badResult(deps, 'returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
+  const { value: structured, text } = redactedJson(deps, withCallMeta, json);
+  return outputMismatch(deps, entry, structured, call) ?? { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/** An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as `structuredContent`. */
+function scalarResult(deps: ResultShaperInput, value: unknown, call: CallContext, era: ProtocolEra): CallToolResult {
+  const json = JSON.stringify(value) as string | undefined;
+  if (typeof json !== 'string') return badResult(deps, `returned a value with no JSON form (${typeof value})`, call);
+  const redacted = redactedJson(deps, value, json);
+  const text = typeof value === 'string' ? deps.redactor.string(value) : redacted.text;
+  const result: CallToolResult = { content: [{ type: 'text', text }] };
+  return era === 'modern' ? { ...result, structuredContent: redacted.value } : result;
+}
+
+/** The error result for a handler-built `isError` result: its envelope, else `internal_error`. */
+function rawErrorResult(deps: ResultShaperInput, result: CallToolResult, call: CallContext): CallToolResult {
+  const environment = deps.classifyEnvironment(call);
+  const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
+  if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
+  const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+  return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
+}
+
+function rawResult(deps: ResultShaperInput, value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
+  if (!isCallToolResult(value)) return badResult(deps, 'returned an invalid CallToolResult (see the MCP CallToolResult schema)', call);
+  const result = value;
+  if (result.isError === true) return rawErrorResult(deps, result, call);
+  const structured = result.structuredContent;
+  const meta = deps.successMeta(call);
+  if (meta === undefined || !isPlainObject(structured)) return outputMismatch(deps, entry, structured, call) ?? result;
+  const mirror = JSON.stringify(structured);
+  const injected = withMeta(structured, meta);
+  const mismatch = outputMismatch(deps, entry, injected, call);
+  if (mismatch !== undefined) return mismatch;
+  const injectedText = JSON.stringify(injected);
+  return {
+    ...result,
+    structuredContent: injected,
+    content: result.content.map((block) => (block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block)),
+  };
+}
+
+/**
+ * `result` when its JSON is within `MCP_MAX_RESULT_BYTES`, else the adapter's envelope for a
+ * result too large. The exact size is measured only when a cheap bound says it could pass the
+ * limit: a character of a text block takes at most 6 bytes as an escaped JSON string, and
+ * `structuredContent` that the text mirrors (`mirrored`, core's own results) at most 3 per
+ * character of that text.
+ */
+function boundedResult(deps: ResultShaperInput, result: CallToolResult, mirrored: boolean, call: CallContext): CallToolResult {
+  const max = deps.limits.MCP_MAX_RESULT_BYTES;
+  let bound = 4096;
+  for (const block of result.content) {
+    if (block.type === 'text') bound += block.text.length * (mirrored ? 9 : 6);
+    else if (block.type === 'image' || block.type === 'audio') bound += block.data.length + block.mimeType.length * 6;
+    else bound += max;
+  }
+  if (!mirrored && (result.structuredContent !== undefined || result._meta !== undefined)) bound += max;
+  if (bound <= max || Buffer.byteLength(JSON.stringify(result)) <= max) return result;
+  const failure = new UpstreamClientError({ type: 'response_too_large', subject: 'result', limitBytes: max, setting: 'MCP_MAX_RESULT_BYTES' });
+  return errorResult(envelopeForThrown(failure, deps.classifyEnvironment(call)));
+}
+
+function unboundedResult(deps: ResultShaperInput, value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult {
+  if (isToolResult(value)) return rawResult(deps, deps.redactor.value({ ...value }), entry, call);
+  // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
+  // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
+  if (isClassInstance(value)) {
+    return badResult(deps, `returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`, call);
+  }
+  if (isPlainObject(value)) return objectResult(deps, value, entry, call);
+  if (entry.outputChecker !== undefined) {
+    return badResult(deps, `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);
+  }
+  if (value === undefined) return { content: [] };
+  return scalarResult(deps, value, call, era);
+}
+
 /**
  * Creates the result shaper of one server.
  *
  * @returns the shaper.
  */
 export function createResultShaper(input: ResultShaperInput): ResultShaper {
-  const { redactor, limits, classifyEnvironment, successMeta } = input;
-
-  /** The `internal_error` result for a handler result that cannot be sent: `problem` goes to the log only. */
-  const badResult = (problem: string, call: CallContext): CallToolResult =>
-    errorResult(internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', classifyEnvironment(call)));
-
-  /** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
-  const outputMismatch = (entry: ToolEntry, structured: unknown, call: CallContext): CallToolResult | undefined => {
-    const outcome = entry.outputChecker?.check(structured);
-    if (outcome === undefined || outcome.ok) return undefined;
-    return badResult(`returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
-  };
-
-  /** `value` and its JSON text, redacted: the text is tested first, so a clean value is walked no further. */
-  const redactedJson = (value: unknown, text: string): { value: unknown; text: string } => {
-    if (!redactor.mayRedact(text)) return { value, text };
-    const redacted = redactor.value(value);
-    return redacted === value ? { value, text } : { value: redacted, text: JSON.stringify(redacted) };
-  };
-
-  const objectResult = (value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult => {
-    const meta = successMeta(call);
-    const data = withoutForgedTelemetry(value);
-    const withCallMeta = meta === undefined ? data : withMeta(data, meta);
-    const json = JSON.stringify(withCallMeta);
-    // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
-    if (json.charCodeAt(0) !== 0x7b) return badResult('returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
-    const { value: structured, text } = redactedJson(withCallMeta, json);
-    return outputMismatch(entry, structured, call) ?? { content: [{ type: 'text', text }], structuredContent: structured };
-  };
-
-  /** An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as `structuredContent`. */
-  const scalarResult = (value: unknown, call: CallContext, era: ProtocolEra): CallToolResult => {
-    const json = JSON.stringify(value) as string | undefined;
-    if (typeof json !== 'string') return badResult(`returned a value with no JSON form (${typeof value})`, call);
-    const redacted = redactedJson(value, json);
-    const text = typeof value === 'string' ? redactor.string(value) : redacted.text;
-    const result: CallToolResult = { content: [{ type: 'text', text }] };
-    return era === 'modern' ? { ...result, structuredContent: redacted.value } : result;
-  };
-
-  const rawResult = (value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult => {
-    if (!isCallToolResult(value)) return badResult('returned an invalid CallToolResult (see the MCP CallToolResult schema)', call);
-    const result = value;
-    if (result.isError === true) {
-      const environment = classifyEnvironment(call);
-      const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
-      if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
-      const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
-      return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
-    }
-    const structured = result.structuredContent;
-    const meta = successMeta(call);
-    if (meta === undefined || !isPlainObject(structured)) return outputMismatch(entry, structured, call) ?? result;
-    const mirror = JSON.stringify(structured);
-    const injected = withMeta(structured, meta);
-    const mismatch = outputMismatch(entry, injected, call);
-    if (mismatch !== undefined) return mismatch;
-    const injectedText = JSON.stringify(injected);
-    return {
-      ...result,
-      structuredContent: injected,
-      content: result.content.map((block) => (block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block)),
-    };
-  };
-
-  /**
-   * `result` when its JSON is within `MCP_MAX_RESULT_BYTES`, else the adapter's envelope for a
-   * result too large. The exact size is measured only when a cheap bound says it could pass the
-   * limit: a character of a text block takes at most 6 bytes as an escaped JSON string, and
-   * `structuredContent` that the text mirrors (`mirrored`, core's own results) at most 3 per
-   * character of that text.
-   */
-  const boundedResult = (result: CallToolResult, mirrored: boolean, call: CallContext): CallToolResult => {
-    const max = limits.MCP_MAX_RESULT_BYTES;
-    let bound = 4096;
-    for (const block of result.content) {
-      if (block.type === 'text') bound += block.text.length * (mirrored ? 9 : 6);
-      else if (block.type === 'image' || block.type === 'audio') bound += block.data.length + block.mimeType.length * 6;
-      else bound += max;
-    }
-    if (!mirrored && (result.structuredContent !== undefined || result._meta !== undefined)) bound += max;
-    if (bound <= max || Buffer.byteLength(JSON.stringify(result)) <= max) return result;
-    const failure = new UpstreamClientError({ type: 'response_too_large', subject: 'result', limitBytes: max, setting: 'MCP_MAX_RESULT_BYTES' });
-    return errorResult(envelopeForThrown(failure, classifyEnvironment(call)));
-  };
-
-  const unbounded = (value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult => {
-    if (isToolResult(value)) return rawResult(redactor.value({ ...value }), entry, call);
-    // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
-    // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
-    if (isClassInstance(value)) {
-      return badResult(`returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`, call);
-    }
-    if (isPlainObject(value)) return objectResult(value, entry, call);
-    if (entry.outputChecker !== undefined) {
-      return badResult(`declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);
-    }
-    if (value === undefined) return { content: [] };
-    return scalarResult(value, call, era);
-  };
-
   return {
     shape: (value, entry, call, era) => {
-      const result = unbounded(value, entry, call, era);
-      return result.isError === true ? result : boundedResult(result, !isToolResult(value), call);
+      const result = unboundedResult(input, value, entry, call, era);
+      return result.isError === true ? result : boundedResult(input, result, !isToolResult(value), call);
     },
   };
 }

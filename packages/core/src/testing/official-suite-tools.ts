@@ -95,16 +95,8 @@ async function elicit(context: ToolHandlerContext, message: string, requestedSch
   return `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
 }
 
-/**
- * The official suite's fixture tools (see {@link OFFICIAL_SUITE_TOOL_NAMES}): text, image, audio,
- * embedded resource and mixed content results; logging and progress notifications; an error; a
- * sampling and three elicitation requests to the client; and a tool whose input schema uses
- * draft 2020-12 `$schema`, `$defs` and `additionalProperties: false`.
- *
- * @returns fresh tool definitions for `createEnvelopeServer`.
- */
-export function officialSuiteTools(): EnvelopeTool[] {
-  const wav = silentWav();
+/** The fixtures returning each kind of content block. */
+function contentTools(wav: string): EnvelopeTool[] {
   return [
     {
       name: 'test_simple_text',
@@ -143,6 +135,12 @@ export function officialSuiteTools(): EnvelopeTool[] {
         ],
       }),
     },
+  ];
+}
+
+/** The fixtures that notify while they run, fail, or close their stream mid-call. */
+function runtimeTools(): EnvelopeTool[] {
+  return [
     {
       name: 'test_tool_with_logging',
       description: 'Conformance fixture: sends three log notifications while it runs.',
@@ -187,6 +185,40 @@ export function officialSuiteTools(): EnvelopeTool[] {
         return text('Reconnection test completed');
       },
     },
+  ];
+}
+
+/** The five enum forms the suite checks in an elicitation schema (SEP-1330). */
+const SEP1330_ENUMS_SCHEMA = {
+  type: 'object',
+  properties: {
+    untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    titledSingle: {
+      type: 'string',
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
+    },
+    legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+    untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    titledMulti: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
+    },
+  },
+};
+
+/** The fixtures that send a sampling or elicitation request to the client. */
+function clientRequestTools(): EnvelopeTool[] {
+  return [
     {
       name: 'test_sampling',
       description: 'Conformance fixture: asks the client to sample a reply to the prompt.',
@@ -237,34 +269,15 @@ export function officialSuiteTools(): EnvelopeTool[] {
       inputSchema: NO_ARGUMENTS,
       handler: async (_args, context) =>
         text(
-          await elicit(context, 'Please pick options', {
-            type: 'object',
-            properties: {
-              untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-              titledSingle: {
-                type: 'string',
-                oneOf: [
-                  { const: 'value1', title: 'First Option' },
-                  { const: 'value2', title: 'Second Option' },
-                  { const: 'value3', title: 'Third Option' },
-                ],
-              },
-              legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-              untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-              titledMulti: {
-                type: 'array',
-                items: {
-                  anyOf: [
-                    { const: 'value1', title: 'First Choice' },
-                    { const: 'value2', title: 'Second Choice' },
-                    { const: 'value3', title: 'Third Choice' },
-                  ],
-                },
-              },
-            },
-          }),
+          await elicit(context, 'Please pick options', SEP1330_ENUMS_SCHEMA),
         ),
     },
+  ];
+}
+
+/** The fixture whose input schema uses draft 2020-12 features. */
+function schemaTools(): EnvelopeTool[] {
+  return [
     {
       name: 'json_schema_2020_12_tool',
       description: 'Tool with JSON Schema 2020-12 features',
@@ -278,4 +291,17 @@ export function officialSuiteTools(): EnvelopeTool[] {
       handler: (args) => text(`Received ${JSON.stringify(args)}`),
     },
   ];
+}
+
+/**
+ * The official suite's fixture tools (see {@link OFFICIAL_SUITE_TOOL_NAMES}): text, image, audio,
+ * embedded resource and mixed content results; logging and progress notifications; an error; a
+ * call that closes its SSE stream mid-call (resumability); a
+ * sampling and three elicitation requests to the client; and a tool whose input schema uses
+ * draft 2020-12 `$schema`, `$defs` and `additionalProperties: false`.
+ *
+ * @returns fresh tool definitions for `createEnvelopeServer`.
+ */
+export function officialSuiteTools(): EnvelopeTool[] {
+  return [...contentTools(silentWav()), ...runtimeTools(), ...clientRequestTools(), ...schemaTools()];
 }
