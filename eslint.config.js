@@ -29,6 +29,8 @@ export default tseslint.config(
             { from: 'package', package: '@modelcontextprotocol/server', name: 'Server' },
             { from: 'package', package: '@modelcontextprotocol/server', name: 'LoggingLevel' },
             { from: 'package', package: '@modelcontextprotocol/server', name: 'sendLoggingMessage' },
+            { from: 'package', package: '@modelcontextprotocol/client', name: 'LoggingMessageNotification' },
+            { from: 'package', package: '@modelcontextprotocol/client', name: 'setLoggingLevel' },
           ],
         },
       ],

@@ -17,7 +17,7 @@ const SECRET_TOOL: EnvelopeTool = {
   },
 };
 
-async function connected(): Promise<{ client: Client; messages: LoggingMessageNotification['params'][]; close(): Promise<void> }> {
+async function connected(): Promise<{ client: Client; messages: LoggingMessageNotification['params'][]; close: () => Promise<void> }> {
   const server = createTestServer({}, [SECRET_TOOL]);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);

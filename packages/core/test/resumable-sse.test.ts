@@ -21,8 +21,8 @@ afterAll(async () => {
 });
 
 interface SseEvent {
-  readonly id?: string;
-  readonly retry?: string;
+  readonly id?: string | undefined;
+  readonly retry?: string | undefined;
   readonly data: string;
 }
 
