@@ -284,8 +284,13 @@ function schemaTools(): EnvelopeTool[] {
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' } },
+        // composition and conditional keywords, which a 2026-07-28 server must publish unchanged
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
       handler: (args) => text(`Received ${JSON.stringify(args)}`),
@@ -298,7 +303,8 @@ function schemaTools(): EnvelopeTool[] {
  * embedded resource and mixed content results; logging and progress notifications; an error; a
  * call that closes its SSE stream mid-call (resumability); a
  * sampling and three elicitation requests to the client; and a tool whose input schema uses
- * draft 2020-12 `$schema`, `$defs` and `additionalProperties: false`.
+ * draft 2020-12 `$schema`, `$defs` (with an `$anchor`), `allOf`/`anyOf`, `if`/`then`/`else` and
+ * `additionalProperties: false`.
  *
  * @returns fresh tool definitions for `createEnvelopeServer`.
  */
