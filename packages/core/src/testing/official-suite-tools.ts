@@ -188,7 +188,7 @@ function runtimeTools(): EnvelopeTool[] {
   ];
 }
 
-/** The five enum forms the suite checks in an elicitation schema (SEP-1330). */
+/** The five enum forms the suite checks in an elicitation schema. */
 const SEP1330_ENUMS_SCHEMA = {
   type: 'object',
   properties: {
