@@ -20,6 +20,13 @@ export interface EnvelopeCapabilityValue {
 export const ENVELOPE_CAPABILITY_KEY = 'openbridge_envelope' as const;
 
 /**
+ * The reverse-DNS identifier under which a server advertises the same capability value in
+ * `capabilities.extensions` (where clients of protocol revision 2026-07-28 read extensions).
+ * Implements CONTRACT.md "Capabilities".
+ */
+export const ENVELOPE_EXTENSION_ID = 'io.github.mcp-envelope/envelope' as const;
+
+/**
  * Builds `{ openbridge_envelope: { contract_version, error_kinds, normalized_kinds } }`, to be
  * placed under the MCP server's `capabilities.experimental`. Implements
  * CONTRACT.md "Capabilities".

@@ -59,7 +59,7 @@ export { ERROR_ENVELOPE_SCHEMA, fillTemplate, schemaCodeEntry } from './schemas.
 export type { SchemaCodeEntry } from './schemas.js';
 export { isEnvelope, isEnvelopeMeta, validateEnvelope, validateMeta } from './validate.js';
 export type { EnvelopeValidation, EnvelopeViolation } from './validate.js';
-export { ENVELOPE_CAPABILITY_KEY, envelopeCapability } from './capability.js';
+export { ENVELOPE_CAPABILITY_KEY, ENVELOPE_EXTENSION_ID, envelopeCapability } from './capability.js';
 export type { EnvelopeCapabilityValue } from './capability.js';
 export { activeMigrations, compareVersions, legacyErrorKindFor, MIGRATIONS } from './migrations.js';
 export type { MigrationEntry } from './migrations.js';

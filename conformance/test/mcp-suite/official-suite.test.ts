@@ -28,14 +28,14 @@ describe('runOfficialSuite', () => {
 
   it('passing scenarios and a listed failure make an ok run', async () => {
     const report = await runOfficialSuite({
-      expectedFailuresFile: expectedFailures('ok.yml', 'server:\n  # no logging capability\n  - logging-set-level\n'),
+      expectedFailuresFile: expectedFailures('ok.yml', 'server:\n  # no priming event for a 2025-03-26 request\n  - server-sse-polling\n'),
       servers: ['sp'],
-      scenarios: ['tools-call-error', 'json-schema-2020-12', 'logging-set-level'],
+      scenarios: ['tools-call-error', 'json-schema-2020-12', 'server-sse-polling'],
     });
     expect(report.rows.map((row) => [row.scenario, row.outcome, row.listed, row.result])).toEqual([
       ['tools-call-error', 'passed', false, 'PASS'],
       ['json-schema-2020-12', 'passed', false, 'PASS'],
-      ['logging-set-level', 'failed', true, 'PASS'],
+      ['server-sse-polling', 'failed', true, 'PASS'],
     ]);
     expect(report.ok).toBe(true);
     expect(report.node_version).toMatch(/^v2[2-9]\./);
@@ -46,14 +46,14 @@ describe('runOfficialSuite', () => {
     const report = await runOfficialSuite({
       expectedFailuresFile: expectedFailures('bad.yml', 'server:\n  - ping\n  - resources-list # not applicable\n'),
       servers: ['sp'],
-      scenarios: ['ping', 'logging-set-level'],
+      scenarios: ['ping', 'server-sse-polling'],
     });
     expect(report.rows.map((row) => [row.scenario, row.outcome, row.listed, row.result])).toEqual([
       ['ping', 'passed', true, 'FAIL'],
-      ['logging-set-level', 'failed', false, 'FAIL'],
+      ['server-sse-polling', 'failed', false, 'FAIL'],
     ]);
     expect(report.rows[0]?.note).toContain('stale entry');
-    expect(report.rows[1]?.note).toContain('new failure; FAILURE logging-set-level: Failed: MCP error -32601: Method not found');
+    expect(report.rows[1]?.note).toContain('new failure; WARNING server-sse-priming-event: Server did not send priming event');
     expect(report.file_issues).toEqual(['ping: no reason comment', 'resources-list: not a scenario this run executes (not applicable); remove the entry']);
     expect(report.ok).toBe(false);
   }, 120_000);

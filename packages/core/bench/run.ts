@@ -112,8 +112,8 @@ function bareAsyncServer(): Server {
   return server;
 }
 
-function envelopeServer(tools: readonly EnvelopeTool[], implicitContext = true): EnvelopeServer {
-  return createEnvelopeServer({ info: { name: 'envelope', version: '0.0.0' }, adapter: benchAdapter, tools, options: { env: {}, logger: silentLogger, implicitContext } });
+function envelopeServer(tools: readonly EnvelopeTool[]): EnvelopeServer {
+  return createEnvelopeServer({ info: { name: 'envelope', version: '0.0.0' }, adapter: benchAdapter, tools, options: { env: {}, logger: silentLogger } });
 }
 
 /**
@@ -209,7 +209,6 @@ async function hotPaths(): Promise<void> {
   const bare = await connect(bareServer());
   const bareSingleParse = await connect(bareSingleParseServer());
   const envelope = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
-  const explicitOnly = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }], false));
   const bareAsync = await connect(bareAsyncServer());
   const envelopeAsync = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: asyncHandlerValue }]));
   const check = (await envelope.callTool({ name: 'bench', arguments: invalidArgs })).isError;
@@ -218,7 +217,6 @@ async function hotPaths(): Promise<void> {
     bare: () => bare.callTool({ name: 'bench', arguments: validArgs }),
     bareSingleParse: () => bareSingleParse.callTool({ name: 'bench', arguments: validArgs }),
     envelope: () => envelope.callTool({ name: 'bench', arguments: validArgs }),
-    explicitOnly: () => explicitOnly.callTool({ name: 'bench', arguments: validArgs }),
     validationError: () => envelope.callTool({ name: 'bench', arguments: invalidArgs }),
     bareAsync: () => bareAsync.callTool({ name: 'bench', arguments: validArgs }),
     envelopeAsync: () => envelopeAsync.callTool({ name: 'bench', arguments: validArgs }),
@@ -239,12 +237,10 @@ async function hotPaths(): Promise<void> {
   console.log(
     `info  success path vs a bare server with core's one-parse tools/call registration: ${microseconds(success.mean)} vs ${microseconds(single.mean)} per call, ratio ${pairedRatio(success, single).toFixed(3)}x; validation-error path against it: ${pairedRatio(validation, single).toFixed(3)}x (medians of paired rounds)`,
   );
-  const explicit = times['explicitOnly']!;
-  console.log(`info  success path with implicitContext: false: ${microseconds(explicit.mean)} per call, ratio ${explicit.ratio.toFixed(3)}x`);
   // The async envelope call against the async bare call of the same round.
   const asyncRatio = pairedRatio(times['envelopeAsync']!, times['bareAsync']!);
   console.log(
-    `info  async handler (runs in AsyncLocalStorage): ${microseconds(times['envelopeAsync']!.mean)} vs bare async ${microseconds(times['bareAsync']!.mean)} per call, ratio ${asyncRatio.toFixed(3)}x on Node ${process.versions.node}`,
+    `info  async handler: ${microseconds(times['envelopeAsync']!.mean)} vs bare async ${microseconds(times['bareAsync']!.mean)} per call, ratio ${asyncRatio.toFixed(3)}x on Node ${process.versions.node}`,
   );
   report({
     name: 'validation-error path vs bare success call',
@@ -255,7 +251,6 @@ async function hotPaths(): Promise<void> {
   await bare.close();
   await bareSingleParse.close();
   await envelope.close();
-  await explicitOnly.close();
   await bareAsync.close();
   await envelopeAsync.close();
 }

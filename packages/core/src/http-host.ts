@@ -1,6 +1,7 @@
 /**
- * Serving an envelope server over Streamable HTTP on node:http: one SDK server per session,
- * Host and Origin validation on every request, a cap on sessions, idle expiry, and a graceful
+ * Serving an envelope server over Streamable HTTP on node:http: one SDK server per 2025-era
+ * session (resumable streams through an event store), a stateless SDK server per 2026-07-28
+ * request (the SDK's `createMcpHandler`), Host and Origin validation on every request, a cap on sessions, idle expiry, and a graceful
  * shutdown that answers every call it accepted. Implements DESIGN 4 (wire decisions) for HTTP.
  *
  * @packageDocumentation
@@ -10,8 +11,10 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeIncomingMessageLike, NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { EventStore, Server as LowLevelServer } from '@modelcontextprotocol/server';
+
+import { createEventStore } from './event-store.js';
 
 import type { InFlightCalls } from './in-flight.js';
 import type { EnvelopeLogger } from './logger.js';
@@ -86,8 +89,8 @@ export interface StreamableHttpHandle {
 
 /** What the HTTP host needs of the envelope server. */
 export interface HttpHostServer {
-  /** A new SDK server sharing the envelope server's tools, for one session. */
-  createSdkServer(): LowLevelServer;
+  /** A new SDK server sharing the envelope server's tools, for one session or one 2026-07-28 request. */
+  createSdkServer(era: 'legacy' | 'modern'): LowLevelServer;
   /** The envelope server's unfinished tool calls (see {@link StreamableHttpHandle.shutdown}). */
   readonly calls: InFlightCalls;
   readonly logger: EnvelopeLogger;
@@ -122,7 +125,7 @@ function loopbackHosts(host: string, canonical: string, port: number): string[] 
 }
 
 interface Session {
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
   readonly server: LowLevelServer;
   /** Requests of this session in progress (a notification stream excluded). */
   active: number;
@@ -181,14 +184,14 @@ interface SessionPool {
   get(id: string): Session | undefined;
   /** Whether one more session may be opened. */
   hasRoom(): boolean;
-  /** Serves a request that opens a session (an `initialize`), keeping the session when it is initialized. */
-  open(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Serves a request that opens a session (an `initialize`, its body parsed), keeping the session when it is initialized. */
+  open(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void>;
   /** Counts a request of a session as activity until its response closes. */
   track(session: Session, request: IncomingMessage, response: ServerResponse): void;
   closeAll(): Promise<void>;
 }
 
-function createSessionPool(host: HttpHostServer, transportClass: typeof StreamableHTTPServerTransport, maxSessions: number, idleTimeout: number): SessionPool {
+function createSessionPool(host: HttpHostServer, transportClass: typeof NodeStreamableHTTPServerTransport, eventStore: EventStore, maxSessions: number, idleTimeout: number): SessionPool {
   const sessions = new Map<string, Session>();
   const pending = new Set<Session>();
   const closeSession = (session: Session): Promise<void> => {
@@ -217,12 +220,15 @@ function createSessionPool(host: HttpHostServer, transportClass: typeof Streamab
     const session: Session = {
       transport: new transportClass({
         sessionIdGenerator: randomUUID,
+        eventStore,
+        // tells a client that lost an SSE stream when to reconnect with Last-Event-ID
+        retryInterval: 1000,
         onsessioninitialized: (id) => {
           sessions.set(id, session);
           pending.delete(session);
         },
       }),
-      server: host.createSdkServer(),
+      server: host.createSdkServer('legacy'),
       active: 0,
       idleTimer: undefined,
     };
@@ -239,12 +245,12 @@ function createSessionPool(host: HttpHostServer, transportClass: typeof Streamab
     },
     get: (id) => sessions.get(id),
     hasRoom: () => sessions.size + pending.size < maxSessions,
-    open: async (request, response) => {
+    open: async (request, response, body) => {
       const session = newSession();
       pending.add(session);
       track(session, request, response);
       await session.server.connect(session.transport);
-      await session.transport.handleRequest(request, response);
+      await session.transport.handleRequest(request, response, body);
       if (session.transport.sessionId === undefined) {
         pending.delete(session);
         await session.server.close();
@@ -275,8 +281,36 @@ function accessFor(options: StreamableHttpOptions, bindHost: string, canonical: 
   };
 }
 
+/** How a request without a session is told apart and served (the SDK's pieces, loaded once). */
+interface EraRouting {
+  /** Reads the body and decides: `modern` (a 2026-07-28 request), else `legacy` with the parsed body. */
+  classify(request: IncomingMessage): Promise<{ readonly era: 'modern' | 'legacy'; readonly body: unknown; readonly parsed: boolean }>;
+  /** Serves a 2026-07-28 request on a fresh SDK server. */
+  readonly modern: NodeMcpRequestHandler;
+}
+
+async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close(): Promise<void> }> {
+  // Loaded here, not with the server module: a stdio server never needs them.
+  const [{ createMcpHandler, isLegacyRequest }, { toNodeHandler, toWebRequest }] = await Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node')]);
+  const handler = createMcpHandler(() => host.createSdkServer('modern'), { legacy: 'reject' });
+  return {
+    classify: async (request) => {
+      const web = await toWebRequest(request as NodeIncomingMessageLike);
+      const legacy = await isLegacyRequest(web);
+      const text = request.method === 'POST' ? await web.text() : '';
+      try {
+        return { era: legacy ? 'legacy' : 'modern', body: text === '' ? undefined : (JSON.parse(text) as unknown), parsed: true };
+      } catch {
+        return { era: 'legacy', body: undefined, parsed: false };
+      }
+    },
+    modern: toNodeHandler(handler),
+    close: () => handler.close(),
+  };
+}
+
 /** The request handler of an endpoint, given its settings once the port is known. */
-function requestHandler(host: HttpHostServer, pool: SessionPool, path: string, state: { draining: boolean; access: Access | undefined }, maxSessions: number, idleTimeout: number) {
+function requestHandler(host: HttpHostServer, pool: SessionPool, routing: EraRouting, path: string, state: { draining: boolean; access: Access | undefined }, maxSessions: number, idleTimeout: number) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://placeholder');
     if (url.pathname !== path) {
@@ -303,12 +337,21 @@ function requestHandler(host: HttpHostServer, pool: SessionPool, path: string, s
       await session.transport.handleRequest(request, response);
       return;
     }
+    const { era, body, parsed } = await routing.classify(request);
+    if (era === 'modern') {
+      await routing.modern(request as NodeIncomingMessageLike, response, body);
+      return;
+    }
+    if (!parsed) {
+      refuse(response, 400, -32700, 'Parse error: the body is not valid JSON');
+      return;
+    }
     if (!pool.hasRoom()) {
       host.logger.warn({ max_sessions: maxSessions }, 'streamable HTTP session refused: the session limit is reached');
       refuse(response, 503, -32000, `Too many sessions (at most ${maxSessions}); try again later`, { 'retry-after': String(Math.ceil(Math.min(idleTimeout, 60_000) / 1000)) });
       return;
     }
-    await pool.open(request, response);
+    await pool.open(request, response, body);
   };
 }
 
@@ -322,9 +365,8 @@ function requestHandler(host: HttpHostServer, pool: SessionPool, path: string, s
  *   or when the port cannot be bound.
  */
 export async function serveStreamableHttp(host: HttpHostServer, options: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> {
-  // Loaded here, not with the server module: a stdio server never needs it, and it is a
-  // noticeable part of the SDK's load time.
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  // Loaded here, not with the server module: a stdio server never needs it.
+  const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
   const bindHost = options.host ?? '127.0.0.1';
   const canonical = loopbackHostname(bindHost);
   if (canonical === undefined && options.allowedOrigins === undefined) {
@@ -334,10 +376,11 @@ export async function serveStreamableHttp(host: HttpHostServer, options: Streama
   }
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleTimeout = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
-  const pool = createSessionPool(host, StreamableHTTPServerTransport, maxSessions, idleTimeout);
+  const pool = createSessionPool(host, NodeStreamableHTTPServerTransport, createEventStore(), maxSessions, idleTimeout);
+  const routing = await eraRouting(host);
   const requests = requestCounter();
   const state: { draining: boolean; access: Access | undefined } = { draining: false, access: undefined };
-  const handle = requestHandler(host, pool, options.path ?? '/mcp', state, maxSessions, idleTimeout);
+  const handle = requestHandler(host, pool, routing, options.path ?? '/mcp', state, maxSessions, idleTimeout);
   const httpServer = createServer((request, response) => {
     // a notification stream (GET) stays open as long as its client wants: a shutdown waits for calls only
     if (request.method !== 'GET') {
@@ -363,7 +406,7 @@ export async function serveStreamableHttp(host: HttpHostServer, options: Streama
   state.access = accessFor(options, bindHost, canonical, port);
 
   const close = async (): Promise<void> => {
-    await pool.closeAll();
+    await Promise.all([pool.closeAll(), routing.close()]);
     httpServer.closeAllConnections();
     await new Promise<void>((resolve) => {
       httpServer.close(() => {

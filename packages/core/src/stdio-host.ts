@@ -7,8 +7,10 @@
 import { Transform } from 'node:stream';
 import type { TransformCallback, Writable } from 'node:stream';
 
-import type { Server as LowLevelServer } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { parseJSONRPCMessage, serializeMessage } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server as LowLevelServer, Transport } from '@modelcontextprotocol/server';
+import { serveStdio as serveStdioEras } from '@modelcontextprotocol/server/stdio';
+import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 
 import type { EnvelopeLogger } from './logger.js';
 
@@ -126,18 +128,26 @@ export class OversizedLineFilter extends Transform {
 }
 
 /**
- * Connects `server` to stdin/stdout through an {@link OversizedLineFilter}: a line over the
- * limit is answered with a JSON-RPC error -32600 (with the line's `id` when it starts or ends
- * with one, else `null`; `data: { limit_bytes, received_bytes }`) and a log line, and the connection stays up.
+ * Serves stdin/stdout through an {@link OversizedLineFilter}, with the SDK's `serveStdio`, which
+ * answers both protocol eras: a 2025-11-25 `initialize` pins a `legacy` server, a 2026-07-28
+ * `server/discover` a `modern` one (each made by `createSdkServer`). A line over the limit is
+ * answered with a JSON-RPC error -32600 (with the line's `id` when it starts or ends with one,
+ * else `null`; `data: { limit_bytes, received_bytes }`) and a log line, and the connection stays up.
  *
- * @param server - the SDK server.
+ * @param createSdkServer - makes an SDK server for an era.
  * @param logger - where the log line goes.
  * @param options - see {@link StdioOptions}.
  * @param stdin - the input (default `process.stdin`).
  * @param stdout - the output (default `process.stdout`).
- * @returns the transport.
+ * @returns the SDK's handle (its `close` ends the connection).
  */
-export async function serveStdio(server: LowLevelServer, logger: EnvelopeLogger, options: StdioOptions = {}, stdin: NodeJS.ReadableStream = process.stdin, stdout: Writable = process.stdout): Promise<StdioServerTransport> {
+export async function serveStdio(
+  createSdkServer: (era: 'legacy' | 'modern') => LowLevelServer,
+  logger: EnvelopeLogger,
+  options: StdioOptions = {},
+  stdin: NodeJS.ReadableStream = process.stdin,
+  stdout: Writable = process.stdout,
+): Promise<StdioServerHandle> {
   const limit = options.maxMessageBytes ?? DEFAULT_MAX_STDIO_MESSAGE_BYTES;
   const filter = new OversizedLineFilter(limit, ({ bytes, id }) => {
     logger.error({ received_bytes: bytes, limit_bytes: limit, id }, 'stdio message over the size limit refused');
@@ -145,12 +155,8 @@ export async function serveStdio(server: LowLevelServer, logger: EnvelopeLogger,
     stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message, data: { limit_bytes: limit, received_bytes: bytes } } })}\n`);
   });
   stdin.pipe(filter);
-  // the filter passes whole lines of at most `limit` bytes, so the SDK buffer holds at most one
-  // line plus one chunk
-  const transport = new StdioServerTransport(filter, stdout, { maxBufferSize: 2 * limit + 1024 * 1024 });
-  await server.connect(transport);
-  answerUnreadableLines(transport, logger, stdout);
-  return transport;
+  const transport = new LineTransport(filter, stdout, logger);
+  return Promise.resolve(serveStdioEras(({ era }) => createSdkServer(era), { transport }));
 }
 
 /**
@@ -165,19 +171,81 @@ function unreadableLineError(error: unknown): { code: number; message: string } 
 }
 
 /**
- * Answers every line the transport drops as unreadable with a JSON-RPC error (id `null`, as
- * JSON-RPC 2.0 says when the id cannot be read) and a log line: the SDK alone reports it to
- * `onerror` only, and the client waits for its own timeout. The line itself is not logged (it may
- * hold credentials).
+ * The stdio transport: reads the whole lines {@link OversizedLineFilter} passes and writes one
+ * JSON line per message. Unlike the SDK's stdio transport, which skips a line that is not JSON
+ * without a word, it answers every unreadable line with a JSON-RPC error (id `null`, as JSON-RPC
+ * 2.0 says when the id cannot be read) and a log line, so the client does not wait for its own
+ * timeout. The line itself is not logged (it may hold credentials).
  */
-function answerUnreadableLines(transport: StdioServerTransport, logger: EnvelopeLogger, stdout: Writable): void {
-  const protocolOnError = transport.onerror;
-  transport.onerror = (error) => {
-    const answer = unreadableLineError(error);
-    if (answer !== undefined) {
-      logger.error({ code: answer.code }, 'unreadable stdio message refused');
-      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: answer })}\n`);
-    }
-    protocolOnError?.(error);
+class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #lines: NodeJS.ReadableStream;
+  readonly #stdout: Writable;
+  readonly #logger: EnvelopeLogger;
+  #rest = '';
+  #closed = false;
+
+  constructor(lines: NodeJS.ReadableStream, stdout: Writable, logger: EnvelopeLogger) {
+    this.#lines = lines;
+    this.#stdout = stdout;
+    this.#logger = logger;
+  }
+
+  start(): Promise<void> {
+    this.#lines.on('data', this.#onData);
+    this.#lines.on('end', this.#onEnd);
+    this.#lines.on('error', this.#onError);
+    return Promise.resolve();
+  }
+
+  readonly #onData = (chunk: Buffer | string): void => {
+    const lines = (this.#rest + chunk.toString()).split('\n');
+    this.#rest = lines.pop() ?? '';
+    for (const line of lines) this.#read(line.replace(/\r$/, ''));
   };
+
+  readonly #onEnd = (): void => {
+    void this.close();
+  };
+
+  readonly #onError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  #read(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      // Checked against the JSON-RPC schema, but passed on as parsed: the schema's copy would
+      // drop an own `__proto__` key, which normalization must see as data.
+      message = JSON.parse(line) as JSONRPCMessage;
+      parseJSONRPCMessage(message);
+    } catch (error) {
+      const answer = unreadableLineError(error);
+      if (answer === undefined) throw error;
+      this.#logger.error({ code: answer.code }, 'unreadable stdio message refused');
+      this.#stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: answer })}\n`);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#stdout.write(serializeMessage(message))) resolve();
+      else this.#stdout.once('drain', resolve);
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.#lines.off('data', this.#onData);
+    this.#lines.off('end', this.#onEnd);
+    this.#lines.off('error', this.#onError);
+    this.onclose?.();
+    return Promise.resolve();
+  }
 }

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 
 const TOOL_RESULT_BRAND = Symbol.for('@mcp-envelope/core/ToolResult');
 

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { FailedRequest, HeaderRecord } from './adapter.js';
-import { currentCallContext, recordResponseMetaInto } from './context.js';
+import { recordResponseMetaInto } from './context.js';
 import type { CallContext } from './context.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
 import { displayLocation, locationUrl } from './upstream-body/request.js';
@@ -238,9 +238,9 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
  * Fetches `url` and returns the response when its status is 2xx, its body unread but guarded: the
  * exchange's deadline (`timeoutMs`) and body limit apply while it is read.
  *
- * Inside a tool call, the response headers of every answer (success or failure) go through the
- * adapter's `parseResponseMeta` and are recorded in the call's context, so `_meta` of the result
- * carries them. Redirects are followed by hand within the request's origin only (at most
+ * This free form records no telemetry: inside a tool call, use the handler's `context.fetch`
+ * (which calls {@link fetchInCallContext}), whose response headers go through the adapter's
+ * `parseResponseMeta` into the call's `_meta`. Redirects are followed by hand within the request's origin only (at most
  * {@link MAX_UPSTREAM_REDIRECTS}); `init.redirect` is ignored.
  *
  * @param url - the absolute URL.
@@ -258,12 +258,12 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
  * @throws the abort reason, unchanged, when `init.signal` or the call is cancelled.
  */
 export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit = {}): Promise<Response> {
-  return fetchInCallContext(currentCallContext(), url, init);
+  return fetchInCallContext(undefined, url, init);
 }
 
 /**
  * {@link upstreamFetch} for an explicit call context (what `context.fetch` of a tool handler
- * calls, so it works whether or not the implicit AsyncLocalStorage context is on).
+ * calls): the response headers of every answer (success or failure) are recorded in that call.
  *
  * @param context - the call to record telemetry into and whose body limit applies; `undefined`
  *   records nothing.

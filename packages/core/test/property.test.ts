@@ -82,15 +82,14 @@ describe('the whole server under random arguments', () => {
   });
 
   it('keeps constructor and prototype keys as data and lets no __proto__ key reach a prototype', async () => {
-    // The arguments reach normalization as the transport parsed them: `__proto__` is an own data
-    // key there, and stays one in the copy the handler gets.
+    // The SDK v2 server hands the handler its schema-checked copy of `params`, in which an own
+    // `__proto__` key of the JSON text is gone: it never reaches normalization, nor a prototype.
     const args = JSON.parse('{"__proto__":{"polluted":true},"constructor":"c","prototype":1}') as Record<string, unknown>;
     const result = await connections[1]!.client.callTool({ name: 'open', arguments: args });
     const text = (result.content as { text: string }[])[0]!.text;
     // the schema admits extra keys, so each one passes through with its event
-    const events = ['__proto__', 'constructor', 'prototype'].map((field) => ({ kind: 'unknown_field_passed_through', field, reason: 'no_schema_match' }));
-    expect(text).toBe(`{"__proto__":{"polluted":true},"constructor":"c","prototype":1,"_meta":${JSON.stringify({ normalized: events })}}`);
-    expect(Object.getOwnPropertyDescriptor(JSON.parse(text), '__proto__')?.value).toEqual({ polluted: true });
+    const events = ['constructor', 'prototype'].map((field) => ({ kind: 'unknown_field_passed_through', field, reason: 'no_schema_match' }));
+    expect(text).toBe(`{"constructor":"c","prototype":1,"_meta":${JSON.stringify({ normalized: events })}}`);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 });

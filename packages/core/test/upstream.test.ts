@@ -3,11 +3,10 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { currentCallContext, recordResponseMeta, UpstreamClientError, UpstreamHttpError, upstreamFetch } from '../src/index.js';
-import type { EnvelopeTool } from '../src/index.js';
+import { UpstreamClientError, UpstreamHttpError, upstreamFetch } from '../src/index.js';
+import type { EnvelopeTool, ToolHandlerContext } from '../src/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import type { Connected } from './fixtures/connect.js';
-import { captureLog } from './fixtures/log-capture.js';
 import { createTestServer } from './fixtures/test-server.js';
 import { startReplay } from './fixtures/upstream-replay.js';
 import { startUpstreamReplay } from '../src/testing/index.js';
@@ -104,142 +103,81 @@ describe('upstreamFetch inside a tool call', () => {
   });
 });
 
-describe('implicit and explicit call context', () => {
-  const tools = (base: () => string): EnvelopeTool[] => [
-    {
-      name: 'implicit',
-      inputSchema: { type: 'object' },
-      handler: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        // The free function, two awaits deep: it finds the call through AsyncLocalStorage.
-        const response = await upstreamFetch(`${base()}/rate/7`);
-        const body: unknown = await response.json();
-        return body;
-      },
-    },
-    {
-      name: 'explicit',
-      inputSchema: { type: 'object' },
-      handler: async (_args, context) => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        const response = await context.fetch(`${base()}/rate/4`);
-        const body: unknown = await response.json();
-        return body;
-      },
-    },
-  ];
-
-  it('the free upstreamFetch records into the call from anywhere in the handler (default)', async () => {
-    const connection = await connectInMemory(createTestServer({}, tools(() => replay.baseUrl)));
-    expect((await connection.client.callTool({ name: 'implicit', arguments: {} })).structuredContent).toEqual({ n: 7, _meta: { rate_limit: { remaining: 7 } } });
-    expect((await connection.client.callTool({ name: 'explicit', arguments: {} })).structuredContent).toEqual({ n: 4, _meta: { rate_limit: { remaining: 4 } } });
-    await connection.close();
-  });
-
-  it('with implicitContext off, context.fetch still records and the free function records nothing', async () => {
-    const connection = await connectInMemory(createTestServer({ implicitContext: false }, tools(() => replay.baseUrl)));
-    expect((await connection.client.callTool({ name: 'explicit', arguments: {} })).structuredContent).toEqual({ n: 4, _meta: { rate_limit: { remaining: 4 } } });
-    expect((await connection.client.callTool({ name: 'implicit', arguments: {} })).structuredContent).toEqual({ n: 7 });
-    await connection.close();
-  });
-});
-
-describe('implicit call context for handlers that are not async functions', () => {
+describe('the per-call context handed to handlers', () => {
   const N_SCHEMA = { type: 'object', properties: { n: { type: 'integer' }, remote: { type: 'boolean' } } };
 
-  async function fetchRate(base: string, n: number): Promise<unknown> {
+  async function fetchRate(context: ToolHandlerContext, base: string, n: number): Promise<unknown> {
     await new Promise((resolve) => setTimeout(resolve, 2));
-    const response = await upstreamFetch(`${base}/rate/${n}`);
+    const response = await context.fetch(`${base}/rate/${n}`);
     return response.json();
   }
 
-  it('a plain function that returns an async helper\'s promise records on every call', async () => {
+  it('context.fetch records into the call two awaits deep; the free upstreamFetch records nothing', async () => {
     const connection = await connectInMemory(
-      createTestServer({}, [{ name: 'wrapper', inputSchema: N_SCHEMA, handler: (args) => fetchRate(replay.baseUrl, Number(args['n'])) }]),
+      createTestServer({}, [
+        { name: 'explicit', inputSchema: { type: 'object' }, handler: async (_args, context) => fetchRate(context, replay.baseUrl, 4) },
+        {
+          name: 'free',
+          inputSchema: { type: 'object' },
+          handler: async () => {
+            const response = await upstreamFetch(`${replay.baseUrl}/rate/7`);
+            return (await response.json());
+          },
+        },
+      ]),
     );
-    for (const n of [3, 9, 6]) {
-      expect((await connection.client.callTool({ name: 'wrapper', arguments: { n } })).structuredContent).toEqual({ n, _meta: { rate_limit: { remaining: n } } });
-    }
+    expect((await connection.client.callTool({ name: 'explicit', arguments: {} })).structuredContent).toEqual({ n: 4, _meta: { rate_limit: { remaining: 4 } } });
+    expect((await connection.client.callTool({ name: 'free', arguments: {} })).structuredContent).toEqual({ n: 7 });
     await connection.close();
   });
 
-  it('a synchronous handler finds its call through the free functions on its first and later calls', async () => {
-    const seen: (string | undefined)[] = [];
+  it('a plain function returning a helper\'s promise and a synchronous handler both record through their context', async () => {
     const connection = await connectInMemory(
       createTestServer({}, [
+        { name: 'wrapper', inputSchema: N_SCHEMA, handler: (args, context) => fetchRate(context, replay.baseUrl, Number(args['n'])) },
         {
           name: 'sync_meta',
           inputSchema: N_SCHEMA,
-          handler: (args) => {
-            seen.push(currentCallContext()?.tool);
-            recordResponseMeta({ rate_limit: { limit_per_second: Number(args['n']) } });
-            return { n: args['n'] };
+          handler: (args, context) => {
+            context.recordResponseMeta({ rate_limit: { limit_per_second: Number(args['n']) } });
+            return { n: args['n'], tool: context.tool };
           },
         },
       ]),
     );
-    for (const n of [1, 2, 3]) {
-      expect((await connection.client.callTool({ name: 'sync_meta', arguments: { n } })).structuredContent).toEqual({ n, _meta: { rate_limit: { limit_per_second: n } } });
+    for (const n of [3, 9, 6]) {
+      expect((await connection.client.callTool({ name: 'wrapper', arguments: { n } })).structuredContent).toEqual({ n, _meta: { rate_limit: { remaining: n } } });
+      expect((await connection.client.callTool({ name: 'sync_meta', arguments: { n } })).structuredContent).toEqual({ n, tool: 'sync_meta', _meta: { rate_limit: { limit_per_second: n } } });
     }
-    expect(seen).toEqual(['sync_meta', 'sync_meta', 'sync_meta']);
-    // Outside any call there is no context, and recording is a no-op.
-    expect(currentCallContext()).toBeUndefined();
     await connection.close();
   });
 
-  it('a handler that switches from plain values to a promise is logged once and runs in the storage from then on', async () => {
-    const log = captureLog();
-    const connection = await connectInMemory(
-      createTestServer({ logger: log.logger }, [
-        {
-          name: 'mixed',
-          inputSchema: N_SCHEMA,
-          handler: (args) => (args['remote'] === true ? fetchRate(replay.baseUrl, Number(args['n'])) : { n: args['n'] }),
+  it('concurrent synchronous and asynchronous calls, on two servers of one process, each record only their own meta', async () => {
+    const serverTools = (offset: number): EnvelopeTool[] => [
+      { name: 'remote', inputSchema: N_SCHEMA, handler: async (args, context) => fetchRate(context, replay.baseUrl, Number(args['n'])) },
+      {
+        name: 'local',
+        inputSchema: N_SCHEMA,
+        handler: (args, context) => {
+          context.recordResponseMeta({ rate_limit: { limit_per_second: Number(args['n']) + offset } });
+          return { n: args['n'] };
         },
-      ]),
-    );
-    const call = async (args: Record<string, unknown>): Promise<unknown> => (await connection.client.callTool({ name: 'mixed', arguments: args })).structuredContent;
-    expect(await call({ n: 1 })).toEqual({ n: 1 });
-    expect(await call({ n: 2 })).toEqual({ n: 2 });
-    // Learned as synchronous: this call's continuation after the first await misses the call.
-    expect(await call({ n: 6, remote: true })).toEqual({ n: 6 });
-    const warnings = log.lines.filter((line) => line['level'] === 40);
-    expect(warnings.map((line) => line['tool'])).toEqual(['mixed']);
-    expect(String(warnings[0]?.['msg'])).toContain('declare the handler async');
-    // From now on every call runs inside the storage, plain returns included.
-    expect(await call({ n: 9, remote: true })).toEqual({ n: 9, _meta: { rate_limit: { remaining: 9 } } });
-    expect(await call({ n: 4 })).toEqual({ n: 4 });
-    expect(await call({ n: 7, remote: true })).toEqual({ n: 7, _meta: { rate_limit: { remaining: 7 } } });
-    expect(log.lines.filter((line) => line['level'] === 40)).toHaveLength(1);
-    await connection.close();
-  });
-
-  it('concurrent synchronous and asynchronous calls each record only their own meta', async () => {
-    const connection = await connectInMemory(
-      createTestServer({}, [
-        { name: 'remote', inputSchema: N_SCHEMA, handler: async (args) => fetchRate(replay.baseUrl, Number(args['n'])) },
-        {
-          name: 'local',
-          inputSchema: N_SCHEMA,
-          handler: (args) => {
-            recordResponseMeta({ rate_limit: { limit_per_second: Number(args['n']) } });
-            return { n: args['n'] };
-          },
-        },
-      ]),
-    );
+      },
+    ];
+    const connections = [await connectInMemory(createTestServer({}, serverTools(0))), await connectInMemory(createTestServer({}, serverTools(1000)))];
     const results = await Promise.all(
       // Remote calls use multiples of 3 (the replay answers 503 for n % 3 === 2).
       Array.from({ length: 200 }, (_, index) => {
         const remote = index % 2 === 0;
         const n = remote ? index * 3 : index;
-        return connection.client.callTool({ name: remote ? 'remote' : 'local', arguments: { n } }).then((result) => ({ remote, n, content: result.structuredContent }));
+        const server = index % 4 < 2 ? 0 : 1;
+        return connections[server]!.client.callTool({ name: remote ? 'remote' : 'local', arguments: { n } }).then((result) => ({ remote, n, server, content: result.structuredContent }));
       }),
     );
-    for (const { remote, n, content } of results) {
-      expect(content).toEqual(remote ? { n, _meta: { rate_limit: { remaining: n } } } : { n, _meta: { rate_limit: { limit_per_second: n } } });
+    for (const { remote, n, server, content } of results) {
+      expect(content).toEqual(remote ? { n, _meta: { rate_limit: { remaining: n } } } : { n, _meta: { rate_limit: { limit_per_second: n + server * 1000 } } });
     }
-    await connection.close();
+    for (const connection of connections) await connection.close();
   });
 });
 

@@ -4,9 +4,11 @@
  *
  * @packageDocumentation
  */
-import type { JsonSchemaObject } from '@mcp-envelope/core';
+import type { EnvelopeTool, JsonSchemaObject } from '@mcp-envelope/core';
 import type { OperationBody, OperationParameter } from '@mcp-envelope/core/openapi';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+
+/** MCP tool annotations, as core's tools take them. */
+type ToolAnnotations = NonNullable<EnvelopeTool['annotations']>;
 
 /**
  * Which account header a call carries besides the client id:

@@ -9,8 +9,7 @@
  *
  * @packageDocumentation
  */
-import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
 
 import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
 import { toolResult } from '../tool-result.js';
@@ -25,6 +24,7 @@ export const OFFICIAL_SUITE_TOOL_NAMES = [
   'test_tool_with_logging',
   'test_tool_with_progress',
   'test_error_handling',
+  'test_reconnection',
   'test_sampling',
   'test_elicitation',
   'test_elicitation_sep1034_defaults',
@@ -84,27 +84,19 @@ function text(value: string): CallToolResult {
 
 async function notify(context: ToolHandlerContext, notification: ServerNotification): Promise<void> {
   try {
-    await context.request.sendNotification(notification);
+    await context.request.mcpReq.notify(notification);
   } catch {
     // A notification the session cannot carry (e.g. logging without the logging capability) is dropped.
   }
 }
 
 async function elicit(context: ToolHandlerContext, message: string, requestedSchema: Record<string, unknown>): Promise<string> {
-  const result = await context.request.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } } as never, ElicitResultSchema);
+  const result = await context.request.mcpReq.send({ method: 'elicitation/create', params: { message, requestedSchema } });
   return `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
 }
 
-/**
- * The official suite's fixture tools (see {@link OFFICIAL_SUITE_TOOL_NAMES}): text, image, audio,
- * embedded resource and mixed content results; logging and progress notifications; an error; a
- * sampling and three elicitation requests to the client; and a tool whose input schema uses
- * draft 2020-12 `$schema`, `$defs` and `additionalProperties: false`.
- *
- * @returns fresh tool definitions for `createEnvelopeServer`.
- */
-export function officialSuiteTools(): EnvelopeTool[] {
-  const wav = silentWav();
+/** The fixtures returning each kind of content block. */
+function contentTools(wav: string): EnvelopeTool[] {
   return [
     {
       name: 'test_simple_text',
@@ -143,6 +135,12 @@ export function officialSuiteTools(): EnvelopeTool[] {
         ],
       }),
     },
+  ];
+}
+
+/** The fixtures that notify while they run, fail, or close their stream mid-call. */
+function runtimeTools(): EnvelopeTool[] {
+  return [
     {
       name: 'test_tool_with_logging',
       description: 'Conformance fixture: sends three log notifications while it runs.',
@@ -160,7 +158,7 @@ export function officialSuiteTools(): EnvelopeTool[] {
       description: 'Conformance fixture: reports progress 0, 50 and 100 of 100.',
       inputSchema: NO_ARGUMENTS,
       handler: async (_args, context) => {
-        const progressToken = context.request._meta?.progressToken;
+        const progressToken = context.request.mcpReq._meta?.progressToken;
         for (const progress of [0, 50, 100]) {
           if (progress > 0) await pause(50, context.signal);
           if (progressToken !== undefined) await notify(context, { method: 'notifications/progress', params: { progressToken, progress, total: 100 } });
@@ -177,14 +175,59 @@ export function officialSuiteTools(): EnvelopeTool[] {
       },
     },
     {
+      name: 'test_reconnection',
+      description: 'Conformance fixture: closes its SSE stream mid-call, so the client resumes it with Last-Event-ID.',
+      inputSchema: NO_ARGUMENTS,
+      handler: async (_args, context) => {
+        // Present only on a Streamable HTTP session with an event store (resumable streams).
+        context.request.http?.closeSSE?.();
+        await pause(100, context.signal);
+        return text('Reconnection test completed');
+      },
+    },
+  ];
+}
+
+/** The five enum forms the suite checks in an elicitation schema. */
+const SEP1330_ENUMS_SCHEMA = {
+  type: 'object',
+  properties: {
+    untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    titledSingle: {
+      type: 'string',
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
+    },
+    legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+    untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    titledMulti: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
+    },
+  },
+};
+
+/** The fixtures that send a sampling or elicitation request to the client. */
+function clientRequestTools(): EnvelopeTool[] {
+  return [
+    {
       name: 'test_sampling',
       description: 'Conformance fixture: asks the client to sample a reply to the prompt.',
       inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send.' } }, required: ['prompt'] },
       handler: async (args, context) => {
-        const result = await context.request.sendRequest(
-          { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: String(args['prompt']) } }], maxTokens: 100 } } as never,
-          CreateMessageResultSchema,
-        );
+        const result = await context.request.mcpReq.send({
+          method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: String(args['prompt']) } }], maxTokens: 100 },
+        });
         const content = result.content as { type?: unknown; text?: unknown };
         return text(`LLM response: ${typeof content.text === 'string' ? content.text : JSON.stringify(result.content)}`);
       },
@@ -226,45 +269,45 @@ export function officialSuiteTools(): EnvelopeTool[] {
       inputSchema: NO_ARGUMENTS,
       handler: async (_args, context) =>
         text(
-          await elicit(context, 'Please pick options', {
-            type: 'object',
-            properties: {
-              untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-              titledSingle: {
-                type: 'string',
-                oneOf: [
-                  { const: 'value1', title: 'First Option' },
-                  { const: 'value2', title: 'Second Option' },
-                  { const: 'value3', title: 'Third Option' },
-                ],
-              },
-              legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-              untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-              titledMulti: {
-                type: 'array',
-                items: {
-                  anyOf: [
-                    { const: 'value1', title: 'First Choice' },
-                    { const: 'value2', title: 'Second Choice' },
-                    { const: 'value3', title: 'Third Choice' },
-                  ],
-                },
-              },
-            },
-          }),
+          await elicit(context, 'Please pick options', SEP1330_ENUMS_SCHEMA),
         ),
     },
+  ];
+}
+
+/** The fixture whose input schema uses draft 2020-12 features. */
+function schemaTools(): EnvelopeTool[] {
+  return [
     {
       name: 'json_schema_2020_12_tool',
       description: 'Tool with JSON Schema 2020-12 features',
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' } },
+        // composition and conditional keywords, which a 2026-07-28 server must publish unchanged
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
       handler: (args) => text(`Received ${JSON.stringify(args)}`),
     },
   ];
+}
+
+/**
+ * The official suite's fixture tools (see {@link OFFICIAL_SUITE_TOOL_NAMES}): text, image, audio,
+ * embedded resource and mixed content results; logging and progress notifications; an error; a
+ * call that closes its SSE stream mid-call (resumability); a
+ * sampling and three elicitation requests to the client; and a tool whose input schema uses
+ * draft 2020-12 `$schema`, `$defs` (with an `$anchor`), `allOf`/`anyOf`, `if`/`then`/`else` and
+ * `additionalProperties: false`.
+ *
+ * @returns fresh tool definitions for `createEnvelopeServer`.
+ */
+export function officialSuiteTools(): EnvelopeTool[] {
+  return [...contentTools(silentWav()), ...runtimeTools(), ...clientRequestTools(), ...schemaTools()];
 }

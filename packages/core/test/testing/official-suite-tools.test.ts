@@ -44,6 +44,12 @@ describe('the official suite fixture tools', () => {
     expect(tools.every((tool) => typeof tool.description === 'string' && tool.description !== '')).toBe(true);
     const schema = tools.find((tool) => tool.name === 'json_schema_2020_12_tool')?.inputSchema as Record<string, unknown>;
     expect([schema['$schema'], Object.keys(schema['$defs'] as object), schema['additionalProperties']]).toEqual(['https://json-schema.org/draft/2020-12/schema', ['address'], false]);
+    expect([schema['allOf'], schema['if'], schema['then'], schema['else']]).toEqual([
+      [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      { required: ['phone'] },
+      { required: ['email'] },
+    ]);
   });
 
   it('return text, image, audio, resource and mixed content', async () => {

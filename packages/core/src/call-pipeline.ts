@@ -1,0 +1,182 @@
+/**
+ * The `tools/call` pipeline of an envelope server: find the tool, check its arguments, run its
+ * handler with a per-call context, shape the result; every failure becomes an envelope
+ * (DESIGN 3, the request path).
+ *
+ * @packageDocumentation
+ */
+import { randomUUID } from 'node:crypto';
+
+import { CONTRACT_VERSION } from '@mcp-envelope/contract';
+import type { ErrorEnvelope } from '@mcp-envelope/contract';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+
+import type { EnvelopeAdapter } from './adapter.js';
+import { closestMatch } from './arguments/index.js';
+import type { ArgumentCheck } from './arguments/index.js';
+import { envelopeForThrown, internalError } from './classify.js';
+import type { ClassifyEnvironment } from './classify.js';
+import { recordResponseMetaInto } from './context.js';
+import type { CallContext } from './context.js';
+import { composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
+import type { FinalizeEnvironment } from './envelope-builder.js';
+import { EnvelopeError } from './errors.js';
+import { isPromiseLike, shutdownEnvelope } from './in-flight.js';
+import type { InFlightCalls } from './in-flight.js';
+import type { EnvelopeLogger } from './logger.js';
+import { errorResult } from './result-shaping.js';
+import type { ProtocolEra, ResultShaper } from './result-shaping.js';
+import type { ToolHandlerContext } from './server.js';
+import type { ToolEntry, ToolRegistry } from './tool-registry.js';
+import { fetchInCallContext } from './upstream.js';
+
+/** What {@link createCallPipeline} needs of its server. */
+export interface CallPipelineInput {
+  readonly adapter: EnvelopeAdapter;
+  readonly registry: ToolRegistry;
+  readonly shaper: ResultShaper;
+  readonly calls: InFlightCalls;
+  readonly logger: EnvelopeLogger;
+  readonly finalizeEnvironment: FinalizeEnvironment;
+  readonly classifyEnvironment: (call: CallContext) => ClassifyEnvironment;
+  readonly includeNormalized: boolean;
+  readonly maxUpstreamBodyBytes: number;
+  readonly unknownToolAs: 'result' | 'jsonrpc';
+}
+
+/** Answers one `tools/call`: `params` as sent, the SDK's request context, the era served. */
+export type CallTool = (params: unknown, request: ServerContext, era: ProtocolEra) => Promise<CallToolResult>;
+
+/**
+ * A JSON-RPC -32602 error whose wire `message` is exactly `message`.
+ *
+ * @param message - the wire message.
+ * @param data - the error's `data`.
+ */
+export function invalidParams(message: string, data?: unknown): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, message, data);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function displayName(name: string): string {
+  return name.length > 120 ? `${name.slice(0, 117)}...` : name;
+}
+
+function newCall(name: string, adapter: EnvelopeAdapter, check: ArgumentCheck | undefined, signal: AbortSignal, maxUpstreamBodyBytes: number): CallContext {
+  return {
+    tool: name,
+    adapter,
+    normalized: check?.ok === true ? check.events : [],
+    signal,
+    maxUpstreamBodyBytes,
+    rateLimit: undefined,
+    retryAfterSeconds: undefined,
+    warnings: undefined,
+  };
+}
+
+function handlerContext(call: CallContext, request: ServerContext): ToolHandlerContext {
+  return {
+    tool: call.tool,
+    signal: call.signal,
+    normalized: call.normalized,
+    fetch: (url, init) => fetchInCallContext(call, url, init),
+    recordResponseMeta: (meta) => {
+      recordResponseMetaInto(call, meta);
+    },
+    request,
+  };
+}
+
+/** The answer to an unknown tool name: a `tool_not_found` result, or a JSON-RPC error carrying it. */
+function unknownTool(input: CallPipelineInput, name: string): CallToolResult {
+  const suggestion = closestMatch(name, input.registry.names);
+  const hints = [...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]), 'Call tools/list to see the tools this server offers.'];
+  const envelope = finalizeEnvelope(
+    {
+      error_kind: 'tool_not_found',
+      tool: name === '' ? 'unknown_tool' : name,
+      summary: `No tool named "${displayName(name)}" is registered on this server.`,
+      details: [],
+      hints,
+      examples: [],
+      error_code: 'TOOL_NOT_FOUND',
+      retryable: false,
+      _envelope_version: CONTRACT_VERSION,
+    },
+    input.finalizeEnvironment,
+  );
+  if (input.unknownToolAs === 'jsonrpc') throw invalidParams(JSON.stringify(envelope), envelope);
+  return errorResult(envelope);
+}
+
+function validationFailure(input: CallPipelineInput, name: string, check: Extract<ArgumentCheck, { ok: false }>): CallToolResult {
+  // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
+  const validationMeta = composeMeta({ normalized: input.includeNormalized ? check.events : undefined, validator: check.validator });
+  const envelope: ErrorEnvelope = {
+    error_kind: 'mcp_input_validation',
+    tool: name,
+    summary: check.summary,
+    details: check.details,
+    hints: check.hints,
+    examples: [],
+    error_code: check.error_code,
+    retryable: false,
+    _envelope_version: CONTRACT_VERSION,
+    ...(validationMeta === undefined ? {} : { _meta: validationMeta }),
+  };
+  return errorResult(finalizeEnvelope(envelope, input.finalizeEnvironment, check.omittedDetails));
+}
+
+/**
+ * Creates the `tools/call` answer of one server.
+ *
+ * @returns the function the SDK's `tools/call` handler calls.
+ */
+export function createCallPipeline(input: CallPipelineInput): CallTool {
+  const { adapter, registry, shaper, calls, logger, classifyEnvironment } = input;
+
+  /** Runs the handler: its value, or the `answer` when the call ended another way (a throw, a forced shutdown). */
+  const runHandler = async (entry: ToolEntry, args: Record<string, unknown>, call: CallContext, request: ServerContext): Promise<{ answer: CallToolResult } | { value: unknown }> => {
+    try {
+      const returned = entry.tool.handler(args, handlerContext(call, request));
+      // tracked, so that a shutdown whose grace period ends first can still answer the call
+      const outcome = isPromiseLike(returned) ? await calls.track(returned) : { forced: false as const, value: returned };
+      return outcome.forced ? { answer: errorResult(shutdownEnvelope(call.tool, logger)) } : { value: outcome.value };
+    } catch (error) {
+      // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
+      if (call.signal.aborted && !EnvelopeError.isInstance(error)) return { answer: errorResult(internalErrorEnvelope(call.tool, randomUUID())) };
+      return { answer: errorResult(envelopeForThrown(error, classifyEnvironment(call))) };
+    }
+  };
+
+  return async (params, request, era) => {
+    // No tool name, no tool and nothing to put in an envelope's `tool`: a protocol error, as the
+    // SDK's own dispatcher answers it.
+    if (!isPlainObject(params) || typeof params['name'] !== 'string') throw invalidParams('Invalid tools/call request: params.name must be a string');
+    const name = params['name'];
+    const entry = registry.get(name);
+    if (entry === undefined) return unknownTool(input, name);
+    let check: ArgumentCheck;
+    try {
+      // `null` is how several clients write "no arguments"
+      check = entry.compiled.check(params['arguments'] ?? {});
+    } catch (error) {
+      // Only a schema that cannot be compiled gets here: the server's fault, with the reason in the log.
+      return errorResult(internalError(error, 'input_schema', classifyEnvironment(newCall(name, adapter, undefined, request.mcpReq.signal, input.maxUpstreamBodyBytes))));
+    }
+    if (!check.ok) return validationFailure(input, name, check);
+    const call = newCall(name, adapter, check, request.mcpReq.signal, input.maxUpstreamBodyBytes);
+    const ran = await runHandler(entry, check.args, call, request);
+    if ('answer' in ran) return ran.answer;
+    try {
+      return shaper.shape(ran.value, entry, call, era);
+    } catch (error) {
+      return errorResult(internalError(error, 'result', classifyEnvironment(call)));
+    }
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Result shaping: how a tool handler's return value becomes the `CallToolResult` sent on the wire
+ * (DESIGN 4.1 and 4.2). Data gets the call's `_meta`, forged telemetry is dropped, secrets are
+ * redacted, output schemas are checked, and a result past `MCP_MAX_RESULT_BYTES` becomes the
+ * adapter's envelope.
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
+import { isCallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+
+import { carriedEnvelope, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
+import type { ClassifyEnvironment } from './classify.js';
+import type { CallContext } from './context.js';
+import { UpstreamClientError } from './errors.js';
+import type { EnvelopeLimits } from './options.js';
+import type { createRedactor } from './redact.js';
+import type { ToolEntry } from './tool-registry.js';
+import { isToolResult } from './tool-result.js';
+
+/**
+ * The `_meta` keys only the server writes (the contract's telemetry): a plain data result's own
+ * `_meta` loses them, so no upstream body can pose as the server's telemetry.
+ */
+const TELEMETRY_KEYS: readonly string[] = ['normalized', 'rate_limit', 'retry_after_seconds', 'warnings', 'correlation_id', 'validator'];
+
+/**
+ * The protocol era a result is shaped for: `legacy` (2025-11-25 and older, whose result schema
+ * only admits an object `structuredContent`) or `modern` (2026-07-28, any JSON value).
+ */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/** The wire form of an error (DESIGN 4.1): `isError`, envelope as JSON text and as `structuredContent`. */
+export function errorResult(envelope: ErrorEnvelope): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
+}
+
+/** What {@link createResultShaper} needs of its server. */
+export interface ResultShaperInput {
+  readonly redactor: ReturnType<typeof createRedactor>;
+  readonly limits: EnvelopeLimits;
+  readonly classifyEnvironment: (call: CallContext) => ClassifyEnvironment;
+  /** The call's success `_meta` (redacted), or `undefined` when it has none. */
+  readonly successMeta: (call: CallContext) => EnvelopeMeta | undefined;
+}
+
+/** Turns handler return values into wire results. */
+export interface ResultShaper {
+  /**
+   * The result for what a handler returned (see `EnvelopeTool` for the rules).
+   *
+   * @throws whatever a `toJSON` method or getter of the value throws.
+   */
+  shape(value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether `value` is an object of another class than `Object` (a `Date`, a `Map`, a class instance). */
+function isClassInstance(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype !== Object.prototype && prototype !== null;
+}
+
+function className(value: object): string {
+  const name: unknown = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof name === 'string' && name !== '' ? name : 'non-plain';
+}
+
+/**
+ * `value` without the telemetry keys of its own `_meta`: in data (an upstream body), they are
+ * not this server's telemetry, and a forged `warnings` or `retry_after_seconds` would read as
+ * if it were. The call's own telemetry is merged in afterwards.
+ */
+function withoutForgedTelemetry(value: Record<string, unknown>): Record<string, unknown> {
+  const existing = value['_meta'];
+  if (!isPlainObject(existing) || !TELEMETRY_KEYS.some((key) => Object.hasOwn(existing, key))) return value;
+  const rest = Object.fromEntries(Object.entries(existing).filter(([key]) => !TELEMETRY_KEYS.includes(key)));
+  const copy = { ...value };
+  if (Object.keys(rest).length === 0) delete copy['_meta'];
+  else copy['_meta'] = rest;
+  return copy;
+}
+
+function withMeta(value: Record<string, unknown>, meta: EnvelopeMeta): Record<string, unknown> {
+  const existing = value['_meta'];
+  if (existing !== undefined && !isPlainObject(existing)) return value;
+  return { ...value, _meta: existing === undefined ? meta : { ...meta, ...existing } };
+}
+
+/** The text of a content block holding an envelope, for handler-built error results. */
+function envelopeInText(result: CallToolResult): ErrorEnvelope | undefined {
+  for (const block of result.content) {
+    if (block.type !== 'text') continue;
+    const trimmed = block.text.trim();
+    if (!trimmed.startsWith('{')) continue;
+    try {
+      const carried = carriedEnvelope({ data: JSON.parse(trimmed) as unknown });
+      if (carried !== undefined) return carried;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
+
+/** The `internal_error` result for a handler result that cannot be sent: `problem` goes to the log only. */
+function badResult(deps: ResultShaperInput, problem: string, call: CallContext): CallToolResult {
+  return errorResult(internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', deps.classifyEnvironment(call)));
+}
+
+/** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
+function outputMismatch(deps: ResultShaperInput, entry: ToolEntry, structured: unknown, call: CallContext): CallToolResult | undefined {
+  const outcome = entry.outputChecker?.check(structured);
+  if (outcome === undefined || outcome.ok) return undefined;
+  return badResult(deps, `returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
+}
+
+/** `value` and its JSON text, redacted: the text is tested first, so a clean value is walked no further. */
+function redactedJson(deps: ResultShaperInput, value: unknown, text: string): { value: unknown; text: string } {
+  if (!deps.redactor.mayRedact(text)) return { value, text };
+  const redacted = deps.redactor.value(value);
+  return redacted === value ? { value, text } : { value: redacted, text: JSON.stringify(redacted) };
+}
+
+function objectResult(deps: ResultShaperInput, value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
+  const meta = deps.successMeta(call);
+  const data = withoutForgedTelemetry(value);
+  const withCallMeta = meta === undefined ? data : withMeta(data, meta);
+  const json = JSON.stringify(withCallMeta);
+  // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
+  if (json.charCodeAt(0) !== 0x7b) return badResult(deps, 'returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
+  const { value: structured, text } = redactedJson(deps, withCallMeta, json);
+  return outputMismatch(deps, entry, structured, call) ?? { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/** An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as `structuredContent`. */
+function scalarResult(deps: ResultShaperInput, value: unknown, call: CallContext, era: ProtocolEra): CallToolResult {
+  const json = JSON.stringify(value) as string | undefined;
+  if (typeof json !== 'string') return badResult(deps, `returned a value with no JSON form (${typeof value})`, call);
+  const redacted = redactedJson(deps, value, json);
+  const text = typeof value === 'string' ? deps.redactor.string(value) : redacted.text;
+  const result: CallToolResult = { content: [{ type: 'text', text }] };
+  return era === 'modern' ? { ...result, structuredContent: redacted.value } : result;
+}
+
+/** The error result for a handler-built `isError` result: its envelope, else `internal_error`. */
+function rawErrorResult(deps: ResultShaperInput, result: CallToolResult, call: CallContext): CallToolResult {
+  const environment = deps.classifyEnvironment(call);
+  const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
+  if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
+  const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+  return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
+}
+
+function rawResult(deps: ResultShaperInput, value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
+  if (!isCallToolResult(value)) return badResult(deps, 'returned an invalid CallToolResult (see the MCP CallToolResult schema)', call);
+  const result = value;
+  if (result.isError === true) return rawErrorResult(deps, result, call);
+  const structured = result.structuredContent;
+  const meta = deps.successMeta(call);
+  if (meta === undefined || !isPlainObject(structured)) return outputMismatch(deps, entry, structured, call) ?? result;
+  const mirror = JSON.stringify(structured);
+  const injected = withMeta(structured, meta);
+  const mismatch = outputMismatch(deps, entry, injected, call);
+  if (mismatch !== undefined) return mismatch;
+  const injectedText = JSON.stringify(injected);
+  return {
+    ...result,
+    structuredContent: injected,
+    content: result.content.map((block) => (block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block)),
+  };
+}
+
+/**
+ * `result` when its JSON is within `MCP_MAX_RESULT_BYTES`, else the adapter's envelope for a
+ * result too large. The exact size is measured only when a cheap bound says it could pass the
+ * limit: a character of a text block takes at most 6 bytes as an escaped JSON string, and
+ * `structuredContent` that the text mirrors (`mirrored`, core's own results) at most 3 per
+ * character of that text.
+ */
+function boundedResult(deps: ResultShaperInput, result: CallToolResult, mirrored: boolean, call: CallContext): CallToolResult {
+  const max = deps.limits.MCP_MAX_RESULT_BYTES;
+  let bound = 4096;
+  for (const block of result.content) {
+    if (block.type === 'text') bound += block.text.length * (mirrored ? 9 : 6);
+    else if (block.type === 'image' || block.type === 'audio') bound += block.data.length + block.mimeType.length * 6;
+    else bound += max;
+  }
+  if (!mirrored && (result.structuredContent !== undefined || result._meta !== undefined)) bound += max;
+  if (bound <= max || Buffer.byteLength(JSON.stringify(result)) <= max) return result;
+  const failure = new UpstreamClientError({ type: 'response_too_large', subject: 'result', limitBytes: max, setting: 'MCP_MAX_RESULT_BYTES' });
+  return errorResult(envelopeForThrown(failure, deps.classifyEnvironment(call)));
+}
+
+function unboundedResult(deps: ResultShaperInput, value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult {
+  if (isToolResult(value)) return rawResult(deps, deps.redactor.value({ ...value }), entry, call);
+  // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
+  // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
+  if (isClassInstance(value)) {
+    return badResult(deps, `returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`, call);
+  }
+  if (isPlainObject(value)) return objectResult(deps, value, entry, call);
+  if (entry.outputChecker !== undefined) {
+    return badResult(deps, `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);
+  }
+  if (value === undefined) return { content: [] };
+  return scalarResult(deps, value, call, era);
+}
+
+/**
+ * Creates the result shaper of one server.
+ *
+ * @returns the shaper.
+ */
+export function createResultShaper(input: ResultShaperInput): ResultShaper {
+  return {
+    shape: (value, entry, call, era) => {
+      const result = unboundedResult(input, value, entry, call, era);
+      return result.isError === true ? result : boundedResult(input, result, !isToolResult(value), call);
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * The tool registry of an envelope server: checks the tool list, compiles every input schema once,
+ * widens output schemas, and answers `tools/list` pages. Implements DESIGN 3 (registration) and
+ * DESIGN 4.4 (output schema widening).
+ *
+ * @packageDocumentation
+ */
+import { NORMALIZED_KINDS } from '@mcp-envelope/contract';
+import type { NormalizedEventKind } from '@mcp-envelope/contract';
+import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
+
+import { compileTool } from './arguments/index.js';
+import type { ArgumentPipelineOptions, CompiledTool } from './arguments/index.js';
+import type { EnvelopeLogger } from './logger.js';
+import { createOutputChecker, widenOutputSchema } from './output-schema.js';
+import { admitTools } from './tool-admission.js';
+import { decodeCursor, encodeCursor, toolSetFingerprint } from './pagination.js';
+import type { EnvelopeTool } from './server.js';
+
+/** One registered tool: its definition, compiled input checks, output check and listing. */
+export interface ToolEntry {
+  readonly tool: EnvelopeTool;
+  readonly compiled: CompiledTool;
+  /** Checks success results against the published output schema; present exactly when the tool has an `outputSchema`. */
+  readonly outputChecker: ReturnType<typeof createOutputChecker> | undefined;
+  readonly listed: Tool;
+}
+
+/** What {@link createToolRegistry} needs. */
+export interface ToolRegistryInput {
+  readonly tools: readonly EnvelopeTool[];
+  /** The pipeline options every tool shares (normalization, strictness, hints). */
+  readonly pipeline: ArgumentPipelineOptions;
+  readonly pageSize: number;
+  readonly logger: EnvelopeLogger;
+}
+
+/** The registered tools of one server. */
+export interface ToolRegistry {
+  /** The tool of this name, or `undefined`. */
+  get(name: string): ToolEntry | undefined;
+  /** Every tool name, in registration order. */
+  readonly names: readonly string[];
+  /** The normalization kinds some tool's schema can lead to under these switches. */
+  normalizedKinds(): NormalizedEventKind[];
+  /**
+   * One `tools/list` page.
+   *
+   * @returns the page, or `undefined` when `cursor` was not issued by this server for this tool list.
+   */
+  list(cursor: string | undefined): ListToolsResult | undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Refuses a tool list a server cannot serve.
+ *
+ * @throws TypeError on a tool without a name or handler, or a name registered twice.
+ */
+export function validateTools(tools: readonly EnvelopeTool[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+      throw new TypeError('every tool needs a non-empty string name');
+    }
+    if (typeof tool.handler !== 'function') throw new TypeError(`tool "${tool.name}" has no handler function`);
+    if (seen.has(tool.name)) throw new TypeError(`tool name "${tool.name}" is registered twice`);
+    seen.add(tool.name);
+  }
+}
+
+/**
+ * One options object per combination of a tool's schema switches, shared by the tools that use it
+ * (`compileTool` files its per-options caches under it).
+ */
+function optionsPerVariant(pipeline: ArgumentPipelineOptions): (tool: EnvelopeTool) => ArgumentPipelineOptions {
+  const variants = new Map<string, ArgumentPipelineOptions>();
+  return (tool) => {
+    const compile = tool.inputSchemaCheck === 'first-call' ? ('deferred' as const) : undefined;
+    const schemaOwnership = tool.inputSchemaOwnership === 'transfer' ? ('transfer' as const) : undefined;
+    const variant = `${compile ?? 'lazy'} ${schemaOwnership ?? 'copy'}`;
+    let options = variants.get(variant);
+    if (options === undefined) {
+      options = { ...pipeline, ...(compile === undefined ? {} : { compile }), ...(schemaOwnership === undefined ? {} : { schemaOwnership }) };
+      variants.set(variant, options);
+    }
+    return options;
+  };
+}
+
+function publishedOutputSchema(tool: EnvelopeTool): Tool['outputSchema'] {
+  if (tool.outputSchema === undefined) return undefined;
+  try {
+    return widenOutputSchema(tool.outputSchema);
+  } catch (error) {
+    throw new TypeError(`tool "${tool.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+function registerTool(tool: EnvelopeTool, options: ArgumentPipelineOptions, logger: EnvelopeLogger): ToolEntry {
+  const compiled = compileTool(tool.name, tool.inputSchema, options);
+  const outputSchema = publishedOutputSchema(tool);
+  const listed: Tool = {
+    name: tool.name,
+    ...(tool.title === undefined ? {} : { title: tool.title }),
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    inputSchema: compiled.publishedInputSchema as Tool['inputSchema'],
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+  };
+  const outputChecker =
+    outputSchema === undefined
+      ? undefined
+      : createOutputChecker(outputSchema, (reason) => {
+          logger.warn({ tool: tool.name, reason }, 'the outputSchema of this tool does not compile, so its results are not checked against it');
+        }, options.caches?.compiler);
+  return { tool, compiled, outputChecker, listed };
+}
+
+/**
+ * Registers `input.tools` (validated first, see {@link validateTools}).
+ *
+ * @returns the registry.
+ * @throws TypeError from {@link validateTools}, from `compileTool` on an invalid `inputSchema`, or
+ *   on an `outputSchema` that cannot be widened.
+ */
+export function createToolRegistry(input: ToolRegistryInput): ToolRegistry {
+  validateTools(input.tools);
+  const optionsFor = optionsPerVariant(input.pipeline);
+  const entries = new Map<string, ToolEntry>();
+  // a tool whose x-mcp-header annotations break a rule is left out with one log line
+  for (const tool of admitTools(input.tools, input.logger)) entries.set(tool.name, registerTool(tool, optionsFor(tool), input.logger));
+  const names = [...entries.keys()];
+  const listed = [...entries.values()].map((entry) => entry.listed);
+  const fingerprint = toolSetFingerprint(names);
+  const { pageSize } = input;
+  return {
+    get: (name) => entries.get(name),
+    names,
+    normalizedKinds: () => NORMALIZED_KINDS.filter((kind) => [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind))),
+    list: (cursor) => {
+      let offset = 0;
+      if (cursor !== undefined) {
+        const decoded = decodeCursor(cursor, fingerprint, listed.length);
+        if (decoded === undefined) return undefined;
+        offset = decoded;
+      }
+      const end = offset + pageSize;
+      const page = offset === 0 && end >= listed.length ? listed : listed.slice(offset, end);
+      return end < listed.length ? { tools: page, nextCursor: encodeCursor(end, fingerprint) } : { tools: page };
+    },
+  };
+}

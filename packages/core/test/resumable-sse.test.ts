@@ -1,0 +1,83 @@
+/**
+ * Resumable SSE on Streamable HTTP (2025-11-25 sessions): the server primes each POST stream with
+ * an event id, a tool may close its stream mid-call, and a client that reconnects with
+ * `Last-Event-ID` gets the result it missed, from the event store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { officialSuiteTools } from '../src/testing/index.js';
+import type { StreamableHttpHandle } from '../src/index.js';
+import { createTestServer } from './fixtures/test-server.js';
+
+const VERSION = '2025-11-25';
+let handle: StreamableHttpHandle;
+
+beforeAll(async () => {
+  handle = await createTestServer({}, officialSuiteTools()).serveStreamableHttp();
+});
+
+afterAll(async () => {
+  await handle.close();
+});
+
+interface SseEvent {
+  readonly id?: string | undefined;
+  readonly retry?: string | undefined;
+  readonly data: string;
+}
+
+/** Reads a whole SSE body (the server closes it) into events. */
+async function events(response: Response): Promise<SseEvent[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      const fields = new Map<string, string>();
+      for (const line of block.split('\n')) {
+        const colon = line.indexOf(':');
+        if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
+      }
+      return { ...(fields.has('id') ? { id: fields.get('id') } : {}), ...(fields.has('retry') ? { retry: fields.get('retry') } : {}), data: fields.get('data') ?? '' };
+    });
+}
+
+function post(body: unknown, session?: string): Promise<Response> {
+  return fetch(handle.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, ...(session === undefined ? {} : { 'mcp-session-id': session }) },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('resumable SSE streams', () => {
+  it('primes the stream, closes it mid-call, and replays the result after Last-Event-ID', async () => {
+    const initialized = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } } });
+    const session = initialized.headers.get('mcp-session-id') ?? undefined;
+    expect(session).toBeDefined();
+    await initialized.text();
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+
+    const call = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }, session);
+    expect(call.headers.get('content-type')).toContain('text/event-stream');
+    const first = await events(call);
+    // the priming event only: an id, the retry interval and no data; the result did not come
+    expect(first).toEqual([{ id: expect.any(String) as unknown, retry: '1000', data: '' }]);
+
+    const resumed = await fetch(handle.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-session-id': session ?? '', 'last-event-id': first[0]?.id ?? '' },
+    });
+    expect(resumed.status).toBe(200);
+    const reader = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('"id":1')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    await reader.cancel();
+    const data = text.split('\n').find((line) => line.startsWith('data: {'));
+    expect(JSON.parse(data!.slice('data: '.length))).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Reconnection test completed' }] } });
+  });
+});
