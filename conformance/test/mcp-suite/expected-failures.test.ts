@@ -7,7 +7,18 @@ import { APPLICABLE_SCENARIOS, NOT_APPLICABLE_SCENARIOS } from '../../src/mcp-su
 
 describe('parseExpectedFailures', () => {
   it('reads server entries with the comment lines above them and inline comments as the reason', () => {
-    const text = ['# file header', 'server:', '  # the first reason', '  # continues here', '  - alpha', '  - beta # inline reason', '  - gamma', 'client:', '  - sse-retry', ''].join('\n');
+    const text = [
+      '# file header',
+      'server:',
+      '  # the first reason',
+      '  # continues here',
+      '  - alpha',
+      '  - beta # inline reason',
+      '  - gamma',
+      'client:',
+      '  - sse-retry',
+      '',
+    ].join('\n');
     expect(parseExpectedFailures(text)).toEqual([
       { scenario: 'alpha', reason: 'the first reason continues here' },
       { scenario: 'beta', reason: 'inline reason' },
@@ -27,7 +38,11 @@ describe('parseExpectedFailures', () => {
 
   it("the project's file gives a reason for every entry and names only scenarios that run", () => {
     const entries = readExpectedFailures(join(import.meta.dirname, '..', '..', 'mcp-expected-failures.yml'));
-    expect(entries.map((entry) => entry.scenario)).toEqual(['logging-set-level', 'tools-call-with-logging', 'server-sse-polling']);
+    expect(entries.map((entry) => entry.scenario)).toEqual([
+      'logging-set-level',
+      'tools-call-with-logging',
+      'server-sse-polling',
+    ]);
     for (const entry of entries) {
       expect(entry.reason.length).toBeGreaterThan(20);
       expect((APPLICABLE_SCENARIOS as readonly string[]).includes(entry.scenario)).toBe(true);
@@ -36,6 +51,16 @@ describe('parseExpectedFailures', () => {
 
   it('the applicable and not-applicable scenarios do not overlap and cover the required ones', () => {
     expect(APPLICABLE_SCENARIOS.filter((scenario) => Object.hasOwn(NOT_APPLICABLE_SCENARIOS, scenario))).toEqual([]);
-    expect(APPLICABLE_SCENARIOS).toEqual(expect.arrayContaining(['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection']));
+    expect(APPLICABLE_SCENARIOS).toEqual(
+      expect.arrayContaining([
+        'server-initialize',
+        'ping',
+        'tools-list',
+        'tools-call-simple-text',
+        'tools-call-error',
+        'json-schema-2020-12',
+        'dns-rebinding-protection',
+      ]),
+    );
   });
 });

@@ -53,8 +53,13 @@ describe('runOfficialSuite', () => {
       ['logging-set-level', 'failed', false, 'FAIL'],
     ]);
     expect(report.rows[0]?.note).toContain('stale entry');
-    expect(report.rows[1]?.note).toContain('new failure; FAILURE logging-set-level: Failed: MCP error -32601: Method not found');
-    expect(report.file_issues).toEqual(['ping: no reason comment', 'resources-list: not a scenario this run executes (not applicable); remove the entry']);
+    expect(report.rows[1]?.note).toContain(
+      'new failure; FAILURE logging-set-level: Failed: MCP error -32601: Method not found',
+    );
+    expect(report.file_issues).toEqual([
+      'ping: no reason comment',
+      'resources-list: not a scenario this run executes (not applicable); remove the entry',
+    ]);
     expect(report.ok).toBe(false);
   }, 120_000);
 });

@@ -61,7 +61,8 @@ export interface ImplicitContextState {
  */
 export function implicitContextState(tool: { readonly handler: unknown }): ImplicitContextState {
   const { handler } = tool;
-  const isAsync = typeof handler === 'function' && (handler.constructor as { name?: unknown } | undefined)?.name === 'AsyncFunction';
+  const isAsync =
+    typeof handler === 'function' && (handler.constructor as { name?: unknown } | undefined)?.name === 'AsyncFunction';
   return { mode: isAsync ? 'async' : 'probe' };
 }
 
@@ -97,7 +98,11 @@ let synchronousCall: CallContext | undefined;
  *   else a promise of its settled value.
  * @throws whatever `body` throws synchronously.
  */
-export function runInCallContext<Result>(context: CallContext, state: ImplicitContextState, body: () => Result): Result | Promise<Awaited<Result>> {
+export function runInCallContext<Result>(
+  context: CallContext,
+  state: ImplicitContextState,
+  body: () => Result,
+): Result | Promise<Awaited<Result>> {
   if (state.mode === 'sync') {
     const outer = synchronousCall;
     synchronousCall = context;

@@ -117,7 +117,13 @@ export function loopbackHostname(host: string): string | undefined {
 
 /** The Host values a loopback endpoint answers to by default. */
 function loopbackHosts(host: string, canonical: string, port: number): string[] {
-  const names = new Set(['127.0.0.1', 'localhost', '[::1]', canonical, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host]);
+  const names = new Set([
+    '127.0.0.1',
+    'localhost',
+    '[::1]',
+    canonical,
+    host.includes(':') && !host.startsWith('[') ? `[${host}]` : host,
+  ]);
   return [...names].map((name) => `${name}:${port}`);
 }
 
@@ -130,8 +136,16 @@ interface Session {
 }
 
 /** A JSON-RPC error answer with no id, as the SDK sends for requests refused before parsing. */
-function refuse(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function refuse(
+  response: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  response
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 function headerValue(request: IncomingMessage, name: string): string | undefined {
@@ -140,9 +154,14 @@ function headerValue(request: IncomingMessage, name: string): string | undefined
 }
 
 /** Why a request's Host or Origin is refused, or `undefined` when both are allowed. */
-function originProblem(request: IncomingMessage, allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[]): string | undefined {
+function originProblem(
+  request: IncomingMessage,
+  allowedHosts: readonly string[] | undefined,
+  allowedOrigins: readonly string[],
+): string | undefined {
   const host = headerValue(request, 'host');
-  if (allowedHosts !== undefined && (host === undefined || !allowedHosts.includes(host))) return `Invalid Host header: ${host ?? '(none)'}`;
+  if (allowedHosts !== undefined && (host === undefined || !allowedHosts.includes(host)))
+    return `Invalid Host header: ${host ?? '(none)'}`;
   const origin = headerValue(request, 'origin');
   if (origin !== undefined && !allowedOrigins.includes(origin)) return `Invalid Origin header: ${origin}`;
   return undefined;
@@ -188,7 +207,12 @@ interface SessionPool {
   closeAll(): Promise<void>;
 }
 
-function createSessionPool(host: HttpHostServer, transportClass: typeof StreamableHTTPServerTransport, maxSessions: number, idleTimeout: number): SessionPool {
+function createSessionPool(
+  host: HttpHostServer,
+  transportClass: typeof StreamableHTTPServerTransport,
+  maxSessions: number,
+  idleTimeout: number,
+): SessionPool {
   const sessions = new Map<string, Session>();
   const pending = new Set<Session>();
   const closeSession = (session: Session): Promise<void> => {
@@ -268,15 +292,28 @@ interface Access {
   readonly origins: readonly string[];
 }
 
-function accessFor(options: StreamableHttpOptions, bindHost: string, canonical: string | undefined, port: number): Access {
+function accessFor(
+  options: StreamableHttpOptions,
+  bindHost: string,
+  canonical: string | undefined,
+  port: number,
+): Access {
   return {
     hosts: options.allowedHosts ?? (canonical === undefined ? undefined : loopbackHosts(bindHost, canonical, port)),
-    origins: options.allowedOrigins ?? loopbackHosts(bindHost, canonical ?? bindHost, port).map((name) => `http://${name}`),
+    origins:
+      options.allowedOrigins ?? loopbackHosts(bindHost, canonical ?? bindHost, port).map((name) => `http://${name}`),
   };
 }
 
 /** The request handler of an endpoint, given its settings once the port is known. */
-function requestHandler(host: HttpHostServer, pool: SessionPool, path: string, state: { draining: boolean; access: Access | undefined }, maxSessions: number, idleTimeout: number) {
+function requestHandler(
+  host: HttpHostServer,
+  pool: SessionPool,
+  path: string,
+  state: { draining: boolean; access: Access | undefined },
+  maxSessions: number,
+  idleTimeout: number,
+) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://placeholder');
     if (url.pathname !== path) {
@@ -305,7 +342,9 @@ function requestHandler(host: HttpHostServer, pool: SessionPool, path: string, s
     }
     if (!pool.hasRoom()) {
       host.logger.warn({ max_sessions: maxSessions }, 'streamable HTTP session refused: the session limit is reached');
-      refuse(response, 503, -32000, `Too many sessions (at most ${maxSessions}); try again later`, { 'retry-after': String(Math.ceil(Math.min(idleTimeout, 60_000) / 1000)) });
+      refuse(response, 503, -32000, `Too many sessions (at most ${maxSessions}); try again later`, {
+        'retry-after': String(Math.ceil(Math.min(idleTimeout, 60_000) / 1000)),
+      });
       return;
     }
     await pool.open(request, response);
@@ -321,7 +360,10 @@ function requestHandler(host: HttpHostServer, pool: SessionPool, path: string, s
  * @throws Error when `options.host` is not a loopback address and `allowedOrigins` is not given,
  *   or when the port cannot be bound.
  */
-export async function serveStreamableHttp(host: HttpHostServer, options: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> {
+export async function serveStreamableHttp(
+  host: HttpHostServer,
+  options: StreamableHttpOptions = {},
+): Promise<StreamableHttpHandle> {
   // Loaded here, not with the server module: a stdio server never needs it, and it is a
   // noticeable part of the SDK's load time.
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
@@ -347,7 +389,10 @@ export async function serveStreamableHttp(host: HttpHostServer, options: Streama
       });
     }
     handle(request, response).catch((error: unknown) => {
-      host.logger.error({ error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } }, 'streamable HTTP request failed');
+      host.logger.error(
+        { error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } },
+        'streamable HTTP request failed',
+      );
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
       response.end();
     });
@@ -378,7 +423,10 @@ export async function serveStreamableHttp(host: HttpHostServer, options: Streama
     let forcedCalls = 0;
     if ((await Promise.race([requests.drained(), delay(graceMs)])) === 'timeout') {
       forcedCalls = host.calls.force();
-      host.logger.warn({ forced_calls: forcedCalls, grace_ms: graceMs }, 'shutting down: tool calls still running after the grace period were answered with a retryable envelope');
+      host.logger.warn(
+        { forced_calls: forcedCalls, grace_ms: graceMs },
+        'shutting down: tool calls still running after the grace period were answered with a retryable envelope',
+      );
       // the answers are on their way; give them a moment to be written before the sockets close
       await Promise.race([requests.drained(), delay(2000)]);
     }
@@ -433,7 +481,11 @@ export function parseAllowedOrigins(value: string): string[] {
  * @param graceMs - the grace period in milliseconds.
  * @param stopped - called when the endpoint is closed (a CLI exits there).
  */
-export function shutdownOnSignals(handle: StreamableHttpHandle, graceMs: number, stopped: (report: ShutdownReport) => void): void {
+export function shutdownOnSignals(
+  handle: StreamableHttpHandle,
+  graceMs: number,
+  stopped: (report: ShutdownReport) => void,
+): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

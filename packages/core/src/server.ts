@@ -7,7 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { CONTRACT_VERSION, envelopeCapability, ENVELOPE_CAPABILITY_KEY, NORMALIZED_KINDS } from '@mcp-envelope/contract';
+import {
+  CONTRACT_VERSION,
+  envelopeCapability,
+  ENVELOPE_CAPABILITY_KEY,
+  NORMALIZED_KINDS,
+} from '@mcp-envelope/contract';
 import type {
   EnvelopeCapabilityValue,
   EnvelopeMeta,
@@ -24,12 +29,7 @@ import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdi
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CallToolResult,
   Implementation,
@@ -76,13 +76,24 @@ import { UpstreamClientError } from './errors.js';
  * The `_meta` keys only the server writes (the contract's telemetry): a plain data result's own
  * `_meta` loses them, so no upstream body can pose as the server's telemetry.
  */
-const TELEMETRY_KEYS: readonly string[] = ['normalized', 'rate_limit', 'retry_after_seconds', 'warnings', 'correlation_id', 'validator'];
+const TELEMETRY_KEYS: readonly string[] = [
+  'normalized',
+  'rate_limit',
+  'retry_after_seconds',
+  'warnings',
+  'correlation_id',
+  'validator',
+];
 
 /** The SDK v1 low-level server class that carries our `tools/list` and `tools/call` handlers. */
 export type SdkServer = LowLevelServer;
 
 /** The kinds core itself can emit, whatever the adapter. */
-export const CORE_ERROR_KINDS = ['mcp_input_validation', 'tool_not_found', 'internal_error'] as const satisfies readonly ErrorKind[];
+export const CORE_ERROR_KINDS = [
+  'mcp_input_validation',
+  'tool_not_found',
+  'internal_error',
+] as const satisfies readonly ErrorKind[];
 
 /** The name of the tool every envelope server registers (DESIGN 4.5). */
 export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
@@ -265,7 +276,8 @@ function isClassInstance(value: unknown): boolean {
 }
 
 function className(value: object): string {
-  const name: unknown = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  const name: unknown = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor
+    ?.name;
   return typeof name === 'string' && name !== '' ? name : 'non-plain';
 }
 
@@ -320,7 +332,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const settings = resolveSettings(options.env ?? process.env, options, logger);
   const limits = resolveLimits(options.env ?? process.env, options, logger);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
   const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
   const now = options.now ?? ((): Date => new Date());
   const unknownToolAs = options.unknownToolAs ?? 'result';
@@ -354,7 +367,11 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     const variant = `${compile ?? 'lazy'} ${schemaOwnership ?? 'copy'}`;
     let options = optionVariants.get(variant);
     if (options === undefined) {
-      options = { ...pipelineOptions, ...(compile === undefined ? {} : { compile }), ...(schemaOwnership === undefined ? {} : { schemaOwnership }) };
+      options = {
+        ...pipelineOptions,
+        ...(compile === undefined ? {} : { compile }),
+        ...(schemaOwnership === undefined ? {} : { schemaOwnership }),
+      };
       optionVariants.set(variant, options);
     }
     return options;
@@ -368,7 +385,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       try {
         outputSchema = widenOutputSchema(tool.outputSchema) as Tool['outputSchema'];
       } catch (error) {
-        throw new TypeError(`tool "${tool.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new TypeError(`tool "${tool.name}": ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
       }
     }
     const listed: Tool = {
@@ -385,17 +404,29 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       outputChecker:
         outputSchema === undefined
           ? undefined
-          : createOutputChecker(outputSchema, (reason) => {
-              logger.warn({ tool: tool.name, reason }, 'the outputSchema of this tool does not compile, so its results are not checked against it');
-            }, pipelineOptions.caches.compiler),
+          : createOutputChecker(
+              outputSchema,
+              (reason) => {
+                logger.warn(
+                  { tool: tool.name, reason },
+                  'the outputSchema of this tool does not compile, so its results are not checked against it',
+                );
+              },
+              pipelineOptions.caches.compiler,
+            ),
       listed,
       contextState: implicitContextState(tool),
     });
   }
   // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
   // must be one that one of the tools' schemas, under these switches, can lead to.
-  const emittedNormalizedKinds: NormalizedEventKind[] = includeNormalized ? NORMALIZED_KINDS.filter((kind) => [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind))) : [];
-  const capabilityObject = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], emittedNormalizedKinds);
+  const emittedNormalizedKinds: NormalizedEventKind[] = includeNormalized
+    ? NORMALIZED_KINDS.filter((kind) => [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind)))
+    : [];
+  const capabilityObject = envelopeCapability(
+    [...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])],
+    emittedNormalizedKinds,
+  );
   const capability = capabilityObject[ENVELOPE_CAPABILITY_KEY];
 
   const finalizeEnvironment: FinalizeEnvironment = {
@@ -415,7 +446,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     let offset = 0;
     if (cursor !== undefined) {
       const decoded = decodeCursor(cursor, fingerprint, listedTools.length);
-      if (decoded === undefined) throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
+      if (decoded === undefined)
+        throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
       offset = decoded;
     }
     const end = offset + pageSize;
@@ -454,7 +486,12 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   }
 
   function successMeta(call: CallContext): EnvelopeMeta | undefined {
-    if (call.rateLimit === undefined && call.retryAfterSeconds === undefined && call.warnings === undefined && !(includeNormalized && call.normalized.length > 0)) {
+    if (
+      call.rateLimit === undefined &&
+      call.retryAfterSeconds === undefined &&
+      call.warnings === undefined &&
+      !(includeNormalized && call.normalized.length > 0)
+    ) {
       return undefined;
     }
     const meta = composeMeta(callTelemetry(call, includeNormalized));
@@ -485,7 +522,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
 
   /** The `internal_error` result for a handler result that cannot be sent: `problem` goes to the log only. */
   function badResult(problem: string, call: CallContext): CallToolResult {
-    return errorResult(internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', classifyEnvironment(call)));
+    return errorResult(
+      internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', classifyEnvironment(call)),
+    );
   }
 
   /** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
@@ -511,7 +550,10 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
     // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
     if (isClassInstance(value)) {
-      return badResult(`returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`, call);
+      return badResult(
+        `returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`,
+        call,
+      );
     }
     if (isPlainObject(value)) {
       const meta = successMeta(call);
@@ -519,14 +561,21 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       const withCallMeta = meta === undefined ? data : withMeta(data, meta);
       const json = JSON.stringify(withCallMeta);
       // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
-      if (json.charCodeAt(0) !== 0x7b) return badResult('returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
+      if (json.charCodeAt(0) !== 0x7b)
+        return badResult(
+          'returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data',
+          call,
+        );
       const { value: structured, text } = redactedJson(withCallMeta, json);
       const mismatch = outputMismatch(entry, structured, call);
       if (mismatch !== undefined) return mismatch;
       return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
     }
     if (entry.outputChecker !== undefined) {
-      return badResult(`declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);
+      return badResult(
+        `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+        call,
+      );
     }
     if (value === undefined) return { content: [] };
     if (typeof value === 'string') return { content: [{ type: 'text', text: redactor.string(value) }] };
@@ -551,10 +600,16 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       else if (block.type === 'image' || block.type === 'audio') bound += block.data.length + block.mimeType.length * 6;
       else bound += limits.MCP_MAX_RESULT_BYTES;
     }
-    if (!mirrored && (result.structuredContent !== undefined || result._meta !== undefined)) bound += limits.MCP_MAX_RESULT_BYTES;
+    if (!mirrored && (result.structuredContent !== undefined || result._meta !== undefined))
+      bound += limits.MCP_MAX_RESULT_BYTES;
     if (bound <= limits.MCP_MAX_RESULT_BYTES) return result;
     if (Buffer.byteLength(JSON.stringify(result)) <= limits.MCP_MAX_RESULT_BYTES) return result;
-    const failure = new UpstreamClientError({ type: 'response_too_large', subject: 'result', limitBytes: limits.MCP_MAX_RESULT_BYTES, setting: 'MCP_MAX_RESULT_BYTES' });
+    const failure = new UpstreamClientError({
+      type: 'response_too_large',
+      subject: 'result',
+      limitBytes: limits.MCP_MAX_RESULT_BYTES,
+      setting: 'MCP_MAX_RESULT_BYTES',
+    });
     return errorResult(envelopeForThrown(failure, classifyEnvironment(call)));
   }
 
@@ -567,7 +622,13 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
       if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
       const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
-      return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
+      return errorResult(
+        internalError(
+          new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`),
+          'result',
+          environment,
+        ),
+      );
     }
     const structured = result.structuredContent;
     const meta = successMeta(call);
@@ -580,11 +641,16 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     return {
       ...result,
       structuredContent: injected,
-      content: result.content.map((block) => (block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block)),
+      content: result.content.map((block) =>
+        block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block,
+      ),
     };
   }
 
-  async function callTool(request: ToolCallRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> {
+  async function callTool(
+    request: ToolCallRequest,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ): Promise<CallToolResult> {
     const params = request.params;
     // No tool name, no tool and nothing to put in an envelope's `tool`: a protocol error, as the
     // SDK's own dispatcher answers it.
@@ -604,12 +670,23 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       // Only a schema that cannot be compiled gets here (one that passed the registration checks,
       // or one whose tool deferred them with inputSchemaCheck: 'first-call'): the server's
       // fault, reported as an internal error with the reason in the log.
-      const failed: CallContext = { tool: name, adapter, normalized: [], signal: extra.signal, rateLimit: undefined, retryAfterSeconds: undefined, warnings: undefined };
+      const failed: CallContext = {
+        tool: name,
+        adapter,
+        normalized: [],
+        signal: extra.signal,
+        rateLimit: undefined,
+        retryAfterSeconds: undefined,
+        warnings: undefined,
+      };
       return errorResult(internalError(error, 'input_schema', classifyEnvironment(failed)));
     }
     if (!check.ok) {
       // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
-      const validationMeta = composeMeta({ normalized: includeNormalized ? check.events : undefined, validator: check.validator });
+      const validationMeta = composeMeta({
+        normalized: includeNormalized ? check.events : undefined,
+        validator: check.validator,
+      });
       const meta = validationMeta === undefined ? {} : { _meta: validationMeta };
       return errorResult(
         finalizeEnvelope(
@@ -667,12 +744,15 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         returned = entry.tool.handler(check.args, context);
       }
       // tracked, so that a shutdown whose grace period ends first can still answer the call
-      const outcome = isPromiseLike(returned) ? await calls.track(returned) : { forced: false as const, value: returned };
+      const outcome = isPromiseLike(returned)
+        ? await calls.track(returned)
+        : { forced: false as const, value: returned };
       if (outcome.forced) return errorResult(shutdownEnvelope(name, logger));
       value = outcome.value;
     } catch (error) {
       // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
-      if (extra.signal.aborted && !EnvelopeError.isInstance(error)) return errorResult(internalErrorEnvelope(name, randomUUID()));
+      if (extra.signal.aborted && !EnvelopeError.isInstance(error))
+        return errorResult(internalErrorEnvelope(name, randomUUID()));
       return errorResult(envelopeForThrown(error, classifyEnvironment(call)));
     }
     try {
