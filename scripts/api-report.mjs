@@ -43,19 +43,37 @@ function extractorConfig(entry, temporaryFolder) {
       // The .d.ts files are already checked by the build; only the entry's graph is needed here.
       compiler: {
         overrideTsconfig: {
-          compilerOptions: { target: 'ES2023', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], strict: true, skipLibCheck: true },
+          compilerOptions: {
+            target: 'ES2023',
+            lib: ['ES2023'],
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            types: ['node'],
+            strict: true,
+            skipLibCheck: true,
+          },
           files: [entry.types],
         },
         skipLibCheck: true,
       },
-      apiReport: { enabled: true, reportFileName: `${entry.report}.api.md`, reportFolder: join(entry.folder, 'api'), reportTempFolder: temporaryFolder },
+      apiReport: {
+        enabled: true,
+        reportFileName: `${entry.report}.api.md`,
+        reportFolder: join(entry.folder, 'api'),
+        reportTempFolder: temporaryFolder,
+      },
       docModel: { enabled: false },
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
       messages: {
         compilerMessageReporting: { default: { logLevel: 'error' } },
         // Release tags are not used: everything an entry point exports is public.
-        extractorMessageReporting: { default: inReport, 'ae-missing-release-tag': quiet, 'ae-undocumented': quiet, 'ae-wrong-input-file-type': { logLevel: 'error' } },
+        extractorMessageReporting: {
+          default: inReport,
+          'ae-missing-release-tag': quiet,
+          'ae-undocumented': quiet,
+          'ae-wrong-input-file-type': { logLevel: 'error' },
+        },
         tsdocMessageReporting: { default: quiet },
       },
     },
@@ -64,7 +82,13 @@ function extractorConfig(entry, temporaryFolder) {
 
 function runEntry(entry, temporaryFolder, compilerState) {
   if (update) mkdirSync(join(entry.folder, 'api'), { recursive: true });
-  const result = Extractor.invoke(extractorConfig(entry, temporaryFolder), { localBuild: update, compilerState, messageCallback: (message) => { if (message.logLevel !== 'error') message.handled = true; } });
+  const result = Extractor.invoke(extractorConfig(entry, temporaryFolder), {
+    localBuild: update,
+    compilerState,
+    messageCallback: (message) => {
+      if (message.logLevel !== 'error') message.handled = true;
+    },
+  });
   const report = relative(root, join(entry.folder, 'api', `${entry.report}.api.md`));
   if (result.errorCount > 0) return `${report}: API Extractor reported ${result.errorCount} error(s)`;
   if (result.apiReportChanged && !update) return `${report} differs from the build`;
@@ -75,10 +99,16 @@ const temporaryFolder = mkdtempSync(join(tmpdir(), 'api-report-'));
 try {
   const entries = workspacePackages().flatMap(entryPoints);
   // One TypeScript program for every entry point: the packages share most of their .d.ts graph.
-  const compilerState = CompilerState.create(extractorConfig(entries[0], temporaryFolder), { additionalEntryPoints: entries.map((entry) => entry.types) });
-  const problems = entries.map((entry) => runEntry(entry, temporaryFolder, compilerState)).filter((problem) => problem !== undefined);
+  const compilerState = CompilerState.create(extractorConfig(entries[0], temporaryFolder), {
+    additionalEntryPoints: entries.map((entry) => entry.types),
+  });
+  const problems = entries
+    .map((entry) => runEntry(entry, temporaryFolder, compilerState))
+    .filter((problem) => problem !== undefined);
   if (problems.length > 0) {
-    console.error(`${problems.join('\n')}\nThe public API changed. If that is intended, run \`pnpm api:update\` and commit the reports.`);
+    console.error(
+      `${problems.join('\n')}\nThe public API changed. If that is intended, run \`pnpm api:update\` and commit the reports.`,
+    );
     process.exitCode = 1;
   }
 } finally {

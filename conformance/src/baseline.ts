@@ -41,7 +41,19 @@ const FORMAT_VALUES: Readonly<Record<string, string>> = {
 };
 
 /** Candidates tried, in order, when a string schema has a `pattern`. */
-const PATTERN_CANDIDATES: readonly string[] = ['conformance', 'ATVPDKIKX0DER', 'A1', 'ABC123', 'a', 'A', '1', '123', 'abc', 'US', 'en_US'];
+const PATTERN_CANDIDATES: readonly string[] = [
+  'conformance',
+  'ATVPDKIKX0DER',
+  'A1',
+  'ABC123',
+  'a',
+  'A',
+  '1',
+  '123',
+  'abc',
+  'US',
+  'en_US',
+];
 
 const MAX_DEPTH = 24;
 /** The longest string the synthesizer builds (a larger `minLength` is reported, not built). */
@@ -83,7 +95,13 @@ function numericBounds(schema: Schema, integer: boolean): { low: number | undefi
   return { low, high };
 }
 
-function synthesizeNumber(schema: Schema, integer: boolean, variant: number, path: string, context: Context): SynthesisResult {
+function synthesizeNumber(
+  schema: Schema,
+  integer: boolean,
+  variant: number,
+  path: string,
+  context: Context,
+): SynthesisResult {
   const { low, high } = numericBounds(schema, integer);
   let value = 1 + variant;
   if (low !== undefined && value < low) value = integer ? Math.ceil(low) : low;
@@ -130,11 +148,21 @@ function synthesizeString(schema: Schema, variant: number, path: string, context
   return done(candidates[0] ?? base, context);
 }
 
-function synthesizeArray(schema: Schema, variant: number, path: string, depth: number, context: Context): SynthesisResult {
+function synthesizeArray(
+  schema: Schema,
+  variant: number,
+  path: string,
+  depth: number,
+  context: Context,
+): SynthesisResult {
   const minItems = numberKeyword(schema, 'minItems') ?? 0;
   if (minItems > MAX_ITEMS) return fail(path, `minItems ${minItems} is larger than ${MAX_ITEMS}`);
   const maxItems = numberKeyword(schema, 'maxItems');
-  const prefixItems = Array.isArray(schema['prefixItems']) ? schema['prefixItems'] : Array.isArray(schema['items']) ? schema['items'] : [];
+  const prefixItems = Array.isArray(schema['prefixItems'])
+    ? schema['prefixItems']
+    : Array.isArray(schema['items'])
+      ? schema['items']
+      : [];
   const itemSchema = Array.isArray(schema['items']) ? schema['additionalItems'] : schema['items'];
   let count = Math.max(minItems, prefixItems.length, 1);
   if (maxItems !== undefined) count = Math.min(count, maxItems);
@@ -188,7 +216,8 @@ function chosenType(schema: Schema): string | undefined {
   }
   if (schema['properties'] !== undefined || schema['required'] !== undefined) return 'object';
   if (schema['items'] !== undefined || schema['prefixItems'] !== undefined) return 'array';
-  if (schema['minLength'] !== undefined || schema['pattern'] !== undefined || schema['format'] !== undefined) return 'string';
+  if (schema['minLength'] !== undefined || schema['pattern'] !== undefined || schema['format'] !== undefined)
+    return 'string';
   if (schema['minimum'] !== undefined || schema['maximum'] !== undefined) return 'number';
   return undefined;
 }
@@ -196,10 +225,13 @@ function chosenType(schema: Schema): string | undefined {
 function fromAnnotations(schema: Schema, variant: number): { found: true; value: JsonValue } | { found: false } {
   if (Object.hasOwn(schema, 'const')) return { found: true, value: schema['const'] as JsonValue };
   const values = schema['enum'];
-  if (Array.isArray(values) && values.length > 0) return { found: true, value: values[variant % values.length] as JsonValue };
-  if (variant === 0 && Object.hasOwn(schema, 'default') && schema['default'] !== undefined) return { found: true, value: schema['default'] as JsonValue };
+  if (Array.isArray(values) && values.length > 0)
+    return { found: true, value: values[variant % values.length] as JsonValue };
+  if (variant === 0 && Object.hasOwn(schema, 'default') && schema['default'] !== undefined)
+    return { found: true, value: schema['default'] as JsonValue };
   const examples = schema['examples'];
-  if (variant === 0 && Array.isArray(examples) && examples.length > 0) return { found: true, value: examples[0] as JsonValue };
+  if (variant === 0 && Array.isArray(examples) && examples.length > 0)
+    return { found: true, value: examples[0] as JsonValue };
   return { found: false };
 }
 
@@ -221,8 +253,18 @@ function mergeAllOf(schema: Schema, context: Context): Schema {
   return { ...merged, properties, required: [...required] };
 }
 
-function synthesizeAlternatives(schema: Schema, variant: number, path: string, depth: number, context: Context): SynthesisResult | undefined {
-  const alternatives = Array.isArray(schema['anyOf']) ? schema['anyOf'] : Array.isArray(schema['oneOf']) ? schema['oneOf'] : undefined;
+function synthesizeAlternatives(
+  schema: Schema,
+  variant: number,
+  path: string,
+  depth: number,
+  context: Context,
+): SynthesisResult | undefined {
+  const alternatives = Array.isArray(schema['anyOf'])
+    ? schema['anyOf']
+    : Array.isArray(schema['oneOf'])
+      ? schema['oneOf']
+      : undefined;
   if (alternatives === undefined) return undefined;
   const rest = withoutKeys(schema, ['anyOf', 'oneOf']);
   let lastFailure: SynthesisResult | undefined;
@@ -238,7 +280,13 @@ function synthesizeAlternatives(schema: Schema, variant: number, path: string, d
   return lastFailure ?? fail(path, 'no usable anyOf/oneOf alternative');
 }
 
-function synthesizeAt(schemaInput: unknown, variant: number, path: string, depth: number, context: Context): SynthesisResult {
+function synthesizeAt(
+  schemaInput: unknown,
+  variant: number,
+  path: string,
+  depth: number,
+  context: Context,
+): SynthesisResult {
   if (depth > MAX_DEPTH) return fail(path, `schema nests deeper than ${MAX_DEPTH} levels (recursive $ref?)`);
   const resolved = derefSchema(context.root, schemaInput ?? true);
   if (!resolved.ok) return fail(path, resolved.reason);

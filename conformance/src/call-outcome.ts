@@ -70,9 +70,15 @@ export function findEnvelopeCandidate(carrier: unknown): Record<string, unknown>
   const record = carrier as unknown as Record<string, unknown>;
   const structured = record['structuredContent'];
   const data = record['data'];
-  const candidates: unknown[] = [structured, isRecord(structured) ? structured['error'] : undefined, data, isRecord(data) ? data['envelope'] : undefined];
+  const candidates: unknown[] = [
+    structured,
+    isRecord(structured) ? structured['error'] : undefined,
+    data,
+    isRecord(data) ? data['envelope'] : undefined,
+  ];
   if (Array.isArray(record['content'])) {
-    for (const block of record['content']) if (isRecord(block) && typeof block['text'] === 'string') candidates.push(parseJsonObject(block['text']));
+    for (const block of record['content'])
+      if (isRecord(block) && typeof block['text'] === 'string') candidates.push(parseJsonObject(block['text']));
   }
   if (typeof data === 'string') candidates.push(parseJsonObject(data));
   if (typeof record['message'] === 'string') candidates.push(parseJsonObject(record['message']));
@@ -125,14 +131,17 @@ function parsedText(text: string): unknown {
 export function textCopyIssue(result: unknown, envelope: ErrorEnvelope): string | undefined {
   if (!isRecord(result)) return undefined;
   const first: unknown = Array.isArray(result['content']) ? result['content'][0] : undefined;
-  if (!isRecord(first) || first['type'] !== 'text' || typeof first['text'] !== 'string') return 'content[0] is not a text block carrying the envelope';
+  if (!isRecord(first) || first['type'] !== 'text' || typeof first['text'] !== 'string')
+    return 'content[0] is not a text block carrying the envelope';
   const text = first['text'];
   const parsed = parsedText(text);
   if (parsed === undefined) return `content[0].text is not the envelope as JSON: "${describeValue(text).slice(0, 80)}"`;
   const structured = result['structuredContent'];
   const copy = structured === undefined ? envelope : structured;
   if (isDeepStrictEqual(parsed, copy) || isDeepStrictEqual(parsed, envelope)) return undefined;
-  const other = isRecord(parsed) ? `${String(parsed['error_kind'])}/${String(parsed['error_code'])}` : describeValue(parsed).slice(0, 40);
+  const other = isRecord(parsed)
+    ? `${String(parsed['error_kind'])}/${String(parsed['error_code'])}`
+    : describeValue(parsed).slice(0, 40);
   return `content[0].text holds another value (${other}) than the envelope ${envelope.error_kind}/${envelope.error_code}`;
 }
 
@@ -172,7 +181,10 @@ export function classifyCallError(error: unknown, timeoutMs: number): CallOutcom
   if (envelope !== undefined) return fromCandidate(envelope, 'json_rpc_error');
   const candidate = findEnvelopeCandidate(error);
   if (candidate !== undefined) return fromCandidate(candidate, 'json_rpc_error');
-  if (error instanceof DeadlineError || (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))) {
+  if (
+    error instanceof DeadlineError ||
+    (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+  ) {
     return { type: 'no-envelope', text: `timed out after ${timeoutMs} ms`, channel: 'timeout' };
   }
   const channel: OutcomeChannel = error instanceof McpError ? 'json_rpc_error' : 'transport';
@@ -218,9 +230,17 @@ export async function withDeadline<T>(promise: Promise<T>, milliseconds: number)
  * @param timeoutMs - the request timeout in milliseconds (the call is abandoned 1 s after it at most).
  * @returns the outcome.
  */
-export async function callToolOutcome(client: Client, name: string, args: Readonly<Record<string, unknown>>, timeoutMs: number): Promise<CallOutcome> {
+export async function callToolOutcome(
+  client: Client,
+  name: string,
+  args: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+): Promise<CallOutcome> {
   try {
-    const result = await withDeadline(client.callTool({ name, arguments: { ...args } }, undefined, { timeout: timeoutMs }), timeoutMs + DEADLINE_GRACE_MS);
+    const result = await withDeadline(
+      client.callTool({ name, arguments: { ...args } }, undefined, { timeout: timeoutMs }),
+      timeoutMs + DEADLINE_GRACE_MS,
+    );
     return classifyToolResult(result);
   } catch (error) {
     return classifyCallError(error, timeoutMs);

@@ -5,7 +5,13 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-import { CONTRACT_VERSION, ENV_SWITCHES, ENVELOPE_CAPABILITY_KEY, ERROR_KINDS, NORMALIZED_KINDS } from '@mcp-envelope/contract';
+import {
+  CONTRACT_VERSION,
+  ENV_SWITCHES,
+  ENVELOPE_CAPABILITY_KEY,
+  ERROR_KINDS,
+  NORMALIZED_KINDS,
+} from '@mcp-envelope/contract';
 
 import { isRecord } from './json-schema.js';
 import type { CapabilityStatus } from './report-types.js';
@@ -19,7 +25,8 @@ function locate(capabilities: unknown): { location: string; value: unknown } | u
   if (isRecord(experimental) && Object.hasOwn(experimental, ENVELOPE_CAPABILITY_KEY)) {
     return { location: EXPERIMENTAL_LOCATION, value: experimental[ENVELOPE_CAPABILITY_KEY] };
   }
-  if (Object.hasOwn(capabilities, ENVELOPE_CAPABILITY_KEY)) return { location: TOP_LEVEL_LOCATION, value: capabilities[ENVELOPE_CAPABILITY_KEY] };
+  if (Object.hasOwn(capabilities, ENVELOPE_CAPABILITY_KEY))
+    return { location: TOP_LEVEL_LOCATION, value: capabilities[ENVELOPE_CAPABILITY_KEY] };
   return undefined;
 }
 
@@ -28,7 +35,8 @@ function listIssues(name: string, list: unknown, allowed: readonly string[]): st
   const issues: string[] = [];
   const seen = new Set<unknown>();
   for (const entry of list) {
-    if (typeof entry !== 'string' || !allowed.includes(entry)) issues.push(`${name} contains ${JSON.stringify(entry)}, which is not in the v${CONTRACT_VERSION} taxonomy`);
+    if (typeof entry !== 'string' || !allowed.includes(entry))
+      issues.push(`${name} contains ${JSON.stringify(entry)}, which is not in the v${CONTRACT_VERSION} taxonomy`);
     if (seen.has(entry)) issues.push(`${name} lists ${JSON.stringify(entry)} twice`);
     seen.add(entry);
   }
@@ -54,21 +62,39 @@ export function checkCapability(capabilities: unknown): CapabilityStatus {
       value: null,
       contract_version: null,
       error_kinds: null,
-      issues: [`no capability advertised (no ${ENVELOPE_CAPABILITY_KEY} in capabilities.experimental or at the top level)`],
+      issues: [
+        `no capability advertised (no ${ENVELOPE_CAPABILITY_KEY} in capabilities.experimental or at the top level)`,
+      ],
     };
   }
   const value = found.value;
   if (!isRecord(value)) {
-    return { advertised: true, location: found.location, value, contract_version: null, error_kinds: null, issues: [`${found.location} is not an object`] };
+    return {
+      advertised: true,
+      location: found.location,
+      value,
+      contract_version: null,
+      error_kinds: null,
+      issues: [`${found.location} is not an object`],
+    };
   }
   const issues: string[] = [];
   const contractVersion = value['contract_version'];
-  if (contractVersion !== CONTRACT_VERSION) issues.push(`contract_version is ${JSON.stringify(contractVersion) ?? 'absent'}, expected ${CONTRACT_VERSION}`);
+  if (contractVersion !== CONTRACT_VERSION)
+    issues.push(`contract_version is ${JSON.stringify(contractVersion) ?? 'absent'}, expected ${CONTRACT_VERSION}`);
   const kinds = value['error_kinds'];
   issues.push(...listIssues('error_kinds', kinds, ERROR_KINDS));
-  if (Object.hasOwn(value, 'normalized_kinds')) issues.push(...listIssues('normalized_kinds', value['normalized_kinds'], NORMALIZED_KINDS));
+  if (Object.hasOwn(value, 'normalized_kinds'))
+    issues.push(...listIssues('normalized_kinds', value['normalized_kinds'], NORMALIZED_KINDS));
   const errorKinds = Array.isArray(kinds) ? kinds.filter((kind): kind is string => typeof kind === 'string') : null;
-  return { advertised: true, location: found.location, value, contract_version: contractVersion ?? null, error_kinds: errorKinds, issues };
+  return {
+    advertised: true,
+    location: found.location,
+    value,
+    contract_version: contractVersion ?? null,
+    error_kinds: errorKinds,
+    issues,
+  };
 }
 
 /**
@@ -108,7 +134,8 @@ export function contractToolDisagreements(contract: unknown, capability: unknown
   if (!isRecord(contract)) return ['get_envelope_contract returned no object'];
   const advertised = isRecord(capability) ? capability : {};
   return CONTRACT_TOOL_KEYS.filter((key) => !isDeepStrictEqual(contract[key], advertised[key])).map(
-    (key) => `${key}: get_envelope_contract says ${JSON.stringify(contract[key]) ?? 'nothing'}, the capability ${JSON.stringify(advertised[key]) ?? 'nothing'}`,
+    (key) =>
+      `${key}: get_envelope_contract says ${JSON.stringify(contract[key]) ?? 'nothing'}, the capability ${JSON.stringify(advertised[key]) ?? 'nothing'}`,
   );
 }
 
@@ -120,8 +147,12 @@ export function contractToolDisagreements(contract: unknown, capability: unknown
  */
 export function settingsOfContract(contract: unknown): ServerSettings {
   const settings = isRecord(contract) && isRecord(contract['settings']) ? contract['settings'] : {};
-  const flag = (name: string): boolean | undefined => (typeof settings[name] === 'boolean' ? settings[name] : undefined);
-  return { normalizationEnabled: flag('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED'), strictUnknownFields: flag('MCP_STRICT_UNKNOWN_FIELDS') };
+  const flag = (name: string): boolean | undefined =>
+    typeof settings[name] === 'boolean' ? settings[name] : undefined;
+  return {
+    normalizationEnabled: flag('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED'),
+    strictUnknownFields: flag('MCP_STRICT_UNKNOWN_FIELDS'),
+  };
 }
 
 /**

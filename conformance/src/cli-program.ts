@@ -121,8 +121,12 @@ function parseHeaders(headers: readonly string[]): Record<string, string> | stri
 }
 
 function probeTarget(options: ProbeCliOptions): ProbeTarget | string {
-  if ((options.stdio === undefined) === (options.url === undefined)) return 'give exactly one of --stdio "<command line>" and --url <url>';
-  if (options.stdio !== undefined) return options.header.length > 0 ? '--header applies to --url only' : { transport: 'stdio', commandLine: options.stdio };
+  if ((options.stdio === undefined) === (options.url === undefined))
+    return 'give exactly one of --stdio "<command line>" and --url <url>';
+  if (options.stdio !== undefined)
+    return options.header.length > 0
+      ? '--header applies to --url only'
+      : { transport: 'stdio', commandLine: options.stdio };
   const headers = parseHeaders(options.header);
   if (typeof headers === 'string') return headers;
   return { transport: 'http', url: options.url ?? '', ...(options.header.length === 0 ? {} : { headers }) };
@@ -140,7 +144,10 @@ async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
     io.stderr(`error: ${target}\n`);
     return EXIT_CODES.usage;
   }
-  const progress = options.progress === true || io.stderrIsTTY ? createProgressReporter({ write: io.stderr, isTTY: io.stderrIsTTY }) : undefined;
+  const progress =
+    options.progress === true || io.stderrIsTTY
+      ? createProgressReporter({ write: io.stderr, isTTY: io.stderrIsTTY })
+      : undefined;
   let report;
   try {
     report = await probeServer({
@@ -184,7 +191,10 @@ interface SuiteCliOptions extends ReportOptions, ServerCommandOptions {
 }
 
 function serverCommands(options: ServerCommandOptions): Partial<Record<ServerId, string>> {
-  return { ...(options.spCommand === undefined ? {} : { sp: options.spCommand }), ...(options.adsCommand === undefined ? {} : { ads: options.adsCommand }) };
+  return {
+    ...(options.spCommand === undefined ? {} : { sp: options.spCommand }),
+    ...(options.adsCommand === undefined ? {} : { ads: options.adsCommand }),
+  };
 }
 
 function failureText(error: unknown): string {
@@ -220,10 +230,13 @@ async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promi
     environment = await startGateEnvironment({ commands: serverCommands(options) });
     const fixtures = await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry])));
     const problems = fixtures.filter((fixture) => fixture.problems.length > 0);
-    for (const fixture of problems) io.stderr(`error: ${fixture.server}/${fixture.scenario.id}: ${fixture.problems.join('; ')}\n`);
+    for (const fixture of problems)
+      io.stderr(`error: ${fixture.server}/${fixture.scenario.id}: ${fixture.problems.join('; ')}\n`);
     if (problems.length > 0) return EXIT_CODES.failed;
     const written = writeFixtures(resolve(options.write), fixtures);
-    const perServer = SERVER_IDS.map((server) => `${fixtures.filter((fixture) => fixture.server === server).length} ${server}`).join(', ');
+    const perServer = SERVER_IDS.map(
+      (server) => `${fixtures.filter((fixture) => fixture.server === server).length} ${server}`,
+    ).join(', ');
     io.stdout(`wrote ${written.length} fixtures to ${options.write} (${perServer})\n`);
     return EXIT_CODES.ok;
   } catch (error) {
@@ -283,7 +296,12 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .option('--url <url>', 'connect to a Streamable HTTP endpoint')
     .option('--header <name: value>', 'HTTP header for --url (repeatable; values are never printed)', collect, [])
     .option('--max-tools <n>', 'probe at most this many tools', integerOption(0), DEFAULT_MAX_TOOLS)
-    .option('--timeout-ms <ms>', 'timeout in milliseconds of each request, the initialize handshake (server start included) among them', integerOption(1), DEFAULT_TIMEOUT_MS)
+    .option(
+      '--timeout-ms <ms>',
+      'timeout in milliseconds of each request, the initialize handshake (server start included) among them',
+      integerOption(1),
+      DEFAULT_TIMEOUT_MS,
+    )
     .option('--json <file>', 'write a machine-readable report')
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--progress', 'show progress on stderr even when it is not a terminal')
@@ -293,13 +311,18 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     });
   program
     .command('gate')
-    .description('run the whole conformance gate on both reference servers (SP and Ads) against the upstream replay server')
+    .description(
+      'run the whole conformance gate on both reference servers (SP and Ads) against the upstream replay server',
+    )
     .option('--json <file>', 'write a machine-readable report')
     .option('--junit <file>', 'write a JUnit XML report')
-    .option('--cases <dir>', 'recorded upstream cases (default: the package\'s cases/)')
-    .option('--fixtures <dir>', 'checked-in fixtures to compare with (default: the package\'s fixtures/)')
+    .option('--cases <dir>', "recorded upstream cases (default: the package's cases/)")
+    .option('--fixtures <dir>', "checked-in fixtures to compare with (default: the package's fixtures/)")
     .option('--sp-command <command line>', 'start the SP server with this command instead of the built mcp-envelope-sp')
-    .option('--ads-command <command line>', 'start the Ads server with this command instead of the built mcp-envelope-ads')
+    .option(
+      '--ads-command <command line>',
+      'start the Ads server with this command instead of the built mcp-envelope-ads',
+    )
     .option('--timeout-ms <ms>', 'timeout of each request in milliseconds', integerOption(1), 15_000)
     .option('--no-probe', 'leave out the probe battery')
     .action(async (options: GateCliOptions) => {
@@ -308,8 +331,11 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   program
     .command('fixtures')
     .description('regenerate the conformance fixtures from the running reference servers')
-    .requiredOption('--write <dir>', 'write <dir>/sp/*.json and <dir>/ads/*.json (other *.json files there are removed)')
-    .option('--cases <dir>', 'recorded upstream cases (default: the package\'s cases/)')
+    .requiredOption(
+      '--write <dir>',
+      'write <dir>/sp/*.json and <dir>/ads/*.json (other *.json files there are removed)',
+    )
+    .option('--cases <dir>', "recorded upstream cases (default: the package's cases/)")
     .option('--sp-command <command line>', 'start the SP server with this command')
     .option('--ads-command <command line>', 'start the Ads server with this command')
     .action(async (options: FixturesCliOptions) => {
@@ -318,7 +344,11 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   program
     .command('mcp-suite')
     .description('run the official MCP conformance suite (Node 22) against both reference servers over Streamable HTTP')
-    .option('--expected-failures <file>', 'the suite\'s expected-failures YAML (a reason comment per entry)', join(PACKAGE_ROOT, 'mcp-expected-failures.yml'))
+    .option(
+      '--expected-failures <file>',
+      "the suite's expected-failures YAML (a reason comment per entry)",
+      join(PACKAGE_ROOT, 'mcp-expected-failures.yml'),
+    )
     .option('--server <id>', 'only this server (sp or ads)', serverId)
     .option('--scenario <name>', 'only this scenario (repeatable)', collect, [])
     .option('--sp-command <command line>', 'start the SP server with this command')

@@ -81,8 +81,12 @@ function prepareHttp(address: string, headers: Readonly<Record<string, string>> 
   } catch {
     throw new ServerUnreachableError(`"${address}" is not a valid URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ServerUnreachableError(`URL must be http: or https:, got ${url.protocol}`);
-  const transport = new StreamableHTTPClientTransport(url, headers === undefined ? {} : { requestInit: { headers: { ...headers } } });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ServerUnreachableError(`URL must be http: or https:, got ${url.protocol}`);
+  const transport = new StreamableHTTPClientTransport(
+    url,
+    headers === undefined ? {} : { requestInit: { headers: { ...headers } } },
+  );
   return { transport, display: `streamable-http: ${displayUrl(url)}`, stderrTail: () => '' };
 }
 
@@ -136,7 +140,10 @@ function unreachableMessage(error: unknown, stderrTail: string): string {
  * @throws CommandLineError when the `--stdio` command line cannot be split.
  */
 export async function openSession(target: ProbeTarget, timeoutMs: number): Promise<Session> {
-  const prepared = target.transport === 'stdio' ? prepareStdio(target.commandLine, target.cwd) : prepareHttp(target.url, target.headers);
+  const prepared =
+    target.transport === 'stdio'
+      ? prepareStdio(target.commandLine, target.cwd)
+      : prepareHttp(target.url, target.headers);
   let initializeResult: Readonly<Record<string, unknown>> | undefined;
   watchIncoming(prepared.transport, (result) => {
     initializeResult ??= result;
@@ -149,7 +156,9 @@ export async function openSession(target: ProbeTarget, timeoutMs: number): Promi
     await withDeadline(client.connect(prepared.transport, { timeout: timeoutMs }), timeoutMs + 1_000);
   } catch (error) {
     await closeQuietly(client, prepared.transport);
-    const timedOut = error instanceof DeadlineError || (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number));
+    const timedOut =
+      error instanceof DeadlineError ||
+      (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number));
     const reason = timedOut ? new Error(`no answer to initialize within ${timeoutMs} ms (--timeout-ms)`) : error;
     throw new ServerUnreachableError(unreachableMessage(reason, prepared.stderrTail()));
   }

@@ -90,18 +90,23 @@ async function validateExamples(): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  const written = ['probe-server-everything.json', 'probe-server-everything.xml', 'validate-examples.json', 'validate-examples.xml'].map((name) =>
-    join(reportsFolder, name),
-  );
+  const written = [
+    'probe-server-everything.json',
+    'probe-server-everything.xml',
+    'validate-examples.json',
+    'validate-examples.xml',
+  ].map((name) => join(reportsFolder, name));
   // Reports of an earlier run must not pass for this run's.
   for (const path of written) rmSync(path, { force: true });
   const probeCode = await probeServerEverything();
   const validateCode = await validateExamples();
   const missing = written.filter((path) => !existsSync(path));
   heading('reports');
-  for (const path of written) process.stdout.write(`${existsSync(path) ? 'wrote  ' : 'MISSING'} ${relative(process.cwd(), path)}\n`);
+  for (const path of written)
+    process.stdout.write(`${existsSync(path) ? 'wrote  ' : 'MISSING'} ${relative(process.cwd(), path)}\n`);
   if (probeCode !== 0) process.stdout.write(`\nprobe exited with ${probeCode}\n`);
-  if (validateCode !== 0) process.stdout.write(`\nvalidate exited with ${validateCode}: an example envelope is invalid\n`);
+  if (validateCode !== 0)
+    process.stdout.write(`\nvalidate exited with ${validateCode}: an example envelope is invalid\n`);
   if (missing.length > 0) return 2;
   return probeCode !== 0 ? probeCode : validateCode;
 }

@@ -58,4 +58,10 @@ export { renderSuiteReport } from './mcp-suite/render.js';
 // @mcp-envelope/amazon/testing), for tests of other servers.
 export { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
 export { startUpstreamReplay } from '@mcp-envelope/core/testing';
-export type { RecordedResponse, ReplayRequest, ReplayRoute, UpstreamReplay, UpstreamReplayOptions } from '@mcp-envelope/core/testing';
+export type {
+  RecordedResponse,
+  ReplayRequest,
+  ReplayRoute,
+  UpstreamReplay,
+  UpstreamReplayOptions,
+} from '@mcp-envelope/core/testing';

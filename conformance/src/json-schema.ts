@@ -96,7 +96,8 @@ export function derefSchema(root: unknown, schema: unknown): DerefResult {
     if (typeof ref !== 'string') return { ok: true, schema: { ...current, ...siblings } };
     siblings = { ...withoutKeys(current, ['$ref']), ...siblings };
     const target = resolveLocalRef(root, ref);
-    if (target === undefined) return { ok: false, reason: `cannot resolve $ref "${ref}" (only local references are followed)` };
+    if (target === undefined)
+      return { ok: false, reason: `cannot resolve $ref "${ref}" (only local references are followed)` };
     current = target;
   }
   return { ok: false, reason: `more than ${MAX_REF_HOPS} $ref hops (reference cycle?)` };
@@ -123,7 +124,10 @@ export function resolvedObject(root: unknown, schema: unknown): Readonly<Record<
  * @param schema - an object schema (typically the tool's `inputSchema`).
  * @returns property name -> resolved property schema.
  */
-export function objectProperties(root: unknown, schema: unknown): ReadonlyMap<string, Readonly<Record<string, unknown>>> {
+export function objectProperties(
+  root: unknown,
+  schema: unknown,
+): ReadonlyMap<string, Readonly<Record<string, unknown>>> {
   const properties = new Map<string, Readonly<Record<string, unknown>>>();
   const visit = (node: unknown, depth: number): void => {
     const resolved = resolvedObject(root, node);

@@ -46,7 +46,12 @@ export function escapeXml(text: string): string {
     else if (character === '>') escaped += '&gt;';
     else if (character === '"') escaped += '&quot;';
     else if (character === "'") escaped += '&apos;';
-    else if ((code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || (code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff) {
+    else if (
+      (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+      (code >= 0xd800 && code <= 0xdfff) ||
+      code === 0xfffe ||
+      code === 0xffff
+    ) {
       escaped += `\\u${code.toString(16).padStart(4, '0')}`;
     } else escaped += character;
   }
@@ -78,7 +83,9 @@ function validateSuite(report: ValidateReport): JUnitSuite {
     name: 'validate',
     time: 0,
     cases: report.files.map((file) => {
-      const reasons = file.violations.map((violation) => `${violation.path === '' ? '(root)' : violation.path}: ${violation.reason}`);
+      const reasons = file.violations.map(
+        (violation) => `${violation.path === '' ? '(root)' : violation.path}: ${violation.reason}`,
+      );
       return {
         name: file.path,
         classname: 'mcp-envelope-conformance.validate',
@@ -122,7 +129,14 @@ function officialSuite(report: SuiteReport): JUnitSuite {
         detail: `suite: ${entry.outcome}\nlisted: ${String(entry.listed)}\nnote: ${entry.note}`,
         time: seconds(entry.duration_ms),
       })),
-      ...report.file_issues.map((issue) => ({ name: `expected-failures file: ${issue}`, classname: 'mcp-envelope-conformance.mcp-suite.file', result: 'FAIL' as const, message: issue, detail: issue, time: 0 })),
+      ...report.file_issues.map((issue) => ({
+        name: `expected-failures file: ${issue}`,
+        classname: 'mcp-envelope-conformance.mcp-suite.file',
+        result: 'FAIL' as const,
+        message: issue,
+        detail: issue,
+        time: 0,
+      })),
     ],
   };
 }
@@ -161,7 +175,8 @@ export function reportToSuite(report: ConformanceReport): JUnitSuite {
 function renderCase(entry: JUnitCase): string {
   const open = `    <testcase name="${escapeXml(entry.name)}" classname="${escapeXml(entry.classname)}" time="${entry.time}"`;
   if (entry.result === 'PASS') return `${open}/>`;
-  if (entry.result === 'SKIP') return `${open}>\n      <skipped message="${escapeXml(entry.message)}"/>\n    </testcase>`;
+  if (entry.result === 'SKIP')
+    return `${open}>\n      <skipped message="${escapeXml(entry.message)}"/>\n    </testcase>`;
   return `${open}>\n      <failure message="${escapeXml(entry.message)}" type="nonconformant">${escapeXml(entry.detail)}</failure>\n    </testcase>`;
 }
 

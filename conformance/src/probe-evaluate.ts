@@ -70,12 +70,22 @@ function judgeWithoutEnvelope(outcome: Exclude<CallOutcome, { type: 'envelope' }
     case 'success':
       return { got: 'success', result: 'FAIL', notes: [`call succeeded; expected ${expected}`] };
     case 'invalid-envelope': {
-      const reasons = outcome.violations.map((violation) => `${violation.path === '' ? '(root)' : violation.path}: ${violation.message}`);
-      return { got: candidateLabel(outcome.candidate), result: 'FAIL', notes: [truncate(`invalid envelope: ${reasons.join('; ')}`, 240)] };
+      const reasons = outcome.violations.map(
+        (violation) => `${violation.path === '' ? '(root)' : violation.path}: ${violation.message}`,
+      );
+      return {
+        got: candidateLabel(outcome.candidate),
+        result: 'FAIL',
+        notes: [truncate(`invalid envelope: ${reasons.join('; ')}`, 240)],
+      };
     }
     case 'no-envelope':
       if (outcome.channel === 'timeout') return { got: 'timeout', result: 'FAIL', notes: [outcome.text] };
-      return { got: 'no envelope', result: 'FAIL', notes: [`no envelope (${outcome.channel}): "${truncate(outcome.text)}"`] };
+      return {
+        got: 'no envelope',
+        result: 'FAIL',
+        notes: [`no envelope (${outcome.channel}): "${truncate(outcome.text)}"`],
+      };
   }
 }
 
@@ -88,13 +98,22 @@ function judgeWithoutEnvelope(outcome: Exclude<CallOutcome, { type: 'envelope' }
  * @param capability - the advertised capability.
  * @returns the judgement; `notes` lists every failed check.
  */
-export function judgeExpectedFailure(outcome: CallOutcome, expected: ExpectedFailure, capability: CapabilityStatus): Judgement {
+export function judgeExpectedFailure(
+  outcome: CallOutcome,
+  expected: ExpectedFailure,
+  capability: CapabilityStatus,
+): Judgement {
   if (outcome.type !== 'envelope') return judgeWithoutEnvelope(outcome, expected.code);
   const { error_kind: kind, error_code: code } = outcome.envelope;
   const notes = envelopeIssues(outcome, capability);
-  if (kind !== expected.kind || code !== expected.code) notes.push(`expected ${kindCode(expected.kind, expected.code)}`);
+  if (kind !== expected.kind || code !== expected.code)
+    notes.push(`expected ${kindCode(expected.kind, expected.code)}`);
   const channel = CHANNEL_NOTES[outcome.channel];
-  return { got: kindCode(kind, code), result: notes.length === 0 ? 'PASS' : 'FAIL', notes: channel === undefined ? notes : [...notes, channel] };
+  return {
+    got: kindCode(kind, code),
+    result: notes.length === 0 ? 'PASS' : 'FAIL',
+    notes: channel === undefined ? notes : [...notes, channel],
+  };
 }
 
 /**
@@ -110,14 +129,23 @@ function envelopeIssues(outcome: Extract<CallOutcome, { type: 'envelope' }>, cap
 }
 
 function detailNames(envelope: ErrorEnvelope, key: string): boolean {
-  return envelope.details.some((detail) => detail.path === key || Object.values(detail).some((value) => value === key || (Array.isArray(value) && value.includes(key))));
+  return envelope.details.some(
+    (detail) =>
+      detail.path === key ||
+      Object.values(detail).some((value) => value === key || (Array.isArray(value) && value.includes(key))),
+  );
 }
 
 function successMetaNotes(value: unknown): string[] {
   if (!isRecord(value) || !Object.hasOwn(value, '_meta')) return [];
   const validation = validateMeta(value['_meta']);
   if (validation.valid) return [];
-  return [truncate(`invalid _meta: ${validation.errors.map((error) => `${error.path || '(root)'}: ${error.message}`).join('; ')}`, 240)];
+  return [
+    truncate(
+      `invalid _meta: ${validation.errors.map((error) => `${error.path || '(root)'}: ${error.message}`).join('; ')}`,
+      240,
+    ),
+  ];
 }
 
 function reportsRename(value: unknown, key: string): boolean {
@@ -127,12 +155,21 @@ function reportsRename(value: unknown, key: string): boolean {
 function successJudgement(value: unknown, key: string, canonical: string, optional: boolean): Judgement {
   const metaNotes = successMetaNotes(value);
   const failed = metaNotes.length > 0;
-  if (reportsRename(value, key)) return { got: 'success', result: failed ? 'FAIL' : 'PASS', notes: [`normalized: "${key}" accepted, renamed event in _meta.normalized`, ...metaNotes] };
+  if (reportsRename(value, key))
+    return {
+      got: 'success',
+      result: failed ? 'FAIL' : 'PASS',
+      notes: [`normalized: "${key}" accepted, renamed event in _meta.normalized`, ...metaNotes],
+    };
   if (optional) {
     const reason = `inconclusive: "${key}" accepted, but "${canonical}" is optional and no renamed event was reported, so a server that dropped the key would look the same`;
     return { got: 'success', result: failed ? 'FAIL' : 'SKIP', notes: [reason, ...metaNotes] };
   }
-  return { got: 'success', result: failed ? 'FAIL' : 'PASS', notes: [`normalized: "${key}" accepted (call succeeded)`, ...metaNotes] };
+  return {
+    got: 'success',
+    result: failed ? 'FAIL' : 'PASS',
+    notes: [`normalized: "${key}" accepted (call succeeded)`, ...metaNotes],
+  };
 }
 
 /** Everything {@link judgeWrongCase} needs. */
@@ -187,18 +224,34 @@ export function mayPassThrough(unknownKeys: UnknownKeyPolicy | undefined, settin
 function reportsEvent(value: unknown, kind: string, field: string, key: string): boolean {
   if (!isRecord(value) || !isRecord(value['_meta'])) return false;
   const events = value['_meta']['normalized'];
-  return Array.isArray(events) && events.some((event) => isRecord(event) && event['kind'] === kind && event[field] === key);
+  return (
+    Array.isArray(events) && events.some((event) => isRecord(event) && event['kind'] === kind && event[field] === key)
+  );
 }
 
 /** A success with normalization off, for a key the schema lets through as an undeclared key. */
 function unnormalizedPassThrough(value: unknown, key: string): Judgement {
   const metaNotes = successMetaNotes(value);
   if (reportsEvent(value, 'renamed', 'from', key)) {
-    return { got: 'success', result: 'FAIL', notes: [`"${key}" renamed although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false)`, ...metaNotes] };
+    return {
+      got: 'success',
+      result: 'FAIL',
+      notes: [
+        `"${key}" renamed although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false)`,
+        ...metaNotes,
+      ],
+    };
   }
   const result = metaNotes.length > 0 ? 'FAIL' : undefined;
   if (reportsEvent(value, 'unknown_field_passed_through', 'field', key)) {
-    return { got: 'success', result: result ?? 'PASS', notes: [`passed through: "${key}" accepted as an undeclared key the schema admits (normalization off)`, ...metaNotes] };
+    return {
+      got: 'success',
+      result: result ?? 'PASS',
+      notes: [
+        `passed through: "${key}" accepted as an undeclared key the schema admits (normalization off)`,
+        ...metaNotes,
+      ],
+    };
   }
   const reason = `inconclusive: "${key}" accepted, and the schema lets it through as an undeclared key (normalization off), but no unknown_field_passed_through event shows that it was not renamed`;
   return { got: 'success', result: result ?? 'SKIP', notes: [reason, ...metaNotes] };
@@ -207,20 +260,40 @@ function unnormalizedPassThrough(value: unknown, key: string): Judgement {
 function judgeUnnormalized(input: WrongCaseInput): Judgement {
   const { outcome, key, canonical } = input;
   const expectation = wrongCaseUnnormalizedExpectation(key);
-  if (outcome.type === 'success' && mayPassThrough(input.unknownKeys, input.settings)) return unnormalizedPassThrough(outcome.value, key);
+  if (outcome.type === 'success' && mayPassThrough(input.unknownKeys, input.settings))
+    return unnormalizedPassThrough(outcome.value, key);
   if (outcome.type === 'success') {
-    return { got: 'success', result: 'FAIL', notes: [`"${key}" accepted although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected ${expectation}`] };
+    return {
+      got: 'success',
+      result: 'FAIL',
+      notes: [
+        `"${key}" accepted although normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected ${expectation}`,
+      ],
+    };
   }
   if (outcome.type !== 'envelope') return judgeWithoutEnvelope(outcome, expectation);
   const { envelope } = outcome;
   const issues = envelopeIssues(outcome, input.capability);
   const got = kindCode(envelope.error_kind, envelope.error_code);
   if (envelope.error_code.startsWith('SCHEMA_') && detailNames(envelope, key)) {
-    return { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes: [`rejected: "${key}" named in a ${envelope.error_code} detail (normalization off)`, ...issues] };
+    return {
+      got,
+      result: issues.length === 0 ? 'PASS' : 'FAIL',
+      notes: [`rejected: "${key}" named in a ${envelope.error_code} detail (normalization off)`, ...issues],
+    };
   }
   const hint = envelope.hints.find((text) => text.includes(key) && text.includes(canonical));
-  if (hint !== undefined) return { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes: [`case_mismatch hint: "${truncate(hint)}" (normalization off)`, ...issues] };
-  return { got, result: 'FAIL', notes: [`normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected ${expectation}`, ...issues] };
+  if (hint !== undefined)
+    return {
+      got,
+      result: issues.length === 0 ? 'PASS' : 'FAIL',
+      notes: [`case_mismatch hint: "${truncate(hint)}" (normalization off)`, ...issues],
+    };
+  return {
+    got,
+    result: 'FAIL',
+    notes: [`normalization is off (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED false); expected ${expectation}`, ...issues],
+  };
 }
 
 async function judgeNormalizable(input: WrongCaseInput): Promise<Judgement> {
@@ -232,21 +305,56 @@ async function judgeNormalizable(input: WrongCaseInput): Promise<Judgement> {
   const extraNotes = envelopeIssues(outcome, capability);
   if (envelope.error_kind === rejection.kind && envelope.error_code === rejection.code) {
     if (input.settings.normalizationEnabled === true) {
-      return { got, result: 'FAIL', notes: [`"${key}" rejected as an additional property although normalization is on (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true)`, ...extraNotes] };
+      return {
+        got,
+        result: 'FAIL',
+        notes: [
+          `"${key}" rejected as an additional property although normalization is on (MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true)`,
+          ...extraNotes,
+        ],
+      };
     }
-    return { got, result: extraNotes.length === 0 ? 'PASS' : 'FAIL', notes: [`rejected: "${key}" reported as an additional property`, ...extraNotes] };
+    return {
+      got,
+      result: extraNotes.length === 0 ? 'PASS' : 'FAIL',
+      notes: [`rejected: "${key}" reported as an additional property`, ...extraNotes],
+    };
   }
   if (detailNames(envelope, key)) {
-    return { got, result: 'FAIL', notes: [`complaint names the wrong-case key "${key}"; expected normalization or ${kindCode(rejection.kind, rejection.code)}`, ...extraNotes] };
+    return {
+      got,
+      result: 'FAIL',
+      notes: [
+        `complaint names the wrong-case key "${key}"; expected normalization or ${kindCode(rejection.kind, rejection.code)}`,
+        ...extraNotes,
+      ],
+    };
   }
   const reference = await input.reference();
-  const same = reference.type === 'envelope' && reference.envelope.error_kind === envelope.error_kind && reference.envelope.error_code === envelope.error_code;
+  const same =
+    reference.type === 'envelope' &&
+    reference.envelope.error_kind === envelope.error_kind &&
+    reference.envelope.error_code === envelope.error_code;
   if (!same) {
-    return { got, result: 'FAIL', notes: [`neither normalized nor rejected as an additional property: with the correct key the call gives ${outcomeLabel(reference)}`, ...extraNotes] };
+    return {
+      got,
+      result: 'FAIL',
+      notes: [
+        `neither normalized nor rejected as an additional property: with the correct key the call gives ${outcomeLabel(reference)}`,
+        ...extraNotes,
+      ],
+    };
   }
-  if (extraNotes.length > 0) return { got, result: 'FAIL', notes: [`same outcome as with the correct key (${got})`, ...extraNotes] };
+  if (extraNotes.length > 0)
+    return { got, result: 'FAIL', notes: [`same outcome as with the correct key (${got})`, ...extraNotes] };
   if (input.optional) {
-    return { got, result: 'SKIP', notes: [`inconclusive: same outcome as with the correct key (${got}), but "${input.canonical}" is optional, so a server that dropped the key would look the same`] };
+    return {
+      got,
+      result: 'SKIP',
+      notes: [
+        `inconclusive: same outcome as with the correct key (${got}), but "${input.canonical}" is optional, so a server that dropped the key would look the same`,
+      ],
+    };
   }
   return { got, result: 'PASS', notes: [`normalized: same outcome as with the correct key (${got})`] };
 }
@@ -296,16 +404,39 @@ export async function judgePassThrough(input: PassThroughInput): Promise<Judgeme
   const { outcome, key } = input;
   if (outcome.type === 'success') {
     const metaNotes = successMetaNotes(outcome.value);
-    return { got: 'success', result: metaNotes.length === 0 ? 'PASS' : 'FAIL', notes: [`passed through: "${key}" accepted (strict unknown fields off)`, ...metaNotes] };
+    return {
+      got: 'success',
+      result: metaNotes.length === 0 ? 'PASS' : 'FAIL',
+      notes: [`passed through: "${key}" accepted (strict unknown fields off)`, ...metaNotes],
+    };
   }
   if (outcome.type !== 'envelope') return judgeWithoutEnvelope(outcome, 'pass-through');
   const got = kindCode(outcome.envelope.error_kind, outcome.envelope.error_code);
   const issues = envelopeIssues(outcome, input.capability);
   if (outcome.envelope.error_code === SCHEMA_KEYWORD_CODES.additionalProperties) {
-    return { got, result: 'FAIL', notes: [`"${key}" rejected although strict unknown fields is off (MCP_STRICT_UNKNOWN_FIELDS false)`, ...issues] };
+    return {
+      got,
+      result: 'FAIL',
+      notes: [`"${key}" rejected although strict unknown fields is off (MCP_STRICT_UNKNOWN_FIELDS false)`, ...issues],
+    };
   }
   const reference = await input.reference();
-  const same = reference.type === 'envelope' && reference.envelope.error_kind === outcome.envelope.error_kind && reference.envelope.error_code === outcome.envelope.error_code;
-  if (!same) return { got, result: 'FAIL', notes: [`without "${key}" the call gives ${outcomeLabel(reference)}, so the key did not simply pass through`, ...issues] };
-  return { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes: [`passed through: same outcome as without the key (${got})`, ...issues] };
+  const same =
+    reference.type === 'envelope' &&
+    reference.envelope.error_kind === outcome.envelope.error_kind &&
+    reference.envelope.error_code === outcome.envelope.error_code;
+  if (!same)
+    return {
+      got,
+      result: 'FAIL',
+      notes: [
+        `without "${key}" the call gives ${outcomeLabel(reference)}, so the key did not simply pass through`,
+        ...issues,
+      ],
+    };
+  return {
+    got,
+    result: issues.length === 0 ? 'PASS' : 'FAIL',
+    notes: [`passed through: same outcome as without the key (${got})`, ...issues],
+  };
 }

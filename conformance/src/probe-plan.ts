@@ -7,7 +7,14 @@
 import { SCHEMA_KEYWORD_CODES } from '@mcp-envelope/contract';
 
 import { synthesizeBaseline, synthesizeProperty } from './baseline.js';
-import { isRecord, objectProperties, requiredProperties, singleSimpleType, stringEnum, withoutKeys } from './json-schema.js';
+import {
+  isRecord,
+  objectProperties,
+  requiredProperties,
+  singleSimpleType,
+  stringEnum,
+  withoutKeys,
+} from './json-schema.js';
 import type { JsonObject, JsonValue, SimpleType } from './json-schema.js';
 import type { ToolProbeName } from './report-types.js';
 
@@ -102,11 +109,19 @@ function planWrongType(context: PlanContext): PlannedProbe {
     .filter((candidate): candidate is typeof candidate & { type: SimpleType } => candidate.type !== undefined)
     .map((candidate) => ({
       ...candidate,
-      rank: [TYPE_RANK[candidate.type], stringEnum(candidate.schema) !== undefined || Object.hasOwn(candidate.schema, 'const') ? 1 : 0, context.required.includes(candidate.name) ? 0 : 1, candidate.order],
+      rank: [
+        TYPE_RANK[candidate.type],
+        stringEnum(candidate.schema) !== undefined || Object.hasOwn(candidate.schema, 'const') ? 1 : 0,
+        context.required.includes(candidate.name) ? 0 : 1,
+        candidate.order,
+      ],
     }))
-    .sort((left, right) => left.rank.reduce((difference, value, index) => difference || value - (right.rank[index] ?? 0), 0));
+    .sort((left, right) =>
+      left.rank.reduce((difference, value, index) => difference || value - (right.rank[index] ?? 0), 0),
+    );
   const chosen = candidates[0];
-  if (chosen === undefined) return skip('wrong-type', 'schema has no property with a single simple type (string, integer, number, boolean)');
+  if (chosen === undefined)
+    return skip('wrong-type', 'schema has no property with a single simple type (string, integer, number, boolean)');
   const value = WRONG_TYPE_VALUES[chosen.type];
   return {
     probe: 'wrong-type',
@@ -190,7 +205,8 @@ export function caseChangedName(name: string): string | undefined {
   for (const character of name) {
     const upper = character.toUpperCase();
     const lower = character.toLowerCase();
-    if (upper !== lower) return name.slice(0, offset) + (character === upper ? lower : upper) + name.slice(offset + character.length);
+    if (upper !== lower)
+      return name.slice(0, offset) + (character === upper ? lower : upper) + name.slice(offset + character.length);
     offset += character.length;
   }
   return undefined;
@@ -201,7 +217,10 @@ function wrongCaseCandidate(context: PlanContext): { name: string; key: string; 
   const eligible = (name: string): string | undefined => {
     const key = caseChangedName(name);
     if (key === undefined) return undefined;
-    const clashes = lowerNames.filter((lower) => lower === key.toLowerCase()).length > 1 || context.properties.has(key) || Object.hasOwn(context.baseline, key);
+    const clashes =
+      lowerNames.filter((lower) => lower === key.toLowerCase()).length > 1 ||
+      context.properties.has(key) ||
+      Object.hasOwn(context.baseline, key);
     return clashes ? undefined : key;
   };
   for (const name of Object.keys(context.baseline)) {
@@ -212,16 +231,22 @@ function wrongCaseCandidate(context: PlanContext): { name: string; key: string; 
     if (Object.hasOwn(context.baseline, name)) continue;
     const key = eligible(name);
     const value = key === undefined ? undefined : synthesizeProperty(context.schema, schema);
-    if (key !== undefined && value?.ok === true) return { name, key, reference: withProperty(context.baseline, name, value.value) };
+    if (key !== undefined && value?.ok === true)
+      return { name, key, reference: withProperty(context.baseline, name, value.value) };
   }
   return undefined;
 }
 
 function planWrongCase(context: PlanContext): PlannedProbe {
   const candidate = wrongCaseCandidate(context);
-  if (candidate === undefined) return skip('wrong-case', 'schema has no property whose name changes under a case change without colliding with another property');
+  if (candidate === undefined)
+    return skip(
+      'wrong-case',
+      'schema has no property whose name changes under a case change without colliding with another property',
+    );
   const renamed: Record<string, JsonValue> = {};
-  for (const [name, value] of Object.entries(candidate.reference)) renamed[name === candidate.name ? candidate.key : name] = value;
+  for (const [name, value] of Object.entries(candidate.reference))
+    renamed[name === candidate.name ? candidate.key : name] = value;
   return {
     probe: 'wrong-case',
     status: 'run',
@@ -240,7 +265,12 @@ function planWrongCase(context: PlanContext): PlannedProbe {
 
 /** The planner's result for one tool. */
 export type ToolPlan =
-  | { readonly ok: true; readonly baseline: JsonObject; readonly notes: readonly string[]; readonly probes: readonly PlannedProbe[] }
+  | {
+      readonly ok: true;
+      readonly baseline: JsonObject;
+      readonly notes: readonly string[];
+      readonly probes: readonly PlannedProbe[];
+    }
   | { readonly ok: false; readonly reason: string };
 
 /**
@@ -258,7 +288,10 @@ export function planToolProbes(tool: ToolDescription): ToolPlan {
   try {
     return planUnsafe(tool);
   } catch (error) {
-    return { ok: false, reason: `cannot plan probes for this inputSchema: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      reason: `cannot plan probes for this inputSchema: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 }
 
@@ -276,6 +309,12 @@ function planUnsafe(tool: ToolDescription): ToolPlan {
     ok: true,
     baseline: baseline.value,
     notes: baseline.notes,
-    probes: [planMissingRequired(context), planWrongType(context), planUnknownExtra(context), planEnumMismatch(context), planWrongCase(context)],
+    probes: [
+      planMissingRequired(context),
+      planWrongType(context),
+      planUnknownExtra(context),
+      planEnumMismatch(context),
+      planWrongCase(context),
+    ],
   };
 }

@@ -11,12 +11,25 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { callToolOutcome, describeValue, withDeadline } from './call-outcome.js';
 import type { CallOutcome } from './call-outcome.js';
-import { checkCapability, contractToolDisagreements, settingsOfContract, unreportedSwitches } from './capability-check.js';
+import {
+  checkCapability,
+  contractToolDisagreements,
+  settingsOfContract,
+  unreportedSwitches,
+} from './capability-check.js';
 import type { ServerSettings } from './capability-check.js';
 import { openSession } from './connect.js';
 import type { ProbeTarget, Session } from './connect.js';
 import { isRecord } from './json-schema.js';
-import { judgeExpectedFailure, judgePassThrough, judgeWrongCase, kindCode, mayPassThrough, truncate, wrongCaseUnnormalizedExpectation } from './probe-evaluate.js';
+import {
+  judgeExpectedFailure,
+  judgePassThrough,
+  judgeWrongCase,
+  kindCode,
+  mayPassThrough,
+  truncate,
+  wrongCaseUnnormalizedExpectation,
+} from './probe-evaluate.js';
 import type { Judgement } from './probe-evaluate.js';
 import { planToolProbes } from './probe-plan.js';
 import type { PlannedProbe, ToolDescription } from './probe-plan.js';
@@ -69,7 +82,14 @@ function elapsed(start: number): number {
   return Math.round(performance.now() - start);
 }
 
-function row(probe: ProbeName, tool: string, expected: string, judgement: Judgement, start: number, args?: Readonly<Record<string, unknown>>): ProbeRow {
+function row(
+  probe: ProbeName,
+  tool: string,
+  expected: string,
+  judgement: Judgement,
+  start: number,
+  args?: Readonly<Record<string, unknown>>,
+): ProbeRow {
   return {
     probe,
     tool,
@@ -106,7 +126,10 @@ async function listTools(client: Client, timeoutMs: number): Promise<Listed> {
   let issue: string | undefined;
   try {
     do {
-      const page = await withDeadline(client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs }), timeoutMs + 1_000);
+      const page = await withDeadline(
+        client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs }),
+        timeoutMs + 1_000,
+      );
       pages += 1;
       for (const entry of page.tools) {
         const described = toolDescription(entry);
@@ -116,14 +139,20 @@ async function listTools(client: Client, timeoutMs: number): Promise<Listed> {
       }
       // An empty string is a cursor too; an absent cursor (null is made absent on arrival) ends the list.
       cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-      if (cursor !== undefined && seenCursors.has(cursor)) issue = `cursor loop: nextCursor ${JSON.stringify(truncate(cursor, 40))} repeated after page ${pages}`;
+      if (cursor !== undefined && seenCursors.has(cursor))
+        issue = `cursor loop: nextCursor ${JSON.stringify(truncate(cursor, 40))} repeated after page ${pages}`;
       else if (cursor !== undefined && pages >= MAX_TOOL_PAGES) issue = `stopped after ${MAX_TOOL_PAGES} pages`;
       if (cursor !== undefined) seenCursors.add(cursor);
     } while (cursor !== undefined && issue === undefined);
   } catch (error) {
     issue = `tools/list failed on page ${pages + 1}: ${truncate(describeValue(error))}`;
   }
-  const status = { listed: tools.length, pages, names: tools.map((tool) => tool.name), ...(issue === undefined ? {} : { issue }) };
+  const status = {
+    listed: tools.length,
+    pages,
+    names: tools.map((tool) => tool.name),
+    ...(issue === undefined ? {} : { issue }),
+  };
   return { tools, taskRequired, status };
 }
 
@@ -148,37 +177,75 @@ function contractValue(outcome: Extract<CallOutcome, { type: 'success' }>): unkn
  * Calls `get_envelope_contract` (the fallback for hosts that never show capabilities): it must be
  * listed, answer, and repeat the advertised capability; its `settings` decide how rows are judged.
  */
-async function readContractTool(client: Client, listed: Listed, capability: CapabilityStatus, timeoutMs: number): Promise<ContractReading> {
+async function readContractTool(
+  client: Client,
+  listed: Listed,
+  capability: CapabilityStatus,
+  timeoutMs: number,
+): Promise<ContractReading> {
   const start = performance.now();
   const expected = 'listed, and the same object as the capability';
   if (!listed.status.names.includes(ENVELOPE_CONTRACT_TOOL_NAME)) {
-    const judgement: Judgement = { got: 'not listed', result: 'FAIL', notes: [`${ENVELOPE_CONTRACT_TOOL_NAME} is not in tools/list`] };
+    const judgement: Judgement = {
+      got: 'not listed',
+      result: 'FAIL',
+      notes: [`${ENVELOPE_CONTRACT_TOOL_NAME} is not in tools/list`],
+    };
     return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, judgement, start), settings: UNREPORTED };
   }
   const outcome = await callToolOutcome(client, ENVELOPE_CONTRACT_TOOL_NAME, {}, timeoutMs);
   if (outcome.type !== 'success') {
-    const got = outcome.type === 'envelope' ? kindCode(outcome.envelope.error_kind, outcome.envelope.error_code) : outcome.type;
-    const judgement: Judgement = { got, result: 'FAIL', notes: [`${ENVELOPE_CONTRACT_TOOL_NAME} did not answer with its contract`] };
-    return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, judgement, start, {}), settings: UNREPORTED };
+    const got =
+      outcome.type === 'envelope' ? kindCode(outcome.envelope.error_kind, outcome.envelope.error_code) : outcome.type;
+    const judgement: Judgement = {
+      got,
+      result: 'FAIL',
+      notes: [`${ENVELOPE_CONTRACT_TOOL_NAME} did not answer with its contract`],
+    };
+    return {
+      row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, judgement, start, {}),
+      settings: UNREPORTED,
+    };
   }
   const value = contractValue(outcome);
   const settings = settingsOfContract(value);
   const disagreements = capability.advertised ? contractToolDisagreements(value, capability.value) : [];
   const unreported = unreportedSwitches(value);
-  const issues = [...disagreements, ...(unreported.length === 0 ? [] : [`settings do not report ${unreported.join(', ')} as a boolean`])];
+  const issues = [
+    ...disagreements,
+    ...(unreported.length === 0 ? [] : [`settings do not report ${unreported.join(', ')} as a boolean`]),
+  ];
   const reported = [
-    settings.normalizationEnabled === undefined ? undefined : `MCP_SCHEMA_KEY_NORMALIZATION_ENABLED ${String(settings.normalizationEnabled)}`,
-    settings.strictUnknownFields === undefined ? undefined : `MCP_STRICT_UNKNOWN_FIELDS ${String(settings.strictUnknownFields)}`,
+    settings.normalizationEnabled === undefined
+      ? undefined
+      : `MCP_SCHEMA_KEY_NORMALIZATION_ENABLED ${String(settings.normalizationEnabled)}`,
+    settings.strictUnknownFields === undefined
+      ? undefined
+      : `MCP_STRICT_UNKNOWN_FIELDS ${String(settings.strictUnknownFields)}`,
   ].filter((part) => part !== undefined);
   const answered = capability.advertised ? 'the same object' : 'answered (no capability to compare)';
   const got = disagreements.length > 0 ? 'differs' : unreported.length > 0 ? 'settings incomplete' : answered;
   const notes = [...issues, reported.length === 0 ? 'no settings reported' : `settings: ${reported.join(', ')}`];
-  return { row: row('contract-tool', ENVELOPE_CONTRACT_TOOL_NAME, expected, { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes }, start, {}), settings };
+  return {
+    row: row(
+      'contract-tool',
+      ENVELOPE_CONTRACT_TOOL_NAME,
+      expected,
+      { got, result: issues.length === 0 ? 'PASS' : 'FAIL', notes },
+      start,
+      {},
+    ),
+    settings,
+  };
 }
 
 function toolsListRow(status: Omit<ToolsListStatus, 'probed'>): ProbeRow {
   const got = `${status.listed} tool${status.listed === 1 ? '' : 's'} in ${status.pages} page${status.pages === 1 ? '' : 's'}`;
-  const judgement: Judgement = { got, result: status.issue === undefined ? 'PASS' : 'FAIL', notes: status.issue === undefined ? [] : [status.issue] };
+  const judgement: Judgement = {
+    got,
+    result: status.issue === undefined ? 'PASS' : 'FAIL',
+    notes: status.issue === undefined ? [] : [status.issue],
+  };
   return row('tools-list', '-', 'tools/list completes', judgement, performance.now());
 }
 
@@ -188,7 +255,14 @@ async function unknownToolRow(context: BatteryContext): Promise<ProbeRow> {
   context.step(name, 'unknown-tool');
   const start = performance.now();
   const outcome = await callToolOutcome(context.client, name, {}, context.timeoutMs);
-  return row('unknown-tool', name, kindCode(expected.kind, expected.code), judgeExpectedFailure(outcome, expected, context.capability), start, {});
+  return row(
+    'unknown-tool',
+    name,
+    kindCode(expected.kind, expected.code),
+    judgeExpectedFailure(outcome, expected, context.capability),
+    start,
+    {},
+  );
 }
 
 type RunPlanned = Extract<PlannedProbe, { status: 'run' }>;
@@ -196,19 +270,33 @@ type RunPlanned = Extract<PlannedProbe, { status: 'run' }>;
 /** What the row's `expected` column says, by the server's reported switches. */
 function expectedLabel(settings: ServerSettings, planned: RunPlanned): string {
   const expected = kindCode(planned.expected.kind, planned.expected.code);
-  if (planned.passThrough !== undefined && settings.strictUnknownFields === false) return 'passed through (strict unknown fields off)';
+  if (planned.passThrough !== undefined && settings.strictUnknownFields === false)
+    return 'passed through (strict unknown fields off)';
   if (planned.wrongCase === undefined) return expected;
   if (settings.normalizationEnabled === false) {
     const expectation = wrongCaseUnnormalizedExpectation(planned.wrongCase.key);
-    return mayPassThrough(planned.wrongCase.unknownKeys, settings) ? `${expectation}, or passed through unrenamed` : expectation;
+    return mayPassThrough(planned.wrongCase.unknownKeys, settings)
+      ? `${expectation}, or passed through unrenamed`
+      : expectation;
   }
   return settings.normalizationEnabled === true ? 'normalized' : `normalized or ${expected}`;
 }
 
-async function judgePlanned(context: BatteryContext, tool: string, planned: RunPlanned, outcome: CallOutcome): Promise<Judgement> {
-  const callWith = (args: Readonly<Record<string, unknown>>) => (): Promise<CallOutcome> => callToolOutcome(context.client, tool, args, context.timeoutMs);
+async function judgePlanned(
+  context: BatteryContext,
+  tool: string,
+  planned: RunPlanned,
+  outcome: CallOutcome,
+): Promise<Judgement> {
+  const callWith = (args: Readonly<Record<string, unknown>>) => (): Promise<CallOutcome> =>
+    callToolOutcome(context.client, tool, args, context.timeoutMs);
   if (planned.passThrough !== undefined && context.settings.strictUnknownFields === false) {
-    return judgePassThrough({ outcome, key: planned.passThrough.key, capability: context.capability, reference: callWith(planned.passThrough.reference) });
+    return judgePassThrough({
+      outcome,
+      key: planned.passThrough.key,
+      capability: context.capability,
+      reference: callWith(planned.passThrough.reference),
+    });
   }
   if (planned.wrongCase === undefined) return judgeExpectedFailure(outcome, planned.expected, context.capability);
   return judgeWrongCase({
@@ -224,18 +312,33 @@ async function judgePlanned(context: BatteryContext, tool: string, planned: RunP
   });
 }
 
-async function runPlanned(context: BatteryContext, tool: string, planned: PlannedProbe, baselineNotes: readonly string[]): Promise<ProbeRow> {
-  if (planned.status === 'skip') return row(planned.probe, tool, '-', { got: '-', result: 'SKIP', notes: [planned.reason] }, performance.now());
+async function runPlanned(
+  context: BatteryContext,
+  tool: string,
+  planned: PlannedProbe,
+  baselineNotes: readonly string[],
+): Promise<ProbeRow> {
+  if (planned.status === 'skip')
+    return row(planned.probe, tool, '-', { got: '-', result: 'SKIP', notes: [planned.reason] }, performance.now());
   context.step(tool, planned.probe);
   const start = performance.now();
   const outcome = await callToolOutcome(context.client, tool, planned.arguments, context.timeoutMs);
   const judgement = await judgePlanned(context, tool, planned, outcome);
   const caveats = baselineNotes.map((note) => `baseline caveat: ${note}`);
-  return row(planned.probe, tool, expectedLabel(context.settings, planned), { ...judgement, notes: [planned.change, ...judgement.notes, ...caveats] }, start, planned.arguments);
+  return row(
+    planned.probe,
+    tool,
+    expectedLabel(context.settings, planned),
+    { ...judgement, notes: [planned.change, ...judgement.notes, ...caveats] },
+    start,
+    planned.arguments,
+  );
 }
 
 function skipAll(tool: string, reason: string): ProbeRow[] {
-  return TOOL_PROBE_NAMES.map((probe) => row(probe, tool, '-', { got: '-', result: 'SKIP', notes: [reason] }, performance.now()));
+  return TOOL_PROBE_NAMES.map((probe) =>
+    row(probe, tool, '-', { got: '-', result: 'SKIP', notes: [reason] }, performance.now()),
+  );
 }
 
 async function probeTool(context: BatteryContext, tool: ToolDescription, taskRequired: boolean): Promise<ProbeRow[]> {
@@ -247,7 +350,15 @@ async function probeTool(context: BatteryContext, tool: ToolDescription, taskReq
     try {
       rows.push(await runPlanned(context, tool.name, planned, plan.notes));
     } catch (error) {
-      rows.push(row(planned.probe, tool.name, '-', { got: 'error', result: 'FAIL', notes: [`probe error: ${truncate(describeValue(error))}`] }, performance.now()));
+      rows.push(
+        row(
+          planned.probe,
+          tool.name,
+          '-',
+          { got: 'error', result: 'FAIL', notes: [`probe error: ${truncate(describeValue(error))}`] },
+          performance.now(),
+        ),
+      );
     }
   }
   return rows;
@@ -268,8 +379,14 @@ function serverInfo(session: Session): { name: string; version: string } | null 
   return info === undefined ? null : { name: info.name, version: info.version };
 }
 
-async function runBattery(session: Session, options: ProbeOptions, timeoutMs: number): Promise<Omit<ProbeReport, 'started_at' | 'duration_ms'>> {
-  const capability = checkCapability(session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities());
+async function runBattery(
+  session: Session,
+  options: ProbeOptions,
+  timeoutMs: number,
+): Promise<Omit<ProbeReport, 'started_at' | 'duration_ms'>> {
+  const capability = checkCapability(
+    session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities(),
+  );
   const listed = await listTools(session.client, timeoutMs);
   const probed = listed.tools.slice(0, Math.max(0, options.maxTools ?? DEFAULT_MAX_TOOLS));
   const total = countSteps(probed, listed.taskRequired);
@@ -285,7 +402,12 @@ async function runBattery(session: Session, options: ProbeOptions, timeoutMs: nu
       options.onProgress?.({ index: Math.min(index, total), total, tool, probe });
     },
   };
-  const rows: ProbeRow[] = [capabilityRow(capability), toolsListRow(listed.status), contract.row, await unknownToolRow(context)];
+  const rows: ProbeRow[] = [
+    capabilityRow(capability),
+    toolsListRow(listed.status),
+    contract.row,
+    await unknownToolRow(context),
+  ];
   for (const tool of probed) rows.push(...(await probeTool(context, tool, listed.taskRequired.has(tool.name))));
   const summary = {
     passed: rows.filter((entry) => entry.result === 'PASS').length,

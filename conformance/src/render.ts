@@ -24,14 +24,22 @@ export interface TableColumn<T> {
  * @returns the table, lines joined with `\n`, no trailing newline.
  */
 export function renderTable<T>(columns: readonly TableColumn<T>[], rows: readonly T[]): string {
-  const cells = rows.map((entry) => columns.map((column) => truncate(column.value(entry), column.maxWidth ?? Number.MAX_SAFE_INTEGER)));
-  const widths = columns.map((column, index) => Math.max(column.title.length, ...cells.map((line) => (line[index] ?? '').length)));
+  const cells = rows.map((entry) =>
+    columns.map((column) => truncate(column.value(entry), column.maxWidth ?? Number.MAX_SAFE_INTEGER)),
+  );
+  const widths = columns.map((column, index) =>
+    Math.max(column.title.length, ...cells.map((line) => (line[index] ?? '').length)),
+  );
   const format = (line: readonly string[]): string =>
     line
       .map((cell, index) => (index === line.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
       .join('  ')
       .trimEnd();
-  return [format(columns.map((column) => column.title)), format(widths.map((width) => '-'.repeat(width))), ...cells.map(format)].join('\n');
+  return [
+    format(columns.map((column) => column.title)),
+    format(widths.map((width) => '-'.repeat(width))),
+    ...cells.map(format),
+  ].join('\n');
 }
 
 /** The columns of the probe table. */
@@ -71,7 +79,8 @@ export function probeSummaryLine(report: ProbeReport): string {
 function verdictLine(report: ProbeReport): string {
   if (report.conformant) return 'verdict: CONFORMANT';
   const reasons: string[] = [];
-  if (report.summary.failed > 0) reasons.push(`${report.summary.failed} failing row${report.summary.failed === 1 ? '' : 's'}`);
+  if (report.summary.failed > 0)
+    reasons.push(`${report.summary.failed} failing row${report.summary.failed === 1 ? '' : 's'}`);
   if (!report.capability.advertised) reasons.push('capability not advertised');
   else if (report.capability.issues.length > 0) reasons.push('capability invalid');
   return `verdict: NONCONFORMANT (${reasons.join('; ')})`;
@@ -104,7 +113,8 @@ export function renderProbeReport(report: ProbeReport): string {
 
 function renderFile(file: FileResult): string[] {
   const lines = [`${file.result} ${file.path} (${file.shape})`];
-  for (const violation of file.violations) lines.push(`  ${violation.path === '' ? '(root)' : violation.path}: ${violation.reason}`);
+  for (const violation of file.violations)
+    lines.push(`  ${violation.path === '' ? '(root)' : violation.path}: ${violation.reason}`);
   return lines;
 }
 

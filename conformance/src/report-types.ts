@@ -32,7 +32,13 @@ export const PROBE_NAMES = [
 export type ProbeName = (typeof PROBE_NAMES)[number];
 
 /** The probes that run once per tool, in order. */
-export const TOOL_PROBE_NAMES = ['missing-required', 'wrong-type', 'unknown-extra', 'enum-mismatch', 'wrong-case'] as const;
+export const TOOL_PROBE_NAMES = [
+  'missing-required',
+  'wrong-type',
+  'unknown-extra',
+  'enum-mismatch',
+  'wrong-case',
+] as const;
 
 /** One of {@link TOOL_PROBE_NAMES}. */
 export type ToolProbeName = (typeof TOOL_PROBE_NAMES)[number];

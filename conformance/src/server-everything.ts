@@ -27,7 +27,12 @@ export function serverEverythingEntry(): string {
   const manifestPath = require.resolve('@modelcontextprotocol/server-everything/package.json');
   const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const bin = isRecord(manifest) ? manifest['bin'] : undefined;
-  const entry = typeof bin === 'string' ? bin : isRecord(bin) ? Object.values(bin).find((value) => typeof value === 'string') : undefined;
+  const entry =
+    typeof bin === 'string'
+      ? bin
+      : isRecord(bin)
+        ? Object.values(bin).find((value) => typeof value === 'string')
+        : undefined;
   if (typeof entry !== 'string') throw new Error('@modelcontextprotocol/server-everything declares no bin entry');
   return join(dirname(manifestPath), entry);
 }

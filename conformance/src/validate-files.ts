@@ -31,7 +31,9 @@ function violations(prefix: string, validation: EnvelopeValidation): FileViolati
   return validation.errors.map((error) => ({ path: `${prefix}${error.path}`, reason: error.message }));
 }
 
-function responseMeta(response: Record<string, unknown>): { found: true; path: string; value: unknown } | { found: false } {
+function responseMeta(
+  response: Record<string, unknown>,
+): { found: true; path: string; value: unknown } | { found: false } {
   if (Object.hasOwn(response, '_meta')) return { found: true, path: '/response/_meta', value: response['_meta'] };
   const structured = response['structuredContent'];
   if (isRecord(structured) && Object.hasOwn(structured, '_meta')) {
@@ -47,7 +49,8 @@ function checkFixture(value: Record<string, unknown>): { shape: FileShape; viola
   if (hasEnvelope) found.push(...violations('/envelope', validateEnvelope(value['envelope'])));
   if (hasResponse) {
     const response = value['response'];
-    if (!isRecord(response)) found.push({ path: '/response', reason: `response is ${jsonTypeOf(response)}, not an object` });
+    if (!isRecord(response))
+      found.push({ path: '/response', reason: `response is ${jsonTypeOf(response)}, not an object` });
     else {
       const meta = responseMeta(response);
       if (!meta.found) found.push({ path: '/response', reason: 'response fixture carries no _meta' });
@@ -69,11 +72,19 @@ function checkFixture(value: Record<string, unknown>): { shape: FileShape; viola
  */
 export function checkDocument(value: unknown): { shape: FileShape; violations: FileViolation[] } {
   if (!isRecord(value)) {
-    return { shape: 'unknown', violations: [{ path: '', reason: `JSON value is ${jsonTypeOf(value)}, not an envelope or fixture object` }] };
+    return {
+      shape: 'unknown',
+      violations: [{ path: '', reason: `JSON value is ${jsonTypeOf(value)}, not an envelope or fixture object` }],
+    };
   }
   if (Object.hasOwn(value, '_fixture_meta')) return checkFixture(value);
   if (!ENVELOPE_FIELDS.some((field) => Object.hasOwn(value, field))) {
-    return { shape: 'unknown', violations: [{ path: '', reason: 'object is neither an envelope (no envelope field) nor a fixture (no _fixture_meta)' }] };
+    return {
+      shape: 'unknown',
+      violations: [
+        { path: '', reason: 'object is neither an envelope (no envelope field) nor a fixture (no _fixture_meta)' },
+      ],
+    };
   }
   return { shape: 'envelope', violations: violations('', validateEnvelope(value)) };
 }
@@ -83,13 +94,23 @@ async function checkFile(path: string): Promise<FileResult> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    return { path, result: 'FAIL', shape: 'unknown', violations: [{ path: '', reason: `cannot read file: ${errorMessage(error)}` }] };
+    return {
+      path,
+      result: 'FAIL',
+      shape: 'unknown',
+      violations: [{ path: '', reason: `cannot read file: ${errorMessage(error)}` }],
+    };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    return { path, result: 'FAIL', shape: 'unknown', violations: [{ path: '', reason: `invalid JSON: ${errorMessage(error)}` }] };
+    return {
+      path,
+      result: 'FAIL',
+      shape: 'unknown',
+      violations: [{ path: '', reason: `invalid JSON: ${errorMessage(error)}` }],
+    };
   }
   const checked = checkDocument(parsed);
   return { path, result: checked.violations.length === 0 ? 'PASS' : 'FAIL', ...checked };
@@ -120,7 +141,9 @@ async function expandPath(path: string): Promise<{ files: string[] } | { failure
     return files.length === 0 ? { failure: failure(path, 'folder contains no .json files') } : { files };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { failure: failure(path, code === 'ENOENT' ? 'path does not exist' : `cannot read path: ${errorMessage(error)}`) };
+    return {
+      failure: failure(path, code === 'ENOENT' ? 'path does not exist' : `cannot read path: ${errorMessage(error)}`),
+    };
   }
 }
 

@@ -39,7 +39,15 @@ describe('synthesizeValue', () => {
     [{ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] }, ['conformance', 1]],
     [{ anyOf: [{ type: 'null' }, { type: 'integer', minimum: 3 }] }, 3],
     [{ oneOf: [{ type: 'string', format: 'date' }, { type: 'integer' }] }, '2026-01-15'],
-    [{ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer' } }, required: ['b'] }] }, { a: 'conformance', b: 1 }],
+    [
+      {
+        allOf: [
+          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          { properties: { b: { type: 'integer' } }, required: ['b'] },
+        ],
+      },
+      { a: 'conformance', b: 1 },
+    ],
     [{}, 'conformance'],
     [true, 'conformance'],
   ])('gives a valid value for %j', (schema, expected) => {
@@ -49,29 +57,51 @@ describe('synthesizeValue', () => {
   it('follows local $ref to $defs and definitions, with sibling keywords winning', () => {
     const schema = {
       type: 'object',
-      properties: { status: { $ref: '#/$defs/Status' }, window: { $ref: '#/definitions/Window', description: 'time window' } },
+      properties: {
+        status: { $ref: '#/$defs/Status' },
+        window: { $ref: '#/definitions/Window', description: 'time window' },
+      },
       required: ['status', 'window'],
       $defs: { Status: { type: 'string', enum: ['Pending', 'Shipped'] } },
-      definitions: { Window: { type: 'object', properties: { start: { type: 'string', format: 'date-time' } }, required: ['start'] } },
+      definitions: {
+        Window: { type: 'object', properties: { start: { type: 'string', format: 'date-time' } }, required: ['start'] },
+      },
     };
     expect(value(schema)).toEqual({ status: 'Pending', window: { start: '2026-01-15T10:30:00Z' } });
   });
 
   it('names the part it cannot satisfy', () => {
-    expect(synthesizeValue({ type: 'object', properties: { a: { $ref: 'https://example.com/other.json' } }, required: ['a'] })).toEqual({
+    expect(
+      synthesizeValue({
+        type: 'object',
+        properties: { a: { $ref: 'https://example.com/other.json' } },
+        required: ['a'],
+      }),
+    ).toEqual({
       ok: false,
       reason: 'a: cannot resolve $ref "https://example.com/other.json" (only local references are followed)',
     });
-    expect(synthesizeValue({ type: 'integer', minimum: 5, maximum: 4 })).toEqual({ ok: false, reason: 'no integer within [5, 4]' });
+    expect(synthesizeValue({ type: 'integer', minimum: 5, maximum: 4 })).toEqual({
+      ok: false,
+      reason: 'no integer within [5, 4]',
+    });
     expect(synthesizeValue(false)).toEqual({ ok: false, reason: 'schema is false: no value is valid' });
-    expect(synthesizeValue({ $ref: '#/$defs/Loop', $defs: { Loop: { $ref: '#/$defs/Loop' } } })).toEqual({ ok: false, reason: 'more than 32 $ref hops (reference cycle?)' });
+    expect(synthesizeValue({ $ref: '#/$defs/Loop', $defs: { Loop: { $ref: '#/$defs/Loop' } } })).toEqual({
+      ok: false,
+      reason: 'more than 32 $ref hops (reference cycle?)',
+    });
   });
 
   it('stops on a schema that requires itself recursively', () => {
-    const schema = { $defs: { Node: { type: 'object', properties: { child: { $ref: '#/$defs/Node' } }, required: ['child'] } }, $ref: '#/$defs/Node' };
+    const schema = {
+      $defs: { Node: { type: 'object', properties: { child: { $ref: '#/$defs/Node' } }, required: ['child'] } },
+      $ref: '#/$defs/Node',
+    };
     const result = synthesizeValue(schema);
     expect(result.ok).toBe(false);
-    expect(result.ok ? '' : result.reason).toMatch(/^(child\/)+child: schema nests deeper than 24 levels \(recursive \$ref\?\)$/);
+    expect(result.ok ? '' : result.reason).toMatch(
+      /^(child\/)+child: schema nests deeper than 24 levels \(recursive \$ref\?\)$/,
+    );
   });
 
   it('notes a pattern it cannot satisfy instead of failing', () => {
@@ -119,11 +149,21 @@ describe('synthesizeBaseline', () => {
       required: ['marketplaceIds', 'createdAfter'],
       additionalProperties: false,
     };
-    expect(synthesizeBaseline(schema)).toEqual({ ok: true, value: { marketplaceIds: ['A1F83G8C2ARO7P'], createdAfter: '2026-01-15T10:30:00Z' }, notes: [] });
+    expect(synthesizeBaseline(schema)).toEqual({
+      ok: true,
+      value: { marketplaceIds: ['A1F83G8C2ARO7P'], createdAfter: '2026-01-15T10:30:00Z' },
+      notes: [],
+    });
   });
 
   it('adds optional properties to reach minProperties', () => {
-    expect(synthesizeBaseline({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'boolean' } }, minProperties: 1 })).toEqual({
+    expect(
+      synthesizeBaseline({
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'boolean' } },
+        minProperties: 1,
+      }),
+    ).toEqual({
       ok: true,
       value: { a: 'conformance' },
       notes: [],
@@ -131,7 +171,14 @@ describe('synthesizeBaseline', () => {
   });
 
   it('gives {} for a schema without required properties and refuses a non-object schema', () => {
-    expect(synthesizeBaseline({ type: 'object', properties: { a: { type: 'string' } } })).toEqual({ ok: true, value: {}, notes: [] });
-    expect(synthesizeBaseline({ type: 'array' })).toEqual({ ok: false, reason: 'inputSchema type is "array", not "object"' });
+    expect(synthesizeBaseline({ type: 'object', properties: { a: { type: 'string' } } })).toEqual({
+      ok: true,
+      value: {},
+      notes: [],
+    });
+    expect(synthesizeBaseline({ type: 'array' })).toEqual({
+      ok: false,
+      reason: 'inputSchema type is "array", not "object"',
+    });
   });
 });

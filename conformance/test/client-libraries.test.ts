@@ -30,7 +30,11 @@ import { prepareModelFolders, REFERENCE_SERVERS, serverBinPath, variantEnv } fro
 const TOOL = 'list_sb_campaigns';
 
 /** The upstream answer every failing call gets: a throttle with a four-second Retry-After. */
-const THROTTLED = { status: 429, headers: { 'Retry-After': '4', 'x-amz-rid': 'CLIENTLIB429' }, body: { code: 'THROTTLED', details: 'Too Many Requests' } } as const;
+const THROTTLED = {
+  status: 429,
+  headers: { 'Retry-After': '4', 'x-amz-rid': 'CLIENTLIB429' },
+  body: { code: 'THROTTLED', details: 'Too Many Requests' },
+} as const;
 
 let replay: UpstreamReplay;
 let removeModels: () => void;
@@ -79,13 +83,13 @@ afterAll(async () => {
 
 describe('the reference envelope', () => {
   it('is the rate_limited envelope with the upstream wait', () => {
-    expect([reference.tool, reference.error_kind, reference.error_code, reference.retryable, reference._meta?.['retry_after_seconds']]).toEqual([
-      TOOL,
-      'rate_limited',
-      'RATE_LIMITED',
-      true,
-      4,
-    ]);
+    expect([
+      reference.tool,
+      reference.error_kind,
+      reference.error_code,
+      reference.retryable,
+      reference._meta?.['retry_after_seconds'],
+    ]).toEqual([TOOL, 'rate_limited', 'RATE_LIMITED', true, 4]);
   });
 });
 
@@ -115,7 +119,13 @@ describe('LangChain MCP adapters', () => {
     const envelope = envelopeFromJsonRpcError(thrown);
     if (envelope === undefined) throw new Error('no envelope in the ToolException');
     const typed = new ToolEnvelopeError(envelope, 'is_error');
-    expect([typed.error_kind, typed.error_code, typed.retryable, typed.retry_after_seconds, typed.hints]).toEqual(['rate_limited', 'RATE_LIMITED', true, 4, reference.hints]);
+    expect([typed.error_kind, typed.error_code, typed.retryable, typed.retry_after_seconds, typed.hints]).toEqual([
+      'rate_limited',
+      'RATE_LIMITED',
+      true,
+      4,
+      reference.hints,
+    ]);
   });
 
   it("callOrThrow on the adapters' own MCP SDK client throws a ToolEnvelopeError with the wait", async () => {
@@ -128,7 +138,12 @@ describe('LangChain MCP adapters', () => {
     );
     expect(ToolEnvelopeError.isInstance(thrown)).toBe(true);
     const typed = thrown as ToolEnvelopeError;
-    expect([typed.channel, typed.error_kind, typed.retry_after_seconds, typed.envelope]).toEqual(['is_error', 'rate_limited', 4, reference]);
+    expect([typed.channel, typed.error_kind, typed.retry_after_seconds, typed.envelope]).toEqual([
+      'is_error',
+      'rate_limited',
+      4,
+      reference,
+    ]);
   });
 });
 
@@ -136,7 +151,10 @@ describe('LangGraph ToolNode', () => {
   it('the error ToolMessage wraps the envelope in prose; unwrapToolResult reads it from the message itself', async () => {
     throttleNext();
     const node = new ToolNode(langchainTools);
-    const call = new AIMessage({ content: '', tool_calls: [{ name: TOOL, args: {}, id: 'call_throttled', type: 'tool_call' }] });
+    const call = new AIMessage({
+      content: '',
+      tool_calls: [{ name: TOOL, args: {}, id: 'call_throttled', type: 'tool_call' }],
+    });
     const output = (await node.invoke({ messages: [call] })) as { messages: unknown[] };
     const message = output.messages[0];
     expect(message).toBeInstanceOf(ToolMessage);
@@ -183,7 +201,9 @@ describe('AI SDK MCP client', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(ToolEnvelopeError.isInstance(thrown) ? [thrown.error_kind, thrown.retry_after_seconds, thrown.channel] : thrown).toEqual(['rate_limited', 4, 'is_error']);
+    expect(
+      ToolEnvelopeError.isInstance(thrown) ? [thrown.error_kind, thrown.retry_after_seconds, thrown.channel] : thrown,
+    ).toEqual(['rate_limited', 4, 'is_error']);
   });
 
   it('the model output drops isError; unwrapToolResult still reads the envelope from its text', async () => {
@@ -196,7 +216,10 @@ describe('AI SDK MCP client', () => {
 
   it('a success stays a success, through the execute result and the model output', async () => {
     replay.reset();
-    replay.enqueue({ status: 200, body: { campaigns: [{ campaignId: '7001', name: 'Brand defense' }], totalResults: 1 } });
+    replay.enqueue({
+      status: 200,
+      body: { campaigns: [{ campaignId: '7001', name: 'Brand defense' }], totalResults: 1 },
+    });
     const { output, modelOutput } = await executeTool({});
     const unwrapped = unwrapToolResult(output);
     expect(unwrapped.ok).toBe(true);

@@ -38,8 +38,12 @@ describe('lint rules for shipped code', () => {
   it('refuses a module-level let, exported or not, and accepts one inside a function', async () => {
     const counter = 'let calls = 0;\nexport function count(): number {\n  calls += 1;\n  return calls;\n}\n';
     expect(await rulesBroken(counter)).toEqual(['no-restricted-syntax']);
-    expect(await rulesBroken('export let calls = 0;\nexport function bump(): void {\n  calls += 1;\n}\n')).toEqual(['no-restricted-syntax']);
-    expect(await rulesBroken('export function count(): number {\n  let calls = 0;\n  calls += 1;\n  return calls;\n}\n')).toEqual([]);
+    expect(await rulesBroken('export let calls = 0;\nexport function bump(): void {\n  calls += 1;\n}\n')).toEqual([
+      'no-restricted-syntax',
+    ]);
+    expect(
+      await rulesBroken('export function count(): number {\n  let calls = 0;\n  calls += 1;\n  return calls;\n}\n'),
+    ).toEqual([]);
   });
 });
 
@@ -51,12 +55,18 @@ function sourceFiles(folder: string): string[] {
 }
 
 describe('shipped sources', () => {
-  const folders = ['contract/src', 'conformance/src', ...readdirSync(join(repositoryRoot, 'packages')).map((name) => `packages/${name}/src`)];
+  const folders = [
+    'contract/src',
+    'conformance/src',
+    ...readdirSync(join(repositoryRoot, 'packages')).map((name) => `packages/${name}/src`),
+  ];
   const files = folders.flatMap((folder) => sourceFiles(join(repositoryRoot, folder)));
 
   it('generate no code at run time (no new Function, no eval)', () => {
     expect(files.length).toBeGreaterThan(50);
-    const generating = files.filter((file) => /\bnew Function\(|\beval\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(repositoryRoot, file));
+    const generating = files
+      .filter((file) => /\bnew Function\(|\beval\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(repositoryRoot, file));
     expect(generating).toEqual([]);
   });
 });

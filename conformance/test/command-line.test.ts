@@ -41,7 +41,9 @@ describe('splitCommandLine', () => {
 
 describe('parseStdioCommand and displayStdioCommand', () => {
   it('takes leading NAME=value words as environment', () => {
-    expect(parseStdioCommand('MCP_STRICT_UNKNOWN_FIELDS=false SP_REFRESH_TOKEN="Atzr|x y" node server.js --port 0')).toEqual({
+    expect(
+      parseStdioCommand('MCP_STRICT_UNKNOWN_FIELDS=false SP_REFRESH_TOKEN="Atzr|x y" node server.js --port 0'),
+    ).toEqual({
       env: { MCP_STRICT_UNKNOWN_FIELDS: 'false', SP_REFRESH_TOKEN: 'Atzr|x y' },
       command: 'node',
       args: ['server.js', '--port', '0'],
@@ -53,7 +55,11 @@ describe('parseStdioCommand and displayStdioCommand', () => {
   });
 
   it('hides environment values and secret-looking arguments', () => {
-    const command = parseStdioCommand('SP_REFRESH_TOKEN=Atzr|abc node "my server.js" --client-secret s3cr3t --api-key=k3y --region eu');
-    expect(displayStdioCommand(command)).toBe('SP_REFRESH_TOKEN=*** node "my server.js" --client-secret *** --api-key=*** --region eu');
+    const command = parseStdioCommand(
+      'SP_REFRESH_TOKEN=Atzr|abc node "my server.js" --client-secret s3cr3t --api-key=k3y --region eu',
+    );
+    expect(displayStdioCommand(command)).toBe(
+      'SP_REFRESH_TOKEN=*** node "my server.js" --client-secret *** --api-key=*** --region eu',
+    );
   });
 });

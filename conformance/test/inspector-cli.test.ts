@@ -17,7 +17,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareModelFolders, REFERENCE_SERVERS, serverBinPath, variantEnv } from '../src/gate/reference-servers.js';
 import type { ServerId } from '../src/gate/reference-servers.js';
 
-const INSPECTOR = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')), 'clients', 'launcher', 'build', 'index.js');
+const INSPECTOR = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
+  'clients',
+  'launcher',
+  'build',
+  'index.js',
+);
 
 let replay: UpstreamReplay;
 let models: ReturnType<typeof prepareModelFolders>;
@@ -43,7 +49,10 @@ function serverArgs(server: ServerId): string[] {
 /** Runs the Inspector CLI and parses the JSON it prints. */
 function inspect(target: readonly string[], options: readonly string[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [INSPECTOR, '--cli', ...target, ...options], { env: { PATH: process.env['PATH'] ?? '', HOME: models.folders.sp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [INSPECTOR, '--cli', ...target, ...options], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: models.folders.sp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -52,14 +61,19 @@ function inspect(target: readonly string[], options: readonly string[]): Promise
       try {
         resolve(JSON.parse(stdout) as unknown);
       } catch {
-        reject(new Error(`inspector exited ${String(code)} without JSON: ${stdout.slice(0, 500)} ${stderr.slice(-1000)}`));
+        reject(
+          new Error(`inspector exited ${String(code)} without JSON: ${stdout.slice(0, 500)} ${stderr.slice(-1000)}`),
+        );
       }
     });
   });
 }
 
 async function startHttp(server: ServerId): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...serverArgs(server), '--http', '0'], { env: { PATH: process.env['PATH'] ?? '', ...serverEnv(server) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...serverArgs(server), '--http', '0'], {
+    env: { PATH: process.env['PATH'] ?? '', ...serverEnv(server) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -77,7 +91,11 @@ async function startHttp(server: ServerId): Promise<{ url: string; child: ChildP
   return { url, child };
 }
 
-const CASES = (['sp', 'ads'] as const).flatMap((server) => (['stdio', 'http'] as const).flatMap((over) => (['default', 'modern'] as const).map((era) => [server, over, era] as const)));
+const CASES = (['sp', 'ads'] as const).flatMap((server) =>
+  (['stdio', 'http'] as const).flatMap((over) =>
+    (['default', 'modern'] as const).map((era) => [server, over, era] as const),
+  ),
+);
 
 describe.each(CASES)('Inspector CLI against %s over %s, era %s', (server, over, era) => {
   let target: string[];
@@ -85,7 +103,11 @@ describe.each(CASES)('Inspector CLI against %s over %s, era %s', (server, over, 
 
   beforeAll(async () => {
     if (over === 'stdio') {
-      target = [...Object.entries(serverEnv(server)).flatMap(([key, value]) => ['-e', `${key}=${value}`]), process.execPath, ...serverArgs(server)];
+      target = [
+        ...Object.entries(serverEnv(server)).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
+        process.execPath,
+        ...serverArgs(server),
+      ];
     } else {
       const running = await startHttp(server);
       target = [running.url];
@@ -100,25 +122,47 @@ describe.each(CASES)('Inspector CLI against %s over %s, era %s', (server, over, 
   const eraOptions = era === 'modern' ? ['--protocol-era', 'modern'] : [];
 
   it('lists the tools, get_envelope_contract among them', async () => {
-    const listed = (await inspect(target, ['--method', 'tools/list', ...eraOptions])) as { tools?: { name: string; inputSchema: unknown }[] };
+    const listed = (await inspect(target, ['--method', 'tools/list', ...eraOptions])) as {
+      tools?: { name: string; inputSchema: unknown }[];
+    };
     expect(listed.tools?.length ?? 0).toBeGreaterThan(3);
     expect(listed.tools?.map((tool) => tool.name)).toContain('get_envelope_contract');
   }, 60_000);
 
   it('calls a tool: success data and a failure envelope both intact', async () => {
-    const contract = (await inspect(target, ['--method', 'tools/call', '--tool-name', 'get_envelope_contract', ...eraOptions])) as { isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
+    const contract = (await inspect(target, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_envelope_contract',
+      ...eraOptions,
+    ])) as { isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
     expect(contract.isError ?? false).toBe(false);
     // a 2026-07-28 server stamps its identity on every result; a 2025-era answer has no such key
-    expect(contract._meta?.['io.modelcontextprotocol/serverInfo']).toEqual(era === 'modern' ? expect.objectContaining({ name: REFERENCE_SERVERS[server].binName }) : undefined);
+    expect(contract._meta?.['io.modelcontextprotocol/serverInfo']).toEqual(
+      era === 'modern' ? expect.objectContaining({ name: REFERENCE_SERVERS[server].binName }) : undefined,
+    );
     expect(contract.structuredContent).toMatchObject({ contract_version: 1 });
-    const failed = (await inspect(target, ['--method', 'tools/call', '--tool-name', 'get_envelope_contract', '--tool-arg', 'unexpected=1', ...eraOptions])) as {
+    const failed = (await inspect(target, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_envelope_contract',
+      '--tool-arg',
+      'unexpected=1',
+      ...eraOptions,
+    ])) as {
       isError?: boolean;
       structuredContent?: unknown;
       content?: { type: string; text: string }[];
     };
     expect(failed.isError).toBe(true);
     expect(isEnvelope(failed.structuredContent)).toBe(true);
-    expect(failed.structuredContent).toMatchObject({ error_kind: 'mcp_input_validation', error_code: 'SCHEMA_ADDITIONAL_PROPERTIES', tool: 'get_envelope_contract' });
+    expect(failed.structuredContent).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'SCHEMA_ADDITIONAL_PROPERTIES',
+      tool: 'get_envelope_contract',
+    });
     expect(JSON.parse(failed.content?.[0]?.text ?? '')).toEqual(failed.structuredContent);
   }, 60_000);
 });

@@ -1,16 +1,30 @@
 import { describe, expect, it } from 'vitest';
 
-import { createProgressReporter, formatProgress, probeServer, renderProbeReport, ServerUnreachableError } from '../src/index.js';
+import {
+  createProgressReporter,
+  formatProgress,
+  probeServer,
+  renderProbeReport,
+  ServerUnreachableError,
+} from '../src/index.js';
 import type { ProbeProgress } from '../src/index.js';
 import { fixtureCommand } from './helpers/cli-runner.js';
 
 describe('probeServer as a library', () => {
   it('probes in-process and reports progress for every call', async () => {
     const steps: ProbeProgress[] = [];
-    const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('conformant') }, onProgress: (step) => steps.push(step) });
+    const report = await probeServer({
+      target: { transport: 'stdio', commandLine: fixtureCommand('conformant') },
+      onProgress: (step) => steps.push(step),
+    });
     expect(report.conformant).toBe(true);
     expect(report.summary).toEqual({ passed: 10, failed: 0, skipped: 4 });
-    expect(steps.map((step) => `${step.index}/${step.total} ${step.tool === 'orders_search' || step.tool === 'get_envelope_contract' ? step.tool : '<unknown>'} ${step.probe}`)).toEqual([
+    expect(
+      steps.map(
+        (step) =>
+          `${step.index}/${step.total} ${step.tool === 'orders_search' || step.tool === 'get_envelope_contract' ? step.tool : '<unknown>'} ${step.probe}`,
+      ),
+    ).toEqual([
       '1/7 <unknown> unknown-tool',
       '2/7 orders_search missing-required',
       '3/7 orders_search wrong-type',
@@ -19,28 +33,53 @@ describe('probeServer as a library', () => {
       '6/7 orders_search wrong-case',
       '7/7 get_envelope_contract unknown-extra',
     ]);
-    expect(renderProbeReport(report).endsWith('verdict: CONFORMANT\nprobe: 10 passed, 0 failed, 4 skipped\n')).toBe(true);
+    expect(renderProbeReport(report).endsWith('verdict: CONFORMANT\nprobe: 10 passed, 0 failed, 4 skipped\n')).toBe(
+      true,
+    );
   });
 
   it('honours maxTools 0 (capability, listing and unknown tool only)', async () => {
-    const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('mixed') }, maxTools: 0 });
+    const report = await probeServer({
+      target: { transport: 'stdio', commandLine: fixtureCommand('mixed') },
+      maxTools: 0,
+    });
     expect(report.tools).toMatchObject({ listed: 7, probed: 0 });
     expect(report.rows.map((row) => row.probe)).toEqual(['capability', 'tools-list', 'contract-tool', 'unknown-tool']);
   });
 
   it('notes a baseline constraint it could not satisfy on every row that ran', async () => {
     const report = await probeServer({ target: { transport: 'stdio', commandLine: fixtureCommand('pattern') } });
-    expect(report.rows.filter((row) => row.tool === 'fees_estimate').map((row) => [row.probe, row.result, row.note])).toEqual([
-      ['missing-required', 'PASS', 'dropped required "sellerSku"; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
-      ['wrong-type', 'PASS', '"sellerSku" (string) set to 12345; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
-      ['unknown-extra', 'PASS', 'added "zz_conformance_unknown_field"; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
+    expect(
+      report.rows.filter((row) => row.tool === 'fees_estimate').map((row) => [row.probe, row.result, row.note]),
+    ).toEqual([
+      [
+        'missing-required',
+        'PASS',
+        'dropped required "sellerSku"; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"',
+      ],
+      [
+        'wrong-type',
+        'PASS',
+        '"sellerSku" (string) set to 12345; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"',
+      ],
+      [
+        'unknown-extra',
+        'PASS',
+        'added "zz_conformance_unknown_field"; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"',
+      ],
       ['enum-mismatch', 'SKIP', 'schema has no property with a string enum'],
-      ['wrong-case', 'PASS', '"sellerSku" sent as "SellerSku"; normalized: "SellerSku" accepted, renamed event in _meta.normalized; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"'],
+      [
+        'wrong-case',
+        'PASS',
+        '"sellerSku" sent as "SellerSku"; normalized: "SellerSku" accepted, renamed event in _meta.normalized; baseline caveat: sellerSku: no value found for pattern /^SKU-[0-9]{6}$/; sent "conformance"',
+      ],
     ]);
   });
 
   it('throws ServerUnreachableError when the program does not exist', async () => {
-    await expect(probeServer({ target: { transport: 'stdio', commandLine: 'zz-missing-program' } })).rejects.toBeInstanceOf(ServerUnreachableError);
+    await expect(
+      probeServer({ target: { transport: 'stdio', commandLine: 'zz-missing-program' } }),
+    ).rejects.toBeInstanceOf(ServerUnreachableError);
   });
 });
 

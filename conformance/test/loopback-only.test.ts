@@ -49,7 +49,8 @@ function readLog(log: string): GuardEntry[] {
     .map((line) => JSON.parse(line) as GuardEntry);
 }
 
-const refusedOf = (entries: readonly GuardEntry[]): GuardEntry[] => entries.filter((entry) => entry.event === 'refused');
+const refusedOf = (entries: readonly GuardEntry[]): GuardEntry[] =>
+  entries.filter((entry) => entry.event === 'refused');
 
 describe('the loopback guard', () => {
   it('refuses and records a connection to a non-loopback address before it is made, and lets loopback through', async () => {
@@ -68,7 +69,12 @@ describe('the loopback guard', () => {
     try {
       const child = await run(process.execPath, ['-e', script], folder, 30_000, guardedEnv(log));
       expect(child.code).toBe(0);
-      expect(child.stdout.split('\n').filter((line) => line !== '').sort()).toEqual(['fetch ENETUNREACH', 'inside loopback answer', 'outside ENETUNREACH']);
+      expect(
+        child.stdout
+          .split('\n')
+          .filter((line) => line !== '')
+          .sort(),
+      ).toEqual(['fetch ENETUNREACH', 'inside loopback answer', 'outside ENETUNREACH']);
     } finally {
       listener.close();
     }
@@ -82,7 +88,12 @@ describe('the loopback guard', () => {
 describe('nothing npm start runs leaves 127.0.0.1', () => {
   it('the gate (reference servers, upstream replays, child processes) opens no non-loopback connection', async () => {
     const log = join(folder, 'gate.log');
-    const gate = await runCliProcess(['gate', '--json', join(folder, 'gate.json')], packageRoot, 300_000, guardedEnv(log));
+    const gate = await runCliProcess(
+      ['gate', '--json', join(folder, 'gate.json')],
+      packageRoot,
+      300_000,
+      guardedEnv(log),
+    );
     expect(gate.code).toBe(0);
     const entries = readLog(log);
     expect(refusedOf(entries)).toEqual([]);
@@ -92,13 +103,22 @@ describe('nothing npm start runs leaves 127.0.0.1', () => {
 
   it('the server-everything probe, run as the demo runs it, opens no non-loopback connection', async () => {
     const log = join(folder, 'everything.log');
-    const probe = await runCliProcess(['probe', '--stdio', serverEverythingCommandLine(), '--allow-nonconformant'], packageRoot, 300_000, guardedEnv(log));
+    const probe = await runCliProcess(
+      ['probe', '--stdio', serverEverythingCommandLine(), '--allow-nonconformant'],
+      packageRoot,
+      300_000,
+      guardedEnv(log),
+    );
     expect(probe.code).toBe(0);
     const entries = readLog(log);
     expect(refusedOf(entries)).toEqual([]);
     // The gzip tool refuses its default public URL instead of fetching it.
-    expect(probe.stdout).toMatch(/\nunknown-extra +gzip-file-as-resource .*"Error processing file https:\/\/raw\.githubusercontent\.com\/\S+: Domain …"\n/);
-    const serverEverything = entries.filter((entry) => entry.event === 'guarded' && entry.argv?.includes('stdio') === true);
+    expect(probe.stdout).toMatch(
+      /\nunknown-extra +gzip-file-as-resource .*"Error processing file https:\/\/raw\.githubusercontent\.com\/\S+: Domain …"\n/,
+    );
+    const serverEverything = entries.filter(
+      (entry) => entry.event === 'guarded' && entry.argv?.includes('stdio') === true,
+    );
     expect(serverEverything).toHaveLength(1);
   }, 300_000);
 });

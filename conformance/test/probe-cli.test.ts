@@ -38,7 +38,18 @@ describe('probe against a server with every kind of envelope problem', () => {
   const junitPath = (): string => join(folder, 'mixed.xml');
 
   beforeAll(async () => {
-    run = await runCliProcess(['probe', '--stdio', fixtureCommand('mixed'), '--timeout-ms', '2500', '--json', jsonPath(), '--junit', junitPath(), '--progress']);
+    run = await runCliProcess([
+      'probe',
+      '--stdio',
+      fixtureCommand('mixed'),
+      '--timeout-ms',
+      '2500',
+      '--json',
+      jsonPath(),
+      '--junit',
+      junitPath(),
+      '--progress',
+    ]);
     report = await readReport(jsonPath());
   }, 120_000);
 
@@ -62,7 +73,9 @@ describe('probe against a server with every kind of envelope problem', () => {
   it('gives exactly these rows', () => {
     const tuples = rowTuples(report);
     expect(tuples[3]?.[1]).toMatch(UNKNOWN_TOOL);
-    expect(tuples.map(([probe, tool, result, got]) => [probe, UNKNOWN_TOOL.test(tool) ? '<unknown>' : tool, result, got])).toEqual([
+    expect(
+      tuples.map(([probe, tool, result, got]) => [probe, UNKNOWN_TOOL.test(tool) ? '<unknown>' : tool, result, got]),
+    ).toEqual([
       ['capability', '-', 'PASS', 'capabilities.experimental.openbridge_envelope v1 (2 kinds)'],
       ['tools-list', '-', 'PASS', '7 tools in 1 page'],
       ['contract-tool', 'get_envelope_contract', 'FAIL', 'not listed'],
@@ -107,11 +120,18 @@ describe('probe against a server with every kind of envelope problem', () => {
   });
 
   it('explains each failure in the note', () => {
-    const note = (probe: string, tool: string): string => report.rows.find((row) => row.probe === probe && row.tool === tool)?.note ?? '';
+    const note = (probe: string, tool: string): string =>
+      report.rows.find((row) => row.probe === probe && row.tool === tool)?.note ?? '';
     expect(report.rows[2]?.note).toBe('get_envelope_contract is not in tools/list');
-    expect(report.rows[3]?.note).toBe('error_kind tool_not_found is not in the advertised error_kinds; envelope arrived in a JSON-RPC error');
-    expect(note('missing-required', 'reports_get')).toBe('dropped required "reportId"; no envelope (is_error): "Error: report not available"');
-    expect(note('missing-required', 'inventory_summaries')).toBe('dropped required "granularityType"; call succeeded; expected SCHEMA_REQUIRED');
+    expect(report.rows[3]?.note).toBe(
+      'error_kind tool_not_found is not in the advertised error_kinds; envelope arrived in a JSON-RPC error',
+    );
+    expect(note('missing-required', 'reports_get')).toBe(
+      'dropped required "reportId"; no envelope (is_error): "Error: report not available"',
+    );
+    expect(note('missing-required', 'inventory_summaries')).toBe(
+      'dropped required "granularityType"; call succeeded; expected SCHEMA_REQUIRED',
+    );
     expect(note('missing-required', 'listings_put')).toBe(
       'dropped required "sku"; invalid envelope: (root): missing required property "retryable"; /_envelope_version: must be 1',
     );
@@ -121,17 +141,26 @@ describe('probe against a server with every kind of envelope problem', () => {
     expect(note('wrong-case', 'campaigns_list')).toBe(
       '"profileId" sent as "ProfileId"; same outcome as with the correct key (ads_api_http/ADS_API_HTTP_400); error_kind ads_api_http is not in the advertised error_kinds',
     );
-    expect(note('wrong-case', 'orders_search')).toBe('"marketplaceIds" sent as "MarketplaceIds"; normalized: "MarketplaceIds" accepted, renamed event in _meta.normalized');
-    expect(note('missing-required', 'catalog_get')).toBe('dropped required "asin"; envelope arrived in a JSON-RPC error');
+    expect(note('wrong-case', 'orders_search')).toBe(
+      '"marketplaceIds" sent as "MarketplaceIds"; normalized: "MarketplaceIds" accepted, renamed event in _meta.normalized',
+    );
+    expect(note('missing-required', 'catalog_get')).toBe(
+      'dropped required "asin"; envelope arrived in a JSON-RPC error',
+    );
     expect(note('wrong-case', 'exports_create')).toBe('"format" sent as "Format"; timed out after 2500 ms');
     expect(note('unknown-extra', 'reports_get')).toBe('schema sets additionalProperties: true');
   });
 
   it('sends a valid baseline changed in one place', () => {
-    const args = (probe: string): unknown => report.rows.find((row) => row.probe === probe && row.tool === 'orders_search')?.arguments;
+    const args = (probe: string): unknown =>
+      report.rows.find((row) => row.probe === probe && row.tool === 'orders_search')?.arguments;
     expect(args('missing-required')).toEqual({ createdAfter: '2026-01-15T10:30:00Z' });
     expect(args('wrong-type')).toEqual({ marketplaceIds: ['ATVPDKIKX0DER'], createdAfter: 12345 });
-    expect(args('enum-mismatch')).toEqual({ marketplaceIds: ['ATVPDKIKX0DER'], createdAfter: '2026-01-15T10:30:00Z', orderStatus: 'zz_conformance_not_in_enum' });
+    expect(args('enum-mismatch')).toEqual({
+      marketplaceIds: ['ATVPDKIKX0DER'],
+      createdAfter: '2026-01-15T10:30:00Z',
+      orderStatus: 'zz_conformance_not_in_enum',
+    });
     expect(args('wrong-case')).toEqual({ MarketplaceIds: ['ATVPDKIKX0DER'], createdAfter: '2026-01-15T10:30:00Z' });
   });
 
@@ -167,19 +196,37 @@ describe('probe against a server with every kind of envelope problem', () => {
     expect(root.attributes).toMatchObject({ tests: '39', failures: '22', skipped: '5', errors: '0' });
     expect(root.children).toHaveLength(1);
     const suite = root.children[0]!;
-    expect(suite.attributes).toMatchObject({ name: 'probe envelope-fixture-mixed', tests: '39', failures: '22', skipped: '5' });
+    expect(suite.attributes).toMatchObject({
+      name: 'probe envelope-fixture-mixed',
+      tests: '39',
+      failures: '22',
+      skipped: '5',
+    });
     expect(suite.children).toHaveLength(39);
     expect(suite.children.filter((testcase) => testcase.children[0]?.name === 'failure')).toHaveLength(22);
     expect(suite.children.filter((testcase) => testcase.children[0]?.name === 'skipped')).toHaveLength(5);
-    const reportsRow = suite.children.find((testcase) => testcase.attributes['name'] === 'missing-required reports_get');
-    expect(reportsRow?.children[0]?.attributes['message']).toBe('dropped required "reportId"; no envelope (is_error): "Error: report not available"');
+    const reportsRow = suite.children.find(
+      (testcase) => testcase.attributes['name'] === 'missing-required reports_get',
+    );
+    expect(reportsRow?.children[0]?.attributes['message']).toBe(
+      'dropped required "reportId"; no envelope (is_error): "Error: report not available"',
+    );
     expect(reportsRow?.children[0]?.text).toBe(
       'expected: mcp_input_validation/SCHEMA_REQUIRED\ngot: no envelope\nnote: dropped required "reportId"; no envelope (is_error): "Error: report not available"',
     );
   });
 
   it('exits 0 on the same server with --allow-nonconformant, after printing the report', async () => {
-    const allowed = await runCliProcess(['probe', '--stdio', fixtureCommand('mixed'), '--timeout-ms', '2500', '--max-tools', '1', '--allow-nonconformant']);
+    const allowed = await runCliProcess([
+      'probe',
+      '--stdio',
+      fixtureCommand('mixed'),
+      '--timeout-ms',
+      '2500',
+      '--max-tools',
+      '1',
+      '--allow-nonconformant',
+    ]);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 7 passed, 2 failed, 0 skipped');
   }, 120_000);
@@ -208,13 +255,17 @@ describe('probe against a fully conformant server', () => {
       ['enum-mismatch', 'SKIP', '-'],
       ['wrong-case', 'SKIP', '-'],
     ]);
-    expect(report.rows[2]?.note).toBe('settings: MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true, MCP_STRICT_UNKNOWN_FIELDS true');
+    expect(report.rows[2]?.note).toBe(
+      'settings: MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true, MCP_STRICT_UNKNOWN_FIELDS true',
+    );
     expect(run.stdout).toContain('\nverdict: CONFORMANT\nprobe: 10 passed, 0 failed, 4 skipped\n');
     expect(run.stderr).toBe('');
   });
 
   it('is reached over Streamable HTTP with --url, without printing header values', async () => {
-    const server: ChildProcess = spawn(process.execPath, [fixtureServer, 'conformant', '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const server: ChildProcess = spawn(process.execPath, [fixtureServer, 'conformant', '--http'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const port = await new Promise<string>((resolve, reject) => {
         let output = '';
@@ -228,7 +279,15 @@ describe('probe against a fully conformant server', () => {
         });
       });
       const jsonPath = join(folder, 'http.json');
-      const run = await runCliProcess(['probe', '--url', `http://127.0.0.1:${port}/mcp?key=hidden`, '--header', 'Authorization: Bearer sekret-value', '--json', jsonPath]);
+      const run = await runCliProcess([
+        'probe',
+        '--url',
+        `http://127.0.0.1:${port}/mcp?key=hidden`,
+        '--header',
+        'Authorization: Bearer sekret-value',
+        '--json',
+        jsonPath,
+      ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`target:     streamable-http: http://127.0.0.1:${port}/mcp\n`);
       expect(run.stdout).toContain('probe: 10 passed, 0 failed, 4 skipped');
@@ -254,7 +313,12 @@ describe('probe edge cases', () => {
       issue: 'cursor loop: nextCursor "page-2" repeated after page 2',
       probed: 3,
     });
-    expect(report.rows[1]).toMatchObject({ probe: 'tools-list', result: 'FAIL', got: '3 tools in 2 pages', note: 'cursor loop: nextCursor "page-2" repeated after page 2' });
+    expect(report.rows[1]).toMatchObject({
+      probe: 'tools-list',
+      result: 'FAIL',
+      got: '3 tools in 2 pages',
+      note: 'cursor loop: nextCursor "page-2" repeated after page 2',
+    });
   });
 
   it('exits 2 with a clear message when the server cannot be started', async () => {
@@ -265,9 +329,15 @@ describe('probe edge cases', () => {
   });
 
   it('exits 2 when the server process dies before the handshake, quoting its stderr', async () => {
-    const run = await runCliProcess(['probe', '--stdio', `${JSON.stringify(process.execPath)} -e "console.error('boot failed: missing SP_REFRESH_TOKEN'); process.exit(3)"`]);
+    const run = await runCliProcess([
+      'probe',
+      '--stdio',
+      `${JSON.stringify(process.execPath)} -e "console.error('boot failed: missing SP_REFRESH_TOKEN'); process.exit(3)"`,
+    ]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('error: cannot reach the server: MCP error -32000: Connection closed\n  server stderr (last lines):\n  boot failed: missing SP_REFRESH_TOKEN\n');
+    expect(run.stderr).toBe(
+      'error: cannot reach the server: MCP error -32000: Connection closed\n  server stderr (last lines):\n  boot failed: missing SP_REFRESH_TOKEN\n',
+    );
   });
 
   it('exits 2 when the URL cannot be reached', async () => {
@@ -278,7 +348,10 @@ describe('probe edge cases', () => {
 
   it.each([
     [[], 'error: give exactly one of --stdio "<command line>" and --url <url>\n'],
-    [['--stdio', 'node x.js', '--url', 'http://127.0.0.1:9/mcp'], 'error: give exactly one of --stdio "<command line>" and --url <url>\n'],
+    [
+      ['--stdio', 'node x.js', '--url', 'http://127.0.0.1:9/mcp'],
+      'error: give exactly one of --stdio "<command line>" and --url <url>\n',
+    ],
     [['--stdio', 'node "x.js'], 'error: --stdio: unterminated double quote at position 5\n'],
     [['--stdio', 'node x.js', '--header', 'X-Api: 1'], 'error: --header applies to --url only\n'],
   ])('exits 2 for usage error %j', async (args, message) => {
@@ -290,6 +363,8 @@ describe('probe edge cases', () => {
   it('exits 2 for a malformed --timeout-ms', async () => {
     const run = await runCliProcess(['probe', '--stdio', 'node x.js', '--timeout-ms', '0']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`error: option '--timeout-ms <ms>' argument '0' is invalid. expected an integer >= 1, got "0"`);
+    expect(run.stderr).toContain(
+      `error: option '--timeout-ms <ms>' argument '0' is invalid. expected an integer >= 1, got "0"`,
+    );
   });
 });

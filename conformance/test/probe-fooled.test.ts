@@ -27,11 +27,20 @@ interface Probed {
   readonly row: (probe: string, tool: string) => ProbeRow | undefined;
 }
 
-async function probe(name: string, mode: FixtureMode, flags: readonly string[] = [], options: readonly string[] = []): Promise<Probed> {
+async function probe(
+  name: string,
+  mode: FixtureMode,
+  flags: readonly string[] = [],
+  options: readonly string[] = [],
+): Promise<Probed> {
   const jsonPath = join(folder, `${name}.json`);
   const run = await runCliProcess(['probe', '--stdio', fixtureCommand(mode, ...flags), '--json', jsonPath, ...options]);
   const report = JSON.parse(await readFile(jsonPath, 'utf8')) as ProbeReport;
-  return { run, report, row: (probeName, tool) => report.rows.find((entry) => entry.probe === probeName && entry.tool === tool) };
+  return {
+    run,
+    report,
+    row: (probeName, tool) => report.rows.find((entry) => entry.probe === probeName && entry.tool === tool),
+  };
 }
 
 describe('the text copy of an envelope', () => {
@@ -59,7 +68,11 @@ describe('the text copy of an envelope', () => {
 describe('get_envelope_contract', () => {
   it('fails the contract-tool row when the server does not list the tool', async () => {
     const { row } = await probe('no-contract-tool', 'mixed', [], ['--max-tools', '0']);
-    expect(row('contract-tool', 'get_envelope_contract')).toMatchObject({ result: 'FAIL', got: 'not listed', note: 'get_envelope_contract is not in tools/list' });
+    expect(row('contract-tool', 'get_envelope_contract')).toMatchObject({
+      result: 'FAIL',
+      got: 'not listed',
+      note: 'get_envelope_contract is not in tools/list',
+    });
   });
 
   it('fails the contract-tool row when the tool disagrees with the advertised capability', async () => {
@@ -195,7 +208,13 @@ describe('tools/list paging', () => {
 
 describe('--timeout-ms', () => {
   it('bounds the initialize handshake too', async () => {
-    const run = await runCliProcess(['probe', '--stdio', fixtureCommand('conformant', '--slow-init=5000'), '--timeout-ms', '1000']);
+    const run = await runCliProcess([
+      'probe',
+      '--stdio',
+      fixtureCommand('conformant', '--slow-init=5000'),
+      '--timeout-ms',
+      '1000',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('error: cannot reach the server: no answer to initialize within 1000 ms (--timeout-ms)\n');
     expect(run.stdout).toBe('');
@@ -204,6 +223,8 @@ describe('--timeout-ms', () => {
   it('says so in --help', async () => {
     const run = await runCliProcess(['probe', '--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout.replace(/\s+/g, ' ')).toContain('--timeout-ms <ms> timeout in milliseconds of each request, the initialize handshake (server start included) among them (default: 10000)');
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain(
+      '--timeout-ms <ms> timeout in milliseconds of each request, the initialize handshake (server start included) among them (default: 10000)',
+    );
   });
 });

@@ -34,21 +34,29 @@ function entryPointsOf(folder: string): EntryPoint[] {
   return Object.entries(manifest.exports).flatMap(([subpath, target]) => {
     if (typeof target === 'string' || target.types === undefined || target.default === undefined) return [];
     const report = subpath === '.' ? unscoped : `${unscoped}-${subpath.slice(2).replaceAll('/', '-')}`;
-    return [{
-      specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
-      built: new URL(`${folder}/${target.default.replace(/^\.\//, '')}`, repositoryRoot),
-      source: `${folder}/${target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts')}`,
-      report: `${folder}/api/${report}.api.md`,
-    }];
+    return [
+      {
+        specifier: subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`,
+        built: new URL(`${folder}/${target.default.replace(/^\.\//, '')}`, repositoryRoot),
+        source: `${folder}/${target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts')}`,
+        report: `${folder}/api/${report}.api.md`,
+      },
+    ];
   });
 }
 
-const PACKAGE_FOLDERS = ['contract', ...readdirSync(new URL('packages/', repositoryRoot)).map((name) => `packages/${name}`), 'conformance'];
+const PACKAGE_FOLDERS = [
+  'contract',
+  ...readdirSync(new URL('packages/', repositoryRoot)).map((name) => `packages/${name}`),
+  'conformance',
+];
 const ENTRY_POINTS: readonly EntryPoint[] = PACKAGE_FOLDERS.flatMap(entryPointsOf);
 
 /** The names an API report declares as exported values (classes, functions, constants, re-exports). */
 function reportedValueNames(report: string): string[] {
-  const declared = [...report.matchAll(/^export (?:declare )?(?:abstract )?(?:class|const|function|enum|let|var|namespace) ([\w$]+)/gm)];
+  const declared = [
+    ...report.matchAll(/^export (?:declare )?(?:abstract )?(?:class|const|function|enum|let|var|namespace) ([\w$]+)/gm),
+  ];
   const reexported = [...report.matchAll(/^export \{ ([\w$]+) \}/gm)];
   return [...new Set([...declared, ...reexported].map((match) => match[1] ?? ''))].sort();
 }
@@ -59,7 +67,16 @@ describe('public surface', () => {
   });
 
   it('finds the entry points of every package', () => {
-    expect(ENTRY_POINTS.map((entry) => entry.specifier)).toEqual(expect.arrayContaining(['@mcp-envelope/contract', '@mcp-envelope/core', '@mcp-envelope/core/testing', '@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/conformance']));
+    expect(ENTRY_POINTS.map((entry) => entry.specifier)).toEqual(
+      expect.arrayContaining([
+        '@mcp-envelope/contract',
+        '@mcp-envelope/core',
+        '@mcp-envelope/core/testing',
+        '@mcp-envelope/sp-adapter',
+        '@mcp-envelope/ads-adapter',
+        '@mcp-envelope/conformance',
+      ]),
+    );
   });
 
   it.each(ENTRY_POINTS)('every runtime export of $specifier is in its API report', async ({ built, report }) => {
@@ -71,7 +88,9 @@ describe('public surface', () => {
 
   it('keeps helpers of the CLI and the gate out of @mcp-envelope/conformance', async () => {
     const conformance = (await import('@mcp-envelope/conformance')) as Record<string, unknown>;
-    expect(['truncate', 'escapeXml', 'GATE_LWA_CLIENT_ID', 'quoteWord', 'isRecord'].filter((name) => name in conformance)).toEqual([]);
+    expect(
+      ['truncate', 'escapeXml', 'GATE_LWA_CLIENT_ID', 'quoteWord', 'isRecord'].filter((name) => name in conformance),
+    ).toEqual([]);
     expect(typeof conformance['probeServer']).toBe('function');
   });
 });

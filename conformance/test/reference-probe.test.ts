@@ -34,16 +34,28 @@ afterAll(() => {
  * Probes a server started by `command` (this process's environment plus `env`) and returns the
  * JSON report and the printed text.
  */
-async function probe(name: string, command: string, flags: readonly string[], env: Record<string, string> = {}): Promise<{ report: ProbeReport; stdout: string }> {
+async function probe(
+  name: string,
+  command: string,
+  flags: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ report: ProbeReport; stdout: string }> {
   const reportFile = join(directory, `${name}.json`);
-  const result = await run(process.execPath, [cliPath, 'probe', '--stdio', command, ...flags, '--json', reportFile], packageRoot, 240_000, env);
+  const result = await run(
+    process.execPath,
+    [cliPath, 'probe', '--stdio', command, ...flags, '--json', reportFile],
+    packageRoot,
+    240_000,
+    env,
+  );
   expect(result.code, result.stderr).toBe(0);
   return { report: JSON.parse(readFileSync(reportFile, 'utf8')) as ProbeReport, stdout: result.stdout };
 }
 
 describe('the probe against the SP reference server', () => {
   let upstream: UpstreamReplay;
-  const spCommand = (): string => `${shellQuote(process.execPath)} ${shellQuote(join(spPackage, 'dist', 'cli.js'))} --upstream ${upstream.url}`;
+  const spCommand = (): string =>
+    `${shellQuote(process.execPath)} ${shellQuote(join(spPackage, 'dist', 'cli.js'))} --upstream ${upstream.url}`;
 
   beforeAll(async () => {
     upstream = await startUpstreamReplay({ standing: { status: 200, body: {} } });
@@ -62,7 +74,11 @@ describe('the probe against the SP reference server', () => {
   });
 
   it('reports it conformant while SP-API throttles every call (rate_limited path)', async () => {
-    upstream.respond({ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.' }] } });
+    upstream.respond({
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      body: { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.' }] },
+    });
     const credentials = {
       LWA_CLIENT_ID: 'amzn1.application-oa2-client.testclient0001',
       LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66',
@@ -87,7 +103,15 @@ describe('the probe against the Ads reference server', () => {
     expect(report.server?.name).toBe('mcp-envelope-ads');
     expect(report.capability.advertised).toBe(true);
     expect(report.capability.issues).toEqual([]);
-    expect(report.capability.error_kinds).toEqual(['mcp_input_validation', 'tool_not_found', 'ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited', 'internal_error']);
+    expect(report.capability.error_kinds).toEqual([
+      'mcp_input_validation',
+      'tool_not_found',
+      'ads_api_http',
+      'ads_api_client',
+      'auth_error',
+      'rate_limited',
+      'internal_error',
+    ]);
     expect([report.tools.listed, report.tools.probed]).toEqual([11, 11]);
   });
 });

@@ -7,20 +7,42 @@ import type { ProbeReport, ProbeRow, ValidateReport } from '../src/index.js';
 import { parseXml } from './helpers/xml.js';
 
 function probeRow(overrides: Partial<ProbeRow>): ProbeRow {
-  return { probe: 'missing-required', tool: 'orders_search', expected: 'mcp_input_validation/SCHEMA_REQUIRED', got: 'no envelope', result: 'FAIL', note: '', duration_ms: 12, ...overrides };
+  return {
+    probe: 'missing-required',
+    tool: 'orders_search',
+    expected: 'mcp_input_validation/SCHEMA_REQUIRED',
+    got: 'no envelope',
+    result: 'FAIL',
+    note: '',
+    duration_ms: 12,
+    ...overrides,
+  };
 }
 
 const probeReport: ProbeReport = {
   command: 'probe',
   target: { transport: 'stdio', display: 'stdio: node server.js' },
   server: { name: 'sp <& "ads">', version: '0.0.1' },
-  capability: { advertised: false, location: null, value: null, contract_version: null, error_kinds: null, issues: ['no capability advertised'] },
+  capability: {
+    advertised: false,
+    location: null,
+    value: null,
+    contract_version: null,
+    error_kinds: null,
+    issues: ['no capability advertised'],
+  },
   tools: { listed: 1, pages: 1, probed: 1, names: ['orders_search'] },
   rows: [
     probeRow({ probe: 'capability', tool: '-', got: 'not advertised', note: 'no capability advertised' }),
     probeRow({ result: 'PASS', got: 'mcp_input_validation/SCHEMA_REQUIRED', note: 'dropped required "a"' }),
     probeRow({ note: 'no envelope (is_error): "<html>&nbsp;\u0007 \'x\'"' }),
-    probeRow({ probe: 'enum-mismatch', result: 'SKIP', got: '-', expected: '-', note: 'schema has no property with a string enum' }),
+    probeRow({
+      probe: 'enum-mismatch',
+      result: 'SKIP',
+      got: '-',
+      expected: '-',
+      note: 'schema has no property with a string enum',
+    }),
   ],
   summary: { passed: 1, failed: 2, skipped: 1 },
   conformant: false,
@@ -32,7 +54,12 @@ const validateReport: ValidateReport = {
   command: 'validate',
   files: [
     { path: 'a.json', result: 'PASS', shape: 'envelope', violations: [] },
-    { path: 'b & c.json', result: 'FAIL', shape: 'envelope fixture', violations: [{ path: '/envelope/tool', reason: 'must be string' }] },
+    {
+      path: 'b & c.json',
+      result: 'FAIL',
+      shape: 'envelope fixture',
+      violations: [{ path: '/envelope/tool', reason: 'must be string' }],
+    },
   ],
   summary: { passed: 1, failed: 1 },
 };
@@ -49,20 +76,33 @@ describe('toJUnit', () => {
   it('writes one testsuite per report with the right counts, all text escaped', () => {
     const xml = toJUnit([probeReport, validateReport]);
     const root = parseXml(xml);
-    expect(root.attributes).toEqual({ name: 'mcp-envelope-conformance', tests: '6', failures: '3', errors: '0', skipped: '1', time: '1.5' });
+    expect(root.attributes).toEqual({
+      name: 'mcp-envelope-conformance',
+      tests: '6',
+      failures: '3',
+      errors: '0',
+      skipped: '1',
+      time: '1.5',
+    });
     expect(root.children.map((suite) => suite.attributes)).toEqual([
       { name: 'probe sp <& "ads">', tests: '4', failures: '2', errors: '0', skipped: '1', time: '1.5' },
       { name: 'validate', tests: '2', failures: '1', errors: '0', skipped: '0', time: '0' },
     ]);
     const [probeSuite, validateSuite] = root.children;
-    expect(probeSuite?.children.map((testcase) => [testcase.attributes['name'], testcase.children[0]?.name ?? 'passed'])).toEqual([
+    expect(
+      probeSuite?.children.map((testcase) => [testcase.attributes['name'], testcase.children[0]?.name ?? 'passed']),
+    ).toEqual([
       ['capability -', 'failure'],
       ['missing-required orders_search', 'passed'],
       ['missing-required orders_search', 'failure'],
       ['enum-mismatch orders_search', 'skipped'],
     ]);
-    expect(probeSuite?.children[2]?.children[0]?.attributes['message']).toBe('no envelope (is_error): "<html>&nbsp;\\u0007 \'x\'"');
-    expect(probeSuite?.children[3]?.children[0]?.attributes['message']).toBe('schema has no property with a string enum');
+    expect(probeSuite?.children[2]?.children[0]?.attributes['message']).toBe(
+      'no envelope (is_error): "<html>&nbsp;\\u0007 \'x\'"',
+    );
+    expect(probeSuite?.children[3]?.children[0]?.attributes['message']).toBe(
+      'schema has no property with a string enum',
+    );
     expect(validateSuite?.children[1]?.attributes['name']).toBe('b & c.json');
     expect(validateSuite?.children[1]?.children[0]?.text).toBe('/envelope/tool: must be string');
   });
@@ -84,7 +124,9 @@ describe('renderTable', () => {
         { a: 'longer-name', b: 'a note\nthat is far too long' },
       ],
     );
-    expect(table).toBe(['probe        note', '-----------  ----------', 'x            short', 'longer-name  a note th…'].join('\n'));
+    expect(table).toBe(
+      ['probe        note', '-----------  ----------', 'x            short', 'longer-name  a note th…'].join('\n'),
+    );
   });
 });
 

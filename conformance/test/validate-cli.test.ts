@@ -36,11 +36,17 @@ beforeAll(async () => {
   await write('array.json', [validEnvelope]);
   await write('invalid.json', '{ "error_kind": ');
   await write('unrelated.json', { name: 'not an envelope', version: 3 });
-  await write('tree/a-envelope-fixture.json', { _fixture_meta: { server: 'ads' }, envelope: { ...validEnvelope, error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_400' } });
+  await write('tree/a-envelope-fixture.json', {
+    _fixture_meta: { server: 'ads' },
+    envelope: { ...validEnvelope, error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_400' },
+  });
   await write('tree/b-response-without-meta.json', { _fixture_meta: { server: 'sp' }, response: { orders: [] } });
   await write('tree/deeper/c-response-bad-meta.json', {
     _fixture_meta: { server: 'sp' },
-    response: { orders: [], _meta: { rate_limit: { remaining: null }, normalized: [{ kind: 'renamed', from: 'MarketplaceIds' }] } },
+    response: {
+      orders: [],
+      _meta: { rate_limit: { remaining: null }, normalized: [{ kind: 'renamed', from: 'MarketplaceIds' }] },
+    },
   });
   await write('tree/deeper/d-response-good-meta.json', {
     _fixture_meta: { server: 'ads' },
@@ -95,7 +101,10 @@ describe('mcp-envelope-conformance validate', () => {
   });
 
   it('reports unreadable shapes, invalid JSON, missing paths and empty folders as failures, never crashing', async () => {
-    const run = await runCliProcess(['validate', 'array.json', 'invalid.json', 'unrelated.json', 'missing.json', 'empty'], folder);
+    const run = await runCliProcess(
+      ['validate', 'array.json', 'invalid.json', 'unrelated.json', 'missing.json', 'empty'],
+      folder,
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('');
     const lines = run.stdout.split('\n');

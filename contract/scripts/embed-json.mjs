@@ -5,8 +5,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const EMBEDDED = [
-  { json: 'schemas/error-envelope.schema.json', module: 'src/data/error-envelope-schema.ts', name: 'errorEnvelopeSchemaDocument' },
-  { json: 'schemas/jsonschema-error-codes.json', module: 'src/data/jsonschema-error-codes.ts', name: 'schemaCodeTableDocument' },
+  {
+    json: 'schemas/error-envelope.schema.json',
+    module: 'src/data/error-envelope-schema.ts',
+    name: 'errorEnvelopeSchemaDocument',
+  },
+  {
+    json: 'schemas/jsonschema-error-codes.json',
+    module: 'src/data/jsonschema-error-codes.ts',
+    name: 'schemaCodeTableDocument',
+  },
   { json: 'migrations.json', module: 'src/data/migrations-table.ts', name: 'migrationsDocument' },
 ];
 
@@ -14,8 +22,10 @@ const packageRoot = new URL('../', import.meta.url);
 
 function moduleText({ json, name }) {
   const data = JSON.parse(readFileSync(new URL(json, packageRoot), 'utf8'));
-  return `// Generated from ${json} by scripts/embed-json.mjs (run by the build); edit the JSON file.\n` +
-    `/** The parsed \`${json}\`. */\nexport const ${name}: unknown = ${JSON.stringify(data, null, 2)};\n`;
+  return (
+    `// Generated from ${json} by scripts/embed-json.mjs (run by the build); edit the JSON file.\n` +
+    `/** The parsed \`${json}\`. */\nexport const ${name}: unknown = ${JSON.stringify(data, null, 2)};\n`
+  );
 }
 
 const check = process.argv.includes('--check');
@@ -24,12 +34,18 @@ for (const entry of EMBEDDED) {
   const target = new URL(entry.module, packageRoot);
   const text = moduleText(entry);
   let current = '';
-  try { current = readFileSync(target, 'utf8'); } catch { current = ''; }
+  try {
+    current = readFileSync(target, 'utf8');
+  } catch {
+    current = '';
+  }
   if (current === text) continue;
   if (check) stale.push(entry.module);
   else writeFileSync(target, text);
 }
 if (stale.length > 0) {
-  console.error(`Out of date with their JSON files: ${stale.join(', ')}. Run \`pnpm --filter @mcp-envelope/contract run build\`.`);
+  console.error(
+    `Out of date with their JSON files: ${stale.join(', ')}. Run \`pnpm --filter @mcp-envelope/contract run build\`.`,
+  );
   process.exit(1);
 }

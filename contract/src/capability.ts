@@ -43,11 +43,13 @@ export function envelopeCapability(
 ): { readonly [ENVELOPE_CAPABILITY_KEY]: EnvelopeCapabilityValue } {
   const kinds = new Set(errorKinds);
   for (const kind of kinds) {
-    if (!(ERROR_KINDS as readonly string[]).includes(kind)) throw new TypeError(`"${kind}" is not an error_kind of contract version ${CONTRACT_VERSION}`);
+    if (!(ERROR_KINDS as readonly string[]).includes(kind))
+      throw new TypeError(`"${kind}" is not an error_kind of contract version ${CONTRACT_VERSION}`);
   }
   const normalized = new Set(normalizedKinds);
   for (const kind of normalized) {
-    if (!(NORMALIZED_KINDS as readonly string[]).includes(kind)) throw new TypeError(`"${kind}" is not a normalized event kind of contract version ${CONTRACT_VERSION}`);
+    if (!(NORMALIZED_KINDS as readonly string[]).includes(kind))
+      throw new TypeError(`"${kind}" is not a normalized event kind of contract version ${CONTRACT_VERSION}`);
   }
   return {
     [ENVELOPE_CAPABILITY_KEY]: {

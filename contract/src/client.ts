@@ -124,7 +124,9 @@ function textBlocks(content: readonly unknown[] | undefined): string[] | undefin
 }
 
 function allTexts(content: readonly unknown[] | undefined): string[] {
-  return (content ?? []).flatMap((block) => (isRecord(block) && typeof block['text'] === 'string' ? [block['text']] : []));
+  return (content ?? []).flatMap((block) =>
+    isRecord(block) && typeof block['text'] === 'string' ? [block['text']] : [],
+  );
 }
 
 /** A failure read from text: the first envelope in any of the texts, else the texts themselves. */
@@ -147,8 +149,14 @@ function asToolResult(value: Record<string, unknown>): Record<string, unknown> |
   const content = value['content'];
   if (content === undefined) return fromContentFreeShape(value);
   // A LangChain ToolMessage: no isError, no structuredContent, and content a string or blocks.
-  if (Object.hasOwn(value, 'isError') || Object.hasOwn(value, 'structuredContent') || typeof value['status'] !== 'string') return undefined;
-  if (typeof content === 'string') return { isError: value['status'] === 'error', content: [{ type: 'text', text: content }] };
+  if (
+    Object.hasOwn(value, 'isError') ||
+    Object.hasOwn(value, 'structuredContent') ||
+    typeof value['status'] !== 'string'
+  )
+    return undefined;
+  if (typeof content === 'string')
+    return { isError: value['status'] === 'error', content: [{ type: 'text', text: content }] };
   return Array.isArray(content) ? { isError: value['status'] === 'error', content } : undefined;
 }
 
@@ -156,9 +164,11 @@ function fromContentFreeShape(value: Record<string, unknown>): Record<string, un
   const type = value['type'];
   const payload = value['value'];
   if (type === 'text' && typeof value['text'] === 'string') return { content: [value] };
-  if (value['error'] === true && typeof value['message'] === 'string') return { isError: true, content: [{ type: 'text', text: value['message'] }] };
+  if (value['error'] === true && typeof value['message'] === 'string')
+    return { isError: true, content: [{ type: 'text', text: value['message'] }] };
   if (type === 'content' && Array.isArray(payload)) return { content: payload };
-  if (type === 'error-text' && typeof payload === 'string') return { isError: true, content: [{ type: 'text', text: payload }] };
+  if (type === 'error-text' && typeof payload === 'string')
+    return { isError: true, content: [{ type: 'text', text: payload }] };
   return undefined;
 }
 
@@ -170,7 +180,8 @@ function refusalObject(structured: unknown): InBandError | undefined {
 
 function unwrapIsError(structured: unknown, content: readonly unknown[] | undefined): UnwrappedToolResult {
   if (isReceivedEnvelope(structured)) return { ok: false, envelope: structured, channel: 'is_error' };
-  if (isRecord(structured) && isReceivedEnvelope(structured['error'])) return { ok: false, envelope: structured['error'], channel: 'is_error' };
+  if (isRecord(structured) && isReceivedEnvelope(structured['error']))
+    return { ok: false, envelope: structured['error'], channel: 'is_error' };
   const failure = failureFromTexts(allTexts(content), 'is_error');
   // An isError result may carry the same `{ error: { code, field, ... } }` refusal as an in-band one.
   const refusal = refusalObject(structured);
@@ -186,9 +197,12 @@ function unwrapStructured(structured: unknown): UnwrappedToolResult {
   if (isReceivedEnvelope(inBand)) return { ok: false, envelope: inBand, channel: 'in_band' };
   // A payload that is only `{ error }` (plus `_meta`) is a refusal; an `error` key beside
   // data (a batch answer's per-item errors, say) is part of a successful result.
-  if (!Object.keys(structured).every((key) => key === 'error' || key === '_meta')) return { ok: true, value: structured };
+  if (!Object.keys(structured).every((key) => key === 'error' || key === '_meta'))
+    return { ok: true, value: structured };
   const text = typeof inBand === 'string' ? inBand : safeStringify(inBand);
-  return isRecord(inBand) ? { ok: false, text, channel: 'in_band', error: inBand } : { ok: false, text, channel: 'in_band' };
+  return isRecord(inBand)
+    ? { ok: false, text, channel: 'in_band', error: inBand }
+    : { ok: false, text, channel: 'in_band' };
 }
 
 function unwrapRecord(result: Record<string, unknown>): UnwrappedToolResult {
@@ -295,7 +309,11 @@ export interface ToolCallingClient {
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
 }
 
-async function callTool(client: ToolCallingClient, name: string, args: Record<string, unknown>): Promise<{ result: unknown } | { envelope: ReceivedEnvelope }> {
+async function callTool(
+  client: ToolCallingClient,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ result: unknown } | { envelope: ReceivedEnvelope }> {
   try {
     return { result: await client.callTool({ name, arguments: args }) };
   } catch (error) {
@@ -345,7 +363,11 @@ export async function callWithEnvelope(
  *   a `{ error: { code, message, field, details } }` refusal, in band or on `isError`).
  * @throws the original error for transport and protocol failures that carry no envelope.
  */
-export async function callOrThrow(client: ToolCallingClient, name: string, args: Record<string, unknown> = {}): Promise<unknown> {
+export async function callOrThrow(
+  client: ToolCallingClient,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<unknown> {
   const called = await callTool(client, name, args);
   if ('envelope' in called) throw new ToolEnvelopeError(called.envelope, 'json_rpc_error');
   return unwrapOrThrow(called.result, name);

@@ -61,11 +61,7 @@ export interface UnknownFieldRejectedEvent {
 
 /** One `_meta.normalized[]` event: a discriminated union on `kind`. */
 export type NormalizedEvent =
-  | RenamedEvent
-  | DroppedAliasEvent
-  | CoercedEvent
-  | UnknownFieldPassedThroughEvent
-  | UnknownFieldRejectedEvent;
+  RenamedEvent | DroppedAliasEvent | CoercedEvent | UnknownFieldPassedThroughEvent | UnknownFieldRejectedEvent;
 
 /** Compile-time check that the union covers exactly the kinds of the taxonomy table. */
 export type NormalizedEventOfKind<K extends NormalizedEventKind> = Extract<NormalizedEvent, { kind: K }>;

@@ -69,6 +69,13 @@ export { isReceivedEnvelope, retryAfterSecondsOf } from './received-envelope.js'
 export type { ReceivedEnvelope, ReceivedMeta } from './received-envelope.js';
 export { ToolCallError, ToolEnvelopeError } from './client-errors.js';
 export type { EnvelopeChannel, FailureChannel, InBandError } from './client-errors.js';
-export { callOrThrow, callWithEnvelope, envelopeFromJsonRpcError, parseEnvelopeText, unwrapOrThrow, unwrapToolResult } from './client.js';
+export {
+  callOrThrow,
+  callWithEnvelope,
+  envelopeFromJsonRpcError,
+  parseEnvelopeText,
+  unwrapOrThrow,
+  unwrapToolResult,
+} from './client.js';
 export type { ToolCallingClient, ToolResultLike, UnwrappedToolResult } from './client.js';
 export { MAX_SCANNED_TEXT_LENGTH } from './json-scan.js';

@@ -95,7 +95,10 @@ function parseObject(text: string): { readonly parsed: true; readonly value: unk
  * @param visit - called with each parsed object (a JSON object, never an array or a scalar).
  * @returns the first value `visit` returned, or `undefined`.
  */
-export function findInJsonObjects<T>(text: string, visit: (value: Readonly<Record<string, unknown>>) => T | undefined): T | undefined {
+export function findInJsonObjects<T>(
+  text: string,
+  visit: (value: Readonly<Record<string, unknown>>) => T | undefined,
+): T | undefined {
   if (text.length > MAX_SCANNED_TEXT_LENGTH) return undefined;
   const { count, starts, ends } = pairBraces(text);
   let skipUntil = 0;

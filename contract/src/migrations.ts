@@ -46,7 +46,8 @@ export interface MigrationEntry {
  * project introduces the contract's three phased reclassifications: the release that first ships
  * them emits `legacy_error_kind`, and the next one drops it, with the entries deleted.
  */
-export const MIGRATIONS: readonly MigrationEntry[] = (migrationsDocument as { migrations: MigrationEntry[] }).migrations;
+export const MIGRATIONS: readonly MigrationEntry[] = (migrationsDocument as { migrations: MigrationEntry[] })
+  .migrations;
 
 function parseVersion(version: string): readonly [number, number, number] {
   const match = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version.trim());
@@ -79,9 +80,14 @@ export function compareVersions(a: string, b: string): number {
  * @returns the open entries, in table order.
  * @throws RangeError when a version string is malformed.
  */
-export function activeMigrations(version: string, table: readonly MigrationEntry[] = MIGRATIONS): readonly MigrationEntry[] {
+export function activeMigrations(
+  version: string,
+  table: readonly MigrationEntry[] = MIGRATIONS,
+): readonly MigrationEntry[] {
   return table.filter(
-    (entry) => compareVersions(entry.introduced_in, version) <= 0 && (entry.removed_in === undefined || compareVersions(version, entry.removed_in) < 0),
+    (entry) =>
+      compareVersions(entry.introduced_in, version) <= 0 &&
+      (entry.removed_in === undefined || compareVersions(version, entry.removed_in) < 0),
   );
 }
 
@@ -117,6 +123,9 @@ export function legacyErrorKindFor(
  * @returns the expired entries, in table order.
  * @throws RangeError when a version string is malformed.
  */
-export function expiredMigrations(version: string, table: readonly MigrationEntry[] = MIGRATIONS): readonly MigrationEntry[] {
+export function expiredMigrations(
+  version: string,
+  table: readonly MigrationEntry[] = MIGRATIONS,
+): readonly MigrationEntry[] {
   return table.filter((entry) => entry.removed_in !== undefined && compareVersions(entry.removed_in, version) <= 0);
 }

@@ -39,7 +39,11 @@ export interface ReceivedEnvelope {
  */
 export interface ReceivedMeta {
   readonly normalized?: readonly unknown[];
-  readonly rate_limit?: { readonly limit_per_second?: unknown; readonly remaining?: unknown; readonly reset_at?: unknown };
+  readonly rate_limit?: {
+    readonly limit_per_second?: unknown;
+    readonly remaining?: unknown;
+    readonly reset_at?: unknown;
+  };
   /** Seconds to wait before a retry; see {@link retryAfterSecondsOf} for the checked value. */
   readonly retry_after_seconds?: number;
   readonly warnings?: readonly unknown[];

@@ -34,7 +34,9 @@ export interface SchemaCodeTable {
   readonly path_rule: string;
   readonly mapping: Readonly<Record<SchemaKeyword, SchemaCodeEntry>>;
   readonly fallback: SchemaCodeEntry;
-  readonly domain_codes: Readonly<Record<string, { readonly server: string; readonly summary_template: string; readonly hint: string }>>;
+  readonly domain_codes: Readonly<
+    Record<string, { readonly server: string; readonly summary_template: string; readonly hint: string }>
+  >;
 }
 
 /**
@@ -69,7 +71,8 @@ export function fillTemplate(template: string, values: Readonly<Record<string, u
   let result = parts[0] as string;
   for (let index = 1; index < parts.length; index += 2) {
     const name = parts[index] as string;
-    result += (Object.hasOwn(values, name) ? renderTemplateValue(values[name]) : `{${name}}`) + (parts[index + 1] as string);
+    result +=
+      (Object.hasOwn(values, name) ? renderTemplateValue(values[name]) : `{${name}}`) + (parts[index + 1] as string);
   }
   return result;
 }
@@ -92,6 +95,7 @@ function templateParts(template: string): readonly string[] {
 
 function renderTemplateValue(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
+  if (Array.isArray(value))
+    return value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
   return JSON.stringify(value) ?? String(value);
 }

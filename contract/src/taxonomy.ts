@@ -106,9 +106,7 @@ export const SCHEMA_DOMAIN_CODES = ['SCHEMA_IDENTITY_NOT_FOUND', 'SCHEMA_PROFILE
 
 /** Every `SCHEMA_*` code: one per keyword, the fallback and the domain codes. */
 export type SchemaErrorCode =
-  | (typeof SCHEMA_KEYWORD_CODES)[SchemaKeyword]
-  | typeof SCHEMA_FALLBACK_CODE
-  | (typeof SCHEMA_DOMAIN_CODES)[number];
+  (typeof SCHEMA_KEYWORD_CODES)[SchemaKeyword] | typeof SCHEMA_FALLBACK_CODE | (typeof SCHEMA_DOMAIN_CODES)[number];
 
 /** Every `SCHEMA_*` code as a list, in the table's order, then the fallback, then domain codes. */
 export const SCHEMA_ERROR_CODES: readonly SchemaErrorCode[] = [

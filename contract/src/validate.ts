@@ -23,11 +23,20 @@ export interface EnvelopeViolation {
 
 /** The result of {@link validateEnvelope}. */
 export type EnvelopeValidation =
-  | { readonly valid: true }
-  | { readonly valid: false; readonly errors: readonly EnvelopeViolation[] };
+  { readonly valid: true } | { readonly valid: false; readonly errors: readonly EnvelopeViolation[] };
 
-/** The envelope and `_meta` validators, compiled once when this module loads and never changed. */
-const VALIDATORS: { readonly envelope: ValidateFunction; readonly meta: ValidateFunction } = compileValidators();
+/**
+ * The envelope and `_meta` validators, compiled on first use and never changed afterwards.
+ * Compiling when the module loads would slow every import and break runtimes that forbid code
+ * generation, where the rest of this package (the client helpers) must still work.
+ */
+const validators = once(compileValidators);
+
+/** Calls `make` the first time the returned function is called and returns that value ever after. */
+function once<Value>(make: () => Value): () => Value {
+  let made: { readonly value: Value } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
 
 function compileValidators(): { readonly envelope: ValidateFunction; readonly meta: ValidateFunction } {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
@@ -42,7 +51,8 @@ function describe(error: ErrorObject): EnvelopeViolation {
   const params = error.params as Record<string, unknown>;
   let message = error.message ?? 'is invalid';
   if (error.keyword === 'required') message = `missing required property "${String(params['missingProperty'])}"`;
-  else if (error.keyword === 'additionalProperties') message = `unexpected property "${String(params['additionalProperty'])}"`;
+  else if (error.keyword === 'additionalProperties')
+    message = `unexpected property "${String(params['additionalProperty'])}"`;
   else if (error.keyword === 'enum') message = `must be one of ${JSON.stringify(params['allowedValues'])}`;
   else if (error.keyword === 'const') message = `must be ${JSON.stringify(params['allowedValue'])}`;
   return { path: error.instancePath, keyword: error.keyword, message };
@@ -63,7 +73,7 @@ function collect(validate: ValidateFunction, value: unknown): EnvelopeValidation
  * @returns `{ valid: true }`, or `{ valid: false, errors }` listing every violation found.
  */
 export function validateEnvelope(value: unknown): EnvelopeValidation {
-  return collect(VALIDATORS.envelope, value);
+  return collect(validators().envelope, value);
 }
 
 /**
@@ -73,7 +83,7 @@ export function validateEnvelope(value: unknown): EnvelopeValidation {
  * @returns whether {@link validateEnvelope} accepts it.
  */
 export function isEnvelope(value: unknown): value is ErrorEnvelope {
-  return VALIDATORS.envelope(value);
+  return validators().envelope(value);
 }
 
 /**
@@ -85,7 +95,7 @@ export function isEnvelope(value: unknown): value is ErrorEnvelope {
  * @returns `{ valid: true }` or `{ valid: false, errors }` with paths relative to `_meta`.
  */
 export function validateMeta(value: unknown): EnvelopeValidation {
-  return collect(VALIDATORS.meta, value);
+  return collect(validators().meta, value);
 }
 
 /**
@@ -95,5 +105,5 @@ export function validateMeta(value: unknown): EnvelopeValidation {
  * @returns whether {@link validateMeta} accepts it.
  */
 export function isEnvelopeMeta(value: unknown): value is EnvelopeMeta {
-  return VALIDATORS.meta(value);
+  return validators().meta(value);
 }

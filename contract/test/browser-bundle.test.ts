@@ -59,7 +59,11 @@ async function bundleMainEntry(): Promise<Bundle> {
  * Cloudflare Workers and similar edge runtimes do.
  */
 function runInFreshContext(code: string, script: string, allowCodeStrings: boolean): unknown {
-  const text = runInNewContext(`${code}\nJSON.stringify((() => { ${script} })());`, {}, { contextCodeGeneration: { strings: allowCodeStrings, wasm: false } }) as string;
+  const text = runInNewContext(
+    `${code}\nJSON.stringify((() => { ${script} })());`,
+    {},
+    { contextCodeGeneration: { strings: allowCodeStrings, wasm: false } },
+  ) as string;
   return JSON.parse(text) as unknown;
 }
 
@@ -75,7 +79,10 @@ describe('the main entry in a browser bundle', () => {
   });
 
   it('runs the client helpers where there is no require, no process and no eval', () => {
-    const isErrorResult = { isError: true, content: [{ type: 'text', text: `MCP error -32602: ${JSON.stringify(MAX_ITEMS_ENVELOPE)}` }] };
+    const isErrorResult = {
+      isError: true,
+      content: [{ type: 'text', text: `MCP error -32602: ${JSON.stringify(MAX_ITEMS_ENVELOPE)}` }],
+    };
     const script = `
       const result = ${JSON.stringify(isErrorResult)};
       const unwrapped = contract.unwrapToolResult(result);
@@ -107,10 +114,16 @@ describe('the embedded JSON documents', () => {
   it('hold exactly what the shipped JSON files hold', () => {
     expect(ERROR_ENVELOPE_SCHEMA).toEqual(packageJson('schemas/error-envelope.schema.json'));
     expect(SCHEMA_CODE_TABLE).toEqual(packageJson('schemas/jsonschema-error-codes.json'));
-    expect({ migrations: MIGRATIONS }).toEqual({ migrations: (packageJson('migrations.json') as { migrations: unknown }).migrations });
+    expect({ migrations: MIGRATIONS }).toEqual({
+      migrations: (packageJson('migrations.json') as { migrations: unknown }).migrations,
+    });
   });
 
   it('are what scripts/embed-json.mjs writes from them today', () => {
-    expect(() => execFileSync(process.execPath, [new URL('scripts/embed-json.mjs', packageRoot).pathname, '--check'], { stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, [new URL('scripts/embed-json.mjs', packageRoot).pathname, '--check'], {
+        stdio: 'pipe',
+      }),
+    ).not.toThrow();
   });
 });

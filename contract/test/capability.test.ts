@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 
 import { ENVELOPE_CAPABILITY_KEY, envelopeCapability } from '../src/index.js';
 
-const ALL_NORMALIZED = ['renamed', 'dropped_alias', 'coerced', 'unknown_field_passed_through', 'unknown_field_rejected'];
+const ALL_NORMALIZED = [
+  'renamed',
+  'dropped_alias',
+  'coerced',
+  'unknown_field_passed_through',
+  'unknown_field_rejected',
+];
 
 describe('envelopeCapability', () => {
   it('uses the key openbridge_envelope', () => {
@@ -13,7 +19,16 @@ describe('envelopeCapability', () => {
   });
 
   it('puts the kinds in taxonomy order and drops repeats', () => {
-    expect(envelopeCapability(['internal_error', 'rate_limited', 'mcp_input_validation', 'sp_api_http', 'rate_limited', 'tool_not_found'])).toEqual({
+    expect(
+      envelopeCapability([
+        'internal_error',
+        'rate_limited',
+        'mcp_input_validation',
+        'sp_api_http',
+        'rate_limited',
+        'tool_not_found',
+      ]),
+    ).toEqual({
       openbridge_envelope: {
         contract_version: 1,
         error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'rate_limited', 'internal_error'],
@@ -34,14 +49,16 @@ describe('envelopeCapability', () => {
   });
 
   it('orders and dedupes a given normalized_kinds list', () => {
-    expect(envelopeCapability(['internal_error'], ['unknown_field_rejected', 'renamed', 'renamed']).openbridge_envelope.normalized_kinds).toEqual([
-      'renamed',
-      'unknown_field_rejected',
-    ]);
+    expect(
+      envelopeCapability(['internal_error'], ['unknown_field_rejected', 'renamed', 'renamed']).openbridge_envelope
+        .normalized_kinds,
+    ).toEqual(['renamed', 'unknown_field_rejected']);
   });
 
   it('accepts empty lists and any iterable', () => {
-    expect(envelopeCapability([], [])).toEqual({ openbridge_envelope: { contract_version: 1, error_kinds: [], normalized_kinds: [] } });
+    expect(envelopeCapability([], [])).toEqual({
+      openbridge_envelope: { contract_version: 1, error_kinds: [], normalized_kinds: [] },
+    });
     function* kinds(): Generator<string> {
       yield 'sandbox_runtime';
       yield 'mcp_input_validation';
@@ -69,9 +86,19 @@ describe('envelopeCapability', () => {
   });
 
   it('reaches an SDK client under capabilities.experimental', async () => {
-    const capability = envelopeCapability(['mcp_input_validation', 'tool_not_found', 'ads_api_http', 'auth_error', 'rate_limited', 'internal_error']);
-     
-    const server = new Server({ name: 'capability-probe', version: '0.0.1' }, { capabilities: { tools: {}, experimental: capability } });
+    const capability = envelopeCapability([
+      'mcp_input_validation',
+      'tool_not_found',
+      'ads_api_http',
+      'auth_error',
+      'rate_limited',
+      'internal_error',
+    ]);
+
+    const server = new Server(
+      { name: 'capability-probe', version: '0.0.1' },
+      { capabilities: { tools: {}, experimental: capability } },
+    );
     const client = new Client({ name: 'capability-reader', version: '0.0.1' });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
@@ -79,7 +106,14 @@ describe('envelopeCapability', () => {
       expect(client.getServerCapabilities()?.experimental).toEqual({
         openbridge_envelope: {
           contract_version: 1,
-          error_kinds: ['mcp_input_validation', 'tool_not_found', 'ads_api_http', 'auth_error', 'rate_limited', 'internal_error'],
+          error_kinds: [
+            'mcp_input_validation',
+            'tool_not_found',
+            'ads_api_http',
+            'auth_error',
+            'rate_limited',
+            'internal_error',
+          ],
           normalized_kinds: ALL_NORMALIZED,
         },
       });

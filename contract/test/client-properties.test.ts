@@ -5,7 +5,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { ToolCallError, callWithEnvelope, isReceivedEnvelope, parseEnvelopeText, unwrapToolResult } from '../src/index.js';
+import {
+  ToolCallError,
+  callWithEnvelope,
+  isReceivedEnvelope,
+  parseEnvelopeText,
+  unwrapToolResult,
+} from '../src/index.js';
 import type { UnwrappedToolResult } from '../src/index.js';
 import { FULL_ENVELOPE, MAX_ITEMS_ENVELOPE, MINIMAL_ENVELOPE, TOOL_NOT_FOUND_ENVELOPE } from './envelope-fixtures.js';
 
@@ -25,7 +31,12 @@ function expectWellFormed(outcome: UnwrappedToolResult): void {
   }
 }
 
-const envelopeArbitrary = fc.constantFrom<object>(MINIMAL_ENVELOPE, FULL_ENVELOPE, MAX_ITEMS_ENVELOPE, TOOL_NOT_FOUND_ENVELOPE);
+const envelopeArbitrary = fc.constantFrom<object>(
+  MINIMAL_ENVELOPE,
+  FULL_ENVELOPE,
+  MAX_ITEMS_ENVELOPE,
+  TOOL_NOT_FOUND_ENVELOPE,
+);
 
 const anythingArbitrary = fc.anything({
   withBigInt: true,
@@ -43,14 +54,24 @@ const textBlockArbitrary = fc.oneof(
   fc.record({ type: fc.constant('text'), text: fc.string() }),
   envelopeArbitrary.map((envelope) => ({ type: 'text', text: JSON.stringify(envelope) })),
   fc
-    .tuple(fc.constantFrom('', 'ToolError: ', 'MCP error -32602: ', 'ToolError: MCP error -32602: ', 'Error: ', 'junk '), envelopeArbitrary)
+    .tuple(
+      fc.constantFrom('', 'ToolError: ', 'MCP error -32602: ', 'ToolError: MCP error -32602: ', 'Error: ', 'junk '),
+      envelopeArbitrary,
+    )
     .map(([prefix, envelope]) => ({ type: 'text', text: `${prefix}${JSON.stringify(envelope)}` })),
 );
 
 const contentArbitrary = fc.oneof(
-  fc.array(fc.oneof(textBlockArbitrary, fc.record({ type: fc.constant('image'), data: fc.base64String(), mimeType: fc.constant('image/png') }), anythingArbitrary), {
-    maxLength: 4,
-  }),
+  fc.array(
+    fc.oneof(
+      textBlockArbitrary,
+      fc.record({ type: fc.constant('image'), data: fc.base64String(), mimeType: fc.constant('image/png') }),
+      anythingArbitrary,
+    ),
+    {
+      maxLength: 4,
+    },
+  ),
   anythingArbitrary,
 );
 
@@ -103,19 +124,29 @@ describe('unwrapToolResult properties', () => {
   it('finds an isError envelope in structuredContent whatever the content holds', () => {
     fc.assert(
       fc.property(envelopeArbitrary, contentArbitrary, (envelope, content) => {
-        expect(unwrapToolResult({ isError: true, structuredContent: envelope, content })).toEqual({ ok: false, envelope, channel: 'is_error' });
+        expect(unwrapToolResult({ isError: true, structuredContent: envelope, content })).toEqual({
+          ok: false,
+          envelope,
+          channel: 'is_error',
+        });
       }),
       { numRuns: RUNS },
     );
   });
 
   it('finds an isError envelope in the text behind any stack of known prefixes', () => {
-    const prefixes = fc.array(fc.constantFrom('ToolError: ', 'MCP error -32602: ', 'MCP error -32603: ', 'Error: '), { maxLength: 3 });
+    const prefixes = fc.array(fc.constantFrom('ToolError: ', 'MCP error -32602: ', 'MCP error -32603: ', 'Error: '), {
+      maxLength: 3,
+    });
     fc.assert(
       fc.property(envelopeArbitrary, prefixes, fc.constantFrom('', ' ', '\n'), (envelope, stack, padding) => {
         const wire = `${padding}${stack.join('')}${JSON.stringify(envelope)}${padding}`;
         expect(parseEnvelopeText(wire)).toEqual(envelope);
-        expect(unwrapToolResult({ isError: true, content: [{ type: 'text', text: wire }] })).toEqual({ ok: false, envelope, channel: 'is_error' });
+        expect(unwrapToolResult({ isError: true, content: [{ type: 'text', text: wire }] })).toEqual({
+          ok: false,
+          envelope,
+          channel: 'is_error',
+        });
       }),
       { numRuns: RUNS },
     );
@@ -133,15 +164,24 @@ describe('unwrapToolResult properties', () => {
 
   it('never throws and never finds an envelope in text without one', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 500, unit: fc.constantFrom('{', '}', '"', '\\', ':', ',', 'a', ' ', '1', '[', ']') }), (text) => {
-        expect(parseEnvelopeText(text)).toBe(undefined);
-      }),
+      fc.property(
+        fc.string({ maxLength: 500, unit: fc.constantFrom('{', '}', '"', '\\', ':', ',', 'a', ' ', '1', '[', ']') }),
+        (text) => {
+          expect(parseEnvelopeText(text)).toBe(undefined);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('returns any non-envelope structuredContent of a success unchanged', () => {
-    const successValue = fc.jsonValue().filter((value) => !isReceivedEnvelope(value) && !(typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value));
+    const successValue = fc
+      .jsonValue()
+      .filter(
+        (value) =>
+          !isReceivedEnvelope(value) &&
+          !(typeof value === 'object' && value !== null && !Array.isArray(value) && 'error' in value),
+      );
     fc.assert(
       fc.property(successValue, (value) => {
         const outcome = unwrapToolResult({ content: [], structuredContent: value });

@@ -25,7 +25,13 @@ import {
   validateEnvelope,
 } from '../src/index.js';
 import type { ToolCallingClient } from '../src/index.js';
-import { ADS_RATE_LIMITED_ENVELOPE, FULL_ENVELOPE, MAX_ITEMS_ENVELOPE, MINIMAL_ENVELOPE, without } from './envelope-fixtures.js';
+import {
+  ADS_RATE_LIMITED_ENVELOPE,
+  FULL_ENVELOPE,
+  MAX_ITEMS_ENVELOPE,
+  MINIMAL_ENVELOPE,
+  without,
+} from './envelope-fixtures.js';
 
 const ENVELOPE_JSON = JSON.stringify(MAX_ITEMS_ENVELOPE);
 
@@ -38,19 +44,37 @@ const TRICKY_ENVELOPE = {
 
 describe('parseEnvelopeText: an envelope behind any prefix and before any suffix', () => {
   it.each([
-    ['LangChain MCP adapters (isError result)', `MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}`],
-    ['LangChain wrapping a JSON-RPC error', `Error calling tool list_orders: McpError: MCP error -32602: ${ENVELOPE_JSON}`],
-    ['a LangGraph ToolNode message', `Error: MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}\n Please fix your mistakes.`],
+    [
+      'LangChain MCP adapters (isError result)',
+      `MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}`,
+    ],
+    [
+      'LangChain wrapping a JSON-RPC error',
+      `Error calling tool list_orders: McpError: MCP error -32602: ${ENVELOPE_JSON}`,
+    ],
+    [
+      'a LangGraph ToolNode message',
+      `Error: MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}\n Please fix your mistakes.`,
+    ],
     ['a Python host', `RuntimeError: ToolError: ${ENVELOPE_JSON}`],
-    ['a Python traceback line after it', `Traceback (most recent call last):\nToolError: ${ENVELOPE_JSON}\n  File "agent.py", line 12`],
-    ['an OpenAI Agents default error text', `An error occurred while running the tool. Please try again. Error: ${ENVELOPE_JSON}`],
+    [
+      'a Python traceback line after it',
+      `Traceback (most recent call last):\nToolError: ${ENVELOPE_JSON}\n  File "agent.py", line 12`,
+    ],
+    [
+      'an OpenAI Agents default error text',
+      `An error occurred while running the tool. Please try again. Error: ${ENVELOPE_JSON}`,
+    ],
     ['prose with quotes and a stray brace first', `tool "list_orders" said } and then: ${ENVELOPE_JSON} (see "logs")`],
     ['a prose brace pair first', `Error {code 7}: ${ENVELOPE_JSON}`],
     ['a non-envelope JSON object first', `request {"marketplaceIds":["A1PA6795UKMFR9"]} failed: ${ENVELOPE_JSON}`],
     ['pretty-printed JSON inside prose', `failed:\n${JSON.stringify(MAX_ITEMS_ENVELOPE, null, 2)}\nend`],
     ['a serialized text block', JSON.stringify({ type: 'text', text: ENVELOPE_JSON })],
     ['a serialized content array', JSON.stringify([{ type: 'text', text: `ToolError: ${ENVELOPE_JSON}` }])],
-    ['a serialized CallToolResult', JSON.stringify({ content: [{ type: 'text', text: ENVELOPE_JSON }], isError: true })],
+    [
+      'a serialized CallToolResult',
+      JSON.stringify({ content: [{ type: 'text', text: ENVELOPE_JSON }], isError: true }),
+    ],
     ['a serialized Mastra error', JSON.stringify({ error: true, message: `MCP error -32602: ${ENVELOPE_JSON}` })],
     ['a serialized in-band result', JSON.stringify({ error: MAX_ITEMS_ENVELOPE })],
     ['an envelope inside an array', `[${ENVELOPE_JSON}]`],
@@ -63,7 +87,9 @@ describe('parseEnvelopeText: an envelope behind any prefix and before any suffix
   });
 
   it('takes the first envelope when there are two', () => {
-    expect(parseEnvelopeText(`first ${ENVELOPE_JSON} then ${JSON.stringify(ADS_RATE_LIMITED_ENVELOPE)}`)).toEqual(MAX_ITEMS_ENVELOPE);
+    expect(parseEnvelopeText(`first ${ENVELOPE_JSON} then ${JSON.stringify(ADS_RATE_LIMITED_ENVELOPE)}`)).toEqual(
+      MAX_ITEMS_ENVELOPE,
+    );
   });
 
   it.each([
@@ -99,38 +125,83 @@ describe('parseEnvelopeText: an envelope behind any prefix and before any suffix
 const LATER_RELEASE_ENVELOPES = [
   ['an unknown error_kind', { ...MAX_ITEMS_ENVELOPE, error_kind: 'quota_exhausted' }],
   ['an unknown legacy_error_kind', { ...MAX_ITEMS_ENVELOPE, legacy_error_kind: 'upstream_quota' }],
-  ['a reserved normalization kind', { ...MAX_ITEMS_ENVELOPE, _meta: { normalized: [{ kind: 'unknown_field_dropped', field: 'debugLevel' }] } }],
+  [
+    'a reserved normalization kind',
+    { ...MAX_ITEMS_ENVELOPE, _meta: { normalized: [{ kind: 'unknown_field_dropped', field: 'debugLevel' }] } },
+  ],
   ['an unknown error_code shape', { ...MAX_ITEMS_ENVELOPE, error_code: 'quota.exhausted' }],
   ['_envelope_version 2', { ...MAX_ITEMS_ENVELOPE, _envelope_version: 2 }],
 ] as const;
 
 describe('envelopes of a later minor release', () => {
-  it.each(LATER_RELEASE_ENVELOPES)('%s: strict validation rejects it, the client helpers still read it', (_label, envelope) => {
-    expect(validateEnvelope(envelope).valid).toBe(false);
-    expect(isEnvelope(envelope)).toBe(false);
-    expect(isReceivedEnvelope(envelope)).toBe(true);
-    expect(unwrapToolResult({ isError: true, structuredContent: envelope })).toEqual({ ok: false, envelope, channel: 'is_error' });
-    expect(unwrapToolResult({ isError: true, content: [{ type: 'text', text: `ToolError: ${JSON.stringify(envelope)}` }] })).toEqual({ ok: false, envelope, channel: 'is_error' });
-    expect(unwrapToolResult({ structuredContent: { error: envelope } })).toEqual({ ok: false, envelope, channel: 'in_band' });
-    expect(envelopeFromJsonRpcError(new McpError(ErrorCode.InvalidParams, 'Invalid params', envelope))).toEqual(envelope);
-  });
+  it.each(LATER_RELEASE_ENVELOPES)(
+    '%s: strict validation rejects it, the client helpers still read it',
+    (_label, envelope) => {
+      expect(validateEnvelope(envelope).valid).toBe(false);
+      expect(isEnvelope(envelope)).toBe(false);
+      expect(isReceivedEnvelope(envelope)).toBe(true);
+      expect(unwrapToolResult({ isError: true, structuredContent: envelope })).toEqual({
+        ok: false,
+        envelope,
+        channel: 'is_error',
+      });
+      expect(
+        unwrapToolResult({
+          isError: true,
+          content: [{ type: 'text', text: `ToolError: ${JSON.stringify(envelope)}` }],
+        }),
+      ).toEqual({ ok: false, envelope, channel: 'is_error' });
+      expect(unwrapToolResult({ structuredContent: { error: envelope } })).toEqual({
+        ok: false,
+        envelope,
+        channel: 'in_band',
+      });
+      expect(envelopeFromJsonRpcError(new McpError(ErrorCode.InvalidParams, 'Invalid params', envelope))).toEqual(
+        envelope,
+      );
+    },
+  );
 
   it('extra top-level and _meta fields: both the schema and the client helpers accept them', () => {
     const envelope = { ...MAX_ITEMS_ENVELOPE, trace_id: 't-1', _meta: { retry_after_seconds: 2, cost_units: 4 } };
     expect([isEnvelope(envelope), isReceivedEnvelope(envelope)]).toEqual([true, true]);
-    expect(unwrapToolResult({ isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] })).toEqual({ ok: false, envelope, channel: 'is_error' });
+    expect(unwrapToolResult({ isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] })).toEqual({
+      ok: false,
+      envelope,
+      channel: 'is_error',
+    });
   });
 
   it('every schema-valid envelope is a received envelope', () => {
-    for (const envelope of [MINIMAL_ENVELOPE, FULL_ENVELOPE, MAX_ITEMS_ENVELOPE, ADS_RATE_LIMITED_ENVELOPE, TRICKY_ENVELOPE]) {
+    for (const envelope of [
+      MINIMAL_ENVELOPE,
+      FULL_ENVELOPE,
+      MAX_ITEMS_ENVELOPE,
+      ADS_RATE_LIMITED_ENVELOPE,
+      TRICKY_ENVELOPE,
+    ]) {
       expect([isEnvelope(envelope), isReceivedEnvelope(envelope)]).toEqual([true, true]);
     }
   });
 
-  it.each(['error_kind', 'tool', 'summary', 'details', 'hints', 'examples', 'error_code', 'retryable', '_envelope_version'])('a fragment without %s is not an envelope', (field) => {
+  it.each([
+    'error_kind',
+    'tool',
+    'summary',
+    'details',
+    'hints',
+    'examples',
+    'error_code',
+    'retryable',
+    '_envelope_version',
+  ])('a fragment without %s is not an envelope', (field) => {
     const fragment = without(MAX_ITEMS_ENVELOPE, field);
     expect(isReceivedEnvelope(fragment)).toBe(false);
-    expect(unwrapToolResult({ isError: true, structuredContent: fragment, content: [] })).toEqual({ ok: false, text: '', channel: 'is_error' });
+    expect(unwrapToolResult({ isError: true, structuredContent: fragment, content: [] })).toEqual({
+      ok: false,
+      text: '',
+      channel: 'is_error',
+    });
   });
 
   it.each([
@@ -161,11 +232,19 @@ describe('envelopes of a later minor release', () => {
 
 describe('unwrapToolResult: what agent frameworks hand over in place of a CallToolResult', () => {
   it('a bare envelope is a failure with that envelope', () => {
-    expect(unwrapToolResult(MAX_ITEMS_ENVELOPE)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'in_band' });
+    expect(unwrapToolResult(MAX_ITEMS_ENVELOPE)).toEqual({
+      ok: false,
+      envelope: MAX_ITEMS_ENVELOPE,
+      channel: 'in_band',
+    });
   });
 
   it('an OpenAI Agents text block holding the envelope is a failure with it', () => {
-    expect(unwrapToolResult({ type: 'text', text: ENVELOPE_JSON })).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'in_band' });
+    expect(unwrapToolResult({ type: 'text', text: ENVELOPE_JSON })).toEqual({
+      ok: false,
+      envelope: MAX_ITEMS_ENVELOPE,
+      channel: 'in_band',
+    });
   });
 
   it('an OpenAI Agents text block holding prose is a success with that text', () => {
@@ -178,40 +257,81 @@ describe('unwrapToolResult: what agent frameworks hand over in place of a CallTo
   });
 
   it('a Mastra { error: true, message } without an envelope is a failure with the message', () => {
-    expect(unwrapToolResult({ error: true, message: 'fetch failed' })).toEqual({ ok: false, text: 'fetch failed', channel: 'is_error' });
+    expect(unwrapToolResult({ error: true, message: 'fetch failed' })).toEqual({
+      ok: false,
+      text: 'fetch failed',
+      channel: 'is_error',
+    });
   });
 
   it('a ToolMessage-like { content: string, status: "error" } is read as an isError result', () => {
-    const message = { content: `Error: MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}\n Please fix your mistakes.`, status: 'error', tool_call_id: 'call_1' };
+    const message = {
+      content: `Error: MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}\n Please fix your mistakes.`,
+      status: 'error',
+      tool_call_id: 'call_1',
+    };
     expect(unwrapToolResult(message)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'is_error' });
-    expect(unwrapToolResult({ content: 'Error: upstream down', status: 'error' })).toEqual({ ok: false, text: 'Error: upstream down', channel: 'is_error' });
+    expect(unwrapToolResult({ content: 'Error: upstream down', status: 'error' })).toEqual({
+      ok: false,
+      text: 'Error: upstream down',
+      channel: 'is_error',
+    });
     expect(unwrapToolResult({ content: '3 orders', status: 'success' })).toEqual({ ok: true, value: '3 orders' });
   });
 
   it('a ToolMessage-like with content blocks and status "error" is read as an isError result', () => {
-    const blocks = [{ type: 'text', text: 'The call failed.' }, { type: 'text', text: `ToolError: ${ENVELOPE_JSON}` }];
-    expect(unwrapToolResult({ content: blocks, status: 'error' })).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'is_error' });
-    expect(unwrapToolResult({ content: [{ type: 'text', text: 'no luck' }], status: 'error' })).toEqual({ ok: false, text: 'no luck', channel: 'is_error' });
+    const blocks = [
+      { type: 'text', text: 'The call failed.' },
+      { type: 'text', text: `ToolError: ${ENVELOPE_JSON}` },
+    ];
+    expect(unwrapToolResult({ content: blocks, status: 'error' })).toEqual({
+      ok: false,
+      envelope: MAX_ITEMS_ENVELOPE,
+      channel: 'is_error',
+    });
+    expect(unwrapToolResult({ content: [{ type: 'text', text: 'no luck' }], status: 'error' })).toEqual({
+      ok: false,
+      text: 'no luck',
+      channel: 'is_error',
+    });
   });
 
   it('the AI SDK model output { type: "content", value } holding the envelope is a failure with it', () => {
     const modelOutput = { type: 'content', value: [{ type: 'text', text: ENVELOPE_JSON }] };
     expect(unwrapToolResult(modelOutput)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'in_band' });
-    expect(unwrapToolResult({ type: 'content', value: [{ type: 'text', text: '3 orders' }] })).toEqual({ ok: true, value: '3 orders' });
+    expect(unwrapToolResult({ type: 'content', value: [{ type: 'text', text: '3 orders' }] })).toEqual({
+      ok: true,
+      value: '3 orders',
+    });
   });
 
   it('the AI SDK model output { type: "error-text", value } is an isError result with that text', () => {
-    expect(unwrapToolResult({ type: 'error-text', value: `MCP error -32602: ${ENVELOPE_JSON}` })).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'is_error' });
-    expect(unwrapToolResult({ type: 'error-text', value: 'fetch failed' })).toEqual({ ok: false, text: 'fetch failed', channel: 'is_error' });
+    expect(unwrapToolResult({ type: 'error-text', value: `MCP error -32602: ${ENVELOPE_JSON}` })).toEqual({
+      ok: false,
+      envelope: MAX_ITEMS_ENVELOPE,
+      channel: 'is_error',
+    });
+    expect(unwrapToolResult({ type: 'error-text', value: 'fetch failed' })).toEqual({
+      ok: false,
+      text: 'fetch failed',
+      channel: 'is_error',
+    });
   });
 
   it('a string holding an envelope is a failure with it; any other string is not a tool result', () => {
-    expect(unwrapToolResult(`RuntimeError: ToolError: ${ENVELOPE_JSON}`)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'in_band' });
+    expect(unwrapToolResult(`RuntimeError: ToolError: ${ENVELOPE_JSON}`)).toEqual({
+      ok: false,
+      envelope: MAX_ITEMS_ENVELOPE,
+      channel: 'in_band',
+    });
     expect(unwrapToolResult('boom')).toEqual({ ok: false, text: 'not a tool result: "boom"', channel: 'is_error' });
   });
 
   it('an isError result whose text has the envelope after a LangChain-style prefix', () => {
-    const result = { isError: true, content: [{ type: 'text', text: `MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}` }] };
+    const result = {
+      isError: true,
+      content: [{ type: 'text', text: `MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}` }],
+    };
     expect(unwrapToolResult(result)).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel: 'is_error' });
   });
 });
@@ -244,13 +364,20 @@ describe('ToolEnvelopeError', () => {
       channel: 'is_error',
     });
     expect(error.envelope).toBe(ADS_RATE_LIMITED_ENVELOPE);
-    expect(JSON.parse(JSON.stringify(error))).toEqual({ name: 'ToolEnvelopeError', channel: 'is_error', envelope: ADS_RATE_LIMITED_ENVELOPE });
+    expect(JSON.parse(JSON.stringify(error))).toEqual({
+      name: 'ToolEnvelopeError',
+      channel: 'is_error',
+      envelope: ADS_RATE_LIMITED_ENVELOPE,
+    });
   });
 
   it('keeps legacy_error_kind and a fractional wait, and ignores a negative wait', () => {
     const full = new ToolEnvelopeError(FULL_ENVELOPE, 'in_band');
     expect([full.legacy_error_kind, full.retry_after_seconds]).toEqual(['sp_api_http', 1.5]);
-    expect(new ToolEnvelopeError({ ...MAX_ITEMS_ENVELOPE, _meta: { retry_after_seconds: -1 } }, 'in_band').retry_after_seconds).toBe(undefined);
+    expect(
+      new ToolEnvelopeError({ ...MAX_ITEMS_ENVELOPE, _meta: { retry_after_seconds: -1 } }, 'in_band')
+        .retry_after_seconds,
+    ).toBe(undefined);
     expect(retryAfterSecondsOf({ ...MAX_ITEMS_ENVELOPE, _meta: { retry_after_seconds: 0 } })).toBe(0);
     expect(retryAfterSecondsOf(MAX_ITEMS_ENVELOPE)).toBe(undefined);
   });
@@ -279,11 +406,18 @@ describe('unwrapOrThrow', () => {
         return error;
       }
     })();
-    expect(ToolEnvelopeError.isInstance(thrown) ? [thrown.error_kind, thrown.channel, thrown.envelope] : thrown).toEqual(['quota_exhausted', 'is_error', later]);
+    expect(
+      ToolEnvelopeError.isInstance(thrown) ? [thrown.error_kind, thrown.channel, thrown.envelope] : thrown,
+    ).toEqual(['quota_exhausted', 'is_error', later]);
   });
 
   it('throws a ToolCallError whose code, field and details are fields for an in-band { error: { code, message, field, details } }', () => {
-    const error = { code: 'invalid_input', message: 'the comparison window is longer than 90 days', field: 'compare', details: { max_days: 90, got_days: 120 } };
+    const error = {
+      code: 'invalid_input',
+      message: 'the comparison window is longer than 90 days',
+      field: 'compare',
+      details: { max_days: 90, got_days: 120 },
+    };
     const thrown = (() => {
       try {
         unwrapOrThrow({ isError: false, structuredContent: { error } }, 'compare_sales');
@@ -302,13 +436,29 @@ describe('unwrapOrThrow', () => {
       'compare_sales',
       error,
     ]);
-    expect(failure.message).toBe('tool "compare_sales" failed without an error envelope: invalid_input: the comparison window is longer than 90 days');
+    expect(failure.message).toBe(
+      'tool "compare_sales" failed without an error envelope: invalid_input: the comparison window is longer than 90 days',
+    );
   });
 
   it('throws a ToolCallError whose code, field and details are fields for an isError result carrying { error: { code, message, field, details } }', () => {
-    const refusal = { code: 'invalid_input', message: 'marketplaceIds is empty', field: 'marketplaceIds', details: { min: 1 } };
-    const result = { isError: true, structuredContent: { error: refusal }, content: [{ type: 'text', text: 'marketplaceIds is empty' }] };
-    expect(unwrapToolResult(result)).toEqual({ ok: false, text: 'marketplaceIds is empty', channel: 'is_error', error: refusal });
+    const refusal = {
+      code: 'invalid_input',
+      message: 'marketplaceIds is empty',
+      field: 'marketplaceIds',
+      details: { min: 1 },
+    };
+    const result = {
+      isError: true,
+      structuredContent: { error: refusal },
+      content: [{ type: 'text', text: 'marketplaceIds is empty' }],
+    };
+    expect(unwrapToolResult(result)).toEqual({
+      ok: false,
+      text: 'marketplaceIds is empty',
+      channel: 'is_error',
+      error: refusal,
+    });
     let caught: unknown;
     try {
       unwrapOrThrow(result, 'list_orders');
@@ -317,7 +467,12 @@ describe('unwrapOrThrow', () => {
     }
     expect(ToolCallError.isInstance(caught)).toBe(true);
     const error = caught as ToolCallError;
-    expect([error.code, error.field, error.details, error.channel]).toEqual(['invalid_input', 'marketplaceIds', { min: 1 }, 'is_error']);
+    expect([error.code, error.field, error.details, error.channel]).toEqual([
+      'invalid_input',
+      'marketplaceIds',
+      { min: 1 },
+      'is_error',
+    ]);
   });
 
   it('throws a ToolCallError with no code for prose on isError', () => {
@@ -333,18 +488,34 @@ function clientThat(outcome: { resolve: unknown } | { reject: Error }): ToolCall
 
 describe('callOrThrow', () => {
   it('resolves to the success value', async () => {
-    await expect(callOrThrow(clientThat({ resolve: { content: [{ type: 'text', text: 'pong' }] } }), 'ping')).resolves.toBe('pong');
+    await expect(
+      callOrThrow(clientThat({ resolve: { content: [{ type: 'text', text: 'pong' }] } }), 'ping'),
+    ).resolves.toBe('pong');
   });
 
   it('throws a ToolEnvelopeError on json_rpc_error for a JSON-RPC error carrying an envelope', async () => {
-    const rejection = new McpError(ErrorCode.InvalidParams, JSON.stringify(ADS_RATE_LIMITED_ENVELOPE), ADS_RATE_LIMITED_ENVELOPE);
-    const thrown = await callOrThrow(clientThat({ reject: rejection }), 'list_campaigns').catch((error: unknown) => error);
-    expect(ToolEnvelopeError.isInstance(thrown) ? [thrown.channel, thrown.retry_after_seconds, thrown.error_kind] : thrown).toEqual(['json_rpc_error', 3, 'rate_limited']);
+    const rejection = new McpError(
+      ErrorCode.InvalidParams,
+      JSON.stringify(ADS_RATE_LIMITED_ENVELOPE),
+      ADS_RATE_LIMITED_ENVELOPE,
+    );
+    const thrown = await callOrThrow(clientThat({ reject: rejection }), 'list_campaigns').catch(
+      (error: unknown) => error,
+    );
+    expect(
+      ToolEnvelopeError.isInstance(thrown) ? [thrown.channel, thrown.retry_after_seconds, thrown.error_kind] : thrown,
+    ).toEqual(['json_rpc_error', 3, 'rate_limited']);
   });
 
   it('throws a ToolEnvelopeError on in_band for an in-band envelope', async () => {
-    const thrown = await callOrThrow(clientThat({ resolve: { structuredContent: { error: MAX_ITEMS_ENVELOPE } } }), 'list_orders').catch((error: unknown) => error);
-    expect(ToolEnvelopeError.isInstance(thrown) ? [thrown.channel, thrown.error_code] : thrown).toEqual(['in_band', 'SCHEMA_MAX_ITEMS']);
+    const thrown = await callOrThrow(
+      clientThat({ resolve: { structuredContent: { error: MAX_ITEMS_ENVELOPE } } }),
+      'list_orders',
+    ).catch((error: unknown) => error);
+    expect(ToolEnvelopeError.isInstance(thrown) ? [thrown.channel, thrown.error_code] : thrown).toEqual([
+      'in_band',
+      'SCHEMA_MAX_ITEMS',
+    ]);
   });
 
   it('rethrows a transport failure unchanged', async () => {
@@ -356,9 +527,17 @@ describe('callOrThrow', () => {
 describe('envelopeFromJsonRpcError: errors client libraries throw', () => {
   it('reads the envelope from a wrapping error message and from its cause chain', () => {
     const inner = new McpError(ErrorCode.InvalidParams, 'Invalid params', MAX_ITEMS_ENVELOPE);
-    expect(envelopeFromJsonRpcError(new Error(`MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}`))).toEqual(MAX_ITEMS_ENVELOPE);
+    expect(
+      envelopeFromJsonRpcError(new Error(`MCP tool 'list_orders' on server 'sp' returned an error: ${ENVELOPE_JSON}`)),
+    ).toEqual(MAX_ITEMS_ENVELOPE);
     expect(envelopeFromJsonRpcError(new Error('tool call failed', { cause: inner }))).toEqual(MAX_ITEMS_ENVELOPE);
-    expect(envelopeFromJsonRpcError(new Error('a', { cause: new Error('b', { cause: new Error('c', { cause: new Error('d', { cause: inner }) }) }) }))).toBe(undefined);
+    expect(
+      envelopeFromJsonRpcError(
+        new Error('a', {
+          cause: new Error('b', { cause: new Error('c', { cause: new Error('d', { cause: inner }) }) }),
+        }),
+      ),
+    ).toBe(undefined);
   });
 });
 

@@ -5,9 +5,20 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { ToolCallError, callWithEnvelope, envelopeFromJsonRpcError, parseEnvelopeText, unwrapToolResult } from '../src/index.js';
+import {
+  ToolCallError,
+  callWithEnvelope,
+  envelopeFromJsonRpcError,
+  parseEnvelopeText,
+  unwrapToolResult,
+} from '../src/index.js';
 import type { ErrorEnvelope, ToolCallingClient, UnwrappedToolResult } from '../src/index.js';
-import { ADS_RATE_LIMITED_ENVELOPE, MAX_ITEMS_ENVELOPE, TOOL_NOT_FOUND_ENVELOPE, without } from './envelope-fixtures.js';
+import {
+  ADS_RATE_LIMITED_ENVELOPE,
+  MAX_ITEMS_ENVELOPE,
+  TOOL_NOT_FOUND_ENVELOPE,
+  without,
+} from './envelope-fixtures.js';
 
 const ENVELOPE_JSON = JSON.stringify(MAX_ITEMS_ENVELOPE);
 const PNG_PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -22,16 +33,31 @@ const IN_BAND_ENVELOPE: UnwrappedToolResult = { ok: false, envelope: MAX_ITEMS_E
 
 describe('unwrapToolResult: failures', () => {
   it.each([
-    ['isError + envelope in structuredContent and text', { isError: true, structuredContent: MAX_ITEMS_ENVELOPE, content: [text(ENVELOPE_JSON)] }],
-    ['isError + envelope in structuredContent only', { isError: true, structuredContent: MAX_ITEMS_ENVELOPE, content: [] }],
+    [
+      'isError + envelope in structuredContent and text',
+      { isError: true, structuredContent: MAX_ITEMS_ENVELOPE, content: [text(ENVELOPE_JSON)] },
+    ],
+    [
+      'isError + envelope in structuredContent only',
+      { isError: true, structuredContent: MAX_ITEMS_ENVELOPE, content: [] },
+    ],
     ['isError + clean envelope JSON in content[0].text', { isError: true, content: [text(ENVELOPE_JSON)] }],
     ['isError + "ToolError: " prefix', { isError: true, content: [text(`ToolError: ${ENVELOPE_JSON}`)] }],
     ['isError + "MCP error -32602: " prefix', { isError: true, content: [text(`MCP error -32602: ${ENVELOPE_JSON}`)] }],
     ['isError + both prefixes', { isError: true, content: [text(`ToolError: MCP error -32602: ${ENVELOPE_JSON}`)] }],
     ['isError + "Error: " prefix', { isError: true, content: [text(`Error: ${ENVELOPE_JSON}`)] }],
-    ['isError + pretty-printed JSON with whitespace around it', { isError: true, content: [text(`\n  ${JSON.stringify(MAX_ITEMS_ENVELOPE, null, 2)}\n`)] }],
-    ['isError + envelope in the second text block', { isError: true, content: [text('The call failed.'), text(ENVELOPE_JSON)] }],
-    ['isError + envelope under structuredContent.error', { isError: true, structuredContent: { error: MAX_ITEMS_ENVELOPE } }],
+    [
+      'isError + pretty-printed JSON with whitespace around it',
+      { isError: true, content: [text(`\n  ${JSON.stringify(MAX_ITEMS_ENVELOPE, null, 2)}\n`)] },
+    ],
+    [
+      'isError + envelope in the second text block',
+      { isError: true, content: [text('The call failed.'), text(ENVELOPE_JSON)] },
+    ],
+    [
+      'isError + envelope under structuredContent.error',
+      { isError: true, structuredContent: { error: MAX_ITEMS_ENVELOPE } },
+    ],
     [
       'isError + broken structuredContent, envelope in text',
       { isError: true, structuredContent: without(MAX_ITEMS_ENVELOPE, 'hints'), content: [text(ENVELOPE_JSON)] },
@@ -41,8 +67,14 @@ describe('unwrapToolResult: failures', () => {
   });
 
   it.each([
-    ['isError false + envelope under structuredContent.error', { isError: false, structuredContent: { error: MAX_ITEMS_ENVELOPE }, content: [] }],
-    ['isError false + structuredContent being an envelope', { isError: false, structuredContent: MAX_ITEMS_ENVELOPE, content: [text(ENVELOPE_JSON)] }],
+    [
+      'isError false + envelope under structuredContent.error',
+      { isError: false, structuredContent: { error: MAX_ITEMS_ENVELOPE }, content: [] },
+    ],
+    [
+      'isError false + structuredContent being an envelope',
+      { isError: false, structuredContent: MAX_ITEMS_ENVELOPE, content: [text(ENVELOPE_JSON)] },
+    ],
     ['isError absent + structuredContent being an envelope', { structuredContent: MAX_ITEMS_ENVELOPE }],
     ['isError false + a single text block holding an envelope', { isError: false, content: [text(ENVELOPE_JSON)] }],
     ['isError absent + prefixed envelope text', { content: [text(`ToolError: ${ENVELOPE_JSON}`)] }],
@@ -51,10 +83,26 @@ describe('unwrapToolResult: failures', () => {
   });
 
   it.each([
-    ['isError + plain prose', { isError: true, content: [text('Order 902-1 was not found.')] }, 'Order 902-1 was not found.'],
-    ['isError + two prose blocks', { isError: true, content: [text('Upstream said no.'), text('Try later.')] }, 'Upstream said no.\nTry later.'],
-    ['isError + JSON that is not an envelope', { isError: true, content: [text('{"message":"bad"}')] }, '{"message":"bad"}'],
-    ['isError + an envelope missing a field', { isError: true, content: [text(JSON.stringify(without(MAX_ITEMS_ENVELOPE, 'retryable')))] }, JSON.stringify(without(MAX_ITEMS_ENVELOPE, 'retryable'))],
+    [
+      'isError + plain prose',
+      { isError: true, content: [text('Order 902-1 was not found.')] },
+      'Order 902-1 was not found.',
+    ],
+    [
+      'isError + two prose blocks',
+      { isError: true, content: [text('Upstream said no.'), text('Try later.')] },
+      'Upstream said no.\nTry later.',
+    ],
+    [
+      'isError + JSON that is not an envelope',
+      { isError: true, content: [text('{"message":"bad"}')] },
+      '{"message":"bad"}',
+    ],
+    [
+      'isError + an envelope missing a field',
+      { isError: true, content: [text(JSON.stringify(without(MAX_ITEMS_ENVELOPE, 'retryable')))] },
+      JSON.stringify(without(MAX_ITEMS_ENVELOPE, 'retryable')),
+    ],
     ['isError + image only', { isError: true, content: [IMAGE_BLOCK] }, ''],
     ['isError + no content at all', { isError: true }, ''],
     ['isError + content that is not an array', { isError: true, content: 'Order 902-1 was not found.' }, ''],
@@ -72,10 +120,18 @@ describe('unwrapToolResult: failures', () => {
 
   it.each([
     ['an in-band {code, message} object', { code: 'NOT_FOUND', message: 'no such order' }],
-    ['an in-band {code, message, field, details} object', { code: 'invalid_input', message: 'the window is too wide', field: 'compare', details: { max_days: 90 } }],
+    [
+      'an in-band {code, message, field, details} object',
+      { code: 'invalid_input', message: 'the window is too wide', field: 'compare', details: { max_days: 90 } },
+    ],
     ['an in-band broken envelope', without(MAX_ITEMS_ENVELOPE, 'tool')],
   ])('%s -> text on in_band, with the object itself as error', (_label, error) => {
-    expect(unwrapToolResult({ structuredContent: { error } })).toEqual({ ok: false, text: JSON.stringify(error), channel: 'in_band', error });
+    expect(unwrapToolResult({ structuredContent: { error } })).toEqual({
+      ok: false,
+      text: JSON.stringify(error),
+      channel: 'in_band',
+      error,
+    });
   });
 });
 
@@ -105,7 +161,10 @@ describe('unwrapToolResult: successes', () => {
   });
 
   it('structuredContent explicitly undefined falls back to the text', () => {
-    expect(unwrapToolResult({ structuredContent: undefined, content: [text('ok')] })).toEqual({ ok: true, value: 'ok' });
+    expect(unwrapToolResult({ structuredContent: undefined, content: [text('ok')] })).toEqual({
+      ok: true,
+      value: 'ok',
+    });
   });
 
   it.each([
@@ -113,7 +172,11 @@ describe('unwrapToolResult: successes', () => {
     ['two text blocks', [text('line one'), text('line two')], 'line one\nline two'],
     ['prose that mentions JSON', [text('{ not really json')], '{ not really json'],
     ['a non-envelope JSON object', [text('{"orderId":"902-1"}')], '{"orderId":"902-1"}'],
-    ['two envelope texts (not a single block)', [text(ENVELOPE_JSON), text(ENVELOPE_JSON)], `${ENVELOPE_JSON}\n${ENVELOPE_JSON}`],
+    [
+      'two envelope texts (not a single block)',
+      [text(ENVELOPE_JSON), text(ENVELOPE_JSON)],
+      `${ENVELOPE_JSON}\n${ENVELOPE_JSON}`,
+    ],
     ['an empty content list', [], ''],
   ])('text only, %s -> the text', (_label, content, value) => {
     expect(unwrapToolResult({ content })).toEqual({ ok: true, value });
@@ -144,9 +207,14 @@ describe('unwrapToolResult: garbage never throws', () => {
   });
 
   it('an error key beside data (a batch answer) is a success, not an in-band refusal', () => {
-    const batch = { campaigns: { success: [{ campaignId: '41' }], error: [{ index: 1, code: 'INVALID_ARGUMENT' }] }, error: [{ index: 1 }] };
+    const batch = {
+      campaigns: { success: [{ campaignId: '41' }], error: [{ index: 1, code: 'INVALID_ARGUMENT' }] },
+      error: [{ index: 1 }],
+    };
     expect(unwrapToolResult({ structuredContent: batch })).toEqual({ ok: true, value: batch });
-    expect(unwrapToolResult({ structuredContent: { error: { code: 'X' }, _meta: { rate_limit: { remaining: 1 } } } })).toEqual({ ok: false, text: '{"code":"X"}', channel: 'in_band', error: { code: 'X' } });
+    expect(
+      unwrapToolResult({ structuredContent: { error: { code: 'X' }, _meta: { rate_limit: { remaining: 1 } } } }),
+    ).toEqual({ ok: false, text: '{"code":"X"}', channel: 'in_band', error: { code: 'X' } });
   });
 
   it('{} is an empty success', () => {
@@ -154,18 +222,33 @@ describe('unwrapToolResult: garbage never throws', () => {
   });
 
   it('content with non-block items is returned as is', () => {
-    expect(unwrapToolResult({ content: [null, 3, { type: 'text' }] })).toEqual({ ok: true, value: [null, 3, { type: 'text' }] });
+    expect(unwrapToolResult({ content: [null, 3, { type: 'text' }] })).toEqual({
+      ok: true,
+      value: [null, 3, { type: 'text' }],
+    });
   });
 
   it('an in-band error holding a BigInt or a cycle becomes text instead of throwing', () => {
-    expect(unwrapToolResult({ structuredContent: { error: 10n } })).toEqual({ ok: false, text: '10', channel: 'in_band' });
+    expect(unwrapToolResult({ structuredContent: { error: 10n } })).toEqual({
+      ok: false,
+      text: '10',
+      channel: 'in_band',
+    });
     const cyclic: Record<string, unknown> = { code: 'LOOP' };
     cyclic['self'] = cyclic;
-    expect(unwrapToolResult({ structuredContent: { error: cyclic } })).toEqual({ ok: false, text: '[object Object]', channel: 'in_band', error: cyclic });
+    expect(unwrapToolResult({ structuredContent: { error: cyclic } })).toEqual({
+      ok: false,
+      text: '[object Object]',
+      channel: 'in_band',
+      error: cyclic,
+    });
   });
 
   it('a null-prototype object is read like any other', () => {
-    const result = Object.assign(Object.create(null) as Record<string, unknown>, { isError: true, content: [text(ENVELOPE_JSON)] });
+    const result = Object.assign(Object.create(null) as Record<string, unknown>, {
+      isError: true,
+      content: [text(ENVELOPE_JSON)],
+    });
     expect(unwrapToolResult(result)).toEqual(IS_ERROR_ENVELOPE);
   });
 });
@@ -201,8 +284,14 @@ describe('envelopeFromJsonRpcError', () => {
     ['an McpError with the envelope as data', new McpError(ErrorCode.InvalidParams, ENVELOPE_JSON, MAX_ITEMS_ENVELOPE)],
     ['an McpError with the envelope only in the message', new McpError(ErrorCode.InvalidParams, ENVELOPE_JSON)],
     ['a raw error object with data', { code: -32602, message: 'Invalid params', data: MAX_ITEMS_ENVELOPE }],
-    ['a raw error object with data.envelope', { code: -32602, message: 'Invalid params', data: { envelope: MAX_ITEMS_ENVELOPE } }],
-    ['a raw error object with the envelope JSON as data', { code: -32602, message: 'Invalid params', data: ENVELOPE_JSON }],
+    [
+      'a raw error object with data.envelope',
+      { code: -32602, message: 'Invalid params', data: { envelope: MAX_ITEMS_ENVELOPE } },
+    ],
+    [
+      'a raw error object with the envelope JSON as data',
+      { code: -32602, message: 'Invalid params', data: ENVELOPE_JSON },
+    ],
     ['a raw error object with the envelope JSON as message', { code: -32602, message: ENVELOPE_JSON }],
     ['a plain Error with a prefixed message', new Error(`MCP error -32602: ${ENVELOPE_JSON}`)],
   ])('finds the envelope in %s', (_label, error) => {
@@ -238,7 +327,10 @@ function stubClient(outcome: { resolve: unknown } | { reject: Error }): ToolCall
 describe('callWithEnvelope with a stub client', () => {
   it('returns [value, null] on success and passes name and arguments through', async () => {
     const client = stubClient({ resolve: { content: [], structuredContent: { total: 3 } } });
-    await expect(callWithEnvelope(client, 'count_orders', { status: 'Shipped' })).resolves.toEqual([{ total: 3 }, null]);
+    await expect(callWithEnvelope(client, 'count_orders', { status: 'Shipped' })).resolves.toEqual([
+      { total: 3 },
+      null,
+    ]);
     expect(client.calls).toEqual([{ name: 'count_orders', arguments: { status: 'Shipped' } }]);
   });
 
@@ -259,7 +351,9 @@ describe('callWithEnvelope with a stub client', () => {
   });
 
   it('returns [null, envelope] when the call rejects with an envelope-carrying JSON-RPC error', async () => {
-    const client = stubClient({ reject: new McpError(ErrorCode.InvalidParams, JSON.stringify(TOOL_NOT_FOUND_ENVELOPE), TOOL_NOT_FOUND_ENVELOPE) });
+    const client = stubClient({
+      reject: new McpError(ErrorCode.InvalidParams, JSON.stringify(TOOL_NOT_FOUND_ENVELOPE), TOOL_NOT_FOUND_ENVELOPE),
+    });
     await expect(callWithEnvelope(client, 'list_ordrs')).resolves.toEqual([null, TOOL_NOT_FOUND_ENVELOPE]);
   });
 
@@ -270,11 +364,18 @@ describe('callWithEnvelope with a stub client', () => {
       (error: unknown) => error,
     );
     expect(ToolCallError.isInstance(failure)).toBe(true);
-    expect((failure as ToolCallError).toJSON()).toEqual({ name: 'ToolCallError', tool: 'get_order', channel: 'is_error', text: 'Order 902-1 was not found.' });
+    expect((failure as ToolCallError).toJSON()).toEqual({
+      name: 'ToolCallError',
+      tool: 'get_order',
+      channel: 'is_error',
+      text: 'Order 902-1 was not found.',
+    });
   });
 
   it('throws ToolCallError for an in-band error without an envelope', async () => {
-    const client = stubClient({ resolve: { structuredContent: { error: { code: 'NOT_FOUND', message: 'no such order' } } } });
+    const client = stubClient({
+      resolve: { structuredContent: { error: { code: 'NOT_FOUND', message: 'no such order' } } },
+    });
     const failure = await callWithEnvelope(client, 'get_order').catch((error: unknown) => error);
     expect(ToolCallError.isInstance(failure)).toBe(true);
     const { message, code, field, details, text: arrived } = failure as ToolCallError;
@@ -346,10 +447,23 @@ const CHANNEL_TOOLS: Readonly<Record<string, () => CallToolResult>> = {
   error_text_mcp_error_prefix: () => ({ isError: true, content: [text(`MCP error -32602: ${ENVELOPE_JSON}`)] }),
   error_text_both_prefixes: () => ({ isError: true, content: [text(`ToolError: MCP error -32602: ${ENVELOPE_JSON}`)] }),
   error_prose: () => ({ isError: true, content: [text('The report is not ready yet.')] }),
-  in_band_envelope: () => ({ structuredContent: { error: MAX_ITEMS_ENVELOPE }, content: [text('see structuredContent')] }),
-  in_band_plain_error: () => ({ structuredContent: { error: { code: 'NOT_FOUND', message: 'no such report' } }, content: [] }),
-  structured_is_envelope: () => ({ isError: false, structuredContent: MAX_ITEMS_ENVELOPE, content: [text(ENVELOPE_JSON)] }),
-  success_object: () => ({ structuredContent: { reportId: 'R-17', status: 'DONE' }, content: [text('{"reportId":"R-17","status":"DONE"}')] }),
+  in_band_envelope: () => ({
+    structuredContent: { error: MAX_ITEMS_ENVELOPE },
+    content: [text('see structuredContent')],
+  }),
+  in_band_plain_error: () => ({
+    structuredContent: { error: { code: 'NOT_FOUND', message: 'no such report' } },
+    content: [],
+  }),
+  structured_is_envelope: () => ({
+    isError: false,
+    structuredContent: MAX_ITEMS_ENVELOPE,
+    content: [text(ENVELOPE_JSON)],
+  }),
+  success_object: () => ({
+    structuredContent: { reportId: 'R-17', status: 'DONE' },
+    content: [text('{"reportId":"R-17","status":"DONE"}')],
+  }),
   success_text: () => ({ content: [text('report R-17 is DONE')] }),
   success_image: () => ({ content: [IMAGE_BLOCK] }),
   success_empty: () => ({ content: [] }),
@@ -357,20 +471,22 @@ const CHANNEL_TOOLS: Readonly<Record<string, () => CallToolResult>> = {
 
 const JSON_RPC_TOOLS = ['throws_envelope', 'throws_plain', 'hangs'] as const;
 
- 
 type LowLevelServer = Server;
 
 /** A low-level SDK server with hand-written tools/list and tools/call handlers. */
 function createChannelServer(): LowLevelServer {
-   
   const server = new Server({ name: 'channel-fixture-server', version: '0.0.1' }, { capabilities: { tools: {} } });
-  const tools: Tool[] = [...Object.keys(CHANNEL_TOOLS), ...JSON_RPC_TOOLS].map((name) => ({ name, inputSchema: { type: 'object' } }));
+  const tools: Tool[] = [...Object.keys(CHANNEL_TOOLS), ...JSON_RPC_TOOLS].map((name) => ({
+    name,
+    inputSchema: { type: 'object' },
+  }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const answer = CHANNEL_TOOLS[name];
     if (answer !== undefined) return answer();
-    if (name === 'throws_envelope') throw new McpError(ErrorCode.InvalidParams, JSON.stringify(ADS_RATE_LIMITED_ENVELOPE), ADS_RATE_LIMITED_ENVELOPE);
+    if (name === 'throws_envelope')
+      throw new McpError(ErrorCode.InvalidParams, JSON.stringify(ADS_RATE_LIMITED_ENVELOPE), ADS_RATE_LIMITED_ENVELOPE);
     if (name === 'throws_plain') throw new McpError(ErrorCode.InternalError, 'database offline');
     if (name === 'hangs') {
       return new Promise<CallToolResult>((resolve) => {
@@ -379,7 +495,11 @@ function createChannelServer(): LowLevelServer {
         });
       });
     }
-    const notFound: ErrorEnvelope = { ...TOOL_NOT_FOUND_ENVELOPE, tool: name, summary: `No tool named ${name} is registered.` };
+    const notFound: ErrorEnvelope = {
+      ...TOOL_NOT_FOUND_ENVELOPE,
+      tool: name,
+      summary: `No tool named ${name} is registered.`,
+    };
     await Promise.resolve();
     return { isError: true, structuredContent: { ...notFound }, content: [text(JSON.stringify(notFound))] };
   });
@@ -412,19 +532,34 @@ describe('with a real SDK client and server (InMemoryTransport)', () => {
     ['in_band_envelope', 'in_band'],
     ['structured_is_envelope', 'in_band'],
   ])('%s: the envelope arrives on %s', async (tool, channel) => {
-    expect(unwrapToolResult(await client.callTool({ name: tool, arguments: {} }))).toEqual({ ok: false, envelope: MAX_ITEMS_ENVELOPE, channel });
+    expect(unwrapToolResult(await client.callTool({ name: tool, arguments: {} }))).toEqual({
+      ok: false,
+      envelope: MAX_ITEMS_ENVELOPE,
+      channel,
+    });
     await expect(callWithEnvelope(client, tool)).resolves.toEqual([null, MAX_ITEMS_ENVELOPE]);
   });
 
   it('error_prose: text on is_error, ToolCallError from callWithEnvelope', async () => {
-    expect(unwrapToolResult(await client.callTool({ name: 'error_prose' }))).toEqual({ ok: false, text: 'The report is not ready yet.', channel: 'is_error' });
-    await expect(callWithEnvelope(client, 'error_prose')).rejects.toThrow(new ToolCallError('error_prose', 'The report is not ready yet.', 'is_error'));
+    expect(unwrapToolResult(await client.callTool({ name: 'error_prose' }))).toEqual({
+      ok: false,
+      text: 'The report is not ready yet.',
+      channel: 'is_error',
+    });
+    await expect(callWithEnvelope(client, 'error_prose')).rejects.toThrow(
+      new ToolCallError('error_prose', 'The report is not ready yet.', 'is_error'),
+    );
   });
 
   it('in_band_plain_error: text on in_band, ToolCallError from callWithEnvelope', async () => {
     const expectedText = '{"code":"NOT_FOUND","message":"no such report"}';
     const error = { code: 'NOT_FOUND', message: 'no such report' };
-    expect(unwrapToolResult(await client.callTool({ name: 'in_band_plain_error' }))).toEqual({ ok: false, text: expectedText, channel: 'in_band', error });
+    expect(unwrapToolResult(await client.callTool({ name: 'in_band_plain_error' }))).toEqual({
+      ok: false,
+      text: expectedText,
+      channel: 'in_band',
+      error,
+    });
     const failure = await callWithEnvelope(client, 'in_band_plain_error').catch((caught: unknown) => caught);
     expect(ToolCallError.isInstance(failure) ? failure.toJSON() : failure).toEqual({
       name: 'ToolCallError',
@@ -448,7 +583,11 @@ describe('with a real SDK client and server (InMemoryTransport)', () => {
   it('an unknown tool: the tool_not_found envelope, and one handler branches on error_kind', async () => {
     const [value, envelope] = await callWithEnvelope(client, 'list_reprots', { limit: 5 });
     expect(value).toBe(null);
-    expect(envelope).toEqual({ ...TOOL_NOT_FOUND_ENVELOPE, tool: 'list_reprots', summary: 'No tool named list_reprots is registered.' });
+    expect(envelope).toEqual({
+      ...TOOL_NOT_FOUND_ENVELOPE,
+      tool: 'list_reprots',
+      summary: 'No tool named list_reprots is registered.',
+    });
     let action: string;
     switch (envelope?.error_kind) {
       case 'tool_not_found':
@@ -499,16 +638,26 @@ describe('with a real SDK client and server (InMemoryTransport)', () => {
 });
 
 describe('with a real SDK client against a tool that has an outputSchema (widened to admit the envelope)', () => {
-  const successSchema: NonNullable<Tool['outputSchema']> = { type: 'object', properties: { reportId: { type: 'string' } }, required: ['reportId'] };
-  const envelopeBranch: NonNullable<Tool['outputSchema']> = { type: 'object', required: ['error_kind', 'error_code', '_envelope_version'] };
+  const successSchema: NonNullable<Tool['outputSchema']> = {
+    type: 'object',
+    properties: { reportId: { type: 'string' } },
+    required: ['reportId'],
+  };
+  const envelopeBranch: NonNullable<Tool['outputSchema']> = {
+    type: 'object',
+    required: ['error_kind', 'error_code', '_envelope_version'],
+  };
 
   async function connect(outputSchema: Tool['outputSchema']): Promise<{ client: Client; close: () => Promise<void> }> {
-     
     const server = new Server({ name: 'output-schema-server', version: '0.0.1' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [{ name: 'get_report', inputSchema: { type: 'object' }, outputSchema }],
     }));
-    server.setRequestHandler(CallToolRequestSchema, () => ({ isError: true, structuredContent: MAX_ITEMS_ENVELOPE, content: [text(ENVELOPE_JSON)] }));
+    server.setRequestHandler(CallToolRequestSchema, () => ({
+      isError: true,
+      structuredContent: MAX_ITEMS_ENVELOPE,
+      content: [text(ENVELOPE_JSON)],
+    }));
     const client = new Client({ name: 'output-schema-client', version: '0.0.1' });
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);

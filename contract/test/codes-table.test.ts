@@ -40,15 +40,25 @@ describe('schemaCodeEntry', () => {
     expect(Object.keys(SCHEMA_CODE_TABLE.mapping)).toHaveLength(18);
   });
 
-  it.each(['dependentRequired', '$ref', 'if', 'not', 'contains', 'x-amazon-marketplace', '', 'MaxItems', 'toString', '__proto__', 'constructor', 'hasOwnProperty'])(
-    'unknown keyword "%s" -> the fallback',
-    (keyword) => {
-      const entry = schemaCodeEntry(keyword);
-      expect(entry.error_code).toBe('SCHEMA_VALIDATION_FAILED');
-      expect(placeholders(entry.summary_template)).toEqual(['keyword', 'path']);
-      expect(entry).toBe(SCHEMA_CODE_TABLE.fallback);
-    },
-  );
+  it.each([
+    'dependentRequired',
+    '$ref',
+    'if',
+    'not',
+    'contains',
+    'x-amazon-marketplace',
+    '',
+    'MaxItems',
+    'toString',
+    '__proto__',
+    'constructor',
+    'hasOwnProperty',
+  ])('unknown keyword "%s" -> the fallback', (keyword) => {
+    const entry = schemaCodeEntry(keyword);
+    expect(entry.error_code).toBe('SCHEMA_VALIDATION_FAILED');
+    expect(placeholders(entry.summary_template)).toEqual(['keyword', 'path']);
+    expect(entry).toBe(SCHEMA_CODE_TABLE.fallback);
+  });
 
   it('fills the maxItems hint a server would send', () => {
     expect(fillTemplate(schemaCodeEntry('maxItems').hint, { path: 'marketplaceIds', limit: 5, actual: 7 })).toBe(
@@ -57,22 +67,31 @@ describe('schemaCodeEntry', () => {
   });
 
   it('fills the enum hint with the allowed values as a list', () => {
-    expect(fillTemplate(schemaCodeEntry('enum').hint, { path: 'orderStatuses/0', allowed: ['Pending', 'Shipped', 'Canceled'] })).toBe(
-      'Pick orderStatuses/0 from: Pending, Shipped, Canceled.',
-    );
+    expect(
+      fillTemplate(schemaCodeEntry('enum').hint, {
+        path: 'orderStatuses/0',
+        allowed: ['Pending', 'Shipped', 'Canceled'],
+      }),
+    ).toBe('Pick orderStatuses/0 from: Pending, Shipped, Canceled.');
   });
 
   it('fills the fallback summary with the keyword name', () => {
-    expect(fillTemplate(schemaCodeEntry('dependentRequired').summary_template, { path: 'dateRange', keyword: 'dependentRequired' })).toBe(
-      'dateRange failed the schema keyword dependentRequired.',
-    );
+    expect(
+      fillTemplate(schemaCodeEntry('dependentRequired').summary_template, {
+        path: 'dateRange',
+        keyword: 'dependentRequired',
+      }),
+    ).toBe('dateRange failed the schema keyword dependentRequired.');
   });
 
   it('every template names {path}, except the domain codes which have no field path', () => {
     for (const entry of [...Object.values(SCHEMA_CODE_TABLE.mapping), SCHEMA_CODE_TABLE.fallback]) {
       expect(placeholders(entry.summary_template)).toContain('path');
     }
-    expect(Object.keys(SCHEMA_CODE_TABLE.domain_codes)).toEqual(['SCHEMA_IDENTITY_NOT_FOUND', 'SCHEMA_PROFILE_NOT_FOUND']);
+    expect(Object.keys(SCHEMA_CODE_TABLE.domain_codes)).toEqual([
+      'SCHEMA_IDENTITY_NOT_FOUND',
+      'SCHEMA_PROFILE_NOT_FOUND',
+    ]);
     expect(SCHEMA_CODE_TABLE.domain_codes['SCHEMA_PROFILE_NOT_FOUND']?.server).toBe('ads');
     expect(SCHEMA_CODE_TABLE.domain_codes['SCHEMA_IDENTITY_NOT_FOUND']?.server).toBe('sp');
   });
@@ -80,13 +99,15 @@ describe('schemaCodeEntry', () => {
 
 describe('fillTemplate', () => {
   it('inserts strings as they are', () => {
-    expect(fillTemplate('{path} should be {expected_type}', { path: 'filters/0/marketplaceId', expected_type: 'string' })).toBe(
-      'filters/0/marketplaceId should be string',
-    );
+    expect(
+      fillTemplate('{path} should be {expected_type}', { path: 'filters/0/marketplaceId', expected_type: 'string' }),
+    ).toBe('filters/0/marketplaceId should be string');
   });
 
   it('joins arrays with ", ", JSON-encoding non-string items', () => {
-    expect(fillTemplate('one of: {allowed}', { allowed: ['A', 2, null, { x: 1 }, true] })).toBe('one of: A, 2, null, {"x":1}, true');
+    expect(fillTemplate('one of: {allowed}', { allowed: ['A', 2, null, { x: 1 }, true] })).toBe(
+      'one of: A, 2, null, {"x":1}, true',
+    );
     expect(fillTemplate('one of: {allowed}', { allowed: [] })).toBe('one of: ');
   });
 
@@ -115,7 +136,9 @@ describe('fillTemplate', () => {
   });
 
   it('only matches lower-case snake names', () => {
-    expect(fillTemplate('{Path} {path-name} { path } {path}', { Path: 'A', 'path-name': 'B', path: 'C' })).toBe('{Path} {path-name} { path } C');
+    expect(fillTemplate('{Path} {path-name} { path } {path}', { Path: 'A', 'path-name': 'B', path: 'C' })).toBe(
+      '{Path} {path-name} { path } C',
+    );
   });
 
   it('does not re-expand placeholders found inside inserted values', () => {

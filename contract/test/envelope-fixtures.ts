@@ -26,7 +26,13 @@ export const FULL_ENVELOPE = {
   tool: 'get_inventory_summaries',
   summary: 'The inventory API is throttling this seller; wait before calling again.',
   details: [
-    { path: '', issue: 'Upstream answered HTTP 429 (QuotaExceeded).', received_type: 'object', http_status: 429, request_id: 'req-71c2' },
+    {
+      path: '',
+      issue: 'Upstream answered HTTP 429 (QuotaExceeded).',
+      received_type: 'object',
+      http_status: 429,
+      request_id: 'req-71c2',
+    },
     { path: 'sellerSkus/2', issue: 'Ignored while throttled.', received_type: 'string' },
   ],
   hints: ['Wait for retry_after_seconds, then send the same call again.', 'Ask for fewer SKUs per call.'],
@@ -45,7 +51,9 @@ export const FULL_ENVELOPE = {
     ],
     rate_limit: { limit_per_second: 2, remaining: '0', reset_at: 'Tue, 04 Mar 2025 09:15:00 GMT' },
     retry_after_seconds: 1.5,
-    warnings: [{ kind: 'upstream_warning', summary: '110 - "Response is Stale"', details: [], hints: [], source: 'header' }],
+    warnings: [
+      { kind: 'upstream_warning', summary: '110 - "Response is Stale"', details: [], hints: [], source: 'header' },
+    ],
     correlation_id: 'corr-5d0a9e',
     trace_sampled: true,
   },

@@ -63,7 +63,9 @@ describe('compareVersions', () => {
   });
 
   it.each(['1.2', 'v1.2.3', '', '1.2.x', '1.2.3.4', 'latest', '1..3'])('throws RangeError for "%s"', (version) => {
-    expect(() => compareVersions(version, '1.0.0')).toThrow(new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`));
+    expect(() => compareVersions(version, '1.0.0')).toThrow(
+      new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`),
+    );
     expect(() => compareVersions('1.0.0', version)).toThrow(RangeError);
   });
 });
@@ -106,7 +108,15 @@ describe('expiredMigrations', () => {
     ['0.5.2', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found']],
     ['0.6.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'ads-429-to-rate-limited']],
     ['1.9.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'ads-429-to-rate-limited']],
-    ['2.0.0', ['sp-429-to-rate-limited', 'unknown-tool-to-tool-not-found', 'ads-429-to-rate-limited', 'sp-401-403-to-auth-error']],
+    [
+      '2.0.0',
+      [
+        'sp-429-to-rate-limited',
+        'unknown-tool-to-tool-not-found',
+        'ads-429-to-rate-limited',
+        'sp-401-403-to-auth-error',
+      ],
+    ],
   ])('at %s: %j', (version, ids) => {
     expect(expiredMigrations(version, TABLE).map((entry) => entry.id)).toEqual(ids);
   });
@@ -140,14 +150,24 @@ describe('legacyErrorKindFor', () => {
   });
 
   it('matches on every listed code', () => {
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_401', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe('sp_api_http');
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe('sp_api_http');
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_404', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(undefined);
+    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_401', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(
+      'sp_api_http',
+    );
+    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(
+      'sp_api_http',
+    );
+    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_404', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(
+      undefined,
+    );
   });
 
   it('needs the envelope to carry the new kind', () => {
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'sp_api_http' }, 'sp', '0.3.0', TABLE)).toBe(undefined);
-    expect(legacyErrorKindFor({ error_code: 'AUTHENTICATION_ERROR', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(undefined);
+    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'sp_api_http' }, 'sp', '0.3.0', TABLE)).toBe(
+      undefined,
+    );
+    expect(
+      legacyErrorKindFor({ error_code: 'AUTHENTICATION_ERROR', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE),
+    ).toBe(undefined);
   });
 
   it('returns undefined with an empty table', () => {
@@ -158,12 +178,57 @@ describe('legacyErrorKindFor', () => {
 describe('MIGRATIONS', () => {
   it('pins the three phased reclassifications, open from 0.1.0 until the release after the first one that ships them', () => {
     expect(
-      MIGRATIONS.map((entry) => [entry.id, entry.error_codes, entry.servers ?? 'all', entry.from_kind, entry.to_kind, entry.introduced_in, entry.cutover_date, entry.removed_in]),
+      MIGRATIONS.map((entry) => [
+        entry.id,
+        entry.error_codes,
+        entry.servers ?? 'all',
+        entry.from_kind,
+        entry.to_kind,
+        entry.introduced_in,
+        entry.cutover_date,
+        entry.removed_in,
+      ]),
     ).toEqual([
-      ['sp-upstream-429-to-rate-limited', ['RATE_LIMITED'], ['sp'], 'sp_api_http', 'rate_limited', '0.1.0', '2027-03-01', undefined],
-      ['ads-upstream-429-to-rate-limited', ['RATE_LIMITED'], ['ads'], 'ads_api_http', 'rate_limited', '0.1.0', '2027-03-01', undefined],
-      ['unknown-tool-to-tool-not-found', ['TOOL_NOT_FOUND'], 'all', 'mcp_input_validation', 'tool_not_found', '0.1.0', '2027-03-01', undefined],
-      ['sp-401-403-to-auth-error', ['SP_API_HTTP_401', 'SP_API_HTTP_403'], ['sp'], 'sp_api_http', 'auth_error', '0.1.0', '2027-03-01', undefined],
+      [
+        'sp-upstream-429-to-rate-limited',
+        ['RATE_LIMITED'],
+        ['sp'],
+        'sp_api_http',
+        'rate_limited',
+        '0.1.0',
+        '2027-03-01',
+        undefined,
+      ],
+      [
+        'ads-upstream-429-to-rate-limited',
+        ['RATE_LIMITED'],
+        ['ads'],
+        'ads_api_http',
+        'rate_limited',
+        '0.1.0',
+        '2027-03-01',
+        undefined,
+      ],
+      [
+        'unknown-tool-to-tool-not-found',
+        ['TOOL_NOT_FOUND'],
+        'all',
+        'mcp_input_validation',
+        'tool_not_found',
+        '0.1.0',
+        '2027-03-01',
+        undefined,
+      ],
+      [
+        'sp-401-403-to-auth-error',
+        ['SP_API_HTTP_401', 'SP_API_HTTP_403'],
+        ['sp'],
+        'sp_api_http',
+        'auth_error',
+        '0.1.0',
+        '2027-03-01',
+        undefined,
+      ],
     ]);
   });
 
@@ -173,11 +238,23 @@ describe('MIGRATIONS', () => {
     expect(activeMigrations('0.0.9')).toEqual([]);
     expect(expiredMigrations('0.1.5')).toEqual([]);
     expect(expiredMigrations('9.0.0')).toEqual([]);
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.1.0')).toBe('sp_api_http');
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'ads', '0.1.0')).toBe('ads_api_http');
-    expect(legacyErrorKindFor({ error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found' }, 'ads', '0.1.0')).toBe('mcp_input_validation');
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '0.1.0')).toBe('sp_api_http');
-    expect(legacyErrorKindFor({ error_code: 'ADS_API_HTTP_403', error_kind: 'auth_error' }, 'ads', '0.1.0')).toBe(undefined);
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.2.0')).toBe('sp_api_http');
+    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.1.0')).toBe(
+      'sp_api_http',
+    );
+    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'ads', '0.1.0')).toBe(
+      'ads_api_http',
+    );
+    expect(legacyErrorKindFor({ error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found' }, 'ads', '0.1.0')).toBe(
+      'mcp_input_validation',
+    );
+    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '0.1.0')).toBe(
+      'sp_api_http',
+    );
+    expect(legacyErrorKindFor({ error_code: 'ADS_API_HTTP_403', error_kind: 'auth_error' }, 'ads', '0.1.0')).toBe(
+      undefined,
+    );
+    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.2.0')).toBe(
+      'sp_api_http',
+    );
   });
 });

@@ -6,7 +6,8 @@ import { FULL_ENVELOPE, MINIMAL_ENVELOPE, without } from './envelope-fixtures.js
 
 const ERROR_KIND_LIST =
   '["mcp_input_validation","tool_not_found","sp_api_http","ads_api_http","sp_api_client","ads_api_client","auth_error","rate_limited","sandbox_runtime","internal_error"]';
-const NORMALIZED_KIND_LIST = '["renamed","dropped_alias","coerced","unknown_field_passed_through","unknown_field_rejected"]';
+const NORMALIZED_KIND_LIST =
+  '["renamed","dropped_alias","coerced","unknown_field_passed_through","unknown_field_rejected"]';
 
 /** The violations of a value, or `[]` when it is valid. */
 function violations(value: unknown): readonly EnvelopeViolation[] {
@@ -42,7 +43,10 @@ describe('validateEnvelope accepts', () => {
     ['tool "unknown_tool"', { ...MINIMAL_ENVELOPE, tool: 'unknown_tool' }],
     ['an upstream HTTP code', { ...MINIMAL_ENVELOPE, error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_404' }],
     ['a code with digits after the first letter', { ...MINIMAL_ENVELOPE, error_code: 'X9_CODE' }],
-    ['a detail with an empty path and extra keys', { ...MINIMAL_ENVELOPE, details: [{ path: '', issue: 'x', received_type: 'null', limit: 3 }] }],
+    [
+      'a detail with an empty path and extra keys',
+      { ...MINIMAL_ENVELOPE, details: [{ path: '', issue: 'x', received_type: 'null', limit: 3 }] },
+    ],
     ['an empty _meta', withMeta({})],
     ['rate_limit with only reset_at', withMeta({ rate_limit: { reset_at: 'soon' } })],
     ['rate_limit with raw string values', withMeta({ rate_limit: { limit_per_second: 'n/a', remaining: '12 ' } })],
@@ -73,7 +77,9 @@ describe('validateEnvelope rejects', () => {
   });
 
   it('a value that is not an object', () => {
-    expect(violations('{"error_kind":"internal_error"}')).toEqual([{ path: '', keyword: 'type', message: 'must be object' }]);
+    expect(violations('{"error_kind":"internal_error"}')).toEqual([
+      { path: '', keyword: 'type', message: 'must be object' },
+    ]);
     expect(violations(null)).toEqual([{ path: '', keyword: 'type', message: 'must be object' }]);
     expect(violations([MINIMAL_ENVELOPE])).toEqual([{ path: '', keyword: 'type', message: 'must be object' }]);
   });
@@ -85,9 +91,9 @@ describe('validateEnvelope rejects', () => {
   });
 
   it('an error_kind with the wrong case', () => {
-    expect(violations({ ...MINIMAL_ENVELOPE, error_kind: 'RATE_LIMITED' }).map(({ path, keyword }) => ({ path, keyword }))).toEqual([
-      { path: '/error_kind', keyword: 'enum' },
-    ]);
+    expect(
+      violations({ ...MINIMAL_ENVELOPE, error_kind: 'RATE_LIMITED' }).map(({ path, keyword }) => ({ path, keyword })),
+    ).toEqual([{ path: '/error_kind', keyword: 'enum' }]);
   });
 
   it.each([
@@ -102,10 +108,12 @@ describe('validateEnvelope rejects', () => {
   });
 
   it('an empty error_code', () => {
-    expect(violations({ ...MINIMAL_ENVELOPE, error_code: '' }).map(({ path, keyword }) => ({ path, keyword }))).toEqual([
-      { path: '/error_code', keyword: 'minLength' },
-      { path: '/error_code', keyword: 'pattern' },
-    ]);
+    expect(violations({ ...MINIMAL_ENVELOPE, error_code: '' }).map(({ path, keyword }) => ({ path, keyword }))).toEqual(
+      [
+        { path: '/error_code', keyword: 'minLength' },
+        { path: '/error_code', keyword: 'pattern' },
+      ],
+    );
   });
 
   it('an empty tool', () => {
@@ -122,9 +130,9 @@ describe('validateEnvelope rejects', () => {
 
   it.each(['path', 'issue', 'received_type'])('a details item without %s', (field) => {
     const detail = without({ path: 'marketplaceIds', issue: 'too many items', received_type: 'array' }, field);
-    expect(violations({ ...MINIMAL_ENVELOPE, details: [{ path: 'a', issue: 'fine', received_type: 'string' }, detail] })).toEqual([
-      { path: '/details/1', keyword: 'required', message: `missing required property "${field}"` },
-    ]);
+    expect(
+      violations({ ...MINIMAL_ENVELOPE, details: [{ path: 'a', issue: 'fine', received_type: 'string' }, detail] }),
+    ).toEqual([{ path: '/details/1', keyword: 'required', message: `missing required property "${field}"` }]);
   });
 
   it('a details item that is a string', () => {
@@ -181,7 +189,9 @@ describe('validateEnvelope rejects', () => {
   });
 
   it('_meta that is not an object', () => {
-    expect(violations({ ...MINIMAL_ENVELOPE, _meta: [] })).toEqual([{ path: '/_meta', keyword: 'type', message: 'must be object' }]);
+    expect(violations({ ...MINIMAL_ENVELOPE, _meta: [] })).toEqual([
+      { path: '/_meta', keyword: 'type', message: 'must be object' },
+    ]);
   });
 
   it('an extra key in rate_limit', () => {
@@ -303,7 +313,9 @@ describe('validateEnvelope rejects', () => {
     expect(violations(withMeta({ validator: '' }))).toEqual([
       { path: '/_meta/validator', keyword: 'minLength', message: 'must NOT have fewer than 1 characters' },
     ]);
-    expect(violations(withMeta({ validator: 3 }))).toEqual([{ path: '/_meta/validator', keyword: 'type', message: 'must be string' }]);
+    expect(violations(withMeta({ validator: 3 }))).toEqual([
+      { path: '/_meta/validator', keyword: 'type', message: 'must be string' },
+    ]);
   });
 
   it('reports every violation at once', () => {
@@ -319,7 +331,10 @@ describe('validateEnvelope rejects', () => {
 describe('validateMeta on the _meta of success results', () => {
   it.each([
     ['an empty object', {}],
-    ['rate limit telemetry', { rate_limit: { limit_per_second: 0.0167, remaining: 0, reset_at: '2025-03-04T09:15:00Z' } }],
+    [
+      'rate limit telemetry',
+      { rate_limit: { limit_per_second: 0.0167, remaining: 0, reset_at: '2025-03-04T09:15:00Z' } },
+    ],
     ['a renamed event', { normalized: [{ kind: 'renamed', from: 'MarketplaceIds', to: 'marketplaceIds' }] }],
     ['a warning and retry hint', { warnings: [WARNING], retry_after_seconds: 0.25 }],
     ['keys the contract does not define', { progressToken: 'p-1', 'io.example/trace': { id: 'x' } }],
@@ -331,16 +346,36 @@ describe('validateMeta on the _meta of success results', () => {
     ['null', null, [{ path: '', keyword: 'type', message: 'must be object' }]],
     ['an array', [], [{ path: '', keyword: 'type', message: 'must be object' }]],
     ['a string', 'rate_limit', [{ path: '', keyword: 'type', message: 'must be object' }]],
-    ['normalized as an object', { normalized: { kind: 'renamed' } }, [{ path: '/normalized', keyword: 'type', message: 'must be array' }]],
-    ['an empty rate_limit', { rate_limit: {} }, [{ path: '/rate_limit', keyword: 'minProperties', message: 'must NOT have fewer than 1 properties' }]],
-    ['reset_at as a number', { rate_limit: { reset_at: 5 } }, [{ path: '/rate_limit/reset_at', keyword: 'type', message: 'must be string' }]],
-    ['a negative retry_after_seconds', { retry_after_seconds: -3 }, [{ path: '/retry_after_seconds', keyword: 'minimum', message: 'must be >= 0' }]],
+    [
+      'normalized as an object',
+      { normalized: { kind: 'renamed' } },
+      [{ path: '/normalized', keyword: 'type', message: 'must be array' }],
+    ],
+    [
+      'an empty rate_limit',
+      { rate_limit: {} },
+      [{ path: '/rate_limit', keyword: 'minProperties', message: 'must NOT have fewer than 1 properties' }],
+    ],
+    [
+      'reset_at as a number',
+      { rate_limit: { reset_at: 5 } },
+      [{ path: '/rate_limit/reset_at', keyword: 'type', message: 'must be string' }],
+    ],
+    [
+      'a negative retry_after_seconds',
+      { retry_after_seconds: -3 },
+      [{ path: '/retry_after_seconds', keyword: 'minimum', message: 'must be >= 0' }],
+    ],
     [
       'an unknown normalized kind',
       { normalized: [{ kind: 'unknown_field_dropped', field: 'x' }] },
       [{ path: '/normalized/0/kind', keyword: 'enum', message: `must be one of ${NORMALIZED_KIND_LIST}` }],
     ],
-    ['a warning without hints', { warnings: [without(WARNING, 'hints')] }, [{ path: '/warnings/0', keyword: 'required', message: 'missing required property "hints"' }]],
+    [
+      'a warning without hints',
+      { warnings: [without(WARNING, 'hints')] },
+      [{ path: '/warnings/0', keyword: 'required', message: 'missing required property "hints"' }],
+    ],
   ])('rejects %s', (_label, meta, expected) => {
     expect(metaViolations(meta)).toEqual(expected);
   });

@@ -179,7 +179,13 @@ describe('pinned vocabularies', () => {
   });
 
   it('NORMALIZED_KINDS', () => {
-    expect(NORMALIZED_KINDS).toEqual(['renamed', 'dropped_alias', 'coerced', 'unknown_field_passed_through', 'unknown_field_rejected']);
+    expect(NORMALIZED_KINDS).toEqual([
+      'renamed',
+      'dropped_alias',
+      'coerced',
+      'unknown_field_passed_through',
+      'unknown_field_rejected',
+    ]);
   });
 
   it('RESERVED_NORMALIZED_KINDS', () => {
@@ -211,7 +217,11 @@ describe('pinned vocabularies', () => {
   });
 
   it('UPSTREAM_HTTP_CODE_PREFIXES', () => {
-    expect(UPSTREAM_HTTP_CODE_PREFIXES).toEqual({ sp: 'SP_API_HTTP_', ads: 'ADS_API_HTTP_', openbridge: 'OPENBRIDGE_HTTP_' });
+    expect(UPSTREAM_HTTP_CODE_PREFIXES).toEqual({
+      sp: 'SP_API_HTTP_',
+      ads: 'ADS_API_HTTP_',
+      openbridge: 'OPENBRIDGE_HTTP_',
+    });
   });
 
   it('no reserved code or kind is also an active one', () => {
@@ -299,7 +309,11 @@ describe('the JSON documents match the TypeScript tables', () => {
   });
 
   it('jsonschema-error-codes.json declares the kind, retryability and version of every SCHEMA_* envelope', () => {
-    expect([codesFile.contract_version, codesFile.error_kind, codesFile.retryable]).toEqual([CONTRACT_VERSION, 'mcp_input_validation', false]);
+    expect([codesFile.contract_version, codesFile.error_kind, codesFile.retryable]).toEqual([
+      CONTRACT_VERSION,
+      'mcp_input_validation',
+      false,
+    ]);
   });
 
   it('the loaded copies in src/schemas.ts are the files on disk', () => {
@@ -402,7 +416,9 @@ describe('type-level pins', () => {
     expectTypeOf<NormalizedEventKind>().toEqualTypeOf<
       'renamed' | 'dropped_alias' | 'coerced' | 'unknown_field_passed_through' | 'unknown_field_rejected'
     >();
-    expectTypeOf<HintCategory>().toEqualTypeOf<'case_mismatch' | 'did_you_mean' | 'enum_suggest' | 'missing_required'>();
+    expectTypeOf<HintCategory>().toEqualTypeOf<
+      'case_mismatch' | 'did_you_mean' | 'enum_suggest' | 'missing_required'
+    >();
     expectTypeOf<WarningKind>().toEqualTypeOf<
       | 'upstream_warning'
       | 'cached_or_stale_data'

@@ -59,7 +59,12 @@ function problem(file: string, message: string): Error {
 }
 
 function checkRoute(file: string, route: unknown, index: number): ReplayRoute {
-  if (!isRecord(route) || typeof route['path'] !== 'string' || !isRecord(route['response']) || typeof route['response']['status'] !== 'number') {
+  if (
+    !isRecord(route) ||
+    typeof route['path'] !== 'string' ||
+    !isRecord(route['response']) ||
+    typeof route['response']['status'] !== 'number'
+  ) {
     throw problem(file, `upstream[${index}] needs a path and a response with a numeric status`);
   }
   return route as unknown as ReplayRoute & { response: RecordedResponse };
@@ -67,14 +72,18 @@ function checkRoute(file: string, route: unknown, index: number): ReplayRoute {
 
 function checkExpected(file: string, expected: unknown): ExpectedEnvelope | ExpectedSuccess {
   if (!isRecord(expected)) throw problem(file, 'expected must be an object');
-  if (expected['_meta'] !== undefined && !isRecord(expected['_meta'])) throw problem(file, 'expected._meta must be an object when present');
+  if (expected['_meta'] !== undefined && !isRecord(expected['_meta']))
+    throw problem(file, 'expected._meta must be an object when present');
   if (expected['outcome'] === 'success') return expected as unknown as ExpectedSuccess;
   if (expected['outcome'] !== 'error') throw problem(file, 'expected.outcome must be "error" or "success"');
   const kinds: readonly string[] = ERROR_KINDS;
-  if (typeof expected['error_kind'] !== 'string' || !kinds.includes(expected['error_kind'])) throw problem(file, 'expected.error_kind must be a kind of the taxonomy');
-  if (typeof expected['error_code'] !== 'string' || typeof expected['retryable'] !== 'boolean') throw problem(file, 'expected needs error_code (string) and retryable (boolean)');
+  if (typeof expected['error_kind'] !== 'string' || !kinds.includes(expected['error_kind']))
+    throw problem(file, 'expected.error_kind must be a kind of the taxonomy');
+  if (typeof expected['error_code'] !== 'string' || typeof expected['retryable'] !== 'boolean')
+    throw problem(file, 'expected needs error_code (string) and retryable (boolean)');
   const legacy = expected['legacy_error_kind'];
-  if (legacy !== undefined && (typeof legacy !== 'string' || !kinds.includes(legacy))) throw problem(file, 'expected.legacy_error_kind must be a kind of the taxonomy');
+  if (legacy !== undefined && (typeof legacy !== 'string' || !kinds.includes(legacy)))
+    throw problem(file, 'expected.legacy_error_kind must be a kind of the taxonomy');
   return expected as unknown as ExpectedEnvelope;
 }
 
@@ -90,15 +99,18 @@ export function readCase(path: string): UpstreamCase {
   const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
   if (!isRecord(value)) throw problem(name, 'not an object');
   const server = value['server'];
-  if (typeof server !== 'string' || !(SERVER_IDS as readonly string[]).includes(server)) throw problem(name, `server must be one of ${SERVER_IDS.join(', ')}`);
+  if (typeof server !== 'string' || !(SERVER_IDS as readonly string[]).includes(server))
+    throw problem(name, `server must be one of ${SERVER_IDS.join(', ')}`);
   if (value['id'] !== name.replace(/\.json$/, '')) throw problem(name, 'id must equal the file name without .json');
   if (!name.startsWith(`${server}-`)) throw problem(name, `the file name must start with "${server}-"`);
   const call = value['call'];
-  if (!isRecord(call) || typeof call['tool'] !== 'string' || !isRecord(call['arguments'])) throw problem(name, 'call needs a tool name and an arguments object');
+  if (!isRecord(call) || typeof call['tool'] !== 'string' || !isRecord(call['arguments']))
+    throw problem(name, 'call needs a tool name and an arguments object');
   const upstream = value['upstream'];
   if (!Array.isArray(upstream)) throw problem(name, 'upstream must be a list of routes');
   const variant = value['variant'] ?? 'main';
-  if (typeof variant !== 'string' || !(VARIANT_NAMES as readonly string[]).includes(variant)) throw problem(name, `variant must be one of ${VARIANT_NAMES.join(', ')}`);
+  if (typeof variant !== 'string' || !(VARIANT_NAMES as readonly string[]).includes(variant))
+    throw problem(name, `variant must be one of ${VARIANT_NAMES.join(', ')}`);
   return {
     id: value['id'],
     server: server as ServerId,

@@ -22,7 +22,8 @@ export interface GateEnvironmentOptions {
 }
 
 /** What a call gave, before any judgement. */
-export type RawOutcome = { readonly type: 'result'; readonly result: unknown } | { readonly type: 'thrown'; readonly error: unknown };
+export type RawOutcome =
+  { readonly type: 'result'; readonly result: unknown } | { readonly type: 'thrown'; readonly error: unknown };
 
 /** A running gate environment. */
 export interface GateEnvironment {
@@ -32,7 +33,13 @@ export interface GateEnvironment {
   /** The session of a server in a variant (started on first use). */
   session(server: ServerId, variant: VariantName): Promise<Session>;
   /** Sets the replay server's routes (dropping every earlier route and answer) and makes one call. */
-  call(server: ServerId, variant: VariantName, tool: string, args: Readonly<Record<string, unknown>>, routes: readonly ReplayRoute[]): Promise<RawOutcome>;
+  call(
+    server: ServerId,
+    variant: VariantName,
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    routes: readonly ReplayRoute[],
+  ): Promise<RawOutcome>;
   /** Closes every session, the replay server and the model folders. */
   close(): Promise<void>;
 }
@@ -50,8 +57,15 @@ export async function startGateEnvironment(options: GateEnvironmentOptions = {})
   const replay = await startAmazonReplay();
   const models = prepareModelFolders();
   const timeoutMs = options.timeoutMs ?? GATE_TIMEOUT_MS;
-  const commands = Object.fromEntries(SERVER_IDS.map((server) => [server, options.commands?.[server] ?? defaultServerCommand(server)])) as Record<ServerId, string>;
-  const setup: ServerSetup = { upstreamUrl: replay.url, tokenUrl: replay.tokenUrl, modelFolders: models.folders, commands };
+  const commands = Object.fromEntries(
+    SERVER_IDS.map((server) => [server, options.commands?.[server] ?? defaultServerCommand(server)]),
+  ) as Record<ServerId, string>;
+  const setup: ServerSetup = {
+    upstreamUrl: replay.url,
+    tokenUrl: replay.tokenUrl,
+    modelFolders: models.folders,
+    commands,
+  };
   const sessions = new Map<string, Promise<Session>>();
 
   function session(server: ServerId, variant: VariantName): Promise<Session> {
@@ -74,7 +88,10 @@ export async function startGateEnvironment(options: GateEnvironmentOptions = {})
       replay.reset();
       replay.route(...routes);
       try {
-        const result = await withDeadline(open.client.callTool({ name: tool, arguments: { ...args } }, undefined, { timeout: timeoutMs }), timeoutMs + 1_000);
+        const result = await withDeadline(
+          open.client.callTool({ name: tool, arguments: { ...args } }, undefined, { timeout: timeoutMs }),
+          timeoutMs + 1_000,
+        );
         return { type: 'result', result };
       } catch (error) {
         return { type: 'thrown', error };

@@ -69,7 +69,10 @@ function replaceRunValues(value: unknown, replacements: readonly (readonly [stri
  * @returns a copy with the run-specific values fixed.
  */
 export function normalizeRunValues(value: unknown, replayHost: string): unknown {
-  const replacements: [string, string][] = [...correlationIds(value, new Set())].map((id) => [id, FIXED_CORRELATION_ID]);
+  const replacements: [string, string][] = [...correlationIds(value, new Set())].map((id) => [
+    id,
+    FIXED_CORRELATION_ID,
+  ]);
   if (replayHost !== '') replacements.push([replayHost, REPLAY_HOST_PLACEHOLDER]);
   return replaceRunValues(value, replacements);
 }
@@ -83,21 +86,37 @@ export function normalizeRunValues(value: unknown, replayHost: string): unknown 
  * @param replayHost - the replay server's `host:port`.
  * @returns the normalized payload (`null` when there is none) and the problems.
  */
-export function payloadOf(outcome: RawOutcome, holds: 'envelope' | 'response', replayHost: string): { payload: unknown; problems: string[] } {
-  if (outcome.type === 'thrown') return { payload: null, problems: [`the call failed without a result: ${describeValue(outcome.error)}`] };
+export function payloadOf(
+  outcome: RawOutcome,
+  holds: 'envelope' | 'response',
+  replayHost: string,
+): { payload: unknown; problems: string[] } {
+  if (outcome.type === 'thrown')
+    return { payload: null, problems: [`the call failed without a result: ${describeValue(outcome.error)}`] };
   // A success is told by isError alone: a success body may have an `error` key of its own (an Ads 207 batch).
   const isError = isRecord(outcome.result) && outcome.result['isError'] === true;
   const unwrapped = unwrapToolResult(outcome.result);
   if (holds === 'envelope') {
     if (!isError || unwrapped.ok) return { payload: null, problems: ['expected an error envelope, got a success'] };
-    if (!('envelope' in unwrapped)) return { payload: null, problems: [`expected an error envelope, got: ${describeValue(unwrapped.text)}`] };
+    if (!('envelope' in unwrapped))
+      return { payload: null, problems: [`expected an error envelope, got: ${describeValue(unwrapped.text)}`] };
     const envelope = normalizeRunValues(unwrapped.envelope, replayHost);
     const validation = validateEnvelope(envelope);
-    return { payload: envelope, problems: validation.valid ? [] : validation.errors.map((error) => `${error.path}: ${error.message}`) };
+    return {
+      payload: envelope,
+      problems: validation.valid ? [] : validation.errors.map((error) => `${error.path}: ${error.message}`),
+    };
   }
-  if (isError) return { payload: null, problems: [`expected a success, got ${!unwrapped.ok && 'envelope' in unwrapped ? `${unwrapped.envelope.error_kind}/${unwrapped.envelope.error_code}` : 'an error'}`] };
+  if (isError)
+    return {
+      payload: null,
+      problems: [
+        `expected a success, got ${!unwrapped.ok && 'envelope' in unwrapped ? `${unwrapped.envelope.error_kind}/${unwrapped.envelope.error_code}` : 'an error'}`,
+      ],
+    };
   const structured = isRecord(outcome.result) ? outcome.result['structuredContent'] : undefined;
-  if (!isRecord(structured) || !isRecord(structured['_meta'])) return { payload: structured ?? null, problems: ['the success result carries no structuredContent._meta'] };
+  if (!isRecord(structured) || !isRecord(structured['_meta']))
+    return { payload: structured ?? null, problems: ['the success result carries no structuredContent._meta'] };
   return { payload: normalizeRunValues(structured, replayHost), problems: [] };
 }
 
@@ -114,7 +133,11 @@ function switchesOf(scenario: FixtureScenario): Record<string, string> {
  * @param scenarios - the scenarios (default {@link FIXTURE_SCENARIOS}).
  * @returns one generated fixture per (server, scenario) that applies, in plan order per server.
  */
-export async function generateFixtures(environment: GateEnvironment, cases: ReadonlyMap<string, UpstreamCase>, scenarios: readonly FixtureScenario[] = FIXTURE_SCENARIOS): Promise<GeneratedFixture[]> {
+export async function generateFixtures(
+  environment: GateEnvironment,
+  cases: ReadonlyMap<string, UpstreamCase>,
+  scenarios: readonly FixtureScenario[] = FIXTURE_SCENARIOS,
+): Promise<GeneratedFixture[]> {
   const generated: GeneratedFixture[] = [];
   for (const server of SERVER_IDS) {
     for (const scenario of scenarios) {
@@ -132,7 +155,10 @@ export async function generateFixtures(environment: GateEnvironment, cases: Read
         call: { tool: call.tool, arguments: call.arguments },
         ...(planned.upstreamCase === undefined ? {} : { upstream_case: planned.upstreamCase }),
       };
-      const document = scenario.holds === 'envelope' ? { _fixture_meta: meta, envelope: payload } : { _fixture_meta: meta, response: { structuredContent: payload } };
+      const document =
+        scenario.holds === 'envelope'
+          ? { _fixture_meta: meta, envelope: payload }
+          : { _fixture_meta: meta, response: { structuredContent: payload } };
       generated.push({ server, scenario, document, payload, problems });
     }
   }
@@ -157,8 +183,11 @@ export function writeFixtures(folder: string, fixtures: readonly GeneratedFixtur
   for (const server of SERVER_IDS) {
     const serverFolder = join(folder, server);
     mkdirSync(serverFolder, { recursive: true });
-    const keep = new Set(fixtures.filter((fixture) => fixture.server === server).map((fixture) => `${fixture.scenario.id}.json`));
-    for (const name of readdirSync(serverFolder)) if (name.endsWith('.json') && !keep.has(name)) rmSync(join(serverFolder, name));
+    const keep = new Set(
+      fixtures.filter((fixture) => fixture.server === server).map((fixture) => `${fixture.scenario.id}.json`),
+    );
+    for (const name of readdirSync(serverFolder))
+      if (name.endsWith('.json') && !keep.has(name)) rmSync(join(serverFolder, name));
   }
   for (const fixture of fixtures) {
     const path = join(folder, fixture.server, `${fixture.scenario.id}.json`);
@@ -188,13 +217,22 @@ export function compareFixtures(folder: string, fixtures: readonly GeneratedFixt
     const file = `${fixture.server}/${fixture.scenario.id}.json`;
     const path = join(folder, file);
     if (!existsSync(path)) comparisons.push({ server: fixture.server, file, status: 'missing' });
-    else comparisons.push({ server: fixture.server, file, status: readFileSync(path, 'utf8') === fixtureText(fixture.document) ? 'same' : 'different' });
+    else
+      comparisons.push({
+        server: fixture.server,
+        file,
+        status: readFileSync(path, 'utf8') === fixtureText(fixture.document) ? 'same' : 'different',
+      });
   }
   for (const server of SERVER_IDS) {
     const serverFolder = join(folder, server);
     if (!existsSync(serverFolder)) continue;
-    const known = new Set(fixtures.filter((fixture) => fixture.server === server).map((fixture) => `${fixture.scenario.id}.json`));
-    for (const name of readdirSync(serverFolder).sort()) if (name.endsWith('.json') && !known.has(name)) comparisons.push({ server, file: `${server}/${name}`, status: 'extra' });
+    const known = new Set(
+      fixtures.filter((fixture) => fixture.server === server).map((fixture) => `${fixture.scenario.id}.json`),
+    );
+    for (const name of readdirSync(serverFolder).sort())
+      if (name.endsWith('.json') && !known.has(name))
+        comparisons.push({ server, file: `${server}/${name}`, status: 'extra' });
   }
   return comparisons;
 }

@@ -108,15 +108,29 @@ function totalsLine(totals: GateTotals): string {
  */
 export function renderGateReport(report: GateReport): string {
   const lines = ['mcp-envelope-conformance gate: both reference servers against the upstream replay server', ''];
-  for (const server of report.servers) lines.push(`${server.id.padEnd(4)} ${server.name ?? '?'} ${server.version ?? '?'}  (${server.command})`);
+  for (const server of report.servers)
+    lines.push(`${server.id.padEnd(4)} ${server.name ?? '?'} ${server.version ?? '?'}  (${server.command})`);
   lines.push(`duration: ${(report.duration_ms / 1000).toFixed(1)} s`, '');
   for (const section of Object.keys(report.sections) as GateSection[]) {
     const rows = report.rows.filter((row) => row.section === section);
-    lines.push(`== ${SECTION_TITLES[section]}`, '', rows.length === 0 ? '(no rows)' : renderTable(GATE_COLUMNS, rows), '', `${section}: ${totalsLine(report.sections[section])}`, '');
+    lines.push(
+      `== ${SECTION_TITLES[section]}`,
+      '',
+      rows.length === 0 ? '(no rows)' : renderTable(GATE_COLUMNS, rows),
+      '',
+      `${section}: ${totalsLine(report.sections[section])}`,
+      '',
+    );
   }
   lines.push('== summary', '');
-  for (const section of Object.keys(report.sections) as GateSection[]) lines.push(`  ${section.padEnd(11)} ${totalsLine(report.sections[section])}`);
-  lines.push('', report.conformant ? 'verdict: CONFORMANT (both servers)' : `verdict: NONCONFORMANT (${report.summary.failed} failing row${report.summary.failed === 1 ? '' : 's'})`);
+  for (const section of Object.keys(report.sections) as GateSection[])
+    lines.push(`  ${section.padEnd(11)} ${totalsLine(report.sections[section])}`);
+  lines.push(
+    '',
+    report.conformant
+      ? 'verdict: CONFORMANT (both servers)'
+      : `verdict: NONCONFORMANT (${report.summary.failed} failing row${report.summary.failed === 1 ? '' : 's'})`,
+  );
   lines.push(`conformance: ${totalsLine(report.summary)}`, '');
   return lines.join('\n');
 }

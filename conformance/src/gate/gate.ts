@@ -49,7 +49,16 @@ export interface GateOptions {
   readonly onProgress?: (line: string) => void;
 }
 
-function row(section: GateSection, server: string, check: string, expected: string, got: string, notes: readonly string[], start: number, skipped = false): GateRow {
+function row(
+  section: GateSection,
+  server: string,
+  check: string,
+  expected: string,
+  got: string,
+  notes: readonly string[],
+  start: number,
+  skipped = false,
+): GateRow {
   return {
     section,
     server,
@@ -87,41 +96,90 @@ function expectedLabel(expected: ExpectedEnvelope | ExpectedSuccess): string {
  * @param outcome - what the call gave.
  * @returns what arrived, as a label, and every difference found (empty when it matches).
  */
-export function judgeCase(expected: ExpectedEnvelope | ExpectedSuccess, outcome: RawOutcome): { got: string; differences: string[] } {
-  if (outcome.type === 'thrown') return { got: 'call failed', differences: [`no result: ${truncate(describeValue(outcome.error))}`] };
+export function judgeCase(
+  expected: ExpectedEnvelope | ExpectedSuccess,
+  outcome: RawOutcome,
+): { got: string; differences: string[] } {
+  if (outcome.type === 'thrown')
+    return { got: 'call failed', differences: [`no result: ${truncate(describeValue(outcome.error))}`] };
   // A success is told by isError alone: a success body may have an `error` key of its own (an Ads 207 batch).
   const isError = isRecord(outcome.result) && outcome.result['isError'] === true;
-  const unwrapped = unwrapToolResult(isError ? outcome.result : { ...(outcome.result as object), structuredContent: undefined });
+  const unwrapped = unwrapToolResult(
+    isError ? outcome.result : { ...(outcome.result as object), structuredContent: undefined },
+  );
   if (expected.outcome === 'success') {
-    if (isError) return { got: !unwrapped.ok && 'envelope' in unwrapped ? `${unwrapped.envelope.error_kind}/${unwrapped.envelope.error_code}` : 'error without envelope', differences: ['expected a success'] };
+    if (isError)
+      return {
+        got:
+          !unwrapped.ok && 'envelope' in unwrapped
+            ? `${unwrapped.envelope.error_kind}/${unwrapped.envelope.error_code}`
+            : 'error without envelope',
+        differences: ['expected a success'],
+      };
     const structured = isRecord(outcome.result) ? outcome.result['structuredContent'] : undefined;
     const meta = withoutNormalized(isRecord(structured) ? structured['_meta'] : undefined);
-    const differences = isDeepStrictEqual(meta, expected._meta) ? [] : [`_meta is ${truncate(JSON.stringify(meta) ?? 'absent', 200)}, expected ${truncate(JSON.stringify(expected._meta) ?? 'absent', 200)}`];
+    const differences = isDeepStrictEqual(meta, expected._meta)
+      ? []
+      : [
+          `_meta is ${truncate(JSON.stringify(meta) ?? 'absent', 200)}, expected ${truncate(JSON.stringify(expected._meta) ?? 'absent', 200)}`,
+        ];
     return { got: `success ${metaLabel(meta)}`, differences };
   }
   if (!isError || unwrapped.ok) return { got: 'success', differences: ['expected an error envelope'] };
-  if (!('envelope' in unwrapped)) return { got: 'no envelope', differences: [`an error without an envelope: ${truncate(unwrapped.text)}`] };
+  if (!('envelope' in unwrapped))
+    return { got: 'no envelope', differences: [`an error without an envelope: ${truncate(unwrapped.text)}`] };
   const envelope = unwrapped.envelope;
   const differences: string[] = [];
   const validation = validateEnvelope(envelope);
-  if (!validation.valid) differences.push(`invalid envelope: ${validation.errors.map((error) => `${error.path} ${error.message}`).join(', ')}`);
-  if (envelope.error_kind !== expected.error_kind) differences.push(`error_kind ${envelope.error_kind}, expected ${expected.error_kind}`);
-  if (envelope.error_code !== expected.error_code) differences.push(`error_code ${envelope.error_code}, expected ${expected.error_code}`);
-  if (envelope.retryable !== expected.retryable) differences.push(`retryable ${String(envelope.retryable)}, expected ${String(expected.retryable)}`);
-  if (envelope.legacy_error_kind !== expected.legacy_error_kind) differences.push(`legacy_error_kind ${envelope.legacy_error_kind ?? 'absent'}, expected ${expected.legacy_error_kind ?? 'absent'}`);
+  if (!validation.valid)
+    differences.push(
+      `invalid envelope: ${validation.errors.map((error) => `${error.path} ${error.message}`).join(', ')}`,
+    );
+  if (envelope.error_kind !== expected.error_kind)
+    differences.push(`error_kind ${envelope.error_kind}, expected ${expected.error_kind}`);
+  if (envelope.error_code !== expected.error_code)
+    differences.push(`error_code ${envelope.error_code}, expected ${expected.error_code}`);
+  if (envelope.retryable !== expected.retryable)
+    differences.push(`retryable ${String(envelope.retryable)}, expected ${String(expected.retryable)}`);
+  if (envelope.legacy_error_kind !== expected.legacy_error_kind)
+    differences.push(
+      `legacy_error_kind ${envelope.legacy_error_kind ?? 'absent'}, expected ${expected.legacy_error_kind ?? 'absent'}`,
+    );
   const meta = withoutNormalized(envelope._meta);
-  if (!isDeepStrictEqual(meta, expected._meta)) differences.push(`_meta is ${truncate(JSON.stringify(meta) ?? 'absent', 200)}, expected ${truncate(JSON.stringify(expected._meta) ?? 'absent', 200)}`);
+  if (!isDeepStrictEqual(meta, expected._meta))
+    differences.push(
+      `_meta is ${truncate(JSON.stringify(meta) ?? 'absent', 200)}, expected ${truncate(JSON.stringify(expected._meta) ?? 'absent', 200)}`,
+    );
   const legacy = envelope.legacy_error_kind === undefined ? '' : ` legacy=${envelope.legacy_error_kind}`;
-  return { got: `${envelope.error_kind}/${envelope.error_code} retryable=${String(envelope.retryable)}${legacy} ${metaLabel(meta)}`, differences };
+  return {
+    got: `${envelope.error_kind}/${envelope.error_code} retryable=${String(envelope.retryable)}${legacy} ${metaLabel(meta)}`,
+    differences,
+  };
 }
 
 async function upstreamRows(environment: GateEnvironment, cases: readonly UpstreamCase[]): Promise<GateRow[]> {
   const rows: GateRow[] = [];
   for (const recorded of cases) {
     const start = performance.now();
-    const outcome = await environment.call(recorded.server, recorded.variant, recorded.call.tool, recorded.call.arguments, recorded.upstream);
+    const outcome = await environment.call(
+      recorded.server,
+      recorded.variant,
+      recorded.call.tool,
+      recorded.call.arguments,
+      recorded.upstream,
+    );
     const judged = judgeCase(recorded.expected, outcome);
-    rows.push(row('upstream', recorded.server, recorded.id, expectedLabel(recorded.expected), judged.got, judged.differences, start));
+    rows.push(
+      row(
+        'upstream',
+        recorded.server,
+        recorded.id,
+        expectedLabel(recorded.expected),
+        judged.got,
+        judged.differences,
+        start,
+      ),
+    );
   }
   return rows;
 }
@@ -133,16 +191,39 @@ function fixtureRows(fixtures: readonly GeneratedFixture[], folder: string): Gat
     const start = performance.now();
     const fixture = fixtures.find((entry) => `${entry.server}/${entry.scenario.id}.json` === comparison.file);
     const notes = [...(fixture?.problems ?? [])];
-    if (comparison.status === 'different') notes.push('the server now emits something else than the checked-in fixture: run pnpm fixtures:update and review the diff');
+    if (comparison.status === 'different')
+      notes.push(
+        'the server now emits something else than the checked-in fixture: run pnpm fixtures:update and review the diff',
+      );
     if (comparison.status === 'missing') notes.push('no checked-in fixture: run pnpm fixtures:update');
-    if (comparison.status === 'extra') notes.push('no scenario produces this file: run pnpm fixtures:update to remove it');
+    if (comparison.status === 'extra')
+      notes.push('no scenario produces this file: run pnpm fixtures:update to remove it');
     if (comparison.status !== 'missing') {
       const checked = checkDocument(JSON.parse(readFileSync(join(folder, comparison.file), 'utf8')) as unknown);
-      notes.push(...checked.violations.map((violation) => `invalid fixture at ${violation.path || '(root)'}: ${violation.reason}`));
+      notes.push(
+        ...checked.violations.map(
+          (violation) => `invalid fixture at ${violation.path || '(root)'}: ${violation.reason}`,
+        ),
+      );
     }
     const payload = fixture?.payload;
-    const got = isRecord(payload) && typeof payload['error_kind'] === 'string' ? `${payload['error_kind']}/${String(payload['error_code'])}` : fixture === undefined ? '-' : 'success';
-    rows.push(row('fixtures', comparison.server, comparison.file, fixture === undefined ? 'a scenario for it' : `${fixture.scenario.holds} identical to the file`, `${got} (${comparison.status})`, notes, start));
+    const got =
+      isRecord(payload) && typeof payload['error_kind'] === 'string'
+        ? `${payload['error_kind']}/${String(payload['error_code'])}`
+        : fixture === undefined
+          ? '-'
+          : 'success';
+    rows.push(
+      row(
+        'fixtures',
+        comparison.server,
+        comparison.file,
+        fixture === undefined ? 'a scenario for it' : `${fixture.scenario.holds} identical to the file`,
+        `${got} (${comparison.status})`,
+        notes,
+        start,
+      ),
+    );
   }
   return rows;
 }
@@ -168,7 +249,8 @@ function normalizedKindsOf(fixtures: readonly GeneratedFixture[], server: Server
     if (fixture.server !== server || !isRecord(fixture.payload)) continue;
     const meta = fixture.payload['_meta'];
     const events = isRecord(meta) ? meta['normalized'] : undefined;
-    if (Array.isArray(events)) for (const event of events) if (isRecord(event) && typeof event['kind'] === 'string') kinds.add(event['kind']);
+    if (Array.isArray(events))
+      for (const event of events) if (isRecord(event) && typeof event['kind'] === 'string') kinds.add(event['kind']);
   }
   return kinds;
 }
@@ -177,18 +259,39 @@ function setDifference(left: ReadonlySet<string>, right: ReadonlySet<string>): s
   return [...left].filter((entry) => !right.has(entry)).sort();
 }
 
-async function capabilityRows(environment: GateEnvironment, cases: readonly UpstreamCase[], fixtures: readonly GeneratedFixture[], folder: string): Promise<GateRow[]> {
+async function capabilityRows(
+  environment: GateEnvironment,
+  cases: readonly UpstreamCase[],
+  fixtures: readonly GeneratedFixture[],
+  folder: string,
+): Promise<GateRow[]> {
   const rows: GateRow[] = [];
   for (const server of SERVER_IDS) {
     let start = performance.now();
     const session = await environment.session(server, 'main');
-    const status = checkCapability(session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities());
-    rows.push(row('capability', server, 'capability advertised', `contract_version ${CONTRACT_VERSION}, error_kinds within the taxonomy`, status.advertised ? `${status.location ?? '?'} v${JSON.stringify(status.contract_version) ?? '?'}` : 'not advertised', status.issues, start));
+    const status = checkCapability(
+      session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities(),
+    );
+    rows.push(
+      row(
+        'capability',
+        server,
+        'capability advertised',
+        `contract_version ${CONTRACT_VERSION}, error_kinds within the taxonomy`,
+        status.advertised
+          ? `${status.location ?? '?'} v${JSON.stringify(status.contract_version) ?? '?'}`
+          : 'not advertised',
+        status.issues,
+        start,
+      ),
+    );
 
     start = performance.now();
     const advertised = new Set(status.error_kinds ?? []);
     const emitted = fixtureKinds(folder, server, fixtures);
-    for (const recorded of cases) if (recorded.server === server && recorded.expected.outcome === 'error') emitted.add(recorded.expected.error_kind);
+    for (const recorded of cases)
+      if (recorded.server === server && recorded.expected.outcome === 'error')
+        emitted.add(recorded.expected.error_kind);
     const notEmitted = setDifference(advertised, emitted);
     const notAdvertised = setDifference(emitted, advertised);
     rows.push(
@@ -198,21 +301,40 @@ async function capabilityRows(environment: GateEnvironment, cases: readonly Upst
         'advertised kinds = emitted kinds',
         `[${[...advertised].sort().join(', ')}]`,
         `[${[...emitted].sort().join(', ')}] in fixtures and cases`,
-        [...notEmitted.map((kind) => `${kind} is advertised but no fixture or case emits it`), ...notAdvertised.map((kind) => `${kind} is emitted but not advertised`)],
+        [
+          ...notEmitted.map((kind) => `${kind} is advertised but no fixture or case emits it`),
+          ...notAdvertised.map((kind) => `${kind} is emitted but not advertised`),
+        ],
         start,
       ),
     );
 
     start = performance.now();
     const contract = await environment.call(server, 'main', 'get_envelope_contract', {}, []);
-    const structured = contract.type === 'result' && isRecord(contract.result) ? contract.result['structuredContent'] : undefined;
+    const structured =
+      contract.type === 'result' && isRecord(contract.result) ? contract.result['structuredContent'] : undefined;
     const value = isRecord(status.value) ? status.value : {};
     const same = contractToolDisagreements(structured, value).length === 0;
-    rows.push(row('capability', server, 'get_envelope_contract = capability', 'the advertised object', same ? 'the same object' : truncate(describeValue(structured ?? contract)), same ? [] : ['get_envelope_contract differs from the advertised capability'], start));
+    rows.push(
+      row(
+        'capability',
+        server,
+        'get_envelope_contract = capability',
+        'the advertised object',
+        same ? 'the same object' : truncate(describeValue(structured ?? contract)),
+        same ? [] : ['get_envelope_contract differs from the advertised capability'],
+        start,
+      ),
+    );
 
     start = performance.now();
     const lenient = checkCapability((await environment.session(server, 'lenient')).initializeResult?.['capabilities']);
-    const advertisedEvents = new Set([...(Array.isArray(value['normalized_kinds']) ? (value['normalized_kinds'] as string[]) : []), ...(isRecord(lenient.value) && Array.isArray(lenient.value['normalized_kinds']) ? (lenient.value['normalized_kinds'] as string[]) : [])]);
+    const advertisedEvents = new Set([
+      ...(Array.isArray(value['normalized_kinds']) ? (value['normalized_kinds'] as string[]) : []),
+      ...(isRecord(lenient.value) && Array.isArray(lenient.value['normalized_kinds'])
+        ? (lenient.value['normalized_kinds'] as string[])
+        : []),
+    ]);
     const emittedEvents = normalizedKindsOf(fixtures, server);
     rows.push(
       row(
@@ -221,7 +343,12 @@ async function capabilityRows(environment: GateEnvironment, cases: readonly Upst
         'advertised normalized kinds = emitted (strict and lenient)',
         `[${[...advertisedEvents].sort().join(', ')}]`,
         `[${[...emittedEvents].sort().join(', ')}]`,
-        [...setDifference(advertisedEvents, emittedEvents).map((kind) => `${kind} is advertised but no fixture shows it`), ...setDifference(emittedEvents, advertisedEvents).map((kind) => `${kind} is emitted but not advertised`)],
+        [
+          ...setDifference(advertisedEvents, emittedEvents).map(
+            (kind) => `${kind} is advertised but no fixture shows it`,
+          ),
+          ...setDifference(emittedEvents, advertisedEvents).map((kind) => `${kind} is emitted but not advertised`),
+        ],
         start,
       ),
     );
@@ -252,7 +379,9 @@ function contractKeys(envelope: Readonly<Record<string, unknown>>): string[] {
 /** The shape of an envelope compared across servers: its keys (`legacy_error_kind` aside), its `_meta` keys, and each detail's keys. */
 export function envelopeShape(envelope: Readonly<Record<string, unknown>>): string {
   const meta = isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort() : [];
-  const details = Array.isArray(envelope['details']) ? envelope['details'].map((detail) => (isRecord(detail) ? Object.keys(detail).sort().join('+') : typeof detail)) : [];
+  const details = Array.isArray(envelope['details'])
+    ? envelope['details'].map((detail) => (isRecord(detail) ? Object.keys(detail).sort().join('+') : typeof detail))
+    : [];
   return `keys[${contractKeys(envelope).join(',')}] _meta[${meta.join(',')}] details[${details.join(' ')}]`;
 }
 
@@ -261,16 +390,28 @@ function parityLabel(envelope: Readonly<Record<string, unknown>>): string {
 }
 
 /** What differs between the first server's envelope and another's for one parity condition. */
-function parityNotes(parity: string, first: { server: string; envelope: Record<string, unknown> }, other: { server: string; envelope: Record<string, unknown> }): string[] {
+function parityNotes(
+  parity: string,
+  first: { server: string; envelope: Record<string, unknown> },
+  other: { server: string; envelope: Record<string, unknown> },
+): string[] {
   const notes: string[] = [];
   const [a, b] = [first.envelope, other.envelope];
-  if (parityLabel(a) !== parityLabel(b)) notes.push(`${first.server} ${parityLabel(a)} but ${other.server} ${parityLabel(b)}`);
-  if (parity.startsWith('input validation') || parity === 'unknown tool' || parity === 'internal error' || parity === 'unknown field (strict)') {
+  if (parityLabel(a) !== parityLabel(b))
+    notes.push(`${first.server} ${parityLabel(a)} but ${other.server} ${parityLabel(b)}`);
+  if (
+    parity.startsWith('input validation') ||
+    parity === 'unknown tool' ||
+    parity === 'internal error' ||
+    parity === 'unknown field (strict)'
+  ) {
     const shapes = [envelopeShape(a), envelopeShape(b)];
-    if (shapes[0] !== shapes[1]) notes.push(`shapes differ: ${first.server} ${shapes[0] ?? ''} / ${other.server} ${shapes[1] ?? ''}`);
+    if (shapes[0] !== shapes[1])
+      notes.push(`shapes differ: ${first.server} ${shapes[0] ?? ''} / ${other.server} ${shapes[1] ?? ''}`);
     if (!isDeepStrictEqual(a['details'], b['details'])) notes.push('details differ');
   } else {
-    const top = (envelope: Record<string, unknown>): string => `${contractKeys(envelope).join(',')} _meta[${isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort().join(',') : ''}]`;
+    const top = (envelope: Record<string, unknown>): string =>
+      `${contractKeys(envelope).join(',')} _meta[${isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort().join(',') : ''}]`;
     if (top(a) !== top(b)) notes.push(`envelope keys differ: ${first.server} ${top(a)} / ${other.server} ${top(b)}`);
   }
   return notes;
@@ -284,11 +425,27 @@ function parityRows(fixtures: readonly GeneratedFixture[]): GateRow[] {
     const parity = scenario.parity;
     if (parity === undefined) continue;
     const start = performance.now();
-    const found = SERVER_IDS.map((server) => ({ server, envelope: fixtures.find((fixture) => fixture.server === server && fixture.scenario.id === scenario.id)?.payload }));
-    const envelopes = found.filter((entry): entry is { server: (typeof SERVER_IDS)[number]; envelope: Record<string, unknown> } => isRecord(entry.envelope));
+    const found = SERVER_IDS.map((server) => ({
+      server,
+      envelope: fixtures.find((fixture) => fixture.server === server && fixture.scenario.id === scenario.id)?.payload,
+    }));
+    const envelopes = found.filter(
+      (entry): entry is { server: (typeof SERVER_IDS)[number]; envelope: Record<string, unknown> } =>
+        isRecord(entry.envelope),
+    );
     const [first, ...others] = envelopes;
     if (first === undefined || envelopes.length !== found.length) {
-      rows.push(row('parity', servers, parity, 'an envelope on every server', 'missing', ['a server gave no envelope for this condition (see the fixture rows)'], start));
+      rows.push(
+        row(
+          'parity',
+          servers,
+          parity,
+          'an envelope on every server',
+          'missing',
+          ['a server gave no envelope for this condition (see the fixture rows)'],
+          start,
+        ),
+      );
       continue;
     }
     const notes = others.flatMap((other) => parityNotes(parity, first, other));
@@ -306,12 +463,34 @@ async function probeRows(environment: GateEnvironment, timeoutMs: number): Promi
     environment.replay.respond({ status: 200, body: {} });
     const start = performance.now();
     try {
-      const report = await probeServer({ target: { transport: 'stdio', commandLine: serverCommandLine(environment.setup, server, 'probe') }, timeoutMs });
+      const report = await probeServer({
+        target: { transport: 'stdio', commandLine: serverCommandLine(environment.setup, server, 'probe') },
+        timeoutMs,
+      });
       for (const probeRow of report.rows) {
-        rows.push({ section: 'probe', server, check: `${probeRow.probe} ${probeRow.tool}`, expected: probeRow.expected, got: probeRow.got, result: probeRow.result, note: probeRow.note, duration_ms: probeRow.duration_ms });
+        rows.push({
+          section: 'probe',
+          server,
+          check: `${probeRow.probe} ${probeRow.tool}`,
+          expected: probeRow.expected,
+          got: probeRow.got,
+          result: probeRow.result,
+          note: probeRow.note,
+          duration_ms: probeRow.duration_ms,
+        });
       }
     } catch (error) {
-      rows.push(row('probe', server, 'probe', 'the probe battery runs', 'error', [`probe failed: ${truncate(describeValue(error))}`], start));
+      rows.push(
+        row(
+          'probe',
+          server,
+          'probe',
+          'the probe battery runs',
+          'error',
+          [`probe failed: ${truncate(describeValue(error))}`],
+          start,
+        ),
+      );
     }
   }
   environment.replay.reset();
@@ -330,13 +509,20 @@ async function serverInfos(environment: GateEnvironment): Promise<GateServerInfo
     } catch {
       // Reported by the rows that needed the session.
     }
-    infos.push({ id: server, name, version, command: displayStdioCommand(parseStdioCommand(serverCommandLine(environment.setup, server, 'main'))) });
+    infos.push({
+      id: server,
+      name,
+      version,
+      command: displayStdioCommand(parseStdioCommand(serverCommandLine(environment.setup, server, 'main'))),
+    });
   }
   return infos;
 }
 
 function sectionTotals(rows: readonly GateRow[]): Record<GateSection, GateTotals> {
-  return Object.fromEntries(GATE_SECTIONS.map((section) => [section, totalsOf(rows.filter((entry) => entry.section === section))])) as Record<GateSection, GateTotals>;
+  return Object.fromEntries(
+    GATE_SECTIONS.map((section) => [section, totalsOf(rows.filter((entry) => entry.section === section))]),
+  ) as Record<GateSection, GateTotals>;
 }
 
 /**
@@ -354,7 +540,10 @@ export async function runGate(options: GateOptions = {}): Promise<GateReport> {
   const fixturesFolder = options.fixturesFolder ?? join(PACKAGE_ROOT, 'fixtures');
   const cases = readCases(casesFolder);
   const progress = options.onProgress ?? ((): void => undefined);
-  const environment = await startGateEnvironment({ ...(options.commands === undefined ? {} : { commands: options.commands }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+  const environment = await startGateEnvironment({
+    ...(options.commands === undefined ? {} : { commands: options.commands }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
   const rows: GateRow[] = [];
   try {
     progress('starting the reference servers');
@@ -365,7 +554,17 @@ export async function runGate(options: GateOptions = {}): Promise<GateReport> {
         try {
           await environment.session(server, variant);
         } catch (error) {
-          failedStarts.push(row('capability', server, `start (${variant})`, `${REFERENCE_SERVERS[server].binName} answers initialize`, 'unreachable', [truncate(describeValue(error), 400)], begin));
+          failedStarts.push(
+            row(
+              'capability',
+              server,
+              `start (${variant})`,
+              `${REFERENCE_SERVERS[server].binName} answers initialize`,
+              'unreachable',
+              [truncate(describeValue(error), 400)],
+              begin,
+            ),
+          );
         }
       }
     }
@@ -386,7 +585,16 @@ export async function runGate(options: GateOptions = {}): Promise<GateReport> {
     }
     const servers = await serverInfos(environment);
     const summary = totalsOf(rows);
-    return { command: 'gate', servers, rows, sections: sectionTotals(rows), summary, conformant: summary.failed === 0 && rows.length > 0, started_at: startedAt, duration_ms: Math.round(performance.now() - start) };
+    return {
+      command: 'gate',
+      servers,
+      rows,
+      sections: sectionTotals(rows),
+      summary,
+      conformant: summary.failed === 0 && rows.length > 0,
+      started_at: startedAt,
+      duration_ms: Math.round(performance.now() - start),
+    };
   } finally {
     await environment.close();
   }

@@ -72,7 +72,10 @@ export const REFERENCE_SERVERS: Readonly<Record<ServerId, ReferenceServer>> = {
     binName: 'mcp-envelope-sp',
     env: { SP_API_REGION: 'na', SP_API_SANDBOX: 'false' },
     // --models replaces the built-in catalog, so the catalog comes along with the keyword model.
-    modelSources: () => [join(packageFolder('@mcp-envelope/sp-adapter'), 'catalog'), join(PACKAGE_ROOT, 'models', 'keywords')],
+    modelSources: () => [
+      join(packageFolder('@mcp-envelope/sp-adapter'), 'catalog'),
+      join(PACKAGE_ROOT, 'models', 'keywords'),
+    ],
   },
   ads: {
     id: 'ads',
@@ -107,8 +110,16 @@ export function serverBinPath(server: ReferenceServer): string {
  * @returns the variables.
  */
 export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl = ''): Record<string, string> {
-  const credentials = { LWA_CLIENT_ID: GATE_LWA_CLIENT_ID, LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.conformancegatesecret0001', LWA_REFRESH_TOKEN: 'Atzr|conformance-gate-refresh-0001' };
-  const switches = { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'true', MCP_SCHEMA_KEY_NORMALIZATION_META: 'true', MCP_STRICT_UNKNOWN_FIELDS: 'true' };
+  const credentials = {
+    LWA_CLIENT_ID: GATE_LWA_CLIENT_ID,
+    LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.conformancegatesecret0001',
+    LWA_REFRESH_TOKEN: 'Atzr|conformance-gate-refresh-0001',
+  };
+  const switches = {
+    MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'true',
+    MCP_SCHEMA_KEY_NORMALIZATION_META: 'true',
+    MCP_STRICT_UNKNOWN_FIELDS: 'true',
+  };
   switch (variant) {
     case 'main':
       return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches };
@@ -119,7 +130,13 @@ export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl =
     case 'probe':
       return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches, MCP_SCHEMA_KEY_NORMALIZATION_META: 'false' };
     case 'identities':
-      return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches, SP_IDENTITY_SERVICE_URL: `${upstreamUrl}${GATE_IDENTITY_SERVICE_PATH}`, SP_IDENTITY_SERVICE_TOKEN: GATE_IDENTITY_SERVICE_TOKEN };
+      return {
+        ...credentials,
+        LWA_TOKEN_URL: tokenUrl,
+        ...switches,
+        SP_IDENTITY_SERVICE_URL: `${upstreamUrl}${GATE_IDENTITY_SERVICE_PATH}`,
+        SP_IDENTITY_SERVICE_TOKEN: GATE_IDENTITY_SERVICE_TOKEN,
+      };
   }
 }
 
@@ -155,7 +172,13 @@ export interface ServerSetup {
 export function serverCommandLine(setup: ServerSetup, server: ServerId, variant: VariantName): string {
   const env = { ...REFERENCE_SERVERS[server].env, ...variantEnv(variant, setup.tokenUrl, setup.upstreamUrl) };
   const assignments = Object.entries(env).map(([name, value]) => `${name}=${quoteWord(value)}`);
-  const flags = ['--upstream', setup.upstreamUrl, '--models', setup.modelFolders[server], ...(variant === 'main' ? ['--conformance-fixtures'] : [])];
+  const flags = [
+    '--upstream',
+    setup.upstreamUrl,
+    '--models',
+    setup.modelFolders[server],
+    ...(variant === 'main' ? ['--conformance-fixtures'] : []),
+  ];
   return [...assignments, setup.commands[server], ...flags.map(quoteWord)].join(' ');
 }
 
@@ -181,7 +204,10 @@ export function prepareModelFolders(): { folders: Record<ServerId, string>; remo
     const folder = join(base, id);
     mkdirSync(folder, { recursive: true });
     for (const source of REFERENCE_SERVERS[id].modelSources()) {
-      for (const name of readdirSync(source).filter((entry) => entry.endsWith('.json')).sort()) copyFileSync(join(source, name), join(folder, name));
+      for (const name of readdirSync(source)
+        .filter((entry) => entry.endsWith('.json'))
+        .sort())
+        copyFileSync(join(source, name), join(folder, name));
     }
     folders[id] = folder;
   }

@@ -28,13 +28,17 @@ export interface ExpectedFailure {
 export function parseExpectedFailures(text: string): ExpectedFailure[] {
   const value: unknown = parse(text);
   if (value === null || value === undefined) return [];
-  if (!isRecord(value)) throw new Error("expected-failures file: expected an object with 'server' and/or 'client' keys");
+  if (!isRecord(value))
+    throw new Error("expected-failures file: expected an object with 'server' and/or 'client' keys");
   const server = value['server'];
   if (server === undefined || server === null) return [];
-  if (!Array.isArray(server) || !server.every((entry) => typeof entry === 'string')) throw new Error("expected-failures file: 'server' must be a list of scenario names");
+  if (!Array.isArray(server) || !server.every((entry) => typeof entry === 'string'))
+    throw new Error("expected-failures file: 'server' must be a list of scenario names");
   const lines = text.split('\n');
-  return (server).map((scenario) => {
-    const index = lines.findIndex((line) => new RegExp(`^\\s*-\\s*['"]?${scenario.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]?\\s*(#.*)?$`).test(line));
+  return server.map((scenario) => {
+    const index = lines.findIndex((line) =>
+      new RegExp(`^\\s*-\\s*['"]?${scenario.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]?\\s*(#.*)?$`).test(line),
+    );
     const parts: string[] = [];
     for (let above = index - 1; above >= 0; above -= 1) {
       const match = /^\s*#\s?(.*)$/.exec(lines[above] ?? '');

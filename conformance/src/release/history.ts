@@ -48,7 +48,9 @@ export async function readReleases(root: string, packageNames: readonly string[]
     const known = byVersion.get(version);
     if (known === undefined || rank < known.rank) byVersion.set(version, { tag, rank });
   }
-  return [...byVersion.entries()].map(([version, { tag }]) => ({ version, tag })).sort((a, b) => compareVersions(a.version, b.version));
+  return [...byVersion.entries()]
+    .map(([version, { tag }]) => ({ version, tag }))
+    .sort((a, b) => compareVersions(a.version, b.version));
 }
 
 /**
@@ -58,7 +60,8 @@ export async function readReleases(root: string, packageNames: readonly string[]
  */
 export async function migrationsAt(root: string, ref: string, migrationsFile: string): Promise<MigrationEntry[]> {
   try {
-    return (JSON.parse(await git(root, 'show', `${ref}:${migrationsFile}`)) as { migrations: MigrationEntry[] }).migrations;
+    return (JSON.parse(await git(root, 'show', `${ref}:${migrationsFile}`)) as { migrations: MigrationEntry[] })
+      .migrations;
   } catch {
     return [];
   }
@@ -84,7 +87,9 @@ export async function fileAt(root: string, ref: string, path: string): Promise<s
  */
 export async function versionAt(root: string, ref: string, packageFolder: string): Promise<string | undefined> {
   try {
-    const manifest = JSON.parse(await git(root, 'show', `${ref}:${packageFolder}/package.json`)) as { version?: unknown };
+    const manifest = JSON.parse(await git(root, 'show', `${ref}:${packageFolder}/package.json`)) as {
+      version?: unknown;
+    };
     return typeof manifest.version === 'string' ? manifest.version : undefined;
   } catch {
     return undefined;
@@ -115,7 +120,11 @@ export interface ShippedMigration {
  *
  * @returns one item per id, oldest release first.
  */
-export async function shippedMigrationEntries(root: string, releases: readonly Release[], migrationsFile: string): Promise<ShippedMigration[]> {
+export async function shippedMigrationEntries(
+  root: string,
+  releases: readonly Release[],
+  migrationsFile: string,
+): Promise<ShippedMigration[]> {
   const shipped = new Map<string, ShippedMigration>();
   for (const release of releases) {
     for (const entry of await migrationsAt(root, release.tag, migrationsFile)) {
@@ -130,7 +139,11 @@ export async function shippedMigrationEntries(root: string, releases: readonly R
  *
  * @returns id -> release, for the ids that some release shipped.
  */
-export async function shippedMigrations(root: string, releases: readonly Release[], migrationsFile: string): Promise<Map<string, Release>> {
+export async function shippedMigrations(
+  root: string,
+  releases: readonly Release[],
+  migrationsFile: string,
+): Promise<Map<string, Release>> {
   const entries = await shippedMigrationEntries(root, releases, migrationsFile);
   return new Map(entries.map(({ entry, release }) => [entry.id, release]));
 }

@@ -30,7 +30,13 @@ import {
 import type { FixtureEnvelope, PublishedPackage, ReleaseSnapshot, WorkspaceLayout } from './workspace.js';
 
 /** The rules, in the order they run. */
-export const RELEASE_RULES = ['lockstep', 'expired-migrations', 'snapshot-drift', 'changeset-required', 'migration-changelog'] as const;
+export const RELEASE_RULES = [
+  'lockstep',
+  'expired-migrations',
+  'snapshot-drift',
+  'changeset-required',
+  'migration-changelog',
+] as const;
 
 /** One rule's name. */
 export type ReleaseRule = (typeof RELEASE_RULES)[number];
@@ -93,7 +99,12 @@ type Skip = (rule: ReleaseRule, reason: string) => void;
 const BUMP_RANK: Readonly<Record<VersionType, number>> = { none: 0, patch: 1, minor: 2, major: 3 };
 
 function covers(entry: MigrationEntry, server: string, code: string, from: string, to: string): boolean {
-  return entry.error_codes.includes(code) && (entry.servers === undefined || entry.servers.includes(server)) && entry.from_kind === from && entry.to_kind === to;
+  return (
+    entry.error_codes.includes(code) &&
+    (entry.servers === undefined || entry.servers.includes(server)) &&
+    entry.from_kind === from &&
+    entry.to_kind === to
+  );
 }
 
 /** The semver bump that leads from `before` to `after` (`none` when equal or lower). */
@@ -120,7 +131,10 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
   const hasChangesetFolder = existsSync(join(root, '.changeset', 'config.json'));
   const plan = hasChangesetFolder ? await getReleasePlan(root) : { changesets: [] as NewChangeset[], releases: [] };
   const ours = plan.releases.filter((release) => packages.some((entry) => entry.name === release.name));
-  if (ours.length > 0 && (ours.length !== packages.length || new Set(ours.map((release) => release.newVersion)).size > 1)) {
+  if (
+    ours.length > 0 &&
+    (ours.length !== packages.length || new Set(ours.map((release) => release.newVersion)).size > 1)
+  ) {
     report({
       rule: 'lockstep',
       message: `the pending release does not move every package to one version: ${ours.map((release) => `${release.name}@${release.newVersion}`).join(', ')}`,
@@ -137,8 +151,15 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
     layout,
     packages,
     currentVersion,
-    targetVersion: ours.map((release) => release.newVersion).sort(semver.compare).at(-1) ?? currentVersion,
-    pendingBump: ours.reduce<VersionType>((highest, release) => (BUMP_RANK[release.type] > BUMP_RANK[highest] ? release.type : highest), 'none'),
+    targetVersion:
+      ours
+        .map((release) => release.newVersion)
+        .sort(semver.compare)
+        .at(-1) ?? currentVersion,
+    pendingBump: ours.reduce<VersionType>(
+      (highest, release) => (BUMP_RANK[release.type] > BUMP_RANK[highest] ? release.type : highest),
+      'none',
+    ),
     changesets: hasChangesetFolder ? await getChangesets(root) : [],
     migrations: readMigrations(root, layout),
     fixtures: readFixtureEnvelopes(root, layout),
@@ -199,7 +220,10 @@ function shippedAs(context: CheckContext, entry: MigrationEntry): ShippedMigrati
     .filter(
       ({ entry: old }) =>
         old.id === entry.id ||
-        (old.from_kind === entry.from_kind && old.to_kind === entry.to_kind && overlaps(old.error_codes, entry.error_codes) && overlaps(old.servers, entry.servers)),
+        (old.from_kind === entry.from_kind &&
+          old.to_kind === entry.to_kind &&
+          overlaps(old.error_codes, entry.error_codes) &&
+          overlaps(old.servers, entry.servers)),
     )
     .sort((a, b) => semver.compare(a.release.version, b.release.version))[0];
 }
@@ -224,7 +248,11 @@ function checkExpiredMigrations(context: CheckContext, report: Report): void {
   const open = activeMigrations(targetVersion, migrations);
   for (const fixture of context.fixtures) {
     const legacy = fixture.legacy_error_kind;
-    if (legacy === undefined || open.some((entry) => covers(entry, fixture.server, fixture.error_code, legacy, fixture.error_kind))) continue;
+    if (
+      legacy === undefined ||
+      open.some((entry) => covers(entry, fixture.server, fixture.error_code, legacy, fixture.error_kind))
+    )
+      continue;
     report({
       rule: 'expired-migrations',
       message: `${fixture.file} still emits legacy_error_kind "${legacy}" for ${fixture.error_code}, which no migration window open at ${targetVersion} explains`,
@@ -240,22 +268,37 @@ function checkExpiredMigrations(context: CheckContext, report: Report): void {
  */
 async function baselineSnapshot(context: CheckContext): Promise<ReleaseSnapshot | undefined> {
   const last = context.releases.at(-1);
-  const tagged = last === undefined ? undefined : await fileAt(context.root, last.tag, `${context.layout.releasesFolder}/${last.version}.json`);
+  const tagged =
+    last === undefined
+      ? undefined
+      : await fileAt(context.root, last.tag, `${context.layout.releasesFolder}/${last.version}.json`);
   if (tagged !== undefined) return JSON.parse(tagged) as ReleaseSnapshot;
   return readLatestSnapshot(context.root, context.layout, last?.version ?? context.currentVersion);
 }
 
-async function checkSnapshotDrift(context: CheckContext, report: Report, skip: Skip): Promise<ReleaseSnapshot | undefined> {
+async function checkSnapshotDrift(
+  context: CheckContext,
+  report: Report,
+  skip: Skip,
+): Promise<ReleaseSnapshot | undefined> {
   const snapshot = await baselineSnapshot(context);
   if (snapshot === undefined) {
-    skip('snapshot-drift', `no released snapshot in ${context.layout.releasesFolder} at or below ${context.releases.at(-1)?.version ?? context.currentVersion}`);
+    skip(
+      'snapshot-drift',
+      `no released snapshot in ${context.layout.releasesFolder} at or below ${context.releases.at(-1)?.version ?? context.currentVersion}`,
+    );
     return undefined;
   }
   const now = kindMapOf(context.fixtures);
   for (const [server, codes] of Object.entries(snapshot.kinds)) {
     for (const [code, before] of Object.entries(codes)) {
       const after = now[server]?.[code];
-      if (after === undefined || after === before || context.migrations.some((entry) => covers(entry, server, code, before, after))) continue;
+      if (
+        after === undefined ||
+        after === before ||
+        context.migrations.some((entry) => covers(entry, server, code, before, after))
+      )
+        continue;
       report({
         rule: 'snapshot-drift',
         message: `${server} ${code} was ${before} in ${snapshot.version} and is ${after} now, with no migration entry`,
@@ -266,7 +309,12 @@ async function checkSnapshotDrift(context: CheckContext, report: Report, skip: S
   return snapshot;
 }
 
-async function checkChangesetRequired(context: CheckContext, sinceOption: string | undefined, report: Report, skip: Skip): Promise<void> {
+async function checkChangesetRequired(
+  context: CheckContext,
+  sinceOption: string | undefined,
+  report: Report,
+  skip: Skip,
+): Promise<void> {
   const { root, layout } = context;
   const since = sinceOption ?? context.releases.at(-1)?.tag ?? (await firstCommit(root));
   if (since === undefined) {
@@ -274,7 +322,9 @@ async function checkChangesetRequired(context: CheckContext, sinceOption: string
     return;
   }
   const changed = await changedFiles(root, since);
-  const contractChanges = changed.filter((file) => layout.contractFiles.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix))));
+  const contractChanges = changed.filter((file) =>
+    layout.contractFiles.some((prefix) => file === prefix || (prefix.endsWith('/') && file.startsWith(prefix))),
+  );
   const taxonomyChanges = changed.filter((file) => layout.taxonomyFiles.includes(file));
   // A bump already written by `changeset version` (the release commit, before publish) counts
   // like the changesets it consumed.
@@ -309,7 +359,12 @@ async function checkChangesetRequired(context: CheckContext, sinceOption: string
 
 /** What a server's release notes must say about one migration, each as a phrase to find. */
 function requiredPhrases(entry: MigrationEntry, opening: string, others: readonly string[]): string[] {
-  return [`\`${entry.id}\``, entry.cutover_date ?? 'YYYY-MM-DD', `release after ${opening}`, ...others.map((name) => `\`${name}\``)];
+  return [
+    `\`${entry.id}\``,
+    entry.cutover_date ?? 'YYYY-MM-DD',
+    `release after ${opening}`,
+    ...others.map((name) => `\`${name}\``),
+  ];
 }
 
 /**
@@ -334,7 +389,9 @@ function checkMigrationChangelogs(context: CheckContext, snapshot: ReleaseSnapsh
   const known = new Set(snapshot?.migrations ?? []);
   const servers = Object.keys(layout.serverPackages);
   const nameOf = (server: string): string =>
-    context.packages.find((entry) => entry.folder === layout.serverPackages[server])?.name ?? layout.serverPackages[server] ?? server;
+    context.packages.find((entry) => entry.folder === layout.serverPackages[server])?.name ??
+    layout.serverPackages[server] ??
+    server;
   for (const entry of context.migrations) {
     if (context.shipped.has(entry.id) || (context.releases.length === 0 && known.has(entry.id))) continue;
     if (entry.cutover_date === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(entry.cutover_date)) {
@@ -349,7 +406,9 @@ function checkMigrationChangelogs(context: CheckContext, snapshot: ReleaseSnapsh
     for (const server of touched) {
       const name = nameOf(server);
       const notes = [
-        ...context.changesets.filter((changeset) => changeset.releases.some((release) => release.name === name)).map((changeset) => changeset.summary),
+        ...context.changesets
+          .filter((changeset) => changeset.releases.some((release) => release.name === name))
+          .map((changeset) => changeset.summary),
         ...changelogNotes(readChangelog(root, layout.serverPackages[server] ?? '')),
       ];
       const others = touched.filter((other) => other !== server).map(nameOf);

@@ -19,16 +19,26 @@ import type { ReleaseSnapshot, WorkspaceLayout } from './workspace.js';
  * @returns the snapshot and the path written.
  * @throws Error when there is no published package.
  */
-export function writeReleaseSnapshot(root: string, layout: WorkspaceLayout = DEFAULT_LAYOUT): { snapshot: ReleaseSnapshot; path: string } {
+export function writeReleaseSnapshot(
+  root: string,
+  layout: WorkspaceLayout = DEFAULT_LAYOUT,
+): { snapshot: ReleaseSnapshot; path: string } {
   const version = readPublishedPackages(root, layout)[0]?.version;
   if (version === undefined) throw new Error(`no published package found under ${root}`);
   const kinds = kindMapOf(readFixtureEnvelopes(root, layout));
   const sorted = Object.fromEntries(
     Object.keys(kinds)
       .sort()
-      .map((server) => [server, Object.fromEntries(Object.entries(kinds[server] ?? {}).sort(([a], [b]) => a.localeCompare(b)))]),
+      .map((server) => [
+        server,
+        Object.fromEntries(Object.entries(kinds[server] ?? {}).sort(([a], [b]) => a.localeCompare(b))),
+      ]),
   );
-  const snapshot: ReleaseSnapshot = { version, kinds: sorted, migrations: readMigrations(root, layout).map((entry) => entry.id) };
+  const snapshot: ReleaseSnapshot = {
+    version,
+    kinds: sorted,
+    migrations: readMigrations(root, layout).map((entry) => entry.id),
+  };
   const folder = join(root, layout.releasesFolder);
   mkdirSync(folder, { recursive: true });
   const path = join(folder, `${version}.json`);

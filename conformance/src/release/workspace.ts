@@ -32,11 +32,22 @@ export interface WorkspaceLayout {
 
 /** This repository's layout. */
 export const DEFAULT_LAYOUT: WorkspaceLayout = {
-  packageFolders: ['contract', 'packages/core', 'packages/amazon', 'packages/sp-adapter', 'packages/ads-adapter', 'conformance'],
+  packageFolders: [
+    'contract',
+    'packages/core',
+    'packages/amazon',
+    'packages/sp-adapter',
+    'packages/ads-adapter',
+    'conformance',
+  ],
   migrationsFile: 'contract/migrations.json',
   releasesFolder: 'contract/releases',
   fixturesFolder: 'conformance/fixtures',
-  taxonomyFiles: ['contract/src/taxonomy.ts', 'contract/schemas/error-envelope.schema.json', 'contract/schemas/jsonschema-error-codes.json'],
+  taxonomyFiles: [
+    'contract/src/taxonomy.ts',
+    'contract/schemas/error-envelope.schema.json',
+    'contract/schemas/jsonschema-error-codes.json',
+  ],
   contractFiles: ['contract/src/taxonomy.ts', 'contract/schemas/', 'contract/migrations.json', 'conformance/fixtures/'],
   serverPackages: { sp: 'packages/sp-adapter', ads: 'packages/ads-adapter' },
 };
@@ -59,7 +70,8 @@ export function readPublishedPackages(root: string, layout: WorkspaceLayout): Pu
     if (!existsSync(file)) return [];
     const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string; private?: boolean };
     if (manifest.private === true) return [];
-    if (typeof manifest.name !== 'string' || typeof manifest.version !== 'string') throw new Error(`${folder}/package.json has no name or version`);
+    if (typeof manifest.name !== 'string' || typeof manifest.version !== 'string')
+      throw new Error(`${folder}/package.json has no name or version`);
     return [{ name: manifest.name, version: manifest.version, folder }];
   });
 }
@@ -88,7 +100,11 @@ export interface ReleaseSnapshot {
  *
  * @returns the snapshot, or `undefined` when there is none.
  */
-export function readLatestSnapshot(root: string, layout: WorkspaceLayout, atOrBelow?: string): ReleaseSnapshot | undefined {
+export function readLatestSnapshot(
+  root: string,
+  layout: WorkspaceLayout,
+  atOrBelow?: string,
+): ReleaseSnapshot | undefined {
   const folder = join(root, layout.releasesFolder);
   if (!existsSync(folder)) return undefined;
   const versions = readdirSync(folder)

@@ -40,12 +40,18 @@ afterAll(async () => {
 
 describe('conformance/fixtures', () => {
   it('every scenario gave the outcome it asks for', () => {
-    expect(fixtures.filter((fixture) => fixture.problems.length > 0).map((fixture) => `${fixture.server}/${fixture.scenario.id}: ${fixture.problems.join('; ')}`)).toEqual([]);
+    expect(
+      fixtures
+        .filter((fixture) => fixture.problems.length > 0)
+        .map((fixture) => `${fixture.server}/${fixture.scenario.id}: ${fixture.problems.join('; ')}`),
+    ).toEqual([]);
   });
 
   it('the same files exist, with the same bytes, as a fresh generation', () => {
     expect(files(checkedIn)).toEqual(files(regenerated));
-    const stale = files(regenerated).filter((file) => readFileSync(join(checkedIn, file), 'utf8') !== readFileSync(join(regenerated, file), 'utf8'));
+    const stale = files(regenerated).filter(
+      (file) => readFileSync(join(checkedIn, file), 'utf8') !== readFileSync(join(regenerated, file), 'utf8'),
+    );
     expect(stale, 'stale fixtures: run pnpm fixtures:update and review the diff').toEqual([]);
   });
 
@@ -53,29 +59,74 @@ describe('conformance/fixtures', () => {
     const cases = readCases(join(packageRoot, 'cases'));
     const again = mkdtempSync(join(tmpdir(), 'fixtures-again-'));
     writeFixtures(again, await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry]))));
-    expect(files(again).filter((file) => readFileSync(join(again, file), 'utf8') !== readFileSync(join(regenerated, file), 'utf8'))).toEqual([]);
+    expect(
+      files(again).filter(
+        (file) => readFileSync(join(again, file), 'utf8') !== readFileSync(join(regenerated, file), 'utf8'),
+      ),
+    ).toEqual([]);
   });
 
   it('covers every error kind each server advertises, every SCHEMA_* keyword code and the fallback, and every normalization kind', async () => {
     for (const server of ['sp', 'ads'] as const) {
       const session = await environment.session(server, 'main');
-      const advertised = (session.client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as { error_kinds: string[] }).error_kinds;
+      const advertised = (
+        session.client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as { error_kinds: string[] }
+      ).error_kinds;
       const mine = fixtures.filter((fixture) => fixture.server === server);
-      const kinds = new Set(mine.flatMap((fixture) => ('envelope' in fixture.document ? [(fixture.document['envelope'] as { error_kind: string }).error_kind] : [])));
+      const kinds = new Set(
+        mine.flatMap((fixture) =>
+          'envelope' in fixture.document ? [(fixture.document['envelope'] as { error_kind: string }).error_kind] : [],
+        ),
+      );
       expect([...kinds].sort()).toEqual([...advertised].sort());
-      const codes = new Set(mine.flatMap((fixture) => ('envelope' in fixture.document ? [(fixture.document['envelope'] as { error_code: string }).error_code] : [])));
-      for (const code of ['SCHEMA_TYPE_MISMATCH', 'SCHEMA_REQUIRED', 'SCHEMA_MAX_ITEMS', 'SCHEMA_MIN_ITEMS', 'SCHEMA_MAX_LENGTH', 'SCHEMA_MIN_LENGTH', 'SCHEMA_MAXIMUM', 'SCHEMA_MINIMUM', 'SCHEMA_ENUM_MISMATCH', 'SCHEMA_PATTERN_MISMATCH', 'SCHEMA_FORMAT_INVALID', 'SCHEMA_ADDITIONAL_PROPERTIES', 'SCHEMA_ONE_OF_FAILED', 'SCHEMA_ANY_OF_FAILED', 'SCHEMA_ALL_OF_FAILED', 'SCHEMA_UNIQUE_ITEMS', 'SCHEMA_CONST_MISMATCH', 'SCHEMA_MULTIPLE_OF', 'SCHEMA_VALIDATION_FAILED']) {
+      const codes = new Set(
+        mine.flatMap((fixture) =>
+          'envelope' in fixture.document ? [(fixture.document['envelope'] as { error_code: string }).error_code] : [],
+        ),
+      );
+      for (const code of [
+        'SCHEMA_TYPE_MISMATCH',
+        'SCHEMA_REQUIRED',
+        'SCHEMA_MAX_ITEMS',
+        'SCHEMA_MIN_ITEMS',
+        'SCHEMA_MAX_LENGTH',
+        'SCHEMA_MIN_LENGTH',
+        'SCHEMA_MAXIMUM',
+        'SCHEMA_MINIMUM',
+        'SCHEMA_ENUM_MISMATCH',
+        'SCHEMA_PATTERN_MISMATCH',
+        'SCHEMA_FORMAT_INVALID',
+        'SCHEMA_ADDITIONAL_PROPERTIES',
+        'SCHEMA_ONE_OF_FAILED',
+        'SCHEMA_ANY_OF_FAILED',
+        'SCHEMA_ALL_OF_FAILED',
+        'SCHEMA_UNIQUE_ITEMS',
+        'SCHEMA_CONST_MISMATCH',
+        'SCHEMA_MULTIPLE_OF',
+        'SCHEMA_VALIDATION_FAILED',
+      ]) {
         expect(codes.has(code), `${server} ${code}`).toBe(true);
       }
-      const events = new Set(mine.flatMap((fixture) => JSON.stringify(fixture.payload).match(/"kind":"(renamed|dropped_alias|coerced|unknown_field_passed_through|unknown_field_rejected)"/g) ?? []));
+      const events = new Set(
+        mine.flatMap(
+          (fixture) =>
+            JSON.stringify(fixture.payload).match(
+              /"kind":"(renamed|dropped_alias|coerced|unknown_field_passed_through|unknown_field_rejected)"/g,
+            ) ?? [],
+        ),
+      );
       expect(events.size).toBe(5);
     }
   });
 
   it('every envelope fixture is a valid envelope, and the release check reads them with their legacy kinds', () => {
-    for (const fixture of fixtures) if ('envelope' in fixture.document) expect(validateEnvelope(fixture.document['envelope'])).toEqual({ valid: true });
+    for (const fixture of fixtures)
+      if ('envelope' in fixture.document)
+        expect(validateEnvelope(fixture.document['envelope'])).toEqual({ valid: true });
     const read = readFixtureEnvelopes(join(packageRoot, '..'), DEFAULT_LAYOUT);
-    const legacy = read.filter((entry) => entry.legacy_error_kind !== undefined).map((entry) => `${entry.file} ${entry.error_code} ${entry.legacy_error_kind ?? ''}`);
+    const legacy = read
+      .filter((entry) => entry.legacy_error_kind !== undefined)
+      .map((entry) => `${entry.file} ${entry.error_code} ${entry.legacy_error_kind ?? ''}`);
     expect(legacy).toEqual([
       'conformance/fixtures/ads/rate-limited-429.json RATE_LIMITED ads_api_http',
       'conformance/fixtures/ads/tool-not-found.json TOOL_NOT_FOUND mcp_input_validation',

@@ -29,31 +29,56 @@ function failing(report: GateReport): string[] {
 describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
   it('passes on both reference servers and writes the JSON and JUnit reports', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'gate-ok-'));
-    const run = await runCliProcess(['gate', '--json', join(folder, 'gate.json'), '--junit', join(folder, 'gate.xml')], packageRoot, 300_000);
+    const run = await runCliProcess(
+      ['gate', '--json', join(folder, 'gate.json'), '--junit', join(folder, 'gate.xml')],
+      packageRoot,
+      300_000,
+    );
     expect(run.code, run.stdout.slice(-3000) + run.stderr).toBe(0);
     const report = readReport(join(folder, 'gate.json'));
     expect(report.conformant).toBe(true);
     expect(failing(report)).toEqual([]);
-    expect(report.servers.map((server) => `${server.id} ${server.name ?? ''}`)).toEqual(['sp mcp-envelope-sp', 'ads mcp-envelope-ads']);
+    expect(report.servers.map((server) => `${server.id} ${server.name ?? ''}`)).toEqual([
+      'sp mcp-envelope-sp',
+      'ads mcp-envelope-ads',
+    ]);
     expect(report.sections.upstream).toEqual({ passed: 71, failed: 0, skipped: 0 });
     expect(report.sections.fixtures).toEqual({ passed: 74, failed: 0, skipped: 0 });
     expect(report.sections.capability).toEqual({ passed: 8, failed: 0, skipped: 0 });
     expect(report.sections.parity.failed).toBe(0);
     expect(report.sections.probe.passed).toBeGreaterThan(50);
     const row = report.rows.find((entry) => entry.check === 'sp-429-retry-after-seconds');
-    expect(row).toMatchObject({ section: 'upstream', server: 'sp', result: 'PASS', got: 'rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}' });
-    const identities = Object.fromEntries(report.rows.filter((entry) => entry.check.startsWith('sp-identity-')).map((entry) => [entry.check, `${entry.result} ${entry.got}`]));
+    expect(row).toMatchObject({
+      section: 'upstream',
+      server: 'sp',
+      result: 'PASS',
+      got: 'rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}',
+    });
+    const identities = Object.fromEntries(
+      report.rows
+        .filter((entry) => entry.check.startsWith('sp-identity-'))
+        .map((entry) => [entry.check, `${entry.result} ${entry.got}`]),
+    );
     expect(identities).toEqual({
       'sp-identity-cache-down': 'PASS success _meta{warnings}',
       'sp-identity-list': 'PASS success no _meta',
       'sp-identity-service-401': 'PASS auth_error/OPENBRIDGE_HTTP_401 retryable=false no _meta',
-      'sp-identity-service-429': 'PASS rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}',
+      'sp-identity-service-429':
+        'PASS rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}',
       'sp-identity-service-503': 'PASS sp_api_http/OPENBRIDGE_HTTP_503 retryable=true no _meta',
       'sp-identity-switch': 'PASS success no _meta',
       'sp-identity-unknown-id': 'PASS mcp_input_validation/SCHEMA_IDENTITY_NOT_FOUND retryable=false no _meta',
     });
     const parity = report.rows.filter((entry) => entry.section === 'parity').map((entry) => entry.check);
-    expect(parity).toEqual(expect.arrayContaining(['input validation: SCHEMA_REQUIRED', 'unknown tool', 'upstream 429', 'upstream 401', 'internal error']));
+    expect(parity).toEqual(
+      expect.arrayContaining([
+        'input validation: SCHEMA_REQUIRED',
+        'unknown tool',
+        'upstream 429',
+        'upstream 401',
+        'internal error',
+      ]),
+    );
     expect(run.stdout).toContain('verdict: CONFORMANT (both servers)');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
     const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
@@ -76,7 +101,18 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
         '',
       ].join('\n'),
     );
-    const run = await runCliProcess(['gate', '--no-probe', '--json', join(folder, 'gate.json'), '--ads-command', `${shellQuote(process.execPath)} ${shellQuote(wrapper)}`], packageRoot, 300_000);
+    const run = await runCliProcess(
+      [
+        'gate',
+        '--no-probe',
+        '--json',
+        join(folder, 'gate.json'),
+        '--ads-command',
+        `${shellQuote(process.execPath)} ${shellQuote(wrapper)}`,
+      ],
+      packageRoot,
+      300_000,
+    );
     expect(run.code).toBe(1);
     const report = readReport(join(folder, 'gate.json'));
     expect(report.conformant).toBe(false);
@@ -103,11 +139,17 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     const edited = JSON.parse(readFileSync(file, 'utf8')) as { expected: Record<string, unknown> };
     edited.expected = { ...edited.expected, error_kind: 'internal_error', retryable: false };
     writeFileSync(file, JSON.stringify(edited));
-    const run = await runCliProcess(['gate', '--no-probe', '--json', join(folder, 'gate.json'), '--cases', cases], packageRoot, 300_000);
+    const run = await runCliProcess(
+      ['gate', '--no-probe', '--json', join(folder, 'gate.json'), '--cases', cases],
+      packageRoot,
+      300_000,
+    );
     expect(run.code).toBe(1);
     const report = readReport(join(folder, 'gate.json'));
     expect(failing(report)).toEqual(['upstream sp sp-503-empty-body']);
-    expect(report.rows.find((entry) => entry.check === 'sp-503-empty-body')?.note).toBe('error_kind sp_api_http, expected internal_error; retryable true, expected false');
+    expect(report.rows.find((entry) => entry.check === 'sp-503-empty-body')?.note).toBe(
+      'error_kind sp_api_http, expected internal_error; retryable true, expected false',
+    );
   }, 300_000);
 
   it('exits 2 when the cases folder cannot be read', async () => {

@@ -39,12 +39,23 @@ function isBuilt(): boolean {
 }
 
 /** Runs a program with this process's environment plus `env` (NO_COLOR set); never rejects. */
-export function run(file: string, args: readonly string[], cwd: string, timeoutMs: number, env: Readonly<Record<string, string>> = {}): Promise<CliRun> {
+export function run(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+  env: Readonly<Record<string, string>> = {},
+): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(file, [...args], { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', ...env } }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      file,
+      [...args],
+      { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', ...env } },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -52,7 +63,10 @@ const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => 
 
 /** Builds `dist/` with `tsc -p tsconfig.build.json` unless it is up to date. */
 export async function ensureBuilt(): Promise<void> {
-  const lock = join(tmpdir(), `mcp-envelope-conformance-build-${createHash('sha256').update(packageRoot).digest('hex').slice(0, 12)}.lock`);
+  const lock = join(
+    tmpdir(),
+    `mcp-envelope-conformance-build-${createHash('sha256').update(packageRoot).digest('hex').slice(0, 12)}.lock`,
+  );
   for (let attempt = 0; attempt < 600; attempt += 1) {
     if (isBuilt()) return;
     try {
@@ -80,7 +94,12 @@ export async function ensureBuilt(): Promise<void> {
 }
 
 /** Runs `node dist/cli.js <args>` in `cwd` (default: the package folder), `env` added to this process's environment. */
-export function runCliProcess(args: readonly string[], cwd: string = packageRoot, timeoutMs = 120_000, env: Readonly<Record<string, string>> = {}): Promise<CliRun> {
+export function runCliProcess(
+  args: readonly string[],
+  cwd: string = packageRoot,
+  timeoutMs = 120_000,
+  env: Readonly<Record<string, string>> = {},
+): Promise<CliRun> {
   return run(process.execPath, [cliPath, ...args], cwd, timeoutMs, env);
 }
 
@@ -90,7 +109,8 @@ export function shellQuote(word: string): string {
 }
 
 /** The fixture server's modes (see the comment at the top of `test/fixtures/envelope-server.mjs`). */
-export type FixtureMode = 'conformant' | 'mixed' | 'cursor-loop' | 'pattern' | 'silent' | 'optional' | 'empty-cursor' | 'null-cursor' | 'open';
+export type FixtureMode =
+  'conformant' | 'mixed' | 'cursor-loop' | 'pattern' | 'silent' | 'optional' | 'empty-cursor' | 'null-cursor' | 'open';
 
 /** The `--stdio` command line that starts the fixture server in a mode, with flags that break or reconfigure it. */
 export function fixtureCommand(mode: FixtureMode, ...flags: readonly string[]): string {

@@ -21,7 +21,9 @@ function record(entry) {
 /** Whether a host names the loopback range (an unset host means localhost to Node). */
 function isLoopbackHost(host) {
   if (host === undefined || host === null || host === '') return true;
-  const name = String(host).toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const name = String(host)
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   if (net.isIPv4(name)) return name.startsWith('127.');
   if (net.isIPv6(name)) return name === '::1' || name === '0:0:0:0:0:0:0:1' || name.startsWith('::ffff:127.');
@@ -29,7 +31,9 @@ function isLoopbackHost(host) {
 }
 
 function refusal(what, host, port) {
-  const error = new Error(`loopback guard: refused ${what} to ${String(host)}${port === undefined ? '' : `:${String(port)}`} (only 127.0.0.0/8, ::1 and localhost are allowed)`);
+  const error = new Error(
+    `loopback guard: refused ${what} to ${String(host)}${port === undefined ? '' : `:${String(port)}`} (only 127.0.0.0/8, ::1 and localhost are allowed)`,
+  );
   error.code = 'ENETUNREACH';
   return error;
 }
@@ -38,7 +42,8 @@ function refusal(what, host, port) {
 function socketTarget(args) {
   // net.connect hands Socket#connect its already-normalized [options, listener] array.
   const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-  if (first !== null && typeof first === 'object') return first.path === undefined ? { host: first.host, port: first.port } : { path: first.path };
+  if (first !== null && typeof first === 'object')
+    return first.path === undefined ? { host: first.host, port: first.port } : { path: first.path };
   if (typeof first === 'string' && !/^\d+$/.test(first)) return { path: first };
   return { host: typeof args[1] === 'string' ? args[1] : undefined, port: first };
 }
@@ -72,12 +77,27 @@ dgram.Socket.prototype.send = function guardedSend(...args) {
 const originalDgramConnect = dgram.Socket.prototype.connect;
 dgram.Socket.prototype.connect = function guardedDgramConnect(port, address, callback) {
   const host = typeof address === 'string' ? address : undefined;
-  if (isLoopbackHost(host)) return originalDgramConnect.apply(this, [port, address, callback].filter((value) => value !== undefined));
+  if (isLoopbackHost(host))
+    return originalDgramConnect.apply(
+      this,
+      [port, address, callback].filter((value) => value !== undefined),
+    );
   record({ event: 'refused', via: 'dgram.Socket.connect', host: String(host), port });
   throw refusal('a datagram connection', host, port);
 };
 
-const LOOKUPS = ['lookup', 'resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCname', 'resolveMx', 'resolveNs', 'resolveSrv', 'resolveTxt'];
+const LOOKUPS = [
+  'lookup',
+  'resolve',
+  'resolve4',
+  'resolve6',
+  'resolveAny',
+  'resolveCname',
+  'resolveMx',
+  'resolveNs',
+  'resolveSrv',
+  'resolveTxt',
+];
 
 for (const name of LOOKUPS) {
   const original = dns[name];

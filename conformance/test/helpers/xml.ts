@@ -17,7 +17,11 @@ const NAME = /^[A-Za-z_:][-A-Za-z0-9_:.]*/;
 function decode(raw: string, where: string): string {
   for (const character of raw) {
     const code = character.codePointAt(0) ?? 0;
-    const forbidden = (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || (code >= 0xd800 && code <= 0xdfff) || code === 0xfffe || code === 0xffff;
+    const forbidden =
+      (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+      (code >= 0xd800 && code <= 0xdfff) ||
+      code === 0xfffe ||
+      code === 0xffff;
     if (forbidden) throw new Error(`forbidden character U+${code.toString(16)} in ${where}`);
   }
   return raw.replace(/&([^;]*);|&/g, (whole, name: string | undefined) => {
@@ -75,7 +79,12 @@ export function parseXml(document: string): XmlElement {
     const body = selfClosing ? tag.slice(0, -1) : tag;
     const name = NAME.exec(body)?.[0];
     if (name === undefined) throw new Error(`bad tag name in <${tag.slice(0, 20)}>`);
-    const element: XmlElement = { name, attributes: parseAttributes(body.slice(name.length), name), children: [], text: '' };
+    const element: XmlElement = {
+      name,
+      attributes: parseAttributes(body.slice(name.length), name),
+      children: [],
+      text: '',
+    };
     if (current === undefined) {
       if (root !== undefined) throw new Error('more than one root element');
       root = element;

@@ -7,7 +7,18 @@ import { APPLICABLE_SCENARIOS, NOT_APPLICABLE_SCENARIOS } from '../../src/mcp-su
 
 describe('parseExpectedFailures', () => {
   it('reads server entries with the comment lines above them and inline comments as the reason', () => {
-    const text = ['# file header', 'server:', '  # the first reason', '  # continues here', '  - alpha', '  - beta # inline reason', '  - gamma', 'client:', '  - sse-retry', ''].join('\n');
+    const text = [
+      '# file header',
+      'server:',
+      '  # the first reason',
+      '  # continues here',
+      '  - alpha',
+      '  - beta # inline reason',
+      '  - gamma',
+      'client:',
+      '  - sse-retry',
+      '',
+    ].join('\n');
     expect(parseExpectedFailures(text)).toEqual([
       { scenario: 'alpha', reason: 'the first reason continues here' },
       { scenario: 'beta', reason: 'inline reason' },
@@ -36,6 +47,16 @@ describe('parseExpectedFailures', () => {
 
   it('the applicable and not-applicable scenarios do not overlap and cover the required ones', () => {
     expect(APPLICABLE_SCENARIOS.filter((scenario) => Object.hasOwn(NOT_APPLICABLE_SCENARIOS, scenario))).toEqual([]);
-    expect(APPLICABLE_SCENARIOS).toEqual(expect.arrayContaining(['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'json-schema-2020-12', 'dns-rebinding-protection']));
+    expect(APPLICABLE_SCENARIOS).toEqual(
+      expect.arrayContaining([
+        'server-initialize',
+        'ping',
+        'tools-list',
+        'tools-call-simple-text',
+        'tools-call-error',
+        'json-schema-2020-12',
+        'dns-rebinding-protection',
+      ]),
+    );
   });
 });

@@ -28,7 +28,10 @@ describe('runOfficialSuite', () => {
 
   it('passing scenarios and a listed failure make an ok run', async () => {
     const report = await runOfficialSuite({
-      expectedFailuresFile: expectedFailures('ok.yml', 'server:\n  # no priming event for a 2025-03-26 request\n  - server-sse-polling\n'),
+      expectedFailuresFile: expectedFailures(
+        'ok.yml',
+        'server:\n  # no priming event for a 2025-03-26 request\n  - server-sse-polling\n',
+      ),
       servers: ['sp'],
       scenarios: ['tools-call-error', 'json-schema-2020-12', 'server-sse-polling'],
     });
@@ -53,8 +56,13 @@ describe('runOfficialSuite', () => {
       ['server-sse-polling', 'failed', false, 'FAIL'],
     ]);
     expect(report.rows[0]?.note).toContain('stale entry');
-    expect(report.rows[1]?.note).toContain('new failure; WARNING server-sse-priming-event: Server did not send priming event');
-    expect(report.file_issues).toEqual(['ping: no reason comment', 'resources-list: not a scenario this run executes (not applicable); remove the entry']);
+    expect(report.rows[1]?.note).toContain(
+      'new failure; WARNING server-sse-priming-event: Server did not send priming event',
+    );
+    expect(report.file_issues).toEqual([
+      'ping: no reason comment',
+      'resources-list: not a scenario this run executes (not applicable); remove the entry',
+    ]);
     expect(report.ok).toBe(false);
   }, 120_000);
 });

@@ -31,7 +31,10 @@ export function cleanEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.P
  */
 export function loopbackNpmEnv(folder: string): NodeJS.ProcessEnv {
   // Two distinct files that do not exist: npm refuses to load one file as both.
-  return cleanEnv({ NPM_CONFIG_USERCONFIG: join(folder, '.no-user-npmrc'), NPM_CONFIG_GLOBALCONFIG: join(folder, '.no-global-npmrc') });
+  return cleanEnv({
+    NPM_CONFIG_USERCONFIG: join(folder, '.no-user-npmrc'),
+    NPM_CONFIG_GLOBALCONFIG: join(folder, '.no-global-npmrc'),
+  });
 }
 
 // A fixed identity and no user or system git configuration, so a developer's settings (commit
@@ -52,7 +55,13 @@ const GIT_ISOLATED = {
  * npmrc can neither send a publish elsewhere nor break one. Git runs as {@link gitEnv} has it.
  */
 export function releaseNpmEnv(registry: string, userconfig: string): NodeJS.ProcessEnv {
-  return cleanEnv({ ...GIT_ISOLATED, npm_config_registry: `${registry}/`, NPM_CONFIG_USERCONFIG: userconfig, NPM_CONFIG_GLOBALCONFIG: `${userconfig}.no-global`, CI: '' });
+  return cleanEnv({
+    ...GIT_ISOLATED,
+    npm_config_registry: `${registry}/`,
+    NPM_CONFIG_USERCONFIG: userconfig,
+    NPM_CONFIG_GLOBALCONFIG: `${userconfig}.no-global`,
+    CI: '',
+  });
 }
 
 /** The environment of git in the rehearsal (its commits and tags read no user or system git configuration). */
@@ -65,20 +74,35 @@ export function gitEnv(): NodeJS.ProcessEnv {
  *
  * @returns the exit code and stdout followed by stderr.
  */
-export async function command(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandResult> {
+export async function command(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<CommandResult> {
   try {
     const { stdout, stderr } = await run(file, args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
     return { code: 0, output: `${stdout}${stderr}` };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
-    return { code: typeof failed.code === 'number' ? failed.code : 1, output: `${failed.stdout ?? ''}${failed.stderr ?? failed.message}` };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : 1,
+      output: `${failed.stdout ?? ''}${failed.stderr ?? failed.message}`,
+    };
   }
 }
 
 /** The `.npmrc` of a folder that may talk to the loopback registry and nothing else. */
 export function writeRegistryNpmrc(folder: string, registry: string, cache: string, token?: string): void {
   const host = registry.replace(/^https?:/, '');
-  const lines = [`registry=${registry}/`, `cache=${cache}`, 'audit=false', 'fund=false', 'update-notifier=false', ...(token === undefined ? [] : [`${host}/:_authToken=${token}`])];
+  const lines = [
+    `registry=${registry}/`,
+    `cache=${cache}`,
+    'audit=false',
+    'fund=false',
+    'update-notifier=false',
+    ...(token === undefined ? [] : [`${host}/:_authToken=${token}`]),
+  ];
   writeFileSync(join(folder, '.npmrc'), `${lines.join('\n')}\n`);
 }
 
@@ -122,18 +146,39 @@ export const id: number = MIGRATIONS[0]!.id;
  */
 export function writeConsumer(folder: string, registry: string, cache: string): void {
   mkdirSync(join(folder, 'src'), { recursive: true });
-  writeFileSync(join(folder, 'package.json'), `${JSON.stringify({ name: 'release-consumer', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    join(folder, 'package.json'),
+    `${JSON.stringify({ name: 'release-consumer', private: true, type: 'module' }, null, 2)}\n`,
+  );
   writeRegistryNpmrc(folder, registry, cache);
   writeFileSync(join(folder, 'unknown-tool.mjs'), UNKNOWN_TOOL_SCRIPT);
   writeFileSync(join(folder, 'src', 'consumer.ts'), CONSUMER_SOURCE);
   writeFileSync(join(folder, 'src', 'wrong.ts'), WRONG_SOURCE);
   // skipLibCheck: the third-party declarations (the MCP SDK's zod types) take most of a minute
   // to check and are not ours; the consumer's use of ours is what must compile.
-  const strict = { strict: true, noEmit: true, skipLibCheck: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, target: 'ES2022', types: ['node'] };
-  const configs = {
-    'tsconfig.nodenext.json': { compilerOptions: { ...strict, module: 'NodeNext', moduleResolution: 'NodeNext' }, files: ['src/consumer.ts'] },
-    'tsconfig.bundler.json': { compilerOptions: { ...strict, module: 'ESNext', moduleResolution: 'Bundler' }, files: ['src/consumer.ts'] },
-    'tsconfig.wrong.json': { compilerOptions: { ...strict, module: 'NodeNext', moduleResolution: 'NodeNext' }, files: ['src/wrong.ts'] },
+  const strict = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    target: 'ES2022',
+    types: ['node'],
   };
-  for (const [name, config] of Object.entries(configs)) writeFileSync(join(folder, name), `${JSON.stringify(config, null, 2)}\n`);
+  const configs = {
+    'tsconfig.nodenext.json': {
+      compilerOptions: { ...strict, module: 'NodeNext', moduleResolution: 'NodeNext' },
+      files: ['src/consumer.ts'],
+    },
+    'tsconfig.bundler.json': {
+      compilerOptions: { ...strict, module: 'ESNext', moduleResolution: 'Bundler' },
+      files: ['src/consumer.ts'],
+    },
+    'tsconfig.wrong.json': {
+      compilerOptions: { ...strict, module: 'NodeNext', moduleResolution: 'NodeNext' },
+      files: ['src/wrong.ts'],
+    },
+  };
+  for (const [name, config] of Object.entries(configs))
+    writeFileSync(join(folder, name), `${JSON.stringify(config, null, 2)}\n`);
 }

@@ -54,7 +54,10 @@ async function git(clone: string, ...args: string[]): Promise<string> {
  * @throws Error when git fails.
  */
 export async function deleteTags(clone: string): Promise<string[]> {
-  const tags = (await git(clone, 'tag', '--list')).split('\n').filter((line) => line !== '').sort();
+  const tags = (await git(clone, 'tag', '--list'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
   if (tags.length > 0) await git(clone, 'tag', '--delete', ...tags);
   return tags;
 }
@@ -67,18 +70,24 @@ export async function deleteTags(clone: string): Promise<string[]> {
 export function lockstepVersion(root: string): string {
   const versions = [...new Set(readPublishedPackages(root, DEFAULT_LAYOUT).map((entry) => entry.version))];
   const [version] = versions;
-  if (version === undefined || versions.length > 1) throw new Error(`not one lockstep version under ${root}: ${versions.join(', ')}`);
+  if (version === undefined || versions.length > 1)
+    throw new Error(`not one lockstep version under ${root}: ${versions.join(', ')}`);
   return version;
 }
 
 /** The highest of some bumps (`none` for none). */
 export function highestBump(bumps: readonly VersionType[]): VersionType {
-  return bumps.reduce<VersionType>((highest, bump) => (BUMP_ORDER.indexOf(bump) > BUMP_ORDER.indexOf(highest) ? bump : highest), 'none');
+  return bumps.reduce<VersionType>(
+    (highest, bump) => (BUMP_ORDER.indexOf(bump) > BUMP_ORDER.indexOf(highest) ? bump : highest),
+    'none',
+  );
 }
 
 /** The highest bump the pending changesets of a checkout ask for (`none` without any). */
 export async function pendingBump(root: string): Promise<VersionType> {
-  return highestBump((await getChangesets(root)).flatMap((changeset) => changeset.releases.map((release) => release.type)));
+  return highestBump(
+    (await getChangesets(root)).flatMap((changeset) => changeset.releases.map((release) => release.type)),
+  );
 }
 
 /**
@@ -97,7 +106,10 @@ export function nextVersion(version: string, bump: VersionType): string {
 function addRehearsalMigration(clone: string, introducedIn: string): string[] {
   const file = join(clone, DEFAULT_LAYOUT.migrationsFile);
   const table = JSON.parse(readFileSync(file, 'utf8')) as { migrations: { id: string }[] };
-  const migrations = [{ ...REHEARSAL_MIGRATION, introduced_in: introducedIn }, ...table.migrations.filter((entry) => entry.id !== REHEARSAL_MIGRATION.id)];
+  const migrations = [
+    { ...REHEARSAL_MIGRATION, introduced_in: introducedIn },
+    ...table.migrations.filter((entry) => entry.id !== REHEARSAL_MIGRATION.id),
+  ];
   writeFileSync(file, `${JSON.stringify({ ...table, migrations }, null, 2)}\n`);
   return migrations.map((entry) => entry.id);
 }

@@ -56,7 +56,14 @@ function rehearsal(): Rehearsal {
 }
 
 /** Runs a command, records how long it took, and fails with its output when `expectCode` differs. */
-async function step(label: string, file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, expectCode: 0 | 'nonzero' = 0): Promise<CommandResult> {
+async function step(
+  label: string,
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  expectCode: 0 | 'nonzero' = 0,
+): Promise<CommandResult> {
   const started = Date.now();
   const result = await command(file, args, cwd, env);
   rehearsal().timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -90,13 +97,16 @@ function patchRelease(): string {
  * arguments: the rehearsal runs exactly these, so a broken workflow command fails here first.
  */
 function workflowCommands(): { version: string[]; publish: string[] } {
-  const workflow = parse(readClone('.github/workflows/release.yml')) as { jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }> };
+  const workflow = parse(readClone('.github/workflows/release.yml')) as {
+    jobs: Record<string, { steps: { uses?: string; with?: Record<string, string> }[] }>;
+  };
   const step = Object.values(workflow.jobs)
     .flatMap((job) => job.steps)
     .find((candidate) => candidate.uses?.startsWith('changesets/action@') === true);
   const asArguments = (line: string | undefined): string[] => {
     const match = /^npx pnpm (.+)$/.exec(line ?? '');
-    if (match?.[1] === undefined) throw new Error(`the release workflow's changesets step runs "${line ?? ''}", not an \`npx pnpm ...\` command`);
+    if (match?.[1] === undefined)
+      throw new Error(`the release workflow's changesets step runs "${line ?? ''}", not an \`npx pnpm ...\` command`);
     return match[1].split(' ');
   };
   return { version: asArguments(step?.with?.['version']), publish: asArguments(step?.with?.['publish']) };
@@ -104,7 +114,14 @@ function workflowCommands(): { version: string[]; publish: string[] } {
 
 function pnpm(args: readonly string[], label: string, expectCode: 0 | 'nonzero' = 0): Promise<CommandResult> {
   const { clone } = rehearsal();
-  return step(label, process.execPath, [join(clone, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), ...args], clone, releaseEnv(), expectCode);
+  return step(
+    label,
+    process.execPath,
+    [join(clone, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), ...args],
+    clone,
+    releaseEnv(),
+    expectCode,
+  );
 }
 
 function git(...args: string[]): Promise<CommandResult> {
@@ -127,7 +144,11 @@ function startUpstream(): Promise<Server> {
     response.writeHead(503, { 'content-type': 'application/json' });
     response.end('{"errors":[{"code":"ServiceUnavailable","message":"rehearsal upstream"}]}');
   });
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => { done(server); }));
+  return new Promise((done) =>
+    server.listen(0, '127.0.0.1', () => {
+      done(server);
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -144,21 +165,41 @@ beforeAll(async () => {
   const upstream = await startUpstream();
   const address = upstream.address();
   const upstreamUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-  state = { base, clone: join(base, 'repo'), consumer: join(base, 'consumer'), registry, upstream, upstreamUrl, timings };
-  timings.push(`verdaccio up with ${thirdParty.length} third-party packages packed from the local install: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  state = {
+    base,
+    clone: join(base, 'repo'),
+    consumer: join(base, 'consumer'),
+    registry,
+    upstream,
+    upstreamUrl,
+    timings,
+  };
+  timings.push(
+    `verdaccio up with ${thirdParty.length} third-party packages packed from the local install: ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   writeRegistryNpmrc(base, registry.url, join(base, 'npm-cache'), registry.token);
   writeFileSync(join(base, 'release.npmrc'), readFileSync(join(base, '.npmrc'), 'utf8'));
   await step('git clone', 'git', ['clone', '--quiet', ROOT, state.clone], base, gitEnv());
   // The build cache only: the clone's first build has the same inputs as this checkout's.
-  const commonDir = (await command('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], ROOT, gitEnv())).output.trim();
+  const commonDir = (
+    await command('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], ROOT, gitEnv())
+  ).output.trim();
   const turboCache = join(dirname(commonDir), '.turbo', 'cache');
   if (existsSync(turboCache)) cpSync(turboCache, join(state.clone, '.turbo', 'cache'), { recursive: true });
-  await step('pnpm install --offline (clone)', process.execPath, [join(ROOT, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), 'install', '--frozen-lockfile', '--offline'], state.clone, releaseEnv());
+  await step(
+    'pnpm install --offline (clone)',
+    process.execPath,
+    [join(ROOT, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs'), 'install', '--frozen-lockfile', '--offline'],
+    state.clone,
+    releaseEnv(),
+  );
 });
 
 afterAll(async () => {
   if (state === undefined) return;
-  process.stdout.write(`release rehearsal (steps, seconds, and what release:check said):\n  ${state.timings.join('\n  ')}\n`);
+  process.stdout.write(
+    `release rehearsal (steps, seconds, and what release:check said):\n  ${state.timings.join('\n  ')}\n`,
+  );
   await state.registry.stop();
   await new Promise((done) => state?.upstream.close(done));
   rmSync(state.base, { recursive: true, force: true });
@@ -168,11 +209,15 @@ describe('three releases through a real registry', () => {
   it('release 1 is prepared from the clone itself: no copied tag, its own window, versions derived from its package.json and changesets', async () => {
     const first = await prepareFirstRelease(rehearsal().clone);
     rehearsal().first = first;
-    rehearsal().timings.push(`release 1 prepared: ${first.from} -> ${first.version}, ${first.deletedTags.length} copied tag(s) deleted, windows ${first.migrationIds.join(', ')}`);
+    rehearsal().timings.push(
+      `release 1 prepared: ${first.from} -> ${first.version}, ${first.deletedTags.length} copied tag(s) deleted, windows ${first.migrationIds.join(', ')}`,
+    );
     expect((await git('tag', '--list')).output).toBe('');
     expect(first.migrationIds[0]).toBe(REHEARSAL_MIGRATION.id);
     await pnpm(['run', 'fixtures:update'], 'release 1: pnpm run fixtures:update');
-    expect(JSON.parse(readClone('conformance/fixtures/sp/tool-not-found.json'))).toMatchObject({ envelope: { error_kind: 'tool_not_found', legacy_error_kind: 'mcp_input_validation' } });
+    expect(JSON.parse(readClone('conformance/fixtures/sp/tool-not-found.json'))).toMatchObject({
+      envelope: { error_kind: 'tool_not_found', legacy_error_kind: 'mcp_input_validation' },
+    });
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'rehearsal: open a migration window of its own');
   });
@@ -187,7 +232,8 @@ describe('three releases through a real registry', () => {
     await git('commit', '--quiet', '-m', 'Version Packages');
     const released = await pnpm(workflowCommands().publish, 'release 1: pnpm run release');
     expect(released.output.match(/All good!/g)).toHaveLength(PACKAGES.length);
-    for (const [, name] of PACKAGES) expect(released.output).toContain(`${name} v${version}\n\n (ignoring resolutions: 'node10', 'node16-cjs')`);
+    for (const [, name] of PACKAGES)
+      expect(released.output).toContain(`${name} v${version}\n\n (ignoring resolutions: 'node10', 'node16-cjs')`);
     for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual([version]);
     const tags = (await git('tag', '--list')).output.split('\n').filter((line) => line !== '');
     expect(tags.sort()).toEqual(PACKAGES.map(([, name]) => `${name}@${version}`).sort());
@@ -195,14 +241,23 @@ describe('three releases through a real registry', () => {
 
   it('release 1 CHANGELOGs: each server names its migrations, the cutover date, the dropping release and the other server', () => {
     const { version } = firstRelease();
-    const table = JSON.parse(readClone('contract/migrations.json')) as { migrations: { id: string; servers?: string[] }[] };
-    for (const [server, folder, other] of [['sp', 'sp-adapter', 'ads-adapter'], ['ads', 'ads-adapter', 'sp-adapter']] as const) {
+    const table = JSON.parse(readClone('contract/migrations.json')) as {
+      migrations: { id: string; servers?: string[] }[];
+    };
+    for (const [server, folder, other] of [
+      ['sp', 'sp-adapter', 'ads-adapter'],
+      ['ads', 'ads-adapter', 'sp-adapter'],
+    ] as const) {
       const changelog = readClone(`packages/${folder}/CHANGELOG.md`);
       expect(changelog.startsWith(`# @mcp-envelope/${folder}\n\n## ${version}\n`)).toBe(true);
       const note = changelog.split('\n').find((line) => line.includes(`\`${REHEARSAL_MIGRATION.id}\``)) ?? '';
-      expect(note).toContain(`cutover date ${REHEARSAL_MIGRATION.cutover_date}; the release after ${version} drops \`legacy_error_kind\``);
+      expect(note).toContain(
+        `cutover date ${REHEARSAL_MIGRATION.cutover_date}; the release after ${version} drops \`legacy_error_kind\``,
+      );
       expect(note).toContain(`\`@mcp-envelope/${other}\``);
-      const touching = table.migrations.filter((entry) => entry.servers === undefined || entry.servers.includes(server));
+      const touching = table.migrations.filter(
+        (entry) => entry.servers === undefined || entry.servers.includes(server),
+      );
       for (const { id } of touching) expect(changelog).toContain(`\`${id}\``);
     }
   });
@@ -211,30 +266,59 @@ describe('three releases through a real registry', () => {
     const { consumer, base, upstreamUrl } = rehearsal();
     const { version } = firstRelease();
     writeConsumer(consumer, rehearsal().registry.url, join(base, 'consumer-npm-cache'));
-    const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
-    await step(`consumer: npm install ${version}`, 'npm', ['install', ...names.map((name) => `${name}@${version}`), 'typescript@6.0.3', '@types/node@20.19.43'], consumer, loopbackNpmEnv(consumer));
+    const names = [
+      '@mcp-envelope/sp-adapter',
+      '@mcp-envelope/ads-adapter',
+      '@mcp-envelope/contract',
+      '@mcp-envelope/conformance',
+    ];
+    await step(
+      `consumer: npm install ${version}`,
+      'npm',
+      ['install', ...names.map((name) => `${name}@${version}`), 'typescript@6.0.3', '@types/node@20.19.43'],
+      consumer,
+      loopbackNpmEnv(consumer),
+    );
     for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
-      const answer = await step(`consumer: ${bin} unknown tool (${version})`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer));
-      expect(JSON.parse(answer.output)).toMatchObject({ error_kind: 'tool_not_found', error_code: 'TOOL_NOT_FOUND', legacy_error_kind: REHEARSAL_MIGRATION.from_kind });
+      const answer = await step(
+        `consumer: ${bin} unknown tool (${version})`,
+        process.execPath,
+        ['unknown-tool.mjs', bin, '--upstream', upstreamUrl],
+        consumer,
+        loopbackNpmEnv(consumer),
+      );
+      expect(JSON.parse(answer.output)).toMatchObject({
+        error_kind: 'tool_not_found',
+        error_code: 'TOOL_NOT_FOUND',
+        legacy_error_kind: REHEARSAL_MIGRATION.from_kind,
+      });
     }
   });
 
   it('release 2: a patch release is refused while the migrations release 1 shipped are still in the table', async () => {
     const { version, migrationIds } = firstRelease();
-    writeFileSync(join(rehearsal().clone, '.changeset/rehearsal-fix.md'), "---\n'@mcp-envelope/sp-adapter': patch\n---\n\nA fix between releases.\n");
+    writeFileSync(
+      join(rehearsal().clone, '.changeset/rehearsal-fix.md'),
+      "---\n'@mcp-envelope/sp-adapter': patch\n---\n\nA fix between releases.\n",
+    );
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'a fix');
     const refused = await pnpm(workflowCommands().version, 'release 2: pnpm run version-packages (refused)', 'nonzero');
     expect(refused.output).toContain(`release:check ${version} -> ${patchRelease()} (released: ${version})`);
     for (const id of migrationIds) expect(refused.output).toContain(`FAIL [expired-migrations] migration "${id}"`);
-    expect(refused.output).toContain(`shipped in ${version} (tag @mcp-envelope/contract@${version}); its window closes with the next release, and ${patchRelease()} is about to be released`);
+    expect(refused.output).toContain(
+      `shipped in ${version} (tag @mcp-envelope/contract@${version}); its window closes with the next release, and ${patchRelease()} is about to be released`,
+    );
     expect(JSON.parse(readClone('contract/package.json')).version).toBe(version);
     expect(await publishedVersions('@mcp-envelope/sp-adapter')).toEqual([version]);
   });
 
   it('release 3: with the entries removed and the fixtures regenerated, a patch release publishes', async () => {
     const table = JSON.parse(readClone('contract/migrations.json')) as { migrations: unknown[] };
-    writeFileSync(join(rehearsal().clone, 'contract/migrations.json'), `${JSON.stringify({ ...table, migrations: [] }, null, 2)}\n`);
+    writeFileSync(
+      join(rehearsal().clone, 'contract/migrations.json'),
+      `${JSON.stringify({ ...table, migrations: [] }, null, 2)}\n`,
+    );
     writeFileSync(
       join(rehearsal().clone, '.changeset/rehearsal-cutover.md'),
       "---\n'@mcp-envelope/contract': patch\n'@mcp-envelope/sp-adapter': patch\n'@mcp-envelope/ads-adapter': patch\n---\n\nCutover: `legacy_error_kind` is no longer sent.\n",
@@ -247,20 +331,50 @@ describe('three releases through a real registry', () => {
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'Version Packages');
     await pnpm(workflowCommands().publish, 'release 3: pnpm run release');
-    for (const [, name] of PACKAGES) expect(await publishedVersions(name)).toEqual([firstRelease().version, patchRelease()]);
+    for (const [, name] of PACKAGES)
+      expect(await publishedVersions(name)).toEqual([firstRelease().version, patchRelease()]);
   });
 
   it('release 3 from a clean folder: no legacy_error_kind, and both servers probe CONFORMANT with the installed CLI', async () => {
     const { consumer, upstreamUrl } = rehearsal();
-    const names = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter', '@mcp-envelope/contract', '@mcp-envelope/conformance'];
-    await step(`consumer: npm install ${patchRelease()}`, 'npm', ['install', ...names.map((name) => `${name}@${patchRelease()}`)], consumer, loopbackNpmEnv(consumer));
+    const names = [
+      '@mcp-envelope/sp-adapter',
+      '@mcp-envelope/ads-adapter',
+      '@mcp-envelope/contract',
+      '@mcp-envelope/conformance',
+    ];
+    await step(
+      `consumer: npm install ${patchRelease()}`,
+      'npm',
+      ['install', ...names.map((name) => `${name}@${patchRelease()}`)],
+      consumer,
+      loopbackNpmEnv(consumer),
+    );
     for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
-      const answer = JSON.parse((await step(`consumer: ${bin} unknown tool (${patchRelease()})`, process.execPath, ['unknown-tool.mjs', bin, '--upstream', upstreamUrl], consumer, loopbackNpmEnv(consumer))).output) as Record<string, unknown>;
+      const answer = JSON.parse(
+        (
+          await step(
+            `consumer: ${bin} unknown tool (${patchRelease()})`,
+            process.execPath,
+            ['unknown-tool.mjs', bin, '--upstream', upstreamUrl],
+            consumer,
+            loopbackNpmEnv(consumer),
+          )
+        ).output,
+      ) as Record<string, unknown>;
       expect([answer['error_kind'], answer['legacy_error_kind']]).toEqual(['tool_not_found', undefined]);
       const probe = await step(
         `consumer: mcp-envelope-conformance probe ${bin}`,
         'npx',
-        ['--no-install', 'mcp-envelope-conformance', 'probe', '--stdio', `npx --no-install ${bin} --upstream ${upstreamUrl}`, '--max-tools', '3'],
+        [
+          '--no-install',
+          'mcp-envelope-conformance',
+          'probe',
+          '--stdio',
+          `npx --no-install ${bin} --upstream ${upstreamUrl}`,
+          '--max-tools',
+          '3',
+        ],
         consumer,
         loopbackNpmEnv(consumer),
       );
@@ -272,10 +386,25 @@ describe('three releases through a real registry', () => {
     const { consumer } = rehearsal();
     const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
     for (const config of ['tsconfig.nodenext.json', 'tsconfig.bundler.json']) {
-      const checked = await step(`consumer: tsc -p ${config}`, process.execPath, [tsc, '-p', config], consumer, loopbackNpmEnv(consumer));
+      const checked = await step(
+        `consumer: tsc -p ${config}`,
+        process.execPath,
+        [tsc, '-p', config],
+        consumer,
+        loopbackNpmEnv(consumer),
+      );
       expect(checked.output).toBe('');
     }
-    const wrong = await step('consumer: tsc -p tsconfig.wrong.json', process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer, loopbackNpmEnv(consumer), 'nonzero');
-    expect(wrong.output).toContain("src/wrong.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'.");
+    const wrong = await step(
+      'consumer: tsc -p tsconfig.wrong.json',
+      process.execPath,
+      [tsc, '-p', 'tsconfig.wrong.json'],
+      consumer,
+      loopbackNpmEnv(consumer),
+      'nonzero',
+    );
+    expect(wrong.output).toContain(
+      "src/wrong.ts(3,14): error TS2322: Type 'string' is not assignable to type 'number'.",
+    );
   });
 });

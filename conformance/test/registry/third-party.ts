@@ -42,9 +42,17 @@ function resolveFrom(folder: string, name: string): string | undefined {
 }
 
 function wanted(manifest: Manifest): { names: string[]; optional: Set<string> } {
-  const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional === true).map(([name]) => name);
+  const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {})
+    .filter(([, meta]) => meta.optional === true)
+    .map(([name]) => name);
   const optional = new Set([...Object.keys(manifest.optionalDependencies ?? {}), ...optionalPeers]);
-  const names = [...new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})])];
+  const names = [
+    ...new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.optionalDependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ]),
+  ];
   return { names, optional };
 }
 
@@ -57,14 +65,24 @@ function wanted(manifest: Manifest): { names: string[]; optional: Set<string> } 
  * @param extra - further names to add, resolved from `extraFrom`.
  * @throws Error when a required dependency is not installed.
  */
-export function collectInstalled(roots: readonly string[], exclude: ReadonlySet<string>, extra: readonly string[], extraFrom: string): InstalledPackage[] {
+export function collectInstalled(
+  roots: readonly string[],
+  exclude: ReadonlySet<string>,
+  extra: readonly string[],
+  extraFrom: string,
+): InstalledPackage[] {
   const found = new Map<string, InstalledPackage>();
   const queue: string[] = [...roots.map((root) => realpathSync(root))];
   for (const name of extra) {
     const folder = resolveFrom(extraFrom, name);
     if (folder === undefined) throw new Error(`${name} is not installed under ${extraFrom}`);
     const own = readManifest(folder);
-    found.set(`${name}@${own.version ?? ''}`, { name, version: own.version ?? '0.0.0', folder, manifest: own as Record<string, unknown> });
+    found.set(`${name}@${own.version ?? ''}`, {
+      name,
+      version: own.version ?? '0.0.0',
+      folder,
+      manifest: own as Record<string, unknown>,
+    });
     queue.push(folder);
   }
   for (let folder = queue.shift(); folder !== undefined; folder = queue.shift()) {
@@ -80,11 +98,18 @@ export function collectInstalled(roots: readonly string[], exclude: ReadonlySet<
       const own = readManifest(dependency);
       const key = `${own.name ?? name}@${own.version ?? ''}`;
       if (found.has(key)) continue;
-      found.set(key, { name: own.name ?? name, version: own.version ?? '0.0.0', folder: dependency, manifest: own as Record<string, unknown> });
+      found.set(key, {
+        name: own.name ?? name,
+        version: own.version ?? '0.0.0',
+        folder: dependency,
+        manifest: own as Record<string, unknown>,
+      });
       queue.push(dependency);
     }
   }
-  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version, undefined, { numeric: true }));
+  return [...found.values()].sort(
+    (a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version, undefined, { numeric: true }),
+  );
 }
 
 /**
@@ -93,7 +118,19 @@ export function collectInstalled(roots: readonly string[], exclude: ReadonlySet<
  * entry), because npm drops hard-link entries when it unpacks.
  */
 async function packFolder(folder: string, file: string): Promise<Buffer> {
-  await run('tar', ['--create', '--gzip', '--file', file, '--directory', folder, '--exclude=./node_modules', '--hard-dereference', '--transform', 's,^\\.,package,', '.']);
+  await run('tar', [
+    '--create',
+    '--gzip',
+    '--file',
+    file,
+    '--directory',
+    folder,
+    '--exclude=./node_modules',
+    '--hard-dereference',
+    '--transform',
+    's,^\\.,package,',
+    '.',
+  ]);
   return readFileSync(file);
 }
 
@@ -113,7 +150,11 @@ async function mapLimited<T>(items: readonly T[], limit: number, work: (item: T)
  * @param registry - the URL the registry will listen on (the tarball addresses).
  * @param storage - the storage folder of its configuration.
  */
-export async function seedStorage(registry: string, storage: string, packages: readonly InstalledPackage[]): Promise<void> {
+export async function seedStorage(
+  registry: string,
+  storage: string,
+  packages: readonly InstalledPackage[],
+): Promise<void> {
   const byName = new Map<string, InstalledPackage[]>();
   for (const entry of packages) byName.set(entry.name, [...(byName.get(entry.name) ?? []), entry]);
   const now = new Date().toISOString();
@@ -137,7 +178,11 @@ export async function seedStorage(registry: string, storage: string, packages: r
       const file = `${name.split('/').at(-1) ?? name}-${entry.version}.tgz`;
       const tarball = await packFolder(entry.folder, join(folder, file));
       const shasum = createHash('sha1').update(tarball).digest('hex');
-      const dist = { tarball: `${registry}/${name}/-/${file}`, shasum, integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}` };
+      const dist = {
+        tarball: `${registry}/${name}/-/${file}`,
+        shasum,
+        integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}`,
+      };
       packument.versions[entry.version] = { ...entry.manifest, _id: `${name}@${entry.version}`, dist };
       packument.time[entry.version] = now;
       packument._attachments[file] = { shasum, version: entry.version };

@@ -79,14 +79,22 @@ async function waitUntilUp(url: string, child: ChildProcess, log: () => string):
  *
  * @throws Error when it does not come up or refuses the user.
  */
-export async function startVerdaccio(repositoryRoot: string, folder: string, seed: (url: string, storage: string) => Promise<void>): Promise<Registry> {
+export async function startVerdaccio(
+  repositoryRoot: string,
+  folder: string,
+  seed: (url: string, storage: string) => Promise<void>,
+): Promise<Registry> {
   writeFileSync(join(folder, 'config.yaml'), config(folder));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   await seed(url, join(folder, 'storage'));
-  const child = spawn(process.execPath, [verdaccioBin(repositoryRoot), '--config', join(folder, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [verdaccioBin(repositoryRoot), '--config', join(folder, 'config.yaml'), '--listen', `127.0.0.1:${port}`],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -105,7 +113,8 @@ export async function startVerdaccio(repositoryRoot: string, folder: string, see
       body: JSON.stringify({ name: 'release', password: 'rehearsal-only' }),
     });
     const body = (await response.json()) as { token?: string };
-    if (!response.ok || typeof body.token !== 'string') throw new Error(`verdaccio refused the user (${response.status}): ${JSON.stringify(body)}`);
+    if (!response.ok || typeof body.token !== 'string')
+      throw new Error(`verdaccio refused the user (${response.status}): ${JSON.stringify(body)}`);
     return { url, token: body.token, log, stop };
   } catch (error) {
     await stop();

@@ -35,21 +35,45 @@ function patterns(): string[] {
 
 describe('CODEOWNERS', () => {
   it('names only paths that exist: every pattern matches a tracked file', () => {
-    const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((line) => line !== '');
+    const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line !== '');
     const unmatched = patterns().filter((pattern) => !tracked.some(matcher(pattern)));
     expect(unmatched).toEqual([]);
   });
 
   it('protects the migrations table, the release check and the release configuration', () => {
-    expect(patterns()).toEqual(expect.arrayContaining(['/contract/migrations.json', '/conformance/src/release/', '/.changeset/config.json', '/.github/']));
+    expect(patterns()).toEqual(
+      expect.arrayContaining([
+        '/contract/migrations.json',
+        '/conformance/src/release/',
+        '/.changeset/config.json',
+        '/.github/',
+      ]),
+    );
   });
 
   it('reads ** as any number of folders, as GitHub does', () => {
-    expect(['packages/a/b/CHANGELOG.md', 'packages/CHANGELOG.md', 'contract/CHANGELOG.md'].filter(matcher('/packages/**/CHANGELOG.md'))).toEqual(['packages/a/b/CHANGELOG.md', 'packages/CHANGELOG.md']);
+    expect(
+      ['packages/a/b/CHANGELOG.md', 'packages/CHANGELOG.md', 'contract/CHANGELOG.md'].filter(
+        matcher('/packages/**/CHANGELOG.md'),
+      ),
+    ).toEqual(['packages/a/b/CHANGELOG.md', 'packages/CHANGELOG.md']);
   });
 
   it('reads patterns the way GitHub does', () => {
-    expect(['/contract/', '/scripts/release-check*', 'migrations.json', '/package.json'].map((pattern) => [pattern, ['contract/a.ts', 'scripts/release-check.ts', 'contract/migrations.json', 'package.json', 'contract/package.json'].filter(matcher(pattern))])).toEqual([
+    expect(
+      ['/contract/', '/scripts/release-check*', 'migrations.json', '/package.json'].map((pattern) => [
+        pattern,
+        [
+          'contract/a.ts',
+          'scripts/release-check.ts',
+          'contract/migrations.json',
+          'package.json',
+          'contract/package.json',
+        ].filter(matcher(pattern)),
+      ]),
+    ).toEqual([
       ['/contract/', ['contract/a.ts', 'contract/migrations.json', 'contract/package.json']],
       ['/scripts/release-check*', ['scripts/release-check.ts']],
       ['migrations.json', ['contract/migrations.json']],

@@ -16,7 +16,13 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { readReleases, runReleaseCheck, writeReleaseSnapshot } from '../../src/release/index.js';
 import { gitEnv } from '../registry/consumer.js';
-import { REHEARSAL_MIGRATION, highestBump, lockstepVersion, nextVersion, prepareFirstRelease } from '../registry/preparation.js';
+import {
+  REHEARSAL_MIGRATION,
+  highestBump,
+  lockstepVersion,
+  nextVersion,
+  prepareFirstRelease,
+} from '../registry/preparation.js';
 import { PACKAGES } from './release-repo.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -46,7 +52,10 @@ function cloneRepository(): string {
  * A `v<version>` tag and a pre-release tag stand for tags the release history must not count.
  */
 function simulateVersionPackages(clone: string): string {
-  writeFileSync(join(clone, '.changeset', 'simulated-release.md'), "---\n'@mcp-envelope/core': patch\n---\n\nA release before the rehearsal.\n");
+  writeFileSync(
+    join(clone, '.changeset', 'simulated-release.md'),
+    "---\n'@mcp-envelope/core': patch\n---\n\nA release before the rehearsal.\n",
+  );
   execFileSync(process.execPath, [changesetBin, 'version'], { cwd: clone, env: gitEnv(), encoding: 'utf8' });
   const version = lockstepVersion(clone);
   writeReleaseSnapshot(clone);
@@ -64,11 +73,21 @@ describe('the release rehearsal prepares release 1 from its clone', () => {
     const before = lockstepVersion(clone);
     const released = simulateVersionPackages(clone);
     expect(semver.gt(released, before)).toBe(true);
-    expect(readdirSync(join(clone, '.changeset')).filter((file) => file.endsWith('.md') && file !== 'README.md')).toEqual([]);
-    expect(await readReleases(clone, NAMES)).toEqual([{ version: released, tag: `@mcp-envelope/contract@${released}` }]);
+    expect(
+      readdirSync(join(clone, '.changeset')).filter((file) => file.endsWith('.md') && file !== 'README.md'),
+    ).toEqual([]);
+    expect(await readReleases(clone, NAMES)).toEqual([
+      { version: released, tag: `@mcp-envelope/contract@${released}` },
+    ]);
 
     const first = await prepareFirstRelease(clone);
-    expect(first.deletedTags).toEqual([...NAMES.map((name) => `${name}@${released}`), `@mcp-envelope/contract@${nextVersion(released, 'minor')}-next.0`, `v${released}`].sort());
+    expect(first.deletedTags).toEqual(
+      [
+        ...NAMES.map((name) => `${name}@${released}`),
+        `@mcp-envelope/contract@${nextVersion(released, 'minor')}-next.0`,
+        `v${released}`,
+      ].sort(),
+    );
     expect(git(clone, 'tag', '--list')).toBe('');
     expect(await readReleases(clone, NAMES)).toEqual([]);
     expect([first.from, first.version]).toEqual([released, semver.inc(released, 'minor')]);
@@ -76,13 +95,23 @@ describe('the release rehearsal prepares release 1 from its clone', () => {
 
     const check = await runReleaseCheck({ root: clone });
     expect(check.findings).toEqual([]);
-    expect([check.ok, check.currentVersion, check.targetVersion, check.releases]).toEqual([true, released, first.version, []]);
+    expect([check.ok, check.currentVersion, check.targetVersion, check.releases]).toEqual([
+      true,
+      released,
+      first.version,
+      [],
+    ]);
   });
 
   it('on the repository as it is: release 1 is the version the pending changesets and its own lead to, and release:check passes', async () => {
     const clone = cloneRepository();
     const first = await prepareFirstRelease(clone);
-    expect(first.deletedTags).toEqual(git(ROOT, 'tag', '--list').split('\n').filter((line) => line !== '').sort());
+    expect(first.deletedTags).toEqual(
+      git(ROOT, 'tag', '--list')
+        .split('\n')
+        .filter((line) => line !== '')
+        .sort(),
+    );
     expect(first.from).toBe(lockstepVersion(ROOT));
     const check = await runReleaseCheck({ root: clone });
     expect(check.findings).toEqual([]);
@@ -95,8 +124,16 @@ describe('version arithmetic of the rehearsal', () => {
   it('applies the highest bump as changeset version does, 0.x included', () => {
     expect(highestBump(['patch', 'minor', 'none'])).toBe('minor');
     expect(highestBump([])).toBe('none');
-    expect(['0.1.0', '0.9.0', '1.4.2'].map((version) => nextVersion(version, 'minor'))).toEqual(['0.2.0', '0.10.0', '1.5.0']);
-    expect([nextVersion('0.2.0', 'patch'), nextVersion('0.2.0', 'major'), nextVersion('0.2.0', 'none')]).toEqual(['0.2.1', '1.0.0', '0.2.0']);
+    expect(['0.1.0', '0.9.0', '1.4.2'].map((version) => nextVersion(version, 'minor'))).toEqual([
+      '0.2.0',
+      '0.10.0',
+      '1.5.0',
+    ]);
+    expect([nextVersion('0.2.0', 'patch'), nextVersion('0.2.0', 'major'), nextVersion('0.2.0', 'none')]).toEqual([
+      '0.2.1',
+      '1.0.0',
+      '0.2.0',
+    ]);
     expect(() => nextVersion('next', 'patch')).toThrow('"next" is not a semver version');
   });
 });

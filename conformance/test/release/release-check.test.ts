@@ -6,7 +6,17 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { formatReleaseCheck, readReleases, runReleaseCheck, writeReleaseSnapshot } from '../../src/release/index.js';
-import { PACKAGES, TOOL_NOT_FOUND_MIGRATION, addChangeset, envelopeFixture, git, makeReleaseRepo, migrationNote, tagRelease, write } from './release-repo.js';
+import {
+  PACKAGES,
+  TOOL_NOT_FOUND_MIGRATION,
+  addChangeset,
+  envelopeFixture,
+  git,
+  makeReleaseRepo,
+  migrationNote,
+  tagRelease,
+  write,
+} from './release-repo.js';
 
 const changesetBin = join(dirname(createRequire(import.meta.url).resolve('@changesets/cli/package.json')), 'bin.js');
 const NAMES = PACKAGES.map(([, name]) => name);
@@ -68,11 +78,22 @@ describe('lockstep', () => {
 
   it('fails when the pending release does not move every package together', async () => {
     const root = makeReleaseRepo();
-    write(root, '.changeset/config.json', { changelog: false, commit: false, fixed: [], linked: [], access: 'public', baseBranch: 'main', updateInternalDependencies: 'patch', ignore: [] });
+    write(root, '.changeset/config.json', {
+      changelog: false,
+      commit: false,
+      fixed: [],
+      linked: [],
+      access: 'public',
+      baseBranch: 'main',
+      updateInternalDependencies: 'patch',
+      ignore: [],
+    });
     addChangeset(root, 'lonely', 'patch', 'Only the contract moves.');
     const result = await runReleaseCheck({ root });
     expect(result.findings.map((finding) => finding.rule)).toEqual(['lockstep', 'expired-migrations']);
-    expect(result.findings[0]!.message).toBe('the pending release does not move every package to one version: @mcp-envelope/contract@0.1.1');
+    expect(result.findings[0]!.message).toBe(
+      'the pending release does not move every package to one version: @mcp-envelope/contract@0.1.1',
+    );
   });
 });
 
@@ -104,22 +125,51 @@ describe('expired-migrations: a window is one release long, whatever the bump', 
     const root = makeReleaseRepo();
     const renamed = { ...TOOL_NOT_FOUND_MIGRATION, id: 'unknown-tool-to-tool-not-found-again' };
     write(root, 'contract/migrations.json', { migrations: [renamed] });
-    addChangeset(root, 'fix', 'patch', `A fix.\n${migrationNote(renamed, '0.1.1', ['@mcp-envelope/ads-adapter'])}`, '@mcp-envelope/sp-adapter');
-    addChangeset(root, 'fix-ads', 'patch', migrationNote(renamed, '0.1.1', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    addChangeset(
+      root,
+      'fix',
+      'patch',
+      `A fix.\n${migrationNote(renamed, '0.1.1', ['@mcp-envelope/ads-adapter'])}`,
+      '@mcp-envelope/sp-adapter',
+    );
+    addChangeset(
+      root,
+      'fix-ads',
+      'patch',
+      migrationNote(renamed, '0.1.1', ['@mcp-envelope/sp-adapter']),
+      '@mcp-envelope/ads-adapter',
+    );
     const result = await runReleaseCheck({ root });
-    expect(result.findings.filter((finding) => finding.rule === 'expired-migrations').map((finding) => finding.message)).toEqual([
+    expect(
+      result.findings.filter((finding) => finding.rule === 'expired-migrations').map((finding) => finding.message),
+    ).toEqual([
       'migration "unknown-tool-to-tool-not-found-again" (mcp_input_validation -> tool_not_found) shipped in 0.1.0 (tag @mcp-envelope/contract@0.1.0) as "unknown-tool-to-tool-not-found"; its window closes with the next release, and 0.1.1 is about to be released',
     ]);
   });
 
   it('still honours an explicit removed_in', async () => {
     const root = makeReleaseRepo({ tag: false, migrations: [{ ...TOOL_NOT_FOUND_MIGRATION, removed_in: '0.2.0' }] });
-    addChangeset(root, 'next', 'minor', `Next minor.\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}`, '@mcp-envelope/sp-adapter');
-    addChangeset(root, 'next-ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    addChangeset(
+      root,
+      'next',
+      'minor',
+      `Next minor.\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}`,
+      '@mcp-envelope/sp-adapter',
+    );
+    addChangeset(
+      root,
+      'next-ads',
+      'minor',
+      migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']),
+      '@mcp-envelope/ads-adapter',
+    );
     const result = await runReleaseCheck({ root });
     expect(result.targetVersion).toBe('0.2.0');
     expect(result.findings.map((finding) => [finding.rule, finding.message])).toEqual([
-      ['expired-migrations', 'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) expired in 0.2.0, and 0.2.0 is about to be released'],
+      [
+        'expired-migrations',
+        'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) expired in 0.2.0, and 0.2.0 is about to be released',
+      ],
       [
         'expired-migrations',
         'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.2.0 explains',
@@ -131,7 +181,10 @@ describe('expired-migrations: a window is one release long, whatever the bump', 
     const root = makeReleaseRepo({ migrations: [] });
     const result = await runReleaseCheck({ root });
     expect(result.findings.map((finding) => [finding.rule, finding.message])).toEqual([
-      ['expired-migrations', 'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.1.0 explains'],
+      [
+        'expired-migrations',
+        'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.1.0 explains',
+      ],
     ]);
   });
 });
@@ -157,11 +210,17 @@ describe('snapshot-drift', () => {
     const root = makeReleaseRepo({ migrations: [] });
     write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
     writeReleaseSnapshot(root);
-    write(root, 'contract/releases/0.1.1.json', { version: '0.1.1', kinds: { sp: { SP_API_HTTP_403: 'sp_api_http' } }, migrations: [] });
+    write(root, 'contract/releases/0.1.1.json', {
+      version: '0.1.1',
+      kinds: { sp: { SP_API_HTTP_403: 'sp_api_http' } },
+      migrations: [],
+    });
     write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
     for (const [folder, name] of PACKAGES) write(root, `${folder}/package.json`, { name, version: '0.1.1' });
     const result = await runReleaseCheck({ root });
-    expect(result.findings.map((finding) => finding.message)).toEqual(['sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry']);
+    expect(result.findings.map((finding) => finding.message)).toEqual([
+      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry',
+    ]);
   });
 
   it('reads the snapshot the release tag holds, so editing it in the checkout cannot hide a change', async () => {
@@ -175,15 +234,29 @@ describe('snapshot-drift', () => {
     writeReleaseSnapshot(root);
     addChangeset(root, 'quiet', 'minor', 'Nothing to see.');
     const result = await runReleaseCheck({ root });
-    expect(result.findings.map((finding) => finding.message)).toEqual(['sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry']);
+    expect(result.findings.map((finding) => finding.message)).toEqual([
+      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry',
+    ]);
   });
 
   it('passes when a migration entry covers the change, named in the server CHANGELOG', async () => {
     const root = makeReleaseRepo({ migrations: [] });
     write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
     writeReleaseSnapshot(root);
-    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'));
-    const entry = { id: 'sp-403-back', error_codes: ['SP_API_HTTP_403'], servers: ['sp'], from_kind: 'auth_error', to_kind: 'sp_api_http', introduced_in: '0.2.0', cutover_date: '2027-06-01' };
+    write(
+      root,
+      'conformance/fixtures/sp/sp-http-403.json',
+      envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'),
+    );
+    const entry = {
+      id: 'sp-403-back',
+      error_codes: ['SP_API_HTTP_403'],
+      servers: ['sp'],
+      from_kind: 'auth_error',
+      to_kind: 'sp_api_http',
+      introduced_in: '0.2.0',
+      cutover_date: '2027-06-01',
+    };
     write(root, 'contract/migrations.json', { migrations: [entry] });
     addChangeset(root, 'note', 'minor', migrationNote(entry, '0.2.0'), '@mcp-envelope/sp-adapter');
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
@@ -193,7 +266,11 @@ describe('snapshot-drift', () => {
     const root = makeReleaseRepo();
     const { snapshot, path } = writeReleaseSnapshot(root);
     expect(path).toBe(join(root, 'contract/releases/0.1.0.json'));
-    expect(snapshot).toEqual({ version: '0.1.0', kinds: { sp: { SP_API_HTTP_403: 'auth_error', TOOL_NOT_FOUND: 'tool_not_found' } }, migrations: ['unknown-tool-to-tool-not-found'] });
+    expect(snapshot).toEqual({
+      version: '0.1.0',
+      kinds: { sp: { SP_API_HTTP_403: 'auth_error', TOOL_NOT_FOUND: 'tool_not_found' } },
+      migrations: ['unknown-tool-to-tool-not-found'],
+    });
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(snapshot);
   });
 });
@@ -206,7 +283,8 @@ describe('changeset-required', () => {
     expect(result.findings).toEqual([
       {
         rule: 'changeset-required',
-        message: 'contract files changed since @mcp-envelope/contract@0.1.0 with no pending changeset: conformance/fixtures/sp/new-case.json',
+        message:
+          'contract files changed since @mcp-envelope/contract@0.1.0 with no pending changeset: conformance/fixtures/sp/new-case.json',
         fix: 'Run `pnpm changeset`, pick the bump that fits, and describe the change for users.',
       },
     ]);
@@ -234,7 +312,8 @@ describe('changeset-required', () => {
     expect(patch.findings).toEqual([
       {
         rule: 'changeset-required',
-        message: 'the taxonomy changed since @mcp-envelope/contract@0.1.0 (contract/src/taxonomy.ts) but the release bumps only patch',
+        message:
+          'the taxonomy changed since @mcp-envelope/contract@0.1.0 (contract/src/taxonomy.ts) but the release bumps only patch',
         fix: 'Change the changeset to `minor` (or `major` when a kind or code was removed): a taxonomy change is never a patch.',
       },
     ]);
@@ -248,14 +327,27 @@ describe('changeset-required', () => {
     writeReleaseSnapshot(root);
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'snapshot');
-    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'));
-    const entry = { id: 'sp-403-back', error_codes: ['SP_API_HTTP_403'], servers: ['sp'], from_kind: 'auth_error', to_kind: 'sp_api_http', introduced_in: '0.1.1', cutover_date: '2027-06-01' };
+    write(
+      root,
+      'conformance/fixtures/sp/sp-http-403.json',
+      envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'),
+    );
+    const entry = {
+      id: 'sp-403-back',
+      error_codes: ['SP_API_HTTP_403'],
+      servers: ['sp'],
+      from_kind: 'auth_error',
+      to_kind: 'sp_api_http',
+      introduced_in: '0.1.1',
+      cutover_date: '2027-06-01',
+    };
     write(root, 'contract/migrations.json', { migrations: [entry] });
     addChangeset(root, 'note', 'patch', migrationNote(entry, '0.1.1'), '@mcp-envelope/sp-adapter');
     expect((await runReleaseCheck({ root })).findings).toEqual([
       {
         rule: 'changeset-required',
-        message: 'migration "sp-403-back" (auth_error -> sp_api_http) is a reclassification but the release bumps only patch',
+        message:
+          'migration "sp-403-back" (auth_error -> sp_api_http) is a reclassification but the release bumps only patch',
         fix: 'Change the changeset to `minor` (or `major`): a reclassification is never a patch.',
       },
     ]);
@@ -285,7 +377,11 @@ describe('changeset-required', () => {
 describe('migration-changelog: every affected server CHANGELOG names the window', () => {
   it('fails for each server whose notes lack the id, the cutover date, the dropping release or the other server', async () => {
     const root = makeReleaseRepo({ changelog: false, tag: false });
-    write(root, 'packages/ads-adapter/CHANGELOG.md', `# changelog\n\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.1.0')}\n`);
+    write(
+      root,
+      'packages/ads-adapter/CHANGELOG.md',
+      `# changelog\n\n${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.1.0')}\n`,
+    );
     const result = await runReleaseCheck({ root });
     expect(result.findings).toEqual([
       {
@@ -296,7 +392,8 @@ describe('migration-changelog: every affected server CHANGELOG names the window'
       },
       {
         rule: 'migration-changelog',
-        message: 'packages/ads-adapter/CHANGELOG.md (and the pending changesets releasing @mcp-envelope/ads-adapter) lack, for migration "unknown-tool-to-tool-not-found": `@mcp-envelope/sp-adapter`',
+        message:
+          'packages/ads-adapter/CHANGELOG.md (and the pending changesets releasing @mcp-envelope/ads-adapter) lack, for migration "unknown-tool-to-tool-not-found": `@mcp-envelope/sp-adapter`',
         fix: 'Add a changeset releasing @mcp-envelope/ads-adapter that names `unknown-tool-to-tool-not-found`, says mcp_input_validation becomes tool_not_found, gives the cutover date 2027-03-01, says legacy_error_kind is dropped in the release after 0.1.0, and refers to `@mcp-envelope/sp-adapter`, which the migration also touches.',
       },
     ]);
@@ -305,17 +402,41 @@ describe('migration-changelog: every affected server CHANGELOG names the window'
   it('passes with one changeset per server, cross-referenced, and asks only the servers a migration touches', async () => {
     const spOnly = { ...TOOL_NOT_FOUND_MIGRATION, id: 'sp-only', servers: ['sp'] };
     const root = makeReleaseRepo({ changelog: false, tag: false, migrations: [TOOL_NOT_FOUND_MIGRATION, spOnly] });
-    addChangeset(root, 'sp', 'minor', `${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}\n${migrationNote(spOnly, '0.2.0')}`, '@mcp-envelope/sp-adapter');
-    addChangeset(root, 'ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    addChangeset(
+      root,
+      'sp',
+      'minor',
+      `${migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter'])}\n${migrationNote(spOnly, '0.2.0')}`,
+      '@mcp-envelope/sp-adapter',
+    );
+    addChangeset(
+      root,
+      'ads',
+      'minor',
+      migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']),
+      '@mcp-envelope/ads-adapter',
+    );
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
   it('wants the id, date, dropping release and other server in one note, not gathered from notes about other migrations', async () => {
     const spOnly = { ...TOOL_NOT_FOUND_MIGRATION, id: 'sp-only', servers: ['sp'] };
     const root = makeReleaseRepo({ changelog: false, tag: false, migrations: [TOOL_NOT_FOUND_MIGRATION, spOnly] });
-    addChangeset(root, 'sp', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter']), '@mcp-envelope/sp-adapter');
+    addChangeset(
+      root,
+      'sp',
+      'minor',
+      migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/ads-adapter']),
+      '@mcp-envelope/sp-adapter',
+    );
     addChangeset(root, 'sp-more', 'minor', 'Also `sp-only` moves.', '@mcp-envelope/sp-adapter');
-    addChangeset(root, 'ads', 'minor', migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']), '@mcp-envelope/ads-adapter');
+    addChangeset(
+      root,
+      'ads',
+      'minor',
+      migrationNote(TOOL_NOT_FOUND_MIGRATION, '0.2.0', ['@mcp-envelope/sp-adapter']),
+      '@mcp-envelope/ads-adapter',
+    );
     expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual([
       'packages/sp-adapter/CHANGELOG.md (and the pending changesets releasing @mcp-envelope/sp-adapter) lack, for migration "sp-only": 2027-03-01, release after 0.2.0',
     ]);
@@ -325,7 +446,9 @@ describe('migration-changelog: every affected server CHANGELOG names the window'
     const undated = { ...TOOL_NOT_FOUND_MIGRATION };
     delete undated.cutover_date;
     const root = makeReleaseRepo({ tag: false, migrations: [undated] });
-    expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual(['migration "unknown-tool-to-tool-not-found" has no cutover_date']);
+    expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual([
+      'migration "unknown-tool-to-tool-not-found" has no cutover_date',
+    ]);
   });
 
   it('does not ask again for a migration a release already shipped', async () => {
@@ -340,7 +463,10 @@ describe('a dry run of changeset version', () => {
     addChangeset(root, 'next-minor', 'minor', 'Next minor release.');
     expect((await runReleaseCheck({ root })).targetVersion).toBe('0.2.0');
     execFileSync(process.execPath, [changesetBin, 'version'], { cwd: root, encoding: 'utf8' });
-    const versions = PACKAGES.map(([folder]) => (JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')) as { version: string }).version);
+    const versions = PACKAGES.map(
+      ([folder]) =>
+        (JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')) as { version: string }).version,
+    );
     expect(versions).toEqual(['0.2.0', '0.2.0', '0.2.0', '0.2.0', '0.2.0']);
     const after = await runReleaseCheck({ root });
     expect(after.currentVersion).toBe('0.2.0');

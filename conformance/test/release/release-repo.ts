@@ -36,7 +36,8 @@ export const TOOL_NOT_FOUND_MIGRATION: Migration = {
 
 /** The release notes a server's CHANGELOG needs for `entry` when `opening` ships it. */
 export function migrationNote(entry: Migration, opening: string, others: readonly string[] = []): string {
-  const also = others.length === 0 ? '' : ` The same window applies to ${others.map((name) => `\`${name}\``).join(', ')}.`;
+  const also =
+    others.length === 0 ? '' : ` The same window applies to ${others.map((name) => `\`${name}\``).join(', ')}.`;
   return `- \`${entry.id}\`: ${entry.from_kind} becomes ${entry.to_kind}; cutover date ${entry.cutover_date ?? ''}, legacy_error_kind is dropped in the release after ${opening}.${also}`;
 }
 
@@ -51,7 +52,17 @@ export function write(root: string, path: string, content: unknown): void {
 }
 
 export function git(root: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.test' } });
+  return execFileSync('git', args, {
+    cwd: root,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.test',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.test',
+    },
+  });
 }
 
 export function envelopeFixture(code: string, kind: string, legacy?: string): unknown {
@@ -76,7 +87,9 @@ export function envelopeFixture(code: string, kind: string, legacy?: string): un
  * A committed repository at version `version` with the given migrations, server CHANGELOGs
  * naming them, and two SP fixtures; tagged as released at `version` unless `tag` is false.
  */
-export function makeReleaseRepo(options: { version?: string; migrations?: Migration[]; changelog?: boolean; tag?: boolean } = {}): string {
+export function makeReleaseRepo(
+  options: { version?: string; migrations?: Migration[]; changelog?: boolean; tag?: boolean } = {},
+): string {
   const root = mkdtempSync(join(tmpdir(), 'release-check-'));
   const version = options.version ?? '0.1.0';
   const migrations = options.migrations ?? [TOOL_NOT_FOUND_MIGRATION];
@@ -100,10 +113,18 @@ export function makeReleaseRepo(options: { version?: string; migrations?: Migrat
       ['packages/sp-adapter', '@mcp-envelope/ads-adapter'],
       ['packages/ads-adapter', '@mcp-envelope/sp-adapter'],
     ] as const) {
-      write(root, `${folder}/CHANGELOG.md`, `# changelog\n\n${migrations.map((entry) => migrationNote(entry, version, entry.servers === undefined ? [other] : [])).join('\n')}\n`);
+      write(
+        root,
+        `${folder}/CHANGELOG.md`,
+        `# changelog\n\n${migrations.map((entry) => migrationNote(entry, version, entry.servers === undefined ? [other] : [])).join('\n')}\n`,
+      );
     }
   }
-  write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found', 'mcp_input_validation'));
+  write(
+    root,
+    'conformance/fixtures/sp/tool-not-found.json',
+    envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found', 'mcp_input_validation'),
+  );
   write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'auth_error'));
   git(root, 'init', '-q', '-b', 'main');
   git(root, 'add', '-A');
@@ -112,6 +133,12 @@ export function makeReleaseRepo(options: { version?: string; migrations?: Migrat
   return root;
 }
 
-export function addChangeset(root: string, name: string, bump: 'patch' | 'minor' | 'major', summary: string, packageName = '@mcp-envelope/contract'): void {
+export function addChangeset(
+  root: string,
+  name: string,
+  bump: 'patch' | 'minor' | 'major',
+  summary: string,
+  packageName = '@mcp-envelope/contract',
+): void {
   write(root, `.changeset/${name}.md`, `---\n'${packageName}': ${bump}\n---\n\n${summary}\n`);
 }

@@ -27,7 +27,16 @@ const rounds = 2000;
 let started = performance.now();
 for (let round = 0; round < rounds; round += 1) {
   for (const fixture of fixtures) {
-    classifyAdsHttpFailure({ type: 'upstream_http', status: fixture.response.status, headers: fixture.response.headers, body: fixture.response.body, request: { method: fixture.request.method, url: `https://advertising-api.amazon.com${fixture.request.path}` } }, now);
+    classifyAdsHttpFailure(
+      {
+        type: 'upstream_http',
+        status: fixture.response.status,
+        headers: fixture.response.headers,
+        body: fixture.response.body,
+        request: { method: fixture.request.method, url: `https://advertising-api.amazon.com${fixture.request.path}` },
+      },
+      now,
+    );
   }
 }
 const classifyMs = performance.now() - started;
@@ -44,8 +53,17 @@ const startupMs = performance.now() - started;
 process.stdout.write(
   `${JSON.stringify(
     {
-      classify: { calls: rounds * fixtures.length, total_ms: Math.round(classifyMs), microseconds_per_call: Number(perCall.toFixed(1)) },
-      models: { dir: modelsDir, operations: loaded.operations.length, skipped: loaded.skipped.length, load_and_convert_ms: Math.round(loadMs) },
+      classify: {
+        calls: rounds * fixtures.length,
+        total_ms: Math.round(classifyMs),
+        microseconds_per_call: Number(perCall.toFixed(1)),
+      },
+      models: {
+        dir: modelsDir,
+        operations: loaded.operations.length,
+        skipped: loaded.skipped.length,
+        load_and_convert_ms: Math.round(loadMs),
+      },
       startup: { tools: server.toolNames.length, create_server_ms: Math.round(startupMs) },
     },
     null,

@@ -25,7 +25,9 @@ export const ADS_HINT_TABLES = {
   valueAliases: { region: ADS_REGION_ALIASES },
   curatedEnums: ADS_CURATED_ENUMS,
   extraHintsByCode: {
-    SCHEMA_ENUM_MISMATCH: ['Ads API enum values are case-sensitive: v3 and unified v1 endpoints take UPPER_SNAKE values (ENABLED, SPONSORED_PRODUCTS), v2 endpoints lower case (enabled).'],
+    SCHEMA_ENUM_MISMATCH: [
+      'Ads API enum values are case-sensitive: v3 and unified v1 endpoints take UPPER_SNAKE values (ENABLED, SPONSORED_PRODUCTS), v2 endpoints lower case (enabled).',
+    ],
   },
 } as const satisfies AdapterHintTables;
 

@@ -11,7 +11,14 @@
 import type { EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
 import { classifyAmazonCredentialFailure } from '@mcp-envelope/amazon';
 import { classifyClientFailure, classifyUpstreamStatus, lowerCaseHeaders, requestPath } from '@mcp-envelope/core';
-import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, ResponseMeta, UpstreamHttpFailure } from '@mcp-envelope/core';
+import type {
+  ClassifiableFailure,
+  ClassifiedError,
+  ClassifyContext,
+  ClientFailureFamily,
+  ResponseMeta,
+  UpstreamHttpFailure,
+} from '@mcp-envelope/core';
 
 import { parseAdsErrorBody } from './error-body.js';
 import type { AdsErrorBody } from './error-body.js';
@@ -26,7 +33,12 @@ export const ADS_UPSTREAM_FAMILY = { httpKind: 'ads_api_http', codePrefix: 'ADS_
  * Every `error_kind` the Ads classifier can return. Core adds its own (`mcp_input_validation`,
  * `tool_not_found`, `internal_error`) when it builds the capability.
  */
-export const ADS_ERROR_KINDS = ['ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited'] as const satisfies readonly ErrorKind[];
+export const ADS_ERROR_KINDS = [
+  'ads_api_http',
+  'ads_api_client',
+  'auth_error',
+  'rate_limited',
+] as const satisfies readonly ErrorKind[];
 
 /** One diagnosis id from {@link ADS_AUTH_DIAGNOSES}. */
 export type AdsAuthDiagnosis = (typeof ADS_AUTH_DIAGNOSES)[number]['id'];
@@ -52,16 +64,23 @@ export function diagnoseAuthFailure(body: AdsErrorBody): AdsAuthDiagnosis | unde
  */
 export function isProfileScopeProblem(status: number, body: AdsErrorBody): boolean {
   if (status !== 400) return false;
-  return body.errors.some((error) => ADS_PROFILE_SCOPE_PATTERN.test(error.message ?? '') || ADS_PROFILE_SCOPE_PATTERN.test(error.code ?? ''));
+  return body.errors.some(
+    (error) => ADS_PROFILE_SCOPE_PATTERN.test(error.message ?? '') || ADS_PROFILE_SCOPE_PATTERN.test(error.code ?? ''),
+  );
 }
 
 function mediaTypeHint(method: string, url: string): string | undefined {
   const expected = expectedMediaType(method, url);
-  return expected === undefined ? undefined : `${method.toUpperCase()} ${requestPath(url)} expects Content-Type and Accept: ${expected}.`;
+  return expected === undefined
+    ? undefined
+    : `${method.toUpperCase()} ${requestPath(url)} expects Content-Type and Accept: ${expected}.`;
 }
 
 function saidAnywhere(body: AdsErrorBody, pattern: RegExp): boolean {
-  return pattern.test(body.headline) || body.errors.some((error) => pattern.test(error.message ?? '') || pattern.test(error.code ?? ''));
+  return (
+    pattern.test(body.headline) ||
+    body.errors.some((error) => pattern.test(error.message ?? '') || pattern.test(error.code ?? ''))
+  );
 }
 
 function statusHints(failure: UpstreamHttpFailure, body: AdsErrorBody): string[] {
@@ -99,7 +118,9 @@ function upstreamSummary(failure: UpstreamHttpFailure, body: AdsErrorBody, throt
   const reason = ADS_STATUS_REASONS[failure.status];
   const status = `HTTP ${failure.status}${reason === undefined ? '' : ` ${reason}`}`;
   const where = `${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)}`;
-  const lead = throttled ? `The Amazon Ads API throttled ${where} (${status})` : `The Amazon Ads API answered ${where} with ${status}`;
+  const lead = throttled
+    ? `The Amazon Ads API throttled ${where} (${status})`
+    : `The Amazon Ads API answered ${where} with ${status}`;
   return `${lead}: ${body.headline}`;
 }
 

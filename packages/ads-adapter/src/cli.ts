@@ -6,7 +6,12 @@
  * @packageDocumentation
  */
 import { Command } from 'commander';
-import { addStreamableHttpOptions, createEnvelopeLogger, shutdownOnSignals, streamableHttpOptionsFrom } from '@mcp-envelope/core';
+import {
+  addStreamableHttpOptions,
+  createEnvelopeLogger,
+  shutdownOnSignals,
+  streamableHttpOptionsFrom,
+} from '@mcp-envelope/core';
 import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
 
 import { ADS_PACKAGE_VERSION, createAdsServer } from './server/create-server.js';
@@ -21,23 +26,39 @@ const command = new Command()
   .name('mcp-envelope-ads')
   .description('Reference Amazon Ads API MCP server that answers every failure with a v1 error envelope.')
   .version(ADS_PACKAGE_VERSION)
-  .option('--upstream <url>', 'send every Ads API call to this base URL instead of the region host (e.g. the sandbox https://advertising-api-test.amazon.com)')
+  .option(
+    '--upstream <url>',
+    'send every Ads API call to this base URL instead of the region host (e.g. the sandbox https://advertising-api-test.amazon.com)',
+  )
   .option('--models <dir>', 'also serve the operations of the OpenAPI 3 Ads descriptions (*.json) in this folder')
   .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls');
 
 const program = addStreamableHttpOptions(command).action(async (options: CliOptions) => {
   const logger = createEnvelopeLogger();
   const started = performance.now();
-  const server = await createAdsServer({ logger, ...(options.upstream === undefined ? {} : { upstream: options.upstream }), ...(options.models === undefined ? {} : { modelsDir: options.models }), conformanceFixtures: options.conformanceFixtures === true });
+  const server = await createAdsServer({
+    logger,
+    ...(options.upstream === undefined ? {} : { upstream: options.upstream }),
+    ...(options.models === undefined ? {} : { modelsDir: options.models }),
+    conformanceFixtures: options.conformanceFixtures === true,
+  });
   logger.info(
-    { tools: server.toolNames.length, models: server.models?.models ?? [], skipped: server.models?.skipped ?? [], region: server.settings.region, startup_ms: Math.round(performance.now() - started) },
+    {
+      tools: server.toolNames.length,
+      models: server.models?.models ?? [],
+      skipped: server.models?.skipped ?? [],
+      region: server.settings.region,
+      startup_ms: Math.round(performance.now() - started),
+    },
     'mcp-envelope-ads ready',
   );
   if (options.http === undefined) {
     await server.envelope.serveStdio();
     return;
   }
-  const handle = await server.envelope.serveStreamableHttp(streamableHttpOptionsFrom({ ...options, http: options.http }));
+  const handle = await server.envelope.serveStreamableHttp(
+    streamableHttpOptionsFrom({ ...options, http: options.http }),
+  );
   process.stderr.write(`mcp-envelope-ads listening on ${handle.url.href}\n`);
   shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
 });

@@ -30,13 +30,7 @@ export const MAX_ADS_ERROR_DETAILS = 50;
 
 /** Which shape the body had. */
 export type AdsErrorBodyShape =
-  | 'error_object'
-  | 'item_errors'
-  | 'json_without_error'
-  | 'html'
-  | 'empty'
-  | 'invalid_json'
-  | 'text';
+  'error_object' | 'item_errors' | 'json_without_error' | 'html' | 'empty' | 'invalid_json' | 'text';
 
 /** One error the upstream reported, before it becomes a detail. */
 export interface AdsUpstreamError {
@@ -119,7 +113,11 @@ export function locationToPath(location: string): string {
   return location
     .trim()
     .replace(/^\$\.?/, '')
-    .replace(/\[(?:'([^']*)'|"([^"]*)"|([^\]]*))\]/g, (_whole, single: string | undefined, double: string | undefined, bare: string | undefined) => `/${single ?? double ?? bare ?? ''}`)
+    .replace(
+      /\[(?:'([^']*)'|"([^"]*)"|([^\]]*))\]/g,
+      (_whole, single: string | undefined, double: string | undefined, bare: string | undefined) =>
+        `/${single ?? double ?? bare ?? ''}`,
+    )
     .replace(/\./g, '/')
     .replace(/^\/+/, '')
     .replace(/\/{2,}/g, '/');
@@ -142,7 +140,9 @@ function innerErrorValue(object: JsonObject): JsonObject | undefined {
 function readError(object: JsonObject, index: number | undefined): AdsUpstreamError | undefined {
   const inner = innerErrorValue(object);
   const source = inner ?? object;
-  const code = codeText(field(source, 'code', 'reason', 'errorCode')) ?? codeText(field(object, 'code', 'errorType', 'errorCode', 'error'));
+  const code =
+    codeText(field(source, 'code', 'reason', 'errorCode')) ??
+    codeText(field(object, 'code', 'errorType', 'errorCode', 'error'));
   const details = field(source, 'details', 'detail');
   const message =
     text(field(source, 'message', 'errorMessage', 'description', 'error_description')) ??
@@ -151,8 +151,12 @@ function readError(object: JsonObject, index: number | undefined): AdsUpstreamEr
   // v2 batch lists and budget-rule `responses` report every item, successes included.
   if (code !== undefined && /^(?:success|ok|2\d\d)$/i.test(code)) return undefined;
   const cause = field(source, 'cause');
-  const rawLocation = field(source, 'fieldLocation', 'location', 'field') ?? (isObject(cause) ? field(cause, 'location') : undefined);
-  const location = typeof rawLocation === 'string' && rawLocation.trim() !== '' ? locationToPath(capText(rawLocation, 200)) : undefined;
+  const rawLocation =
+    field(source, 'fieldLocation', 'location', 'field') ?? (isObject(cause) ? field(cause, 'location') : undefined);
+  const location =
+    typeof rawLocation === 'string' && rawLocation.trim() !== ''
+      ? locationToPath(capText(rawLocation, 200))
+      : undefined;
   const marketplace = codeText(field(source, 'marketplace'));
   return {
     ...(code === undefined ? {} : { code }),
@@ -165,7 +169,13 @@ function readError(object: JsonObject, index: number | undefined): AdsUpstreamEr
 
 const NESTED_ERROR_KEYS = ['errors', 'error', 'partialSuccess'] as const;
 
-function collect(value: unknown, index: number | undefined, depth: number, found: AdsUpstreamError[], topLevelList: boolean): void {
+function collect(
+  value: unknown,
+  index: number | undefined,
+  depth: number,
+  found: AdsUpstreamError[],
+  topLevelList: boolean,
+): void {
   if (depth > 6 || found.length >= MAX_ADS_ERROR_DETAILS) return;
   if (Array.isArray(value)) {
     value.forEach((item, position) => {
@@ -187,7 +197,8 @@ function collect(value: unknown, index: number | undefined, depth: number, found
   // v3/v4 batch bodies wrap the multi-status lists in a resource key: {campaigns: {error: [...]}}.
   for (const [key, nested] of Object.entries(value)) {
     if ((NESTED_ERROR_KEYS as readonly string[]).includes(key) || !isObject(nested)) continue;
-    if (NESTED_ERROR_KEYS.some((name) => Array.isArray(field(nested, name)))) collect(nested, ownIndex, depth + 1, found, false);
+    if (NESTED_ERROR_KEYS.some((name) => Array.isArray(field(nested, name))))
+      collect(nested, ownIndex, depth + 1, found, false);
   }
   if (found.length > before) return;
   const error = readError(value, ownIndex);
@@ -212,7 +223,11 @@ export function adsErrorsOf(value: unknown): AdsUpstreamError[] {
 }
 
 function errorDetail(error: AdsUpstreamError, status: number, requestId: string | undefined): EnvelopeDetail {
-  const issue = error.message ?? (error.code === undefined ? 'The Ads API reported an error without a message.' : `The Ads API reported ${error.code}.`);
+  const issue =
+    error.message ??
+    (error.code === undefined
+      ? 'The Ads API reported an error without a message.'
+      : `The Ads API reported ${error.code}.`);
   return {
     path: error.location ?? '',
     issue,
@@ -225,8 +240,19 @@ function errorDetail(error: AdsUpstreamError, status: number, requestId: string 
   };
 }
 
-function bodyDetail(issue: string, receivedType: string, status: number, requestId: string | undefined): EnvelopeDetail {
-  return { path: '', issue, received_type: receivedType, ...(requestId === undefined ? {} : { request_id: requestId }), http_status: status };
+function bodyDetail(
+  issue: string,
+  receivedType: string,
+  status: number,
+  requestId: string | undefined,
+): EnvelopeDetail {
+  return {
+    path: '',
+    issue,
+    received_type: receivedType,
+    ...(requestId === undefined ? {} : { request_id: requestId }),
+    http_status: status,
+  };
 }
 
 /**
@@ -243,26 +269,50 @@ export function parseAdsErrorBody(body: unknown, status: number, headers?: Heade
   switch (parsed.kind) {
     case 'empty': {
       const requestId = adsRequestId(lower);
-      return { shape: 'empty', errors: [], ...(requestId === undefined ? {} : { requestId }), details: [bodyDetail('The response body was empty.', 'null', status, requestId)], headline: 'empty response body' };
+      return {
+        shape: 'empty',
+        errors: [],
+        ...(requestId === undefined ? {} : { requestId }),
+        details: [bodyDetail('The response body was empty.', 'null', status, requestId)],
+        headline: 'empty response body',
+      };
     }
     case 'html': {
       const requestId = adsRequestId(lower);
       const summary = capText(adsRedactor.string(parsed.summary), 200);
-      return { shape: 'html', errors: [], ...(requestId === undefined ? {} : { requestId }), details: [bodyDetail(`The response was an HTML page: ${summary}`, 'string', status, requestId)], headline: summary };
+      return {
+        shape: 'html',
+        errors: [],
+        ...(requestId === undefined ? {} : { requestId }),
+        details: [bodyDetail(`The response was an HTML page: ${summary}`, 'string', status, requestId)],
+        headline: summary,
+      };
     }
     case 'invalid_json':
     case 'text': {
       const requestId = adsRequestId(lower);
       const content = capText(adsRedactor.string(parsed.text));
       const issue = parsed.kind === 'invalid_json' ? `The response body is not valid JSON: ${content}` : content;
-      return { shape: parsed.kind, errors: [], ...(requestId === undefined ? {} : { requestId }), details: [bodyDetail(issue, 'string', status, requestId)], headline: capText(content, 200) };
+      return {
+        shape: parsed.kind,
+        errors: [],
+        ...(requestId === undefined ? {} : { requestId }),
+        details: [bodyDetail(issue, 'string', status, requestId)],
+        headline: capText(content, 200),
+      };
     }
     case 'json': {
       const requestId = adsRequestId(lower, parsed.value);
       const errors = adsErrorsOf(parsed.value);
       if (errors.length === 0) {
         const issue = `The response body (${jsonTypeOf(parsed.value)}) names no error.`;
-        return { shape: 'json_without_error', errors, ...(requestId === undefined ? {} : { requestId }), details: [bodyDetail(issue, jsonTypeOf(parsed.value), status, requestId)], headline: 'no error message in the body' };
+        return {
+          shape: 'json_without_error',
+          errors,
+          ...(requestId === undefined ? {} : { requestId }),
+          details: [bodyDetail(issue, jsonTypeOf(parsed.value), status, requestId)],
+          headline: 'no error message in the body',
+        };
       }
       const itemErrors = errors.some((error) => error.index !== undefined);
       const first = errors[0];

@@ -223,7 +223,8 @@ export const ADS_AUTH_DIAGNOSES = [
   },
   {
     id: 'scope_not_authorized',
-    pattern: /not authorized to access scope|no matching advertiser found for scope|invalid scope|scope[^.]{0,40}not (?:valid|authorized|found)/i,
+    pattern:
+      /not authorized to access scope|no matching advertiser found for scope|invalid scope|scope[^.]{0,40}not (?:valid|authorized|found)/i,
     hint: 'The active profile (Amazon-Advertising-API-Scope) is not one this refresh token may manage: pick a profile id from list_profiles for the current region, or have the advertiser grant this application access to that profile.',
   },
   {
@@ -244,7 +245,7 @@ export const ADS_AUTH_DIAGNOSES = [
   {
     id: 'resource_permission',
     pattern: /not allowed to access|not_authorized|access denied|forbidden|permission/i,
-    hint: 'The credentials are valid but this user or profile may not use this resource: check the user\'s permissions in the advertising console for this account, or use a profile that has access.',
+    hint: "The credentials are valid but this user or profile may not use this resource: check the user's permissions in the advertising console for this account, or use a profile that has access.",
   },
 ] as const;
 
@@ -263,22 +264,32 @@ export const ADS_HINTS = {
   ],
   profileScope:
     'The profile used as Amazon-Advertising-API-Scope does not fit this call (wrong region, an agency or manager profile where an advertiser profile is needed, or another marketplace): call list_profiles, then set_active_profile with a seller or vendor profile of the right marketplace.',
-  rateLimited: 'The Ads API throttled this request: wait for retry_after_seconds (or back off exponentially from 1 s when absent) before retrying, and spread calls over time.',
-  throttledHeader: 'The response carried amazon-advertising-api-throttled: true, so this is throttling even though the error type header says otherwise.',
-  reportDuplicate: 'An identical report request is already pending: poll the existing report id named in the message with get_report instead of creating a new one.',
-  serverError: 'The Ads API failed on its side: retry with exponential backoff; if it persists, report the request_id to Amazon Ads support.',
-  gatewayTimeout: 'The Ads API gateway gave up waiting (about 30 s): retry later, or ask for less data per call (smaller maxResults, shorter date range).',
-  notFound: 'Check the id and the path: ids belong to one profile and region, and the API answers only over https with the endpoint\'s vendor media type.',
+  rateLimited:
+    'The Ads API throttled this request: wait for retry_after_seconds (or back off exponentially from 1 s when absent) before retrying, and spread calls over time.',
+  throttledHeader:
+    'The response carried amazon-advertising-api-throttled: true, so this is throttling even though the error type header says otherwise.',
+  reportDuplicate:
+    'An identical report request is already pending: poll the existing report id named in the message with get_report instead of creating a new one.',
+  serverError:
+    'The Ads API failed on its side: retry with exponential backoff; if it persists, report the request_id to Amazon Ads support.',
+  gatewayTimeout:
+    'The Ads API gateway gave up waiting (about 30 s): retry later, or ask for less data per call (smaller maxResults, shorter date range).',
+  notFound:
+    "Check the id and the path: ids belong to one profile and region, and the API answers only over https with the endpoint's vendor media type.",
   mediaTypeUnknown:
-    'This endpoint expects a versioned vendor media type in Content-Type and Accept (application/vnd.<resource>.v<N>+json); see the endpoint\'s reference page.',
+    "This endpoint expects a versioned vendor media type in Content-Type and Accept (application/vnd.<resource>.v<N>+json); see the endpoint's reference page.",
   notAcceptable: 'The Accept header names a media type this endpoint cannot produce.',
-  unprocessable: 'The request was understood but a field value was rejected: read details[] for the field and fix the value.',
-  badRequest: 'The Ads API rejected the request body or parameters: read details[] (upstream_code, issue) and fix the named field.',
-  network: 'The Ads API host could not be reached: check the network, the region (set_region) and any --upstream override, then retry.',
+  unprocessable:
+    'The request was understood but a field value was rejected: read details[] for the field and fix the value.',
+  badRequest:
+    'The Ads API rejected the request body or parameters: read details[] (upstream_code, issue) and fix the named field.',
+  network:
+    'The Ads API host could not be reached: check the network, the region (set_region) and any --upstream override, then retry.',
   timeout: 'The Ads API did not answer in time: retry with backoff, or ask for less data per call.',
   bodyCoercion: 'Send the value as a JSON object or array, not as a string holding broken JSON.',
   conflict: 'The resource changed or already exists: read it again, then retry with current values.',
-  contentTooLarge: 'The request body is too large: send fewer items per call (the Ads API caps batch sizes per endpoint).',
+  contentTooLarge:
+    'The request body is too large: send fewer items per call (the Ads API caps batch sizes per endpoint).',
 } as const;
 
 /** Short reason phrases for the statuses the Ads API sends, used in summaries. */

@@ -19,7 +19,14 @@ export { adsPartialResultsWarning } from './partial-results.js';
 
 // Data.
 export { ADS_REDACTIONS } from './redaction.js';
-export { ADS_CURATED_ENUMS, ADS_HINTS, ADS_KEY_RENAMES, ADS_MEDIA_TYPES, ADS_REGION_ALIASES, ADS_REGIONS } from './hint-tables.js';
+export {
+  ADS_CURATED_ENUMS,
+  ADS_HINTS,
+  ADS_KEY_RENAMES,
+  ADS_MEDIA_TYPES,
+  ADS_REGION_ALIASES,
+  ADS_REGIONS,
+} from './hint-tables.js';
 export type { AdsRegion } from './hint-tables.js';
 
 // The reference server (`mcp-envelope-ads`), for embedding or testing in-process.

@@ -11,7 +11,9 @@ function matches(template: string, path: string): boolean {
   const templateParts = template.split('/');
   const pathParts = path.split('/');
   if (templateParts.length !== pathParts.length) return false;
-  return templateParts.every((part, index) => part === '{id}' ? (pathParts[index] ?? '') !== '' : part.toLowerCase() === (pathParts[index] ?? '').toLowerCase());
+  return templateParts.every((part, index) =>
+    part === '{id}' ? (pathParts[index] ?? '') !== '' : part.toLowerCase() === (pathParts[index] ?? '').toLowerCase(),
+  );
 }
 
 /**

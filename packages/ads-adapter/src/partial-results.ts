@@ -19,7 +19,11 @@ import { parseAdsErrorBody } from './error-body.js';
  * @param headers - the response headers (for the request id), any casing.
  * @returns the warning, or `undefined` when no item failed (or the body is not JSON).
  */
-export function adsPartialResultsWarning(status: number, body: unknown, headers?: HeaderSource): EnvelopeWarning | undefined {
+export function adsPartialResultsWarning(
+  status: number,
+  body: unknown,
+  headers?: HeaderSource,
+): EnvelopeWarning | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const parsed = parseAdsErrorBody(body, status, headers);
   if (parsed.shape !== 'item_errors') return undefined;
@@ -28,6 +32,8 @@ export function adsPartialResultsWarning(status: number, body: unknown, headers?
     kind: 'partial_results',
     summary: `${items.size} item${items.size === 1 ? '' : 's'} of the batch failed (HTTP ${status}); the others succeeded.`,
     details: parsed.details,
-    hints: ['Fix the failed items named by item_index in details[] and send only those again; the items that succeeded must not be sent twice.'],
+    hints: [
+      'Fix the failed items named by item_index in details[] and send only those again; the items that succeeded must not be sent twice.',
+    ],
   };
 }

@@ -11,7 +11,6 @@ import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-enve
 
 import { ADS_RESPONSE_HEADERS } from './hint-tables.js';
 
-
 const RATE_LIMIT_NAMES: RateLimitHeaderNames = {
   limit: ADS_RESPONSE_HEADERS.rateLimitLimit,
   remaining: ADS_RESPONSE_HEADERS.rateLimitRemaining,

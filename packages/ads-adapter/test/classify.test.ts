@@ -2,7 +2,13 @@ import { validateEnvelope } from '@mcp-envelope/contract';
 import type { ClassifiedError } from '@mcp-envelope/core';
 import { describe, expect, it } from 'vitest';
 
-import { ADS_ERROR_KINDS, classifyAdsFailure, classifyAdsHttpFailure, diagnoseAuthFailure, isProfileScopeProblem } from '../src/classify.js';
+import {
+  ADS_ERROR_KINDS,
+  classifyAdsFailure,
+  classifyAdsHttpFailure,
+  diagnoseAuthFailure,
+  isProfileScopeProblem,
+} from '../src/classify.js';
 import { parseAdsErrorBody } from '../src/error-body.js';
 import { ADS_REGION_ALIASES } from '../src/hint-tables.js';
 import { expectedMediaType } from '../src/media-types.js';
@@ -11,13 +17,28 @@ import { requestPath } from '@mcp-envelope/core';
 const NOW = new Date('2026-01-20T08:00:00Z');
 const HOST = 'https://advertising-api-eu.amazon.com';
 
-function http(status: number, body: unknown, headers: Record<string, string> = {}, method = 'POST', path = '/sp/campaigns/list'): ClassifiedError {
-  return classifyAdsHttpFailure({ type: 'upstream_http', status, headers, body, request: { method, url: `${HOST}${path}?nextToken=abc` } }, NOW);
+function http(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  method = 'POST',
+  path = '/sp/campaigns/list',
+): ClassifiedError {
+  return classifyAdsHttpFailure(
+    { type: 'upstream_http', status, headers, body, request: { method, url: `${HOST}${path}?nextToken=abc` } },
+    NOW,
+  );
 }
 
 function asEnvelope(classified: ClassifiedError): Record<string, unknown> {
   const { meta, ...rest } = classified;
-  return { ...rest, tool: 'a_tool', examples: [], _envelope_version: 1, ...(meta === undefined ? {} : { _meta: meta }) };
+  return {
+    ...rest,
+    tool: 'a_tool',
+    examples: [],
+    _envelope_version: 1,
+    ...(meta === undefined ? {} : { _meta: meta }),
+  };
 }
 
 describe('status table', () => {
@@ -59,14 +80,42 @@ describe('status table', () => {
 
 describe('status hints', () => {
   const cases: readonly [string, number, unknown, string, string, string][] = [
-    ['406 names the media type', 406, { message: 'Not Acceptable' }, 'POST', '/sb/v4/campaigns/list', 'POST /sb/v4/campaigns/list expects Content-Type and Accept: application/vnd.sbcampaignresource.v4+json.'],
-    ['415 on an unknown endpoint explains the pattern', 415, { message: 'Unsupported' }, 'POST', '/some/new/endpoint', 'application/vnd.<resource>.v<N>+json'],
-    ['415 on get report', 415, '', 'GET', '/reporting/reports/abc-1', 'GET /reporting/reports/abc-1 expects Content-Type and Accept: application/vnd.createasyncreportrequest.v3+json.'],
+    [
+      '406 names the media type',
+      406,
+      { message: 'Not Acceptable' },
+      'POST',
+      '/sb/v4/campaigns/list',
+      'POST /sb/v4/campaigns/list expects Content-Type and Accept: application/vnd.sbcampaignresource.v4+json.',
+    ],
+    [
+      '415 on an unknown endpoint explains the pattern',
+      415,
+      { message: 'Unsupported' },
+      'POST',
+      '/some/new/endpoint',
+      'application/vnd.<resource>.v<N>+json',
+    ],
+    [
+      '415 on get report',
+      415,
+      '',
+      'GET',
+      '/reporting/reports/abc-1',
+      'GET /reporting/reports/abc-1 expects Content-Type and Accept: application/vnd.createasyncreportrequest.v3+json.',
+    ],
     ['409', 409, { code: 'CONFLICT', message: 'x' }, 'PUT', '/sp/campaigns', 'read it again'],
     ['413', 413, { code: 'CONTENT_TOO_LARGE', message: 'x' }, 'POST', '/sp/keywords', 'send fewer items per call'],
     ['422', 422, { code: 'X', message: 'x' }, 'POST', '/sp/keywords', 'a field value was rejected'],
     ['500 timeout text', 500, { message: 'Execution timed out' }, 'POST', '/sp/keywords', 'gateway gave up waiting'],
-    ['400 duplicate text', 400, { code: '400', detail: 'The Request is a duplicate of : 1-2-3' }, 'POST', '/reporting/reports', 'poll the existing report id'],
+    [
+      '400 duplicate text',
+      400,
+      { code: '400', detail: 'The Request is a duplicate of : 1-2-3' },
+      'POST',
+      '/reporting/reports',
+      'poll the existing report id',
+    ],
   ];
   for (const [name, status, body, method, path, fragment] of cases) {
     it(name, () => {
@@ -87,9 +136,15 @@ describe('401/403 diagnosis', () => {
     [{ code: '401', details: 'Token is invalid or revoked' }, 'token_expired'],
     [{ code: '401', details: 'Authentication failed' }, 'client_id_rejected'],
     [{ code: 'UNAUTHORIZED', details: 'Invalid client id' }, 'client_id_rejected'],
-    [{ message: "'x' not a valid key=value pair (missing equal-sign) in Authorization header" }, 'authorization_header_malformed'],
+    [
+      { message: "'x' not a valid key=value pair (missing equal-sign) in Authorization header" },
+      'authorization_header_malformed',
+    ],
     [{ message: 'Missing Authentication Token' }, 'authorization_header_malformed'],
-    [{ code: 'NOT_AUTHORIZED', details: 'User is not allowed to access the requested products.' }, 'resource_permission'],
+    [
+      { code: 'NOT_AUTHORIZED', details: 'User is not allowed to access the requested products.' },
+      'resource_permission',
+    ],
     [{ message: 'Forbidden' }, 'resource_permission'],
     [{ code: 'UNAUTHORIZED' }, undefined],
     ['', undefined],
@@ -125,47 +180,86 @@ describe('profile-scope 400s', () => {
   }
 
   it('keeps upstream Warning headers before the profile warning', () => {
-    const classified = http(400, { code: '400', details: 'Advertiser ID cannot be decrypted' }, { Warning: '199 - "stale"' });
-    expect(classified.meta?.warnings?.map((warning) => warning.kind)).toEqual(['upstream_warning', 'profile_scope_warning']);
+    const classified = http(
+      400,
+      { code: '400', details: 'Advertiser ID cannot be decrypted' },
+      { Warning: '199 - "stale"' },
+    );
+    expect(classified.meta?.warnings?.map((warning) => warning.kind)).toEqual([
+      'upstream_warning',
+      'profile_scope_warning',
+    ]);
     expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true });
   });
 });
 
 describe('client-side failures', () => {
   it('network failure: ads_api_client / TOOL_EXECUTION_FAILED, retryable, the system code only', () => {
-    const cause = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1 secret=abc'), { code: 'ECONNREFUSED' }) });
-    const classified = classifyAdsFailure({ type: 'network', cause, request: { method: 'get', url: 'https://advertising-api-fe.amazon.com/v2/profiles?token=x' } }, { tool: 'list_profiles', now: NOW });
+    const cause = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1 secret=abc'), { code: 'ECONNREFUSED' }),
+    });
+    const classified = classifyAdsFailure(
+      {
+        type: 'network',
+        cause,
+        request: { method: 'get', url: 'https://advertising-api-fe.amazon.com/v2/profiles?token=x' },
+      },
+      { tool: 'list_profiles', now: NOW },
+    );
     expect(classified).toEqual({
       error_kind: 'ads_api_client',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
-      summary: 'Could not reach advertising-api-fe.amazon.com (GET /v2/profiles) (ECONNREFUSED); no HTTP answer arrived.',
+      summary:
+        'Could not reach advertising-api-fe.amazon.com (GET /v2/profiles) (ECONNREFUSED); no HTTP answer arrived.',
       details: [{ path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' }],
-      hints: ['The Ads API host could not be reached: check the network, the region (set_region) and any --upstream override, then retry.'],
+      hints: [
+        'The Ads API host could not be reached: check the network, the region (set_region) and any --upstream override, then retry.',
+      ],
     });
   });
 
   it('network failure without request or code', () => {
     const classified = classifyAdsFailure({ type: 'network', cause: 'weird' }, { tool: 't', now: NOW });
-    expect(classified.details).toEqual([{ path: '', issue: 'the request failed before any HTTP answer', received_type: 'null' }]);
+    expect(classified.details).toEqual([
+      { path: '', issue: 'the request failed before any HTTP answer', received_type: 'null' },
+    ]);
     expect(classified.summary).toBe('Could not reach the Amazon Ads API; no HTTP answer arrived.');
   });
 
   it('timeout: retryable ads_api_client', () => {
-    const classified = classifyAdsFailure({ type: 'timeout', timeoutMs: 1500, request: { method: 'POST', url: 'http://127.0.0.1:9/sp/campaigns/list' } }, { tool: 't', now: NOW });
+    const classified = classifyAdsFailure(
+      { type: 'timeout', timeoutMs: 1500, request: { method: 'POST', url: 'http://127.0.0.1:9/sp/campaigns/list' } },
+      { tool: 't', now: NOW },
+    );
     expect([classified.error_kind, classified.error_code, classified.retryable, classified.summary]).toEqual([
       'ads_api_client',
       'TOOL_EXECUTION_FAILED',
       true,
       'No answer from 127.0.0.1:9 (POST /sp/campaigns/list) within 1500 ms.',
     ]);
-    expect(classified.details).toEqual([{ path: '', issue: 'timed out after 1500 ms', received_type: 'null', timeout_ms: 1500 }]);
+    expect(classified.details).toEqual([
+      { path: '', issue: 'timed out after 1500 ms', received_type: 'null', timeout_ms: 1500 },
+    ]);
   });
 
   it('body coercion: BODY_COERCION_INVALID_JSON, not retryable', () => {
-    const classified = classifyAdsFailure({ type: 'body_coercion', path: 'body/campaigns', received: '[{"name":' }, { tool: 't', now: NOW });
-    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual(['ads_api_client', 'BODY_COERCION_INVALID_JSON', false]);
-    expect(classified.details).toEqual([{ path: 'body/campaigns', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' }]);
+    const classified = classifyAdsFailure(
+      { type: 'body_coercion', path: 'body/campaigns', received: '[{"name":' },
+      { tool: 't', now: NOW },
+    );
+    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([
+      'ads_api_client',
+      'BODY_COERCION_INVALID_JSON',
+      false,
+    ]);
+    expect(classified.details).toEqual([
+      {
+        path: 'body/campaigns',
+        issue: 'the value looks like JSON text but does not parse as JSON',
+        received_type: 'string',
+      },
+    ]);
   });
 
   it('every kind it returns is advertised', () => {
@@ -200,6 +294,11 @@ describe('media types', () => {
 describe('region aliases', () => {
   it('every alias leads to a selectable region', () => {
     expect(new Set(Object.values(ADS_REGION_ALIASES))).toEqual(new Set(['na', 'eu', 'fe']));
-    expect([ADS_REGION_ALIASES.us, ADS_REGION_ALIASES.in, ADS_REGION_ALIASES.jp, ADS_REGION_ALIASES['far east']]).toEqual(['na', 'eu', 'fe', 'fe']);
+    expect([
+      ADS_REGION_ALIASES.us,
+      ADS_REGION_ALIASES.in,
+      ADS_REGION_ALIASES.jp,
+      ADS_REGION_ALIASES['far east'],
+    ]).toEqual(['na', 'eu', 'fe', 'fe']);
   });
 });

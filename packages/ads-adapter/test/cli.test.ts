@@ -34,23 +34,42 @@ function childEnv(extra: Record<string, string | undefined> = {}): Record<string
 
 describe('mcp-envelope-ads over stdio', () => {
   it('serves the catalog and classifies an upstream 429 end to end', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--upstream', replay.url, '--models', TEST_MODELS_DIR], env: childEnv(), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, '--upstream', replay.url, '--models', TEST_MODELS_DIR],
+      env: childEnv(),
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       expect(client.getServerVersion()?.name).toBe('mcp-envelope-ads');
       const { tools } = await client.listTools();
       expect(tools.length).toBe(11);
-      replay.enqueue({ status: 429, headers: { 'Retry-After': '4', 'x-amz-rid': 'CLI429RID' }, body: { message: 'Too Many Requests' } });
-      const envelope = envelopeOf((await client.callTool({ name: 'list_sb_campaigns', arguments: {} })) as CallToolResult);
-      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable'], envelope['_meta']]).toEqual(['rate_limited', 'RATE_LIMITED', true, { retry_after_seconds: 4 }]);
+      replay.enqueue({
+        status: 429,
+        headers: { 'Retry-After': '4', 'x-amz-rid': 'CLI429RID' },
+        body: { message: 'Too Many Requests' },
+      });
+      const envelope = envelopeOf(
+        (await client.callTool({ name: 'list_sb_campaigns', arguments: {} })) as CallToolResult,
+      );
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable'], envelope['_meta']]).toEqual([
+        'rate_limited',
+        'RATE_LIMITED',
+        true,
+        { retry_after_seconds: 4 },
+      ]);
     } finally {
       await client.close();
     }
   });
 
   it('refuses an unreadable ADS_API_REGION at start-up with exit code 2', async () => {
-    const child = spawn(process.execPath, [CLI], { env: childEnv({ ADS_API_REGION: 'moon' }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI], {
+      env: childEnv({ ADS_API_REGION: 'moon' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
@@ -68,7 +87,10 @@ describe('mcp-envelope-ads --http', () => {
   });
 
   it('serves Streamable HTTP on 127.0.0.1 and answers envelopes there', async () => {
-    child = spawn(process.execPath, [CLI, '--http', '0', '--upstream', replay.url], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(process.execPath, [CLI, '--http', '0', '--upstream', replay.url], {
+      env: childEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let stderr = '';
       child?.stderr?.on('data', (chunk: Buffer) => {
@@ -86,7 +108,9 @@ describe('mcp-envelope-ads --http', () => {
       replay.enqueue({ status: 200, body: [{ profileId: 42, countryCode: 'DE' }] });
       const result = (await client.callTool({ name: 'list_profiles', arguments: {} })) as CallToolResult;
       expect(result.structuredContent).toEqual({ profiles: [{ profileId: 42, countryCode: 'DE' }] });
-      const envelope = envelopeOf((await client.callTool({ name: 'set_region', arguments: { region: 'europe' } })) as CallToolResult);
+      const envelope = envelopeOf(
+        (await client.callTool({ name: 'set_region', arguments: { region: 'europe' } })) as CallToolResult,
+      );
       expect(envelope['hints']).toContain('Did you mean eu? Got europe.');
     } finally {
       await client.close();

@@ -31,12 +31,21 @@ describe('recorded Ads API answers, classified directly', () => {
       expect(classified.retryable).toBe(fixture.expected.retryable);
       expect(classified.details).toEqual(fixture.expected.details);
       for (const fragment of fixture.expected.hints_contain ?? []) {
-        expect(classified.hints.some((hint) => hint.includes(fragment)), `a hint containing "${fragment}" in ${JSON.stringify(classified.hints)}`).toBe(true);
+        expect(
+          classified.hints.some((hint) => hint.includes(fragment)),
+          `a hint containing "${fragment}" in ${JSON.stringify(classified.hints)}`,
+        ).toBe(true);
       }
       expect(classified.meta).toEqual(fixture.expected.meta);
       expect(classified.summary).toContain(`HTTP ${fixture.response.status}`);
       const { meta, ...fields } = classified;
-      const envelope = { ...fields, tool: fixture.call.tool, examples: [], _envelope_version: 1, ...(meta === undefined ? {} : { _meta: meta }) };
+      const envelope = {
+        ...fields,
+        tool: fixture.call.tool,
+        examples: [],
+        _envelope_version: 1,
+        ...(meta === undefined ? {} : { _meta: meta }),
+      };
       expect(validateEnvelope(envelope)).toEqual({ valid: true });
     });
   }
@@ -44,7 +53,11 @@ describe('recorded Ads API answers, classified directly', () => {
   for (const fixture of UPSTREAM_FIXTURES.filter((entry) => entry.response.status < 400)) {
     it(`${fixture.id}: success meta`, () => {
       const meta = parseAdsResponseMeta(fixture.response.headers, NOW);
-      const partial = adsPartialResultsWarning(fixture.response.status, fixture.response.body, fixture.response.headers);
+      const partial = adsPartialResultsWarning(
+        fixture.response.status,
+        fixture.response.body,
+        fixture.response.headers,
+      );
       const combined = { ...meta, ...(partial === undefined ? {} : { warnings: [...(meta.warnings ?? []), partial] }) };
       expect(Object.keys(combined).length === 0 ? undefined : combined).toEqual(fixture.expected.meta);
       expect(validateMeta(combined)).toEqual({ valid: true });

@@ -34,7 +34,11 @@ afterAll(async () => {
 });
 
 async function harness(timeoutMs?: number): Promise<Harness> {
-  const started = await startHarness({ env: testEnv(replay), upstream: replay.url, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  const started = await startHarness({
+    env: testEnv(replay),
+    upstream: replay.url,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
   open.push(started);
   return started;
 }
@@ -53,15 +57,37 @@ describe('the Ads server against a hostile upstream', () => {
     const started = await harness();
     replay.respond({ status: 200, body: [{ profileId: 1, note: 'x'.repeat(6_000_000) }] });
     const envelope = envelopeOf(await started.call('list_profiles'));
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', false]);
-    expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ limit_bytes: 4_194_304, setting: 'MCP_MAX_UPSTREAM_BODY_BYTES' });
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'ads_api_client',
+      'TOOL_EXECUTION_FAILED',
+      false,
+    ]);
+    expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({
+      limit_bytes: 4_194_304,
+      setting: 'MCP_MAX_UPSTREAM_BODY_BYTES',
+    });
   });
 
   it('the client secret in a fieldLocation, rewritten dots to slashes, and the access token echoed without its prefix are redacted', async () => {
     const started = await harness();
     replay.respond({
       status: 400,
-      body: { code: 'INVALID_ARGUMENT', message: 'bad field', error: [{ index: 0, errors: [{ code: 'INVALID_ARGUMENT', message: 'bad', fieldLocation: `campaigns[0].amzn1.oa2-cs.v1.${CLIENT_SECRET_PART}` }] }] },
+      body: {
+        code: 'INVALID_ARGUMENT',
+        message: 'bad field',
+        error: [
+          {
+            index: 0,
+            errors: [
+              {
+                code: 'INVALID_ARGUMENT',
+                message: 'bad',
+                fieldLocation: `campaigns[0].amzn1.oa2-cs.v1.${CLIENT_SECRET_PART}`,
+              },
+            ],
+          },
+        ],
+      },
     });
     const failed = JSON.stringify(await started.call('list_sp_campaigns', {}));
     expect(failed).toContain('campaigns/0/[REDACTED]');
@@ -78,14 +104,21 @@ describe('the Ads server against a hostile upstream', () => {
     const envelope = envelopeOf(await started.call('list_profiles'));
     expect(elsewhere.requests).toHaveLength(0);
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED']);
-    expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ http_status: 307, location: `${elsewhere.url}/v2/profiles` });
+    expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({
+      http_status: 307,
+      location: `${elsewhere.url}/v2/profiles`,
+    });
   });
 
   it('a 2xx body dripping a byte every 500 ms answers a retryable timeout envelope', async () => {
     const started = await harness(1000);
     replay.respond({ status: 200, body: [{ profileId: 1, countryCode: 'US' }], dripIntervalMs: 500 });
     const envelope = envelopeOf(await started.call('list_profiles'));
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', true]);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'ads_api_client',
+      'TOOL_EXECUTION_FAILED',
+      true,
+    ]);
     expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ timeout_ms: 1000 });
   });
 });

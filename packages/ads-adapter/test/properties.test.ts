@@ -23,13 +23,29 @@ const headerName = fc.constantFrom(
   'x-amz-rid',
   'Content-Type',
 );
-const headerValue = fc.oneof(fc.string(), fc.constantFrom('true', '10', '0.25', '-1', 'Mon, 02 Mar 2026 00:00:09 GMT', '199 - "a, b"', 'text/html', 'application/json', ''));
+const headerValue = fc.oneof(
+  fc.string(),
+  fc.constantFrom(
+    'true',
+    '10',
+    '0.25',
+    '-1',
+    'Mon, 02 Mar 2026 00:00:09 GMT',
+    '199 - "a, b"',
+    'text/html',
+    'application/json',
+    '',
+  ),
+);
 const headers = fc.dictionary(headerName, headerValue, { maxKeys: 8 });
 
 const errorItem = fc.record(
   {
     code: fc.oneof(fc.string(), fc.integer(), fc.constantFrom('SUCCESS', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', '400')),
-    message: fc.oneof(fc.string(), fc.constantFrom('Advertiser ID cannot be decrypted', 'Scope header is missing', 'Bearer Atza|abc')),
+    message: fc.oneof(
+      fc.string(),
+      fc.constantFrom('Advertiser ID cannot be decrypted', 'Scope header is missing', 'Bearer Atza|abc'),
+    ),
     details: fc.string(),
     detail: fc.string(),
     requestId: fc.string(),
@@ -42,7 +58,9 @@ const body = fc.oneof(
   fc.jsonValue(),
   errorItem,
   fc.array(errorItem, { maxLength: 5 }),
-  fc.record({ error: fc.array(fc.record({ index: fc.nat(), errors: fc.array(errorItem, { maxLength: 3 }) }), { maxLength: 4 }) }),
+  fc.record({
+    error: fc.array(fc.record({ index: fc.nat(), errors: fc.array(errorItem, { maxLength: 3 }) }), { maxLength: 4 }),
+  }),
   fc.string(),
   fc.constantFrom('', '<html><title>Oops</title></html>', '{"code":', undefined, null),
   fc.uint8Array({ maxLength: 64 }),
@@ -71,9 +89,24 @@ describe('parser and classifier properties', () => {
   it('classifyAdsHttpFailure never throws and always gives a valid envelope', () => {
     fc.assert(
       fc.property(status, headers, body, method, path, (code, responseHeaders, value, verb, where) => {
-        const classified = classifyAdsHttpFailure({ type: 'upstream_http', status: code, headers: responseHeaders, body: value, request: { method: verb, url: `https://advertising-api.amazon.com${where}` } }, NOW);
+        const classified = classifyAdsHttpFailure(
+          {
+            type: 'upstream_http',
+            status: code,
+            headers: responseHeaders,
+            body: value,
+            request: { method: verb, url: `https://advertising-api.amazon.com${where}` },
+          },
+          NOW,
+        );
         const { meta, ...rest } = classified;
-        const envelope = { ...rest, tool: 'property_tool', examples: [], _envelope_version: 1, ...(meta === undefined ? {} : { _meta: meta }) };
+        const envelope = {
+          ...rest,
+          tool: 'property_tool',
+          examples: [],
+          _envelope_version: 1,
+          ...(meta === undefined ? {} : { _meta: meta }),
+        };
         expect(validateEnvelope(envelope)).toEqual({ valid: true });
         expect(['ads_api_http', 'auth_error', 'rate_limited']).toContain(classified.error_kind);
         if (classified.error_kind === 'rate_limited') expect(classified.retryable).toBe(true);
@@ -105,13 +138,24 @@ describe('parser and classifier properties', () => {
   it('a token placed anywhere in an upstream message never comes back', () => {
     const token = fc.stringMatching(/^[A-Za-z0-9]{12,40}$/);
     fc.assert(
-      fc.property(token, fc.string(), fc.constantFrom('Bearer ', 'Atza|', 'Atzr|', 'amzn1.oa2-cs.v1.', 'refresh_token=', '"clientSecret": "'), (secret, filler, prefix) => {
-        const classified = classifyAdsHttpFailure(
-          { type: 'upstream_http', status: 401, headers: {}, body: { code: 'UNAUTHORIZED', details: `${filler.slice(0, 50)} ${prefix}${secret} end` }, request: { method: 'GET', url: 'https://advertising-api.amazon.com/v2/profiles' } },
-          NOW,
-        );
-        expect(JSON.stringify(classified)).not.toContain(secret);
-      }),
+      fc.property(
+        token,
+        fc.string(),
+        fc.constantFrom('Bearer ', 'Atza|', 'Atzr|', 'amzn1.oa2-cs.v1.', 'refresh_token=', '"clientSecret": "'),
+        (secret, filler, prefix) => {
+          const classified = classifyAdsHttpFailure(
+            {
+              type: 'upstream_http',
+              status: 401,
+              headers: {},
+              body: { code: 'UNAUTHORIZED', details: `${filler.slice(0, 50)} ${prefix}${secret} end` },
+              request: { method: 'GET', url: 'https://advertising-api.amazon.com/v2/profiles' },
+            },
+            NOW,
+          );
+          expect(JSON.stringify(classified)).not.toContain(secret);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,7 +1,14 @@
 import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { envelopeOf, startHarness, TEST_CLIENT_ID, TEST_MODELS_DIR, TEST_PROFILE_ID, testEnv } from './support/harness.js';
+import {
+  envelopeOf,
+  startHarness,
+  TEST_CLIENT_ID,
+  TEST_MODELS_DIR,
+  TEST_PROFILE_ID,
+  testEnv,
+} from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { UPSTREAM_FIXTURES } from './support/fixtures.js';
 import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
@@ -12,7 +19,12 @@ let harness: Harness;
 
 beforeAll(async () => {
   replay = await startAmazonReplay();
-  harness = await startHarness({ env: testEnv(replay), upstream: replay.url, modelsDir: TEST_MODELS_DIR, envelope: { now: () => new Date('2026-09-03T11:59:00Z') } });
+  harness = await startHarness({
+    env: testEnv(replay),
+    upstream: replay.url,
+    modelsDir: TEST_MODELS_DIR,
+    envelope: { now: () => new Date('2026-09-03T11:59:00Z') },
+  });
 });
 
 afterAll(async () => {
@@ -23,7 +35,11 @@ afterAll(async () => {
 describe('every recorded Ads answer, replayed over HTTP through the reference server and the SDK client', () => {
   for (const fixture of UPSTREAM_FIXTURES) {
     it(fixture.id, async () => {
-      replay.enqueue({ status: fixture.response.status, headers: fixture.response.headers, body: fixture.response.body });
+      replay.enqueue({
+        status: fixture.response.status,
+        headers: fixture.response.headers,
+        body: fixture.response.body,
+      });
       const before = replay.requests.length;
       const result = await harness.call(fixture.call.tool, fixture.call.arguments);
 
@@ -45,7 +61,10 @@ describe('every recorded Ads answer, replayed over HTTP through the reference se
 
       if (fixture.expected.error_kind === null) {
         expect(result.isError).toBeFalsy();
-        const expected = fixture.expected.meta === undefined ? fixture.expected.result : { ...fixture.expected.result, _meta: fixture.expected.meta };
+        const expected =
+          fixture.expected.meta === undefined
+            ? fixture.expected.result
+            : { ...fixture.expected.result, _meta: fixture.expected.meta };
         expect(result.structuredContent).toEqual(expected);
         const block = result.content[0];
         expect(block?.type === 'text' ? JSON.parse(block.text) : undefined).toEqual(expected);
@@ -65,7 +84,10 @@ describe('every recorded Ads answer, replayed over HTTP through the reference se
       expect(String(envelope['summary'])).toContain(`HTTP ${fixture.response.status}`);
       const hints = envelope['hints'] as string[];
       for (const fragment of fixture.expected.hints_contain ?? []) {
-        expect(hints.some((hint) => hint.includes(fragment)), `a hint containing "${fragment}" in ${JSON.stringify(hints)}`).toBe(true);
+        expect(
+          hints.some((hint) => hint.includes(fragment)),
+          `a hint containing "${fragment}" in ${JSON.stringify(hints)}`,
+        ).toBe(true);
       }
       expect(envelope['_meta']).toEqual(fixture.expected.meta);
       expect(envelope['legacy_error_kind']).toBe(fixture.expected.legacy_error_kind);
@@ -89,7 +111,10 @@ describe('what the reference server sends', () => {
     replay.enqueue({ status: 207, body: { campaigns: { success: [{ index: 0, campaignId: '1' }], error: [] } } });
     const before = replay.requests.length;
     const campaign = { name: 'c', targetingType: 'AUTO', state: 'PAUSED', budget: { budgetType: 'DAILY', budget: 3 } };
-    const result = await harness.call('create_sp_campaigns', { campaigns: [campaign], prefer: 'return=representation' });
+    const result = await harness.call('create_sp_campaigns', {
+      campaigns: [campaign],
+      prefer: 'return=representation',
+    });
     const sent = replay.requests[before]!;
     expect(sent.headers['prefer']).toBe('return=representation');
     expect(JSON.parse(sent.body)).toEqual({ campaigns: [campaign] });
@@ -99,8 +124,13 @@ describe('what the reference server sends', () => {
   it('query parameters of list_profiles and the profiles wrapper', async () => {
     replay.enqueue({ status: 200, body: [{ profileId: 1, countryCode: 'US' }] });
     const before = replay.requests.length;
-    const result = await harness.call('list_profiles', { profileTypeFilter: ['seller', 'vendor'], validPaymentMethodFilter: true });
-    expect(replay.requests[before]!.url).toBe('/v2/profiles?profileTypeFilter=seller,vendor&validPaymentMethodFilter=true');
+    const result = await harness.call('list_profiles', {
+      profileTypeFilter: ['seller', 'vendor'],
+      validPaymentMethodFilter: true,
+    });
+    expect(replay.requests[before]!.url).toBe(
+      '/v2/profiles?profileTypeFilter=seller,vendor&validPaymentMethodFilter=true',
+    );
     expect(replay.requests[before]!.headers['accept']).toBe('application/json');
     expect(result.structuredContent).toEqual({ profiles: [{ profileId: 1, countryCode: 'US' }] });
   });
@@ -116,7 +146,11 @@ describe('what the reference server sends', () => {
     expect(replay.tokenRequests.length).toBeGreaterThan(0);
     for (const request of replay.tokenRequests) {
       const form = new URLSearchParams(request.body);
-      expect([form.get('grant_type'), form.get('client_id'), form.get('refresh_token')]).toEqual(['refresh_token', TEST_CLIENT_ID, 'Atzr|test-refresh-token-0001']);
+      expect([form.get('grant_type'), form.get('client_id'), form.get('refresh_token')]).toEqual([
+        'refresh_token',
+        TEST_CLIENT_ID,
+        'Atzr|test-refresh-token-0001',
+      ]);
     }
   });
 });

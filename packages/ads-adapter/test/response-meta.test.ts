@@ -18,13 +18,21 @@ describe('parseAdsResponseMeta', () => {
       headers: { 'X-RATELIMIT-LIMIT': ' 0.5 ', 'X-RATELIMIT-REMAINING': '0' },
       expected: { rate_limit: { limit_per_second: 0.5, remaining: 0 } },
     },
-    { name: 'empty values are absent', headers: { 'x-ratelimit-limit': '', 'x-ratelimit-remaining': '   ' }, expected: {} },
+    {
+      name: 'empty values are absent',
+      headers: { 'x-ratelimit-limit': '', 'x-ratelimit-remaining': '   ' },
+      expected: {},
+    },
     {
       name: 'non-numeric values stay raw strings',
       headers: { 'x-ratelimit-limit': '10/s', 'x-ratelimit-remaining': 'unknown', 'x-ratelimit-reset': '' },
       expected: { rate_limit: { limit_per_second: '10/s', remaining: 'unknown' } },
     },
-    { name: 'only the reset', headers: { 'x-ratelimit-reset': 'Mon, 04 May 2026 10:00:01 GMT' }, expected: { rate_limit: { reset_at: 'Mon, 04 May 2026 10:00:01 GMT' } } },
+    {
+      name: 'only the reset',
+      headers: { 'x-ratelimit-reset': 'Mon, 04 May 2026 10:00:01 GMT' },
+      expected: { rate_limit: { reset_at: 'Mon, 04 May 2026 10:00:01 GMT' } },
+    },
     { name: 'Retry-After decimal seconds', headers: { 'Retry-After': '1.5' }, expected: { retry_after_seconds: 1.5 } },
     { name: 'Retry-After zero', headers: { 'retry-after': '0' }, expected: { retry_after_seconds: 0 } },
     { name: 'Retry-After negative is dropped', headers: { 'Retry-After': '-3' }, expected: {} },
@@ -34,15 +42,33 @@ describe('parseAdsResponseMeta', () => {
       headers: { 'Retry-After': 'Mon, 04 May 2026 09:00:20 GMT', Date: 'Mon, 04 May 2026 09:00:00 GMT' },
       expected: { retry_after_seconds: 20 },
     },
-    { name: 'Retry-After HTTP-date against now without Date', headers: { 'Retry-After': 'Mon, 04 May 2026 10:00:12 GMT' }, expected: { retry_after_seconds: 12 } },
-    { name: 'Retry-After date in the past clamps to 0', headers: { 'Retry-After': 'Mon, 04 May 2026 09:59:00 GMT' }, expected: { retry_after_seconds: 0 } },
+    {
+      name: 'Retry-After HTTP-date against now without Date',
+      headers: { 'Retry-After': 'Mon, 04 May 2026 10:00:12 GMT' },
+      expected: { retry_after_seconds: 12 },
+    },
+    {
+      name: 'Retry-After date in the past clamps to 0',
+      headers: { 'Retry-After': 'Mon, 04 May 2026 09:59:00 GMT' },
+      expected: { retry_after_seconds: 0 },
+    },
     {
       name: 'Warning header with a comma inside the quoted text',
       headers: { Warning: '299 ads-gateway "field state, deprecated" , 199 - "cached"' },
       expected: {
         warnings: [
-          { kind: 'upstream_warning', summary: '299 ads-gateway "field state, deprecated"', details: [{ code: '299', agent: 'ads-gateway', text: 'field state, deprecated' }], hints: [] },
-          { kind: 'upstream_warning', summary: '199 - "cached"', details: [{ code: '199', agent: '-', text: 'cached' }], hints: [] },
+          {
+            kind: 'upstream_warning',
+            summary: '299 ads-gateway "field state, deprecated"',
+            details: [{ code: '299', agent: 'ads-gateway', text: 'field state, deprecated' }],
+            hints: [],
+          },
+          {
+            kind: 'upstream_warning',
+            summary: '199 - "cached"',
+            details: [{ code: '199', agent: '-', text: 'cached' }],
+            hints: [],
+          },
         ],
       },
     },
@@ -85,7 +111,9 @@ describe('adsRequestId', () => {
     expect(adsRequestId(lowerCaseHeaders({ 'x-amzn-RequestId': 'header-id' }), { requestId: 'BODY1' })).toBe('BODY1');
   });
   it('falls back to x-amzn-RequestId, then x-amz-rid', () => {
-    expect(adsRequestId(lowerCaseHeaders({ 'x-amz-rid': 'RID9', 'X-Amzn-RequestId': 'REQ7' }), { message: 'x' })).toBe('REQ7');
+    expect(adsRequestId(lowerCaseHeaders({ 'x-amz-rid': 'RID9', 'X-Amzn-RequestId': 'REQ7' }), { message: 'x' })).toBe(
+      'REQ7',
+    );
     expect(adsRequestId(lowerCaseHeaders({ 'x-amz-rid': 'RID9' }))).toBe('RID9');
   });
   it('finds a nested or numeric body id and skips empty ones', () => {

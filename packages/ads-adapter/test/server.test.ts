@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { envelopeOf, startHarness, TEST_CLIENT_ID, TEST_MODELS_DIR, TEST_PROFILE_ID, testEnv } from './support/harness.js';
+import {
+  envelopeOf,
+  startHarness,
+  TEST_CLIENT_ID,
+  TEST_MODELS_DIR,
+  TEST_PROFILE_ID,
+  testEnv,
+} from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
@@ -12,8 +19,16 @@ import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 let replay: UpstreamReplay;
 const open: Harness[] = [];
 
-async function harnessWith(env: Record<string, string | undefined>, options: { timeoutMs?: number; upstream?: string } = {}): Promise<Harness> {
-  const harness = await startHarness({ env, upstream: options.upstream ?? replay.url, modelsDir: TEST_MODELS_DIR, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+async function harnessWith(
+  env: Record<string, string | undefined>,
+  options: { timeoutMs?: number; upstream?: string } = {},
+): Promise<Harness> {
+  const harness = await startHarness({
+    env,
+    upstream: options.upstream ?? replay.url,
+    modelsDir: TEST_MODELS_DIR,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
   open.push(harness);
   return harness;
 }
@@ -24,7 +39,10 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await Promise.all(open.splice(0).map((harness) => harness.close()));
-  replay.setTokenResponse({ status: 200, body: { access_token: REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 } });
+  replay.setTokenResponse({
+    status: 200,
+    body: { access_token: REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 },
+  });
 });
 
 afterAll(async () => {
@@ -32,8 +50,18 @@ afterAll(async () => {
 });
 
 const PROFILES = [
-  { profileId: 1110001, countryCode: 'US', currencyCode: 'USD', accountInfo: { id: 'A1SELLER', type: 'seller', name: 'North Shop' } },
-  { profileId: 2220002, countryCode: 'CA', currencyCode: 'CAD', accountInfo: { id: 'A2AGENCY', type: 'agency', name: 'Media House' } },
+  {
+    profileId: 1110001,
+    countryCode: 'US',
+    currencyCode: 'USD',
+    accountInfo: { id: 'A1SELLER', type: 'seller', name: 'North Shop' },
+  },
+  {
+    profileId: 2220002,
+    countryCode: 'CA',
+    currencyCode: 'CAD',
+    accountInfo: { id: 'A2AGENCY', type: 'agency', name: 'Media House' },
+  },
 ];
 
 describe('tools and capability', () => {
@@ -57,7 +85,9 @@ describe('tools and capability', () => {
     expect(Object.keys(query?.inputSchema.properties ?? {})).toEqual(['body']);
     expect(query?.inputSchema.required).toEqual(['body']);
     expect(query?.annotations?.readOnlyHint).toBe(true);
-    expect(harness.server.models?.skipped).toEqual([{ file: 'collection-notes.json', reason: 'not a Swagger 2.0 or OpenAPI 3.x description' }]);
+    expect(harness.server.models?.skipped).toEqual([
+      { file: 'collection-notes.json', reason: 'not a Swagger 2.0 or OpenAPI 3.x description' },
+    ]);
     expect(harness.server.models?.models).toEqual([{ file: 'unified-mini.json', tools: 2 }]);
     expect(harness.logLines.some((line) => line.includes('collection-notes.json'))).toBe(true);
   });
@@ -65,21 +95,39 @@ describe('tools and capability', () => {
   it('advertises the Ads kinds and answers get_envelope_contract with the same object', async () => {
     const harness = await harnessWith(testEnv(replay));
     const capability = harness.client.getServerCapabilities()?.experimental?.['openbridge_envelope'];
-    const errorKinds = ['mcp_input_validation', 'tool_not_found', 'ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited', 'internal_error'];
+    const errorKinds = [
+      'mcp_input_validation',
+      'tool_not_found',
+      'ads_api_http',
+      'ads_api_client',
+      'auth_error',
+      'rate_limited',
+      'internal_error',
+    ];
     expect(capability).toEqual({ contract_version: 1, error_kinds: errorKinds, normalized_kinds: [] });
     const result = await harness.call('get_envelope_contract');
     expect(result.structuredContent).toEqual({
       contract_version: 1,
       error_kinds: errorKinds,
       normalized_kinds: [],
-      settings: { MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true, MCP_SCHEMA_KEY_NORMALIZATION_META: false, MCP_STRICT_UNKNOWN_FIELDS: true, MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304, MCP_MAX_RESULT_BYTES: 9_437_184 },
+      settings: {
+        MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true,
+        MCP_SCHEMA_KEY_NORMALIZATION_META: false,
+        MCP_STRICT_UNKNOWN_FIELDS: true,
+        MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304,
+        MCP_MAX_RESULT_BYTES: 9_437_184,
+      },
     });
   });
 
   it('an unknown tool is tool_not_found with a suggestion', async () => {
     const harness = await harnessWith(testEnv(replay));
     const envelope = envelopeOf(await harness.call('list_profile'));
-    expect([envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual(['tool_not_found', 'TOOL_NOT_FOUND', 'list_profile']);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual([
+      'tool_not_found',
+      'TOOL_NOT_FOUND',
+      'list_profile',
+    ]);
     expect(envelope['hints']).toContain('Did you mean "list_profiles"?');
   });
 });
@@ -90,9 +138,19 @@ describe('credentials', () => {
     const before = replay.requests.length + replay.tokenRequests.length;
     const envelope = envelopeOf(await harness.call('list_sp_campaigns'));
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', false]);
-    expect(envelope['summary']).toBe('No LWA credentials: LWA_CLIENT_ID, LWA_CLIENT_SECRET, LWA_REFRESH_TOKEN are not set.');
-    expect((envelope['details'] as { path: string }[]).map((detail) => detail.path)).toEqual(['LWA_CLIENT_ID', 'LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN']);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'auth_error',
+      'AUTHENTICATION_ERROR',
+      false,
+    ]);
+    expect(envelope['summary']).toBe(
+      'No LWA credentials: LWA_CLIENT_ID, LWA_CLIENT_SECRET, LWA_REFRESH_TOKEN are not set.',
+    );
+    expect((envelope['details'] as { path: string }[]).map((detail) => detail.path)).toEqual([
+      'LWA_CLIENT_ID',
+      'LWA_CLIENT_SECRET',
+      'LWA_REFRESH_TOKEN',
+    ]);
     expect(replay.requests.length + replay.tokenRequests.length).toBe(before);
   });
 
@@ -103,10 +161,17 @@ describe('credentials', () => {
   });
 
   it('LWA rejects the refresh token: auth_error / AUTHENTICATION_ERROR, secrets never echoed', async () => {
-    replay.setTokenResponse({ status: 400, body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' } });
+    replay.setTokenResponse({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' },
+    });
     const harness = await harnessWith(testEnv(replay));
     const envelope = envelopeOf(await harness.call('list_profiles'));
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', false]);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'auth_error',
+      'AUTHENTICATION_ERROR',
+      false,
+    ]);
     expect(String((envelope['hints'] as string[])[0])).toContain('authorize the application again');
     const text = JSON.stringify(envelope);
     expect(text).not.toContain('test-refresh-token');
@@ -117,24 +182,51 @@ describe('credentials', () => {
     replay.setTokenResponse({ status: 503, body: 'down' });
     const harness = await harnessWith(testEnv(replay));
     const envelope = envelopeOf(await harness.call('list_profiles'));
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', true]);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'auth_error',
+      'AUTHENTICATION_ERROR',
+      true,
+    ]);
   });
 
   it('a token endpoint failure carries the endpoint request id, like every upstream failure', async () => {
-    replay.setTokenResponse({ status: 400, headers: { 'x-amzn-RequestId': 'lwa-req-7f3a' }, body: { error: 'invalid_client', error_description: 'Client authentication failed' } });
+    replay.setTokenResponse({
+      status: 400,
+      headers: { 'x-amzn-RequestId': 'lwa-req-7f3a' },
+      body: { error: 'invalid_client', error_description: 'Client authentication failed' },
+    });
     const harness = await harnessWith(testEnv(replay));
     const rejected = envelopeOf(await harness.call('list_profiles'));
-    expect((rejected['details'] as Record<string, unknown>[]).map((detail) => [detail['upstream_code'], detail['http_status'], detail['request_id']])).toEqual([['invalid_client', 400, 'lwa-req-7f3a']]);
+    expect(
+      (rejected['details'] as Record<string, unknown>[]).map((detail) => [
+        detail['upstream_code'],
+        detail['http_status'],
+        detail['request_id'],
+      ]),
+    ).toEqual([['invalid_client', 400, 'lwa-req-7f3a']]);
     replay.setTokenResponse({ status: 503, headers: { 'x-amz-rid': 'LWA503RID' }, body: 'down' });
     const unavailable = envelopeOf(await harness.call('list_profiles'));
-    expect((unavailable['details'] as Record<string, unknown>[]).map((detail) => [detail['http_status'], detail['request_id']])).toEqual([[503, 'LWA503RID']]);
+    expect(
+      (unavailable['details'] as Record<string, unknown>[]).map((detail) => [
+        detail['http_status'],
+        detail['request_id'],
+      ]),
+    ).toEqual([[503, 'LWA503RID']]);
   });
 
   it('a busy token endpoint that names a wait passes it on as _meta.retry_after_seconds', async () => {
-    replay.setTokenResponse({ status: 429, headers: { 'retry-after': '7', 'x-amzn-RequestId': 'lwa-429' }, body: { error: 'throttled' } });
+    replay.setTokenResponse({
+      status: 429,
+      headers: { 'retry-after': '7', 'x-amzn-RequestId': 'lwa-429' },
+      body: { error: 'throttled' },
+    });
     const harness = await harnessWith(testEnv(replay));
     const throttled = envelopeOf(await harness.call('list_profiles'));
-    expect([throttled['error_code'], throttled['retryable'], throttled['_meta']]).toEqual(['AUTHENTICATION_ERROR', true, { retry_after_seconds: 7 }]);
+    expect([throttled['error_code'], throttled['retryable'], throttled['_meta']]).toEqual([
+      'AUTHENTICATION_ERROR',
+      true,
+      { retry_after_seconds: 7 },
+    ]);
     replay.setTokenResponse({ status: 503, headers: { 'x-amz-retry-after': '2500' }, body: 'down' });
     const unavailable = envelopeOf(await harness.call('list_profiles'));
     expect(unavailable['_meta']).toEqual({ retry_after_seconds: 2.5 });
@@ -142,7 +234,11 @@ describe('credentials', () => {
 
   it('a 401 from the Ads API drops the cached token, so the next call refreshes it', async () => {
     const harness = await harnessWith(testEnv(replay));
-    replay.enqueue({ status: 200, body: [] }, { status: 401, body: { code: 'UNAUTHORIZED', details: 'Token expired' } }, { status: 200, body: [] });
+    replay.enqueue(
+      { status: 200, body: [] },
+      { status: 401, body: { code: 'UNAUTHORIZED', details: 'Token expired' } },
+      { status: 200, body: [] },
+    );
     const start = replay.tokenRequests.length;
     await harness.call('list_profiles');
     await harness.call('list_profiles');
@@ -155,9 +251,24 @@ describe('credentials', () => {
     const harness = await harnessWith(testEnv(replay, { ADS_API_PROFILE_ID: undefined }));
     const before = replay.requests.length;
     const tokensBefore = replay.tokenRequests.length;
-    const envelope = envelopeOf(await harness.call('create_report', { startDate: '2026-01-01', endDate: '2026-01-02', configuration: { adProduct: 'SPONSORED_PRODUCTS', reportTypeId: 'spCampaigns', groupBy: ['campaign'], columns: ['cost'], timeUnit: 'SUMMARY', format: 'GZIP_JSON' } }));
+    const envelope = envelopeOf(
+      await harness.call('create_report', {
+        startDate: '2026-01-01',
+        endDate: '2026-01-02',
+        configuration: {
+          adProduct: 'SPONSORED_PRODUCTS',
+          reportTypeId: 'spCampaigns',
+          groupBy: ['campaign'],
+          columns: ['cost'],
+          timeUnit: 'SUMMARY',
+          format: 'GZIP_JSON',
+        },
+      }),
+    );
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR']);
-    expect(envelope['summary']).toBe('create_report needs an active profile (Amazon-Advertising-API-Scope) and none is set.');
+    expect(envelope['summary']).toBe(
+      'create_report needs an active profile (Amazon-Advertising-API-Scope) and none is set.',
+    );
     expect(replay.requests.length).toBe(before);
     expect(replay.tokenRequests.length).toBe(tokensBefore);
     replay.enqueue({ status: 200, body: PROFILES });
@@ -183,7 +294,14 @@ describe('set_active_profile', () => {
     const harness = await harnessWith(testEnv(replay));
     replay.enqueue({ status: 200, body: PROFILES }, { status: 200, body: { campaigns: [] } });
     const result = await harness.call('set_active_profile', { profileId: 1110001 });
-    expect(result.structuredContent).toEqual({ profileId: 1110001, region: 'na', verified: true, countryCode: 'US', accountType: 'seller', accountName: 'North Shop' });
+    expect(result.structuredContent).toEqual({
+      profileId: 1110001,
+      region: 'na',
+      verified: true,
+      countryCode: 'US',
+      accountType: 'seller',
+      accountName: 'North Shop',
+    });
     const before = replay.requests.length;
     await harness.call('list_sp_campaigns');
     expect(replay.requests[before]!.headers['amazon-advertising-api-scope']).toBe('1110001');
@@ -194,8 +312,20 @@ describe('set_active_profile', () => {
     replay.enqueue({ status: 200, body: PROFILES });
     const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 9990009 }));
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['mcp_input_validation', 'SCHEMA_PROFILE_NOT_FOUND', false]);
-    expect(envelope['details']).toEqual([{ path: 'profileId', field: 'profileId', issue: '9990009 is not one of the 2 profiles of this account in region na.', received_type: 'integer', allowed: [1110001, 2220002] }]);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'mcp_input_validation',
+      'SCHEMA_PROFILE_NOT_FOUND',
+      false,
+    ]);
+    expect(envelope['details']).toEqual([
+      {
+        path: 'profileId',
+        field: 'profileId',
+        issue: '9990009 is not one of the 2 profiles of this account in region na.',
+        received_type: 'integer',
+        allowed: [1110001, 2220002],
+      },
+    ]);
     expect(envelope['hints']).toEqual([
       'Available profiles: 1110001 (US, seller, North Shop); 2220002 (CA, agency, Media House).',
       'Profiles belong to one region: call set_region first when the profile is in another one.',
@@ -205,7 +335,11 @@ describe('set_active_profile', () => {
 
   it('an unknown profile keeps the telemetry of the profile list it was checked against', async () => {
     const harness = await harnessWith(testEnv(replay, { MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' }));
-    replay.enqueue({ status: 200, headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '9', 'Retry-After': '2' }, body: PROFILES });
+    replay.enqueue({
+      status: 200,
+      headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '9', 'Retry-After': '2' },
+      body: PROFILES,
+    });
     const envelope = envelopeOf(await harness.call('set_active_profile', { ProfileId: 9990009 }));
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
     expect(envelope['error_code']).toBe('SCHEMA_PROFILE_NOT_FOUND');
@@ -221,7 +355,9 @@ describe('set_active_profile', () => {
     replay.enqueue({ status: 200, body: PROFILES });
     const result = await harness.call('set_active_profile', { profileId: 2220002 });
     const meta = (result.structuredContent as { _meta: { warnings: { kind: string; summary: string }[] } })._meta;
-    expect(meta.warnings.map((warning) => [warning.kind, warning.summary])).toEqual([['profile_scope_warning', 'Profile 2220002 is an agency profile.']]);
+    expect(meta.warnings.map((warning) => [warning.kind, warning.summary])).toEqual([
+      ['profile_scope_warning', 'Profile 2220002 is an agency profile.'],
+    ]);
   });
 
   it('a profile id sent as a string is a schema type error', async () => {
@@ -235,8 +371,16 @@ describe('set_active_profile', () => {
     replay.enqueue({ status: 503, body: { message: 'Service Unavailable' } });
     const result = await harness.call('set_active_profile', { profileId: 3330003 });
     expect(result.isError).toBeFalsy();
-    const content = result.structuredContent as { profileId: number; verified: boolean; _meta: { warnings: { kind: string }[] } };
-    expect([content.profileId, content.verified, content._meta.warnings.map((warning) => warning.kind)]).toEqual([3330003, false, ['profile_scope_warning']]);
+    const content = result.structuredContent as {
+      profileId: number;
+      verified: boolean;
+      _meta: { warnings: { kind: string }[] };
+    };
+    expect([content.profileId, content.verified, content._meta.warnings.map((warning) => warning.kind)]).toEqual([
+      3330003,
+      false,
+      ['profile_scope_warning'],
+    ]);
     expect(harness.server.session.profileId).toBe(3330003);
   });
 
@@ -260,7 +404,12 @@ describe('set_region', () => {
   it('switches region and clears a profile not known there', async () => {
     const harness = await harnessWith(testEnv(replay));
     const result = await harness.call('set_region', { region: 'eu' });
-    expect(result.structuredContent).toEqual({ region: 'eu', host: replay.url, activeProfileId: null, profileCleared: true });
+    expect(result.structuredContent).toEqual({
+      region: 'eu',
+      host: replay.url,
+      activeProfileId: null,
+      profileCleared: true,
+    });
     expect(harness.server.session.region).toBe('eu');
   });
 
@@ -285,7 +434,9 @@ describe('arguments and client-side failures', () => {
   it('a missing required field is SCHEMA_REQUIRED and never reaches upstream', async () => {
     const harness = await harnessWith(testEnv(replay));
     const before = replay.requests.length;
-    const envelope = envelopeOf(await harness.call('create_report', { startDate: '2026-01-01', endDate: '2026-01-02' }));
+    const envelope = envelopeOf(
+      await harness.call('create_report', { startDate: '2026-01-01', endDate: '2026-01-02' }),
+    );
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_REQUIRED']);
     expect(replay.requests.length).toBe(before);
   });
@@ -294,25 +445,42 @@ describe('arguments and client-side failures', () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
-    await new Promise<void>((resolve) => closed.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      closed.close(() => {
+        resolve();
+      }),
+    );
     const harness = await harnessWith(testEnv(replay), { upstream: `http://127.0.0.1:${port}` });
     const envelope = envelopeOf(await harness.call('list_profiles'));
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', true]);
-    expect(envelope['details']).toEqual([{ path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' }]);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'ads_api_client',
+      'TOOL_EXECUTION_FAILED',
+      true,
+    ]);
+    expect(envelope['details']).toEqual([
+      { path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' },
+    ]);
   });
 
   it('an upstream slower than the timeout: ads_api_client / TOOL_EXECUTION_FAILED, retryable', async () => {
     const harness = await harnessWith(testEnv(replay), { timeoutMs: 150 });
     replay.enqueue({ status: 200, body: [], delayMs: 1500 });
     const envelope = envelopeOf(await harness.call('list_profiles'));
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['ads_api_client', 'TOOL_EXECUTION_FAILED', true]);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'ads_api_client',
+      'TOOL_EXECUTION_FAILED',
+      true,
+    ]);
     expect(envelope['summary']).toBe(`No answer from ${new URL(replay.url).host} (GET /v2/profiles) within 150 ms.`);
   });
 
   it('an access token echoed by the upstream never reaches the envelope', async () => {
     const harness = await harnessWith(testEnv(replay));
-    replay.enqueue({ status: 400, body: { code: 'BAD', details: `header was Authorization: Bearer ${REPLAY_ACCESS_TOKEN}` } });
+    replay.enqueue({
+      status: 400,
+      body: { code: 'BAD', details: `header was Authorization: Bearer ${REPLAY_ACCESS_TOKEN}` },
+    });
     const envelope = envelopeOf(await harness.call('list_sp_campaigns'));
     expect(JSON.stringify(envelope)).not.toContain('replay-access-token');
   });

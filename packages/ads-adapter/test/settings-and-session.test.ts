@@ -8,12 +8,22 @@ import { TEST_MODELS_DIR } from './support/harness.js';
 
 describe('adsServerSettings', () => {
   it('defaults: region na, no profile, no upstream, 30 s timeout', () => {
-    expect(adsServerSettings({})).toEqual({ region: 'na', lwa: { clientId: undefined, clientSecret: undefined, refreshToken: undefined, tokenUrl: undefined }, timeoutMs: 30000 });
+    expect(adsServerSettings({})).toEqual({
+      region: 'na',
+      lwa: { clientId: undefined, clientSecret: undefined, refreshToken: undefined, tokenUrl: undefined },
+      timeoutMs: 30000,
+    });
   });
 
   it('reads region (any case), profile, account id, upstream and LWA variables', () => {
     const settings = adsServerSettings(
-      { ADS_API_REGION: ' FE ', ADS_API_PROFILE_ID: '123456789', ADS_API_ACCOUNT_ID: 'acc-1', LWA_CLIENT_ID: 'id', LWA_TOKEN_URL: 'http://127.0.0.1:1/t' },
+      {
+        ADS_API_REGION: ' FE ',
+        ADS_API_PROFILE_ID: '123456789',
+        ADS_API_ACCOUNT_ID: 'acc-1',
+        LWA_CLIENT_ID: 'id',
+        LWA_TOKEN_URL: 'http://127.0.0.1:1/t',
+      },
       { upstream: 'https://advertising-api-test.amazon.com/', timeoutMs: 500 },
     );
     expect(settings).toEqual({
@@ -28,9 +38,21 @@ describe('adsServerSettings', () => {
 
   const refused: readonly [Record<string, string>, { upstream?: string }, string][] = [
     [{ ADS_API_REGION: 'us' }, {}, 'ADS_API_REGION must be one of na, eu, fe; got "us"'],
-    [{ ADS_API_PROFILE_ID: '12ab' }, {}, 'ADS_API_PROFILE_ID must be a profile id (a positive integer, as list_profiles returns it)'],
-    [{ ADS_API_PROFILE_ID: '0' }, {}, 'ADS_API_PROFILE_ID must be a profile id (a positive integer, as list_profiles returns it)'],
-    [{}, { upstream: 'advertising-api.amazon.com' }, '--upstream must be an absolute http(s) URL; got "advertising-api.amazon.com"'],
+    [
+      { ADS_API_PROFILE_ID: '12ab' },
+      {},
+      'ADS_API_PROFILE_ID must be a profile id (a positive integer, as list_profiles returns it)',
+    ],
+    [
+      { ADS_API_PROFILE_ID: '0' },
+      {},
+      'ADS_API_PROFILE_ID must be a profile id (a positive integer, as list_profiles returns it)',
+    ],
+    [
+      {},
+      { upstream: 'advertising-api.amazon.com' },
+      '--upstream must be an absolute http(s) URL; got "advertising-api.amazon.com"',
+    ],
     [{}, { upstream: 'ftp://example.com' }, '--upstream must be an http(s) URL; got "ftp://example.com"'],
   ];
   for (const [env, commandLine, message] of refused) {
@@ -43,12 +65,24 @@ describe('adsServerSettings', () => {
 describe('AdsSession', () => {
   it('region hosts and LWA endpoints follow set_region unless overridden', () => {
     const session = new AdsSession(adsServerSettings({}), createAmazonRedactor());
-    expect([session.baseUrl(), session.tokenUrl()]).toEqual(['https://advertising-api.amazon.com', 'https://api.amazon.com/auth/o2/token']);
+    expect([session.baseUrl(), session.tokenUrl()]).toEqual([
+      'https://advertising-api.amazon.com',
+      'https://api.amazon.com/auth/o2/token',
+    ]);
     session.setRegion('eu');
-    expect([session.baseUrl(), session.tokenUrl()]).toEqual(['https://advertising-api-eu.amazon.com', 'https://api.amazon.co.uk/auth/o2/token']);
+    expect([session.baseUrl(), session.tokenUrl()]).toEqual([
+      'https://advertising-api-eu.amazon.com',
+      'https://api.amazon.co.uk/auth/o2/token',
+    ]);
     session.setRegion('fe');
-    expect([session.baseUrl(), session.tokenUrl()]).toEqual(['https://advertising-api-fe.amazon.com', 'https://api.amazon.co.jp/auth/o2/token']);
-    const pinned = new AdsSession(adsServerSettings({ LWA_TOKEN_URL: 'http://127.0.0.1:9/token' }, { upstream: 'http://127.0.0.1:8' }), createAmazonRedactor());
+    expect([session.baseUrl(), session.tokenUrl()]).toEqual([
+      'https://advertising-api-fe.amazon.com',
+      'https://api.amazon.co.jp/auth/o2/token',
+    ]);
+    const pinned = new AdsSession(
+      adsServerSettings({ LWA_TOKEN_URL: 'http://127.0.0.1:9/token' }, { upstream: 'http://127.0.0.1:8' }),
+      createAmazonRedactor(),
+    );
     pinned.setRegion('fe');
     expect([pinned.baseUrl(), pinned.tokenUrl()]).toEqual(['http://127.0.0.1:8', 'http://127.0.0.1:9/token']);
   });
@@ -73,11 +107,12 @@ describe('AdsSession', () => {
   });
 });
 
-
 describe('loadModelOperations', () => {
   it('converts OpenAPI 3 operations, skips other JSON, avoids taken names', async () => {
     const loaded = await loadModelOperations(TEST_MODELS_DIR, new Set(['unifiedMini_createCampaign']));
-    expect(loaded.operations.map((operation) => [operation.name, operation.method, operation.path, operation.accountHeader])).toEqual([
+    expect(
+      loaded.operations.map((operation) => [operation.name, operation.method, operation.path, operation.accountHeader]),
+    ).toEqual([
       ['unifiedMini_queryCampaign', 'POST', '/adsApi/v1/query/campaigns', 'account'],
       ['unifiedMini_createCampaign_post', 'POST', '/adsApi/v1/create/campaigns', 'account'],
     ]);
@@ -90,7 +125,18 @@ describe('loadModelOperations', () => {
         body: {
           type: 'object',
           properties: {
-            adProductFilter: { type: 'object', properties: { include: { type: 'array', minItems: 1, maxItems: 1, items: { type: 'string', enum: ['SPONSORED_PRODUCTS'] } } }, required: ['include'] },
+            adProductFilter: {
+              type: 'object',
+              properties: {
+                include: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 1,
+                  items: { type: 'string', enum: ['SPONSORED_PRODUCTS'] },
+                },
+              },
+              required: ['include'],
+            },
             maxResults: { type: 'integer', format: 'int32', minimum: 1, maximum: 5000 },
             nextToken: { type: 'string' },
           },
@@ -99,7 +145,9 @@ describe('loadModelOperations', () => {
       },
       required: ['body'],
     });
-    expect(loaded.skipped).toEqual([{ file: 'collection-notes.json', reason: 'not a Swagger 2.0 or OpenAPI 3.x description' }]);
+    expect(loaded.skipped).toEqual([
+      { file: 'collection-notes.json', reason: 'not a Swagger 2.0 or OpenAPI 3.x description' },
+    ]);
   });
 
   it('fails when the folder does not exist', async () => {

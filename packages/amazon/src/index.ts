@@ -18,7 +18,20 @@ export {
   LwaTokenClient,
   MAX_TOKEN_RESPONSE_BYTES,
 } from './lwa-client.js';
-export type { LwaFailureClassification, LwaFailureReason, LwaHints, LwaSettings, SecretRegistry } from './lwa-client.js';
-export { AMAZON_PUBLIC_PREFIXES, AMAZON_REDACTION_PATTERNS, AMAZON_REDACTION_TRIGGER, AMAZON_SECRET_HEADERS, amazonRedactorOptions, createAmazonRedactor } from './redaction.js';
+export type {
+  LwaFailureClassification,
+  LwaFailureReason,
+  LwaHints,
+  LwaSettings,
+  SecretRegistry,
+} from './lwa-client.js';
+export {
+  AMAZON_PUBLIC_PREFIXES,
+  AMAZON_REDACTION_PATTERNS,
+  AMAZON_REDACTION_TRIGGER,
+  AMAZON_SECRET_HEADERS,
+  amazonRedactorOptions,
+  createAmazonRedactor,
+} from './redaction.js';
 export { ADS_API_SANDBOX_HOST, AMAZON_REGIONS } from './regions.js';
 export type { AmazonRegion } from './regions.js';

@@ -52,7 +52,14 @@ export class LwaError extends Error {
   constructor(
     reason: LwaFailureReason,
     message: string,
-    facts: { oauthError?: string; status?: number; missing?: readonly string[]; location?: string; requestId?: string; retryAfterSeconds?: number } = {},
+    facts: {
+      oauthError?: string;
+      status?: number;
+      missing?: readonly string[];
+      location?: string;
+      requestId?: string;
+      retryAfterSeconds?: number;
+    } = {},
   ) {
     super(message);
     this.name = 'LwaError';
@@ -203,7 +210,9 @@ export class LwaTokenClient {
   private async refresh(): Promise<string> {
     const missing = this.missingCredentials();
     if (missing.length > 0) {
-      throw new LwaError('missing_credentials', `LWA credentials are not configured: set ${missing.join(', ')}`, { missing });
+      throw new LwaError('missing_credentials', `LWA credentials are not configured: set ${missing.join(', ')}`, {
+        missing,
+      });
     }
     const body = new URLSearchParams({
       grant_type: 'refresh_token',
@@ -238,25 +247,38 @@ export class LwaTokenClient {
         signal,
       });
     } catch {
-      throw new LwaError('token_endpoint_unavailable', signal.aborted ? 'the LWA token endpoint did not answer in time' : 'the LWA token endpoint could not be reached');
+      throw new LwaError(
+        'token_endpoint_unavailable',
+        signal.aborted
+          ? 'the LWA token endpoint did not answer in time'
+          : 'the LWA token endpoint could not be reached',
+      );
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       const target = locationUrl(response.headers.get('location') ?? '', tokenUrl);
       const location = target === undefined ? '(an unreadable Location)' : displayLocation(target);
-      throw new LwaError('token_endpoint_redirected', `the LWA token endpoint answered HTTP ${response.status}, a redirect to ${location}, which is not followed`, { status: response.status, location });
+      throw new LwaError(
+        'token_endpoint_redirected',
+        `the LWA token endpoint answered HTTP ${response.status}, a redirect to ${location}, which is not followed`,
+        { status: response.status, location },
+      );
     }
     let payload: unknown;
     try {
       const text = await readCapped(response, MAX_TOKEN_RESPONSE_BYTES);
       payload = text === undefined ? undefined : (JSON.parse(text) as unknown);
     } catch {
-      if (signal.aborted) throw new LwaError('token_endpoint_unavailable', 'the LWA token endpoint did not answer in time', { status: response.status });
+      if (signal.aborted)
+        throw new LwaError('token_endpoint_unavailable', 'the LWA token endpoint did not answer in time', {
+          status: response.status,
+        });
       payload = undefined;
     }
     const record = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
     if (response.ok && typeof record['access_token'] === 'string' && record['access_token'] !== '') {
-      const expiresIn = typeof record['expires_in'] === 'number' && record['expires_in'] > 0 ? record['expires_in'] : 3600;
+      const expiresIn =
+        typeof record['expires_in'] === 'number' && record['expires_in'] > 0 ? record['expires_in'] : 3600;
       const skew = this.settings.refreshSkewSeconds ?? 60;
       const now = (this.settings.now ?? Date.now)();
       this.secrets.registerSecret(record['access_token']);
@@ -270,13 +292,21 @@ export class LwaTokenClient {
     if (response.status >= 500 || response.status === 429 || (oauthError === undefined && response.ok)) {
       // The wait a busy endpoint names is telemetry like an API's Retry-After: the caller needs it.
       const wait = retryAfterSeconds(new Map(response.headers), new Date((this.settings.now ?? Date.now)()));
-      throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, { ...answered, ...(wait === undefined ? {} : { retryAfterSeconds: wait }) });
+      throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, {
+        ...answered,
+        ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
+      });
     }
-    const description = typeof record['error_description'] === 'string' ? `: ${capText(record['error_description'], 200)}` : '';
-    throw new LwaError('token_rejected', `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${response.status}`})${description}`, {
-      ...(oauthError === undefined ? {} : { oauthError }),
-      ...answered,
-    });
+    const description =
+      typeof record['error_description'] === 'string' ? `: ${capText(record['error_description'], 200)}` : '';
+    throw new LwaError(
+      'token_rejected',
+      `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${response.status}`})${description}`,
+      {
+        ...(oauthError === undefined ? {} : { oauthError }),
+        ...answered,
+      },
+    );
   }
 }
 
@@ -291,10 +321,13 @@ export interface LwaFailureClassification {
 }
 
 const OAUTH_HINTS: Readonly<Record<string, string>> = {
-  invalid_grant: 'The refresh token is expired, revoked, or was issued to another application: authorize the application again to get a new LWA_REFRESH_TOKEN.',
-  invalid_client: 'LWA_CLIENT_ID or LWA_CLIENT_SECRET is wrong, or the secret was rotated: copy both again from the application\'s LWA credentials.',
-  unauthorized_client: 'This application may not use the refresh_token grant: check the application\'s LWA settings.',
-  invalid_request: 'The token request was malformed: check that LWA_CLIENT_ID, LWA_CLIENT_SECRET and LWA_REFRESH_TOKEN hold no stray quotes or spaces.',
+  invalid_grant:
+    'The refresh token is expired, revoked, or was issued to another application: authorize the application again to get a new LWA_REFRESH_TOKEN.',
+  invalid_client:
+    "LWA_CLIENT_ID or LWA_CLIENT_SECRET is wrong, or the secret was rotated: copy both again from the application's LWA credentials.",
+  unauthorized_client: "This application may not use the refresh_token grant: check the application's LWA settings.",
+  invalid_request:
+    'The token request was malformed: check that LWA_CLIENT_ID, LWA_CLIENT_SECRET and LWA_REFRESH_TOKEN hold no stray quotes or spaces.',
   invalid_scope: 'The requested scope is not granted to this application.',
   server_error: 'The LWA service failed; try again shortly.',
 };
@@ -328,8 +361,18 @@ export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
       error_code: 'AUTHENTICATION_ERROR',
       retryable: false,
       summary: `Could not get an access token: the LWA token endpoint redirected to ${error.location ?? 'another address'}, and the credentials are not sent there.`,
-      details: [{ path: '', issue: error.message, received_type: 'null', ...(error.status === undefined ? {} : { http_status: error.status }), ...(error.location === undefined ? {} : { location: error.location }) }],
-      hints: ['Set LWA_TOKEN_URL to the token endpoint itself (https://api.amazon.com/auth/o2/token, or the region\'s), not to an address that redirects.'],
+      details: [
+        {
+          path: '',
+          issue: error.message,
+          received_type: 'null',
+          ...(error.status === undefined ? {} : { http_status: error.status }),
+          ...(error.location === undefined ? {} : { location: error.location }),
+        },
+      ],
+      hints: [
+        "Set LWA_TOKEN_URL to the token endpoint itself (https://api.amazon.com/auth/o2/token, or the region's), not to an address that redirects.",
+      ],
     };
   }
   if (error.reason === 'token_endpoint_unavailable') {
@@ -338,11 +381,22 @@ export function classifyLwaFailure(error: LwaError): LwaFailureClassification {
       error_code: 'AUTHENTICATION_ERROR',
       retryable: true,
       summary: 'Could not get an access token: the LWA token endpoint is unavailable.',
-      details: [{ path: '', issue: error.message, received_type: 'null', ...(error.status === undefined ? {} : { http_status: error.status }), ...requestIdDetail(error) }],
+      details: [
+        {
+          path: '',
+          issue: error.message,
+          received_type: 'null',
+          ...(error.status === undefined ? {} : { http_status: error.status }),
+          ...requestIdDetail(error),
+        },
+      ],
       hints: ['Retry after a short wait; if it persists, check LWA_TOKEN_URL and the network path to it.'],
     };
   }
-  const hint = (error.oauthError !== undefined && Object.hasOwn(OAUTH_HINTS, error.oauthError) ? OAUTH_HINTS[error.oauthError] : undefined) ?? 'Check the LWA credentials and authorize the application again.';
+  const hint =
+    (error.oauthError !== undefined && Object.hasOwn(OAUTH_HINTS, error.oauthError)
+      ? OAUTH_HINTS[error.oauthError]
+      : undefined) ?? 'Check the LWA credentials and authorize the application again.';
   return {
     error_kind: 'auth_error',
     error_code: 'AUTHENTICATION_ERROR',
@@ -376,7 +430,10 @@ export type LwaHints = Readonly<Record<string, string>>;
  */
 export function classifyLwaError(error: LwaError, extraHints: LwaHints = {}): ClassifiedError {
   const base = classifyLwaFailure(error);
-  const extra = error.oauthError !== undefined && Object.hasOwn(extraHints, error.oauthError) ? extraHints[error.oauthError] : undefined;
+  const extra =
+    error.oauthError !== undefined && Object.hasOwn(extraHints, error.oauthError)
+      ? extraHints[error.oauthError]
+      : undefined;
   const wait = error.retryAfterSeconds;
   return {
     ...base,
@@ -406,7 +463,10 @@ export function isAmazonCredentialError(error: unknown): error is LwaError {
  * @param extraHints - the server's hints by OAuth error code.
  * @returns the classified error. Never throws.
  */
-export function classifyAmazonCredentialFailure(failure: CredentialFailure, extraHints: LwaHints = {}): ClassifiedError {
+export function classifyAmazonCredentialFailure(
+  failure: CredentialFailure,
+  extraHints: LwaHints = {},
+): ClassifiedError {
   if (LwaError.isInstance(failure.error)) return classifyLwaError(failure.error, extraHints);
   return {
     error_kind: 'auth_error',

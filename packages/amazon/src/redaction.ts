@@ -27,7 +27,8 @@ export const AMAZON_REDACTION_PATTERNS: readonly RegExp[] = [
  * A cheap test each of {@link AMAZON_REDACTION_PATTERNS} needs to match: a string without any of
  * these words is not scanned by them.
  */
-export const AMAZON_REDACTION_TRIGGER = /atz[ar](?:\||%7c)|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|oa2-cs/i;
+export const AMAZON_REDACTION_TRIGGER =
+  /atz[ar](?:\||%7c)|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|oa2-cs/i;
 
 /** Request headers whose values are Amazon credentials (LWA access tokens, STS session tokens). */
 export const AMAZON_SECRET_HEADERS: readonly string[] = ['x-amz-access-token', 'x-amz-security-token'];

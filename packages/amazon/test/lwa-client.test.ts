@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createAmazonRedactor, LwaError, LwaTokenClient, classifyLwaFailure, lwaSettingsFromEnv } from '../src/index.js';
+import {
+  createAmazonRedactor,
+  LwaError,
+  LwaTokenClient,
+  classifyLwaFailure,
+  lwaSettingsFromEnv,
+} from '../src/index.js';
 
 interface Reply {
   status: number;
@@ -28,14 +34,25 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/auth/o2/token`;
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
 });
 beforeEach(() => {
   requests = [];
-  reply = { status: 200, body: JSON.stringify({ access_token: 'Atza|access-one', token_type: 'bearer', expires_in: 3600 }) };
+  reply = {
+    status: 200,
+    body: JSON.stringify({ access_token: 'Atza|access-one', token_type: 'bearer', expires_in: 3600 }),
+  };
 });
 
-const credentials = { clientId: 'amzn1.application-oa2-client.test', clientSecret: 'secret-value-1', refreshToken: 'Atzr|refresh-one' };
+const credentials = {
+  clientId: 'amzn1.application-oa2-client.test',
+  clientSecret: 'secret-value-1',
+  refreshToken: 'Atzr|refresh-one',
+};
 
 describe('LwaTokenClient', () => {
   it('sends the refresh grant and caches the token until shortly before expiry', async () => {
@@ -77,8 +94,16 @@ describe('LwaTokenClient', () => {
   });
 
   it('reports an OAuth rejection without echoing any secret', async () => {
-    reply = { status: 400, body: JSON.stringify({ error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' }) };
-    const error = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor()).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    reply = {
+      status: 400,
+      body: JSON.stringify({
+        error: 'invalid_grant',
+        error_description: 'The request has an invalid grant parameter : refresh_token',
+      }),
+    };
+    const error = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor())
+      .accessToken()
+      .catch((caught: unknown) => caught)) as LwaError;
     expect(error.reason).toBe('token_rejected');
     expect(error.oauthError).toBe('invalid_grant');
     expect(error.status).toBe(400);
@@ -88,16 +113,30 @@ describe('LwaTokenClient', () => {
 
   it('treats 5xx and unreachable endpoints as unavailable', async () => {
     reply = { status: 503, body: '<html>down</html>' };
-    const unavailable = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor()).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    const unavailable = (await new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor())
+      .accessToken()
+      .catch((caught: unknown) => caught)) as LwaError;
     expect(unavailable.reason).toBe('token_endpoint_unavailable');
     expect(unavailable.status).toBe(503);
-    const unreachable = (await new LwaTokenClient({ ...credentials, tokenUrl: 'http://127.0.0.1:1/token' }, createAmazonRedactor()).accessToken().catch((caught: unknown) => caught)) as LwaError;
+    const unreachable = (await new LwaTokenClient(
+      { ...credentials, tokenUrl: 'http://127.0.0.1:1/token' },
+      createAmazonRedactor(),
+    )
+      .accessToken()
+      .catch((caught: unknown) => caught)) as LwaError;
     expect(unreachable.reason).toBe('token_endpoint_unavailable');
     expect(unreachable.message).toBe('the LWA token endpoint could not be reached');
   });
 
   it('reads its settings from env names', () => {
-    expect(lwaSettingsFromEnv({ LWA_CLIENT_ID: 'a', LWA_CLIENT_SECRET: 'b', LWA_REFRESH_TOKEN: 'c', LWA_TOKEN_URL: 'http://x' })).toEqual({
+    expect(
+      lwaSettingsFromEnv({
+        LWA_CLIENT_ID: 'a',
+        LWA_CLIENT_SECRET: 'b',
+        LWA_REFRESH_TOKEN: 'c',
+        LWA_TOKEN_URL: 'http://x',
+      }),
+    ).toEqual({
       clientId: 'a',
       clientSecret: 'b',
       refreshToken: 'c',
@@ -119,11 +158,17 @@ describe('classifyLwaFailure', () => {
   });
 
   it('invalid_grant asks for re-authorization; invalid_client for the client credentials', () => {
-    const grant = classifyLwaFailure(new LwaError('token_rejected', 'rejected', { oauthError: 'invalid_grant', status: 400 }));
+    const grant = classifyLwaFailure(
+      new LwaError('token_rejected', 'rejected', { oauthError: 'invalid_grant', status: 400 }),
+    );
     expect(grant.summary).toBe('The LWA token endpoint rejected the credentials (invalid_grant).');
-    expect(grant.details).toEqual([{ path: '', issue: 'rejected', received_type: 'object', upstream_code: 'invalid_grant', http_status: 400 }]);
+    expect(grant.details).toEqual([
+      { path: '', issue: 'rejected', received_type: 'object', upstream_code: 'invalid_grant', http_status: 400 },
+    ]);
     expect(grant.hints[0]).toMatch(/^The refresh token is expired, revoked/);
-    const client = classifyLwaFailure(new LwaError('token_rejected', 'rejected', { oauthError: 'invalid_client', status: 401 }));
+    const client = classifyLwaFailure(
+      new LwaError('token_rejected', 'rejected', { oauthError: 'invalid_client', status: 401 }),
+    );
     expect(client.hints[0]).toMatch(/^LWA_CLIENT_ID or LWA_CLIENT_SECRET is wrong/);
   });
 

@@ -19,13 +19,19 @@ describe('the Amazon rules of a server redactor', () => {
   });
 
   it('redacts them URL-encoded and glued to the text before them', () => {
-    expect(redactor.string('token=Atza%7CIwEBIAbc-_.x9&other=Atzr%7cIwEBIRefresh')).toBe('token=[REDACTED]&other=[REDACTED]');
-    expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-amz-access-token%3dAtzq&a=1')).toBe('q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-amz-access-token%3d[REDACTED]&a=1');
+    expect(redactor.string('token=Atza%7CIwEBIAbc-_.x9&other=Atzr%7cIwEBIRefresh')).toBe(
+      'token=[REDACTED]&other=[REDACTED]',
+    );
+    expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-amz-access-token%3dAtzq&a=1')).toBe(
+      'q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-amz-access-token%3d[REDACTED]&a=1',
+    );
     expect(redactor.string('xAtza|IwEBIAglued1234 and _Atzr|IwEBIRglued')).toBe('x[REDACTED] and _[REDACTED]');
   });
 
   it('blanks the value of an x-amz credential header key whatever it looks like', () => {
-    expect(redactor.value({ headers: { 'x-amz-access-token': 'opaque', 'x-amz-date': '20260302T000000Z' } })).toEqual({ headers: { 'x-amz-access-token': '[REDACTED]', 'x-amz-date': '20260302T000000Z' } });
+    expect(redactor.value({ headers: { 'x-amz-access-token': 'opaque', 'x-amz-date': '20260302T000000Z' } })).toEqual({
+      headers: { 'x-amz-access-token': '[REDACTED]', 'x-amz-date': '20260302T000000Z' },
+    });
   });
 
   it('is stable when applied twice', () => {
@@ -35,7 +41,9 @@ describe('the Amazon rules of a server redactor', () => {
 
   it('are not core defaults: a redactor without them keeps Amazon text', () => {
     const plain = createRedactor();
-    expect(plain.string('token Atza|IwEBIAbc x-amz-security-token: zzz amzn1.oa2-cs.v1.0123456789abcdef')).toBe('token Atza|IwEBIAbc x-amz-security-token: zzz amzn1.oa2-cs.v1.0123456789abcdef');
+    expect(plain.string('token Atza|IwEBIAbc x-amz-security-token: zzz amzn1.oa2-cs.v1.0123456789abcdef')).toBe(
+      'token Atza|IwEBIAbc x-amz-security-token: zzz amzn1.oa2-cs.v1.0123456789abcdef',
+    );
     expect(createRedactor(amazonRedactorOptions()).string('token Atza|IwEBIAbc')).toBe('token [REDACTED]');
   });
 

@@ -12,6 +12,10 @@ describe('AMAZON_REGIONS', () => {
       spApiSandboxEndpoint: 'https://sandbox.sellingpartnerapi-eu.amazon.com',
       adsApiHost: 'https://advertising-api-eu.amazon.com',
     });
-    expect([DEFAULT_LWA_TOKEN_URL, AMAZON_REGIONS.fe.lwaTokenUrl, ADS_API_SANDBOX_HOST]).toEqual(['https://api.amazon.com/auth/o2/token', 'https://api.amazon.co.jp/auth/o2/token', 'https://advertising-api-test.amazon.com']);
+    expect([DEFAULT_LWA_TOKEN_URL, AMAZON_REGIONS.fe.lwaTokenUrl, ADS_API_SANDBOX_HOST]).toEqual([
+      'https://api.amazon.com/auth/o2/token',
+      'https://api.amazon.co.jp/auth/o2/token',
+      'https://advertising-api-test.amazon.com',
+    ]);
   });
 });

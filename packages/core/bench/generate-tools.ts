@@ -41,13 +41,71 @@ export function twentyPropertyTool(): {
   // Arguments as a client's JSON-RPC text yields them (JSON.parse, what stdio and Streamable HTTP
   // hand over). An object built here key by key would be one V8 keeps in dictionary mode.
   const text = JSON.stringify(validArgs);
-  return { schema, validArgs: JSON.parse(text) as Record<string, unknown>, invalidArgs: JSON.parse(text.replace('"count1":1', '"count1":"many"')) as Record<string, unknown>, builtArgs: validArgs };
+  return {
+    schema,
+    validArgs: JSON.parse(text) as Record<string, unknown>,
+    invalidArgs: JSON.parse(text.replace('"count1":1', '"count1":"many"')) as Record<string, unknown>,
+    builtArgs: validArgs,
+  };
 }
 
-const APIS = ['orders', 'catalog', 'reports', 'feeds', 'fba_inventory', 'listings', 'pricing', 'finances', 'notifications', 'sponsored_products', 'sponsored_brands', 'sponsored_display', 'profiles', 'audiences', 'budget_rules'];
+const APIS = [
+  'orders',
+  'catalog',
+  'reports',
+  'feeds',
+  'fba_inventory',
+  'listings',
+  'pricing',
+  'finances',
+  'notifications',
+  'sponsored_products',
+  'sponsored_brands',
+  'sponsored_display',
+  'profiles',
+  'audiences',
+  'budget_rules',
+];
 const VERBS = ['get', 'list', 'search', 'create', 'update', 'delete', 'cancel', 'describe', 'export', 'archive'];
-const NOUNS = ['order', 'order_items', 'report', 'report_document', 'feed', 'campaign', 'ad_group', 'keyword', 'target', 'listing_item', 'offer', 'shipment', 'event', 'subscription', 'budget', 'portfolio', 'creative', 'invoice', 'item_offers', 'destination', 'schedule', 'negative_keyword', 'product_ad', 'recommendation', 'snapshot'];
-const MARKETPLACES = ['ATVPDKIKX0DER', 'A2EUQ1WTGCTBG2', 'A1AM78C64UM0Y8', 'A2Q3Y263D00KWC', 'A1PA6795UKMFR9', 'A1RKKUPIHCS9HS', 'A13V1IB3VIYZZH', 'APJ6JRA9NG5V4', 'A1F83G8C2ARO7P', 'A21TJRUUN4KGV'];
+const NOUNS = [
+  'order',
+  'order_items',
+  'report',
+  'report_document',
+  'feed',
+  'campaign',
+  'ad_group',
+  'keyword',
+  'target',
+  'listing_item',
+  'offer',
+  'shipment',
+  'event',
+  'subscription',
+  'budget',
+  'portfolio',
+  'creative',
+  'invoice',
+  'item_offers',
+  'destination',
+  'schedule',
+  'negative_keyword',
+  'product_ad',
+  'recommendation',
+  'snapshot',
+];
+const MARKETPLACES = [
+  'ATVPDKIKX0DER',
+  'A2EUQ1WTGCTBG2',
+  'A1AM78C64UM0Y8',
+  'A2Q3Y263D00KWC',
+  'A1PA6795UKMFR9',
+  'A1RKKUPIHCS9HS',
+  'A13V1IB3VIYZZH',
+  'APJ6JRA9NG5V4',
+  'A1F83G8C2ARO7P',
+  'A21TJRUUN4KGV',
+];
 
 function pick<Item>(list: readonly Item[], seed: number): Item {
   return list[seed % list.length] as Item;
@@ -56,7 +114,13 @@ function pick<Item>(list: readonly Item[], seed: number): Item {
 function property(seed: number): Record<string, unknown> {
   switch (seed % 9) {
     case 0:
-      return { type: 'array', description: 'Marketplace identifiers. Up to 50.', items: { type: 'string', enum: MARKETPLACES }, minItems: 1, maxItems: 50 };
+      return {
+        type: 'array',
+        description: 'Marketplace identifiers. Up to 50.',
+        items: { type: 'string', enum: MARKETPLACES },
+        minItems: 1,
+        maxItems: 50,
+      };
     case 1:
       return { type: 'string', format: 'date-time', description: 'ISO 8601 timestamp; results on or after this time.' };
     case 2:
@@ -64,7 +128,11 @@ function property(seed: number): Record<string, unknown> {
     case 3:
       return { type: 'string', description: 'Token of the next page, from a previous response.', maxLength: 2048 };
     case 4:
-      return { type: 'string', enum: ['ENABLED', 'PAUSED', 'ARCHIVED', 'PENDING', 'DRAFT', 'PROPOSED'], description: 'State filter.' };
+      return {
+        type: 'string',
+        enum: ['ENABLED', 'PAUSED', 'ARCHIVED', 'PENDING', 'DRAFT', 'PROPOSED'],
+        description: 'State filter.',
+      };
     case 5:
       return { type: 'string', pattern: '^[0-9]{3}-[0-9]{7}-[0-9]{7}$', description: 'An Amazon order identifier.' };
     case 6:
@@ -74,7 +142,11 @@ function property(seed: number): Record<string, unknown> {
         maxItems: 10,
         items: {
           type: 'object',
-          properties: { field: { type: 'string', enum: ['name', 'state', 'budget', 'createdAt'] }, operator: { type: 'string', enum: ['EQUALS', 'IN', 'GREATER_THAN', 'LESS_THAN'] }, values: { type: 'array', items: { type: 'string' }, maxItems: 100 } },
+          properties: {
+            field: { type: 'string', enum: ['name', 'state', 'budget', 'createdAt'] },
+            operator: { type: 'string', enum: ['EQUALS', 'IN', 'GREATER_THAN', 'LESS_THAN'] },
+            values: { type: 'array', items: { type: 'string' }, maxItems: 100 },
+          },
           required: ['field', 'values'],
           additionalProperties: false,
         },
@@ -86,7 +158,33 @@ function property(seed: number): Record<string, unknown> {
   }
 }
 
-const PROPERTY_NAMES = ['marketplaceIds', 'createdAfter', 'maxResults', 'nextToken', 'stateFilter', 'amazonOrderId', 'filters', 'amount', 'includeArchived', 'profileId', 'campaignIds', 'adGroupId', 'sellerSku', 'reportType', 'granularity', 'sortOrder', 'locale', 'itemCondition', 'fulfillmentChannels', 'postedBefore', 'eventType', 'destinationId', 'budgetType', 'startDate', 'endDate'];
+const PROPERTY_NAMES = [
+  'marketplaceIds',
+  'createdAfter',
+  'maxResults',
+  'nextToken',
+  'stateFilter',
+  'amazonOrderId',
+  'filters',
+  'amount',
+  'includeArchived',
+  'profileId',
+  'campaignIds',
+  'adGroupId',
+  'sellerSku',
+  'reportType',
+  'granularity',
+  'sortOrder',
+  'locale',
+  'itemCondition',
+  'fulfillmentChannels',
+  'postedBefore',
+  'eventType',
+  'destinationId',
+  'budgetType',
+  'startDate',
+  'endDate',
+];
 
 /**
  * Builds `count` tools with unique names, 3 to 24 properties each, a paragraph of description,
@@ -98,7 +196,8 @@ export function realisticTools(count: number): EnvelopeTool[] {
     const name = `${pick(APIS, index)}_${pick(VERBS, Math.floor(index / 3))}_${pick(NOUNS, index * 7 + 3)}_${index}`;
     const propertyCount = 3 + ((index * 5) % 22);
     const properties: Record<string, unknown> = {};
-    for (let slot = 0; slot < propertyCount; slot += 1) properties[PROPERTY_NAMES[(index + slot) % PROPERTY_NAMES.length] as string] = property(index + slot);
+    for (let slot = 0; slot < propertyCount; slot += 1)
+      properties[PROPERTY_NAMES[(index + slot) % PROPERTY_NAMES.length] as string] = property(index + slot);
     const names = Object.keys(properties);
     tools.push({
       name,

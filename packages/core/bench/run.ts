@@ -37,7 +37,14 @@ const silentLogger = createEnvelopeLogger(
 const benchAdapter: EnvelopeAdapter = {
   id: 'bench',
   errorKinds: [],
-  classify: () => ({ error_kind: 'internal_error', error_code: 'INTERNAL_ERROR', retryable: false, summary: 'unused', details: [], hints: [] }),
+  classify: () => ({
+    error_kind: 'internal_error',
+    error_code: 'INTERNAL_ERROR',
+    retryable: false,
+    summary: 'unused',
+    details: [],
+    hints: [],
+  }),
   parseResponseMeta: () => ({}),
 };
 
@@ -55,7 +62,12 @@ function report(outcome: Outcome): void {
 }
 
 const { schema, validArgs, invalidArgs, builtArgs } = twentyPropertyTool();
-const handlerValue = (args: Record<string, unknown>): Record<string, unknown> => ({ ok: true, name: args['name0'], ids: args['ids2'], count: 2 });
+const handlerValue = (args: Record<string, unknown>): Record<string, unknown> => ({
+  ok: true,
+  name: args['name0'],
+  ids: args['ids2'],
+  count: 2,
+});
 /** The same tool as an `async` function (as handlers that call an upstream are). */
 const asyncHandlerValue = async (args: Record<string, unknown>): Promise<Record<string, unknown>> => {
   await Promise.resolve();
@@ -73,7 +85,9 @@ async function connect(server: { connect(transport: InMemoryTransport): Promise<
 /** The baseline: a bare low-level SDK server with the same tool, returning the same value. */
 function bareServer(): Server {
   const server = new Server({ name: 'bare', version: '0.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }],
+  }));
   server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
     if (request.params.name !== 'bench') throw new McpError(-32602, 'unknown tool');
     const value = handlerValue(request.params.arguments ?? {});
@@ -90,8 +104,13 @@ function bareServer(): Server {
  */
 function bareSingleParseServer(): Server {
   const server = new Server({ name: 'bare-single-parse', version: '0.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }] }));
-  const request = z.object({ method: z.literal('tools/call'), params: z.object({ name: z.string(), arguments: z.unknown() }) });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }],
+  }));
+  const request = z.object({
+    method: z.literal('tools/call'),
+    params: z.object({ name: z.string(), arguments: z.unknown() }),
+  });
   Protocol.prototype.setRequestHandler.call(server, request, (call: z.infer<typeof request>): CallToolResult => {
     if (call.params.name !== 'bench') throw new McpError(-32602, 'unknown tool');
     const value = handlerValue((call.params.arguments ?? {}) as Record<string, unknown>);
@@ -103,7 +122,9 @@ function bareSingleParseServer(): Server {
 /** The async baseline: the same bare server awaiting {@link asyncHandlerValue}. */
 function bareAsyncServer(): Server {
   const server = new Server({ name: 'bare-async', version: '0.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: 'bench', inputSchema: schema as { type: 'object' } }],
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     if (request.params.name !== 'bench') throw new McpError(-32602, 'unknown tool');
     const value = await asyncHandlerValue(request.params.arguments ?? {});
@@ -113,7 +134,12 @@ function bareAsyncServer(): Server {
 }
 
 function envelopeServer(tools: readonly EnvelopeTool[]): EnvelopeServer {
-  return createEnvelopeServer({ info: { name: 'envelope', version: '0.0.0' }, adapter: benchAdapter, tools, options: { env: {}, logger: silentLogger } });
+  return createEnvelopeServer({
+    info: { name: 'envelope', version: '0.0.0' },
+    adapter: benchAdapter,
+    tools,
+    options: { env: {}, logger: silentLogger },
+  });
 }
 
 /**
@@ -168,7 +194,10 @@ function pairedRatio(task: Measured, against: Measured): number {
   return median(task.rounds.map((time, round) => time / (against.rounds[round] as number)));
 }
 
-async function measure(baseline: string, tasks: Readonly<Record<string, () => Promise<unknown>>>): Promise<Record<string, Measured>> {
+async function measure(
+  baseline: string,
+  tasks: Readonly<Record<string, () => Promise<unknown>>>,
+): Promise<Record<string, Measured>> {
   const times: Record<string, number[]> = {};
   const ratios: Record<string, number[]> = {};
   const names = Object.keys(tasks);
@@ -197,7 +226,8 @@ async function measure(baseline: string, tasks: Readonly<Record<string, () => Pr
     }
   }
   const summary: Record<string, Measured> = {};
-  for (const name of names) summary[name] = { mean: median(times[name] ?? []), ratio: median(ratios[name] ?? []), rounds: times[name] ?? [] };
+  for (const name of names)
+    summary[name] = { mean: median(times[name] ?? []), ratio: median(ratios[name] ?? []), rounds: times[name] ?? [] };
   return summary;
 }
 
@@ -210,7 +240,9 @@ async function hotPaths(): Promise<void> {
   const bareSingleParse = await connect(bareSingleParseServer());
   const envelope = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
   const bareAsync = await connect(bareAsyncServer());
-  const envelopeAsync = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: asyncHandlerValue }]));
+  const envelopeAsync = await connect(
+    envelopeServer([{ name: 'bench', inputSchema: schema, handler: asyncHandlerValue }]),
+  );
   const check = (await envelope.callTool({ name: 'bench', arguments: invalidArgs })).isError;
   if (check !== true) throw new Error('the invalid arguments did not fail validation');
   const times = await measure('bare', {
@@ -313,14 +345,24 @@ async function largeCatalog(): Promise<void> {
 async function heapGrowth(): Promise<void> {
   const collect = (globalThis as { gc?: () => void }).gc;
   if (collect === undefined) {
-    report({ name: 'heap growth over 100k calls', figure: 'not measured: run under node --expose-gc', target: '< 10 MB', pass: false });
+    report({
+      name: 'heap growth over 100k calls',
+      figure: 'not measured: run under node --expose-gc',
+      target: '< 10 MB',
+      pass: false,
+    });
     return;
   }
   const client = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
   const batch = async (count: number): Promise<void> => {
     for (let done = 0; done < count; done += 100) {
       await Promise.all(
-        Array.from({ length: 100 }, (_, index) => client.callTool({ name: index % 4 === 3 ? 'missing' : 'bench', arguments: index % 2 === 1 ? invalidArgs : validArgs })),
+        Array.from({ length: 100 }, (_, index) =>
+          client.callTool({
+            name: index % 4 === 3 ? 'missing' : 'bench',
+            arguments: index % 2 === 1 ? invalidArgs : validArgs,
+          }),
+        ),
       );
     }
   };
@@ -359,7 +401,11 @@ function bestCpuTime(task: () => unknown, runs: number): number {
  * JSON text (what any server pays to read it).
  */
 function hugeInvalidArgument(): void {
-  const tool = compileTool('bench_ids', { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } }, { normalizationEnabled: true, strictUnknownFields: true });
+  const tool = compileTool(
+    'bench_ids',
+    { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } },
+    { normalizationEnabled: true, strictUnknownFields: true },
+  );
   const text = (count: number): string => JSON.stringify({ ids: Array.from({ length: count }, () => 'x') });
   const small = JSON.parse(text(100_000)) as Record<string, unknown>;
   const largeText = text(1_000_000);
@@ -385,10 +431,18 @@ function hostileHtml(): void {
   const fill = (unit: string): string => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
   // no title and no heading: the summary reads the whole page, as it does for the hostile ones
   const ordinary = `<html><body>${fill('<p>The server is <b>busy</b>, try again later.</p>')}</body></html>`;
-  const hostile = { 'unclosed <title': fill('<title'), 'unclosed <h1>': fill('<h1>x'), 'unclosed <script>': fill('<script>'), 'unclosed <!--': fill('<!--x') };
+  const hostile = {
+    'unclosed <title': fill('<title'),
+    'unclosed <h1>': fill('<h1>x'),
+    'unclosed <script>': fill('<script>'),
+    'unclosed <!--': fill('<!--x'),
+  };
   const runs = quick ? 5 : 20;
   const baseline = bestCpuTime(() => htmlSummary(ordinary), runs);
-  const ratios = Object.entries(hostile).map(([label, page]) => ({ label, time: bestCpuTime(() => htmlSummary(page), runs) }));
+  const ratios = Object.entries(hostile).map(([label, page]) => ({
+    label,
+    time: bestCpuTime(() => htmlSummary(page), runs),
+  }));
   const worst = ratios.reduce((left, right) => (right.time > left.time ? right : left));
   report({
     name: 'HTML summary of a 64 KiB page of unclosed tags vs an ordinary 64 KiB page',
@@ -404,7 +458,11 @@ function hostileHtml(): void {
  * event loop, so the big call's CPU time is every other session's wait.
  */
 async function httpStall(): Promise<void> {
-  const tool = { name: 'bench_ids', inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } }, handler: () => ({ ok: true }) };
+  const tool = {
+    name: 'bench_ids',
+    inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' } } } },
+    handler: () => ({ ok: true }),
+  };
   const handle = await envelopeServer([tool]).serveStreamableHttp({ port: 0 });
   const [big, small] = [new Client({ name: 'big', version: '0' }), new Client({ name: 'small', version: '0' })];
   await big.connect(new StreamableHTTPClientTransport(handle.url));
@@ -442,17 +500,23 @@ async function httpStall(): Promise<void> {
 
 console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
 // `--only=NAME[,NAME]` runs only the named groups (hot-paths, throughput, catalog, heap, hostile-input).
-const only = process.argv.find((argument) => argument.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((argument) => argument.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const groups: readonly (readonly [string, () => unknown])[] = [
   ['hot-paths', hotPaths],
   ['throughput', checkThroughput],
   ['catalog', largeCatalog],
   ['heap', heapGrowth],
-  ['hostile-input', async () => {
-    hugeInvalidArgument();
-    hostileHtml();
-    await httpStall();
-  }],
+  [
+    'hostile-input',
+    async () => {
+      hugeInvalidArgument();
+      hostileHtml();
+      await httpStall();
+    },
+  ],
 ];
 for (const [name, run] of groups) if (only === undefined || only.includes(name)) await run();
 const failed = outcomes.filter((outcome) => !outcome.pass).length;

@@ -106,7 +106,14 @@ export interface CredentialFailure {
 /**
  * Every failure core hands to {@link EnvelopeAdapter.classify}, discriminated by `type`.
  */
-export type ClassifiableFailure = UpstreamHttpFailure | NetworkFailure | TimeoutFailure | BodyCoercionFailure | ResponseTooLargeFailure | RedirectFailure | CredentialFailure;
+export type ClassifiableFailure =
+  | UpstreamHttpFailure
+  | NetworkFailure
+  | TimeoutFailure
+  | BodyCoercionFailure
+  | ResponseTooLargeFailure
+  | RedirectFailure
+  | CredentialFailure;
 
 /** What `classify` is told about the call besides the failure. */
 export interface ClassifyContext {

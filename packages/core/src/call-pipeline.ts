@@ -66,7 +66,13 @@ function displayName(name: string): string {
   return name.length > 120 ? `${name.slice(0, 117)}...` : name;
 }
 
-function newCall(name: string, adapter: EnvelopeAdapter, check: ArgumentCheck | undefined, signal: AbortSignal, maxUpstreamBodyBytes: number): CallContext {
+function newCall(
+  name: string,
+  adapter: EnvelopeAdapter,
+  check: ArgumentCheck | undefined,
+  signal: AbortSignal,
+  maxUpstreamBodyBytes: number,
+): CallContext {
   return {
     tool: name,
     adapter,
@@ -95,7 +101,10 @@ function handlerContext(call: CallContext, request: ServerContext): ToolHandlerC
 /** The answer to an unknown tool name: a `tool_not_found` result, or a JSON-RPC error carrying it. */
 function unknownTool(input: CallPipelineInput, name: string): CallToolResult {
   const suggestion = closestMatch(name, input.registry.names);
-  const hints = [...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]), 'Call tools/list to see the tools this server offers.'];
+  const hints = [
+    ...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]),
+    'Call tools/list to see the tools this server offers.',
+  ];
   const envelope = finalizeEnvelope(
     {
       error_kind: 'tool_not_found',
@@ -114,9 +123,16 @@ function unknownTool(input: CallPipelineInput, name: string): CallToolResult {
   return errorResult(envelope);
 }
 
-function validationFailure(input: CallPipelineInput, name: string, check: Extract<ArgumentCheck, { ok: false }>): CallToolResult {
+function validationFailure(
+  input: CallPipelineInput,
+  name: string,
+  check: Extract<ArgumentCheck, { ok: false }>,
+): CallToolResult {
   // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
-  const validationMeta = composeMeta({ normalized: input.includeNormalized ? check.events : undefined, validator: check.validator });
+  const validationMeta = composeMeta({
+    normalized: input.includeNormalized ? check.events : undefined,
+    validator: check.validator,
+  });
   const envelope: ErrorEnvelope = {
     error_kind: 'mcp_input_validation',
     tool: name,
@@ -141,15 +157,23 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
   const { adapter, registry, shaper, calls, logger, classifyEnvironment } = input;
 
   /** Runs the handler: its value, or the `answer` when the call ended another way (a throw, a forced shutdown). */
-  const runHandler = async (entry: ToolEntry, args: Record<string, unknown>, call: CallContext, request: ServerContext): Promise<{ answer: CallToolResult } | { value: unknown }> => {
+  const runHandler = async (
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    call: CallContext,
+    request: ServerContext,
+  ): Promise<{ answer: CallToolResult } | { value: unknown }> => {
     try {
       const returned = entry.tool.handler(args, handlerContext(call, request));
       // tracked, so that a shutdown whose grace period ends first can still answer the call
-      const outcome = isPromiseLike(returned) ? await calls.track(returned) : { forced: false as const, value: returned };
+      const outcome = isPromiseLike(returned)
+        ? await calls.track(returned)
+        : { forced: false as const, value: returned };
       return outcome.forced ? { answer: errorResult(shutdownEnvelope(call.tool, logger)) } : { value: outcome.value };
     } catch (error) {
       // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
-      if (call.signal.aborted && !EnvelopeError.isInstance(error)) return { answer: errorResult(internalErrorEnvelope(call.tool, randomUUID())) };
+      if (call.signal.aborted && !EnvelopeError.isInstance(error))
+        return { answer: errorResult(internalErrorEnvelope(call.tool, randomUUID())) };
       return { answer: errorResult(envelopeForThrown(error, classifyEnvironment(call))) };
     }
   };
@@ -157,7 +181,8 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
   return async (params, request, era) => {
     // No tool name, no tool and nothing to put in an envelope's `tool`: a protocol error, as the
     // SDK's own dispatcher answers it.
-    if (!isPlainObject(params) || typeof params['name'] !== 'string') throw invalidParams('Invalid tools/call request: params.name must be a string');
+    if (!isPlainObject(params) || typeof params['name'] !== 'string')
+      throw invalidParams('Invalid tools/call request: params.name must be a string');
     const name = params['name'];
     const entry = registry.get(name);
     if (entry === undefined) return unknownTool(input, name);
@@ -167,7 +192,13 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
       check = entry.compiled.check(params['arguments'] ?? {});
     } catch (error) {
       // Only a schema that cannot be compiled gets here: the server's fault, with the reason in the log.
-      return errorResult(internalError(error, 'input_schema', classifyEnvironment(newCall(name, adapter, undefined, request.mcpReq.signal, input.maxUpstreamBodyBytes))));
+      return errorResult(
+        internalError(
+          error,
+          'input_schema',
+          classifyEnvironment(newCall(name, adapter, undefined, request.mcpReq.signal, input.maxUpstreamBodyBytes)),
+        ),
+      );
     }
     if (!check.ok) return validationFailure(input, name, check);
     const call = newCall(name, adapter, check, request.mcpReq.signal, input.maxUpstreamBodyBytes);

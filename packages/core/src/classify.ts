@@ -81,7 +81,9 @@ export function envelopeInMessage(error: unknown): ErrorEnvelope | undefined {
 }
 
 /** The `_meta` keys a call's telemetry fills, each `undefined` when nothing was recorded. */
-export type CallTelemetry = { readonly [Key in 'normalized' | 'rate_limit' | 'retry_after_seconds' | 'warnings']: EnvelopeMeta[Key] | undefined };
+export type CallTelemetry = {
+  readonly [Key in 'normalized' | 'rate_limit' | 'retry_after_seconds' | 'warnings']: EnvelopeMeta[Key] | undefined;
+};
 
 /**
  * The telemetry a call recorded, as `_meta` keys (`undefined` where nothing was recorded):
@@ -130,7 +132,11 @@ function failureOf(error: unknown, adapter: EnvelopeAdapter): ClassifiableFailur
 function describeThrown(error: unknown, environment: ClassifyEnvironment): Record<string, unknown> {
   const redact = environment.redactor.string;
   if (error instanceof Error) {
-    return { type: error.name, message: redact(error.message), ...(error.stack === undefined ? {} : { stack: redact(error.stack) }) };
+    return {
+      type: error.name,
+      message: redact(error.message),
+      ...(error.stack === undefined ? {} : { stack: redact(error.stack) }),
+    };
   }
   let text: string;
   try {
@@ -162,13 +168,18 @@ export function internalError(error: unknown, reason: string, environment: Class
 }
 
 /** `_meta` of an envelope the adapter classified: the adapter's keys, then the failure's headers, then the call's telemetry. */
-function classifiedMeta(classifiedMetaValue: Partial<EnvelopeMeta> | undefined, failureMeta: ResponseMeta | undefined, environment: ClassifyEnvironment): EnvelopeMeta | undefined {
+function classifiedMeta(
+  classifiedMetaValue: Partial<EnvelopeMeta> | undefined,
+  failureMeta: ResponseMeta | undefined,
+  environment: ClassifyEnvironment,
+): EnvelopeMeta | undefined {
   const call = callTelemetry(environment.call, environment.includeNormalized);
   return composeMeta({
     normalized: call.normalized,
     ...classifiedMetaValue,
     rate_limit: classifiedMetaValue?.rate_limit ?? failureMeta?.rate_limit ?? call.rate_limit,
-    retry_after_seconds: classifiedMetaValue?.retry_after_seconds ?? failureMeta?.retry_after_seconds ?? call.retry_after_seconds,
+    retry_after_seconds:
+      classifiedMetaValue?.retry_after_seconds ?? failureMeta?.retry_after_seconds ?? call.retry_after_seconds,
     warnings: classifiedMetaValue?.warnings ?? failureMeta?.warnings ?? call.warnings,
   });
 }
@@ -184,7 +195,10 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
   try {
     if (EnvelopeError.isInstance(error)) {
       const envelope = error.toEnvelope();
-      return finalizeHandlerEnvelope(error.hasTool ? envelope : { ...envelope, tool: environment.call.tool }, environment);
+      return finalizeHandlerEnvelope(
+        error.hasTool ? envelope : { ...envelope, tool: environment.call.tool },
+        environment,
+      );
     }
     const carried = carriedEnvelope(error) ?? envelopeInMessage(error);
     if (carried !== undefined) return finalizeHandlerEnvelope(carried, environment);
@@ -199,7 +213,8 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
     } catch (classifyError) {
       return internalError(classifyError, 'classify', environment);
     }
-    const failureMeta = failure.type === 'upstream_http' ? environment.adapter.parseResponseMeta(failure.headers, now) : undefined;
+    const failureMeta =
+      failure.type === 'upstream_http' ? environment.adapter.parseResponseMeta(failure.headers, now) : undefined;
     const meta = classifiedMeta(classified.meta, failureMeta, environment);
     const envelope: ErrorEnvelope = {
       error_kind: classified.error_kind,

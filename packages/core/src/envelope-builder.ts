@@ -35,7 +35,9 @@ export const INTERNAL_ERROR_SUMMARY = 'The server failed while running this tool
 /**
  * This package's version, read from its `package.json` (used for the migrations table).
  */
-export const PACKAGE_VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const PACKAGE_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /**
  * Builds an `internal_error` / `INTERNAL_ERROR` envelope: generic summary, no details, one hint,
@@ -94,7 +96,8 @@ function hasLongString(value: unknown, depth: number): boolean {
   if (typeof value !== 'object' || value === null || depth > 8) return false;
   if (Array.isArray(value)) return value.some((item: unknown) => hasLongString(item, depth + 1));
   for (const key in value) {
-    if (key.length > MAX_DETAIL_STRING_LENGTH || hasLongString((value as Record<string, unknown>)[key], depth + 1)) return true;
+    if (key.length > MAX_DETAIL_STRING_LENGTH || hasLongString((value as Record<string, unknown>)[key], depth + 1))
+      return true;
   }
   return false;
 }
@@ -110,7 +113,9 @@ function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
     }
     if (typeof value !== 'object' || value === null || depth > 8) return value;
     if (Array.isArray(value)) return value.slice(0, MAX_DETAILS).map((item: unknown) => capValue(item, depth + 1));
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [capString(key, MAX_DETAIL_STRING_LENGTH), capValue(item, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [capString(key, MAX_DETAIL_STRING_LENGTH), capValue(item, depth + 1)]),
+    );
   };
   const capped = capValue(detail, 0) as EnvelopeDetail;
   return changed ? capped : detail;
@@ -139,10 +144,14 @@ export function boundEnvelope(envelope: ErrorEnvelope, omittedDetails = 0): Erro
   const omitted = Math.max(0, details.length - MAX_DETAILS) + omittedDetails;
   const needsCut = omitted > 0 || hints.length > MAX_HINTS || hints.some((hint) => hint.length > MAX_HINT_LENGTH);
   if (!needsCut) {
-    return summary === envelope.summary && tool === envelope.tool && cappedDetails === details ? envelope : { ...envelope, summary, tool, details: cappedDetails };
+    return summary === envelope.summary && tool === envelope.tool && cappedDetails === details
+      ? envelope
+      : { ...envelope, summary, tool, details: cappedDetails };
   }
   envelope = { ...envelope, summary, tool, details: cappedDetails };
-  const shortened = hints.map((hint) => (hint.length > MAX_HINT_LENGTH ? `${hint.slice(0, MAX_HINT_LENGTH - 1)}…` : hint));
+  const shortened = hints.map((hint) =>
+    hint.length > MAX_HINT_LENGTH ? `${hint.slice(0, MAX_HINT_LENGTH - 1)}…` : hint,
+  );
   let boundedHints = shortened.slice(0, MAX_HINTS);
   let boundedDetails: readonly EnvelopeDetail[] = envelope.details;
   if (omitted > 0) {
@@ -191,7 +200,11 @@ export interface FinalizeEnvironment {
  * @param omittedDetails - details left out before the envelope was built (see {@link boundEnvelope}).
  * @returns a schema-valid envelope.
  */
-export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvironment, omittedDetails = 0): ErrorEnvelope {
+export function finalizeEnvelope(
+  envelope: ErrorEnvelope,
+  environment: FinalizeEnvironment,
+  omittedDetails = 0,
+): ErrorEnvelope {
   let result: ErrorEnvelope;
   try {
     result = boundEnvelope(redactEnvelope(envelope, environment.redactor), omittedDetails);
@@ -200,7 +213,9 @@ export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeE
       if (legacy !== undefined) result = { ...result, legacy_error_kind: legacy };
     }
   } catch (error) {
-    return replaceInvalid(envelope, environment, [{ path: '', keyword: 'exception', message: error instanceof Error ? error.name : typeof error }]);
+    return replaceInvalid(envelope, environment, [
+      { path: '', keyword: 'exception', message: error instanceof Error ? error.name : typeof error },
+    ]);
   }
   return checkEnvelope(result, environment);
 }
@@ -213,7 +228,13 @@ export function finalizeEnvelope(envelope: ErrorEnvelope, environment: FinalizeE
  */
 export function checkEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
   if (!environment.advertisedKinds.has(envelope.error_kind)) {
-    return replaceInvalid(envelope, environment, [{ path: '/error_kind', keyword: 'advertised', message: `error_kind "${envelope.error_kind}" is not advertised by this server` }]);
+    return replaceInvalid(envelope, environment, [
+      {
+        path: '/error_kind',
+        keyword: 'advertised',
+        message: `error_kind "${envelope.error_kind}" is not advertised by this server`,
+      },
+    ]);
   }
   const validation = validateEnvelope(envelope);
   if (validation.valid) return envelope;
@@ -233,7 +254,11 @@ function replaceInvalid(
       tool,
       error_kind: envelope.error_kind,
       error_code: envelope.error_code,
-      violations: violations.slice(0, 20).map((violation) => ({ path: violation.path, keyword: violation.keyword, message: environment.redactor.string(violation.message) })),
+      violations: violations.slice(0, 20).map((violation) => ({
+        path: violation.path,
+        keyword: violation.keyword,
+        message: environment.redactor.string(violation.message),
+      })),
     },
     'an error envelope failed the contract checks and was replaced by internal_error',
   );

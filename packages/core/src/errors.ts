@@ -134,7 +134,12 @@ export class UpstreamHttpError extends Error {
   /**
    * @param init - status, headers (any casing; stored lower-cased), body and request.
    */
-  constructor(init: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: unknown; readonly request: FailedRequest }) {
+  constructor(init: {
+    readonly status: number;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body: unknown;
+    readonly request: FailedRequest;
+  }) {
     super(`upstream ${init.request.method} ${displayUrl(init.request.url)} answered HTTP ${init.status}`);
     this.name = 'UpstreamHttpError';
     this.status = init.status;
@@ -157,7 +162,13 @@ export class UpstreamHttpError extends Error {
 
   /** @returns the failure record the adapter classifies. */
   toFailure(): UpstreamHttpFailure {
-    return { type: 'upstream_http', status: this.status, headers: this.headers, body: this.body, request: this.request };
+    return {
+      type: 'upstream_http',
+      status: this.status,
+      headers: this.headers,
+      body: this.body,
+      request: this.request,
+    };
   }
 
   /** @returns `{ name, status, method, url }` with the URL's query string removed; no body, no headers. */
@@ -170,15 +181,21 @@ export class UpstreamHttpError extends Error {
  * A client-side failure: the exchange broke or ran out of time, its body could not be built, the
  * answer was too large, or it redirected where credentials must not follow.
  */
-export type ClientSideFailure = NetworkFailure | TimeoutFailure | BodyCoercionFailure | ResponseTooLargeFailure | RedirectFailure;
+export type ClientSideFailure =
+  NetworkFailure | TimeoutFailure | BodyCoercionFailure | ResponseTooLargeFailure | RedirectFailure;
 
 function clientFailureMessage(failure: ClientSideFailure): string {
-  const where = 'request' in failure && failure.request !== undefined ? ` (${failure.request.method} ${displayUrl(failure.request.url)})` : '';
+  const where =
+    'request' in failure && failure.request !== undefined
+      ? ` (${failure.request.method} ${displayUrl(failure.request.url)})`
+      : '';
   switch (failure.type) {
     case 'timeout':
       return `upstream request timed out after ${failure.timeoutMs} ms${failure.phase === 'body' ? ' while reading the body' : ''}${where}`;
     case 'network':
-      return failure.phase === 'body' ? `upstream response body broke off${where}` : `upstream request failed before any HTTP answer${where}`;
+      return failure.phase === 'body'
+        ? `upstream response body broke off${where}`
+        : `upstream request failed before any HTTP answer${where}`;
     case 'body_coercion':
       return `the value at "${failure.path}" is not valid JSON`;
     case 'response_too_large':

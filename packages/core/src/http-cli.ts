@@ -8,7 +8,12 @@
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, DEFAULT_SHUTDOWN_GRACE_MS, parseAllowedOrigins } from './http-host.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  parseAllowedOrigins,
+} from './http-host.js';
 import type { StreamableHttpOptions } from './http-host.js';
 
 /** What {@link addStreamableHttpOptions} adds to a command's parsed options (durations in seconds). */
@@ -26,7 +31,8 @@ export interface StreamableHttpCliOptions {
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a TCP port number (0-65535)');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidArgumentError('must be a TCP port number (0-65535)');
   return port;
 }
 
@@ -46,7 +52,8 @@ function parseCount(value: string): number {
 
 function parseSeconds(value: string): number {
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidArgumentError('must be a number of seconds (0 or more)');
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new InvalidArgumentError('must be a number of seconds (0 or more)');
   return seconds;
 }
 
@@ -67,8 +74,18 @@ export function addStreamableHttpOptions(command: Command): Command {
       parseOrigins,
     )
     .option('--max-sessions <n>', 'with --http: the most sessions open at once', parseCount, DEFAULT_MAX_SESSIONS)
-    .option('--session-idle-timeout <seconds>', 'with --http: close a session after this long without a request', parseSeconds, DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000)
-    .option('--shutdown-grace <seconds>', 'with --http: on SIGTERM, how long calls in progress may still run', parseSeconds, DEFAULT_SHUTDOWN_GRACE_MS / 1000);
+    .option(
+      '--session-idle-timeout <seconds>',
+      'with --http: close a session after this long without a request',
+      parseSeconds,
+      DEFAULT_SESSION_IDLE_TIMEOUT_MS / 1000,
+    )
+    .option(
+      '--shutdown-grace <seconds>',
+      'with --http: on SIGTERM, how long calls in progress may still run',
+      parseSeconds,
+      DEFAULT_SHUTDOWN_GRACE_MS / 1000,
+    );
 }
 
 /**
@@ -77,7 +94,9 @@ export function addStreamableHttpOptions(command: Command): Command {
  * @param options - the options {@link addStreamableHttpOptions} parsed; `http` must be set.
  * @returns the options for `serveStreamableHttp` (durations in milliseconds).
  */
-export function streamableHttpOptionsFrom(options: StreamableHttpCliOptions & { readonly http: number }): StreamableHttpOptions {
+export function streamableHttpOptionsFrom(
+  options: StreamableHttpCliOptions & { readonly http: number },
+): StreamableHttpOptions {
   return {
     port: options.http,
     host: options.host,

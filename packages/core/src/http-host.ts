@@ -11,7 +11,11 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { NodeIncomingMessageLike, NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type {
+  NodeIncomingMessageLike,
+  NodeMcpRequestHandler,
+  NodeStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/node';
 import type { EventStore, Server as LowLevelServer } from '@modelcontextprotocol/server';
 
 import { createEventStore } from './event-store.js';
@@ -120,7 +124,13 @@ export function loopbackHostname(host: string): string | undefined {
 
 /** The Host values a loopback endpoint answers to by default. */
 function loopbackHosts(host: string, canonical: string, port: number): string[] {
-  const names = new Set(['127.0.0.1', 'localhost', '[::1]', canonical, host.includes(':') && !host.startsWith('[') ? `[${host}]` : host]);
+  const names = new Set([
+    '127.0.0.1',
+    'localhost',
+    '[::1]',
+    canonical,
+    host.includes(':') && !host.startsWith('[') ? `[${host}]` : host,
+  ]);
   return [...names].map((name) => `${name}:${port}`);
 }
 
@@ -133,8 +143,16 @@ interface Session {
 }
 
 /** A JSON-RPC error answer with no id, as the SDK sends for requests refused before parsing. */
-function refuse(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function refuse(
+  response: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  response
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 function headerValue(request: IncomingMessage, name: string): string | undefined {
@@ -143,9 +161,14 @@ function headerValue(request: IncomingMessage, name: string): string | undefined
 }
 
 /** Why a request's Host or Origin is refused, or `undefined` when both are allowed. */
-function originProblem(request: IncomingMessage, allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[]): string | undefined {
+function originProblem(
+  request: IncomingMessage,
+  allowedHosts: readonly string[] | undefined,
+  allowedOrigins: readonly string[],
+): string | undefined {
   const host = headerValue(request, 'host');
-  if (allowedHosts !== undefined && (host === undefined || !allowedHosts.includes(host))) return `Invalid Host header: ${host ?? '(none)'}`;
+  if (allowedHosts !== undefined && (host === undefined || !allowedHosts.includes(host)))
+    return `Invalid Host header: ${host ?? '(none)'}`;
   const origin = headerValue(request, 'origin');
   if (origin !== undefined && !allowedOrigins.includes(origin)) return `Invalid Origin header: ${origin}`;
   return undefined;
@@ -191,7 +214,13 @@ interface SessionPool {
   closeAll(): Promise<void>;
 }
 
-function createSessionPool(host: HttpHostServer, transportClass: typeof NodeStreamableHTTPServerTransport, eventStore: EventStore, maxSessions: number, idleTimeout: number): SessionPool {
+function createSessionPool(
+  host: HttpHostServer,
+  transportClass: typeof NodeStreamableHTTPServerTransport,
+  eventStore: EventStore,
+  maxSessions: number,
+  idleTimeout: number,
+): SessionPool {
   const sessions = new Map<string, Session>();
   const pending = new Set<Session>();
   const closeSession = (session: Session): Promise<void> => {
@@ -274,24 +303,35 @@ interface Access {
   readonly origins: readonly string[];
 }
 
-function accessFor(options: StreamableHttpOptions, bindHost: string, canonical: string | undefined, port: number): Access {
+function accessFor(
+  options: StreamableHttpOptions,
+  bindHost: string,
+  canonical: string | undefined,
+  port: number,
+): Access {
   return {
     hosts: options.allowedHosts ?? (canonical === undefined ? undefined : loopbackHosts(bindHost, canonical, port)),
-    origins: options.allowedOrigins ?? loopbackHosts(bindHost, canonical ?? bindHost, port).map((name) => `http://${name}`),
+    origins:
+      options.allowedOrigins ?? loopbackHosts(bindHost, canonical ?? bindHost, port).map((name) => `http://${name}`),
   };
 }
 
 /** How a request without a session is told apart and served (the SDK's pieces, loaded once). */
 interface EraRouting {
   /** Reads the body and decides: `modern` (a 2026-07-28 request), else `legacy` with the parsed body. */
-  classify(request: IncomingMessage): Promise<{ readonly era: 'modern' | 'legacy'; readonly body: unknown; readonly parsed: boolean }>;
+  classify(
+    request: IncomingMessage,
+  ): Promise<{ readonly era: 'modern' | 'legacy'; readonly body: unknown; readonly parsed: boolean }>;
   /** Serves a 2026-07-28 request on a fresh SDK server. */
   readonly modern: NodeMcpRequestHandler;
 }
 
 async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close(): Promise<void> }> {
   // Loaded here, not with the server module: a stdio server never needs them.
-  const [{ createMcpHandler, isLegacyRequest }, { toNodeHandler, toWebRequest }] = await Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node')]);
+  const [{ createMcpHandler, isLegacyRequest }, { toNodeHandler, toWebRequest }] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/node'),
+  ]);
   const handler = createMcpHandler(() => host.createSdkServer('modern'), { legacy: 'reject' });
   return {
     classify: async (request) => {
@@ -299,7 +339,11 @@ async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close():
       const legacy = await isLegacyRequest(web);
       const text = request.method === 'POST' ? await web.text() : '';
       try {
-        return { era: legacy ? 'legacy' : 'modern', body: text === '' ? undefined : (JSON.parse(text) as unknown), parsed: true };
+        return {
+          era: legacy ? 'legacy' : 'modern',
+          body: text === '' ? undefined : (JSON.parse(text) as unknown),
+          parsed: true,
+        };
       } catch {
         return { era: 'legacy', body: undefined, parsed: false };
       }
@@ -310,7 +354,15 @@ async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close():
 }
 
 /** The request handler of an endpoint, given its settings once the port is known. */
-function requestHandler(host: HttpHostServer, pool: SessionPool, routing: EraRouting, path: string, state: { draining: boolean; access: Access | undefined }, maxSessions: number, idleTimeout: number) {
+function requestHandler(
+  host: HttpHostServer,
+  pool: SessionPool,
+  routing: EraRouting,
+  path: string,
+  state: { draining: boolean; access: Access | undefined },
+  maxSessions: number,
+  idleTimeout: number,
+) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://placeholder');
     if (url.pathname !== path) {
@@ -348,7 +400,9 @@ function requestHandler(host: HttpHostServer, pool: SessionPool, routing: EraRou
     }
     if (!pool.hasRoom()) {
       host.logger.warn({ max_sessions: maxSessions }, 'streamable HTTP session refused: the session limit is reached');
-      refuse(response, 503, -32000, `Too many sessions (at most ${maxSessions}); try again later`, { 'retry-after': String(Math.ceil(Math.min(idleTimeout, 60_000) / 1000)) });
+      refuse(response, 503, -32000, `Too many sessions (at most ${maxSessions}); try again later`, {
+        'retry-after': String(Math.ceil(Math.min(idleTimeout, 60_000) / 1000)),
+      });
       return;
     }
     await pool.open(request, response, body);
@@ -364,7 +418,10 @@ function requestHandler(host: HttpHostServer, pool: SessionPool, routing: EraRou
  * @throws Error when `options.host` is not a loopback address and `allowedOrigins` is not given,
  *   or when the port cannot be bound.
  */
-export async function serveStreamableHttp(host: HttpHostServer, options: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> {
+export async function serveStreamableHttp(
+  host: HttpHostServer,
+  options: StreamableHttpOptions = {},
+): Promise<StreamableHttpHandle> {
   // Loaded here, not with the server module: a stdio server never needs it.
   const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
   const bindHost = options.host ?? '127.0.0.1';
@@ -390,7 +447,10 @@ export async function serveStreamableHttp(host: HttpHostServer, options: Streama
       });
     }
     handle(request, response).catch((error: unknown) => {
-      host.logger.error({ error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } }, 'streamable HTTP request failed');
+      host.logger.error(
+        { error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } },
+        'streamable HTTP request failed',
+      );
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
       response.end();
     });
@@ -421,7 +481,10 @@ export async function serveStreamableHttp(host: HttpHostServer, options: Streama
     let forcedCalls = 0;
     if ((await Promise.race([requests.drained(), delay(graceMs)])) === 'timeout') {
       forcedCalls = host.calls.force();
-      host.logger.warn({ forced_calls: forcedCalls, grace_ms: graceMs }, 'shutting down: tool calls still running after the grace period were answered with a retryable envelope');
+      host.logger.warn(
+        { forced_calls: forcedCalls, grace_ms: graceMs },
+        'shutting down: tool calls still running after the grace period were answered with a retryable envelope',
+      );
       // the answers are on their way; give them a moment to be written before the sockets close
       await Promise.race([requests.drained(), delay(2000)]);
     }
@@ -476,7 +539,11 @@ export function parseAllowedOrigins(value: string): string[] {
  * @param graceMs - the grace period in milliseconds.
  * @param stopped - called when the endpoint is closed (a CLI exits there).
  */
-export function shutdownOnSignals(handle: StreamableHttpHandle, graceMs: number, stopped: (report: ShutdownReport) => void): void {
+export function shutdownOnSignals(
+  handle: StreamableHttpHandle,
+  graceMs: number,
+  stopped: (report: ShutdownReport) => void,
+): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

@@ -96,7 +96,11 @@ export function createInFlightCalls(): InFlightCalls {
  * @returns `true` when it has a `then` method.
  */
 export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**
@@ -110,12 +114,22 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  */
 export function shutdownEnvelope(tool: string, logger: EnvelopeLogger): ErrorEnvelope {
   const correlationId = randomUUID();
-  logger.warn({ correlation_id: correlationId, tool }, 'tool call answered with a retryable envelope: the server shut down before it finished');
+  logger.warn(
+    { correlation_id: correlationId, tool },
+    'tool call answered with a retryable envelope: the server shut down before it finished',
+  );
   return {
     error_kind: 'internal_error',
     tool,
     summary: 'The server shut down before this call finished.',
-    details: [{ path: '', issue: 'the server stopped while the call was running (its shutdown grace period ended)', received_type: 'undefined', reason: 'server_shutting_down' }],
+    details: [
+      {
+        path: '',
+        issue: 'the server stopped while the call was running (its shutdown grace period ended)',
+        received_type: 'undefined',
+        reason: 'server_shutting_down',
+      },
+    ],
     hints: [
       'Call again once the server is back (reconnect first).',
       'The call may have reached the upstream API before the server stopped: check its effect before repeating a call that changes data.',

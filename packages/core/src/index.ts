@@ -62,12 +62,32 @@ export { PACKAGE_VERSION } from './envelope-builder.js';
 
 // The argument pipeline an adapter compiles its tools with.
 export { compileTool, createPipelineCaches, jsonTypeOf } from './arguments/index.js';
-export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject, PipelineCaches } from './arguments/index.js';
+export type {
+  ArgumentCheck,
+  ArgumentPipelineOptions,
+  CompiledTool,
+  JsonSchemaObject,
+  PipelineCaches,
+} from './arguments/index.js';
 
 // Shared upstream helpers for adapters: header rules, body parsing, status classification.
 export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';
 export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
-export { capText, classifyClientFailure, classifyUpstreamStatus, displayLocation, locationUrl, parseUpstreamBody, requestPath } from './upstream-body/index.js';
-export type { ClientFailureFamily, NonHttpFailure, ParsedUpstreamBody, StatusClassification, UpstreamFamily } from './upstream-body/index.js';
+export {
+  capText,
+  classifyClientFailure,
+  classifyUpstreamStatus,
+  displayLocation,
+  locationUrl,
+  parseUpstreamBody,
+  requestPath,
+} from './upstream-body/index.js';
+export type {
+  ClientFailureFamily,
+  NonHttpFailure,
+  ParsedUpstreamBody,
+  StatusClassification,
+  UpstreamFamily,
+} from './upstream-body/index.js';
 
 // (OpenAPI operations -> tool input schemas: the `@mcp-envelope/core/openapi` entry point.)

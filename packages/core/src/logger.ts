@@ -26,5 +26,8 @@ export interface EnvelopeLogger {
  * @returns a pino logger (which is an {@link EnvelopeLogger}).
  */
 export function createEnvelopeLogger(destination?: DestinationStream): pino.Logger {
-  return pino({ name: 'mcp-envelope', base: { pid: process.pid } }, destination ?? pino.destination({ dest: 2, sync: true }));
+  return pino(
+    { name: 'mcp-envelope', base: { pid: process.pid } },
+    destination ?? pino.destination({ dest: 2, sync: true }),
+  );
 }

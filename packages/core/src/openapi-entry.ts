@@ -5,4 +5,27 @@
  *
  * @packageDocumentation
  */
-export * from './openapi/index.js';
+export {
+  apiDescriptionFormat,
+  buildOperationRequest,
+  coerceJsonBody,
+  modelNameFromFileName,
+  OPERATION_METHODS,
+  OperationConverter,
+  uniqueOperationToolNames,
+} from './openapi/index.js';
+export type {
+  ApiDescriptionFormat,
+  CollectionFormat,
+  ConvertedOperation,
+  OperationBody,
+  OperationConversionOptions,
+  OperationMethod,
+  OperationParameter,
+  OperationRequest,
+  OperationWireShape,
+  ParameterLocation,
+  ReferenceMode,
+  ReferenceResolver,
+  SchemaConversionOptions,
+} from './openapi/index.js';

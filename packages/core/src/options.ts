@@ -113,10 +113,15 @@ export interface EnvelopeLimitOptions {
  * @returns the limits, keyed by env variable name.
  * @throws TypeError when an option is not a positive integer.
  */
-export function resolveLimits(env: Readonly<Record<string, string | undefined>>, options: EnvelopeLimitOptions, logger: EnvelopeLogger): EnvelopeLimits {
+export function resolveLimits(
+  env: Readonly<Record<string, string | undefined>>,
+  options: EnvelopeLimitOptions,
+  logger: EnvelopeLogger,
+): EnvelopeLimits {
   const resolve = (name: keyof EnvelopeLimits, override: number | undefined, fallback: number): number => {
     if (override !== undefined) {
-      if (!Number.isSafeInteger(override) || override < 1) throw new TypeError(`the option for ${name} must be a positive integer of bytes, got ${String(override)}`);
+      if (!Number.isSafeInteger(override) || override < 1)
+        throw new TypeError(`the option for ${name} must be a positive integer of bytes, got ${String(override)}`);
       return override;
     }
     const raw = env[name]?.trim();
@@ -127,7 +132,11 @@ export function resolveLimits(env: Readonly<Record<string, string | undefined>>,
     return fallback;
   };
   return {
-    MCP_MAX_UPSTREAM_BODY_BYTES: resolve('MCP_MAX_UPSTREAM_BODY_BYTES', options.maxUpstreamBodyBytes, DEFAULT_MAX_UPSTREAM_BODY_BYTES),
+    MCP_MAX_UPSTREAM_BODY_BYTES: resolve(
+      'MCP_MAX_UPSTREAM_BODY_BYTES',
+      options.maxUpstreamBodyBytes,
+      DEFAULT_MAX_UPSTREAM_BODY_BYTES,
+    ),
     MCP_MAX_RESULT_BYTES: resolve('MCP_MAX_RESULT_BYTES', options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES),
   };
 }

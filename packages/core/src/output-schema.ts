@@ -116,8 +116,14 @@ export type OutputCheckResult = { readonly ok: true } | { readonly ok: false; re
  * @param compiler - the server's schema compiler (a new one when not given).
  * @returns `check(structuredContent)`.
  */
-export function createOutputChecker(published: JsonSchema, onUncompilable: (reason: string) => void, compiler: SchemaCompiler = new SchemaCompiler()): { readonly check: (structured: unknown) => OutputCheckResult } {
-  let validate: ((value: unknown) => boolean) & { errors?: readonly { instancePath: string; message?: string }[] | null } | undefined;
+export function createOutputChecker(
+  published: JsonSchema,
+  onUncompilable: (reason: string) => void,
+  compiler: SchemaCompiler = new SchemaCompiler(),
+): { readonly check: (structured: unknown) => OutputCheckResult } {
+  let validate:
+    | (((value: unknown) => boolean) & { errors?: readonly { instancePath: string; message?: string }[] | null })
+    | undefined;
   let compiled = false;
   const check = (structured: unknown): OutputCheckResult => {
     if (!compiled) {
@@ -130,7 +136,13 @@ export function createOutputChecker(published: JsonSchema, onUncompilable: (reas
     }
     if (validate === undefined || validate(structured)) return { ok: true };
     const first = validate.errors?.[0];
-    return { ok: false, reason: first === undefined ? 'does not match' : `${first.instancePath === '' ? '(root)' : first.instancePath} ${first.message ?? 'is invalid'}` };
+    return {
+      ok: false,
+      reason:
+        first === undefined
+          ? 'does not match'
+          : `${first.instancePath === '' ? '(root)' : first.instancePath} ${first.message ?? 'is invalid'}`,
+    };
   };
   return { check };
 }

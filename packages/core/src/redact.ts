@@ -18,7 +18,8 @@ interface Rule {
 
 const keepPrefix = (_match: string, prefix: string): string => `${prefix}${REDACTED}`;
 /** A header name and its separator kept (two groups), the value replaced. */
-const keepNameAndSeparator = (_match: string, name: string, separator: string): string => `${name}${separator}${REDACTED}`;
+const keepNameAndSeparator = (_match: string, name: string, separator: string): string =>
+  `${name}${separator}${REDACTED}`;
 
 /** The header names whose values are secrets for every server. */
 const DEFAULT_SECRET_HEADERS: readonly string[] = ['authorization', 'x-api-key'];
@@ -41,9 +42,18 @@ function headerRules(headers: string): Rule[] {
   return [
     // Quoted (JSON) header values: the whole string value, escaped quotes inside it included (also
     // JSON written inside a JSON string: `{\"x-api-key\":\"...\"}`).
-    { pattern: new RegExp(`(${headers})(\\\\?["']\\s*:\\s*\\\\?["'])(?:[^"'\\\\\\r\\n]|\\\\.)*`, 'gi'), replace: keepNameAndSeparator },
+    {
+      pattern: new RegExp(`(${headers})(\\\\?["']\\s*:\\s*\\\\?["'])(?:[^"'\\\\\\r\\n]|\\\\.)*`, 'gi'),
+      replace: keepNameAndSeparator,
+    },
     // `name: value` / `name=value` in prose or raw headers: a quoted value whole, else up to the end of the value.
-    { pattern: new RegExp(`(${headers})(\\s*[:=]\\s*)(?:\\\\?"[^"\\r\\n]*"?|\\\\?'[^'\\r\\n]*'?|[^"'\\r\\n,;}]+)`, 'gi'), replace: keepNameAndSeparator },
+    {
+      pattern: new RegExp(
+        `(${headers})(\\s*[:=]\\s*)(?:\\\\?"[^"\\r\\n]*"?|\\\\?'[^'\\r\\n]*'?|[^"'\\r\\n,;}]+)`,
+        'gi',
+      ),
+      replace: keepNameAndSeparator,
+    },
     // The same, URL-encoded (`Authorization%3A%20<value>`, `x-api-key%3D<value>`): up to the next parameter.
     { pattern: new RegExp(`(${headers})(%3[AD](?:%20|\\+)*)[^\\s"'&#,;}]+`, 'gi'), replace: keepNameAndSeparator },
   ];
@@ -65,7 +75,10 @@ function headerRules(headers: string): Rule[] {
  */
 const DEFAULT_RULES: readonly Rule[] = [
   // Cookies: the whole header value (pairs are separated by `;`), as `:`, `=` or URL-encoded.
-  { pattern: /((?:set-)?cookie)(\\?["']?\s*(?:[:=]|%3[AD])\s*\\?["']?)(?:[^"'\\\r\n]|\\.)+/gi, replace: keepNameAndSeparator },
+  {
+    pattern: /((?:set-)?cookie)(\\?["']?\s*(?:[:=]|%3[AD])\s*\\?["']?)(?:[^"'\\\r\n]|\\.)+/gi,
+    replace: keepNameAndSeparator,
+  },
   // A bearer token, quoted or not: up to white space, a quote or a delimiter, whatever characters it holds.
   { pattern: /(Bearer(?:\s|%20|\+)+)["']?[^\s"'&,;<>(){}[\]]+/gi, replace: keepPrefix },
   // Credential fields: a quoted value whole (escaped quotes inside it included), else the token
@@ -83,7 +96,8 @@ const DEFAULT_RULES: readonly Rule[] = [
  * One cheap pass that every default rule needs to match (the secret header names are added per
  * redactor): when a string has none of these words, no default rule can apply.
  */
-const DEFAULT_TRIGGER_SOURCE = 'bearer|client[_-]?id[_-]?secret|cookie|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key';
+const DEFAULT_TRIGGER_SOURCE =
+  'bearer|client[_-]?id[_-]?secret|cookie|access[_-]?token|refresh[_-]?token|client[_-]?secret|passw(?:or)?d|pwd|api[_-]?key';
 
 /** Patterns with the cheap test that each of them needs to match; see {@link RedactorOptions.triggeredPatterns}. */
 export interface TriggeredPatterns {
@@ -195,7 +209,11 @@ function knownSecret(secret: string, publicPrefixes: readonly RegExp[]): KnownSe
 }
 
 /** Replaces the longest run around `at` that agrees with `spelling` around `offset`. */
-function replaceFragmentAt(text: string, at: number, window: KnownSecret['windows'][number]): { text: string; next: number } {
+function replaceFragmentAt(
+  text: string,
+  at: number,
+  window: KnownSecret['windows'][number],
+): { text: string; next: number } {
   const { spelling, offset } = window;
   let start = at;
   let from = offset;
@@ -219,7 +237,8 @@ function replaceKnownSecrets(text: string, known: KnownSecrets): string {
   let result = text;
   // every whole spelling first: a piece of one secret that another shares must not cut it apart
   for (const secret of known.values()) {
-    for (const spelling of secret.spellings) if (result.includes(spelling)) result = result.split(spelling).join(REDACTED);
+    for (const spelling of secret.spellings)
+      if (result.includes(spelling)) result = result.split(spelling).join(REDACTED);
   }
   for (const secret of known.values()) {
     for (const window of secret.windows) {
@@ -237,7 +256,11 @@ function replaceKnownSecrets(text: string, known: KnownSecrets): string {
 /** Whether `text` holds a known secret, or a piece of one long enough to be redacted. */
 function holdsKnownSecret(text: string, known: KnownSecrets): boolean {
   for (const secret of known.values()) {
-    if (secret.spellings.some((spelling) => text.includes(spelling)) || secret.windows.some((window) => text.includes(window.text))) return true;
+    if (
+      secret.spellings.some((spelling) => text.includes(spelling)) ||
+      secret.windows.some((window) => text.includes(window.text))
+    )
+      return true;
   }
   return false;
 }
@@ -318,14 +341,20 @@ function globalCopy(pattern: RegExp): RegExp {
 
 /** An adapter pattern as a rule: a `keep` group is kept, the rest of the match replaced. */
 function patternRule(pattern: RegExp): Rule {
-  return { pattern: globalCopy(pattern), replace: pattern.source.includes('(?<keep>') ? `$<keep>${REDACTED}` : REDACTED };
+  return {
+    pattern: globalCopy(pattern),
+    replace: pattern.source.includes('(?<keep>') ? `$<keep>${REDACTED}` : REDACTED,
+  };
 }
 
 function applyRules(text: string, rules: readonly Rule[]): string {
   let result = text;
   for (const rule of rules) {
     rule.pattern.lastIndex = 0;
-    result = typeof rule.replace === 'string' ? result.replace(rule.pattern, rule.replace) : result.replace(rule.pattern, rule.replace);
+    result =
+      typeof rule.replace === 'string'
+        ? result.replace(rule.pattern, rule.replace)
+        : result.replace(rule.pattern, rule.replace);
   }
   return result;
 }
@@ -360,7 +389,10 @@ function compileRules(options: RedactorOptions): CompiledRules {
     // a key that names a credential or a secret header: its string value is replaced whole
     secretKey: new RegExp(`^(?:[a-z0-9]*[_-])?(?:${keyNames})$`, 'i'),
     extra: (options.patterns ?? []).map(patternRule),
-    triggered: (options.triggeredPatterns ?? []).map((set) => ({ trigger: statelessCopy(set.trigger), rules: set.patterns.map(patternRule) })),
+    triggered: (options.triggeredPatterns ?? []).map((set) => ({
+      trigger: statelessCopy(set.trigger),
+      rules: set.patterns.map(patternRule),
+    })),
   };
 }
 
@@ -377,7 +409,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const known: KnownSecrets = new Map();
   const redactString = (text: string): string => {
     let afterDefaults = trigger.test(text) ? applyRules(text, defaults) : text;
-    for (const set of triggered) if (set.trigger.test(afterDefaults)) afterDefaults = applyRules(afterDefaults, set.rules);
+    for (const set of triggered)
+      if (set.trigger.test(afterDefaults)) afterDefaults = applyRules(afterDefaults, set.rules);
     const afterExtra = extraRules.length === 0 ? afterDefaults : applyRules(afterDefaults, extraRules);
     return known.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra, known);
   };
@@ -401,7 +434,10 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const keys = Object.keys(value);
     for (const [index, key] of keys.entries()) {
       const item = (value as Record<string, unknown>)[key];
-      const redacted = typeof item === 'string' && item !== '' && secretKey.test(key) ? REDACTED : redactValue(item, depth + 1, keyCache);
+      const redacted =
+        typeof item === 'string' && item !== '' && secretKey.test(key)
+          ? REDACTED
+          : redactValue(item, depth + 1, keyCache);
       // a key is text the upstream chose too: an echoed token as a key is as much a leak
       let redactedKey = keyCache.get(key);
       if (redactedKey === undefined) {
@@ -410,7 +446,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       }
       if ((redacted !== item || redactedKey !== key) && copy === undefined) {
         copy = {};
-        for (const earlier of keys.slice(0, index)) defineData(copy, earlier, (value as Record<string, unknown>)[earlier]);
+        for (const earlier of keys.slice(0, index))
+          defineData(copy, earlier, (value as Record<string, unknown>)[earlier]);
       }
       if (copy !== undefined) defineData(copy, redactedKey, redacted);
     }
@@ -418,7 +455,17 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
   const mayRedact = (text: string): boolean => {
     if (trigger.test(text) || holdsKnownSecret(text, known)) return true;
-    if (triggered.some((set) => set.trigger.test(text) && set.rules.some((rule) => { rule.pattern.lastIndex = 0; return rule.pattern.test(text); }))) return true;
+    if (
+      triggered.some(
+        (set) =>
+          set.trigger.test(text) &&
+          set.rules.some((rule) => {
+            rule.pattern.lastIndex = 0;
+            return rule.pattern.test(text);
+          }),
+      )
+    )
+      return true;
     return extraRules.some((rule) => {
       rule.pattern.lastIndex = 0;
       return rule.pattern.test(text);

@@ -23,7 +23,14 @@ import { isToolResult } from './tool-result.js';
  * The `_meta` keys only the server writes (the contract's telemetry): a plain data result's own
  * `_meta` loses them, so no upstream body can pose as the server's telemetry.
  */
-const TELEMETRY_KEYS: readonly string[] = ['normalized', 'rate_limit', 'retry_after_seconds', 'warnings', 'correlation_id', 'validator'];
+const TELEMETRY_KEYS: readonly string[] = [
+  'normalized',
+  'rate_limit',
+  'retry_after_seconds',
+  'warnings',
+  'correlation_id',
+  'validator',
+];
 
 /**
  * The protocol era a result is shaped for: `legacy` (2025-11-25 and older, whose result schema
@@ -67,7 +74,8 @@ function isClassInstance(value: unknown): boolean {
 }
 
 function className(value: object): string {
-  const name: unknown = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  const name: unknown = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor
+    ?.name;
   return typeof name === 'string' && name !== '' ? name : 'non-plain';
 }
 
@@ -110,11 +118,18 @@ function envelopeInText(result: CallToolResult): ErrorEnvelope | undefined {
 
 /** The `internal_error` result for a handler result that cannot be sent: `problem` goes to the log only. */
 function badResult(deps: ResultShaperInput, problem: string, call: CallContext): CallToolResult {
-  return errorResult(internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', deps.classifyEnvironment(call)));
+  return errorResult(
+    internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', deps.classifyEnvironment(call)),
+  );
 }
 
 /** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
-function outputMismatch(deps: ResultShaperInput, entry: ToolEntry, structured: unknown, call: CallContext): CallToolResult | undefined {
+function outputMismatch(
+  deps: ResultShaperInput,
+  entry: ToolEntry,
+  structured: unknown,
+  call: CallContext,
+): CallToolResult | undefined {
   const outcome = entry.outputChecker?.check(structured);
   if (outcome === undefined || outcome.ok) return undefined;
   return badResult(deps, `returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
@@ -127,15 +142,30 @@ function redactedJson(deps: ResultShaperInput, value: unknown, text: string): { 
   return redacted === value ? { value, text } : { value: redacted, text: JSON.stringify(redacted) };
 }
 
-function objectResult(deps: ResultShaperInput, value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
+function objectResult(
+  deps: ResultShaperInput,
+  value: Record<string, unknown>,
+  entry: ToolEntry,
+  call: CallContext,
+): CallToolResult {
   const meta = deps.successMeta(call);
   const data = withoutForgedTelemetry(value);
   const withCallMeta = meta === undefined ? data : withMeta(data, meta);
   const json = JSON.stringify(withCallMeta);
   // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
-  if (json.charCodeAt(0) !== 0x7b) return badResult(deps, 'returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
+  if (json.charCodeAt(0) !== 0x7b)
+    return badResult(
+      deps,
+      'returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data',
+      call,
+    );
   const { value: structured, text } = redactedJson(deps, withCallMeta, json);
-  return outputMismatch(deps, entry, structured, call) ?? { content: [{ type: 'text', text }], structuredContent: structured };
+  return (
+    outputMismatch(deps, entry, structured, call) ?? {
+      content: [{ type: 'text', text }],
+      structuredContent: structured,
+    }
+  );
 }
 
 /** An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as `structuredContent`. */
@@ -154,11 +184,23 @@ function rawErrorResult(deps: ResultShaperInput, result: CallToolResult, call: C
   const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
   if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
   const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
-  return errorResult(internalError(new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`), 'result', environment));
+  return errorResult(
+    internalError(
+      new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`),
+      'result',
+      environment,
+    ),
+  );
 }
 
-function rawResult(deps: ResultShaperInput, value: Record<string, unknown>, entry: ToolEntry, call: CallContext): CallToolResult {
-  if (!isCallToolResult(value)) return badResult(deps, 'returned an invalid CallToolResult (see the MCP CallToolResult schema)', call);
+function rawResult(
+  deps: ResultShaperInput,
+  value: Record<string, unknown>,
+  entry: ToolEntry,
+  call: CallContext,
+): CallToolResult {
+  if (!isCallToolResult(value))
+    return badResult(deps, 'returned an invalid CallToolResult (see the MCP CallToolResult schema)', call);
   const result = value;
   if (result.isError === true) return rawErrorResult(deps, result, call);
   const structured = result.structuredContent;
@@ -172,7 +214,9 @@ function rawResult(deps: ResultShaperInput, value: Record<string, unknown>, entr
   return {
     ...result,
     structuredContent: injected,
-    content: result.content.map((block) => (block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block)),
+    content: result.content.map((block) =>
+      block.type === 'text' && block.text === mirror ? { ...block, text: injectedText } : block,
+    ),
   };
 }
 
@@ -183,7 +227,12 @@ function rawResult(deps: ResultShaperInput, value: Record<string, unknown>, entr
  * `structuredContent` that the text mirrors (`mirrored`, core's own results) at most 3 per
  * character of that text.
  */
-function boundedResult(deps: ResultShaperInput, result: CallToolResult, mirrored: boolean, call: CallContext): CallToolResult {
+function boundedResult(
+  deps: ResultShaperInput,
+  result: CallToolResult,
+  mirrored: boolean,
+  call: CallContext,
+): CallToolResult {
   const max = deps.limits.MCP_MAX_RESULT_BYTES;
   let bound = 4096;
   for (const block of result.content) {
@@ -193,20 +242,39 @@ function boundedResult(deps: ResultShaperInput, result: CallToolResult, mirrored
   }
   if (!mirrored && (result.structuredContent !== undefined || result._meta !== undefined)) bound += max;
   if (bound <= max || Buffer.byteLength(JSON.stringify(result)) <= max) return result;
-  const failure = new UpstreamClientError({ type: 'response_too_large', subject: 'result', limitBytes: max, setting: 'MCP_MAX_RESULT_BYTES' });
+  const failure = new UpstreamClientError({
+    type: 'response_too_large',
+    subject: 'result',
+    limitBytes: max,
+    setting: 'MCP_MAX_RESULT_BYTES',
+  });
   return errorResult(envelopeForThrown(failure, deps.classifyEnvironment(call)));
 }
 
-function unboundedResult(deps: ResultShaperInput, value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult {
+function unboundedResult(
+  deps: ResultShaperInput,
+  value: unknown,
+  entry: ToolEntry,
+  call: CallContext,
+  era: ProtocolEra,
+): CallToolResult {
   if (isToolResult(value)) return rawResult(deps, deps.redactor.value({ ...value }), entry, call);
   // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
   // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
   if (isClassInstance(value)) {
-    return badResult(deps, `returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`, call);
+    return badResult(
+      deps,
+      `returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`,
+      call,
+    );
   }
   if (isPlainObject(value)) return objectResult(deps, value, entry, call);
   if (entry.outputChecker !== undefined) {
-    return badResult(deps, `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, call);
+    return badResult(
+      deps,
+      `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
+      call,
+    );
   }
   if (value === undefined) return { content: [] };
   return scalarResult(deps, value, call, era);

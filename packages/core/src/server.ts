@@ -8,11 +8,24 @@
  * @packageDocumentation
  */
 import { envelopeCapability, ENVELOPE_CAPABILITY_KEY, ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
-import type { EnvelopeCapabilityValue, EnvelopeMeta, ErrorKind, MigrationEntry, NormalizedEvent } from '@mcp-envelope/contract';
+import type {
+  EnvelopeCapabilityValue,
+  EnvelopeMeta,
+  ErrorKind,
+  MigrationEntry,
+  NormalizedEvent,
+} from '@mcp-envelope/contract';
 // The low-level `Server`: DESIGN 3 needs it because `McpServer` cannot take raw JSON Schemas and
 // rewrites every failure into fixed prose.
 import { Server as LowLevelServer } from '@modelcontextprotocol/server';
-import type { Implementation, LoggingLevel, ServerCapabilities, ServerContext, ToolAnnotations, Transport } from '@modelcontextprotocol/server';
+import type {
+  Implementation,
+  LoggingLevel,
+  ServerCapabilities,
+  ServerContext,
+  ToolAnnotations,
+  Transport,
+} from '@modelcontextprotocol/server';
 import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
@@ -50,7 +63,11 @@ export type { ProtocolEra } from './result-shaping.js';
 export type SdkServer = LowLevelServer;
 
 /** The kinds core itself can emit, whatever the adapter. */
-export const CORE_ERROR_KINDS = ['mcp_input_validation', 'tool_not_found', 'internal_error'] as const satisfies readonly ErrorKind[];
+export const CORE_ERROR_KINDS = [
+  'mcp_input_validation',
+  'tool_not_found',
+  'internal_error',
+] as const satisfies readonly ErrorKind[];
 
 /** The name of the tool every envelope server registers (DESIGN 4.5). */
 export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
@@ -208,7 +225,8 @@ function resolveServer(input: CreateEnvelopeServerInput): ResolvedServer {
   const settings = resolveSettings(options.env ?? process.env, options, logger);
   const limits = resolveLimits(options.env ?? process.env, options, logger);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
   return { options, logger, settings, limits, pageSize };
 }
 
@@ -228,7 +246,10 @@ function contractTool(contract: () => unknown): EnvelopeTool {
 }
 
 /** The registry of `input.tools` plus `get_envelope_contract`, and the capability it leads to. */
-function registerTools(input: CreateEnvelopeServerInput, resolved: ResolvedServer): { registry: ToolRegistry; capability: EnvelopeCapabilityValue } {
+function registerTools(
+  input: CreateEnvelopeServerInput,
+  resolved: ResolvedServer,
+): { registry: ToolRegistry; capability: EnvelopeCapabilityValue } {
   const { adapter } = input;
   const { settings, limits, options } = resolved;
   const state: { capability: EnvelopeCapabilityValue | undefined } = { capability: undefined };
@@ -246,14 +267,21 @@ function registerTools(input: CreateEnvelopeServerInput, resolved: ResolvedServe
   // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
   // must be one that one of the tools' schemas, under these switches, can lead to.
   const normalizedKinds = settings.MCP_SCHEMA_KEY_NORMALIZATION_META ? registry.normalizedKinds() : [];
-  const capability = envelopeCapability([...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])], normalizedKinds)[ENVELOPE_CAPABILITY_KEY];
+  const capability = envelopeCapability(
+    [...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])],
+    normalizedKinds,
+  )[ENVELOPE_CAPABILITY_KEY];
   state.capability = capability;
   return { registry, capability };
 }
 
 /** The capabilities every SDK server of an envelope server declares, for both eras' clients. */
 function serverCapabilities(capability: EnvelopeCapabilityValue): ServerCapabilities {
-  const value = { ...capability, error_kinds: [...capability.error_kinds], normalized_kinds: [...capability.normalized_kinds] };
+  const value = {
+    ...capability,
+    error_kinds: [...capability.error_kinds],
+    normalized_kinds: [...capability.normalized_kinds],
+  };
   return {
     tools: {},
     logging: {},
@@ -263,7 +291,16 @@ function serverCapabilities(capability: EnvelopeCapabilityValue): ServerCapabili
 }
 
 /** The MCP log levels, least severe first. */
-const LOG_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LOG_LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 
 /**
  * The SDK servers alive for one envelope server, each with the level its client set through
@@ -271,7 +308,10 @@ const LOG_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning
  * as `notifications/message`, redacted like every other output. A client that set no level gets
  * no log notifications (stdio clients read the server's stderr instead).
  */
-function clientLogging(logger: EnvelopeLogger, redactor: FinalizeEnvironment['redactor']): { logger: EnvelopeLogger; live: Map<SdkServer, LoggingLevel | undefined> } {
+function clientLogging(
+  logger: EnvelopeLogger,
+  redactor: FinalizeEnvironment['redactor'],
+): { logger: EnvelopeLogger; live: Map<SdkServer, LoggingLevel | undefined> } {
   const live = new Map<SdkServer, LoggingLevel | undefined>();
   const forward = (level: 'error' | 'warning', details: Record<string, unknown>, message: string): void => {
     let data: Record<string, unknown> | undefined;
@@ -297,12 +337,20 @@ function clientLogging(logger: EnvelopeLogger, redactor: FinalizeEnvironment['re
 }
 
 /** Builds SDK servers that answer `tools/list` from `registry`, `tools/call` through `callTool`, and `logging/setLevel`. */
-function sdkServerFactory(info: Implementation, capabilities: ServerCapabilities, instructions: string | undefined, registry: ToolRegistry, callTool: CallTool, live: Map<SdkServer, LoggingLevel | undefined>) {
+function sdkServerFactory(
+  info: Implementation,
+  capabilities: ServerCapabilities,
+  instructions: string | undefined,
+  registry: ToolRegistry,
+  callTool: CallTool,
+  live: Map<SdkServer, LoggingLevel | undefined>,
+) {
   return (era: ProtocolEra = 'legacy'): SdkServer => {
     const server = new LowLevelServer(info, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
     server.setRequestHandler('tools/list', (request) => {
       const page = registry.list(request.params?.cursor);
-      if (page === undefined) throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
+      if (page === undefined)
+        throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
       return page;
     });
     // `params` is read as the transport parsed it: callTool checks `name` and `arguments` itself.
@@ -352,9 +400,21 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     advertisedKinds: new Set(capability.error_kinds),
     logger,
   };
-  const classifyEnvironment = (call: CallContext): ClassifyEnvironment => ({ ...finalizeEnvironment, adapter, call, includeNormalized, now });
+  const classifyEnvironment = (call: CallContext): ClassifyEnvironment => ({
+    ...finalizeEnvironment,
+    adapter,
+    call,
+    includeNormalized,
+    now,
+  });
   const successMeta = (call: CallContext): EnvelopeMeta | undefined => {
-    if (call.rateLimit === undefined && call.retryAfterSeconds === undefined && call.warnings === undefined && !(includeNormalized && call.normalized.length > 0)) return undefined;
+    if (
+      call.rateLimit === undefined &&
+      call.retryAfterSeconds === undefined &&
+      call.warnings === undefined &&
+      !(includeNormalized && call.normalized.length > 0)
+    )
+      return undefined;
     const meta = composeMeta(callTelemetry(call, includeNormalized));
     // Upstream header values reach the caller here too: redact them like an envelope's.
     return meta === undefined ? undefined : redactor.value(meta);
@@ -372,7 +432,14 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
   });
-  const createSdkServer = sdkServerFactory(info, serverCapabilities(capability), options.instructions, registry, callTool, live);
+  const createSdkServer = sdkServerFactory(
+    info,
+    serverCapabilities(capability),
+    options.instructions,
+    registry,
+    callTool,
+    live,
+  );
   const server = createSdkServer();
   return {
     server,
@@ -385,7 +452,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       warnWhenResultsOutgrowStdio(limits, logger);
       return serveStdioTransport(createSdkServer, logger, stdioOptions);
     },
-    serveStreamableHttp: (httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> => serveHttp({ createSdkServer, calls, logger }, httpOptions),
+    serveStreamableHttp: (httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> =>
+      serveHttp({ createSdkServer, calls, logger }, httpOptions),
     close: () => server.close(),
   };
 }

@@ -91,7 +91,10 @@ export class OversizedLineFilter extends Transform {
       offset = end;
       if (newline === -1) break;
       if (this.#dropping) {
-        this.#onOversized({ bytes: this.#droppedBytes - 1, id: lineId(this.#head.toString('utf8'), this.#tail.toString('utf8').replace(/\r?\n$/, '')) });
+        this.#onOversized({
+          bytes: this.#droppedBytes - 1,
+          id: lineId(this.#head.toString('utf8'), this.#tail.toString('utf8').replace(/\r?\n$/, '')),
+        });
         this.#dropping = false;
         this.#droppedBytes = 0;
         this.#head = Buffer.alloc(0);
@@ -152,7 +155,9 @@ export async function serveStdio(
   const filter = new OversizedLineFilter(limit, ({ bytes, id }) => {
     logger.error({ received_bytes: bytes, limit_bytes: limit, id }, 'stdio message over the size limit refused');
     const message = `Request too large: a message of ${bytes} bytes exceeds the stdio limit of ${limit} bytes`;
-    stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message, data: { limit_bytes: limit, received_bytes: bytes } } })}\n`);
+    stdout.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message, data: { limit_bytes: limit, received_bytes: bytes } } })}\n`,
+    );
   });
   stdin.pipe(filter);
   const transport = new LineTransport(filter, stdout, logger);
@@ -166,7 +171,8 @@ export async function serveStdio(
  */
 function unreadableLineError(error: unknown): { code: number; message: string } | undefined {
   if (error instanceof SyntaxError) return { code: -32700, message: 'Parse error: the message is not valid JSON' };
-  if (error instanceof Error && error.name === 'ZodError') return { code: -32600, message: 'Invalid Request: the message is not a JSON-RPC 2.0 message' };
+  if (error instanceof Error && error.name === 'ZodError')
+    return { code: -32600, message: 'Invalid Request: the message is not a JSON-RPC 2.0 message' };
   return undefined;
 }
 

@@ -32,7 +32,8 @@ export const MCP_PARAM_HEADER_PREFIX = 'Mcp-Param-';
  * - `header_sensitive_name`: the property or header name looks like a credential (password,
  *   secret, token, api_key, authorization and their spellings).
  */
-export type AdmissionRule = 'header_location' | 'header_name_syntax' | 'header_name_duplicate' | 'header_property_type' | 'header_sensitive_name';
+export type AdmissionRule =
+  'header_location' | 'header_name_syntax' | 'header_name_duplicate' | 'header_property_type' | 'header_sensitive_name';
 
 /** Which of a tool's schemas an annotation was found in. */
 export type ToolSchemaName = 'inputSchema' | 'outputSchema';
@@ -87,7 +88,21 @@ export interface HeaderAnnotation {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Substrings that mark a credential once a name is lower-cased and stripped of separators. */
-const SENSITIVE_PARTS = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'authorization', 'credential', 'cookie', 'privatekey', 'accesskey', 'bearer', 'sessionid'];
+const SENSITIVE_PARTS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'apikey',
+  'authorization',
+  'credential',
+  'cookie',
+  'privatekey',
+  'accesskey',
+  'bearer',
+  'sessionid',
+];
 
 /** Whole names that mark a credential but are too short to look for inside other words. */
 const SENSITIVE_NAMES = ['auth', 'pwd', 'pass', 'key'];
@@ -137,13 +152,26 @@ export function findHeaderAnnotations(schema: JsonSchemaObject, which: ToolSchem
   const found: HeaderAnnotation[] = [];
   walkSchema(schema, '', (node, pointer, parentPointer, parentKeyword, key) => {
     if (!Object.hasOwn(node, MCP_HEADER_KEYWORD)) return;
-    const direct = which === 'inputSchema' && parentPointer === '' && parentKeyword === 'properties' && typeof key === 'string';
-    found.push({ schema: which, pointer, value: node[MCP_HEADER_KEYWORD], annotated: node, ...(direct ? { property: key } : {}) });
+    const direct =
+      which === 'inputSchema' && parentPointer === '' && parentKeyword === 'properties' && typeof key === 'string';
+    found.push({
+      schema: which,
+      pointer,
+      value: node[MCP_HEADER_KEYWORD],
+      annotated: node,
+      ...(direct ? { property: key } : {}),
+    });
   });
   return found;
 }
 
-type Visit = (node: JsonSchemaObject, pointer: string, parentPointer: string | undefined, parentKeyword: string | undefined, key: string | number | undefined) => void;
+type Visit = (
+  node: JsonSchemaObject,
+  pointer: string,
+  parentPointer: string | undefined,
+  parentKeyword: string | undefined,
+  key: string | number | undefined,
+) => void;
 
 function walkSchema(schema: JsonSchemaObject, base: string, visit: Visit): void {
   traverse(schema, { allKeys: true }, (node, pointer, _root, parentPointer, parentKeyword, _parent, key) => {
@@ -170,20 +198,48 @@ function refusal(rule: AdmissionRule, annotation: HeaderAnnotation, message: str
 export function checkHeaderAnnotation(annotation: HeaderAnnotation): AdmissionRefusal[] {
   if (annotation.property === undefined) {
     const where = `${annotation.schema} ${annotation.pointer === '' ? 'root' : annotation.pointer}`;
-    return [refusal('header_location', annotation, `${MCP_HEADER_KEYWORD} is allowed only on a direct member of inputSchema.properties, found at ${where}`)];
+    return [
+      refusal(
+        'header_location',
+        annotation,
+        `${MCP_HEADER_KEYWORD} is allowed only on a direct member of inputSchema.properties, found at ${where}`,
+      ),
+    ];
   }
   const refusals: AdmissionRefusal[] = [];
   const { value, property } = annotation;
   if (!isHttpToken(value)) {
-    refusals.push(refusal('header_name_syntax', annotation, `${MCP_HEADER_KEYWORD} must be a non-empty HTTP token (letters, digits and !#$%&'*+-.^_\`|~), got ${typeof value === 'string' ? 'a string with other characters' : `a ${value === null ? 'null' : typeof value}`}`));
+    refusals.push(
+      refusal(
+        'header_name_syntax',
+        annotation,
+        `${MCP_HEADER_KEYWORD} must be a non-empty HTTP token (letters, digits and !#$%&'*+-.^_\`|~), got ${typeof value === 'string' ? 'a string with other characters' : `a ${value === null ? 'null' : typeof value}`}`,
+      ),
+    );
   }
   const type = annotation.annotated['type'];
   if (typeof type !== 'string' || !HEADER_TYPES.includes(type)) {
-    refusals.push(refusal('header_property_type', annotation, `a property mirrored into a header must have type "string", "integer" or "boolean", "${property}" has ${type === undefined ? 'no type' : `type ${JSON.stringify(type)}`}`));
+    refusals.push(
+      refusal(
+        'header_property_type',
+        annotation,
+        `a property mirrored into a header must have type "string", "integer" or "boolean", "${property}" has ${type === undefined ? 'no type' : `type ${JSON.stringify(type)}`}`,
+      ),
+    );
   }
-  const sensitive = isSensitiveName(property) ? property : typeof value === 'string' && isSensitiveName(value) ? value : undefined;
+  const sensitive = isSensitiveName(property)
+    ? property
+    : typeof value === 'string' && isSensitiveName(value)
+      ? value
+      : undefined;
   if (sensitive !== undefined) {
-    refusals.push(refusal('header_sensitive_name', annotation, `"${sensitive}" looks like a credential, which must not travel in a request header`));
+    refusals.push(
+      refusal(
+        'header_sensitive_name',
+        annotation,
+        `"${sensitive}" looks like a credential, which must not travel in a request header`,
+      ),
+    );
   }
   return refusals;
 }
@@ -197,7 +253,14 @@ function duplicateRefusals(annotations: readonly HeaderAnnotation[]): AdmissionR
     const folded = annotation.value.toLowerCase();
     const earlier = first.get(folded);
     if (earlier === undefined) first.set(folded, annotation);
-    else refusals.push(refusal('header_name_duplicate', annotation, `header names are unique ignoring case, and the property at ${earlier.pointer} already names this one`));
+    else
+      refusals.push(
+        refusal(
+          'header_name_duplicate',
+          annotation,
+          `header names are unique ignoring case, and the property at ${earlier.pointer} already names this one`,
+        ),
+      );
   }
   return refusals;
 }
@@ -219,7 +282,9 @@ export function admitTool(tool: AdmissibleTool): ToolAdmission {
   const [head, ...rest] = refusals;
   if (head !== undefined) return { admitted: false, refusals: [head, ...rest] };
   const headers = annotations.flatMap((annotation) =>
-    annotation.property === undefined ? [] : [{ property: annotation.property, header: MCP_PARAM_HEADER_PREFIX + String(annotation.value) }],
+    annotation.property === undefined
+      ? []
+      : [{ property: annotation.property, header: MCP_PARAM_HEADER_PREFIX + String(annotation.value) }],
   );
   return { admitted: true, headers };
 }
@@ -240,7 +305,14 @@ export function admitTools<T extends AdmissibleTool>(tools: readonly T[], logger
     if (verdict.admitted) return true;
     const [first] = verdict.refusals;
     logger.warn(
-      { tool: tool.name, rule: first.rule, ...(first.header === undefined ? {} : { header: first.header }), schema: first.schema, pointer: first.pointer, refusals: verdict.refusals },
+      {
+        tool: tool.name,
+        rule: first.rule,
+        ...(first.header === undefined ? {} : { header: first.header }),
+        schema: first.schema,
+        pointer: first.pointer,
+        refusals: verdict.refusals,
+      },
       `tool "${tool.name}" is left out: its ${MCP_HEADER_KEYWORD} annotation breaks the ${first.rule} rule (${first.message})`,
     );
     return false;

@@ -84,7 +84,11 @@ function optionsPerVariant(pipeline: ArgumentPipelineOptions): (tool: EnvelopeTo
     const variant = `${compile ?? 'lazy'} ${schemaOwnership ?? 'copy'}`;
     let options = variants.get(variant);
     if (options === undefined) {
-      options = { ...pipeline, ...(compile === undefined ? {} : { compile }), ...(schemaOwnership === undefined ? {} : { schemaOwnership }) };
+      options = {
+        ...pipeline,
+        ...(compile === undefined ? {} : { compile }),
+        ...(schemaOwnership === undefined ? {} : { schemaOwnership }),
+      };
       variants.set(variant, options);
     }
     return options;
@@ -96,7 +100,9 @@ function publishedOutputSchema(tool: EnvelopeTool): Tool['outputSchema'] {
   try {
     return widenOutputSchema(tool.outputSchema);
   } catch (error) {
-    throw new TypeError(`tool "${tool.name}": ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new TypeError(`tool "${tool.name}": ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -114,9 +120,16 @@ function registerTool(tool: EnvelopeTool, options: ArgumentPipelineOptions, logg
   const outputChecker =
     outputSchema === undefined
       ? undefined
-      : createOutputChecker(outputSchema, (reason) => {
-          logger.warn({ tool: tool.name, reason }, 'the outputSchema of this tool does not compile, so its results are not checked against it');
-        }, options.caches?.compiler);
+      : createOutputChecker(
+          outputSchema,
+          (reason) => {
+            logger.warn(
+              { tool: tool.name, reason },
+              'the outputSchema of this tool does not compile, so its results are not checked against it',
+            );
+          },
+          options.caches?.compiler,
+        );
   return { tool, compiled, outputChecker, listed };
 }
 
@@ -132,7 +145,8 @@ export function createToolRegistry(input: ToolRegistryInput): ToolRegistry {
   const optionsFor = optionsPerVariant(input.pipeline);
   const entries = new Map<string, ToolEntry>();
   // a tool whose x-mcp-header annotations break a rule is left out with one log line
-  for (const tool of admitTools(input.tools, input.logger)) entries.set(tool.name, registerTool(tool, optionsFor(tool), input.logger));
+  for (const tool of admitTools(input.tools, input.logger))
+    entries.set(tool.name, registerTool(tool, optionsFor(tool), input.logger));
   const names = [...entries.keys()];
   const listed = [...entries.values()].map((entry) => entry.listed);
   const fingerprint = toolSetFingerprint(names);
@@ -140,7 +154,10 @@ export function createToolRegistry(input: ToolRegistryInput): ToolRegistry {
   return {
     get: (name) => entries.get(name),
     names,
-    normalizedKinds: () => NORMALIZED_KINDS.filter((kind) => [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind))),
+    normalizedKinds: () =>
+      NORMALIZED_KINDS.filter((kind) =>
+        [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind)),
+      ),
     list: (cursor) => {
       let offset = 0;
       if (cursor !== undefined) {

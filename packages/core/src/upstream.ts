@@ -74,7 +74,8 @@ async function readCappedText(response: Response, limit: number): Promise<string
 
 function parseBody(text: string, contentType: string | undefined): unknown {
   const trimmed = text.trim();
-  const looksJson = (contentType ?? '').toLowerCase().includes('json') || trimmed.startsWith('{') || trimmed.startsWith('[');
+  const looksJson =
+    (contentType ?? '').toLowerCase().includes('json') || trimmed.startsWith('{') || trimmed.startsWith('[');
   if (!looksJson || trimmed === '') return text;
   try {
     return JSON.parse(trimmed) as unknown;
@@ -99,7 +100,12 @@ interface Exchange {
   finish(): void;
 }
 
-function startExchange(sources: readonly AbortSignal[], timeoutMs: number | undefined, request: FailedRequest, maxBodyBytes: number): Exchange {
+function startExchange(
+  sources: readonly AbortSignal[],
+  timeoutMs: number | undefined,
+  request: FailedRequest,
+  maxBodyBytes: number,
+): Exchange {
   const controller = new AbortController();
   let timedOut = false;
   const onAbort = (event: Event): void => {
@@ -136,13 +142,25 @@ function startExchange(sources: readonly AbortSignal[], timeoutMs: number | unde
 function exchangeFailure(error: unknown, exchange: Exchange, phase: 'headers' | 'body'): unknown {
   if (UpstreamClientError.isInstance(error)) return error;
   const where = phase === 'body' ? { phase: 'body' as const } : {};
-  if (exchange.timedOut() && exchange.timeoutMs !== undefined) return new UpstreamClientError({ type: 'timeout', timeoutMs: exchange.timeoutMs, request: exchange.request, ...where });
+  if (exchange.timedOut() && exchange.timeoutMs !== undefined)
+    return new UpstreamClientError({
+      type: 'timeout',
+      timeoutMs: exchange.timeoutMs,
+      request: exchange.request,
+      ...where,
+    });
   if (exchange.signal.aborted) return exchange.signal.reason ?? error;
   return new UpstreamClientError({ type: 'network', cause: error, request: exchange.request, ...where });
 }
 
 function tooLarge(exchange: Exchange): UpstreamClientError {
-  return new UpstreamClientError({ type: 'response_too_large', subject: 'upstream_body', limitBytes: exchange.maxBodyBytes, setting: MAX_UPSTREAM_BODY_SETTING, request: exchange.request });
+  return new UpstreamClientError({
+    type: 'response_too_large',
+    subject: 'upstream_body',
+    limitBytes: exchange.maxBodyBytes,
+    setting: MAX_UPSTREAM_BODY_SETTING,
+    request: exchange.request,
+  });
 }
 
 /**
@@ -224,11 +242,19 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
   for (let hop = 0; ; hop += 1) {
     const response = await fetch(current, { ...currentInit, redirect: 'manual', signal: exchange.signal });
     const location = response.headers.get('location');
-    const next = REDIRECT_STATUSES.has(response.status) && location !== null ? locationUrl(location, current) : undefined;
+    const next =
+      REDIRECT_STATUSES.has(response.status) && location !== null ? locationUrl(location, current) : undefined;
     if (next === undefined) return response;
     await response.body?.cancel().catch(() => undefined);
     const reason = redirectRefusal(current, next, hop);
-    if (reason !== undefined) throw new UpstreamClientError({ type: 'redirect', status: response.status, location: displayLocation(next), reason, request: exchange.request });
+    if (reason !== undefined)
+      throw new UpstreamClientError({
+        type: 'redirect',
+        status: response.status,
+        location: displayLocation(next),
+        reason,
+        request: exchange.request,
+      });
     current = next;
     currentInit = redirectedInit(currentInit, response.status);
   }
@@ -269,13 +295,22 @@ export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit =
  *   records nothing.
  * @returns and throws as {@link upstreamFetch}.
  */
-export async function fetchInCallContext(context: CallContext | undefined, url: string | URL, init: UpstreamFetchInit = {}): Promise<Response> {
+export async function fetchInCallContext(
+  context: CallContext | undefined,
+  url: string | URL,
+  init: UpstreamFetchInit = {},
+): Promise<Response> {
   const { timeoutMs, maxBodyBytes, ...requestInit } = init;
   const sources: AbortSignal[] = [];
   if (requestInit.signal !== undefined && requestInit.signal !== null) sources.push(requestInit.signal);
   if (context !== undefined) sources.push(context.signal);
   const request: FailedRequest = { method: (requestInit.method ?? 'GET').toUpperCase(), url: String(url) };
-  const exchange = startExchange(sources, timeoutMs, request, maxBodyBytes ?? context?.maxUpstreamBodyBytes ?? DEFAULT_MAX_UPSTREAM_BODY_BYTES);
+  const exchange = startExchange(
+    sources,
+    timeoutMs,
+    request,
+    maxBodyBytes ?? context?.maxUpstreamBodyBytes ?? DEFAULT_MAX_UPSTREAM_BODY_BYTES,
+  );
 
   let response: Response;
   try {
@@ -297,7 +332,12 @@ export async function fetchInCallContext(context: CallContext | undefined, url: 
   } finally {
     exchange.finish();
   }
-  throw new UpstreamHttpError({ status: response.status, headers, body: parseBody(text, headers['content-type']), request });
+  throw new UpstreamHttpError({
+    status: response.status,
+    headers,
+    body: parseBody(text, headers['content-type']),
+    request,
+  });
 }
 
 /** Statuses whose responses have no body (the `Response` constructor refuses one). */
@@ -314,7 +354,11 @@ function guardedResponse(response: Response, exchange: Exchange): Response {
     exchange.finish();
     return response;
   }
-  return new Response(guardedBody(response.body as ReadableStream<Uint8Array>, exchange), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(guardedBody(response.body as ReadableStream<Uint8Array>, exchange), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /**

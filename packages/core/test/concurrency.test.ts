@@ -39,7 +39,9 @@ afterAll(async () => {
 describe('500 concurrent calls', () => {
   it('gives every call its own outcome and its own _meta', async () => {
     const calls = Array.from({ length: 500 }, (_, n) =>
-      connected.client.callTool({ name: 'rate_call', arguments: { n: n % 5 === 4 ? String(n) : n } }).then((result) => ({ n, result })),
+      connected.client
+        .callTool({ name: 'rate_call', arguments: { n: n % 5 === 4 ? String(n) : n } })
+        .then((result) => ({ n, result })),
     );
     const outcomes = await Promise.all(calls);
     const counts = { success: 0, upstream: 0, validation: 0, internal: 0 };

@@ -17,7 +17,12 @@ async function call(name: string, args: Record<string, unknown>): Promise<Record
 describe('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED', () => {
   it('on (default): a PascalCase key is renamed before validation and the call succeeds', async () => {
     await start();
-    expect(await call('list_orders', { MarketplaceIds: ['A1'] })).toEqual({ orders: [], marketplaceIds: ['A1'], status: 'any', _meta: { rate_limit: { limit_per_second: 0.5, remaining: 4 } } });
+    expect(await call('list_orders', { MarketplaceIds: ['A1'] })).toEqual({
+      orders: [],
+      marketplaceIds: ['A1'],
+      status: 'any',
+      _meta: { rate_limit: { limit_per_second: 0.5, remaining: 4 } },
+    });
   });
 
   it('false: the same key is not renamed, so strict validation rejects the call', async () => {
@@ -25,8 +30,19 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED', () => {
     const envelope = await call('list_orders', { MarketplaceIds: ['A1'] });
     expect(envelope['error_code']).toBe('SCHEMA_REQUIRED');
     expect(envelope['details']).toEqual([
-      { path: 'marketplaceIds', issue: 'marketplaceIds is required and was not sent.', received_type: 'undefined', field: 'marketplaceIds' },
-      { path: '', issue: 'arguments has a key the schema does not define: MarketplaceIds.', received_type: 'array', field: '', extra: 'MarketplaceIds' },
+      {
+        path: 'marketplaceIds',
+        issue: 'marketplaceIds is required and was not sent.',
+        received_type: 'undefined',
+        field: 'marketplaceIds',
+      },
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: MarketplaceIds.',
+        received_type: 'array',
+        field: '',
+        extra: 'MarketplaceIds',
+      },
     ]);
   });
 });
@@ -42,20 +58,41 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_META', () => {
     await start({ env: { MCP_SCHEMA_KEY_NORMALIZATION_META: 'TRUE' } });
     expect(session.current.client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toEqual({
       contract_version: 1,
-      error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'sandbox_runtime', 'internal_error'],
+      error_kinds: [
+        'mcp_input_validation',
+        'tool_not_found',
+        'sp_api_http',
+        'sp_api_client',
+        'auth_error',
+        'rate_limited',
+        'sandbox_runtime',
+        'internal_error',
+      ],
       normalized_kinds: ['renamed', 'dropped_alias', 'coerced', 'unknown_field_rejected'],
     });
     expect(await call('list_orders', { MarketplaceIds: ['A1'] })).toEqual({
       orders: [],
       marketplaceIds: ['A1'],
       status: 'any',
-      _meta: { normalized: [{ kind: 'renamed', from: 'MarketplaceIds', to: 'marketplaceIds', reason: 'schema_canonical_key' }], rate_limit: { limit_per_second: 0.5, remaining: 4 } },
+      _meta: {
+        normalized: [{ kind: 'renamed', from: 'MarketplaceIds', to: 'marketplaceIds', reason: 'schema_canonical_key' }],
+        rate_limit: { limit_per_second: 0.5, remaining: 4 },
+      },
     });
     expect((await call('list_orders', { marketplaceIds: 'A1', status: 'Shipped' }))['_meta']).toEqual({
-      normalized: [{ kind: 'coerced', field: 'marketplaceIds', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' }],
+      normalized: [
+        { kind: 'coerced', field: 'marketplaceIds', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' },
+      ],
     });
     expect((await call('list_orders', { marketplaceIds: ['A1'], marketplace_ids: ['B2'] }))['_meta']).toEqual({
-      normalized: [{ kind: 'dropped_alias', from: 'marketplace_ids', canonical: 'marketplaceIds', reason: 'canonical_key_present' }],
+      normalized: [
+        {
+          kind: 'dropped_alias',
+          from: 'marketplace_ids',
+          canonical: 'marketplaceIds',
+          reason: 'canonical_key_present',
+        },
+      ],
       rate_limit: { limit_per_second: 0.5, remaining: 4 },
     });
     expect((await call('list_orders', { marketplaceIds: ['A1'], extra: 1 }))['_meta']).toEqual({
@@ -71,7 +108,15 @@ describe('MCP_STRICT_UNKNOWN_FIELDS', () => {
       error_kind: 'mcp_input_validation',
       tool: 'list_orders',
       summary: 'arguments has a key the schema does not define: extra.',
-      details: [{ path: '', issue: 'arguments has a key the schema does not define: extra.', received_type: 'integer', field: '', extra: 'extra' }],
+      details: [
+        {
+          path: '',
+          issue: 'arguments has a key the schema does not define: extra.',
+          received_type: 'integer',
+          field: '',
+          extra: 'extra',
+        },
+      ],
       hints: ["Drop extra, or check its spelling against the tool's schema."],
       examples: [],
       error_code: 'SCHEMA_ADDITIONAL_PROPERTIES',
@@ -86,12 +131,21 @@ describe('MCP_STRICT_UNKNOWN_FIELDS', () => {
       orders: [],
       marketplaceIds: ['A1'],
       status: 'any',
-      _meta: { normalized: [{ kind: 'unknown_field_passed_through', field: 'extra', reason: 'no_schema_match' }], rate_limit: { limit_per_second: 0.5, remaining: 4 } },
+      _meta: {
+        normalized: [{ kind: 'unknown_field_passed_through', field: 'extra', reason: 'no_schema_match' }],
+        rate_limit: { limit_per_second: 0.5, remaining: 4 },
+      },
     });
     const listed = (await session.current.client.listTools()).tools.find((tool) => tool.name === 'list_orders')!;
     expect(Object.hasOwn(listed.inputSchema, 'additionalProperties')).toBe(false);
     expect(session.current.client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toMatchObject({
-      normalized_kinds: ['renamed', 'dropped_alias', 'coerced', 'unknown_field_passed_through', 'unknown_field_rejected'],
+      normalized_kinds: [
+        'renamed',
+        'dropped_alias',
+        'coerced',
+        'unknown_field_passed_through',
+        'unknown_field_rejected',
+      ],
     });
   });
 });
@@ -106,7 +160,9 @@ describe('reading and overriding the switches', () => {
 
   it('falls back to the default on an unreadable value and logs one warning naming the variable', () => {
     const log = captureLog();
-    expect(resolveSettings({ MCP_STRICT_UNKNOWN_FIELDS: 'maybe', MCP_SCHEMA_KEY_NORMALIZATION_META: '2' }, {}, log.logger)).toEqual({
+    expect(
+      resolveSettings({ MCP_STRICT_UNKNOWN_FIELDS: 'maybe', MCP_SCHEMA_KEY_NORMALIZATION_META: '2' }, {}, log.logger),
+    ).toEqual({
       MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true,
       MCP_SCHEMA_KEY_NORMALIZATION_META: false,
       MCP_STRICT_UNKNOWN_FIELDS: true,
@@ -119,7 +175,12 @@ describe('reading and overriding the switches', () => {
 
   it('lets explicit options win over the environment', async () => {
     await start({
-      env: { MCP_STRICT_UNKNOWN_FIELDS: 'false', MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'false', MCP_MAX_UPSTREAM_BODY_BYTES: '1000', MCP_MAX_RESULT_BYTES: '2000' },
+      env: {
+        MCP_STRICT_UNKNOWN_FIELDS: 'false',
+        MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'false',
+        MCP_MAX_UPSTREAM_BODY_BYTES: '1000',
+        MCP_MAX_RESULT_BYTES: '2000',
+      },
       strictUnknownFields: true,
       normalizationMeta: true,
       maxResultBytes: 5000,
@@ -136,16 +197,25 @@ describe('reading and overriding the switches', () => {
 
   it('reads the size limits as positive integers of bytes; anything else keeps the default with one warning', () => {
     const log = captureLog();
-    expect(resolveLimits({ MCP_MAX_UPSTREAM_BODY_BYTES: '1e6', MCP_MAX_RESULT_BYTES: ' 65536 ' }, {}, log.logger)).toEqual({ MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304, MCP_MAX_RESULT_BYTES: 65_536 });
+    expect(
+      resolveLimits({ MCP_MAX_UPSTREAM_BODY_BYTES: '1e6', MCP_MAX_RESULT_BYTES: ' 65536 ' }, {}, log.logger),
+    ).toEqual({ MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304, MCP_MAX_RESULT_BYTES: 65_536 });
     expect(log.lines.map((line) => [line['level'], line['variable']])).toEqual([[40, 'MCP_MAX_UPSTREAM_BODY_BYTES']]);
-    expect(() => resolveLimits({}, { maxUpstreamBodyBytes: 0 }, log.logger)).toThrow('the option for MCP_MAX_UPSTREAM_BODY_BYTES must be a positive integer of bytes, got 0');
+    expect(() => resolveLimits({}, { maxUpstreamBodyBytes: 0 }, log.logger)).toThrow(
+      'the option for MCP_MAX_UPSTREAM_BODY_BYTES must be a positive integer of bytes, got 0',
+    );
   });
 
   it('reads process.env when no env is given', () => {
     const saved = process.env['MCP_SCHEMA_KEY_NORMALIZATION_META'];
     process.env['MCP_SCHEMA_KEY_NORMALIZATION_META'] = 'yes';
     try {
-      const server = createEnvelopeServer({ info: { name: 'env-test', version: '0.0.1' }, adapter: testAdapter, tools: [], options: { logger: captureLog().logger } });
+      const server = createEnvelopeServer({
+        info: { name: 'env-test', version: '0.0.1' },
+        adapter: testAdapter,
+        tools: [],
+        options: { logger: captureLog().logger },
+      });
       expect(server.settings.MCP_SCHEMA_KEY_NORMALIZATION_META).toBe(true);
     } finally {
       if (saved === undefined) delete process.env['MCP_SCHEMA_KEY_NORMALIZATION_META'];

@@ -24,7 +24,13 @@ beforeAll(async () => {
         path: '/telemetry',
         response: {
           status: 200,
-          headers: { 'content-type': 'application/json', 'x-test-ratelimit-limit': '0.5', 'x-test-ratelimit-remaining': '3', 'retry-after': '4', warning: '199 - "cached response"' },
+          headers: {
+            'content-type': 'application/json',
+            'x-test-ratelimit-limit': '0.5',
+            'x-test-ratelimit-remaining': '3',
+            'retry-after': '4',
+            warning: '199 - "cached response"',
+          },
           body: { ok: true },
         },
       },
@@ -48,7 +54,11 @@ const TELEMETRY = {
 /** The event of the wrong-case key every call below sends. */
 const RENAMED = [{ kind: 'renamed', from: 'MarketplaceIds', to: 'marketplaceIds', reason: 'schema_canonical_key' }];
 
-const SANDBOX = { error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION', summary: 'The sandbox blocks the subprocess module.' } as const;
+const SANDBOX = {
+  error_kind: 'sandbox_runtime',
+  error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+  summary: 'The sandbox blocks the subprocess module.',
+} as const;
 
 /** A tool that fetches the telemetry route, then fails with `fail`. */
 function failingTool(name: string, fail: (context: ToolHandlerContext) => unknown): EnvelopeTool {
@@ -104,14 +114,29 @@ const RELAY_TOOLS: readonly EnvelopeTool[] = [
   throwingTool('relays_bare', RELAYED_JSON),
   throwingTool('relays_tool_error', `ToolError: ${RELAYED_JSON}`),
   throwingTool('relays_error', `Error: ${JSON.stringify(RELAYED_ENVELOPE, null, 2)}\n`),
-  throwingTool('relays_fragment', `ToolError: ${JSON.stringify({ error_kind: 'sp_api_http', summary: 'half an envelope' })}`),
+  throwingTool(
+    'relays_fragment',
+    `ToolError: ${JSON.stringify({ error_kind: 'sp_api_http', summary: 'half an envelope' })}`,
+  ),
   throwingTool('relays_other_prefix', `RuntimeError: ${RELAYED_JSON}`),
-  throwingTool('relays_unadvertised', `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, error_kind: 'ads_api_http' })}`),
-  throwingTool('relays_secret', `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, summary: 'Inner server refused Authorization: Bearer eyJhbGciOi.secretpart' })}`),
-  throwingTool('relays_deep_secret', `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, examples: [nested('Bearer eyJhbGciOi.deepsecretpart', 70)] })}`),
+  throwingTool(
+    'relays_unadvertised',
+    `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, error_kind: 'ads_api_http' })}`,
+  ),
+  throwingTool(
+    'relays_secret',
+    `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, summary: 'Inner server refused Authorization: Bearer eyJhbGciOi.secretpart' })}`,
+  ),
+  throwingTool(
+    'relays_deep_secret',
+    `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, examples: [nested('Bearer eyJhbGciOi.deepsecretpart', 70)] })}`,
+  ),
 ];
 
-async function call(name: string, env: Record<string, string> = { MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' }): Promise<Record<string, unknown>> {
+async function call(
+  name: string,
+  env: Record<string, string> = { MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' },
+): Promise<Record<string, unknown>> {
   const { client } = await session.start({ env, logger: captureLog().logger }, TOOLS);
   const result = await client.callTool({ name, arguments: { MarketplaceIds: ['ATVPDKIKX0DER'] } });
   expect(result.isError).toBe(true);
@@ -130,7 +155,12 @@ describe('telemetry on failure paths', () => {
 
   it('keys the thrown envelope sets itself win over the recorded ones', async () => {
     const envelope = await call('throws_envelope_error_with_meta');
-    expect(envelope['_meta']).toEqual({ normalized: RENAMED, rate_limit: { remaining: 0 }, retry_after_seconds: 4, warnings: TELEMETRY.warnings });
+    expect(envelope['_meta']).toEqual({
+      normalized: RENAMED,
+      rate_limit: { remaining: 0 },
+      retry_after_seconds: 4,
+      warnings: TELEMETRY.warnings,
+    });
   });
 
   it('an internal_error keeps its correlation_id and gains the telemetry', async () => {
@@ -161,13 +191,19 @@ describe('envelopes relayed in an error message', () => {
     return result.structuredContent as Record<string, unknown>;
   }
 
-  it.each(['relays_bare', 'relays_tool_error', 'relays_error'])('%s answers with the relayed envelope unchanged', async (name) => {
-    expect(await relay(name)).toEqual(RELAYED_ENVELOPE);
-  });
+  it.each(['relays_bare', 'relays_tool_error', 'relays_error'])(
+    '%s answers with the relayed envelope unchanged',
+    async (name) => {
+      expect(await relay(name)).toEqual(RELAYED_ENVELOPE);
+    },
+  );
 
-  it.each(['relays_fragment', 'relays_other_prefix'])('%s (no v1 envelope behind a known prefix) stays internal_error', async (name) => {
-    expect((await relay(name))['error_kind']).toBe('internal_error');
-  });
+  it.each(['relays_fragment', 'relays_other_prefix'])(
+    '%s (no v1 envelope behind a known prefix) stays internal_error',
+    async (name) => {
+      expect((await relay(name))['error_kind']).toBe('internal_error');
+    },
+  );
 
   it('a relayed envelope of a kind the server does not advertise is replaced by internal_error', async () => {
     expect((await relay('relays_unadvertised'))['error_kind']).toBe('internal_error');

@@ -14,15 +14,19 @@ describe('lazy compilation', () => {
   it('defers Ajv compilation to the first check, and eager mode compiles at creation', () => {
     const lazy = compileTool('remote_ref', UNCOMPILABLE, OPTIONS);
     expect(lazy.publishedInputSchema).toEqual({ ...UNCOMPILABLE, additionalProperties: false });
-    expect(() => lazy.check({ a: 1 })).toThrow('inputSchema of tool "remote_ref" is not a valid JSON Schema: can\'t resolve reference https://schemas.example.invalid/a.json');
+    expect(() => lazy.check({ a: 1 })).toThrow(
+      'inputSchema of tool "remote_ref" is not a valid JSON Schema: can\'t resolve reference https://schemas.example.invalid/a.json',
+    );
     expect(() => compileTool('remote_ref', UNCOMPILABLE, { ...OPTIONS, compile: 'eager' })).toThrow(TypeError);
   });
 
   it('still rejects meta-invalid schemas and dangling local references at creation', () => {
-    expect(() => compileTool('bad_type', { type: 'object', properties: { a: { type: 'objekt' } } }, OPTIONS)).toThrow(/not a valid JSON Schema/);
-    expect(() => compileTool('dangling', { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } }, OPTIONS)).toThrow(
-      'inputSchema of tool "dangling" is not a valid JSON Schema: can\'t resolve reference #/$defs/Missing',
+    expect(() => compileTool('bad_type', { type: 'object', properties: { a: { type: 'objekt' } } }, OPTIONS)).toThrow(
+      /not a valid JSON Schema/,
     );
+    expect(() =>
+      compileTool('dangling', { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } }, OPTIONS),
+    ).toThrow('inputSchema of tool "dangling" is not a valid JSON Schema: can\'t resolve reference #/$defs/Missing');
   });
 
   it('validates the same way after the first call compiled the validator', () => {
@@ -46,7 +50,11 @@ describe('lazy compilation', () => {
     const result = await client.callTool({ name: 'remote_ref', arguments: { a: 1 } });
     const envelope = result.structuredContent as Record<string, unknown>;
     expect(result.isError).toBe(true);
-    expect([envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual(['internal_error', 'INTERNAL_ERROR', 'remote_ref']);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual([
+      'internal_error',
+      'INTERNAL_ERROR',
+      'remote_ref',
+    ]);
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]!['reason']).toBe('input_schema');
     expect(log.lines[0]!['correlation_id']).toBe((envelope['_meta'] as { correlation_id: string }).correlation_id);
@@ -62,11 +70,17 @@ describe('lazy compilation', () => {
     );
     // still answered the same way on later calls
     expect(() => tool.check({})).toThrow(TypeError);
-    expect(() => compileTool('dangling', { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } }, { ...OPTIONS, compile: 'deferred' }).check({})).toThrow(
-      /^inputSchema of tool "dangling" is not a valid JSON Schema: can't resolve reference #\/\$defs\/Missing/,
-    );
+    expect(() =>
+      compileTool(
+        'dangling',
+        { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } },
+        { ...OPTIONS, compile: 'deferred' },
+      ).check({}),
+    ).toThrow(/^inputSchema of tool "dangling" is not a valid JSON Schema: can't resolve reference #\/\$defs\/Missing/);
     // the structural checks still run at creation
-    expect(() => compileTool('array_root', { type: 'array' }, { ...OPTIONS, compile: 'deferred' })).toThrow('inputSchema of tool "array_root" must have the top-level type "object"');
+    expect(() => compileTool('array_root', { type: 'array' }, { ...OPTIONS, compile: 'deferred' })).toThrow(
+      'inputSchema of tool "array_root" must have the top-level type "object"',
+    );
   });
 
   it('deferred mode validates exactly like the default once compiled', () => {
@@ -88,10 +102,19 @@ describe('lazy compilation', () => {
     const input = (inputSchemaCheck?: 'first-call') => ({
       info: { name: 'deferred', version: '0.0.1' },
       adapter: testAdapter,
-      tools: [{ name: 'broken', inputSchema: broken, ...(inputSchemaCheck === undefined ? {} : { inputSchemaCheck }), handler: () => ({ ok: true }) }],
+      tools: [
+        {
+          name: 'broken',
+          inputSchema: broken,
+          ...(inputSchemaCheck === undefined ? {} : { inputSchemaCheck }),
+          handler: () => ({ ok: true }),
+        },
+      ],
       options: { env: {} },
     });
-    expect(() => createEnvelopeServer(input())).toThrow('inputSchema of tool "broken" is not a valid JSON Schema: data/properties/a/type must be equal to one of the allowed values');
+    expect(() => createEnvelopeServer(input())).toThrow(
+      'inputSchema of tool "broken" is not a valid JSON Schema: data/properties/a/type must be equal to one of the allowed values',
+    );
     const log = captureLog();
     const server = createEnvelopeServer({ ...input('first-call'), options: { logger: log.logger, env: {} } });
     const connected = await connectInMemory(server);
@@ -103,7 +126,11 @@ describe('lazy compilation', () => {
     const result = await connected.client.callTool({ name: 'broken', arguments: { a: 1 } });
     const envelope = result.structuredContent as Record<string, unknown>;
     expect(result.isError).toBe(true);
-    expect([envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual(['internal_error', 'INTERNAL_ERROR', 'broken']);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual([
+      'internal_error',
+      'INTERNAL_ERROR',
+      'broken',
+    ]);
     expect(log.lines.map((line) => line['reason'])).toEqual(['input_schema']);
     // the server's own contract tool, deferred too, still works
     const contract = await connected.client.callTool({ name: 'get_envelope_contract', arguments: {} });

@@ -17,7 +17,11 @@ const SECRET_TOOL: EnvelopeTool = {
   },
 };
 
-async function connected(): Promise<{ client: Client; messages: LoggingMessageNotification['params'][]; close: () => Promise<void> }> {
+async function connected(): Promise<{
+  client: Client;
+  messages: LoggingMessageNotification['params'][];
+  close: () => Promise<void>;
+}> {
   const server = createTestServer({}, [SECRET_TOOL]);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
@@ -54,7 +58,15 @@ describe('logging/setLevel and log notifications', () => {
     const correlationId = (result.structuredContent as { _meta: { correlation_id: string } })._meta.correlation_id;
     await settle();
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatchObject({ level: 'error', logger: 'mcp-envelope', data: { message: 'tool call failed with an unclassified error', correlation_id: correlationId, tool: 'fail_with_secret' } });
+    expect(messages[0]).toMatchObject({
+      level: 'error',
+      logger: 'mcp-envelope',
+      data: {
+        message: 'tool call failed with an unclassified error',
+        correlation_id: correlationId,
+        tool: 'fail_with_secret',
+      },
+    });
     const text = JSON.stringify(messages[0]);
     expect(text).not.toContain('sk-live-0123456789abcdef');
     expect(text).toContain('upstream refused');

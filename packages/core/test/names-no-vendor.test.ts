@@ -21,7 +21,9 @@ const FORBIDDEN: readonly { readonly name: string; readonly pattern: RegExp }[] 
 ];
 
 function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : [join(folder, entry.name)]));
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : [join(folder, entry.name)],
+  );
 }
 
 /** Every `file:line: name` where a source line names one of {@link FORBIDDEN}. */
@@ -29,7 +31,11 @@ function mentions(files: readonly string[]): string[] {
   return files.flatMap((file) =>
     readFileSync(file, 'utf8')
       .split('\n')
-      .flatMap((line, index) => FORBIDDEN.filter(({ pattern }) => pattern.test(line)).map(({ name }) => `${relative(SOURCE, file)}:${index + 1}: ${name}`)),
+      .flatMap((line, index) =>
+        FORBIDDEN.filter(({ pattern }) => pattern.test(line)).map(
+          ({ name }) => `${relative(SOURCE, file)}:${index + 1}: ${name}`,
+        ),
+      ),
   );
 }
 
@@ -41,8 +47,26 @@ describe('core names no server and no vendor', () => {
   });
 
   it('the check finds each name, in any case, and leaves ordinary words alone', () => {
-    const lines = ['x-amzn-RateLimit', 'the Amazon API', 'import { LwaError }', "'lwa'", 'LWA_CLIENT_ID', 'Atza|token', 'SP_API_HTTP_400', 'ads_api_client'];
-    expect(lines.map((line) => FORBIDDEN.filter(({ pattern }) => pattern.test(line)).map(({ name }) => name))).toEqual([['amzn'], ['amazon'], ['lwa'], ['lwa'], ['lwa'], ['Atza'], ['sp_api'], ['ads_api']]);
+    const lines = [
+      'x-amzn-RateLimit',
+      'the Amazon API',
+      'import { LwaError }',
+      "'lwa'",
+      'LWA_CLIENT_ID',
+      'Atza|token',
+      'SP_API_HTTP_400',
+      'ads_api_client',
+    ];
+    expect(lines.map((line) => FORBIDDEN.filter(({ pattern }) => pattern.test(line)).map(({ name }) => name))).toEqual([
+      ['amzn'],
+      ['amazon'],
+      ['lwa'],
+      ['lwa'],
+      ['lwa'],
+      ['Atza'],
+      ['sp_api'],
+      ['ads_api'],
+    ]);
     expect(FORBIDDEN.some(({ pattern }) => pattern.test('it always answers; the flaws are known'))).toBe(false);
   });
 });

@@ -17,7 +17,9 @@ const OPTIONAL_LIST: EnvelopeTool = {
   name: 'tag_items',
   inputSchema: {
     type: 'object',
-    properties: { tags: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], default: null, title: 'Tags' } },
+    properties: {
+      tags: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], default: null, title: 'Tags' },
+    },
     title: 'tag_itemsArguments',
   },
   handler: echo,
@@ -31,22 +33,40 @@ const OPEN: EnvelopeTool = {
 
 const PATTERNED: EnvelopeTool = {
   name: 'trace',
-  inputSchema: { type: 'object', properties: { id: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } },
+  inputSchema: {
+    type: 'object',
+    properties: { id: { type: 'string' } },
+    patternProperties: { '^x-': { type: 'string' } },
+  },
   handler: echo,
 };
 
 const META_ON = { MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' };
 
-async function call(tools: readonly EnvelopeTool[], env: Record<string, string>, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; structured: Record<string, unknown> }> {
+async function call(
+  tools: readonly EnvelopeTool[],
+  env: Record<string, string>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; structured: Record<string, unknown> }> {
   const { client } = await session.start({ env }, tools);
   const result = await client.callTool({ name, arguments: args });
   return { isError: result.isError === true, structured: result.structuredContent as Record<string, unknown> };
 }
 
-async function advertised(tools: readonly EnvelopeTool[], env: Record<string, string>): Promise<{ capability: unknown; contract: unknown }> {
+async function advertised(
+  tools: readonly EnvelopeTool[],
+  env: Record<string, string>,
+): Promise<{ capability: unknown; contract: unknown }> {
   const { client } = await session.start({ env }, tools);
-  const capability = (client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as { normalized_kinds: unknown }).normalized_kinds;
-  const contract = ((await client.callTool({ name: 'get_envelope_contract', arguments: {} })).structuredContent as { normalized_kinds: unknown }).normalized_kinds;
+  const capability = (
+    client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as { normalized_kinds: unknown }
+  ).normalized_kinds;
+  const contract = (
+    (await client.callTool({ name: 'get_envelope_contract', arguments: {} })).structuredContent as {
+      normalized_kinds: unknown;
+    }
+  ).normalized_kinds;
   return { capability, contract };
 }
 
@@ -56,7 +76,11 @@ describe('normalization gaps', () => {
     expect(isError).toBe(false);
     expect(structured).toEqual({
       received: { tags: ['red'] },
-      _meta: { normalized: [{ kind: 'coerced', field: 'tags', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' }] },
+      _meta: {
+        normalized: [
+          { kind: 'coerced', field: 'tags', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' },
+        ],
+      },
     });
   });
 
@@ -75,14 +99,39 @@ describe('normalization gaps', () => {
     const rejected = await call([PATTERNED], META_ON, 'trace', { id: 'a', span: 'b' });
     expect(rejected.isError).toBe(true);
     expect(rejected.structured['error_code']).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
-    expect(rejected.structured['details']).toEqual([{ path: '', issue: 'arguments has a key the schema does not define: span.', received_type: 'string', field: '', extra: 'span' }]);
-    expect(rejected.structured['_meta']).toEqual({ normalized: [{ kind: 'unknown_field_rejected', field: 'span', reason: 'no_schema_match' }] });
+    expect(rejected.structured['details']).toEqual([
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: span.',
+        received_type: 'string',
+        field: '',
+        extra: 'span',
+      },
+    ]);
+    expect(rejected.structured['_meta']).toEqual({
+      normalized: [{ kind: 'unknown_field_rejected', field: 'span', reason: 'no_schema_match' }],
+    });
   });
 
   it.each([
-    ['strict, closed schemas without arrays', [PATTERNED], META_ON, ['renamed', 'dropped_alias', 'unknown_field_rejected']],
-    ['strict, a schema that admits extra keys and a nullable array', [OPEN, OPTIONAL_LIST], META_ON, ['renamed', 'dropped_alias', 'coerced', 'unknown_field_passed_through', 'unknown_field_rejected']],
-    ['lenient', [PATTERNED], { ...META_ON, MCP_STRICT_UNKNOWN_FIELDS: 'false' }, ['renamed', 'dropped_alias', 'unknown_field_passed_through', 'unknown_field_rejected']],
+    [
+      'strict, closed schemas without arrays',
+      [PATTERNED],
+      META_ON,
+      ['renamed', 'dropped_alias', 'unknown_field_rejected'],
+    ],
+    [
+      'strict, a schema that admits extra keys and a nullable array',
+      [OPEN, OPTIONAL_LIST],
+      META_ON,
+      ['renamed', 'dropped_alias', 'coerced', 'unknown_field_passed_through', 'unknown_field_rejected'],
+    ],
+    [
+      'lenient',
+      [PATTERNED],
+      { ...META_ON, MCP_STRICT_UNKNOWN_FIELDS: 'false' },
+      ['renamed', 'dropped_alias', 'unknown_field_passed_through', 'unknown_field_rejected'],
+    ],
     ['normalization off', [OPEN, OPTIONAL_LIST], { ...META_ON, MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'false' }, []],
     ['meta off', [OPEN, OPTIONAL_LIST], {}, []],
   ] as const)('advertises exactly the kinds a call can emit: %s', async (_label, tools, env, kinds) => {

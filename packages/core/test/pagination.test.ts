@@ -6,7 +6,11 @@ import { connectInMemory } from './fixtures/connect.js';
 import type { Connected } from './fixtures/connect.js';
 import { createTestServer } from './fixtures/test-server.js';
 
-const FIVE_TOOLS: EnvelopeTool[] = ['alpha', 'bravo', 'charlie', 'delta', 'echo'].map((name) => ({ name, inputSchema: { type: 'object' }, handler: () => name }));
+const FIVE_TOOLS: EnvelopeTool[] = ['alpha', 'bravo', 'charlie', 'delta', 'echo'].map((name) => ({
+  name,
+  inputSchema: { type: 'object' },
+  handler: () => name,
+}));
 
 let connected: Connected[] = [];
 afterEach(async () => {

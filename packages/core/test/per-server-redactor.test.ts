@@ -11,7 +11,13 @@ function echoServer(name: string, redactor: ReturnType<typeof createRedactor>): 
     info: { name, version: '0.0.1' },
     adapter: testAdapter,
     redactor,
-    tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: (args: { text?: string }) => ({ echoed: args.text }) }],
+    tools: [
+      {
+        name: 'echo',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+        handler: (args: { text?: string }) => ({ echoed: args.text }),
+      },
+    ],
     options: { env: {}, migrations: [] },
   });
 }
@@ -38,7 +44,13 @@ describe('each server owns its redactor', () => {
     const server = createEnvelopeServer({
       info: { name: 'plain', version: '0.0.1' },
       adapter: testAdapter,
-      tools: [{ name: 'echo', inputSchema: { type: 'object' }, handler: () => ({ echoed: 'opaque-registered-elsewhere-03 tok_abcdefgh123' }) }],
+      tools: [
+        {
+          name: 'echo',
+          inputSchema: { type: 'object' },
+          handler: () => ({ echoed: 'opaque-registered-elsewhere-03 tok_abcdefgh123' }),
+        },
+      ],
       options: { env: {}, migrations: [] },
     });
     const connected = await connectInMemory(server);

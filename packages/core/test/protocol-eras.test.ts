@@ -29,10 +29,19 @@ afterAll(async () => {
 });
 
 async function connect(era: Era, over: Transport): Promise<Client> {
-  const client = new Client({ name: `eras-${era}-${over}`, version: '0.0.1' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  const client = new Client(
+    { name: `eras-${era}-${over}`, version: '0.0.1' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   const transport =
     over === 'stdio'
-      ? new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_SERVER], cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stderr: 'ignore' })
+      ? new StdioClientTransport({
+          command: process.execPath,
+          args: ['--import', 'tsx', STDIO_SERVER],
+          cwd: PACKAGE_ROOT,
+          env: { PATH: process.env['PATH'] ?? '' },
+          stderr: 'ignore',
+        })
       : new StreamableHTTPClientTransport(handle.url);
   await client.connect(transport);
   return client;
@@ -60,7 +69,10 @@ describe.each(CASES)('SDK v2 client, %s era, over %s', (era, over) => {
     expect(client.getNegotiatedProtocolVersion()).toBe(era === 'modern' ? '2026-07-28' : '2025-11-25');
     const capabilities = client.getServerCapabilities();
     const experimental = capabilities?.experimental?.['openbridge_envelope'];
-    expect(experimental).toMatchObject({ contract_version: 1, error_kinds: expect.arrayContaining(['mcp_input_validation', 'tool_not_found', 'internal_error']) as unknown });
+    expect(experimental).toMatchObject({
+      contract_version: 1,
+      error_kinds: expect.arrayContaining(['mcp_input_validation', 'tool_not_found', 'internal_error']) as unknown,
+    });
     expect(capabilities?.extensions?.[ENVELOPE_EXTENSION_ID]).toEqual(experimental);
     expect(capabilities?.logging).toEqual({});
   });
@@ -69,15 +81,26 @@ describe.each(CASES)('SDK v2 client, %s era, over %s', (era, over) => {
     const { tools } = await client.listTools();
     expect(tools.find((tool) => tool.name === 'report_summary')?.outputSchema?.['anyOf']).toHaveLength(2);
     const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
-    expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: JSON.stringify(REPORT_NOT_FOUND) }], structuredContent: REPORT_NOT_FOUND });
-    for (const [name, code] of [['list_orders', 'SCHEMA_REQUIRED'], ['nope', 'TOOL_NOT_FOUND'], ['explode', 'INTERNAL_ERROR']] as const) {
+    expect(failed).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(REPORT_NOT_FOUND) }],
+      structuredContent: REPORT_NOT_FOUND,
+    });
+    for (const [name, code] of [
+      ['list_orders', 'SCHEMA_REQUIRED'],
+      ['nope', 'TOOL_NOT_FOUND'],
+      ['explode', 'INTERNAL_ERROR'],
+    ] as const) {
       const result = await client.callTool({ name, arguments: {} });
       expect(result.isError).toBe(true);
       expect((result.structuredContent as { error_code: string }).error_code).toBe(code);
       expect(validateEnvelope(result.structuredContent)).toEqual({ valid: true });
       expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
     }
-    expect((await client.callTool({ name: 'report_summary', arguments: {} })).structuredContent).toEqual({ total: 42, _meta: { rate_limit: { remaining: 9 } } });
+    expect((await client.callTool({ name: 'report_summary', arguments: {} })).structuredContent).toEqual({
+      total: 42,
+      _meta: { rate_limit: { remaining: 9 } },
+    });
   });
 
   it('sends an array, string or null result as structuredContent only under 2026-07-28', async () => {

@@ -38,27 +38,44 @@ async function events(response: Response): Promise<SseEvent[]> {
         const colon = line.indexOf(':');
         if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
       }
-      return { ...(fields.has('id') ? { id: fields.get('id') } : {}), ...(fields.has('retry') ? { retry: fields.get('retry') } : {}), data: fields.get('data') ?? '' };
+      return {
+        ...(fields.has('id') ? { id: fields.get('id') } : {}),
+        ...(fields.has('retry') ? { retry: fields.get('retry') } : {}),
+        data: fields.get('data') ?? '',
+      };
     });
 }
 
 function post(body: unknown, session?: string): Promise<Response> {
   return fetch(handle.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, ...(session === undefined ? {} : { 'mcp-session-id': session }) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': VERSION,
+      ...(session === undefined ? {} : { 'mcp-session-id': session }),
+    },
     body: JSON.stringify(body),
   });
 }
 
 describe('resumable SSE streams', () => {
   it('primes the stream, closes it mid-call, and replays the result after Last-Event-ID', async () => {
-    const initialized = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } } });
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } },
+    });
     const session = initialized.headers.get('mcp-session-id') ?? undefined;
     expect(session).toBeDefined();
     await initialized.text();
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
 
-    const call = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }, session);
+    const call = await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } },
+      session,
+    );
     expect(call.headers.get('content-type')).toContain('text/event-stream');
     const first = await events(call);
     // the priming event only: an id, the retry interval and no data; the result did not come
@@ -66,7 +83,12 @@ describe('resumable SSE streams', () => {
 
     const resumed = await fetch(handle.url, {
       method: 'GET',
-      headers: { accept: 'text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-session-id': session ?? '', 'last-event-id': first[0]?.id ?? '' },
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-protocol-version': VERSION,
+        'mcp-session-id': session ?? '',
+        'last-event-id': first[0]?.id ?? '',
+      },
     });
     expect(resumed.status).toBe(200);
     const reader = resumed.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -78,6 +100,10 @@ describe('resumable SSE streams', () => {
     }
     await reader.cancel();
     const data = text.split('\n').find((line) => line.startsWith('data: {'));
-    expect(JSON.parse(data!.slice('data: '.length))).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Reconnection test completed' }] } });
+    expect(JSON.parse(data!.slice('data: '.length))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'Reconnection test completed' }] },
+    });
   });
 });

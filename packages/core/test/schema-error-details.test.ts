@@ -28,14 +28,22 @@ const TOOLS: readonly EnvelopeTool[] = [
     name: 'multi_line',
     inputSchema: { type: 'object' },
     handler: () => {
-      throw new EnvelopeError({ error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION', summary: 'The sandbox stopped.\r\n  Traceback:\n\n  line 3\u2028end\n' });
+      throw new EnvelopeError({
+        error_kind: 'sandbox_runtime',
+        error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+        summary: 'The sandbox stopped.\r\n  Traceback:\n\n  line 3\u2028end\n',
+      });
     },
   },
   {
     name: 'control_breaks',
     inputSchema: { type: 'object' },
     handler: () => {
-      throw new EnvelopeError({ error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION', summary: 'page one\fpage two\vtab stop\u2029end' });
+      throw new EnvelopeError({
+        error_kind: 'sandbox_runtime',
+        error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+        summary: 'page one\fpage two\vtab stop\u2029end',
+      });
     },
   },
 ];
@@ -51,18 +59,42 @@ async function envelopeOf(name: string, args: Record<string, unknown>): Promise<
 
 describe('schema error details on the wire', () => {
   it('reports an unknown key at the path of the object holding it, with extra naming the key and one detail per key', async () => {
-    const envelope = await envelopeOf('configure', { typo_key: 1, other_key: true, options: { mode: 'a', colour: 'red' } });
+    const envelope = await envelopeOf('configure', {
+      typo_key: 1,
+      other_key: true,
+      options: { mode: 'a', colour: 'red' },
+    });
     expect(envelope['error_code']).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
     expect(envelope['details']).toEqual([
-      { path: 'options', issue: 'options has a key the schema does not define: colour.', received_type: 'string', field: 'options', extra: 'colour' },
-      { path: '', issue: 'arguments has a key the schema does not define: other_key.', received_type: 'boolean', field: '', extra: 'other_key' },
-      { path: '', issue: 'arguments has a key the schema does not define: typo_key.', received_type: 'integer', field: '', extra: 'typo_key' },
+      {
+        path: 'options',
+        issue: 'options has a key the schema does not define: colour.',
+        received_type: 'string',
+        field: 'options',
+        extra: 'colour',
+      },
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: other_key.',
+        received_type: 'boolean',
+        field: '',
+        extra: 'other_key',
+      },
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: typo_key.',
+        received_type: 'integer',
+        field: '',
+        extra: 'typo_key',
+      },
     ]);
   });
 
   it('gives every SCHEMA_* detail a field equal to its path', async () => {
     const envelope = await envelopeOf('configure', { label: 'much too long', note: '' });
-    expect((envelope['details'] as Record<string, unknown>[]).map((detail) => [detail['path'], detail['field']])).toEqual([
+    expect(
+      (envelope['details'] as Record<string, unknown>[]).map((detail) => [detail['path'], detail['field']]),
+    ).toEqual([
       ['label', 'label'],
       ['note', 'note'],
     ]);
@@ -71,7 +103,15 @@ describe('schema error details on the wire', () => {
   it('names the failing keyword of SCHEMA_VALIDATION_FAILED in _meta.validator', async () => {
     const envelope = await envelopeOf('configure', { note: '' });
     expect(envelope['error_code']).toBe('SCHEMA_VALIDATION_FAILED');
-    expect(envelope['details']).toEqual([{ path: 'note', issue: 'note failed the schema keyword not.', received_type: 'string', field: 'note', keyword: 'not' }]);
+    expect(envelope['details']).toEqual([
+      {
+        path: 'note',
+        issue: 'note failed the schema keyword not.',
+        received_type: 'string',
+        field: 'note',
+        keyword: 'not',
+      },
+    ]);
     expect(envelope['_meta']).toEqual({ validator: 'not' });
   });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import { boundEnvelope, MAX_DETAIL_STRING_LENGTH, MAX_SUMMARY_LENGTH, MAX_TOOL_LENGTH } from '../src/envelope-builder.js';
+import {
+  boundEnvelope,
+  MAX_DETAIL_STRING_LENGTH,
+  MAX_SUMMARY_LENGTH,
+  MAX_TOOL_LENGTH,
+} from '../src/envelope-builder.js';
 import { createEnvelopeServer, createRedactor } from '../src/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
@@ -10,7 +15,9 @@ describe('secrets registered by value', () => {
     const redactor = createRedactor();
     redactor.registerSecret('opaque-value-7f3a91');
     redactor.registerSecret('short');
-    expect(redactor.string('upstream said: opaque-value-7f3a91 is wrong; short stays')).toBe('upstream said: [REDACTED] is wrong; short stays');
+    expect(redactor.string('upstream said: opaque-value-7f3a91 is wrong; short stays')).toBe(
+      'upstream said: [REDACTED] is wrong; short stays',
+    );
     expect(redactor.value({ a: ['x opaque-value-7f3a91 y'] })).toEqual({ a: ['x [REDACTED] y'] });
   });
 
@@ -46,8 +53,12 @@ describe('known secrets in other spellings', () => {
     redactor.registerSecret('tok_IwEBIShared+piece/With=Odd+Chars/first0123456789KLMNOP');
     redactor.registerSecret('tok_IwEBIOthers+piece/With=Odd+Chars/second9876543210ABCDEF');
     expect(redactor.string('v=IwEBIOthers+piece/With=Odd+Chars/second9876543210ABCDEF;')).toBe('v=[REDACTED];');
-    expect(redactor.string('v=IwEBIOthers%2Bpiece%2FWith%3DOdd%2BChars%2Fsecond9876543210ABCDEF;')).toBe('v=[REDACTED];');
-    expect(redactor.string('v=IwEBIOthers%2bpiece%2fWith%3dOdd%2bChars%2fsecond9876543210ABCDEF;')).toBe('v=[REDACTED];');
+    expect(redactor.string('v=IwEBIOthers%2Bpiece%2FWith%3DOdd%2BChars%2Fsecond9876543210ABCDEF;')).toBe(
+      'v=[REDACTED];',
+    );
+    expect(redactor.string('v=IwEBIOthers%2bpiece%2fWith%3dOdd%2bChars%2fsecond9876543210ABCDEF;')).toBe(
+      'v=[REDACTED];',
+    );
   });
 
   it('mayRedact is false for text none of the rules or secrets touch, true otherwise', () => {
@@ -61,7 +72,11 @@ describe('known secrets in other spellings', () => {
 });
 
 describe('what an adapter adds to the redactor', () => {
-  const redactor = createRedactor({ patterns: [/(?<keep>sig=)[a-f0-9]+/], secretHeaders: ['x-vendor-token'], secretKeys: ['session_blob'] });
+  const redactor = createRedactor({
+    patterns: [/(?<keep>sig=)[a-f0-9]+/],
+    secretHeaders: ['x-vendor-token'],
+    secretKeys: ['session_blob'],
+  });
 
   it('a pattern with a keep group keeps that group and replaces the rest of the match', () => {
     expect(redactor.string('https://h.test/r?sig=00ffaa&keep=1')).toBe('https://h.test/r?sig=[REDACTED]&keep=1');
@@ -71,11 +86,16 @@ describe('what an adapter adds to the redactor', () => {
     expect(redactor.string('x-vendor-token: v-123 next')).toBe('x-vendor-token: [REDACTED]');
     expect(redactor.string('{"X-Vendor-Token":"v-123"}')).toBe('{"X-Vendor-Token":"[REDACTED]"}');
     expect(redactor.string('h=x-vendor-token%3Dv-123&n=1')).toBe('h=x-vendor-token%3D[REDACTED]&n=1');
-    expect(redactor.value({ headers: { 'X-Vendor-Token': 'opaque' } })).toEqual({ headers: { 'X-Vendor-Token': '[REDACTED]' } });
+    expect(redactor.value({ headers: { 'X-Vendor-Token': 'opaque' } })).toEqual({
+      headers: { 'X-Vendor-Token': '[REDACTED]' },
+    });
   });
 
   it('secret keys have their string values replaced whole', () => {
-    expect(redactor.value({ session_blob: 'anything at all', other: 'kept' })).toEqual({ session_blob: '[REDACTED]', other: 'kept' });
+    expect(redactor.value({ session_blob: 'anything at all', other: 'kept' })).toEqual({
+      session_blob: '[REDACTED]',
+      other: 'kept',
+    });
   });
 
   it('triggered patterns run only on strings their trigger matches', () => {
@@ -102,7 +122,12 @@ describe('success _meta', () => {
           name: 'report',
           inputSchema: { type: 'object' },
           handler: (_args, context) => {
-            context.recordResponseMeta({ rate_limit: { limit_per_second: 'Bearer leaked-token-1' }, warnings: [{ kind: 'upstream_warning', summary: '199 - token Bearer leaked-token-2', details: [], hints: [] }] });
+            context.recordResponseMeta({
+              rate_limit: { limit_per_second: 'Bearer leaked-token-1' },
+              warnings: [
+                { kind: 'upstream_warning', summary: '199 - token Bearer leaked-token-2', details: [], hints: [] },
+              ],
+            });
             return { total: 1 };
           },
         },
@@ -113,7 +138,10 @@ describe('success _meta', () => {
     const result = await connected.client.callTool({ name: 'report', arguments: {} });
     expect(result.structuredContent).toEqual({
       total: 1,
-      _meta: { rate_limit: { limit_per_second: 'Bearer [REDACTED]' }, warnings: [{ kind: 'upstream_warning', summary: '199 - token Bearer [REDACTED]', details: [], hints: [] }] },
+      _meta: {
+        rate_limit: { limit_per_second: 'Bearer [REDACTED]' },
+        warnings: [{ kind: 'upstream_warning', summary: '199 - token Bearer [REDACTED]', details: [], hints: [] }],
+      },
     });
     expect(JSON.stringify(result)).not.toContain('leaked-token');
     await connected.close();
@@ -126,7 +154,15 @@ describe('size bounds', () => {
       error_kind: 'mcp_input_validation',
       tool: 't'.repeat(5000),
       summary: 's'.repeat(5000),
-      details: [{ path: 'k'.repeat(5000), issue: 'i', received_type: 'string', extra: 'e'.repeat(5000), nested: { deep: 'd'.repeat(5000) } }],
+      details: [
+        {
+          path: 'k'.repeat(5000),
+          issue: 'i',
+          received_type: 'string',
+          extra: 'e'.repeat(5000),
+          nested: { deep: 'd'.repeat(5000) },
+        },
+      ],
       hints: [],
       examples: [],
       error_code: 'SCHEMA_ADDITIONAL_PROPERTIES',
@@ -135,11 +171,11 @@ describe('size bounds', () => {
     });
     expect([bounded.tool.length, bounded.summary.length]).toEqual([MAX_TOOL_LENGTH, MAX_SUMMARY_LENGTH]);
     const detail = bounded.details[0]!;
-    expect([detail.path.length, (detail['extra'] as string).length, (detail['nested'] as { deep: string }).deep.length]).toEqual([
-      MAX_DETAIL_STRING_LENGTH,
-      MAX_DETAIL_STRING_LENGTH,
-      MAX_DETAIL_STRING_LENGTH,
-    ]);
+    expect([
+      detail.path.length,
+      (detail['extra'] as string).length,
+      (detail['nested'] as { deep: string }).deep.length,
+    ]).toEqual([MAX_DETAIL_STRING_LENGTH, MAX_DETAIL_STRING_LENGTH, MAX_DETAIL_STRING_LENGTH]);
     expect(bounded.tool.endsWith('…')).toBe(true);
   });
 
@@ -147,7 +183,13 @@ describe('size bounds', () => {
     const server = createEnvelopeServer({
       info: { name: 'bounds', version: '0.0.1' },
       adapter: testAdapter,
-      tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: (args) => ({ text: args['text'] }) }],
+      tools: [
+        {
+          name: 'echo',
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+          handler: (args) => ({ text: args['text'] }),
+        },
+      ],
       options: { env: {}, migrations: [] },
     });
     const connected = await connectInMemory(server);

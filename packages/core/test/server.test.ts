@@ -28,7 +28,16 @@ describe('capabilities and listing', () => {
     expect(client.getServerCapabilities()?.experimental).toEqual({
       openbridge_envelope: {
         contract_version: 1,
-        error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'sandbox_runtime', 'internal_error'],
+        error_kinds: [
+          'mcp_input_validation',
+          'tool_not_found',
+          'sp_api_http',
+          'sp_api_client',
+          'auth_error',
+          'rate_limited',
+          'sandbox_runtime',
+          'internal_error',
+        ],
         normalized_kinds: [],
       },
     });
@@ -39,8 +48,21 @@ describe('capabilities and listing', () => {
     const { tools, nextCursor } = await client.listTools();
     expect(nextCursor).toBeUndefined();
     expect(tools.map((tool) => tool.name)).toEqual([
-      'list_orders', 'get_tags', 'echo_text', 'get_nothing', 'fetch_upstream', 'report_summary', 'explode', 'sandbox_limit',
-      'relay_envelope', 'teapot', 'many_problems', 'leak_token', 'throttled', 'bad_json_body', 'get_envelope_contract',
+      'list_orders',
+      'get_tags',
+      'echo_text',
+      'get_nothing',
+      'fetch_upstream',
+      'report_summary',
+      'explode',
+      'sandbox_limit',
+      'relay_envelope',
+      'teapot',
+      'many_problems',
+      'leak_token',
+      'throttled',
+      'bad_json_body',
+      'get_envelope_contract',
     ]);
   });
 
@@ -50,7 +72,16 @@ describe('capabilities and listing', () => {
     expect(result.isError).toBeUndefined();
     expect(structured(result)).toEqual({
       contract_version: 1,
-      error_kinds: ['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'sandbox_runtime', 'internal_error'],
+      error_kinds: [
+        'mcp_input_validation',
+        'tool_not_found',
+        'sp_api_http',
+        'sp_api_client',
+        'auth_error',
+        'rate_limited',
+        'sandbox_runtime',
+        'internal_error',
+      ],
       normalized_kinds: [],
       settings: {
         MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true,
@@ -64,17 +95,22 @@ describe('capabilities and listing', () => {
 
   it('rejects a duplicate tool name, a clash with get_envelope_contract and a bad outputSchema at creation', () => {
     const handler = (): null => null;
-    expect(() => createTestServer({}, [{ name: 'a', inputSchema: { type: 'object' }, handler }, { name: 'a', inputSchema: { type: 'object' }, handler }])).toThrow(
-      new TypeError('tool name "a" is registered twice'),
-    );
-    expect(() => createTestServer({}, [{ name: 'get_envelope_contract', inputSchema: { type: 'object' }, handler }])).toThrow(
-      new TypeError('tool name "get_envelope_contract" is registered twice'),
-    );
-    expect(() => createTestServer({}, [{ name: 'b', inputSchema: { type: 'object' }, outputSchema: { type: 'array' }, handler }])).toThrow(
-      new TypeError('tool "b": outputSchema must be a JSON Schema object whose root has type "object"'),
-    );
+    expect(() =>
+      createTestServer({}, [
+        { name: 'a', inputSchema: { type: 'object' }, handler },
+        { name: 'a', inputSchema: { type: 'object' }, handler },
+      ]),
+    ).toThrow(new TypeError('tool name "a" is registered twice'));
+    expect(() =>
+      createTestServer({}, [{ name: 'get_envelope_contract', inputSchema: { type: 'object' }, handler }]),
+    ).toThrow(new TypeError('tool name "get_envelope_contract" is registered twice'));
+    expect(() =>
+      createTestServer({}, [{ name: 'b', inputSchema: { type: 'object' }, outputSchema: { type: 'array' }, handler }]),
+    ).toThrow(new TypeError('tool "b": outputSchema must be a JSON Schema object whose root has type "object"'));
     expect(() => createTestServer({}, [{ name: 'c', inputSchema: { type: 'string' }, handler }])).toThrow(TypeError);
-    expect(() => createTestServer({ pageSize: 0 })).toThrow(new TypeError('pageSize must be a positive integer, got 0'));
+    expect(() => createTestServer({ pageSize: 0 })).toThrow(
+      new TypeError('pageSize must be a positive integer, got 0'),
+    );
   });
 });
 
@@ -82,15 +118,29 @@ describe('success path', () => {
   it('returns an object result as structuredContent and JSON text, with the call telemetry in _meta', async () => {
     const { client } = await start();
     const result = await client.callTool({ name: 'list_orders', arguments: { marketplaceIds: ['ATVPDKIKX0DER'] } });
-    const expected = { orders: [], marketplaceIds: ['ATVPDKIKX0DER'], status: 'any', _meta: { rate_limit: { limit_per_second: 0.5, remaining: 4 } } };
-    expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify(expected) }], structuredContent: expected });
+    const expected = {
+      orders: [],
+      marketplaceIds: ['ATVPDKIKX0DER'],
+      status: 'any',
+      _meta: { rate_limit: { limit_per_second: 0.5, remaining: 4 } },
+    };
+    expect(result).toEqual({
+      content: [{ type: 'text', text: JSON.stringify(expected) }],
+      structuredContent: expected,
+    });
   });
 
   it('leaves arrays, strings and null without structuredContent or _meta', async () => {
     const { client } = await start();
-    expect(await client.callTool({ name: 'get_tags', arguments: {} })).toEqual({ content: [{ type: 'text', text: '["red","green"]' }] });
-    expect(await client.callTool({ name: 'echo_text', arguments: { text: 'hello' } })).toEqual({ content: [{ type: 'text', text: 'hello' }] });
-    expect(await client.callTool({ name: 'get_nothing', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'null' }] });
+    expect(await client.callTool({ name: 'get_tags', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: '["red","green"]' }],
+    });
+    expect(await client.callTool({ name: 'echo_text', arguments: { text: 'hello' } })).toEqual({
+      content: [{ type: 'text', text: 'hello' }],
+    });
+    expect(await client.callTool({ name: 'get_nothing', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'null' }],
+    });
   });
 
   it('keeps a handler-built CallToolResult and merges _meta into its object structuredContent and text mirror', async () => {
@@ -100,12 +150,21 @@ describe('success path', () => {
         inputSchema: { type: 'object' },
         handler: (_args, context) => {
           context.recordResponseMeta({ retry_after_seconds: 1.5 });
-          return toolResult({ content: [{ type: 'text', text: '{"a":1,"_meta":{"trace":"t1"}}' }, { type: 'text', text: 'note' }], structuredContent: { a: 1, _meta: { trace: 't1' } } });
+          return toolResult({
+            content: [
+              { type: 'text', text: '{"a":1,"_meta":{"trace":"t1"}}' },
+              { type: 'text', text: 'note' },
+            ],
+            structuredContent: { a: 1, _meta: { trace: 't1' } },
+          });
         },
       },
     ]);
     expect(await client.callTool({ name: 'raw', arguments: {} })).toEqual({
-      content: [{ type: 'text', text: '{"a":1,"_meta":{"retry_after_seconds":1.5,"trace":"t1"}}' }, { type: 'text', text: 'note' }],
+      content: [
+        { type: 'text', text: '{"a":1,"_meta":{"retry_after_seconds":1.5,"trace":"t1"}}' },
+        { type: 'text', text: 'note' },
+      ],
       structuredContent: { a: 1, _meta: { retry_after_seconds: 1.5, trace: 't1' } },
     });
   });
@@ -126,7 +185,11 @@ describe('unknown tools', () => {
       retryable: false,
       _envelope_version: 1,
     };
-    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope });
+    expect(result).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(envelope) }],
+      structuredContent: envelope,
+    });
   });
 
   it('throws JSON-RPC -32602 with the envelope as message and data when unknownToolAs is jsonrpc', async () => {
@@ -180,7 +243,9 @@ describe('failures', () => {
     expect(line['level']).toBe(50);
     expect(line['tool']).toBe('explode');
     // The log keeps the detail, minus secrets.
-    expect((line['error'] as { message: string }).message).toBe('database password=[REDACTED] exploded at /srv/app/db.js:12');
+    expect((line['error'] as { message: string }).message).toBe(
+      'database password=[REDACTED] exploded at /srv/app/db.js:12',
+    );
     expect((line['error'] as { stack: string }).stack).toContain('test-server.ts');
   });
 
@@ -202,7 +267,11 @@ describe('failures', () => {
   it('passes an error that already carries an envelope through unchanged', async () => {
     const { client } = await start();
     const result = await client.callTool({ name: 'relay_envelope', arguments: {} });
-    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: JSON.stringify(RELAYED_ENVELOPE) }], structuredContent: RELAYED_ENVELOPE });
+    expect(result).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(RELAYED_ENVELOPE) }],
+      structuredContent: RELAYED_ENVELOPE,
+    });
   });
 
   it('replaces an envelope that fails the contract schema by internal_error and logs the violation', async () => {
@@ -227,7 +296,16 @@ describe('failures', () => {
     const { client } = await start({ logger: log.logger, additionalErrorKinds: [] });
     const envelope = structured(await client.callTool({ name: 'sandbox_limit', arguments: {} }));
     expect(envelope['error_kind']).toBe('internal_error');
-    expect(log.lines[0]).toMatchObject({ error_kind: 'sandbox_runtime', violations: [{ path: '/error_kind', keyword: 'advertised', message: 'error_kind "sandbox_runtime" is not advertised by this server' }] });
+    expect(log.lines[0]).toMatchObject({
+      error_kind: 'sandbox_runtime',
+      violations: [
+        {
+          path: '/error_kind',
+          keyword: 'advertised',
+          message: 'error_kind "sandbox_runtime" is not advertised by this server',
+        },
+      ],
+    });
   });
 
   it('bounds details (50) and hints (10 of at most 300 characters) with a note on what was cut', async () => {
@@ -236,17 +314,38 @@ describe('failures', () => {
     const details = envelope['details'] as { path: string }[];
     expect(details).toHaveLength(50);
     expect(details[49]).toEqual({ path: 'rows/49', issue: 'bad row', received_type: 'object' });
-    expect(envelope['hints']).toEqual([`${'x'.repeat(299)}…`, 'hint 1', 'hint 2', 'hint 3', 'hint 4', 'hint 5', 'hint 6', 'hint 7', 'hint 8', '20 more details omitted']);
+    expect(envelope['hints']).toEqual([
+      `${'x'.repeat(299)}…`,
+      'hint 1',
+      'hint 2',
+      'hint 3',
+      'hint 4',
+      'hint 5',
+      'hint 6',
+      'hint 7',
+      'hint 8',
+      '20 more details omitted',
+    ]);
   });
 
   it('redacts bearer tokens and the adapter patterns from upstream text', async () => {
     const { client } = await start();
     const result = await client.callTool({ name: 'leak_token', arguments: {} });
     const envelope = structured(result);
-    expect(envelope['summary']).toBe('Upstream answered HTTP 400: Bad header Authorization: [REDACTED], token [REDACTED] and [REDACTED]');
-    expect(envelope['details']).toEqual([{ path: '', issue: 'Bad header Authorization: [REDACTED], token [REDACTED] and [REDACTED]', received_type: 'object', http_status: 400 }]);
+    expect(envelope['summary']).toBe(
+      'Upstream answered HTTP 400: Bad header Authorization: [REDACTED], token [REDACTED] and [REDACTED]',
+    );
+    expect(envelope['details']).toEqual([
+      {
+        path: '',
+        issue: 'Bad header Authorization: [REDACTED], token [REDACTED] and [REDACTED]',
+        received_type: 'object',
+        http_status: 400,
+      },
+    ]);
     const wire = JSON.stringify(result);
-    for (const secret of ['eyJhbGciOi', 'secretpart', 'IwEBIExampleSecret', 'tok_abcdef123456']) expect(wire).not.toContain(secret);
+    for (const secret of ['eyJhbGciOi', 'secretpart', 'IwEBIExampleSecret', 'tok_abcdef123456'])
+      expect(wire).not.toContain(secret);
   });
 
   it('classifies an upstream 429 through the adapter with rate_limit and retry_after_seconds from its headers', async () => {
@@ -267,19 +366,39 @@ describe('failures', () => {
 
   it('adds legacy_error_kind while a migration window is open, and not after it', async () => {
     const migrations = [
-      { id: 'upstream-429-to-rate-limited', error_codes: ['RATE_LIMITED'], servers: ['sp'], from_kind: 'sp_api_http', to_kind: 'rate_limited', introduced_in: '0.1.0', removed_in: '0.2.0' },
+      {
+        id: 'upstream-429-to-rate-limited',
+        error_codes: ['RATE_LIMITED'],
+        servers: ['sp'],
+        from_kind: 'sp_api_http',
+        to_kind: 'rate_limited',
+        introduced_in: '0.1.0',
+        removed_in: '0.2.0',
+      },
     ] as const;
     const open = await start({ migrations, version: '0.1.3' });
-    expect(structured(await open.client.callTool({ name: 'throttled', arguments: {} }))['legacy_error_kind']).toBe('sp_api_http');
+    expect(structured(await open.client.callTool({ name: 'throttled', arguments: {} }))['legacy_error_kind']).toBe(
+      'sp_api_http',
+    );
     await open.close();
     const closed = await start({ migrations, version: '0.2.0' });
-    expect(Object.hasOwn(structured(await closed.client.callTool({ name: 'throttled', arguments: {} })), 'legacy_error_kind')).toBe(false);
+    expect(
+      Object.hasOwn(
+        structured(await closed.client.callTool({ name: 'throttled', arguments: {} })),
+        'legacy_error_kind',
+      ),
+    ).toBe(false);
   });
 
   it("reads the contract's migrations table by default", async () => {
     const { client } = session.adopt(
       await connectInMemory(
-        createEnvelopeServer({ info: { name: 'migrations-test', version: '0.0.1' }, adapter: testAdapter, tools: TEST_TOOLS, options: { env: {}, version: '0.1.0', logger: captureLog().logger } }),
+        createEnvelopeServer({
+          info: { name: 'migrations-test', version: '0.0.1' },
+          adapter: testAdapter,
+          tools: TEST_TOOLS,
+          options: { env: {}, version: '0.1.0', logger: captureLog().logger },
+        }),
       ),
     );
     const envelope = structured(await client.callTool({ name: 'list_order', arguments: {} }));
@@ -305,11 +424,17 @@ describe('failures', () => {
   it('turns a handler-built isError result without an envelope into internal_error', async () => {
     const log = captureLog();
     const { client } = await start({ logger: log.logger }, [
-      { name: 'plain_error', inputSchema: { type: 'object' }, handler: () => toolResult({ isError: true, content: [{ type: 'text', text: 'it broke' }] }) },
+      {
+        name: 'plain_error',
+        inputSchema: { type: 'object' },
+        handler: () => toolResult({ isError: true, content: [{ type: 'text', text: 'it broke' }] }),
+      },
     ]);
     const envelope = structured(await client.callTool({ name: 'plain_error', arguments: {} }));
     expect(envelope['error_code']).toBe('INTERNAL_ERROR');
-    expect((log.lines[0]!['error'] as { message: string }).message).toBe('tool returned isError without an envelope: it broke');
+    expect((log.lines[0]!['error'] as { message: string }).message).toBe(
+      'tool returned isError without an envelope: it broke',
+    );
   });
 
   it('does not log a cancelled call as a server failure', async () => {
@@ -342,7 +467,16 @@ describe('failures', () => {
 
   it('every error result carries the same valid envelope in structuredContent and content[0].text', async () => {
     const { client } = await start();
-    for (const name of ['explode', 'sandbox_limit', 'relay_envelope', 'teapot', 'many_problems', 'leak_token', 'throttled', 'missing_tool']) {
+    for (const name of [
+      'explode',
+      'sandbox_limit',
+      'relay_envelope',
+      'teapot',
+      'many_problems',
+      'leak_token',
+      'throttled',
+      'missing_tool',
+    ]) {
       const result = await client.callTool({ name, arguments: {} });
       expect(result.isError).toBe(true);
       expect(validateEnvelope(structured(result))).toEqual({ valid: true });
@@ -365,14 +499,20 @@ describe('outputSchema widening with the SDK v1 client', () => {
       additionalProperties: false,
       $defs: { amount: { type: 'number', minimum: 0 } },
     });
-    expect((schema.anyOf[1]!['properties'] as Record<string, unknown>)['error_kind']).toEqual({ $ref: '#/anyOf/1/$defs/errorKind', description: 'Which handler should run. Closed taxonomy.' });
+    expect((schema.anyOf[1]!['properties'] as Record<string, unknown>)['error_kind']).toEqual({
+      $ref: '#/anyOf/1/$defs/errorKind',
+      description: 'Which handler should run. Closed taxonomy.',
+    });
     expect(Object.hasOwn(schema.anyOf[1]!, '$id')).toBe(false);
   });
 
   it('the v1 client accepts both the success result (with _meta) and the error envelope', async () => {
     const { client } = await start();
     await client.listTools();
-    expect(structured(await client.callTool({ name: 'report_summary', arguments: {} }))).toEqual({ total: 42, _meta: { rate_limit: { remaining: 9 } } });
+    expect(structured(await client.callTool({ name: 'report_summary', arguments: {} }))).toEqual({
+      total: 42,
+      _meta: { rate_limit: { remaining: 9 } },
+    });
     const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
     expect(failed.isError).toBe(true);
     expect(structured(failed)).toEqual(REPORT_NOT_FOUND);
@@ -382,7 +522,9 @@ describe('outputSchema widening with the SDK v1 client', () => {
   });
 
   it('a tool with an outputSchema that returns a non-object yields internal_error, not a client failure', async () => {
-    const { client } = await start({}, [{ name: 'wrong_shape', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, handler: () => [1, 2] }]);
+    const { client } = await start({}, [
+      { name: 'wrong_shape', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, handler: () => [1, 2] },
+    ]);
     await client.listTools();
     const result = await client.callTool({ name: 'wrong_shape', arguments: {} });
     expect(structured(result)['error_code']).toBe('INTERNAL_ERROR');
@@ -397,47 +539,71 @@ describe('results that are objects of another class', () => {
     ['a Date', () => new Date('2026-03-02T10:00:00Z'), 'Date'],
     ['a Map', () => new Map([['a', 1]]), 'Map'],
     ['a class instance', () => new Report('r-1'), 'Report'],
-  ])('answer internal_error for %s, logged with the class name, instead of a JSON-RPC error', async (_label, make, name) => {
-    const log = captureLog();
-    const connection = await connectInMemory(createTestServer({ logger: log.logger }, [{ name: 'odd_result', inputSchema: { type: 'object' }, handler: make }]));
-    const result = await connection.client.callTool({ name: 'odd_result', arguments: {} });
-    expect(result.isError).toBe(true);
-    const envelope = structured(result);
-    expect(envelope['error_kind']).toBe('internal_error');
-    expect(envelope['error_code']).toBe('INTERNAL_ERROR');
-    expect(validateEnvelope(envelope).valid).toBe(true);
-    expect(log.lines).toHaveLength(1);
-    expect(log.lines[0]!['correlation_id']).toBe((envelope['_meta'] as { correlation_id: string }).correlation_id);
-    expect((log.lines[0]!['error'] as { message: string }).message).toBe(`tool "odd_result" returned a ${name} object; return plain JSON data (an object literal, array, string, number, boolean or null)`);
-    await connection.close();
-  });
+  ])(
+    'answer internal_error for %s, logged with the class name, instead of a JSON-RPC error',
+    async (_label, make, name) => {
+      const log = captureLog();
+      const connection = await connectInMemory(
+        createTestServer({ logger: log.logger }, [
+          { name: 'odd_result', inputSchema: { type: 'object' }, handler: make },
+        ]),
+      );
+      const result = await connection.client.callTool({ name: 'odd_result', arguments: {} });
+      expect(result.isError).toBe(true);
+      const envelope = structured(result);
+      expect(envelope['error_kind']).toBe('internal_error');
+      expect(envelope['error_code']).toBe('INTERNAL_ERROR');
+      expect(validateEnvelope(envelope).valid).toBe(true);
+      expect(log.lines).toHaveLength(1);
+      expect(log.lines[0]!['correlation_id']).toBe((envelope['_meta'] as { correlation_id: string }).correlation_id);
+      expect((log.lines[0]!['error'] as { message: string }).message).toBe(
+        `tool "odd_result" returned a ${name} object; return plain JSON data (an object literal, array, string, number, boolean or null)`,
+      );
+      await connection.close();
+    },
+  );
 
   it.each([
     ['a number', () => 5],
     ['an array', () => [1, 2]],
-  ])('answer internal_error for a plain object whose toJSON gives %s, instead of a non-object structuredContent', async (_label, toJSON) => {
-    const log = captureLog();
-    const connection = await connectInMemory(createTestServer({ logger: log.logger }, [{ name: 'to_json', inputSchema: { type: 'object' }, handler: () => ({ toJSON }) }]));
-    const result = await connection.client.callTool({ name: 'to_json', arguments: {} });
-    expect(result.isError).toBe(true);
-    expect(structured(result)['error_code']).toBe('INTERNAL_ERROR');
-    expect((log.lines[0]!['error'] as { message: string }).message).toBe(
-      'tool "to_json" returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data',
-    );
-    await connection.close();
-  });
+  ])(
+    'answer internal_error for a plain object whose toJSON gives %s, instead of a non-object structuredContent',
+    async (_label, toJSON) => {
+      const log = captureLog();
+      const connection = await connectInMemory(
+        createTestServer({ logger: log.logger }, [
+          { name: 'to_json', inputSchema: { type: 'object' }, handler: () => ({ toJSON }) },
+        ]),
+      );
+      const result = await connection.client.callTool({ name: 'to_json', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(structured(result)['error_code']).toBe('INTERNAL_ERROR');
+      expect((log.lines[0]!['error'] as { message: string }).message).toBe(
+        'tool "to_json" returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data',
+      );
+      await connection.close();
+    },
+  );
 
   it('still accepts plain objects, prototype-less objects and dates nested inside plain objects', async () => {
     const bare = Object.assign(Object.create(null) as Record<string, unknown>, { n: 1 });
     const connection = await connectInMemory(
       createTestServer({}, [
         { name: 'bare_object', inputSchema: { type: 'object' }, handler: () => bare },
-        { name: 'nested_date', inputSchema: { type: 'object' }, handler: () => ({ at: new Date('2026-03-02T10:00:00Z') }) },
+        {
+          name: 'nested_date',
+          inputSchema: { type: 'object' },
+          handler: () => ({ at: new Date('2026-03-02T10:00:00Z') }),
+        },
       ]),
     );
-    expect((await connection.client.callTool({ name: 'bare_object', arguments: {} })).structuredContent).toEqual({ n: 1 });
+    expect((await connection.client.callTool({ name: 'bare_object', arguments: {} })).structuredContent).toEqual({
+      n: 1,
+    });
     // The in-memory transport hands objects over as they are; the text mirror is the wire form.
-    expect(JSON.parse(firstText(await connection.client.callTool({ name: 'nested_date', arguments: {} })))).toEqual({ at: '2026-03-02T10:00:00.000Z' });
+    expect(JSON.parse(firstText(await connection.client.callTool({ name: 'nested_date', arguments: {} })))).toEqual({
+      at: '2026-03-02T10:00:00.000Z',
+    });
     await connection.close();
   });
 });
@@ -448,7 +614,11 @@ describe('an argument with a huge number of violations', () => {
       createTestServer({}, [
         {
           name: 'bulk',
-          inputSchema: { type: 'object', properties: { ids: { type: 'array', items: { type: 'string' } }, marketplace: { type: 'string' } }, required: ['marketplace'] },
+          inputSchema: {
+            type: 'object',
+            properties: { ids: { type: 'array', items: { type: 'string' } }, marketplace: { type: 'string' } },
+            required: ['marketplace'],
+          },
           handler: () => ({ ok: true }),
         },
       ]),
@@ -462,8 +632,19 @@ describe('an argument with a huge number of violations', () => {
     expect(envelope['summary']).toBe('marketplace is required and was not sent. (and 100000 more)');
     const details = envelope['details'] as Record<string, unknown>[];
     expect(details).toHaveLength(50);
-    expect(details[0]).toEqual({ path: 'marketplace', issue: 'marketplace is required and was not sent.', received_type: 'undefined', field: 'marketplace' });
-    expect(details[1]).toEqual({ path: 'ids/0', issue: 'ids/0 should be string, not integer.', received_type: 'integer', field: 'ids/0', expected_type: 'string' });
+    expect(details[0]).toEqual({
+      path: 'marketplace',
+      issue: 'marketplace is required and was not sent.',
+      received_type: 'undefined',
+      field: 'marketplace',
+    });
+    expect(details[1]).toEqual({
+      path: 'ids/0',
+      issue: 'ids/0 should be string, not integer.',
+      received_type: 'integer',
+      field: 'ids/0',
+      expected_type: 'string',
+    });
     expect(details[49]?.['path']).toBe('ids/48');
     expect((envelope['hints'] as string[]).at(-1)).toBe('99951 more details omitted');
     expect(validateEnvelope(envelope).valid).toBe(true);
@@ -481,7 +662,12 @@ describe('success results checked against the tool outputSchema', () => {
     const log = captureLog();
     const connection = await connectInMemory(
       createTestServer({ logger: log.logger }, [
-        { name: 'typed', inputSchema: { type: 'object', properties: { good: { type: 'boolean' } } }, outputSchema, handler: (args) => (args['good'] === true ? { x: 1 } : { y: 1 }) },
+        {
+          name: 'typed',
+          inputSchema: { type: 'object', properties: { good: { type: 'boolean' } } },
+          outputSchema,
+          handler: (args) => (args['good'] === true ? { x: 1 } : { y: 1 }),
+        },
         {
           name: 'typed_raw',
           inputSchema: { type: 'object' },
@@ -492,14 +678,20 @@ describe('success results checked against the tool outputSchema', () => {
     );
     // The real SDK v1 client validates structuredContent against the published schema: it accepts both.
     await connection.client.listTools();
-    expect((await connection.client.callTool({ name: 'typed', arguments: { good: true } })).structuredContent).toEqual({ x: 1 });
+    expect((await connection.client.callTool({ name: 'typed', arguments: { good: true } })).structuredContent).toEqual({
+      x: 1,
+    });
     const bad = await connection.client.callTool({ name: 'typed', arguments: {} });
     expect(bad.isError).toBe(true);
     expect(structured(bad)['error_code']).toBe('INTERNAL_ERROR');
-    expect((log.lines.at(-1)!['error'] as { message: string }).message).toBe(`tool "typed" returned structuredContent that does not match its outputSchema: (root) must have required property 'x'`);
+    expect((log.lines.at(-1)!['error'] as { message: string }).message).toBe(
+      `tool "typed" returned structuredContent that does not match its outputSchema: (root) must have required property 'x'`,
+    );
     const raw = await connection.client.callTool({ name: 'typed_raw', arguments: {} });
     expect(structured(raw)['error_kind']).toBe('internal_error');
-    expect((log.lines.at(-1)!['error'] as { message: string }).message).toContain('tool "typed_raw" returned structuredContent that does not match its outputSchema');
+    expect((log.lines.at(-1)!['error'] as { message: string }).message).toContain(
+      'tool "typed_raw" returned structuredContent that does not match its outputSchema',
+    );
     await connection.close();
   });
 
@@ -507,15 +699,25 @@ describe('success results checked against the tool outputSchema', () => {
     const log = captureLog();
     const connection = await connectInMemory(
       createTestServer({ logger: log.logger }, [
-        { name: 'odd_meta', inputSchema: { type: 'object' }, outputSchema: { $schema: 'https://schemas.example/unknown-meta', type: 'object' }, handler: () => ({ y: 1 }) },
+        {
+          name: 'odd_meta',
+          inputSchema: { type: 'object' },
+          outputSchema: { $schema: 'https://schemas.example/unknown-meta', type: 'object' },
+          handler: () => ({ y: 1 }),
+        },
       ]),
     );
     for (let round = 0; round < 2; round += 1) {
-      expect((await connection.client.callTool({ name: 'odd_meta', arguments: {} })).structuredContent).toEqual({ y: 1 });
+      expect((await connection.client.callTool({ name: 'odd_meta', arguments: {} })).structuredContent).toEqual({
+        y: 1,
+      });
     }
     const warnings = log.lines.filter((line) => line['level'] === 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ tool: 'odd_meta', msg: 'the outputSchema of this tool does not compile, so its results are not checked against it' });
+    expect(warnings[0]).toMatchObject({
+      tool: 'odd_meta',
+      msg: 'the outputSchema of this tool does not compile, so its results are not checked against it',
+    });
     await connection.close();
   });
 });

@@ -17,7 +17,12 @@ const STDIO_SERVER = fileURLToPath(new URL('./fixtures/admission-stdio-server.ts
 
 function createServer(): { server: ReturnType<typeof createEnvelopeServer>; log: ReturnType<typeof captureLog> } {
   const log = captureLog();
-  const server = createEnvelopeServer({ info: { name: 'admission-test', version: '0.0.1' }, adapter: testAdapter, tools: [REFUSED_HEADER_TOOL, GOOD_HEADER_TOOL], options: { env: {}, logger: log.logger } });
+  const server = createEnvelopeServer({
+    info: { name: 'admission-test', version: '0.0.1' },
+    adapter: testAdapter,
+    tools: [REFUSED_HEADER_TOOL, GOOD_HEADER_TOOL],
+    options: { env: {}, logger: log.logger },
+  });
   return { server, log };
 }
 
@@ -37,12 +42,21 @@ describe('tool admission at registration, seen by real SDK clients', () => {
       const called = await client.callTool({ name: 'hidden_header', arguments: {} });
       expect(called.isError).toBe(true);
       expect((called.structuredContent as { error_code: string }).error_code).toBe('TOOL_NOT_FOUND');
-      expect((await client.callTool({ name: 'route_report', arguments: { region: 'eu-west' } })).structuredContent).toEqual({ region: 'eu-west' });
+      expect(
+        (await client.callTool({ name: 'route_report', arguments: { region: 'eu-west' } })).structuredContent,
+      ).toEqual({ region: 'eu-west' });
     } finally {
       await connected.close();
     }
     expect(refusalLines(log)).toHaveLength(1);
-    expect(refusalLines(log)[0]).toMatchObject({ level: 40, tool: 'hidden_header', rule: 'header_location', header: 'Mcp-Param-Target', schema: 'inputSchema', pointer: '/$defs/Target' });
+    expect(refusalLines(log)[0]).toMatchObject({
+      level: 40,
+      tool: 'hidden_header',
+      rule: 'header_location',
+      header: 'Mcp-Param-Target',
+      schema: 'inputSchema',
+      pointer: '/$defs/Target',
+    });
     expect(log.raw.join('\n')).not.toContain(REFUSED_TOOL_DEFAULT);
   });
 
@@ -59,11 +73,19 @@ describe('tool admission at registration, seen by real SDK clients', () => {
       await client.close();
       await server.close();
     }
-    expect(refusalLines(log).map((line) => [line['tool'], line['rule']])).toEqual([['hidden_header', 'header_location']]);
+    expect(refusalLines(log).map((line) => [line['tool'], line['rule']])).toEqual([
+      ['hidden_header', 'header_location'],
+    ]);
   });
 
   it('stdio child process, SDK v1 client: the same listing, and the refusal is one JSON line on the real stderr', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_SERVER], cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '' }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', STDIO_SERVER],
+      cwd: PACKAGE_ROOT,
+      env: { PATH: process.env['PATH'] ?? '' },
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
@@ -78,7 +100,14 @@ describe('tool admission at registration, seen by real SDK clients', () => {
     }
     const lines = stderr.split('\n').filter((line) => line.includes('"rule"'));
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ name: 'mcp-envelope', level: 40, tool: 'hidden_header', rule: 'header_location', header: 'Mcp-Param-Target', pointer: '/$defs/Target' });
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      name: 'mcp-envelope',
+      level: 40,
+      tool: 'hidden_header',
+      rule: 'header_location',
+      header: 'Mcp-Param-Target',
+      pointer: '/$defs/Target',
+    });
     expect(stderr).not.toContain(REFUSED_TOOL_DEFAULT);
   });
 });

@@ -16,7 +16,12 @@ describe('admitted descriptors', () => {
     const verdict = admitTool(
       tool({
         type: 'object',
-        properties: { region, limit: { type: 'integer', 'x-mcp-header': 'Limit' }, dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' }, note: { type: 'string' } },
+        properties: {
+          region,
+          limit: { type: 'integer', 'x-mcp-header': 'Limit' },
+          dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' },
+          note: { type: 'string' },
+        },
       }),
     );
     expect(verdict).toEqual({
@@ -33,7 +38,14 @@ describe('admitted descriptors', () => {
     const verdict = admitTool(
       tool({
         type: 'object',
-        properties: { filter: { type: 'object', default: { 'x-mcp-header': 'Region' }, enum: [{ 'x-mcp-header': 'A' }], const: { 'x-mcp-header': 'B' } } },
+        properties: {
+          filter: {
+            type: 'object',
+            default: { 'x-mcp-header': 'Region' },
+            enum: [{ 'x-mcp-header': 'A' }],
+            const: { 'x-mcp-header': 'B' },
+          },
+        },
       }),
     );
     expect(verdict).toEqual({ admitted: true, headers: [] });
@@ -42,17 +54,45 @@ describe('admitted descriptors', () => {
 
 describe('header_location: only a direct member of inputSchema.properties', () => {
   const cases: [string, Record<string, unknown>, string][] = [
-    ['a nested object property', { type: 'object', properties: { target: { type: 'object', properties: { region } } } }, '/properties/target/properties/region'],
-    ['array items', { type: 'object', properties: { regions: { type: 'array', items: region } } }, '/properties/regions/items'],
-    ['a prefixItems entry', { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, region] } } }, '/properties/pair/prefixItems/1'],
-    ['a oneOf branch', { type: 'object', properties: { where: { oneOf: [{ type: 'integer' }, region] } } }, '/properties/where/oneOf/1'],
+    [
+      'a nested object property',
+      { type: 'object', properties: { target: { type: 'object', properties: { region } } } },
+      '/properties/target/properties/region',
+    ],
+    [
+      'array items',
+      { type: 'object', properties: { regions: { type: 'array', items: region } } },
+      '/properties/regions/items',
+    ],
+    [
+      'a prefixItems entry',
+      { type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, region] } } },
+      '/properties/pair/prefixItems/1',
+    ],
+    [
+      'a oneOf branch',
+      { type: 'object', properties: { where: { oneOf: [{ type: 'integer' }, region] } } },
+      '/properties/where/oneOf/1',
+    ],
     ['an anyOf branch', { type: 'object', anyOf: [{ properties: { region } }] }, '/anyOf/0/properties/region'],
-    ['an allOf branch', { type: 'object', allOf: [{ type: 'object', properties: { region } }] }, '/allOf/0/properties/region'],
-    ['a $defs entry reached by $ref', { type: 'object', properties: { region: { $ref: '#/$defs/Region' } }, $defs: { Region: region } }, '/$defs/Region'],
+    [
+      'an allOf branch',
+      { type: 'object', allOf: [{ type: 'object', properties: { region } }] },
+      '/allOf/0/properties/region',
+    ],
+    [
+      'a $defs entry reached by $ref',
+      { type: 'object', properties: { region: { $ref: '#/$defs/Region' } }, $defs: { Region: region } },
+      '/$defs/Region',
+    ],
     ['a definitions entry', { type: 'object', properties: {}, definitions: { Region: region } }, '/definitions/Region'],
     ['the root of inputSchema', { type: 'object', 'x-mcp-header': 'Region' }, ''],
     ['additionalProperties', { type: 'object', additionalProperties: region }, '/additionalProperties'],
-    ['an OpenAPI components entry (an unknown keyword)', { type: 'object', components: { schemas: { Region: region } } }, '/components/schemas/Region'],
+    [
+      'an OpenAPI components entry (an unknown keyword)',
+      { type: 'object', components: { schemas: { Region: region } } },
+      '/components/schemas/Region',
+    ],
   ];
   for (const [where, inputSchema, pointer] of cases) {
     it(`refuses the annotation on ${where}`, () => {
@@ -72,10 +112,21 @@ describe('header_location: only a direct member of inputSchema.properties', () =
   }
 
   it('refuses the annotation anywhere in outputSchema, even on a direct property', () => {
-    const verdict = admitTool(tool({ type: 'object', properties: { region: { type: 'string' } } }, { type: 'object', properties: { region } }));
+    const verdict = admitTool(
+      tool({ type: 'object', properties: { region: { type: 'string' } } }, { type: 'object', properties: { region } }),
+    );
     expect(verdict).toEqual({
       admitted: false,
-      refusals: [{ rule: 'header_location', schema: 'outputSchema', pointer: '/properties/region', header: 'Mcp-Param-Region', message: 'x-mcp-header is allowed only on a direct member of inputSchema.properties, found at outputSchema /properties/region' }],
+      refusals: [
+        {
+          rule: 'header_location',
+          schema: 'outputSchema',
+          pointer: '/properties/region',
+          header: 'Mcp-Param-Region',
+          message:
+            'x-mcp-header is allowed only on a direct member of inputSchema.properties, found at outputSchema /properties/region',
+        },
+      ],
     });
   });
 });
@@ -92,7 +143,9 @@ describe('header_name_syntax: an HTTP token', () => {
   ];
   for (const [name, got] of bad) {
     it(`refuses ${JSON.stringify(name)}`, () => {
-      const verdict = admitTool(tool({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': name } } }));
+      const verdict = admitTool(
+        tool({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': name } } }),
+      );
       expect(verdict.admitted).toBe(false);
       if (verdict.admitted) return;
       expect(verdict.refusals).toEqual([
@@ -109,7 +162,26 @@ describe('header_name_syntax: an HTTP token', () => {
 
   it('accepts every tchar and rejects separators', () => {
     expect(isHttpToken("Az09!#$%&'*+-.^_`|~")).toBe(true);
-    for (const separator of ['(', ')', ',', '/', ';', '<', '=', '>', '?', '@', '[', '\\', ']', '{', '}', '"', ' ', '\t']) {
+    for (const separator of [
+      '(',
+      ')',
+      ',',
+      '/',
+      ';',
+      '<',
+      '=',
+      '>',
+      '?',
+      '@',
+      '[',
+      '\\',
+      ']',
+      '{',
+      '}',
+      '"',
+      ' ',
+      '\t',
+    ]) {
       expect(isHttpToken(`Region${separator}`)).toBe(false);
     }
   });
@@ -117,7 +189,9 @@ describe('header_name_syntax: an HTTP token', () => {
 
 describe('header_name_duplicate: unique ignoring case', () => {
   it('refuses a second property naming the same header in another case', () => {
-    const verdict = admitTool(tool({ type: 'object', properties: { region, zone: { type: 'string', 'x-mcp-header': 'REGION' } } }));
+    const verdict = admitTool(
+      tool({ type: 'object', properties: { region, zone: { type: 'string', 'x-mcp-header': 'REGION' } } }),
+    );
     expect(verdict).toEqual({
       admitted: false,
       refusals: [
@@ -126,7 +200,8 @@ describe('header_name_duplicate: unique ignoring case', () => {
           schema: 'inputSchema',
           pointer: '/properties/zone',
           header: 'Mcp-Param-REGION',
-          message: 'header names are unique ignoring case, and the property at /properties/region already names this one',
+          message:
+            'header names are unique ignoring case, and the property at /properties/region already names this one',
         },
       ],
     });
@@ -134,7 +209,10 @@ describe('header_name_duplicate: unique ignoring case', () => {
 
   it('admits the same header name in two different tools', () => {
     const log = captureLog();
-    const tools = [tool({ type: 'object', properties: { region } }), { ...tool({ type: 'object', properties: { region } }), name: 'other' }];
+    const tools = [
+      tool({ type: 'object', properties: { region } }),
+      { ...tool({ type: 'object', properties: { region } }), name: 'other' },
+    ];
     expect(admitTools(tools, log.logger)).toEqual(tools);
     expect(log.lines).toEqual([]);
   });
@@ -169,35 +247,78 @@ describe('header_property_type: string, integer or boolean', () => {
 });
 
 describe('header_sensitive_name: no credentials in headers', () => {
-  const sensitive = ['password', 'Passwd', 'secret', 'client_secret', 'token', 'refresh_token', 'NextToken', 'api_key', 'apiKey', 'X-Api-Key', 'authorization', 'Auth', 'credentials', 'cookie', 'private.key', 'sessionId'];
+  const sensitive = [
+    'password',
+    'Passwd',
+    'secret',
+    'client_secret',
+    'token',
+    'refresh_token',
+    'NextToken',
+    'api_key',
+    'apiKey',
+    'X-Api-Key',
+    'authorization',
+    'Auth',
+    'credentials',
+    'cookie',
+    'private.key',
+    'sessionId',
+  ];
   for (const name of sensitive) {
     it(`refuses the property name ${name}`, () => {
-      expect(admitTool(tool({ type: 'object', properties: { [name]: { type: 'string', 'x-mcp-header': 'Routing' } } }))).toEqual({
+      expect(
+        admitTool(tool({ type: 'object', properties: { [name]: { type: 'string', 'x-mcp-header': 'Routing' } } })),
+      ).toEqual({
         admitted: false,
         refusals: [
-          { rule: 'header_sensitive_name', schema: 'inputSchema', pointer: `/properties/${name}`, header: 'Mcp-Param-Routing', message: `"${name}" looks like a credential, which must not travel in a request header` },
+          {
+            rule: 'header_sensitive_name',
+            schema: 'inputSchema',
+            pointer: `/properties/${name}`,
+            header: 'Mcp-Param-Routing',
+            message: `"${name}" looks like a credential, which must not travel in a request header`,
+          },
         ],
       });
     });
   }
 
   it('refuses a harmless property mirrored under a credential header name', () => {
-    const verdict = admitTool(tool({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Authorization' } } }));
+    const verdict = admitTool(
+      tool({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Authorization' } } }),
+    );
     expect(verdict).toEqual({
       admitted: false,
-      refusals: [{ rule: 'header_sensitive_name', schema: 'inputSchema', pointer: '/properties/region', header: 'Mcp-Param-Authorization', message: '"Authorization" looks like a credential, which must not travel in a request header' }],
+      refusals: [
+        {
+          rule: 'header_sensitive_name',
+          schema: 'inputSchema',
+          pointer: '/properties/region',
+          header: 'Mcp-Param-Authorization',
+          message: '"Authorization" looks like a credential, which must not travel in a request header',
+        },
+      ],
     });
   });
 
   it('does not flag ordinary names', () => {
-    for (const name of ['region', 'marketplaceId', 'author', 'keyword', 'monkey', 'passenger_count', 'limit']) expect(isSensitiveName(name)).toBe(false);
+    for (const name of ['region', 'marketplaceId', 'author', 'keyword', 'monkey', 'passenger_count', 'limit'])
+      expect(isSensitiveName(name)).toBe(false);
   });
 });
 
 describe('several rules at once', () => {
   it('lists every broken rule of a descriptor, per annotation, then the duplicates', () => {
     const verdict = admitTool(
-      tool({ type: 'object', properties: { api_key: { type: 'number', 'x-mcp-header': 'Api Key' }, a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'string', 'x-mcp-header': 'a' } } }),
+      tool({
+        type: 'object',
+        properties: {
+          api_key: { type: 'number', 'x-mcp-header': 'Api Key' },
+          a: { type: 'string', 'x-mcp-header': 'A' },
+          b: { type: 'string', 'x-mcp-header': 'a' },
+        },
+      }),
     );
     expect(verdict.admitted).toBe(false);
     if (verdict.admitted) return;
@@ -210,7 +331,10 @@ describe('several rules at once', () => {
   });
 
   it('finds the annotations of a tree in document order with escaped pointers', () => {
-    const annotations = findHeaderAnnotations({ properties: { 'a/b': region, 'c~d': { type: 'object', properties: { e: region } } } }, 'inputSchema');
+    const annotations = findHeaderAnnotations(
+      { properties: { 'a/b': region, 'c~d': { type: 'object', properties: { e: region } } } },
+      'inputSchema',
+    );
     expect(annotations.map(({ pointer, property }) => [pointer, property])).toEqual([
       ['/properties/a~1b', 'a/b'],
       ['/properties/c~0d/properties/e', undefined],
@@ -222,7 +346,10 @@ describe('admitTools', () => {
   it('keeps the good tools in order and logs one line per refused tool, naming the tool and the rule', () => {
     const log = captureLog();
     const good = { name: 'get_report', inputSchema: { type: 'object', properties: { region } } };
-    const nested = { name: 'nested_header', inputSchema: { type: 'object', properties: { target: { type: 'object', properties: { region } } } } };
+    const nested = {
+      name: 'nested_header',
+      inputSchema: { type: 'object', properties: { target: { type: 'object', properties: { region } } } },
+    };
     const last = { name: 'list_reports', inputSchema: { type: 'object' } };
     expect(admitTools([good, nested, last], log.logger)).toEqual([good, last]);
     expect(log.lines).toHaveLength(1);
@@ -244,7 +371,16 @@ describe('admitTools', () => {
       name: 'login',
       inputSchema: {
         type: 'object',
-        properties: { api_key: { type: 'string', 'x-mcp-header': 'Api-Key', default: values[0], examples: [values[1]], enum: [values[2], values[0]], const: values[3] } },
+        properties: {
+          api_key: {
+            type: 'string',
+            'x-mcp-header': 'Api-Key',
+            default: values[0],
+            examples: [values[1]],
+            enum: [values[2], values[0]],
+            const: values[3],
+          },
+        },
       },
     };
     expect(admitTools([leaky], log.logger)).toEqual([]);

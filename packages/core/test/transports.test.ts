@@ -2,7 +2,11 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 import { validateEnvelope } from '@mcp-envelope/contract';
-import { Client as ClientV2, InMemoryTransport as InMemoryTransportV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  InMemoryTransport as InMemoryTransportV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,7 +18,6 @@ import { createTestServer, REPORT_NOT_FOUND } from './fixtures/test-server.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STDIO_SERVER = fileURLToPath(new URL('./fixtures/stdio-server.ts', import.meta.url));
-
 
 function structured(result: unknown): Record<string, unknown> {
   return (result as { structuredContent: Record<string, unknown> }).structuredContent;
@@ -45,13 +48,18 @@ describe('stdio (SDK v1 client, server in a child process)', () => {
   });
 
   it('reads the env switches of the child process and serves success and error results', async () => {
-    expect(client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toMatchObject({ normalized_kinds: ['renamed', 'dropped_alias', 'coerced', 'unknown_field_rejected'] });
+    expect(client.getServerCapabilities()?.experimental?.['openbridge_envelope']).toMatchObject({
+      normalized_kinds: ['renamed', 'dropped_alias', 'coerced', 'unknown_field_rejected'],
+    });
     await client.listTools();
     expect(structured(await client.callTool({ name: 'list_orders', arguments: { MarketplaceIds: ['A1'] } }))).toEqual({
       orders: [],
       marketplaceIds: ['A1'],
       status: 'any',
-      _meta: { normalized: [{ kind: 'renamed', from: 'MarketplaceIds', to: 'marketplaceIds', reason: 'schema_canonical_key' }], rate_limit: { limit_per_second: 0.5, remaining: 4 } },
+      _meta: {
+        normalized: [{ kind: 'renamed', from: 'MarketplaceIds', to: 'marketplaceIds', reason: 'schema_canonical_key' }],
+        rate_limit: { limit_per_second: 0.5, remaining: 4 },
+      },
     });
     const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
     expect(failed.isError).toBe(true);
@@ -64,22 +72,37 @@ describe('stdio (SDK v1 client, server in a child process)', () => {
     // The SDK v2 server checks `params` against the MCP request schema before any handler runs:
     // `arguments` that is not an object (null included) is refused there, with no envelope.
     for (const sent of [null, [1], 'MarketplaceIds=A1']) {
-      await expect(client.request({ method: 'tools/call', params: { name: 'list_orders', arguments: sent } }, CallToolResultSchema)).rejects.toMatchObject({
+      await expect(
+        client.request(
+          { method: 'tools/call', params: { name: 'list_orders', arguments: sent } },
+          CallToolResultSchema,
+        ),
+      ).rejects.toMatchObject({
         code: -32602,
         message: expect.stringContaining('Invalid tools/call request') as unknown,
       });
     }
-    expect(await call({ name: 'list_orders', arguments: {} })).toMatchObject({ error_code: 'SCHEMA_REQUIRED', details: [{ path: 'marketplaceIds', received_type: 'undefined' }] });
+    expect(await call({ name: 'list_orders', arguments: {} })).toMatchObject({
+      error_code: 'SCHEMA_REQUIRED',
+      details: [{ path: 'marketplaceIds', received_type: 'undefined' }],
+    });
     // An own "__proto__" key in the JSON text does not survive the SDK's schema check of `params`:
     // the call runs without it (and no prototype changes).
-    const prototypeKey = await call({ name: 'list_orders', arguments: JSON.parse('{"__proto__":["A1"],"marketplaceIds":["A1"]}') as unknown });
+    const prototypeKey = await call({
+      name: 'list_orders',
+      arguments: JSON.parse('{"__proto__":["A1"],"marketplaceIds":["A1"]}') as unknown,
+    });
     expect(prototypeKey).toMatchObject({ marketplaceIds: ['A1'], orders: [] });
     expect(({} as Record<string, unknown>)['0']).toBeUndefined();
     // the SDK's schema check names the failing field
     for (const params of [{ name: 5 }, { arguments: {} }, undefined]) {
-      await expect(client.request({ method: 'tools/call', ...(params === undefined ? {} : { params }) }, CallToolResultSchema)).rejects.toMatchObject({
+      await expect(
+        client.request({ method: 'tools/call', ...(params === undefined ? {} : { params }) }, CallToolResultSchema),
+      ).rejects.toMatchObject({
         code: -32602,
-        message: expect.stringMatching(/^MCP error -32602: Invalid tools\/call request: [\s\S]*"(name|params)"/) as unknown,
+        message: expect.stringMatching(
+          /^MCP error -32602: Invalid tools\/call request: [\s\S]*"(name|params)"/,
+        ) as unknown,
       });
     }
   });
@@ -87,10 +110,16 @@ describe('stdio (SDK v1 client, server in a child process)', () => {
   it('logs internal errors to stderr, never stdout, with the correlation_id of the envelope', async () => {
     const envelope = structured(await client.callTool({ name: 'explode', arguments: {} }));
     const correlationId = (envelope['_meta'] as { correlation_id: string }).correlation_id;
-    for (let attempt = 0; attempt < 50 && !stderr.includes(correlationId); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0; attempt < 50 && !stderr.includes(correlationId); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     const line = stderr.split('\n').find((candidate) => candidate.includes(correlationId));
     expect(line).toBeDefined();
-    expect(JSON.parse(line!)).toMatchObject({ level: 50, correlation_id: correlationId, tool: 'explode', msg: 'tool call failed with an unclassified error' });
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 50,
+      correlation_id: correlationId,
+      tool: 'explode',
+      msg: 'tool call failed with an unclassified error',
+    });
   });
 });
 
@@ -112,12 +141,20 @@ describe('Streamable HTTP on 127.0.0.1', () => {
   });
 
   it('serves the SDK v1 client, sessions apart, with error results accepted on an outputSchema tool', async () => {
-    const clients = [new Client({ name: 'http-a', version: '0.0.1' }), new Client({ name: 'http-b', version: '0.0.1' })];
+    const clients = [
+      new Client({ name: 'http-a', version: '0.0.1' }),
+      new Client({ name: 'http-b', version: '0.0.1' }),
+    ];
     for (const client of clients) await client.connect(new StreamableHTTPClientTransport(handle.url));
     for (const client of clients) {
       await client.listTools();
-      expect(structured(await client.callTool({ name: 'report_summary', arguments: {} }))).toEqual({ total: 42, _meta: { rate_limit: { remaining: 9 } } });
-      expect(structured(await client.callTool({ name: 'report_summary', arguments: { fail: true } }))).toEqual(REPORT_NOT_FOUND);
+      expect(structured(await client.callTool({ name: 'report_summary', arguments: {} }))).toEqual({
+        total: 42,
+        _meta: { rate_limit: { remaining: 9 } },
+      });
+      expect(structured(await client.callTool({ name: 'report_summary', arguments: { fail: true } }))).toEqual(
+        REPORT_NOT_FOUND,
+      );
       const unknown = await client.callTool({ name: 'nope', arguments: {} });
       expect(structured(unknown)['error_code']).toBe('TOOL_NOT_FOUND');
     }
@@ -125,10 +162,25 @@ describe('Streamable HTTP on 127.0.0.1', () => {
   });
 
   it('refuses a request whose Host header is not loopback (DNS-rebinding protection)', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     const status = await new Promise<number>((resolve, reject) => {
       const outgoing = request(
-        { host: '127.0.0.1', port: handle.port, path: '/mcp', method: 'POST', headers: { host: `attacker.example:${handle.port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+        {
+          host: '127.0.0.1',
+          port: handle.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host: `attacker.example:${handle.port}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
         (response) => {
           response.resume();
           resolve(response.statusCode ?? 0);
@@ -141,9 +193,18 @@ describe('Streamable HTTP on 127.0.0.1', () => {
   });
 
   it('refuses a request from a foreign Origin and accepts the loopback origin (MCP Origin validation)', async () => {
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     const post = (origin: string): Promise<Response> =>
-      fetch(handle.url, { method: 'POST', headers: { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: initialize });
+      fetch(handle.url, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: initialize,
+      });
     const foreign = await post('http://evil.example');
     expect(foreign.status).toBe(403);
     await foreign.body?.cancel();
@@ -153,9 +214,21 @@ describe('Streamable HTTP on 127.0.0.1', () => {
   });
 
   it('answers 404 for an unknown session and for another path', async () => {
-    const unknownSession = await fetch(handle.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' }, body: '{}' });
+    const unknownSession = await fetch(handle.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'no-such-session',
+      },
+      body: '{}',
+    });
     expect(unknownSession.status).toBe(404);
-    expect(await unknownSession.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    expect(await unknownSession.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32001, message: 'Session not found' },
+      id: null,
+    });
     expect((await fetch(new URL('/other', handle.url))).status).toBe(404);
   });
 
@@ -181,9 +254,21 @@ describe('SDK v2 client over the in-memory transport', () => {
     expect(tools.find((tool) => tool.name === 'report_summary')?.outputSchema?.['anyOf']).toHaveLength(2);
 
     const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
-    expect(failed).toEqual({ isError: true, content: [{ type: 'text', text: JSON.stringify(REPORT_NOT_FOUND) }], structuredContent: REPORT_NOT_FOUND });
-    expect((await client.callTool({ name: 'report_summary', arguments: {} })).structuredContent).toEqual({ total: 42, _meta: { rate_limit: { remaining: 9 } } });
-    for (const [name, code] of [['list_orders', 'SCHEMA_REQUIRED'], ['nope', 'TOOL_NOT_FOUND'], ['explode', 'INTERNAL_ERROR'], ['throttled', 'RATE_LIMITED']] as const) {
+    expect(failed).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: JSON.stringify(REPORT_NOT_FOUND) }],
+      structuredContent: REPORT_NOT_FOUND,
+    });
+    expect((await client.callTool({ name: 'report_summary', arguments: {} })).structuredContent).toEqual({
+      total: 42,
+      _meta: { rate_limit: { remaining: 9 } },
+    });
+    for (const [name, code] of [
+      ['list_orders', 'SCHEMA_REQUIRED'],
+      ['nope', 'TOOL_NOT_FOUND'],
+      ['explode', 'INTERNAL_ERROR'],
+      ['throttled', 'RATE_LIMITED'],
+    ] as const) {
       const result = await client.callTool({ name, arguments: {} });
       expect(result.isError).toBe(true);
       expect((result.structuredContent as { error_code: string }).error_code).toBe(code);

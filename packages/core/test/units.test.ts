@@ -23,35 +23,55 @@ describe('redaction', () => {
 
   it('redacts each default secret shape and the extra patterns', () => {
     expect(redactor.string('Authorization: Bearer abc.def')).toBe('Authorization: [REDACTED]');
-    expect(redactor.string('{"authorization":"AWS4-HMAC-SHA256 Credential=AKIA/x, Signature=ff00"}')).toBe('{"authorization":"[REDACTED]"}');
+    expect(redactor.string('{"authorization":"AWS4-HMAC-SHA256 Credential=AKIA/x, Signature=ff00"}')).toBe(
+      '{"authorization":"[REDACTED]"}',
+    );
     expect(redactor.string('sent bearer eyJ0eXAi.payload.sig to it')).toBe('sent bearer [REDACTED] to it');
-    expect(redactor.string('grant_type=refresh_token&refresh_token=Rt123&client_secret=cs9')).toBe('grant_type=refresh_token&refresh_token=[REDACTED]&client_secret=[REDACTED]');
-    expect(redactor.string('{"access_token": "at-1", "expires_in": 3600}')).toBe('{"access_token": "[REDACTED]", "expires_in": 3600}');
+    expect(redactor.string('grant_type=refresh_token&refresh_token=Rt123&client_secret=cs9')).toBe(
+      'grant_type=refresh_token&refresh_token=[REDACTED]&client_secret=[REDACTED]',
+    );
+    expect(redactor.string('{"access_token": "at-1", "expires_in": 3600}')).toBe(
+      '{"access_token": "[REDACTED]", "expires_in": 3600}',
+    );
     expect(redactor.string('account acct-123456 locked')).toBe('account [REDACTED] locked');
-    expect(redactor.string('nothing secret here: 429 Too Many Requests')).toBe('nothing secret here: 429 Too Many Requests');
+    expect(redactor.string('nothing secret here: 429 Too Many Requests')).toBe(
+      'nothing secret here: 429 Too Many Requests',
+    );
   });
 
   it('redacts the same secrets when an upstream echoes them URL-encoded', () => {
-    expect(redactor.string('GET /orders?NextToken=Bearer%20eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.sig123&MaxResults=5')).toBe('GET /orders?NextToken=Bearer%20[REDACTED]&MaxResults=5');
+    expect(redactor.string('GET /orders?NextToken=Bearer%20eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.sig123&MaxResults=5')).toBe(
+      'GET /orders?NextToken=Bearer%20[REDACTED]&MaxResults=5',
+    );
     expect(redactor.string('q=Bearer+abc%2Bdef%3D%3D&x=1')).toBe('q=Bearer+[REDACTED]&x=1');
-    expect(redactor.string('h=Authorization%3A%20Bearer%20abc.def&next=2')).toBe('h=Authorization%3A%20[REDACTED]&next=2');
+    expect(redactor.string('h=Authorization%3A%20Bearer%20abc.def&next=2')).toBe(
+      'h=Authorization%3A%20[REDACTED]&next=2',
+    );
     expect(redactor.string('100%20percent of orders')).toBe('100%20percent of orders');
   });
 
   it('redacts a secret glued to the text before it', () => {
     expect(redactor.string('myBearer SECRETTOKEN123 _Bearer OTHER456')).toBe('myBearer [REDACTED] _Bearer [REDACTED]');
-    expect(redactor.string('db_password=hunter22 my_password: pw-9 aws_access_token=AT-1')).toBe('db_password=[REDACTED] my_password: [REDACTED] aws_access_token=[REDACTED]');
+    expect(redactor.string('db_password=hunter22 my_password: pw-9 aws_access_token=AT-1')).toBe(
+      'db_password=[REDACTED] my_password: [REDACTED] aws_access_token=[REDACTED]',
+    );
     expect(redactor.string('proxy_authorization: Basic dXNlcjpwYXNz')).toBe('proxy_authorization: [REDACTED]');
-    expect(redactor.string('{"myAccessToken":"at-77","ClientSecret":"cs-88"}')).toBe('{"myAccessToken":"[REDACTED]","ClientSecret":"[REDACTED]"}');
+    expect(redactor.string('{"myAccessToken":"at-77","ClientSecret":"cs-88"}')).toBe(
+      '{"myAccessToken":"[REDACTED]","ClientSecret":"[REDACTED]"}',
+    );
     expect(redactor.string('passwordless sign-in is on')).toBe('passwordless sign-in is on');
   });
 
   it('redacts quoted values whole, URL-encoded separators, and the other usual credential names', () => {
-    expect(redactor.string('{"password":"correct horse battery","user":"ann"}')).toBe('{"password":"[REDACTED]","user":"ann"}');
+    expect(redactor.string('{"password":"correct horse battery","user":"ann"}')).toBe(
+      '{"password":"[REDACTED]","user":"ann"}',
+    );
     expect(redactor.string("password: 'a b c' next")).toBe("password: '[REDACTED]' next");
     expect(redactor.string('cut "clientSecret": "cs-123 end')).toBe('cut "clientSecret": "[REDACTED]" end');
     expect(redactor.string('Bearer abc!def$ghi rest')).toBe('Bearer [REDACTED] rest');
-    expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-api-key%3dKq1&a=1')).toBe('q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-api-key%3d[REDACTED]&a=1');
+    expect(redactor.string('q?access_token%3DX1y2&password%3Dpw&x-api-key%3dKq1&a=1')).toBe(
+      'q?access_token%3D[REDACTED]&password%3D[REDACTED]&x-api-key%3d[REDACTED]&a=1',
+    );
     expect(redactor.string('passwd=p1 pwd=p2 api_key=k1 apikey: k2 client-secret=c1 refresh-token=r1')).toBe(
       'passwd=[REDACTED] pwd=[REDACTED] api_key=[REDACTED] apikey: [REDACTED] client-secret=[REDACTED] refresh-token=[REDACTED]',
     );
@@ -70,15 +90,32 @@ describe('redaction', () => {
     expect(redactor.string('%22password%22%3A%22hunter2%22')).toBe('%22password%22%3A[REDACTED]');
     expect(redactor.string('password%20%3D%20hunter2')).toBe('password%20%3D%20[REDACTED]');
     expect(redactor.string('Bearer "tok123"')).toBe('Bearer [REDACTED]"');
-    expect(redactor.string('The request has an invalid grant parameter : refresh_token')).toBe('The request has an invalid grant parameter : refresh_token');
+    expect(redactor.string('The request has an invalid grant parameter : refresh_token')).toBe(
+      'The request has an invalid grant parameter : refresh_token',
+    );
     expect(
-      redactor.value({ headers: { Authorization: 'opaque-1', 'x-api-key': 'k-2', Cookie: 'sid=3' }, password: 'pw-4', db_password: 'pw-5', note: 'keep', refresh_token_expires_in: 3600 }),
-    ).toEqual({ headers: { Authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', Cookie: '[REDACTED]' }, password: '[REDACTED]', db_password: '[REDACTED]', note: 'keep', refresh_token_expires_in: 3600 });
+      redactor.value({
+        headers: { Authorization: 'opaque-1', 'x-api-key': 'k-2', Cookie: 'sid=3' },
+        password: 'pw-4',
+        db_password: 'pw-5',
+        note: 'keep',
+        refresh_token_expires_in: 3600,
+      }),
+    ).toEqual({
+      headers: { Authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', Cookie: '[REDACTED]' },
+      password: '[REDACTED]',
+      db_password: '[REDACTED]',
+      note: 'keep',
+      refresh_token_expires_in: 3600,
+    });
   });
 
   it('redacts strings anywhere inside a value, keys included (an upstream can echo a token as a key), without touching other types', () => {
     const input = { 'Bearer x': ['Bearer abc', 3, null, { note: 'acct-654321' }], flag: true };
-    expect(redactor.value(input)).toEqual({ 'Bearer [REDACTED]': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }], flag: true });
+    expect(redactor.value(input)).toEqual({
+      'Bearer [REDACTED]': ['Bearer [REDACTED]', 3, null, { note: '[REDACTED]' }],
+      flag: true,
+    });
     expect(input['Bearer x'][0]).toBe('Bearer abc');
   });
 
@@ -100,19 +137,34 @@ describe('bounds', () => {
   });
 
   it('adds the omitted-details note after the first nine hints when details overflow', () => {
-    const details = Array.from({ length: 51 }, (_, index) => ({ path: `p${index}`, issue: 'i', received_type: 'string' }));
+    const details = Array.from({ length: 51 }, (_, index) => ({
+      path: `p${index}`,
+      issue: 'i',
+      received_type: 'string',
+    }));
     const bounded = boundEnvelope({ ...BASE, details, hints: ['only hint'] });
     expect(bounded.details).toHaveLength(50);
     expect(bounded.hints).toEqual(['only hint', '1 more details omitted']);
     // Details a check left out before building the envelope count too, even with 50 or fewer listed.
-    expect(boundEnvelope({ ...BASE, details, hints: ['only hint'] }, 150).hints).toEqual(['only hint', '151 more details omitted']);
-    expect(boundEnvelope({ ...BASE, details: details.slice(0, 3), hints: [] }, 7)).toMatchObject({ details: details.slice(0, 3), hints: ['7 more details omitted'] });
+    expect(boundEnvelope({ ...BASE, details, hints: ['only hint'] }, 150).hints).toEqual([
+      'only hint',
+      '151 more details omitted',
+    ]);
+    expect(boundEnvelope({ ...BASE, details: details.slice(0, 3), hints: [] }, 7)).toMatchObject({
+      details: details.slice(0, 3),
+      hints: ['7 more details omitted'],
+    });
   });
 });
 
 describe('errors', () => {
   it('EnvelopeError.toEnvelope and toJSON give the wire shape with defaults', () => {
-    const error = new EnvelopeError({ error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION', summary: 'blocked', retryable: true });
+    const error = new EnvelopeError({
+      error_kind: 'sandbox_runtime',
+      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      summary: 'blocked',
+      retryable: true,
+    });
     const wire = {
       error_kind: 'sandbox_runtime',
       tool: 'unknown_tool',
@@ -135,15 +187,30 @@ describe('errors', () => {
     expect(EnvelopeError.isInstance(foreign)).toBe(true);
     expect(EnvelopeError.isInstance(new Error('x'))).toBe(false);
     expect(EnvelopeError.isInstance(null)).toBe(false);
-    const http = new UpstreamHttpError({ status: 503, headers: { 'Retry-After': '2' }, body: 'down', request: { method: 'GET', url: 'https://u.test/a?secret=1#f' } });
+    const http = new UpstreamHttpError({
+      status: 503,
+      headers: { 'Retry-After': '2' },
+      body: 'down',
+      request: { method: 'GET', url: 'https://u.test/a?secret=1#f' },
+    });
     expect(UpstreamHttpError.isInstance(http)).toBe(true);
     expect(UpstreamClientError.isInstance(http)).toBe(false);
     expect(http.headers).toEqual({ 'retry-after': '2' });
     expect(http.toJSON()).toEqual({ name: 'UpstreamHttpError', status: 503, method: 'GET', url: 'https://u.test/a' });
-    expect(http.toFailure()).toEqual({ type: 'upstream_http', status: 503, headers: { 'retry-after': '2' }, body: 'down', request: { method: 'GET', url: 'https://u.test/a?secret=1#f' } });
+    expect(http.toFailure()).toEqual({
+      type: 'upstream_http',
+      status: 503,
+      headers: { 'retry-after': '2' },
+      body: 'down',
+      request: { method: 'GET', url: 'https://u.test/a?secret=1#f' },
+    });
     const client = new UpstreamClientError({ type: 'body_coercion', path: 'body', received: '{x' });
     expect(client.message).toBe('the value at "body" is not valid JSON');
-    expect(client.toJSON()).toEqual({ name: 'UpstreamClientError', type: 'body_coercion', message: 'the value at "body" is not valid JSON' });
+    expect(client.toJSON()).toEqual({
+      name: 'UpstreamClientError',
+      type: 'body_coercion',
+      message: 'the value at "body" is not valid JSON',
+    });
   });
 
   it('carriedEnvelope finds an envelope on the error, under envelope, or in JSON-RPC data', () => {
@@ -189,7 +256,12 @@ describe('output schema widening', () => {
   });
 
   it('compiles in the draft-07 Ajv the SDK v1 client uses, accepting success and envelope, rejecting neither-nor', () => {
-    const widened = widenOutputSchema({ type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false });
+    const widened = widenOutputSchema({
+      type: 'object',
+      properties: { total: { type: 'number' } },
+      required: ['total'],
+      additionalProperties: false,
+    });
     const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(widened);
     expect(validate({ total: 1 })).toBe(true);
     expect(validate({ total: 1, _meta: { rate_limit: { remaining: 2 } } })).toBe(true);

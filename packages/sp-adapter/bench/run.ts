@@ -59,7 +59,9 @@ function verdict(startup: number): string {
 }
 
 function loader(source: string, cacheDirectory?: string): () => Promise<SpModel[]> {
-  return source === CATALOG ? loadBuiltInCatalog : () => loadSpModels(source, cacheDirectory === undefined ? {} : { cacheDirectory });
+  return source === CATALOG
+    ? loadBuiltInCatalog
+    : () => loadSpModels(source, cacheDirectory === undefined ? {} : { cacheDirectory });
 }
 
 async function connected(server: { connect(transport: InMemoryTransport): Promise<void> }): Promise<Client> {
@@ -84,7 +86,12 @@ async function listAll(client: Client): Promise<number> {
 /** The baseline: a bare SDK server listing the same tools (raw schemas, nothing compiled). */
 async function baseline(models: readonly SpModel[]): Promise<{ register: number; list: number }> {
   let start = performance.now();
-  const tools: Tool[] = models.flatMap((model) => model.operations.map((operation) => ({ name: operation.toolName, inputSchema: operation.inputSchema as Tool['inputSchema'] })));
+  const tools: Tool[] = models.flatMap((model) =>
+    model.operations.map((operation) => ({
+      name: operation.toolName,
+      inputSchema: operation.inputSchema as Tool['inputSchema'],
+    })),
+  );
   const server = new Server({ name: 'bare', version: '0.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   const register = milliseconds(start);
@@ -129,14 +136,20 @@ async function startupChild(source: string, mode: string | undefined): Promise<S
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Start-ups in fresh processes (this script again, with the same Node options, e.g. tsx's loader), alternating with the baseline. */
 function coldStartups(source: string, runs: number, cacheDirectory?: string): { ours: Startup; bare: Startup } {
   const script = fileURLToPath(import.meta.url);
   const run = (mode: string | undefined): Startup => {
-    const child = spawnSync(process.execPath, [...process.execArgv, script, '--startup-child', source, ...(mode === undefined ? [] : [mode])], { encoding: 'utf8' });
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, script, '--startup-child', source, ...(mode === undefined ? [] : [mode])],
+      { encoding: 'utf8' },
+    );
     if (child.status !== 0) throw new Error(`the start-up child failed: ${child.stderr}`);
     return JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '') as Startup;
   };
@@ -146,7 +159,11 @@ function coldStartups(source: string, runs: number, cacheDirectory?: string): { 
     ours.push(run(cacheDirectory === undefined ? undefined : `cache=${cacheDirectory}`));
     bare.push(run('bare'));
   }
-  const medians = (list: readonly Startup[]): Startup => ({ load: median(list.map((entry) => entry.load)), register: median(list.map((entry) => entry.register)), list: median(list.map((entry) => entry.list)) });
+  const medians = (list: readonly Startup[]): Startup => ({
+    load: median(list.map((entry) => entry.load)),
+    register: median(list.map((entry) => entry.register)),
+    list: median(list.map((entry) => entry.list)),
+  });
   return { ours: medians(ours), bare: medians(bare) };
 }
 
@@ -154,13 +171,26 @@ async function fakeUpstream(): Promise<{ url: string; close(): Promise<void> }> 
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      const body = request.url?.startsWith('/auth/o2/token') === true ? { access_token: 'Atza|bench', expires_in: 3600 } : { payload: {} };
-      response.writeHead(200, { 'content-type': 'application/json', 'x-amzn-RateLimit-Limit': '1' }).end(JSON.stringify(body));
+      const body =
+        request.url?.startsWith('/auth/o2/token') === true
+          ? { access_token: 'Atza|bench', expires_in: 3600 }
+          : { payload: {} };
+      response
+        .writeHead(200, { 'content-type': 'application/json', 'x-amzn-RateLimit-Limit': '1' })
+        .end(JSON.stringify(body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, close: () => new Promise<void>((resolve) => server.close(() => { resolve(); })) };
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
 }
 
 interface Result {
@@ -171,9 +201,20 @@ interface Result {
   readonly cached: number | undefined;
 }
 
-async function measure(label: string, source: string, coldRuns: number, callTool: string, callArguments: Record<string, unknown>): Promise<Result> {
+async function measure(
+  label: string,
+  source: string,
+  coldRuns: number,
+  callTool: string,
+  callArguments: Record<string, unknown>,
+): Promise<Result> {
   const upstream = await fakeUpstream();
-  const env = { LWA_CLIENT_ID: 'bench', LWA_CLIENT_SECRET: 'bench', LWA_REFRESH_TOKEN: 'Atzr|bench', LWA_TOKEN_URL: `${upstream.url}/auth/o2/token` };
+  const env = {
+    LWA_CLIENT_ID: 'bench',
+    LWA_CLIENT_SECRET: 'bench',
+    LWA_REFRESH_TOKEN: 'Atzr|bench',
+    LWA_TOKEN_URL: `${upstream.url}/auth/o2/token`,
+  };
 
   let start = performance.now();
   const models = await loader(source)();
@@ -196,9 +237,15 @@ async function measure(label: string, source: string, coldRuns: number, callTool
   await client.callTool({ name: callTool, arguments: callArguments });
   const secondCall = milliseconds(start);
 
-  const largest = operations.reduce((best, operation) => (JSON.stringify(operation.inputSchema).length > JSON.stringify(best.inputSchema).length ? operation : best));
+  const largest = operations.reduce((best, operation) =>
+    JSON.stringify(operation.inputSchema).length > JSON.stringify(best.inputSchema).length ? operation : best,
+  );
   start = performance.now();
-  compileTool(largest.toolName, largest.inputSchema, { normalizationEnabled: true, strictUnknownFields: true, hints: SP_HINT_TABLES });
+  compileTool(largest.toolName, largest.inputSchema, {
+    normalizationEnabled: true,
+    strictUnknownFields: true,
+    hints: SP_HINT_TABLES,
+  });
   const compileLargest = milliseconds(start);
 
   const base = await baseline(models);
@@ -210,18 +257,24 @@ async function measure(label: string, source: string, coldRuns: number, callTool
   console.log(`\n== ${label}: ${models.length} model files, ${operations.length} operations, ${listed} tools listed`);
   console.log('-- in this process');
   console.log(`load models (read + resolve + convert)  ${format(loadTime)}`);
-  console.log(`register (createSpServer)               ${format(registerTime)}   baseline bare SDK server ${format(base.register)}`);
+  console.log(
+    `register (createSpServer)               ${format(registerTime)}   baseline bare SDK server ${format(base.register)}`,
+  );
   console.log(`tools/list, all pages                   ${format(listTime)}   baseline ${format(base.list)}`);
   console.log(`start-up = load + register + list       ${format(startup)}   ${verdict(startup)}`);
   console.log(`first call ${callTool.padEnd(28)} ${format(firstCall)}   second call ${format(secondCall)}`);
-  console.log(`compileTool of the largest schema (${largest.toolName}, ${JSON.stringify(largest.inputSchema).length} chars)  ${format(compileLargest)}`);
+  console.log(
+    `compileTool of the largest schema (${largest.toolName}, ${JSON.stringify(largest.inputSchema).length} chars)  ${format(compileLargest)}`,
+  );
   if (coldRuns < 1) return { label, inProcess: startup, cold: undefined, cached: undefined };
 
   const cold = coldStartups(source, coldRuns);
   const coldStartup = cold.ours.load + cold.ours.register + cold.ours.list;
   console.log(`-- in a fresh process, median of ${coldRuns}`);
   console.log(`load models (read + resolve + convert)  ${format(cold.ours.load)}`);
-  console.log(`register (createSpServer)               ${format(cold.ours.register)}   baseline bare SDK server ${format(cold.bare.register)}`);
+  console.log(
+    `register (createSpServer)               ${format(cold.ours.register)}   baseline bare SDK server ${format(cold.bare.register)}`,
+  );
   console.log(`tools/list, all pages                   ${format(cold.ours.list)}   baseline ${format(cold.bare.list)}`);
   console.log(`start-up = load + register + list       ${format(coldStartup)}   ${verdict(coldStartup)}`);
   if (source === CATALOG) return { label, inProcess: startup, cold: coldStartup, cached: undefined };
@@ -233,8 +286,12 @@ async function measure(label: string, source: string, coldRuns: number, callTool
     const cachedStartup = cached.ours.load + cached.ours.register + cached.ours.list;
     console.log(`-- in a fresh process with a model-cache hit, median of ${coldRuns}`);
     console.log(`load models (hash files + read the cache) ${format(cached.ours.load)}`);
-    console.log(`register (createSpServer)               ${format(cached.ours.register)}   baseline bare SDK server ${format(cached.bare.register)}`);
-    console.log(`tools/list, all pages                   ${format(cached.ours.list)}   baseline ${format(cached.bare.list)}`);
+    console.log(
+      `register (createSpServer)               ${format(cached.ours.register)}   baseline bare SDK server ${format(cached.bare.register)}`,
+    );
+    console.log(
+      `tools/list, all pages                   ${format(cached.ours.list)}   baseline ${format(cached.bare.list)}`,
+    );
     console.log(`start-up = load + register + list       ${format(cachedStartup)}   ${verdict(cachedStartup)}`);
     return { label, inProcess: startup, cold: coldStartup, cached: cachedStartup };
   } finally {
@@ -248,8 +305,12 @@ if (argv[0] === '--startup-child') {
 } else {
   const runsFlag = argv.indexOf('--cold-runs');
   const coldRuns = runsFlag === -1 ? 5 : Number(argv[runsFlag + 1]);
-  if (!Number.isInteger(coldRuns) || coldRuns < 0) throw new Error('--cold-runs takes a whole number (0 skips the fresh-process runs)');
-  const call = { name: 'ordersV0_getOrders', arguments: { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-04-01T00:00:00Z' } };
+  if (!Number.isInteger(coldRuns) || coldRuns < 0)
+    throw new Error('--cold-runs takes a whole number (0 skips the fresh-process runs)');
+  const call = {
+    name: 'ordersV0_getOrders',
+    arguments: { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-04-01T00:00:00Z' },
+  };
   const results = [await measure('built-in catalog', CATALOG, coldRuns, call.name, call.arguments)];
   const modelsDirectory = process.env['MODELS_DIR'];
   if (modelsDirectory !== undefined && modelsDirectory !== '') {
@@ -259,13 +320,23 @@ if (argv[0] === '--startup-child') {
   }
   console.log(`\n== start-up (load + register + tools/list) against the ${TARGET_STARTUP_MS} ms target`);
   for (const result of results) {
-    const cold = result.cold === undefined ? '' : `   fresh process ${format(result.cold)} ${result.cold < TARGET_STARTUP_MS ? 'PASS' : 'FAIL'}`;
-    const cached = result.cached === undefined ? '' : `   fresh process, cache hit ${format(result.cached)} ${result.cached < TARGET_STARTUP_MS ? 'PASS' : 'FAIL'}`;
-    console.log(`${result.label.padEnd(40)} in this process ${format(result.inProcess)} ${result.inProcess < TARGET_STARTUP_MS ? 'PASS' : 'FAIL'}${cold}${cached}`);
+    const cold =
+      result.cold === undefined
+        ? ''
+        : `   fresh process ${format(result.cold)} ${result.cold < TARGET_STARTUP_MS ? 'PASS' : 'FAIL'}`;
+    const cached =
+      result.cached === undefined
+        ? ''
+        : `   fresh process, cache hit ${format(result.cached)} ${result.cached < TARGET_STARTUP_MS ? 'PASS' : 'FAIL'}`;
+    console.log(
+      `${result.label.padEnd(40)} in this process ${format(result.inProcess)} ${result.inProcess < TARGET_STARTUP_MS ? 'PASS' : 'FAIL'}${cold}${cached}`,
+    );
   }
   const failed = results.some(
     (result) =>
-      result.inProcess >= TARGET_STARTUP_MS || (result.cold !== undefined && result.cold >= TARGET_STARTUP_MS) || (result.cached !== undefined && result.cached >= TARGET_STARTUP_MS),
+      result.inProcess >= TARGET_STARTUP_MS ||
+      (result.cold !== undefined && result.cold >= TARGET_STARTUP_MS) ||
+      (result.cached !== undefined && result.cached >= TARGET_STARTUP_MS),
   );
   if (argv.includes('--strict') && failed) process.exitCode = 1;
 }

@@ -41,12 +41,15 @@ function invalidCalls(tool: Tool, operationBody: string | undefined): Record<str
   const properties = Object.keys(tool.inputSchema.properties ?? {});
   const calls: Record<string, unknown>[] = [{}];
   if (properties.length > 0) {
-    calls.push(Object.fromEntries(properties.map((name, index) => [name, index % 2 === 0 ? 12345 : { nested: [true] }])));
+    calls.push(
+      Object.fromEntries(properties.map((name, index) => [name, index % 2 === 0 ? 12345 : { nested: [true] }])),
+    );
     const first = properties[0] as string;
     const mangled = first === first.toUpperCase() ? first.toLowerCase() : first.toUpperCase();
     calls.push({ [mangled]: 'x', zz_unknown_key: 1 });
   }
-  if (operationBody !== undefined) calls.push({ [operationBody]: '{"zz_unknown":[1,2],"marketplaceId":7}' }, { [operationBody]: '[1,"two",{}]' });
+  if (operationBody !== undefined)
+    calls.push({ [operationBody]: '{"zz_unknown":[1,2],"marketplaceId":7}' }, { [operationBody]: '[1,"two",{}]' });
   return calls;
 }
 

@@ -40,7 +40,11 @@ export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter
   return {
     id: SP_SERVER_ID,
     errorKinds: SP_ERROR_KINDS,
-    classify: (failure, context) => classifySpFailure(failure, context, { region: options.region?.(), identityServiceUrl: options.identityServiceUrl }),
+    classify: (failure, context) =>
+      classifySpFailure(failure, context, {
+        region: options.region?.(),
+        identityServiceUrl: options.identityServiceUrl,
+      }),
     parseResponseMeta: (headers, now) => parseSpResponseMeta(headers, now),
     hints: SP_HINT_TABLES,
     redactions: amazonRedactorOptions(SP_REDACTION_PATTERNS),

@@ -12,7 +12,16 @@ import { STATUS_CODES } from 'node:http';
 
 import { classifyAmazonCredentialFailure, classifyLwaError, LwaError } from '@mcp-envelope/amazon';
 import { capText, classifyClientFailure, classifyUpstreamStatus, requestPath } from '@mcp-envelope/core';
-import type { ClassifiableFailure, ClassifiedError, ClassifyContext, ClientFailureFamily, FailedRequest, NonHttpFailure, UpstreamHttpFailure, UpstreamFamily } from '@mcp-envelope/core';
+import type {
+  ClassifiableFailure,
+  ClassifiedError,
+  ClassifyContext,
+  ClientFailureFamily,
+  FailedRequest,
+  NonHttpFailure,
+  UpstreamHttpFailure,
+  UpstreamFamily,
+} from '@mcp-envelope/core';
 
 import { parseSpErrorBody } from './error-body.js';
 import type { SpErrorBody } from './error-body.js';
@@ -23,13 +32,19 @@ import type { SpRegion } from './regions.js';
 import { parseSpResponseMeta, spRequestId } from './response-meta.js';
 
 /** SP's upstream kind and code prefix for core's status table. */
-export const SP_UPSTREAM_FAMILY = { httpKind: 'sp_api_http', codePrefix: 'SP_API_HTTP_' } as const satisfies UpstreamFamily;
+export const SP_UPSTREAM_FAMILY = {
+  httpKind: 'sp_api_http',
+  codePrefix: 'SP_API_HTTP_',
+} as const satisfies UpstreamFamily;
 
 /**
  * The identity service's family: its own code prefix, and SP's HTTP kind, which names the SP
  * server's upstream side as a whole (the taxonomy has no kind of its own for internal services).
  */
-export const OPENBRIDGE_UPSTREAM_FAMILY = { httpKind: 'sp_api_http', codePrefix: 'OPENBRIDGE_HTTP_' } as const satisfies UpstreamFamily;
+export const OPENBRIDGE_UPSTREAM_FAMILY = {
+  httpKind: 'sp_api_http',
+  codePrefix: 'OPENBRIDGE_HTTP_',
+} as const satisfies UpstreamFamily;
 
 /** Every kind {@link classifySpFailure} can return. */
 export const SP_ERROR_KINDS = ['sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited'] as const;
@@ -38,13 +53,24 @@ export const SP_ERROR_KINDS = ['sp_api_http', 'sp_api_client', 'auth_error', 'ra
 export const SP_SUMMARY_LIMIT = 300;
 
 /** Why SP-API refused credentials, as read from a 401/403 body. */
-export type SpAuthCause = 'expired' | 'revoked' | 'invalid_token' | 'invalid_signature' | 'invalid_security_token' | 'missing_token' | 'access_denied';
+export type SpAuthCause =
+  | 'expired'
+  | 'revoked'
+  | 'invalid_token'
+  | 'invalid_signature'
+  | 'invalid_security_token'
+  | 'missing_token'
+  | 'access_denied';
 
 /**
  * 401/403 causes told apart by the body's text (message, details, code), with the hint for each.
  * Checked in order; every matching cause contributes its hint.
  */
-export const SP_AUTH_CAUSES: readonly { readonly cause: SpAuthCause; readonly pattern: RegExp; readonly hint: string }[] = [
+export const SP_AUTH_CAUSES: readonly {
+  readonly cause: SpAuthCause;
+  readonly pattern: RegExp;
+  readonly hint: string;
+}[] = [
   {
     cause: 'expired',
     pattern: /\bexpired?\b/i,
@@ -72,7 +98,8 @@ export const SP_AUTH_CAUSES: readonly { readonly cause: SpAuthCause; readonly pa
   },
   {
     cause: 'missing_token',
-    pattern: /missing authentication token|\b(?:no|missing)\b[^.]*\baccess token\b|\baccess token\b[^.]*\b(?:missing|required)\b/i,
+    pattern:
+      /missing authentication token|\b(?:no|missing)\b[^.]*\baccess token\b|\baccess token\b[^.]*\b(?:missing|required)\b/i,
     hint: 'No access token reached SP-API: send the LWA access token in x-amz-access-token. API Gateway gives the same answer for a path or method that does not exist, so check the operation path too.',
   },
   {
@@ -83,28 +110,43 @@ export const SP_AUTH_CAUSES: readonly { readonly cause: SpAuthCause; readonly pa
 ];
 
 /** The hint when a 401/403 body names no known cause. */
-export const SP_AUTH_FALLBACK_HINT = 'Fix the credentials rather than retrying: refresh the LWA access token, and re-authorize the application if the refresh token is no longer valid.';
+export const SP_AUTH_FALLBACK_HINT =
+  'Fix the credentials rather than retrying: refresh the LWA access token, and re-authorize the application if the refresh token is no longer valid.';
 
 /** Hints by HTTP status for upstream failures that are not credential problems. */
 export const SP_STATUS_HINTS: Readonly<Record<number, readonly string[]>> = {
-  400: ['Check the arguments against the operation: v0 operations take PascalCase parameters (MarketplaceIds, CreatedAfter), newer versions camelCase; dates are ISO 8601 and lists are comma-separated.'],
-  404: ['Check the identifier (order id, ASIN, report id) and the marketplace; the resource may also belong to another region, whose endpoint differs (set_region).'],
-  409: ['The resource already exists or is in a conflicting state: read its current state (the matching get or list operation) instead of creating it again.'],
-  413: ['The request is too large: send fewer items per call, or upload large content through a feed or upload document.'],
-  415: ['Send the body as JSON with Content-Type application/json; for feed and upload documents use the content type given when the document was created.'],
+  400: [
+    'Check the arguments against the operation: v0 operations take PascalCase parameters (MarketplaceIds, CreatedAfter), newer versions camelCase; dates are ISO 8601 and lists are comma-separated.',
+  ],
+  404: [
+    'Check the identifier (order id, ASIN, report id) and the marketplace; the resource may also belong to another region, whose endpoint differs (set_region).',
+  ],
+  409: [
+    'The resource already exists or is in a conflicting state: read its current state (the matching get or list operation) instead of creating it again.',
+  ],
+  413: [
+    'The request is too large: send fewer items per call, or upload large content through a feed or upload document.',
+  ],
+  415: [
+    'Send the body as JSON with Content-Type application/json; for feed and upload documents use the content type given when the document was created.',
+  ],
   408: ['SP-API timed out: retry with exponential backoff.'],
 };
 
 /** The hint for any 5xx status. */
-export const SP_SERVER_ERROR_HINT = 'SP-API failed on its side: retry with exponential backoff (for example 1 s, 2 s, 4 s); if it persists, check the SP-API status page.';
+export const SP_SERVER_ERROR_HINT =
+  'SP-API failed on its side: retry with exponential backoff (for example 1 s, 2 s, 4 s); if it persists, check the SP-API status page.';
 
 /** The hint for 429. */
-export const SP_RATE_LIMIT_HINT = 'SP-API limits each operation per selling partner and application: slow down, and send the next call after the wait given in _meta.retry_after_seconds, or after at least 1 / x-amzn-RateLimit-Limit seconds.';
+export const SP_RATE_LIMIT_HINT =
+  'SP-API limits each operation per selling partner and application: slow down, and send the next call after the wait given in _meta.retry_after_seconds, or after at least 1 / x-amzn-RateLimit-Limit seconds.';
 
 /** Re-authorization hints added to core's LWA hints, by OAuth error code. */
 export const SP_LWA_HINTS: Readonly<Record<string, string>> = {
-  invalid_grant: 'For SP-API, the selling partner authorizes again from Seller Central or Vendor Central (Apps and Services > Manage Your Apps) or through the app\'s OAuth authorization flow.',
-  invalid_client: 'LWA_CLIENT_ID and LWA_CLIENT_SECRET come from the app\'s LWA credentials in Developer Central (Seller Central > Apps and Services > Develop Apps).',
+  invalid_grant:
+    "For SP-API, the selling partner authorizes again from Seller Central or Vendor Central (Apps and Services > Manage Your Apps) or through the app's OAuth authorization flow.",
+  invalid_client:
+    "LWA_CLIENT_ID and LWA_CLIENT_SECRET come from the app's LWA credentials in Developer Central (Seller Central > Apps and Services > Develop Apps).",
 };
 
 type JsonRecord = Readonly<Record<string, unknown>>;
@@ -128,7 +170,10 @@ function oneLine(text: string): string {
 
 /** All the text a body gave about its errors, for cause matching. */
 function bodyText(body: SpErrorBody): string {
-  return [...body.errors.flatMap((error) => [error.code ?? '', error.message, error.details ?? '']), body.text ?? ''].join(' \n ');
+  return [
+    ...body.errors.flatMap((error) => [error.code ?? '', error.message, error.details ?? '']),
+    body.text ?? '',
+  ].join(' \n ');
 }
 
 /**
@@ -138,10 +183,15 @@ function bodyText(body: SpErrorBody): string {
  * @returns the matching causes (in {@link SP_AUTH_CAUSES} order) and one hint per cause, or the
  *   fallback hint when none matched.
  */
-export function spAuthHints(body: SpErrorBody): { readonly causes: readonly SpAuthCause[]; readonly hints: readonly string[] } {
+export function spAuthHints(body: SpErrorBody): {
+  readonly causes: readonly SpAuthCause[];
+  readonly hints: readonly string[];
+} {
   const text = bodyText(body);
   const matched = SP_AUTH_CAUSES.filter((entry) => entry.pattern.test(text));
-  return matched.length === 0 ? { causes: [], hints: [SP_AUTH_FALLBACK_HINT] } : { causes: matched.map((entry) => entry.cause), hints: matched.map((entry) => entry.hint) };
+  return matched.length === 0
+    ? { causes: [], hints: [SP_AUTH_FALLBACK_HINT] }
+    : { causes: matched.map((entry) => entry.cause), hints: matched.map((entry) => entry.hint) };
 }
 
 const REGION_OF_HOST = /sellingpartnerapi-(na|eu|fe)\./i;
@@ -164,20 +214,28 @@ export function spMarketplaceHints(request: FailedRequest | undefined, endpointR
   } catch {
     return [];
   }
-  const calledRegion = (REGION_OF_HOST.exec(url.hostname)?.[1]?.toLowerCase() as SpRegion | undefined) ?? endpointRegion;
+  const calledRegion =
+    (REGION_OF_HOST.exec(url.hostname)?.[1]?.toLowerCase() as SpRegion | undefined) ?? endpointRegion;
   const names = new Set<string>(SP_MARKETPLACE_ID_PROPERTIES.map((name) => name.toLowerCase()));
   const hints: string[] = [];
   for (const [name, raw] of url.searchParams) {
     if (!names.has(name.toLowerCase())) continue;
-    for (const value of raw.split(',').map((item) => item.trim()).filter((item) => item !== '')) {
-      const alias = Object.hasOwn(SP_MARKETPLACE_ALIASES, value.toLowerCase()) ? SP_MARKETPLACE_ALIASES[value.toLowerCase()] : undefined;
+    for (const value of raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '')) {
+      const alias = Object.hasOwn(SP_MARKETPLACE_ALIASES, value.toLowerCase())
+        ? SP_MARKETPLACE_ALIASES[value.toLowerCase()]
+        : undefined;
       if (alias !== undefined && alias !== value) {
         hints.push(`Did you mean ${alias}? Got ${capText(value, 40)}.`);
         continue;
       }
       const marketplace = Object.values(SP_MARKETPLACES).find((entry) => entry.marketplaceId === value);
       if (marketplace !== undefined && calledRegion !== undefined && marketplace.region !== calledRegion) {
-        hints.push(`Marketplace ${value} (${marketplace.country}) is served by the ${marketplace.region} endpoint, not ${calledRegion}: call set_region with ${marketplace.region}.`);
+        hints.push(
+          `Marketplace ${value} (${marketplace.country}) is served by the ${marketplace.region} endpoint, not ${calledRegion}: call set_region with ${marketplace.region}.`,
+        );
       }
     }
   }
@@ -196,7 +254,10 @@ export function spMarketplaceHints(request: FailedRequest | undefined, endpointR
 export function isLwaTokenFailure(failure: UpstreamHttpFailure, body: SpErrorBody): boolean {
   // The status still decides for SP-API itself: an OAuth-shaped body on a 429 or 5xx from an
   // SP-API path is that status, not a credential problem.
-  return /\/auth\/o2\/token$/.test(requestPath(failure.request.url)) || (body.shape === 'oauth_error' && (failure.status === 400 || failure.status === 401));
+  return (
+    /\/auth\/o2\/token$/.test(requestPath(failure.request.url)) ||
+    (body.shape === 'oauth_error' && (failure.status === 400 || failure.status === 401))
+  );
 }
 
 /**
@@ -216,7 +277,9 @@ function classifyLwaHttp(failure: UpstreamHttpFailure, body: SpErrorBody): Class
   const description = body.errors[0]?.message;
   const error =
     failure.status >= 500
-      ? new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${failure.status}`, { status: failure.status })
+      ? new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${failure.status}`, {
+          status: failure.status,
+        })
       : new LwaError(
           'token_rejected',
           `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${failure.status}`})${description === undefined || description === '' ? '' : `: ${description}`}`,
@@ -234,42 +297,73 @@ export interface SpClassifySettings {
 }
 
 /** Whether a failed request went to the identity service (same origin, under its base path). */
-export function isIdentityServiceRequest(request: FailedRequest | undefined, identityServiceUrl: string | undefined): boolean {
+export function isIdentityServiceRequest(
+  request: FailedRequest | undefined,
+  identityServiceUrl: string | undefined,
+): boolean {
   if (request === undefined || identityServiceUrl === undefined) return false;
-  return request.url === identityServiceUrl || request.url.startsWith(`${identityServiceUrl}/`) || request.url.startsWith(`${identityServiceUrl}?`);
+  return (
+    request.url === identityServiceUrl ||
+    request.url.startsWith(`${identityServiceUrl}/`) ||
+    request.url.startsWith(`${identityServiceUrl}?`)
+  );
 }
 
 /** Hints for identity service failures, by kind. */
 export const OPENBRIDGE_HINTS = {
   // worded without "bearer" before a word: the redactor would take that word for a credential
-  auth: 'The identity service refused the server\'s credentials: check SP_IDENTITY_SERVICE_TOKEN (the server sends it in the Authorization header) and that it may read identities.',
-  rateLimited: 'The identity service is rate-limiting this server: wait the time given in _meta.retry_after_seconds, then retry.',
+  auth: "The identity service refused the server's credentials: check SP_IDENTITY_SERVICE_TOKEN (the server sends it in the Authorization header) and that it may read identities.",
+  rateLimited:
+    'The identity service is rate-limiting this server: wait the time given in _meta.retry_after_seconds, then retry.',
   server: 'The identity service failed on its side: retry with exponential backoff; SP-API itself was not called.',
   other: 'Check the identity id (list_identities) and SP_IDENTITY_SERVICE_URL; SP-API itself was not called.',
 } as const;
 
-function classifyOpenbridgeHttp(failure: UpstreamHttpFailure, body: SpErrorBody, context: ClassifyContext): ClassifiedError {
+function classifyOpenbridgeHttp(
+  failure: UpstreamHttpFailure,
+  body: SpErrorBody,
+  context: ClassifyContext,
+): ClassifiedError {
   const status = classifyUpstreamStatus(failure.status, OPENBRIDGE_UPSTREAM_FAMILY);
   const label = requestLabel(failure.request);
   const headers = isRecord(failure.headers) ? failure.headers : {};
-  const retryAfter = status.error_kind === 'rate_limited' ? parseSpResponseMeta(headers, context.now).retry_after_seconds : undefined;
-  const hint = status.error_kind === 'auth_error' ? OPENBRIDGE_HINTS.auth : status.error_kind === 'rate_limited' ? OPENBRIDGE_HINTS.rateLimited : failure.status >= 500 ? OPENBRIDGE_HINTS.server : OPENBRIDGE_HINTS.other;
+  const retryAfter =
+    status.error_kind === 'rate_limited' ? parseSpResponseMeta(headers, context.now).retry_after_seconds : undefined;
+  const hint =
+    status.error_kind === 'auth_error'
+      ? OPENBRIDGE_HINTS.auth
+      : status.error_kind === 'rate_limited'
+        ? OPENBRIDGE_HINTS.rateLimited
+        : failure.status >= 500
+          ? OPENBRIDGE_HINTS.server
+          : OPENBRIDGE_HINTS.other;
   return {
     error_kind: status.error_kind,
     error_code: status.error_code,
     retryable: status.retryable,
-    summary: oneLine(`The identity service answered ${statusText(failure.status)}${label}${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`),
+    summary: oneLine(
+      `The identity service answered ${statusText(failure.status)}${label}${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`,
+    ),
     // each detail says which boundary failed, so a 429 (code RATE_LIMITED) still names the service
     details: body.details.map((detail) => ({ ...detail, service: 'identity' })),
     hints: [hint],
   };
 }
 
-function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext, settings: SpClassifySettings): ClassifiedError {
+function classifyHttp(
+  failure: UpstreamHttpFailure,
+  context: ClassifyContext,
+  settings: SpClassifySettings,
+): ClassifiedError {
   const headers = isRecord(failure.headers) ? failure.headers : {};
   const requestId = spRequestId(headers);
-  const body = parseSpErrorBody(failure.body, { status: failure.status, requestId, contentType: headers['content-type'] });
-  if (isIdentityServiceRequest(failure.request, settings.identityServiceUrl)) return classifyOpenbridgeHttp(failure, body, context);
+  const body = parseSpErrorBody(failure.body, {
+    status: failure.status,
+    requestId,
+    contentType: headers['content-type'],
+  });
+  if (isIdentityServiceRequest(failure.request, settings.identityServiceUrl))
+    return classifyOpenbridgeHttp(failure, body, context);
   if (isLwaTokenFailure(failure, body)) return classifyLwaHttp(failure, body);
 
   const status = classifyUpstreamStatus(failure.status, SP_UPSTREAM_FAMILY);
@@ -284,7 +378,11 @@ function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext, se
   if (status.error_kind === 'rate_limited') {
     const retryAfter = parseSpResponseMeta(headers, context.now).retry_after_seconds;
     summary = `SP-API rate limit exceeded${label} (HTTP ${failure.status}${first?.code === undefined ? '' : ` ${first.code}`})${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`;
-    hints.push(retryAfter === undefined ? SP_RATE_LIMIT_HINT : `Wait ${retryAfter} s before sending this call again. ${SP_RATE_LIMIT_HINT}`);
+    hints.push(
+      retryAfter === undefined
+        ? SP_RATE_LIMIT_HINT
+        : `Wait ${retryAfter} s before sending this call again. ${SP_RATE_LIMIT_HINT}`,
+    );
   } else if (status.error_kind === 'auth_error') {
     summary = `SP-API refused the credentials${label} (${statusText(failure.status)}${codeLabel})${message}`;
     hints.push(...spAuthHints(body).hints);
@@ -293,7 +391,8 @@ function classifyHttp(failure: UpstreamHttpFailure, context: ClassifyContext, se
     summary = `SP-API answered ${statusText(failure.status)}${label}${codeLabel}${message}`;
     if (failure.status >= 500) hints.push(SP_SERVER_ERROR_HINT);
     hints.push(...(SP_STATUS_HINTS[failure.status] ?? []));
-    if (failure.status >= 400 && failure.status < 500) hints.push(...spMarketplaceHints(failure.request, settings.region));
+    if (failure.status >= 400 && failure.status < 500)
+      hints.push(...spMarketplaceHints(failure.request, settings.region));
   }
   return {
     error_kind: status.error_kind,
@@ -310,9 +409,11 @@ export const SP_CLIENT_FAILURES: ClientFailureFamily = {
   clientKind: 'sp_api_client',
   upstreamLabel: 'SP-API',
   hints: {
-    network: 'Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.',
+    network:
+      'Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.',
     timeout: 'Retry after a short wait; for large results, ask for fewer items per page.',
-    bodyCoercion: 'Send the body as a JSON object rather than a string, or fix the JSON text (double quotes around keys and strings, no trailing commas).',
+    bodyCoercion:
+      'Send the body as a JSON object rather than a string, or fix the JSON text (double quotes around keys and strings, no trailing commas).',
   },
 };
 
@@ -324,10 +425,13 @@ export const IDENTITY_SERVICE_CLIENT_FAILURES: ClientFailureFamily = {
   ...SP_CLIENT_FAILURES,
   upstreamLabel: 'the identity service',
   hints: {
-    network: 'Retry after a short wait; if it keeps failing, check that the identity service at SP_IDENTITY_SERVICE_URL is up and reachable from this server. SP-API itself was not called.',
-    timeout: 'Retry after a short wait; the identity service did not answer within SP_API_TIMEOUT_MS. SP-API itself was not called.',
+    network:
+      'Retry after a short wait; if it keeps failing, check that the identity service at SP_IDENTITY_SERVICE_URL is up and reachable from this server. SP-API itself was not called.',
+    timeout:
+      'Retry after a short wait; the identity service did not answer within SP_API_TIMEOUT_MS. SP-API itself was not called.',
     bodyCoercion: SP_CLIENT_FAILURES.hints.bodyCoercion,
-    tooLarge: 'The identity service answered more than MCP_MAX_UPSTREAM_BODY_BYTES: check SP_IDENTITY_SERVICE_URL, or raise the limit if the list of identities is that long.',
+    tooLarge:
+      'The identity service answered more than MCP_MAX_UPSTREAM_BODY_BYTES: check SP_IDENTITY_SERVICE_URL, or raise the limit if the list of identities is that long.',
   },
 };
 
@@ -354,9 +458,14 @@ function classifyIdentityServiceClientFailure(failure: NonHttpFailure): Classifi
  * @param settings - what the server knows besides (see {@link SpClassifySettings}).
  * @returns the classified error (core adds `tool`, `_meta` from the headers, bounds, redaction).
  */
-export function classifySpFailure(failure: ClassifiableFailure, context: ClassifyContext, settings: SpClassifySettings = {}): ClassifiedError {
+export function classifySpFailure(
+  failure: ClassifiableFailure,
+  context: ClassifyContext,
+  settings: SpClassifySettings = {},
+): ClassifiedError {
   if (failure.type === 'upstream_http') return classifyHttp(failure, context, settings);
   if (failure.type === 'credential') return classifyAmazonCredentialFailure(failure, SP_LWA_HINTS);
-  if ('request' in failure && isIdentityServiceRequest(failure.request, settings.identityServiceUrl)) return classifyIdentityServiceClientFailure(failure);
+  if ('request' in failure && isIdentityServiceRequest(failure.request, settings.identityServiceUrl))
+    return classifyIdentityServiceClientFailure(failure);
   return classifyClientFailure(failure, SP_CLIENT_FAILURES);
 }

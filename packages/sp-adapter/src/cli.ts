@@ -59,10 +59,18 @@ export async function main(argv: readonly string[]): Promise<void> {
     .description('Reference SP-API MCP server: SP-API operations as MCP tools, every failure a v1 error envelope.')
     .version(SP_ADAPTER_VERSION)
     .option('--models <dir>', 'load every *.json SP-API model in DIR (default: the built-in catalog)')
-    .option('--model-cache-dir <dir>', 'where converted --models are cached (default: $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp)', parseFolder)
+    .option(
+      '--model-cache-dir <dir>',
+      'where converted --models are cached (default: $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp)',
+      parseFolder,
+    )
     .option('--no-model-cache', 'convert every --models file on each start, without the cache')
     .option('--upstream <url>', 'send every SP-API call to this base URL instead of the region endpoint', parseUrl)
-    .option('--region <region>', `starting region: ${SP_REGION_CODES.join(', ')} (default: SP_API_REGION, else na)`, parseRegion)
+    .option(
+      '--region <region>',
+      `starting region: ${SP_REGION_CODES.join(', ')} (default: SP_API_REGION, else na)`,
+      parseRegion,
+    )
     .option('--sandbox', 'use the SP-API sandbox endpoints (default: SP_API_SANDBOX)')
     .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls')
     .showHelpAfterError();
@@ -72,7 +80,9 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   const cacheDirectory = options.modelCache ? (options.modelCacheDir ?? defaultModelCacheDirectory()) : undefined;
   if (options.models !== undefined && options.modelCache && cacheDirectory === undefined) {
-    process.stderr.write(`${SP_SERVER_NAME}: no model cache: neither XDG_CACHE_HOME nor the home folder is an absolute path (use --model-cache-dir)\n`);
+    process.stderr.write(
+      `${SP_SERVER_NAME}: no model cache: neither XDG_CACHE_HOME nor the home folder is an absolute path (use --model-cache-dir)\n`,
+    );
   }
   const models =
     options.models === undefined
@@ -82,17 +92,29 @@ export async function main(argv: readonly string[]): Promise<void> {
           onCacheEvent: (event) => {
             // the load succeeded either way; say why the next start will not be faster
             if (event.kind === 'unreadable' || event.kind === 'unwritable' || event.kind === 'bypassed') {
-              const what = { unreadable: 'was unusable and has been rewritten', unwritable: 'could not be written', bypassed: 'is not used' }[event.kind];
+              const what = {
+                unreadable: 'was unusable and has been rewritten',
+                unwritable: 'could not be written',
+                bypassed: 'is not used',
+              }[event.kind];
               process.stderr.write(`${SP_SERVER_NAME}: model cache ${event.file} ${what}: ${event.reason ?? ''}\n`);
             }
           },
         });
-  const server = createSpServer({ models, upstream: options.upstream, region: options.region, sandbox: options.sandbox, conformanceFixtures: options.conformanceFixtures });
+  const server = createSpServer({
+    models,
+    upstream: options.upstream,
+    region: options.region,
+    sandbox: options.sandbox,
+    conformanceFixtures: options.conformanceFixtures,
+  });
   if (options.http === undefined) {
     await server.envelope.serveStdio();
     return;
   }
-  const handle = await server.envelope.serveStreamableHttp(streamableHttpOptionsFrom({ ...options, http: options.http }));
+  const handle = await server.envelope.serveStreamableHttp(
+    streamableHttpOptionsFrom({ ...options, http: options.http }),
+  );
   process.stderr.write(`${SP_SERVER_NAME}: ${server.operations.size} SP-API tools on ${handle.url.href}\n`);
   shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
 }

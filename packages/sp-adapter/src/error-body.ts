@@ -119,7 +119,16 @@ function toUpstreamError(value: unknown): SpUpstreamError {
   };
 }
 
-const ERROR_KEYS: readonly string[] = ['code', 'Code', 'message', 'Message', 'details', 'error', 'error_description', 'errorMessage'];
+const ERROR_KEYS: readonly string[] = [
+  'code',
+  'Code',
+  'message',
+  'Message',
+  'details',
+  'error',
+  'error_description',
+  'errorMessage',
+];
 
 function looksLikeError(value: unknown): boolean {
   return isRecord(value) && ERROR_KEYS.some((key) => Object.hasOwn(value, key));
@@ -138,11 +147,15 @@ function classifyJson(value: unknown): { shape: SpErrorBodyShape; items: readonl
     const shape: SpErrorBodyShape = Object.hasOwn(value, 'payload') ? 'payload_errors' : 'errors';
     if (list.length > 0) return { shape, items: list };
   }
-  if (typeof value['error'] === 'string' && (Object.hasOwn(value, 'error_description') || /^[a-z_]+$/.test(value['error']))) {
+  if (
+    typeof value['error'] === 'string' &&
+    (Object.hasOwn(value, 'error_description') || /^[a-z_]+$/.test(value['error']))
+  ) {
     return { shape: 'oauth_error', items: [value] };
   }
   if (Object.hasOwn(value, 'code') || Object.hasOwn(value, 'Code')) return { shape: 'bare_error', items: [value] };
-  if (Object.hasOwn(value, 'message') || Object.hasOwn(value, 'Message')) return { shape: 'gateway_message', items: [value] };
+  if (Object.hasOwn(value, 'message') || Object.hasOwn(value, 'Message'))
+    return { shape: 'gateway_message', items: [value] };
   return { shape: 'other_json', items: [] };
 }
 
@@ -156,7 +169,9 @@ function jsonTypeName(value: unknown): string {
 function describeOtherJson(value: unknown): string {
   if (isRecord(value)) {
     const keys = Object.keys(value).slice(0, 8);
-    return keys.length === 0 ? 'an empty JSON object with no error list' : `a JSON object with no error list (keys: ${keys.join(', ')})`;
+    return keys.length === 0
+      ? 'an empty JSON object with no error list'
+      : `a JSON object with no error list (keys: ${keys.join(', ')})`;
   }
   if (Array.isArray(value)) return `a JSON array of ${value.length} item(s) with no error objects`;
   return `a JSON ${jsonTypeName(value)} with no error list`;
@@ -184,23 +199,53 @@ export function parseSpErrorBody(body: unknown, context: SpErrorBodyContext): Sp
   const parsed = parseUpstreamBody(body, context.contentType);
   switch (parsed.kind) {
     case 'empty':
-      return { shape: 'empty', errors: [], details: [{ path: '', issue: `HTTP ${context.status} with an empty body`, received_type: 'null', ...base }] };
+      return {
+        shape: 'empty',
+        errors: [],
+        details: [{ path: '', issue: `HTTP ${context.status} with an empty body`, received_type: 'null', ...base }],
+      };
     case 'html': {
       const summary = clean(parsed.summary);
-      return { shape: 'html', errors: [], text: summary, details: [{ path: '', issue: `HTML error page: ${summary}`, received_type: 'string', ...base }] };
+      return {
+        shape: 'html',
+        errors: [],
+        text: summary,
+        details: [{ path: '', issue: `HTML error page: ${summary}`, received_type: 'string', ...base }],
+      };
     }
     case 'text': {
       const text = clean(parsed.text);
-      return { shape: 'text', errors: [], text, details: [{ path: '', issue: text, received_type: 'string', ...base }] };
+      return {
+        shape: 'text',
+        errors: [],
+        text,
+        details: [{ path: '', issue: text, received_type: 'string', ...base }],
+      };
     }
     case 'invalid_json': {
       const text = clean(parsed.text);
-      return { shape: 'invalid_json', errors: [], text, details: [{ path: '', issue: `Body is not valid JSON: ${text}`, received_type: 'string', ...base }] };
+      return {
+        shape: 'invalid_json',
+        errors: [],
+        text,
+        details: [{ path: '', issue: `Body is not valid JSON: ${text}`, received_type: 'string', ...base }],
+      };
     }
     case 'json': {
       const { shape, items } = classifyJson(parsed.value);
       if (items.length === 0) {
-        return { shape, errors: [], details: [{ path: '', issue: `HTTP ${context.status} with ${describeOtherJson(parsed.value)}`, received_type: jsonTypeName(parsed.value), ...base }] };
+        return {
+          shape,
+          errors: [],
+          details: [
+            {
+              path: '',
+              issue: `HTTP ${context.status} with ${describeOtherJson(parsed.value)}`,
+              received_type: jsonTypeName(parsed.value),
+              ...base,
+            },
+          ],
+        };
       }
       const kept = items.slice(0, SP_MAX_UPSTREAM_ERRORS);
       const errors = kept.map(toUpstreamError);
@@ -209,7 +254,13 @@ export function parseSpErrorBody(body: unknown, context: SpErrorBodyContext): Sp
         errors,
         details: errors.map((error, index) => ({
           path: '',
-          issue: error.message !== '' ? error.message : (error.details ?? (error.code === undefined ? `HTTP ${context.status} error without a message` : `Upstream error ${error.code}`)),
+          issue:
+            error.message !== ''
+              ? error.message
+              : (error.details ??
+                (error.code === undefined
+                  ? `HTTP ${context.status} error without a message`
+                  : `Upstream error ${error.code}`)),
           received_type: jsonTypeName(kept[index]),
           ...(error.code === undefined ? {} : { upstream_code: error.code }),
           ...base,

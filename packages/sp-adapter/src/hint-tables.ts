@@ -60,7 +60,14 @@ export const SP_V0_PASCAL_CASE_PARAMETERS = {
     'MarketplaceId',
   ],
   productPricingV0: ['MarketplaceId', 'Asins', 'Skus', 'ItemType', 'ItemCondition', 'OfferType', 'CustomerType'],
-  financesV0: ['MaxResultsPerPage', 'FinancialEventGroupStartedBefore', 'FinancialEventGroupStartedAfter', 'NextToken', 'PostedAfter', 'PostedBefore'],
+  financesV0: [
+    'MaxResultsPerPage',
+    'FinancialEventGroupStartedBefore',
+    'FinancialEventGroupStartedAfter',
+    'NextToken',
+    'PostedAfter',
+    'PostedBefore',
+  ],
   catalogItemsV0: ['MarketplaceId', 'ASIN', 'SellerSKU'],
 } as const;
 
@@ -75,7 +82,9 @@ export function camelCaseSpelling(name: string): string {
   const run = /^[A-Z]+/.exec(name)?.[0] ?? '';
   if (run.length <= 1) return `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
   const rest = name.slice(run.length);
-  return /^[a-z]/.test(rest) ? `${run.slice(0, -1).toLowerCase()}${run.slice(-1)}${rest}` : `${run.toLowerCase()}${rest}`;
+  return /^[a-z]/.test(rest)
+    ? `${run.slice(0, -1).toLowerCase()}${run.slice(-1)}${rest}`
+    : `${run.toLowerCase()}${rest}`;
 }
 
 function buildKeyRenames(): Readonly<Record<string, string>> {
@@ -101,7 +110,12 @@ function buildKeyRenames(): Readonly<Record<string, string>> {
 export const SP_KEY_RENAMES: Readonly<Record<string, string>> = buildKeyRenames();
 
 /** The property names that carry marketplace ids (a string or a list of strings). */
-export const SP_MARKETPLACE_ID_PROPERTIES = ['marketplaceIds', 'MarketplaceIds', 'marketplaceId', 'MarketplaceId'] as const;
+export const SP_MARKETPLACE_ID_PROPERTIES = [
+  'marketplaceIds',
+  'MarketplaceIds',
+  'marketplaceId',
+  'MarketplaceId',
+] as const;
 
 function buildMarketplaceAliases(): Readonly<Record<string, string>> {
   const aliases: Record<string, string> = { uk: SP_MARKETPLACES.GB.marketplaceId };
@@ -122,7 +136,16 @@ export const SP_MARKETPLACE_ALIASES: Readonly<Record<string, string>> = buildMar
  */
 export const SP_CURATED_ENUMS = {
   /** ordersV0 getOrders. */
-  OrderStatuses: ['PendingAvailability', 'Pending', 'Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed', 'Canceled', 'Unfulfillable'],
+  OrderStatuses: [
+    'PendingAvailability',
+    'Pending',
+    'Unshipped',
+    'PartiallyShipped',
+    'Shipped',
+    'InvoiceUnconfirmed',
+    'Canceled',
+    'Unfulfillable',
+  ],
   /** ordersV0 getOrders: fulfilled by Amazon or by the seller. */
   FulfillmentChannels: ['AFN', 'MFN'],
   /** ordersV0 getOrders: cash on delivery, convenience store, anything else. */
@@ -155,7 +178,9 @@ export const SP_EXTRA_HINTS_BY_CODE = {
   SCHEMA_ADDITIONAL_PROPERTIES: [
     'SP-API v0 operations (ordersV0, fulfillmentInboundV0, productPricingV0, financesV0, catalogItemsV0) take PascalCase query parameters such as MarketplaceIds; newer versions take camelCase such as marketplaceIds.',
   ],
-  SCHEMA_REQUIRED: ['Every SP-API list operation needs the marketplace: MarketplaceIds on v0 operations, marketplaceIds on newer ones.'],
+  SCHEMA_REQUIRED: [
+    'Every SP-API list operation needs the marketplace: MarketplaceIds on v0 operations, marketplaceIds on newer ones.',
+  ],
 } as const satisfies Readonly<Record<string, readonly string[]>>;
 
 function buildValueAliases(): Readonly<Record<string, Readonly<Record<string, string>>>> {

@@ -58,13 +58,19 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function parseIdentity(value: unknown, where: string): SpIdentity {
   if (!isRecord(value)) throw new SpIdentityError(`${where} must be an object`);
   const id = value['id'];
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new SpIdentityError(`${where}.id must be a positive integer`);
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+    throw new SpIdentityError(`${where}.id must be a positive integer`);
   const name = value['name'];
-  if (typeof name !== 'string' || name.trim() === '') throw new SpIdentityError(`${where}.name must be a non-empty string`);
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new SpIdentityError(`${where}.name must be a non-empty string`);
   const region = typeof value['region'] === 'string' ? parseSpRegion(value['region']) : undefined;
-  if (region === undefined) throw new SpIdentityError(`${where}.region must be one of ${SP_REGION_CODES.join(', ')} (or a name of one)`);
+  if (region === undefined)
+    throw new SpIdentityError(`${where}.region must be one of ${SP_REGION_CODES.join(', ')} (or a name of one)`);
   const marketplaces = value['marketplace_ids'] ?? [];
-  if (!Array.isArray(marketplaces) || !marketplaces.every((item): item is string => typeof item === 'string' && item !== '')) {
+  if (
+    !Array.isArray(marketplaces) ||
+    !marketplaces.every((item): item is string => typeof item === 'string' && item !== '')
+  ) {
     throw new SpIdentityError(`${where}.marketplace_ids must be a list of marketplace id strings`);
   }
   return { id, name: name.trim(), region, marketplace_ids: marketplaces };
@@ -90,23 +96,34 @@ function checkUniqueIds(identities: readonly SpIdentity[], where: string): void 
  * @throws SpIdentityError when the text is not such an array, an id repeats, or a named variable
  *   is unset (the message names the variable, never a value).
  */
-export function parseIdentitiesFile(text: string, file: string, env: Readonly<Record<string, string | undefined>>): SpIdentityCredentials[] {
+export function parseIdentitiesFile(
+  text: string,
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): SpIdentityCredentials[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     // only the position: JSON.parse's message quotes the text, which may be a token put there by mistake
     const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
-    throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} is not valid JSON${position === undefined ? '' : ` (at position ${position})`}`);
+    throw new SpIdentityError(
+      `SP_IDENTITIES_FILE ${file} is not valid JSON${position === undefined ? '' : ` (at position ${position})`}`,
+    );
   }
-  if (!Array.isArray(value) || value.length === 0) throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} must hold a non-empty JSON array of identities`);
+  if (!Array.isArray(value) || value.length === 0)
+    throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} must hold a non-empty JSON array of identities`);
   const identities = value.map((item: unknown, index) => {
     const where = `SP_IDENTITIES_FILE ${file}: identities[${index}]`;
     const identity = parseIdentity(item, where);
     const variable = isRecord(item) ? item['refresh_token_env'] : undefined;
-    if (typeof variable !== 'string' || !ENV_NAME.test(variable)) throw new SpIdentityError(`${where}.refresh_token_env must name an environment variable`);
+    if (typeof variable !== 'string' || !ENV_NAME.test(variable))
+      throw new SpIdentityError(`${where}.refresh_token_env must name an environment variable`);
     const refreshToken = env[variable]?.trim() ?? '';
-    if (refreshToken === '') throw new SpIdentityError(`${where}: environment variable ${variable} (the refresh token of identity ${identity.id}) is not set`);
+    if (refreshToken === '')
+      throw new SpIdentityError(
+        `${where}: environment variable ${variable} (the refresh token of identity ${identity.id}) is not set`,
+      );
     return { ...identity, refreshToken };
   });
   checkUniqueIds(identities, `SP_IDENTITIES_FILE ${file}`);
@@ -147,7 +164,10 @@ export interface SpIdentitySource {
  * @param secrets - the server's redactor: each refresh token is registered with it.
  * @returns the source.
  */
-export function fixedIdentitySource(identities: readonly SpIdentityCredentials[], secrets: SecretRegistry): SpIdentitySource {
+export function fixedIdentitySource(
+  identities: readonly SpIdentityCredentials[],
+  secrets: SecretRegistry,
+): SpIdentitySource {
   for (const identity of identities) secrets.registerSecret(identity.refreshToken);
   const publicView = identities.map(({ id, name, region, marketplace_ids }) => ({ id, name, region, marketplace_ids }));
   return {
@@ -188,9 +208,16 @@ export interface IdentityServiceSettings {
 export function identityServiceSource(settings: IdentityServiceSettings, secrets: SecretRegistry): SpIdentitySource {
   secrets.registerSecret(settings.bearerToken);
   const cached = new Map<number, SpIdentityCredentials>();
-  const headers = { accept: 'application/json', ...(settings.bearerToken === undefined ? {} : { authorization: `Bearer ${settings.bearerToken}` }) };
+  const headers = {
+    accept: 'application/json',
+    ...(settings.bearerToken === undefined ? {} : { authorization: `Bearer ${settings.bearerToken}` }),
+  };
   async function get(path: string, context: ToolHandlerContext): Promise<unknown> {
-    const response = await context.fetch(`${settings.url}${path}`, { method: 'GET', headers, timeoutMs: settings.timeoutMs });
+    const response = await context.fetch(`${settings.url}${path}`, {
+      method: 'GET',
+      headers,
+      timeoutMs: settings.timeoutMs,
+    });
     return readSuccessBody(response);
   }
   return {
@@ -201,8 +228,13 @@ export function identityServiceSource(settings: IdentityServiceSettings, secrets
       const body = await get('/identities', context);
       return asServiceAnswer(() => {
         const items = isRecord(body) ? body['identities'] : body;
-        if (!Array.isArray(items)) throw new SpIdentityError('the identity service answered GET /identities with something other than a list of identities');
-        const identities = items.map((item: unknown, index) => parseIdentity(item, `identity service: identities[${index}]`));
+        if (!Array.isArray(items))
+          throw new SpIdentityError(
+            'the identity service answered GET /identities with something other than a list of identities',
+          );
+        const identities = items.map((item: unknown, index) =>
+          parseIdentity(item, `identity service: identities[${index}]`),
+        );
         checkUniqueIds(identities, 'identity service');
         return identities;
       });
@@ -212,11 +244,13 @@ export function identityServiceSource(settings: IdentityServiceSettings, secrets
       if (known !== undefined) return known;
       const body = await get(`/identities/${id}`, context);
       // registered before anything can fail, so no error text can carry it
-      const refreshToken = isRecord(body) && typeof body['refresh_token'] === 'string' ? body['refresh_token'].trim() : '';
+      const refreshToken =
+        isRecord(body) && typeof body['refresh_token'] === 'string' ? body['refresh_token'].trim() : '';
       secrets.registerSecret(refreshToken);
       const credentials = asServiceAnswer(() => {
         const identity = parseIdentity(body, `identity service: identity ${id}`);
-        if (identity.id !== id || refreshToken === '') throw new SpIdentityError(`the identity service gave no refresh_token for identity ${id}`);
+        if (identity.id !== id || refreshToken === '')
+          throw new SpIdentityError(`the identity service gave no refresh_token for identity ${id}`);
         return { ...identity, refreshToken };
       });
       cached.set(id, credentials);
@@ -242,7 +276,9 @@ function asServiceAnswer<T>(read: () => T): T {
       error_code: 'TOOL_EXECUTION_FAILED',
       summary: `The identity service's answer is malformed: ${error.message}.`,
       details: [{ path: '', issue: error.message, received_type: 'object', service: 'identity' }],
-      hints: ['Check that SP_IDENTITY_SERVICE_URL points at a service with the documented shape (GET /identities, GET /identities/{id}).'],
+      hints: [
+        'Check that SP_IDENTITY_SERVICE_URL points at a service with the documented shape (GET /identities, GET /identities/{id}).',
+      ],
       retryable: false,
     });
   }
@@ -258,16 +294,23 @@ function asServiceAnswer<T>(read: () => T): T {
  * @throws SpIdentityError when both are set, the file cannot be read or is malformed, or the URL
  *   is not an absolute http(s) URL without user information, query or fragment.
  */
-export function identitySourceFromEnv(env: Readonly<Record<string, string | undefined>>, timeoutMs: number, secrets: SecretRegistry): SpIdentitySource | undefined {
+export function identitySourceFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  timeoutMs: number,
+  secrets: SecretRegistry,
+): SpIdentitySource | undefined {
   const file = env['SP_IDENTITIES_FILE']?.trim() ?? '';
   const url = env['SP_IDENTITY_SERVICE_URL']?.trim() ?? '';
-  if (file !== '' && url !== '') throw new SpIdentityError('set SP_IDENTITIES_FILE or SP_IDENTITY_SERVICE_URL, not both');
+  if (file !== '' && url !== '')
+    throw new SpIdentityError('set SP_IDENTITIES_FILE or SP_IDENTITY_SERVICE_URL, not both');
   if (file !== '') {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new SpIdentityError(`SP_IDENTITIES_FILE ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new SpIdentityError(
+        `SP_IDENTITIES_FILE ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
     return fixedIdentitySource(parseIdentitiesFile(text, file, env), secrets);
   }
@@ -278,12 +321,22 @@ export function identitySourceFromEnv(env: Readonly<Record<string, string | unde
   } catch {
     throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an absolute http(s) URL');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an http(s) URL');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an http(s) URL');
   // never quoted: the user information is a credential
-  if (parsed.username !== '' || parsed.password !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead');
-  if (parsed.search !== '' || parsed.hash !== '') throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it');
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new SpIdentityError(
+      'SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead',
+    );
+  if (parsed.search !== '' || parsed.hash !== '')
+    throw new SpIdentityError(
+      'SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it',
+    );
   const bearerToken = env['SP_IDENTITY_SERVICE_TOKEN']?.trim();
-  return identityServiceSource({ url: url.replace(/\/+$/, ''), bearerToken: bearerToken === '' ? undefined : bearerToken, timeoutMs }, secrets);
+  return identityServiceSource(
+    { url: url.replace(/\/+$/, ''), bearerToken: bearerToken === '' ? undefined : bearerToken, timeoutMs },
+    secrets,
+  );
 }
 
 /** One LWA token client per identity, built on first use from the shared client settings. */

@@ -56,13 +56,19 @@ export class SpSessions {
 }
 
 function identityWarning(summary: string): EnvelopeWarning {
-  return { kind: 'identity_unverified', summary, details: [], hints: ['Call list_identities to see the identities the server knows.'] };
+  return {
+    kind: 'identity_unverified',
+    summary,
+    details: [],
+    hints: ['Call list_identities to see the identities the server knows.'],
+  };
 }
 
 /** The id nearest to `id` among `ids`, for a `did_you_mean` hint. */
 function nearestId(id: number, ids: readonly number[]): number | undefined {
   let best: number | undefined;
-  for (const candidate of ids) if (best === undefined || Math.abs(candidate - id) < Math.abs(best - id)) best = candidate;
+  for (const candidate of ids)
+    if (best === undefined || Math.abs(candidate - id) < Math.abs(best - id)) best = candidate;
   return best;
 }
 
@@ -74,14 +80,28 @@ function notFoundError(id: number, identities: readonly SpIdentity[]): EnvelopeE
     error_kind: 'mcp_input_validation',
     error_code: SP_IDENTITY_NOT_FOUND_CODE,
     summary: `No identity ${id}: the server knows ${ids.length} identit${ids.length === 1 ? 'y' : 'ies'}.`,
-    details: [{ path: 'identity_id', field: 'identity_id', issue: `${id} is not one of the identity ids the server knows.`, received_type: 'integer', allowed: ids.slice(0, 50) }],
-    hints: [...(nearest === undefined ? [] : [`Did you mean ${nearest}? Got ${id}.`]), `Known identities: ${listed.join('; ')}${ids.length > 10 ? '; ...' : ''}.`],
+    details: [
+      {
+        path: 'identity_id',
+        field: 'identity_id',
+        issue: `${id} is not one of the identity ids the server knows.`,
+        received_type: 'integer',
+        allowed: ids.slice(0, 50),
+      },
+    ],
+    hints: [
+      ...(nearest === undefined ? [] : [`Did you mean ${nearest}? Got ${id}.`]),
+      `Known identities: ${listed.join('; ')}${ids.length > 10 ? '; ...' : ''}.`,
+    ],
   });
 }
 
 /** An identity service refusal of credentials is not a cache outage: it is the caller's to fix. */
 function isCredentialFailure(error: unknown): boolean {
-  return EnvelopeError.isInstance(error) || (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403));
+  return (
+    EnvelopeError.isInstance(error) ||
+    (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))
+  );
 }
 
 /**
@@ -100,13 +120,21 @@ export function setActiveIdentityTool(source: SpIdentitySource, sessions: SpSess
   return {
     name: 'set_active_identity',
     title: 'Choose the selling partner',
-    description: 'Makes an identity (a selling partner from list_identities) the one whose refresh token, region and marketplaces every later SP-API call of this session uses.',
+    description:
+      'Makes an identity (a selling partner from list_identities) the one whose refresh token, region and marketplaces every later SP-API call of this session uses.',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
     inputSchema: {
       type: 'object',
       // ids are safe integers (the identity parsers refuse others), so a larger id is refused here
       // even when the list cannot be read to check it
-      properties: { identity_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'An id from list_identities.' } },
+      properties: {
+        identity_id: {
+          type: 'integer',
+          minimum: 1,
+          maximum: Number.MAX_SAFE_INTEGER,
+          description: 'An id from list_identities.',
+        },
+      },
       required: ['identity_id'],
       additionalProperties: false,
     },
@@ -118,12 +146,19 @@ export function setActiveIdentityTool(source: SpIdentitySource, sessions: SpSess
         identities = await source.list(context);
       } catch (error) {
         if (isCredentialFailure(error)) throw error;
-        context.recordResponseMeta({ warnings: [identityWarning(`Identity ${id} was set without checking it: the identity list could not be read.`)] });
+        context.recordResponseMeta({
+          warnings: [
+            identityWarning(`Identity ${id} was set without checking it: the identity list could not be read.`),
+          ],
+        });
         return activate(sessions.of(context), id, undefined);
       }
       const identity = identities.find((candidate) => candidate.id === id);
       if (identity === undefined && identities.length > 0) throw notFoundError(id, identities);
-      if (identity === undefined) context.recordResponseMeta({ warnings: [identityWarning(`Identity ${id} was set without checking it: the identity list is empty.`)] });
+      if (identity === undefined)
+        context.recordResponseMeta({
+          warnings: [identityWarning(`Identity ${id} was set without checking it: the identity list is empty.`)],
+        });
       return activate(sessions.of(context), id, identity);
     },
   };
@@ -132,7 +167,15 @@ export function setActiveIdentityTool(source: SpIdentitySource, sessions: SpSess
 function activate(state: SpSessionState, id: number, identity: SpIdentity | undefined): Record<string, unknown> {
   state.identityId = id;
   state.region = undefined;
-  return identity === undefined ? { identity_id: id, verified: false } : { identity_id: id, verified: true, name: identity.name, region: identity.region, marketplace_ids: [...identity.marketplace_ids] };
+  return identity === undefined
+    ? { identity_id: id, verified: false }
+    : {
+        identity_id: id,
+        verified: true,
+        name: identity.name,
+        region: identity.region,
+        marketplace_ids: [...identity.marketplace_ids],
+      };
 }
 
 function regionFilter(value: unknown): SpRegion | undefined {
@@ -143,8 +186,18 @@ function regionFilter(value: unknown): SpRegion | undefined {
     error_kind: 'mcp_input_validation',
     error_code: 'INPUT_VALIDATION_FAILED',
     summary: `The region ${JSON.stringify(value).slice(0, 42)} names no SP-API region.`,
-    details: [{ path: 'region', field: 'region', issue: `must be ${SP_REGION_CODES.join(', ')} or a name of one (Europe, Japan, a marketplace country)`, received_type: typeof value, allowed: [...SP_REGION_CODES] }],
-    hints: ['Give a region code (na, eu, fe), a region name (North America, Europe, Far East) or a marketplace country (US, DE, JP).'],
+    details: [
+      {
+        path: 'region',
+        field: 'region',
+        issue: `must be ${SP_REGION_CODES.join(', ')} or a name of one (Europe, Japan, a marketplace country)`,
+        received_type: typeof value,
+        allowed: [...SP_REGION_CODES],
+      },
+    ],
+    hints: [
+      'Give a region code (na, eu, fe), a region name (North America, Europe, Far East) or a marketplace country (US, DE, JP).',
+    ],
   });
 }
 
@@ -162,11 +215,17 @@ export function listIdentitiesTool(source: SpIdentitySource, sessions: SpSession
   return {
     name: 'list_identities',
     title: 'List the selling partners',
-    description: 'Lists the identities (selling partners) this server can act as: id, name, region and marketplace ids. Pass an id to set_active_identity.',
+    description:
+      'Lists the identities (selling partners) this server can act as: id, name, region and marketplace ids. Pass an id to set_active_identity.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
     inputSchema: {
       type: 'object',
-      properties: { region: { type: 'string', description: 'Only identities of this region: a code (na, eu, fe) or a name (Europe, Japan, DE).' } },
+      properties: {
+        region: {
+          type: 'string',
+          description: 'Only identities of this region: a code (na, eu, fe) or a name (Europe, Japan, DE).',
+        },
+      },
       additionalProperties: false,
     },
     inputSchemaCheck: 'first-call',
@@ -176,7 +235,12 @@ export function listIdentitiesTool(source: SpIdentitySource, sessions: SpSession
       const shown = identities.filter((identity) => region === undefined || identity.region === region);
       const active = sessions.of(context).identityId;
       return {
-        identities: shown.map((identity) => ({ id: identity.id, name: identity.name, region: identity.region, marketplace_ids: [...identity.marketplace_ids] })),
+        identities: shown.map((identity) => ({
+          id: identity.id,
+          name: identity.name,
+          region: identity.region,
+          marketplace_ids: [...identity.marketplace_ids],
+        })),
         active_identity_id: active ?? null,
         source: source.kind,
       };

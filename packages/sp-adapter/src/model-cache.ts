@@ -75,7 +75,10 @@ function modulesIn(folder: string, recursive: boolean): string[] {
 function codeFingerprint(): string | undefined {
   try {
     const coreEntry = createRequire(import.meta.url).resolve('@mcp-envelope/core');
-    const modules = [...modulesIn(dirname(fileURLToPath(import.meta.url)), false), ...modulesIn(dirname(coreEntry), true)];
+    const modules = [
+      ...modulesIn(dirname(fileURLToPath(import.meta.url)), false),
+      ...modulesIn(dirname(coreEntry), true),
+    ];
     return JSON.stringify(
       modules.map((module) => {
         const stats = statSync(module);
@@ -108,12 +111,23 @@ function sha256(data: string | Buffer): string {
  * @returns the slot, or `{ bypassed }` with the reason.
  * @throws Error when a model file cannot be read (the load would fail on it too).
  */
-export function modelCacheSlot(cacheDirectory: string, root: string, files: readonly string[]): ModelCacheSlot | { readonly bypassed: string } {
+export function modelCacheSlot(
+  cacheDirectory: string,
+  root: string,
+  files: readonly string[],
+): ModelCacheSlot | { readonly bypassed: string } {
   const code = codeFingerprint();
   if (code === undefined) return { bypassed: 'the modules of the converter could not be listed' };
   const contents = files.map((name) => readFileSync(join(root, name)));
   // JSON keeps names apart whatever they contain (a newline in a file name, say)
-  const material = JSON.stringify([SP_MODEL_CACHE_FORMAT, SP_ADAPTER_VERSION, CORE_VERSION, code, root, files.map((name, index) => [name, sha256(contents[index] as Buffer)])]);
+  const material = JSON.stringify([
+    SP_MODEL_CACHE_FORMAT,
+    SP_ADAPTER_VERSION,
+    CORE_VERSION,
+    code,
+    root,
+    files.map((name, index) => [name, sha256(contents[index] as Buffer)]),
+  ]);
   return { file: join(cacheDirectory, `sp-models-${sha256(root).slice(0, 24)}.json`), key: sha256(material), contents };
 }
 
@@ -143,7 +157,9 @@ interface CacheHeader {
  *   value is intact; `undefined` when there is no file or it belongs to other contents (the
  *   common miss); `{ unreadable }` with the reason otherwise.
  */
-export function readModelCache(slot: ModelCacheSlot): { readonly value: unknown } | { readonly unreadable: string } | undefined {
+export function readModelCache(
+  slot: ModelCacheSlot,
+): { readonly value: unknown } | { readonly unreadable: string } | undefined {
   let text: string;
   try {
     text = readFileSync(slot.file, 'utf8');
@@ -158,7 +174,8 @@ export function readModelCache(slot: ModelCacheSlot): { readonly value: unknown 
     if (header.format !== SP_MODEL_CACHE_FORMAT) return { unreadable: 'another cache format' };
     if (header.key !== slot.key) return undefined;
     const valueText = text.slice(newline + 1);
-    if (header.value !== sha256(valueText)) return { unreadable: 'the cached models were damaged (their SHA-256 does not match)' };
+    if (header.value !== sha256(valueText))
+      return { unreadable: 'the cached models were damaged (their SHA-256 does not match)' };
     return { value: JSON.parse(valueText) };
   } catch (error) {
     return { unreadable: error instanceof Error ? error.message : String(error) };
@@ -195,7 +212,11 @@ export function writeModelCache(slot: ModelCacheSlot, value: unknown): void {
   removeStaleTemporaries(slot, Date.now());
   const temporary = `${slot.file}.${process.pid}.${Date.now()}.tmp`;
   const valueText = JSON.stringify(value);
-  const header = JSON.stringify({ format: SP_MODEL_CACHE_FORMAT, key: slot.key, value: sha256(valueText) } satisfies CacheHeader);
+  const header = JSON.stringify({
+    format: SP_MODEL_CACHE_FORMAT,
+    key: slot.key,
+    value: sha256(valueText),
+  } satisfies CacheHeader);
   try {
     writeFileSync(temporary, `${header}\n${valueText}`);
     renameSync(temporary, slot.file);

@@ -22,7 +22,14 @@ import { modelCacheSlot, readModelCache, removeModelCache, writeModelCache } fro
 import type { SpModelCacheEvent } from './model-cache.js';
 
 /** Headers the reference server sets itself; never tool arguments. */
-export const SP_SERVER_SET_HEADERS = ['x-amz-access-token', 'authorization', 'host', 'user-agent', 'x-amz-date', 'x-amz-security-token'] as const;
+export const SP_SERVER_SET_HEADERS = [
+  'x-amz-access-token',
+  'authorization',
+  'host',
+  'user-agent',
+  'x-amz-date',
+  'x-amz-security-token',
+] as const;
 
 /** One operation of a loaded model, with its tool name. */
 export interface SpModelOperation extends ConvertedOperation {
@@ -60,7 +67,11 @@ interface ConvertedModel {
  */
 const NON_LOCAL_REFERENCE = /"(?:\$|\\u0024)ref"\s*:\s*"(?!#)/i;
 
-function convertDocument(file: string, document: unknown, resolveReference: (reference: string) => unknown): ConvertedModel {
+function convertDocument(
+  file: string,
+  document: unknown,
+  resolveReference: (reference: string) => unknown,
+): ConvertedModel {
   const converter = new OperationConverter(document, {
     resolveReference,
     omitHeaders: SP_SERVER_SET_HEADERS,
@@ -70,7 +81,12 @@ function convertDocument(file: string, document: unknown, resolveReference: (ref
   });
   const info = (document as Record<string, unknown>)['info'];
   const title = typeof info === 'object' && info !== null ? (info as Record<string, unknown>)['title'] : undefined;
-  return { model: modelNameFromFileName(file), file, title: typeof title === 'string' ? title : undefined, operations: converter.operations() };
+  return {
+    model: modelNameFromFileName(file),
+    file,
+    title: typeof title === 'string' ? title : undefined,
+    operations: converter.operations(),
+  };
 }
 
 /** The library's whole job: read and parse the file, then read every file it refers to. */
@@ -97,7 +113,12 @@ function mentionsReference(value: unknown): boolean {
  */
 function pointersFromRoot(document: Readonly<Record<string, unknown>>): boolean {
   const openapi = document['openapi'];
-  return !('$id' in document) && !('id' in document) && !('$schema' in document) && !(typeof openapi === 'string' && openapi.startsWith('3.1'));
+  return (
+    !('$id' in document) &&
+    !('id' in document) &&
+    !('$schema' in document) &&
+    !(typeof openapi === 'string' && openapi.startsWith('3.1'))
+  );
 }
 
 /**
@@ -112,7 +133,8 @@ function plainPointerTarget(document: Readonly<Record<string, unknown>>, referen
   if (!PLAIN_POINTER.test(reference)) return ASK_THE_LIBRARY;
   let value: unknown = document;
   for (const token of reference.slice(2).split('/')) {
-    if (mentionsReference(value) || value === null || (typeof value !== 'object' && typeof value !== 'function')) return ASK_THE_LIBRARY;
+    if (mentionsReference(value) || value === null || (typeof value !== 'object' && typeof value !== 'function'))
+      return ASK_THE_LIBRARY;
     const next = (value as Record<string, unknown>)[token];
     if (next === undefined || next === null) return ASK_THE_LIBRARY;
     value = next;
@@ -135,7 +157,9 @@ function readLocalDocument(file: string, content?: Buffer): Record<string, unkno
     const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     if (NON_LOCAL_REFERENCE.test(json)) return undefined;
     const document: unknown = JSON.parse(json);
-    return typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
+    return typeof document === 'object' && document !== null && !Array.isArray(document)
+      ? (document as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -153,7 +177,10 @@ function readLocalDocument(file: string, content?: Buffer): Record<string, unkno
  * 3. anything else (not a JSON object, a `$ref` that may leave the file, a lookup that fails):
  *    the library reads and resolves the file as it always did, so its results and errors stand.
  */
-async function convertModelFile(file: string, content?: Buffer): Promise<{ readonly converted: ConvertedModel; readonly selfContained: boolean }> {
+async function convertModelFile(
+  file: string,
+  content?: Buffer,
+): Promise<{ readonly converted: ConvertedModel; readonly selfContained: boolean }> {
   const document = readLocalDocument(file, content);
   if (document === undefined) return { converted: await convertWithExternalReferences(file), selfContained: false };
   if (pointersFromRoot(document)) {
@@ -191,7 +218,11 @@ function namedModel(converted: ConvertedModel, taken: ReadonlySet<string>): SpMo
     model,
     file,
     ...(title === undefined ? {} : { title }),
-    operations: operations.map((operation, index) => ({ ...operation, toolName: names[index] ?? operation.operationId, model })),
+    operations: operations.map((operation, index) => ({
+      ...operation,
+      toolName: names[index] ?? operation.operationId,
+      model,
+    })),
   };
 }
 
@@ -234,7 +265,13 @@ function isFileBehindLink(path: string): boolean {
 function isModelList(value: unknown): value is SpModel[] {
   return (
     Array.isArray(value) &&
-    value.every((model: unknown) => typeof model === 'object' && model !== null && typeof (model as SpModel).model === 'string' && Array.isArray((model as SpModel).operations))
+    value.every(
+      (model: unknown) =>
+        typeof model === 'object' &&
+        model !== null &&
+        typeof (model as SpModel).model === 'string' &&
+        Array.isArray((model as SpModel).operations),
+    )
   );
 }
 
@@ -258,17 +295,32 @@ function isModelList(value: unknown): value is SpModel[] {
 export async function loadSpModels(directory: string, options: LoadSpModelsOptions = {}): Promise<SpModel[]> {
   const root = resolvePath(directory);
   const files = (await readdir(root, { withFileTypes: true }))
-    .filter((entry) => entry.name.toLowerCase().endsWith('.json') && (entry.isFile() || (entry.isSymbolicLink() && isFileBehindLink(join(root, entry.name)))))
+    .filter(
+      (entry) =>
+        entry.name.toLowerCase().endsWith('.json') &&
+        (entry.isFile() || (entry.isSymbolicLink() && isFileBehindLink(join(root, entry.name)))),
+    )
     .map((entry) => entry.name)
     .sort();
   if (files.length === 0) throw new Error(`no *.json model files in ${root}`);
   if (options.cacheDirectory === undefined) return (await convertModelFiles(root, files)).models;
-  if (options.cacheDirectory.trim() === '') throw new TypeError('cacheDirectory must be a folder path (an empty one would be the working directory)');
-  return loadThroughCache(root, files, resolvePath(options.cacheDirectory), options.onCacheEvent ?? ((): void => undefined));
+  if (options.cacheDirectory.trim() === '')
+    throw new TypeError('cacheDirectory must be a folder path (an empty one would be the working directory)');
+  return loadThroughCache(
+    root,
+    files,
+    resolvePath(options.cacheDirectory),
+    options.onCacheEvent ?? ((): void => undefined),
+  );
 }
 
 /** {@link loadSpModels} with a cache folder: a hit, or a conversion that is then stored when it may be. */
-async function loadThroughCache(root: string, files: readonly string[], cacheDirectory: string, report: (event: SpModelCacheEvent) => void): Promise<SpModel[]> {
+async function loadThroughCache(
+  root: string,
+  files: readonly string[],
+  cacheDirectory: string,
+  report: (event: SpModelCacheEvent) => void,
+): Promise<SpModel[]> {
   let slot: ReturnType<typeof modelCacheSlot>;
   try {
     slot = modelCacheSlot(cacheDirectory, root, files);
@@ -290,13 +342,24 @@ async function loadThroughCache(root: string, files: readonly string[], cacheDir
   if (notSelfContained !== undefined) {
     // the models depend on more than the hashed bytes: not cached
     removeModelCache(slot);
-    report({ kind: 'bypassed', file: slot.file, reason: `${notSelfContained} refers to other files or needs the reference library` });
+    report({
+      kind: 'bypassed',
+      file: slot.file,
+      reason: `${notSelfContained} refers to other files or needs the reference library`,
+    });
     return models;
   }
   let event: SpModelCacheEvent;
   try {
     writeModelCache(slot, models);
-    event = cached === undefined ? { kind: 'stored', file: slot.file } : { kind: 'unreadable', file: slot.file, reason: 'value' in cached ? 'not a list of models' : cached.unreadable };
+    event =
+      cached === undefined
+        ? { kind: 'stored', file: slot.file }
+        : {
+            kind: 'unreadable',
+            file: slot.file,
+            reason: 'value' in cached ? 'not a list of models' : cached.unreadable,
+          };
   } catch (error) {
     event = { kind: 'unwritable', file: slot.file, reason: error instanceof Error ? error.message : String(error) };
   }
@@ -323,7 +386,9 @@ async function convertModelFiles(
       if (!selfContained) notSelfContained ??= name;
       model = namedModel(converted, taken);
     } catch (error) {
-      throw new Error(`cannot load model ${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(`cannot load model ${name}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
     for (const operation of model.operations) taken.add(operation.toolName);
     models.push(model);

@@ -7,7 +7,13 @@
 import { AMAZON_REGIONS } from '@mcp-envelope/amazon';
 
 /** One SP-API region's name and endpoints, from the Amazon region table. */
-function spRegionEntry<Region extends (typeof AMAZON_REGIONS)[keyof typeof AMAZON_REGIONS]>(region: Region): { readonly name: Region['name']; readonly endpoint: Region['spApiEndpoint']; readonly sandboxEndpoint: Region['spApiSandboxEndpoint'] } {
+function spRegionEntry<Region extends (typeof AMAZON_REGIONS)[keyof typeof AMAZON_REGIONS]>(
+  region: Region,
+): {
+  readonly name: Region['name'];
+  readonly endpoint: Region['spApiEndpoint'];
+  readonly sandboxEndpoint: Region['spApiSandboxEndpoint'];
+} {
   return { name: region.name, endpoint: region.spApiEndpoint, sandboxEndpoint: region.spApiSandboxEndpoint };
 }
 
@@ -54,13 +60,17 @@ export const SP_MARKETPLACES = {
   SG: { marketplaceId: 'A19VAU5U5O7RUS', region: 'fe', country: 'Singapore' },
   AU: { marketplaceId: 'A39IBJ37TRP1C6', region: 'fe', country: 'Australia' },
   JP: { marketplaceId: 'A1VC38T7YXB528', region: 'fe', country: 'Japan' },
-} as const satisfies Readonly<Record<string, { readonly marketplaceId: string; readonly region: SpRegion; readonly country: string }>>;
+} as const satisfies Readonly<
+  Record<string, { readonly marketplaceId: string; readonly region: SpRegion; readonly country: string }>
+>;
 
 /** One marketplace country code. */
 export type SpMarketplaceCountry = keyof typeof SP_MARKETPLACES;
 
 /** Every known marketplace id, in table order. */
-export const SP_MARKETPLACE_IDS: readonly string[] = Object.values(SP_MARKETPLACES).map((marketplace) => marketplace.marketplaceId);
+export const SP_MARKETPLACE_IDS: readonly string[] = Object.values(SP_MARKETPLACES).map(
+  (marketplace) => marketplace.marketplaceId,
+);
 
 /**
  * Reads a region setting: a canonical code or any alias of {@link SP_REGION_VALUE_ALIASES} (any case,

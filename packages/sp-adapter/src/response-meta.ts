@@ -22,7 +22,6 @@ export const SP_RATE_LIMIT_HEADERS = {
 /** Where the request id is, in order of preference. */
 export const SP_REQUEST_ID_HEADERS = ['x-amzn-RequestId', 'x-amz-rid', 'x-amz-apigw-id'] as const;
 
-
 /**
  * The request id of a response: `x-amzn-RequestId`, else `x-amz-rid`, else `x-amz-apigw-id`, in
  * any casing. A header repeated (folded as `a, b`) gives its first value.

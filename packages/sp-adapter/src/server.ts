@@ -8,10 +8,24 @@
  * @packageDocumentation
  */
 import { createAmazonRedactor, LwaError, LwaTokenClient, lwaSettingsFromEnv } from '@mcp-envelope/amazon';
-import { compileTool, createEnvelopeServer, createPipelineCaches, EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import {
+  compileTool,
+  createEnvelopeServer,
+  createPipelineCaches,
+  EnvelopeError,
+  readSuccessBody,
+  UpstreamHttpError,
+} from '@mcp-envelope/core';
 import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
 import { officialSuiteTools } from '@mcp-envelope/core/testing';
-import type { CompiledTool, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, JsonSchemaObject, ToolHandlerContext } from '@mcp-envelope/core';
+import type {
+  CompiledTool,
+  EnvelopeServer,
+  EnvelopeServerOptions,
+  EnvelopeTool,
+  JsonSchemaObject,
+  ToolHandlerContext,
+} from '@mcp-envelope/core';
 
 import { createSpAdapter } from './adapter.js';
 import { SP_REDACTION_PATTERNS } from './redaction.js';
@@ -112,23 +126,32 @@ export class SpSettingsError extends Error {
  * @returns the values that are set.
  * @throws SpSettingsError naming the variable when a value cannot be read.
  */
-export function spSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): { region?: SpRegion; sandbox?: boolean; timeoutMs?: number } {
+export function spSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): {
+  region?: SpRegion;
+  sandbox?: boolean;
+  timeoutMs?: number;
+} {
   const result: { region?: SpRegion; sandbox?: boolean; timeoutMs?: number } = {};
   const region = env['SP_API_REGION'];
   if (region !== undefined && region.trim() !== '') {
     const parsed = parseSpRegion(region);
-    if (parsed === undefined) throw new SpSettingsError(`SP_API_REGION must be one of ${SP_REGION_CODES.join(', ')} (or a name of one), got "${region.slice(0, 40)}"`);
+    if (parsed === undefined)
+      throw new SpSettingsError(
+        `SP_API_REGION must be one of ${SP_REGION_CODES.join(', ')} (or a name of one), got "${region.slice(0, 40)}"`,
+      );
     result.region = parsed;
   }
   const sandbox = env['SP_API_SANDBOX']?.trim().toLowerCase();
   if (sandbox !== undefined && sandbox !== '') {
-    if (!['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(sandbox)) throw new SpSettingsError('SP_API_SANDBOX must be true or false');
+    if (!['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(sandbox))
+      throw new SpSettingsError('SP_API_SANDBOX must be true or false');
     result.sandbox = ['true', '1', 'yes', 'on'].includes(sandbox);
   }
   const timeout = env['SP_API_TIMEOUT_MS']?.trim();
   if (timeout !== undefined && timeout !== '') {
     const milliseconds = Number(timeout);
-    if (!Number.isInteger(milliseconds) || milliseconds < 1) throw new SpSettingsError('SP_API_TIMEOUT_MS must be a positive integer (milliseconds)');
+    if (!Number.isInteger(milliseconds) || milliseconds < 1)
+      throw new SpSettingsError('SP_API_TIMEOUT_MS must be a positive integer (milliseconds)');
     result.timeoutMs = milliseconds;
   }
   return result;
@@ -171,16 +194,25 @@ function publishedSchema(operation: SpModelOperation): JsonSchemaObject {
     const schema = properties[body.property] as JsonRecord;
     if (schema['type'] === 'object' || schema['type'] === 'array') {
       const description = typeof schema['description'] === 'string' ? `${schema['description']} ` : '';
-      properties[body.property] = { ...schema, type: [schema['type'], 'string'], description: `${description}(May also be sent as JSON text.)` };
+      properties[body.property] = {
+        ...schema,
+        type: [schema['type'], 'string'],
+        description: `${description}(May also be sent as JSON text.)`,
+      };
     }
   }
   return { ...operation.inputSchema, properties };
 }
 
 function toolDescription(operation: SpModelOperation): string {
-  const text = [operation.summary, operation.description].filter((part): part is string => part !== undefined && part !== '');
+  const text = [operation.summary, operation.description].filter(
+    (part): part is string => part !== undefined && part !== '',
+  );
   const unique = text.length === 2 && text[1]?.startsWith(text[0] ?? '') === true ? [text[1]] : text;
-  return `${unique.join(' ')}${unique.length > 0 ? ' ' : ''}(SP-API ${operation.method} ${operation.path}${operation.deprecated ? '; deprecated' : ''})`.slice(0, 1200);
+  return `${unique.join(' ')}${unique.length > 0 ? ' ' : ''}(SP-API ${operation.method} ${operation.path}${operation.deprecated ? '; deprecated' : ''})`.slice(
+    0,
+    1200,
+  );
 }
 
 /** The server's start-up settings: options first, then the environment, then the defaults. */
@@ -195,7 +227,11 @@ function initialState(options: SpServerOptions, env: Readonly<Record<string, str
 }
 
 /** The arguments with a JSON body sent as a string parsed (and checked against the body's schema). */
-function withParsedBody(operation: SpModelOperation, args: Record<string, unknown>, checkParsedBody: (operation: SpModelOperation, value: unknown) => void): Record<string, unknown> {
+function withParsedBody(
+  operation: SpModelOperation,
+  args: Record<string, unknown>,
+  checkParsedBody: (operation: SpModelOperation, value: unknown) => void,
+): Record<string, unknown> {
   const body = operation.body;
   if (body === undefined || typeof args[body.property] !== 'string') return args;
   const parsed = coerceJsonBody(args[body.property], body.property);
@@ -217,14 +253,24 @@ function createBodyChecker(): (operation: SpModelOperation, value: unknown) => v
     if (body === undefined) return;
     let check = bodyChecks.get(operation.toolName);
     if (check === undefined) {
-      const schema = isRecord(operation.inputSchema['properties']) ? operation.inputSchema['properties'][body.property] : undefined;
+      const schema = isRecord(operation.inputSchema['properties'])
+        ? operation.inputSchema['properties'][body.property]
+        : undefined;
       const definitions = operation.inputSchema['$defs'];
-      check = compileTool(`${operation.toolName}#${body.property}`, { type: 'object', properties: { [body.property]: schema ?? {} }, ...(definitions === undefined ? {} : { $defs: definitions }) }, {
-        normalizationEnabled: false,
-        strictUnknownFields: false,
-        hints: SP_HINT_TABLES,
-        caches,
-      });
+      check = compileTool(
+        `${operation.toolName}#${body.property}`,
+        {
+          type: 'object',
+          properties: { [body.property]: schema ?? {} },
+          ...(definitions === undefined ? {} : { $defs: definitions }),
+        },
+        {
+          normalizationEnabled: false,
+          strictUnknownFields: false,
+          hints: SP_HINT_TABLES,
+          caches,
+        },
+      );
       bodyChecks.set(operation.toolName, check);
     }
     const result = check.check({ [body.property]: value });
@@ -249,7 +295,10 @@ interface IdentityCredentialParts {
 
 /** The per-call credential lookups of the SP server: which token source and region a session's call uses. */
 function identityCredentials({ identities, tokens, identityTokens, defaultRegion }: IdentityCredentialParts): {
-  callCredentials: (session: SpSessionState, context: ToolHandlerContext) => Promise<{ tokens: AccessTokenSource; region: SpRegion }>;
+  callCredentials: (
+    session: SpSessionState,
+    context: ToolHandlerContext,
+  ) => Promise<{ tokens: AccessTokenSource; region: SpRegion }>;
   identityAccessToken: (id: number | undefined, source: AccessTokenSource) => Promise<string>;
 } {
   /**
@@ -257,8 +306,12 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
    * the server's region when none is active). An LwaError escapes to core, which hands it to the
    * adapter as an `lwa` failure; an identity service failure is classified as `OPENBRIDGE_HTTP_*`.
    */
-  async function callCredentials(session: SpSessionState, context: ToolHandlerContext): Promise<{ tokens: AccessTokenSource; region: SpRegion }> {
-    if (session.identityId === undefined || identities === undefined) return { tokens, region: session.region ?? defaultRegion() };
+  async function callCredentials(
+    session: SpSessionState,
+    context: ToolHandlerContext,
+  ): Promise<{ tokens: AccessTokenSource; region: SpRegion }> {
+    if (session.identityId === undefined || identities === undefined)
+      return { tokens, region: session.region ?? defaultRegion() };
     const identity = await identities.credentials(session.identityId, context);
     if (identity === undefined) throw unknownActiveIdentity(session.identityId);
     return { tokens: identityTokens.client(identity), region: session.region ?? identity.region };
@@ -272,7 +325,12 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
     try {
       return await source.accessToken();
     } catch (error) {
-      if (id !== undefined && identities !== undefined && LwaError.isInstance(error) && error.reason === 'token_rejected') {
+      if (
+        id !== undefined &&
+        identities !== undefined &&
+        LwaError.isInstance(error) &&
+        error.reason === 'token_rejected'
+      ) {
         identities.forget?.(id);
         identityTokens.forget(id);
       }
@@ -283,7 +341,11 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
 }
 
 /** The `set_region` tool: the choice belongs to the calling session and wins over its identity's region. */
-function setRegionTool(sessions: SpSessions, state: SpServerState, baseUrl: (region: SpRegion, sandbox: boolean) => string): EnvelopeTool {
+function setRegionTool(
+  sessions: SpSessions,
+  state: SpServerState,
+  baseUrl: (region: SpRegion, sandbox: boolean) => string,
+): EnvelopeTool {
   return {
     name: SET_REGION_TOOL_NAME,
     title: 'Choose the SP-API region',
@@ -340,7 +402,8 @@ function setRegionTool(sessions: SpSessions, state: SpServerState, baseUrl: (reg
 export function createSpServer(options: SpServerOptions): SpServer {
   const env = options.env ?? process.env;
   const state = initialState(options, env);
-  const baseUrl = (region: SpRegion = state.region, sandbox: boolean = state.sandbox): string => state.upstream ?? spEndpoint(region, sandbox);
+  const baseUrl = (region: SpRegion = state.region, sandbox: boolean = state.sandbox): string =>
+    state.upstream ?? spEndpoint(region, sandbox);
   // this server's redactor: its LWA clients and identity sources register their secrets with it
   const redactor = createAmazonRedactor(SP_REDACTION_PATTERNS);
   const lwaSettings = lwaSettingsFromEnv(env);
@@ -352,11 +415,17 @@ export function createSpServer(options: SpServerOptions): SpServer {
   const envelopeOptions: EnvelopeServerOptions = { env, ...options.envelope };
 
   const operations = new Map<string, SpModelOperation>();
-  for (const model of options.models) for (const operation of model.operations) operations.set(operation.toolName, operation);
+  for (const model of options.models)
+    for (const operation of model.operations) operations.set(operation.toolName, operation);
 
   const checkParsedBody = createBodyChecker();
 
-  const { callCredentials, identityAccessToken } = identityCredentials({ identities, tokens, identityTokens, defaultRegion: () => state.region });
+  const { callCredentials, identityAccessToken } = identityCredentials({
+    identities,
+    tokens,
+    identityTokens,
+    defaultRegion: () => state.region,
+  });
 
   function operationTool(operation: SpModelOperation): EnvelopeTool {
     const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
@@ -371,25 +440,40 @@ export function createSpServer(options: SpServerOptions): SpServer {
       // built fresh above from converted, plain-JSON models that nothing changes later (see
       // SpServerOptions.models): core keeps it without its deep copy
       inputSchemaOwnership: 'transfer',
-      annotations: { readOnlyHint: readOnly, destructiveHint: operation.method === 'DELETE', idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE', openWorldHint: true },
+      annotations: {
+        readOnlyHint: readOnly,
+        destructiveHint: operation.method === 'DELETE',
+        idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE',
+        openWorldHint: true,
+      },
       handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
         const prepared = withParsedBody(operation, args, checkParsedBody);
         const session = sessions.of(context);
         // read before any await: a set_active_identity meanwhile must not change this call's identity
         const identityId = session.identityId;
         const credentials = await callCredentials(session, context);
-        const request = buildOperationRequest(operation, prepared, baseUrl(credentials.region, session.sandbox ?? state.sandbox));
+        const request = buildOperationRequest(
+          operation,
+          prepared,
+          baseUrl(credentials.region, session.sandbox ?? state.sandbox),
+        );
         const token = await identityAccessToken(identityId, credentials.tokens);
         try {
           const response = await context.fetch(request.url, {
             method: request.method,
-            headers: { ...request.headers, accept: 'application/json', 'user-agent': `${SP_SERVER_NAME}/${SP_ADAPTER_VERSION} (Language=JavaScript; Platform=Node.js)`, 'x-amz-access-token': token },
+            headers: {
+              ...request.headers,
+              accept: 'application/json',
+              'user-agent': `${SP_SERVER_NAME}/${SP_ADAPTER_VERSION} (Language=JavaScript; Platform=Node.js)`,
+              'x-amz-access-token': token,
+            },
             ...(request.body === undefined ? {} : { body: request.body }),
             timeoutMs: state.timeoutMs,
           });
           return await readSuccessBody(response);
         } catch (error) {
-          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403)) credentials.tokens.invalidate();
+          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))
+            credentials.tokens.invalidate();
           throw error;
         }
       },
@@ -398,8 +482,16 @@ export function createSpServer(options: SpServerOptions): SpServer {
 
   const setRegion = setRegionTool(sessions, state, baseUrl);
 
-  const identityTools = identities === undefined ? [] : [listIdentitiesTool(identities, sessions), setActiveIdentityTool(identities, sessions)];
-  const tools: EnvelopeTool[] = [...[...operations.values()].map(operationTool), setRegion, ...identityTools, ...(options.conformanceFixtures === true ? officialSuiteTools() : [])];
+  const identityTools =
+    identities === undefined
+      ? []
+      : [listIdentitiesTool(identities, sessions), setActiveIdentityTool(identities, sessions)];
+  const tools: EnvelopeTool[] = [
+    ...[...operations.values()].map(operationTool),
+    setRegion,
+    ...identityTools,
+    ...(options.conformanceFixtures === true ? officialSuiteTools() : []),
+  ];
   const envelope = createEnvelopeServer({
     info: { name: SP_SERVER_NAME, version: SP_ADAPTER_VERSION, title: 'SP-API (reference envelope server)' },
     adapter,
@@ -419,7 +511,14 @@ function unknownActiveIdentity(id: number): EnvelopeError {
     error_kind: 'mcp_input_validation',
     error_code: 'INPUT_VALIDATION_FAILED',
     summary: `The active identity ${id} is not known to the identity source.`,
-    details: [{ path: '', field: 'identity_id', issue: `identity ${id} was set unverified and the source has no such identity`, received_type: 'integer' }],
+    details: [
+      {
+        path: '',
+        field: 'identity_id',
+        issue: `identity ${id} was set unverified and the source has no such identity`,
+        received_type: 'integer',
+      },
+    ],
     hints: ['Call list_identities, then set_active_identity with one of its ids.'],
   });
 }

@@ -24,7 +24,10 @@ function failureOf(fixture: UpstreamFixture): UpstreamHttpFailure {
     status: fixture.response.status,
     headers: lowerCased(fixture.response.headers),
     body: fixture.response.body,
-    request: { method: fixture.request.method, url: `https://sellingpartnerapi-na.amazon.com${fixture.request.path}${query === '' ? '' : `?${query}`}` },
+    request: {
+      method: fixture.request.method,
+      url: `https://sellingpartnerapi-na.amazon.com${fixture.request.path}${query === '' ? '' : `?${query}`}`,
+    },
   };
 }
 
@@ -47,7 +50,11 @@ describe('classifySpFailure on every recorded SP-API error', () => {
   it.each(ERROR_FIXTURES.map((fixture) => [fixture.id, fixture] as const))('%s', (_id, fixture) => {
     const classified = classifySpFailure(failureOf(fixture), CONTEXT);
     const expected = fixture.expected;
-    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([expected.error_kind, expected.error_code, expected.retryable]);
+    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([
+      expected.error_kind,
+      expected.error_code,
+      expected.retryable,
+    ]);
     expect(validateEnvelope(envelopeOf(classified))).toEqual({ valid: true });
     const first = classified.details[0]!;
     expect(first['http_status']).toBe(fixture.response.status);
@@ -80,7 +87,9 @@ describe('summaries', () => {
 
   it('uses the status text for an HTML page', () => {
     const fixture = ERROR_FIXTURES.find((candidate) => candidate.id === 'sp-503-html-temporarily-unavailable')!;
-    expect(classifySpFailure(failureOf(fixture), CONTEXT).summary).toBe('SP-API answered HTTP 503 Service Unavailable to GET /reports/2021-06-30/reports/61824093571');
+    expect(classifySpFailure(failureOf(fixture), CONTEXT).summary).toBe(
+      'SP-API answered HTTP 503 Service Unavailable to GET /reports/2021-06-30/reports/61824093571',
+    );
   });
 
   it('states the wait of a rate limit', () => {
@@ -118,14 +127,21 @@ describe('401/403 causes', () => {
 
 describe('marketplace hints', () => {
   it('suggests the id for a country code and the region for a marketplace of another region', () => {
-    expect(spMarketplaceHints({ method: 'GET', url: 'https://sellingpartnerapi-na.amazon.com/orders/v0/orders?MarketplaceIds=US,uk&CreatedAfter=x' })).toEqual([
-      'Did you mean ATVPDKIKX0DER? Got US.',
-      'Did you mean A1F83G8C2ARO7P? Got uk.',
-    ]);
-    expect(spMarketplaceHints({ method: 'GET', url: 'https://sellingpartnerapi-fe.amazon.com/catalog/2022-04-01/items?marketplaceIds=A1PA6795UKMFR9' })).toEqual([
-      'Marketplace A1PA6795UKMFR9 (Germany) is served by the eu endpoint, not fe: call set_region with eu.',
-    ]);
-    expect(spMarketplaceHints({ method: 'GET', url: 'http://127.0.0.1:9/orders?MarketplaceIds=ATVPDKIKX0DER' })).toEqual([]);
+    expect(
+      spMarketplaceHints({
+        method: 'GET',
+        url: 'https://sellingpartnerapi-na.amazon.com/orders/v0/orders?MarketplaceIds=US,uk&CreatedAfter=x',
+      }),
+    ).toEqual(['Did you mean ATVPDKIKX0DER? Got US.', 'Did you mean A1F83G8C2ARO7P? Got uk.']);
+    expect(
+      spMarketplaceHints({
+        method: 'GET',
+        url: 'https://sellingpartnerapi-fe.amazon.com/catalog/2022-04-01/items?marketplaceIds=A1PA6795UKMFR9',
+      }),
+    ).toEqual(['Marketplace A1PA6795UKMFR9 (Germany) is served by the eu endpoint, not fe: call set_region with eu.']);
+    expect(
+      spMarketplaceHints({ method: 'GET', url: 'http://127.0.0.1:9/orders?MarketplaceIds=ATVPDKIKX0DER' }),
+    ).toEqual([]);
     expect(spMarketplaceHints({ method: 'GET', url: 'not a url' })).toEqual([]);
     expect(spMarketplaceHints(undefined)).toEqual([]);
   });
@@ -148,24 +164,49 @@ describe('marketplace hints', () => {
 describe('an OAuth-shaped body from SP-API itself', () => {
   it('a 429 stays rate_limited: the status decides', () => {
     const classified = classifySpFailure(
-      { type: 'upstream_http', status: 429, headers: { 'content-type': 'application/json' }, body: { error: 'too_many_requests' }, request: { method: 'GET', url: 'https://sellingpartnerapi-na.amazon.com/orders/v0/orders' } },
+      {
+        type: 'upstream_http',
+        status: 429,
+        headers: { 'content-type': 'application/json' },
+        body: { error: 'too_many_requests' },
+        request: { method: 'GET', url: 'https://sellingpartnerapi-na.amazon.com/orders/v0/orders' },
+      },
       CONTEXT,
     );
-    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual(['rate_limited', 'RATE_LIMITED', true]);
+    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([
+      'rate_limited',
+      'RATE_LIMITED',
+      true,
+    ]);
   });
 });
 
 describe('client-side failures', () => {
   it('network failure -> sp_api_client / TOOL_EXECUTION_FAILED, retryable, only the system code kept', () => {
-    const cause = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9 secret=abc'), { code: 'ECONNREFUSED' }) });
-    const classified = classifySpFailure({ type: 'network', cause, request: { method: 'GET', url: 'https://sellingpartnerapi-eu.amazon.com/sellers/v1/marketplaceParticipations?x=1' } }, CONTEXT);
+    const cause = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9 secret=abc'), { code: 'ECONNREFUSED' }),
+    });
+    const classified = classifySpFailure(
+      {
+        type: 'network',
+        cause,
+        request: {
+          method: 'GET',
+          url: 'https://sellingpartnerapi-eu.amazon.com/sellers/v1/marketplaceParticipations?x=1',
+        },
+      },
+      CONTEXT,
+    );
     expect(classified).toEqual({
       error_kind: 'sp_api_client',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
-      summary: 'Could not reach sellingpartnerapi-eu.amazon.com (GET /sellers/v1/marketplaceParticipations) (ECONNREFUSED); no HTTP answer arrived.',
+      summary:
+        'Could not reach sellingpartnerapi-eu.amazon.com (GET /sellers/v1/marketplaceParticipations) (ECONNREFUSED); no HTTP answer arrived.',
       details: [{ path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' }],
-      hints: ['Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.'],
+      hints: [
+        'Retry after a short wait; if it keeps failing, check the network path to the SP-API endpoint (proxy, DNS, firewall) and the --upstream URL.',
+      ],
     });
     expect(JSON.stringify(classified)).not.toContain('secret');
   });
@@ -181,34 +222,76 @@ describe('client-side failures', () => {
   });
 
   it('timeout -> sp_api_client / TOOL_EXECUTION_FAILED, retryable', () => {
-    const classified = classifySpFailure({ type: 'timeout', timeoutMs: 2500, request: { method: 'POST', url: 'https://sellingpartnerapi-na.amazon.com/reports/2021-06-30/reports' } }, CONTEXT);
+    const classified = classifySpFailure(
+      {
+        type: 'timeout',
+        timeoutMs: 2500,
+        request: { method: 'POST', url: 'https://sellingpartnerapi-na.amazon.com/reports/2021-06-30/reports' },
+      },
+      CONTEXT,
+    );
     expect(classified.error_kind).toBe('sp_api_client');
     expect(classified.error_code).toBe('TOOL_EXECUTION_FAILED');
     expect(classified.retryable).toBe(true);
-    expect(classified.summary).toBe('No answer from sellingpartnerapi-na.amazon.com (POST /reports/2021-06-30/reports) within 2500 ms.');
-    expect(classified.details).toEqual([{ path: '', issue: 'timed out after 2500 ms', received_type: 'null', timeout_ms: 2500 }]);
+    expect(classified.summary).toBe(
+      'No answer from sellingpartnerapi-na.amazon.com (POST /reports/2021-06-30/reports) within 2500 ms.',
+    );
+    expect(classified.details).toEqual([
+      { path: '', issue: 'timed out after 2500 ms', received_type: 'null', timeout_ms: 2500 },
+    ]);
   });
 
   it('body coercion -> sp_api_client / BODY_COERCION_INVALID_JSON, not retryable', () => {
-    const classified = classifySpFailure({ type: 'body_coercion', path: 'body', received: '{"reportType": GET_X}' }, CONTEXT);
+    const classified = classifySpFailure(
+      { type: 'body_coercion', path: 'body', received: '{"reportType": GET_X}' },
+      CONTEXT,
+    );
     expect(classified.error_kind).toBe('sp_api_client');
     expect(classified.error_code).toBe('BODY_COERCION_INVALID_JSON');
     expect(classified.retryable).toBe(false);
-    expect(classified.details).toEqual([{ path: 'body', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' }]);
-    expect(classified.summary).toBe('The argument body is text that looks like JSON but does not parse; nothing was sent to SP-API.');
+    expect(classified.details).toEqual([
+      { path: 'body', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' },
+    ]);
+    expect(classified.summary).toBe(
+      'The argument body is text that looks like JSON but does not parse; nothing was sent to SP-API.',
+    );
     expect(JSON.stringify(classified)).not.toContain('GET_X');
   });
 });
 
 describe('LWA token endpoint failures', () => {
   it.each([
-    [400, { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' }, false, 'invalid_grant', 'authorizes again'],
-    [401, { error: 'invalid_client', error_description: 'Client authentication failed' }, false, 'invalid_client', 'Developer Central'],
-    [400, { error: 'unauthorized_client', error_description: 'Not authorized for requested operation' }, false, 'unauthorized_client', 'refresh_token grant'],
+    [
+      400,
+      { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' },
+      false,
+      'invalid_grant',
+      'authorizes again',
+    ],
+    [
+      401,
+      { error: 'invalid_client', error_description: 'Client authentication failed' },
+      false,
+      'invalid_client',
+      'Developer Central',
+    ],
+    [
+      400,
+      { error: 'unauthorized_client', error_description: 'Not authorized for requested operation' },
+      false,
+      'unauthorized_client',
+      'refresh_token grant',
+    ],
     [503, '', true, undefined, 'Retry'],
   ])('HTTP %i %j -> auth_error / AUTHENTICATION_ERROR', (status, body, retryable, oauthError, hint) => {
     const classified = classifySpFailure(
-      { type: 'upstream_http', status, headers: { 'content-type': 'application/json' }, body, request: { method: 'POST', url: 'https://api.amazon.com/auth/o2/token' } },
+      {
+        type: 'upstream_http',
+        status,
+        headers: { 'content-type': 'application/json' },
+        body,
+        request: { method: 'POST', url: 'https://api.amazon.com/auth/o2/token' },
+      },
       CONTEXT,
     );
     expect(classified.error_kind).toBe('auth_error');
@@ -221,14 +304,22 @@ describe('LWA token endpoint failures', () => {
 
   it('an OAuth error body from anywhere is an LWA failure', () => {
     const classified = classifySpFailure(
-      { type: 'upstream_http', status: 400, headers: {}, body: { error: 'invalid_grant', error_description: 'expired' }, request: { method: 'POST', url: 'http://127.0.0.1:8080/token' } },
+      {
+        type: 'upstream_http',
+        status: 400,
+        headers: {},
+        body: { error: 'invalid_grant', error_description: 'expired' },
+        request: { method: 'POST', url: 'http://127.0.0.1:8080/token' },
+      },
       CONTEXT,
     );
     expect(classified.error_code).toBe('AUTHENTICATION_ERROR');
   });
 
   it('missing credentials name the variables', () => {
-    const classified = classifySpLwaFailure(new LwaError('missing_credentials', 'not configured', { missing: ['LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN'] }));
+    const classified = classifySpLwaFailure(
+      new LwaError('missing_credentials', 'not configured', { missing: ['LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN'] }),
+    );
     expect(classified.error_kind).toBe('auth_error');
     expect(classified.error_code).toBe('AUTHENTICATION_ERROR');
     expect(classified.retryable).toBe(false);

@@ -36,7 +36,13 @@ function baseEnv(): Record<string, string> {
 }
 
 async function listedToolNames(args: readonly string[]): Promise<string[]> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, ...args], cwd: PACKAGE, env: baseEnv(), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...CLI, ...args],
+    cwd: PACKAGE,
+    env: baseEnv(),
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'cli-cache-test', version: '1.0.0' });
   await client.connect(transport);
   try {
@@ -48,18 +54,36 @@ async function listedToolNames(args: readonly string[]): Promise<string[]> {
 
 describe('mcp-envelope-sp over stdio', () => {
   it('serves the catalog and answers an upstream 429 with a rate_limited envelope', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, '--upstream', upstream.url], cwd: PACKAGE, env: baseEnv(), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...CLI, '--upstream', upstream.url],
+      cwd: PACKAGE,
+      env: baseEnv(),
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
       expect(tools).toHaveLength(17);
-      upstream.respond({ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '4', 'x-amzn-RequestId': 'cli-req-1' }, body: { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.' }] } });
-      const result = (await client.callTool({ name: 'sellers_getMarketplaceParticipations', arguments: {} })) as CallToolResult;
+      upstream.respond({
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '4', 'x-amzn-RequestId': 'cli-req-1' },
+        body: { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.' }] },
+      });
+      const result = (await client.callTool({
+        name: 'sellers_getMarketplaceParticipations',
+        arguments: {},
+      })) as CallToolResult;
       const envelope = result.structuredContent as Record<string, unknown>;
       expect(result.isError).toBe(true);
       expect(validateEnvelope(envelope)).toEqual({ valid: true });
-      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable'], envelope['_meta']]).toEqual(['rate_limited', 'RATE_LIMITED', true, { retry_after_seconds: 4 }]);
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable'], envelope['_meta']]).toEqual([
+        'rate_limited',
+        'RATE_LIMITED',
+        true,
+        { retry_after_seconds: 4 },
+      ]);
     } finally {
       await client.close();
     }
@@ -68,19 +92,38 @@ describe('mcp-envelope-sp over stdio', () => {
   it('answers a 6 MB body with an envelope, not a 12 MB line the SDK stdio client refuses', async () => {
     // the body limit raised past the body: the result limit (default 9 MiB) is what keeps the line short
     const env = { ...baseEnv(), MCP_MAX_UPSTREAM_BODY_BYTES: String(8 * 1024 * 1024) };
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI, '--upstream', upstream.url], cwd: PACKAGE, env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...CLI, '--upstream', upstream.url],
+      cwd: PACKAGE,
+      env,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'cli-big-body-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       upstream.respond({ status: 200, body: { payload: 'x'.repeat(6_000_000) } });
-      const result = (await client.callTool({ name: 'sellers_getMarketplaceParticipations', arguments: {} })) as CallToolResult;
+      const result = (await client.callTool({
+        name: 'sellers_getMarketplaceParticipations',
+        arguments: {},
+      })) as CallToolResult;
       const envelope = result.structuredContent as Record<string, unknown>;
       expect(validateEnvelope(envelope)).toEqual({ valid: true });
-      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['sp_api_client', 'TOOL_EXECUTION_FAILED', false]);
-      expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ limit_bytes: 9 * 1024 * 1024, setting: 'MCP_MAX_RESULT_BYTES' });
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+        'sp_api_client',
+        'TOOL_EXECUTION_FAILED',
+        false,
+      ]);
+      expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({
+        limit_bytes: 9 * 1024 * 1024,
+        setting: 'MCP_MAX_RESULT_BYTES',
+      });
       // the connection survived: the next call is answered
       upstream.respond({ status: 200, body: { payload: [] } });
-      expect(((await client.callTool({ name: 'sellers_getMarketplaceParticipations', arguments: {} })) as CallToolResult).structuredContent).toEqual({ payload: [] });
+      expect(
+        ((await client.callTool({ name: 'sellers_getMarketplaceParticipations', arguments: {} })) as CallToolResult)
+          .structuredContent,
+      ).toEqual({ payload: [] });
     } finally {
       await client.close();
     }
@@ -89,8 +132,16 @@ describe('mcp-envelope-sp over stdio', () => {
   it('caches converted --models in the default cache folder, or in --model-cache-dir, and not with --no-model-cache', async () => {
     const models = join(scratch, 'models');
     mkdirSync(models);
-    copyFileSync(join(PACKAGE, 'test/fixtures/models/gadgets_2025-01-15.json'), join(models, 'gadgets_2025-01-15.json'));
-    const expected = ['gadgets20250115_saveGadget', 'gadgets20250115_saveGadget_post', 'get_envelope_contract', 'set_region'];
+    copyFileSync(
+      join(PACKAGE, 'test/fixtures/models/gadgets_2025-01-15.json'),
+      join(models, 'gadgets_2025-01-15.json'),
+    );
+    const expected = [
+      'gadgets20250115_saveGadget',
+      'gadgets20250115_saveGadget_post',
+      'get_envelope_contract',
+      'set_region',
+    ];
     expect(await listedToolNames(['--models', models])).toEqual(expected);
     expect(readdirSync(join(scratch, 'xdg-cache', 'mcp-envelope-sp'))).toHaveLength(1);
     // the second start reads the cache and lists the same tools
@@ -99,7 +150,9 @@ describe('mcp-envelope-sp over stdio', () => {
     expect(await listedToolNames(['--models', models, '--model-cache-dir', chosen])).toEqual(expected);
     expect(readdirSync(chosen)).toHaveLength(1);
     const unused = join(scratch, 'unused-cache');
-    expect(await listedToolNames(['--models', models, '--no-model-cache', '--model-cache-dir', unused])).toEqual(expected);
+    expect(await listedToolNames(['--models', models, '--no-model-cache', '--model-cache-dir', unused])).toEqual(
+      expected,
+    );
     expect(existsSync(unused)).toBe(false);
   });
 
@@ -110,7 +163,10 @@ describe('mcp-envelope-sp over stdio', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).not.toBe(0);
     expect(stderr).toContain("option '--http <port>' argument 'eighty' is invalid");
-    const empty = spawn(process.execPath, [...CLI, '--models', 'test/fixtures/models', '--model-cache-dir', ''], { cwd: PACKAGE, env: baseEnv() });
+    const empty = spawn(process.execPath, [...CLI, '--models', 'test/fixtures/models', '--model-cache-dir', ''], {
+      cwd: PACKAGE,
+      env: baseEnv(),
+    });
     let emptyStderr = '';
     empty.stderr.on('data', (chunk: Buffer) => (emptyStderr += chunk.toString()));
     expect(await new Promise<number | null>((resolve) => empty.on('exit', resolve))).not.toBe(0);
@@ -122,16 +178,33 @@ describe('mcp-envelope-sp over stdio', () => {
     writeFileSync(
       file,
       JSON.stringify([
-        { id: 1, name: 'Acme US', region: 'na', marketplace_ids: ['ATVPDKIKX0DER'], refresh_token_env: 'SELLER1_REFRESH_TOKEN' },
-        { id: 2, name: 'Acme DE', region: 'eu', marketplace_ids: ['A1PA6795UKMFR9'], refresh_token_env: 'SELLER2_REFRESH_TOKEN' },
+        {
+          id: 1,
+          name: 'Acme US',
+          region: 'na',
+          marketplace_ids: ['ATVPDKIKX0DER'],
+          refresh_token_env: 'SELLER1_REFRESH_TOKEN',
+        },
+        {
+          id: 2,
+          name: 'Acme DE',
+          region: 'eu',
+          marketplace_ids: ['A1PA6795UKMFR9'],
+          refresh_token_env: 'SELLER2_REFRESH_TOKEN',
+        },
       ]),
     );
-    const child = spawn(process.execPath, CLI, { cwd: PACKAGE, env: { ...baseEnv(), SP_IDENTITIES_FILE: file, SELLER1_REFRESH_TOKEN: 'Atzr|cli-seller-one-token-0001' } });
+    const child = spawn(process.execPath, CLI, {
+      cwd: PACKAGE,
+      env: { ...baseEnv(), SP_IDENTITIES_FILE: file, SELLER1_REFRESH_TOKEN: 'Atzr|cli-seller-one-token-0001' },
+    });
     let output = '';
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(1);
-    expect(output).toBe(`mcp-envelope-sp: SP_IDENTITIES_FILE ${file}: identities[1]: environment variable SELLER2_REFRESH_TOKEN (the refresh token of identity 2) is not set\n`);
+    expect(output).toBe(
+      `mcp-envelope-sp: SP_IDENTITIES_FILE ${file}: identities[1]: environment variable SELLER2_REFRESH_TOKEN (the refresh token of identity 2) is not set\n`,
+    );
   });
 });
 
@@ -140,7 +213,11 @@ describe('mcp-envelope-sp over Streamable HTTP', () => {
   let endpoint: URL;
 
   beforeAll(async () => {
-    child = spawn(process.execPath, [...CLI, '--http', '0', '--upstream', upstream.url, '--models', 'test/fixtures/models'], { cwd: PACKAGE, env: baseEnv() });
+    child = spawn(
+      process.execPath,
+      [...CLI, '--http', '0', '--upstream', upstream.url, '--models', 'test/fixtures/models'],
+      { cwd: PACKAGE, env: baseEnv() },
+    );
     endpoint = await new Promise<URL>((resolve, reject) => {
       let stderr = '';
       child.stderr?.on('data', (chunk: Buffer) => {
@@ -148,7 +225,9 @@ describe('mcp-envelope-sp over Streamable HTTP', () => {
         const match = /on (http:\/\/\S+)/.exec(stderr);
         if (match?.[1] !== undefined) resolve(new URL(match[1]));
       });
-      child.on('exit', () => { reject(new Error(`server exited: ${stderr}`)); });
+      child.on('exit', () => {
+        reject(new Error(`server exited: ${stderr}`));
+      });
     });
   });
 
@@ -170,10 +249,21 @@ describe('mcp-envelope-sp over Streamable HTTP', () => {
         'widgetsV0_getWidget',
         'widgetsV0_listWidgets',
       ]);
-      upstream.respond({ status: 403, headers: { 'content-type': 'application/json', 'x-amz-rid': 'rid-403' }, body: { errors: [{ code: 'Unauthorized', message: 'Access to requested resource is denied.', details: '' }] } });
-      const result = (await client.callTool({ name: 'widgetsV0_getWidget', arguments: { widgetId: 'w-9' } })) as CallToolResult;
+      upstream.respond({
+        status: 403,
+        headers: { 'content-type': 'application/json', 'x-amz-rid': 'rid-403' },
+        body: { errors: [{ code: 'Unauthorized', message: 'Access to requested resource is denied.', details: '' }] },
+      });
+      const result = (await client.callTool({
+        name: 'widgetsV0_getWidget',
+        arguments: { widgetId: 'w-9' },
+      })) as CallToolResult;
       const envelope = result.structuredContent as Record<string, unknown>;
-      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['auth_error', 'SP_API_HTTP_403', false]);
+      expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+        'auth_error',
+        'SP_API_HTTP_403',
+        false,
+      ]);
       expect((envelope['details'] as Record<string, unknown>[])[0]?.['request_id']).toBe('rid-403');
     } finally {
       await client.close();

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 
 import { SP_HINT_TABLES } from '../src/index.js';
 import { SP_CURATED_ENUMS, SP_KEY_RENAMES, SP_MARKETPLACE_ALIASES, camelCaseSpelling } from '../src/hint-tables.js';
-import { SP_MARKETPLACE_IDS, SP_REGION_ALIASES, SP_REGION_VALUE_ALIASES, parseSpRegion, spEndpoint } from '../src/regions.js';
+import {
+  SP_MARKETPLACE_IDS,
+  SP_REGION_ALIASES,
+  SP_REGION_VALUE_ALIASES,
+  parseSpRegion,
+  spEndpoint,
+} from '../src/regions.js';
 
 describe('key renames', () => {
   it.each([
@@ -47,7 +53,16 @@ describe('aliases', () => {
   });
 
   it('pins the curated enums', () => {
-    expect(SP_CURATED_ENUMS.OrderStatuses).toEqual(['PendingAvailability', 'Pending', 'Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed', 'Canceled', 'Unfulfillable']);
+    expect(SP_CURATED_ENUMS.OrderStatuses).toEqual([
+      'PendingAvailability',
+      'Pending',
+      'Unshipped',
+      'PartiallyShipped',
+      'Shipped',
+      'InvoiceUnconfirmed',
+      'Canceled',
+      'Unfulfillable',
+    ]);
     expect(SP_CURATED_ENUMS.FulfillmentChannels).toEqual(['AFN', 'MFN']);
     expect(SP_CURATED_ENUMS.PaymentMethods).toEqual(['COD', 'CVS', 'Other']);
   });
@@ -57,13 +72,29 @@ describe('the tables in core argument checking', () => {
   const options = { normalizationEnabled: true, strictUnknownFields: true, hints: SP_HINT_TABLES };
 
   it('renames camelCase to the PascalCase parameter of a v0 tool', () => {
-    const tool = compileTool('ordersV0_getOrders', { type: 'object', properties: { MarketplaceIds: { type: 'array', items: { type: 'string' } } }, required: ['MarketplaceIds'] }, options);
+    const tool = compileTool(
+      'ordersV0_getOrders',
+      {
+        type: 'object',
+        properties: { MarketplaceIds: { type: 'array', items: { type: 'string' } } },
+        required: ['MarketplaceIds'],
+      },
+      options,
+    );
     const check = tool.check({ marketplaceIds: ['ATVPDKIKX0DER'] });
-    expect(check).toEqual({ ok: true, args: { MarketplaceIds: ['ATVPDKIKX0DER'] }, events: [{ kind: 'renamed', from: 'marketplaceIds', to: 'MarketplaceIds', reason: 'schema_canonical_key' }] });
+    expect(check).toEqual({
+      ok: true,
+      args: { MarketplaceIds: ['ATVPDKIKX0DER'] },
+      events: [{ kind: 'renamed', from: 'marketplaceIds', to: 'MarketplaceIds', reason: 'schema_canonical_key' }],
+    });
   });
 
   it('suggests the canonical region for an alias', () => {
-    const tool = compileTool('set_region', { type: 'object', properties: { region: { type: 'string', enum: ['na', 'eu', 'fe'] } }, required: ['region'] }, options);
+    const tool = compileTool(
+      'set_region',
+      { type: 'object', properties: { region: { type: 'string', enum: ['na', 'eu', 'fe'] } }, required: ['region'] },
+      options,
+    );
     const check = tool.check({ region: 'Europe' });
     expect(check.ok).toBe(false);
     if (check.ok) return;
@@ -72,7 +103,11 @@ describe('the tables in core argument checking', () => {
   });
 
   it('suggests the marketplace id for a country code', () => {
-    const tool = compileTool('t', { type: 'object', properties: { marketplaceId: { type: 'string', enum: [...SP_MARKETPLACE_IDS] } } }, options);
+    const tool = compileTool(
+      't',
+      { type: 'object', properties: { marketplaceId: { type: 'string', enum: [...SP_MARKETPLACE_IDS] } } },
+      options,
+    );
     const check = tool.check({ marketplaceId: 'US' });
     expect(check.ok).toBe(false);
     if (check.ok) return;

@@ -35,8 +35,15 @@ function baseEnv(): Record<string, string> {
 }
 
 /** Starts `mcp-envelope-sp --http 0` with `extra` flags; resolves with the child and its endpoint. */
-async function startHttpServer(extra: readonly string[] = [], target: UpstreamReplay = upstream): Promise<{ child: ChildProcess; endpoint: URL; stderr: () => string }> {
-  const child = spawn(process.execPath, [...CLI, '--http', '0', '--upstream', target.url, '--models', 'test/fixtures/models', ...extra], { cwd: PACKAGE, env: { ...baseEnv(), ...lwaEnv(target) } });
+async function startHttpServer(
+  extra: readonly string[] = [],
+  target: UpstreamReplay = upstream,
+): Promise<{ child: ChildProcess; endpoint: URL; stderr: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [...CLI, '--http', '0', '--upstream', target.url, '--models', 'test/fixtures/models', ...extra],
+    { cwd: PACKAGE, env: { ...baseEnv(), ...lwaEnv(target) } },
+  );
   let stderr = '';
   const endpoint = await new Promise<URL>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -55,7 +62,12 @@ async function startHttpServer(extra: readonly string[] = [], target: UpstreamRe
 async function rawCall(endpoint: URL, sessionId: string, text: string): Promise<Record<string, unknown>> {
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-06-18',
+    },
     body: text,
   });
   const body = await response.text();
@@ -81,33 +93,55 @@ describe('numbers are numbers, strings are Unicode (mcp-envelope-sp over Streama
 
   it('answers 1e400 in a number field with SCHEMA_TYPE_MISMATCH and sends nothing upstream', async () => {
     const before = upstream.requests.length;
-    const text = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"widgetsV0_createWidget","arguments":{"x-amzn-idempotency-token":"idem-1","body":{"name":"Cog","price":{"amount":1e400,"currencyCode":"EUR"}}}}}';
+    const text =
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"widgetsV0_createWidget","arguments":{"x-amzn-idempotency-token":"idem-1","body":{"name":"Cog","price":{"amount":1e400,"currencyCode":"EUR"}}}}}';
     const answer = await rawCall(server.endpoint, transport.sessionId ?? '', text);
     const result = answer['result'] as CallToolResult;
     const envelope = result.structuredContent as Record<string, unknown>;
     expect(result.isError).toBe(true);
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
-    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['mcp_input_validation', 'SCHEMA_TYPE_MISMATCH', false]);
+    expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+      'mcp_input_validation',
+      'SCHEMA_TYPE_MISMATCH',
+      false,
+    ]);
     expect(envelope['details']).toEqual([
-      { path: 'body/price/amount', field: 'body/price/amount', issue: 'body/price/amount should be a finite number, not Infinity.', received_type: 'Infinity', expected_type: 'number' },
+      {
+        path: 'body/price/amount',
+        field: 'body/price/amount',
+        issue: 'body/price/amount should be a finite number, not Infinity.',
+        received_type: 'Infinity',
+        expected_type: 'number',
+      },
     ]);
     expect(upstream.requests.length).toBe(before);
   });
 
   it('answers a lone surrogate in a path argument (encodeURIComponent refuses it) with SCHEMA_FORMAT_INVALID, not internal_error, and sends nothing upstream', async () => {
     const before = upstream.requests.length;
-    const result = (await client.callTool({ name: 'widgetsV0_getWidget', arguments: { widgetId: 'w-\ud800' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'widgetsV0_getWidget',
+      arguments: { widgetId: 'w-\ud800' },
+    })) as CallToolResult;
     const envelope = result.structuredContent as Record<string, unknown>;
     expect(result.isError).toBe(true);
     expect(validateEnvelope(envelope)).toEqual({ valid: true });
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_FORMAT_INVALID']);
-    expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({ path: 'widgetId', received_type: 'string', format: 'unicode' });
+    expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({
+      path: 'widgetId',
+      received_type: 'string',
+      format: 'unicode',
+    });
     expect(upstream.requests.length).toBe(before);
   });
 });
 
 /** Opens `clients` SDK clients and starts `perClient` calls of a slow tool on each; resolves once all are sent. */
-async function startCalls(endpoint: URL, clients: number, perClient: number): Promise<{ results: Promise<CallToolResult[]>; clients: Client[] }> {
+async function startCalls(
+  endpoint: URL,
+  clients: number,
+  perClient: number,
+): Promise<{ results: Promise<CallToolResult[]>; clients: Client[] }> {
   const connected: Client[] = [];
   for (let index = 0; index < clients; index += 1) {
     const client = new Client({ name: `drain-${index}`, version: '1.0.0' });
@@ -115,7 +149,13 @@ async function startCalls(endpoint: URL, clients: number, perClient: number): Pr
     connected.push(client);
   }
   const calls = connected.flatMap((client) =>
-    Array.from({ length: perClient }, (_, call) => client.callTool({ name: 'widgetsV0_getWidget', arguments: { widgetId: `w-${call}` } }, undefined, { timeout: 30_000 }) as Promise<CallToolResult>),
+    Array.from(
+      { length: perClient },
+      (_, call) =>
+        client.callTool({ name: 'widgetsV0_getWidget', arguments: { widgetId: `w-${call}` } }, undefined, {
+          timeout: 30_000,
+        }) as Promise<CallToolResult>,
+    ),
   );
   return { results: Promise.all(calls), clients: connected };
 }
@@ -130,7 +170,8 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
     try {
       const { child, endpoint, stderr } = await startHttpServer(['--shutdown-grace', '0.5'], slow);
       const { results } = await startCalls(endpoint, 4, 10);
-      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       const exited = exitCode(child);
       child.kill('SIGTERM');
       const answered = await results;
@@ -139,7 +180,11 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
         const envelope = result.structuredContent as Record<string, unknown>;
         expect(result.isError).toBe(true);
         expect(validateEnvelope(envelope)).toEqual({ valid: true });
-        expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual(['internal_error', 'INTERNAL_ERROR', true]);
+        expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
+          'internal_error',
+          'INTERNAL_ERROR',
+          true,
+        ]);
         expect((envelope['details'] as Record<string, unknown>[])[0]?.['reason']).toBe('server_shutting_down');
       }
       expect(await exited).toBe(0);
@@ -154,13 +199,19 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
     try {
       const { child, endpoint } = await startHttpServer(['--shutdown-grace', '10'], slow);
       const { results } = await startCalls(endpoint, 4, 10);
-      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       const exited = exitCode(child);
       child.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 100));
       await expect(fetch(endpoint, { method: 'POST', body: '{}' })).rejects.toThrow();
       const answered = await results;
-      expect(answered.map((result) => [result.isError, (result.structuredContent as Record<string, unknown> | undefined)?.['widgetId']])).toEqual(Array.from({ length: 40 }, () => [undefined, 'done']));
+      expect(
+        answered.map((result) => [
+          result.isError,
+          (result.structuredContent as Record<string, unknown> | undefined)?.['widgetId'],
+        ]),
+      ).toEqual(Array.from({ length: 40 }, () => [undefined, 'done']));
       expect(await exited).toBe(0);
     } finally {
       await slow.close();

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -19,7 +28,10 @@ const PARTS_MODEL = {
     '/parts/v0/parts': {
       get: {
         operationId: 'listParts',
-        parameters: [{ name: 'Filter', in: 'query', required: true, type: 'array', items: { type: 'string' }, maxItems: 3 }, { $ref: '#/parameters/PageSize' }],
+        parameters: [
+          { name: 'Filter', in: 'query', required: true, type: 'array', items: { type: 'string' }, maxItems: 3 },
+          { $ref: '#/parameters/PageSize' },
+        ],
       },
     },
   },
@@ -71,14 +83,20 @@ describe('the converted-models cache', () => {
     ]);
     expect(second[1]!.operations[0]!.inputSchema).toEqual({
       type: 'object',
-      properties: { Filter: { type: 'array', items: { type: 'string' }, maxItems: 3 }, pageSize: { type: 'integer', minimum: 1, maximum: 50 } },
+      properties: {
+        Filter: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+        pageSize: { type: 'integer', minimum: 1, maximum: 50 },
+      },
       required: ['Filter'],
     });
   });
 
   it('converts again when a model file changes, and rewrites the same cache file', async () => {
     await load();
-    writeFileSync(join(models, 'partsV0.json'), JSON.stringify({ ...PARTS_MODEL, paths: { '/parts/v0/parts': { get: { operationId: 'searchParts' } } } }));
+    writeFileSync(
+      join(models, 'partsV0.json'),
+      JSON.stringify({ ...PARTS_MODEL, paths: { '/parts/v0/parts': { get: { operationId: 'searchParts' } } } }),
+    );
     const changed = await load();
     expect(events.map((event) => event.kind)).toEqual(['stored', 'stored']);
     expect(changed[1]!.operations.map((operation) => operation.toolName)).toEqual(['partsV0_searchParts']);
@@ -119,7 +137,11 @@ describe('the converted-models cache', () => {
     // a damaged value under an intact header: noticed by its hash, not trusted
     writeFileSync(file, intact.replace('"inputSchema"', '"inputSchemX"'));
     expect(await load()).toStrictEqual(uncached);
-    expect(events[3]).toEqual({ kind: 'unreadable', file, reason: 'the cached models were damaged (their SHA-256 does not match)' });
+    expect(events[3]).toEqual({
+      kind: 'unreadable',
+      file,
+      reason: 'the cached models were damaged (their SHA-256 does not match)',
+    });
     expect(await load()).toStrictEqual(uncached);
     expect(events[4]!.kind).toBe('hit');
   });
@@ -137,7 +159,10 @@ describe('the converted-models cache', () => {
     const loaded = await load(MODELS);
     expect(loaded.map((model) => model.model)).toEqual(['gadgets20250115', 'widgetsV0']);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ kind: 'bypassed', reason: 'widgetsV0.json refers to other files or needs the reference library' });
+    expect(events[0]).toMatchObject({
+      kind: 'bypassed',
+      reason: 'widgetsV0.json refers to other files or needs the reference library',
+    });
     expect(events[0]!.file.startsWith(join(cacheDirectory, 'sp-models-'))).toBe(true);
     expect(() => readdirSync(cacheDirectory)).toThrow(/ENOENT/);
   });
@@ -146,11 +171,17 @@ describe('the converted-models cache', () => {
     await load();
     expect(cacheFiles()).toHaveLength(1);
     mkdirSync(join(models, 'shared'));
-    writeFileSync(join(models, 'shared', 'parameters.json'), JSON.stringify({ PageSize: { name: 'pageSize', in: 'query', type: 'integer', maximum: 10 } }));
+    writeFileSync(
+      join(models, 'shared', 'parameters.json'),
+      JSON.stringify({ PageSize: { name: 'pageSize', in: 'query', type: 'integer', maximum: 10 } }),
+    );
     const external = { ...PARTS_MODEL, parameters: { PageSize: { $ref: 'shared/parameters.json#/PageSize' } } };
     writeFileSync(join(models, 'partsV0.json'), JSON.stringify(external));
     const loaded = await load();
-    expect((loaded[1]!.operations[0]!.inputSchema['properties'] as Record<string, unknown>)['pageSize']).toEqual({ type: 'integer', maximum: 10 });
+    expect((loaded[1]!.operations[0]!.inputSchema['properties'] as Record<string, unknown>)['pageSize']).toEqual({
+      type: 'integer',
+      maximum: 10,
+    });
     expect(events.map((event) => event.kind)).toEqual(['stored', 'bypassed']);
     expect(events[1]!.reason).toBe('partsV0.json refers to other files or needs the reference library');
     expect(cacheFiles()).toEqual([]);
@@ -158,11 +189,19 @@ describe('the converted-models cache', () => {
 
   it('is bypassed for a reference into another file written with an escaped key, and sees that file change', async () => {
     mkdirSync(join(models, 'shared'));
-    const shared = (limit: number): string => JSON.stringify({ PageSize: { name: 'pageSize', in: 'query', type: 'integer', maximum: limit } });
+    const shared = (limit: number): string =>
+      JSON.stringify({ PageSize: { name: 'pageSize', in: 'query', type: 'integer', maximum: limit } });
     writeFileSync(join(models, 'shared', 'parameters.json'), shared(10));
     // "$r\u0065f" is "$ref" once parsed
-    writeFileSync(join(models, 'partsV0.json'), JSON.stringify({ ...PARTS_MODEL, parameters: undefined }).replace('{"$ref":"#/parameters/PageSize"}', '{"$r\\u0065f":"shared/parameters.json#/PageSize"}'));
-    const pageSize = async (): Promise<unknown> => ((await load())[1]!.operations[0]!.inputSchema['properties'] as Record<string, unknown>)['pageSize'];
+    writeFileSync(
+      join(models, 'partsV0.json'),
+      JSON.stringify({ ...PARTS_MODEL, parameters: undefined }).replace(
+        '{"$ref":"#/parameters/PageSize"}',
+        '{"$r\\u0065f":"shared/parameters.json#/PageSize"}',
+      ),
+    );
+    const pageSize = async (): Promise<unknown> =>
+      ((await load())[1]!.operations[0]!.inputSchema['properties'] as Record<string, unknown>)['pageSize'];
     expect(await pageSize()).toEqual({ type: 'integer', maximum: 10 });
     writeFileSync(join(models, 'shared', 'parameters.json'), shared(99));
     expect(await pageSize()).toEqual({ type: 'integer', maximum: 99 });
@@ -194,7 +233,9 @@ describe('the converted-models cache', () => {
   });
 
   it('refuses an empty cache folder, which would be the working directory', async () => {
-    await expect(loadSpModels(models, { cacheDirectory: ' ' })).rejects.toThrow('cacheDirectory must be a folder path (an empty one would be the working directory)');
+    await expect(loadSpModels(models, { cacheDirectory: ' ' })).rejects.toThrow(
+      'cacheDirectory must be a folder path (an empty one would be the working directory)',
+    );
   });
 
   it('still names the file that fails to load', async () => {
@@ -205,7 +246,9 @@ describe('the converted-models cache', () => {
   it('lives in $XDG_CACHE_HOME/mcp-envelope-sp, else ~/.cache/mcp-envelope-sp; a relative XDG_CACHE_HOME is ignored', () => {
     expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: '/var/cache/agent' })).toBe('/var/cache/agent/mcp-envelope-sp');
     expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: ' ' })).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
-    expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: 'relcache' })).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
+    expect(defaultModelCacheDirectory({ XDG_CACHE_HOME: 'relcache' })).toBe(
+      join(homedir(), '.cache', 'mcp-envelope-sp'),
+    );
     expect(defaultModelCacheDirectory({})).toBe(join(homedir(), '.cache', 'mcp-envelope-sp'));
   });
 });

@@ -12,16 +12,23 @@ const BROKEN = new URL('./fixtures/broken-models/', import.meta.url).pathname;
 async function libraryOnly(file: string): Promise<unknown[]> {
   const parser = new $RefParser();
   await parser.resolve(file, { resolve: { external: true } });
-  return new OperationConverter(parser.schema, { resolveReference: (reference) => parser.$refs.get(reference), omitHeaders: SP_SERVER_SET_HEADERS, referenceMode: 'defs' }).operations();
+  return new OperationConverter(parser.schema, {
+    resolveReference: (reference) => parser.$refs.get(reference),
+    omitHeaders: SP_SERVER_SET_HEADERS,
+    referenceMode: 'defs',
+  }).operations();
 }
 
 /** The library's `resolve` calls made while loading, as their `resolve.external` option. */
 function watchLibrary(): () => unknown[] {
   const resolve = vi.spyOn($RefParser.prototype, 'resolve');
-  return () => resolve.mock.calls.map((call) => (call.at(-1) as { resolve?: { external?: boolean } }).resolve?.external);
+  return () =>
+    resolve.mock.calls.map((call) => (call.at(-1) as { resolve?: { external?: boolean } }).resolve?.external);
 }
 
-async function loadedLikeTheLibrary(name: string): Promise<{ operations: readonly Record<string, unknown>[]; external: unknown[] }> {
+async function loadedLikeTheLibrary(
+  name: string,
+): Promise<{ operations: readonly Record<string, unknown>[]; external: unknown[] }> {
   const file = `${REFERENCES}${name}`;
   const expected = await libraryOnly(file);
   const calls = watchLibrary();
@@ -49,7 +56,10 @@ describe('loading a model the fast way gives what the library gives', () => {
     expect(operations.map((operation) => operation['inputSchema'])).toEqual([
       {
         type: 'object',
-        properties: { sprocketId: { type: 'string', maxLength: 24 }, includedData: { type: 'array', items: { type: 'string', enum: ['teeth', 'coating'] } } },
+        properties: {
+          sprocketId: { type: 'string', maxLength: 24 },
+          includedData: { type: 'array', items: { type: 'string', enum: ['teeth', 'coating'] } },
+        },
         required: ['sprocketId'],
       },
       {
@@ -58,7 +68,11 @@ describe('loading a model the fast way gives what the library gives', () => {
           sprocketId: { type: 'string', maxLength: 24 },
           body: {
             type: 'object',
-            properties: { teeth: { type: 'integer', minimum: 3 }, coating: { $ref: '#/$defs/Coating' }, spares: { type: 'array', items: { $ref: '#/$defs/Sprocket' } } },
+            properties: {
+              teeth: { type: 'integer', minimum: 3 },
+              coating: { $ref: '#/$defs/Coating' },
+              spares: { type: 'array', items: { $ref: '#/$defs/Sprocket' } },
+            },
             required: ['teeth'],
             description: 'The new sprocket.',
           },
@@ -71,7 +85,10 @@ describe('loading a model the fast way gives what the library gives', () => {
             properties: {
               teeth: { type: 'integer', minimum: 3 },
               coating: { $ref: '#/$defs/Coating' },
-              spares: { type: 'array', description: 'recursive schema: not expanded; any value of this shape is passed through' },
+              spares: {
+                type: 'array',
+                description: 'recursive schema: not expanded; any value of this shape is passed through',
+              },
             },
             required: ['teeth'],
           },
@@ -84,7 +101,11 @@ describe('loading a model the fast way gives what the library gives', () => {
   it('drops a byte order mark as the library does', async () => {
     const { operations, external } = await loadedLikeTheLibrary('bom-local.json');
     expect(external).toEqual([]);
-    expect(operations[0]!['inputSchema']).toEqual({ type: 'object', properties: { springId: { type: 'string' } }, required: ['springId'] });
+    expect(operations[0]!['inputSchema']).toEqual({
+      type: 'object',
+      properties: { springId: { type: 'string' } },
+      required: ['springId'],
+    });
   });
 
   it('asks the library for pointers it follows itself: an alias definition, a $ref on the way, an escaped token', async () => {
@@ -92,7 +113,16 @@ describe('loading a model the fast way gives what the library gives', () => {
     expect(external).toEqual([false]);
     expect(operations[0]!['inputSchema']).toEqual({
       type: 'object',
-      properties: { body: { type: 'object', properties: { size: { $ref: '#/$defs/SizeAlias' }, finish: { $ref: '#/$defs/Finish_Coat' }, diameter: { $ref: '#/$defs/millimetres' } } } },
+      properties: {
+        body: {
+          type: 'object',
+          properties: {
+            size: { $ref: '#/$defs/SizeAlias' },
+            finish: { $ref: '#/$defs/Finish_Coat' },
+            diameter: { $ref: '#/$defs/millimetres' },
+          },
+        },
+      },
       required: ['body'],
       $defs: {
         Finish_Coat: { type: 'string', enum: ['matte', 'gloss'] },
@@ -108,7 +138,10 @@ describe('loading a model the fast way gives what the library gives', () => {
     expect(external).toEqual([false, true]);
     expect(operations[0]!['inputSchema']).toEqual({
       type: 'object',
-      properties: { leverId: { type: 'string' }, body: { type: 'object', properties: { grip: { description: 'Grip (reference not resolved: not checked)' } } } },
+      properties: {
+        leverId: { type: 'string' },
+        body: { type: 'object', properties: { grip: { description: 'Grip (reference not resolved: not checked)' } } },
+      },
       required: ['leverId'],
     });
   });
@@ -125,7 +158,7 @@ describe('loading a model the fast way gives what the library gives', () => {
     });
   });
 
-  it('reports a file that is not JSON with the library\'s own error', async () => {
+  it("reports a file that is not JSON with the library's own error", async () => {
     const file = `${BROKEN}truncated.json`;
     const expected = await new $RefParser().resolve(file).then(
       () => 'resolved',
@@ -141,7 +174,13 @@ describe('loading a model the fast way gives what the library gives', () => {
 
   it('reads a folder concurrently but names tools in file order', async () => {
     const models = await loadSpModels(REFERENCES);
-    expect(models.map((model) => model.model)).toEqual(['bomLocal', 'escapedExternal', 'localDangling', 'localLibrary', 'localPlain']);
+    expect(models.map((model) => model.model)).toEqual([
+      'bomLocal',
+      'escapedExternal',
+      'localDangling',
+      'localLibrary',
+      'localPlain',
+    ]);
     expect(models.flatMap((model) => model.operations.map((operation) => operation.toolName))).toEqual([
       'bomLocal_getSpring',
       'escapedExternal_createRatchet',

@@ -16,7 +16,9 @@ describe('loadSpModels on our own trimmed model files', () => {
       ['gadgets20250115', 'Gadgets test model'],
       ['widgetsV0', 'Widgets test model'],
     ]);
-    expect(models.flatMap((model) => model.operations.map((operation) => `${operation.method} ${operation.toolName}`))).toEqual([
+    expect(
+      models.flatMap((model) => model.operations.map((operation) => `${operation.method} ${operation.toolName}`)),
+    ).toEqual([
       'PUT gadgets20250115_saveGadget',
       'POST gadgets20250115_saveGadget_post',
       'GET widgetsV0_listWidgets',
@@ -53,9 +55,16 @@ describe('loadSpModels on our own trimmed model files', () => {
         required: ['amount', 'currencyCode'],
         properties: { amount: { type: 'number', minimum: 0 }, currencyCode: { type: 'string', pattern: '^[A-Z]{3}$' } },
       },
-      Part: { type: 'object', properties: { sku: { type: 'string' }, subParts: { type: 'array', items: { $ref: '#/$defs/Part' } } } },
+      Part: {
+        type: 'object',
+        properties: { sku: { type: 'string' }, subParts: { type: 'array', items: { $ref: '#/$defs/Part' } } },
+      },
     });
-    expect(get!.inputSchema).toEqual({ type: 'object', properties: { widgetId: { type: 'string' } }, required: ['widgetId'] });
+    expect(get!.inputSchema).toEqual({
+      type: 'object',
+      properties: { widgetId: { type: 'string' } },
+      required: ['widgetId'],
+    });
   });
 
   it('names the file that fails to load', async () => {
@@ -65,7 +74,12 @@ describe('loadSpModels on our own trimmed model files', () => {
 
   it('loads the built-in catalog: 15 operations written from the official models', async () => {
     const catalog = await loadBuiltInCatalog();
-    expect(catalog.flatMap((model) => model.operations).map((operation) => operation.operationId).sort()).toEqual([
+    expect(
+      catalog
+        .flatMap((model) => model.operations)
+        .map((operation) => operation.operationId)
+        .sort(),
+    ).toEqual([
       'createDestination',
       'createFeedDocument',
       'createReport',
@@ -95,18 +109,31 @@ describe('a server over loaded models', () => {
   });
 
   it('sends path, query (csv and multi), header and body where the model says', async () => {
-    const connected = await connect({ env: lwaEnv(upstream), upstream: `${upstream.url}/prefix/`, models: await loadSpModels(MODELS) });
+    const connected = await connect({
+      env: lwaEnv(upstream),
+      upstream: `${upstream.url}/prefix/`,
+      models: await loadSpModels(MODELS),
+    });
     try {
       upstream.respond({ status: 200, body: { widgets: [] } });
-      await connected.call('widgetsV0_listWidgets', { MarketplaceIds: ['ATVPDKIKX0DER', 'A2EUQ1WTGCTBG2'], Colors: ['Red', 'Blue'], PageSize: 5 });
+      await connected.call('widgetsV0_listWidgets', {
+        MarketplaceIds: ['ATVPDKIKX0DER', 'A2EUQ1WTGCTBG2'],
+        Colors: ['Red', 'Blue'],
+        PageSize: 5,
+      });
       const list = upstream.requests.at(-1)!;
-      expect(`${list.method} ${list.path}?${list.rawQuery}`).toBe('GET /prefix/widgets/v0/widgets?MarketplaceIds=ATVPDKIKX0DER,A2EUQ1WTGCTBG2&Colors=Red&Colors=Blue&PageSize=5');
+      expect(`${list.method} ${list.path}?${list.rawQuery}`).toBe(
+        'GET /prefix/widgets/v0/widgets?MarketplaceIds=ATVPDKIKX0DER,A2EUQ1WTGCTBG2&Colors=Red&Colors=Blue&PageSize=5',
+      );
 
       await connected.call('widgetsV0_getWidget', { widgetId: 'a/b c' });
       expect(upstream.requests.at(-1)!.path).toBe('/prefix/widgets/v0/widgets/a%2Fb%20c');
 
       upstream.respond({ status: 201, body: { widgetId: 'w1' } });
-      const created = await connected.call('widgetsV0_createWidget', { 'x-amzn-idempotency-token': 'idem-1', body: { name: 'Cog', price: { amount: 2.5, currencyCode: 'EUR' } } });
+      const created = await connected.call('widgetsV0_createWidget', {
+        'x-amzn-idempotency-token': 'idem-1',
+        body: { name: 'Cog', price: { amount: 2.5, currencyCode: 'EUR' } },
+      });
       expect(created.structuredContent).toEqual({ widgetId: 'w1' });
       const post = upstream.requests.at(-1)!;
       expect([post.method, post.headers['x-amzn-idempotency-token'], post.headers['content-type'], post.body]).toEqual([
@@ -116,15 +143,24 @@ describe('a server over loaded models', () => {
         '{"name":"Cog","price":{"amount":2.5,"currencyCode":"EUR"}}',
       ]);
 
-      const invalid = await connected.call('widgetsV0_createWidget', { 'x-amzn-idempotency-token': 'idem-2', body: { name: 'Cog', price: { amount: 1, currencyCode: 'euro' } } });
+      const invalid = await connected.call('widgetsV0_createWidget', {
+        'x-amzn-idempotency-token': 'idem-2',
+        body: { name: 'Cog', price: { amount: 1, currencyCode: 'euro' } },
+      });
       expect(invalid.isError).toBe(true);
       expect((invalid.structuredContent as Record<string, unknown>)['error_code']).toBe('SCHEMA_PATTERN_MISMATCH');
 
       // the same body as JSON text is parsed and checked through its $defs before anything is sent
       const sentBefore = upstream.requests.length;
-      const asText = await connected.call('widgetsV0_createWidget', { 'x-amzn-idempotency-token': 'idem-3', body: '{"name":"Cog","price":{"amount":1,"currencyCode":"euro"}}' });
+      const asText = await connected.call('widgetsV0_createWidget', {
+        'x-amzn-idempotency-token': 'idem-3',
+        body: '{"name":"Cog","price":{"amount":1,"currencyCode":"euro"}}',
+      });
       const envelope = asText.structuredContent as Record<string, unknown>;
-      expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_PATTERN_MISMATCH']);
+      expect([envelope['error_kind'], envelope['error_code']]).toEqual([
+        'mcp_input_validation',
+        'SCHEMA_PATTERN_MISMATCH',
+      ]);
       expect((envelope['details'] as Record<string, unknown>[])[0]?.['path']).toBe('body/price/currencyCode');
       expect(upstream.requests).toHaveLength(sentBefore);
     } finally {

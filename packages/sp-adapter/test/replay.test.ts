@@ -63,21 +63,38 @@ describe('every recorded SP-API response, replayed over HTTP through the referen
     for (const fragment of expected.hints_include ?? []) expect(envelope.hints.join('\n')).toContain(fragment);
     for (const fragment of expected.summary_excludes ?? []) expect(envelope.summary).not.toContain(fragment);
     const wire = JSON.stringify(result);
-    for (const secret of [...(expected.secrets ?? []), 'replay-access-token', 'fake-refresh-token', '00aa11bb22cc33dd44ee55ff66']) expect(wire).not.toContain(secret);
+    for (const secret of [
+      ...(expected.secrets ?? []),
+      'replay-access-token',
+      'fake-refresh-token',
+      '00aa11bb22cc33dd44ee55ff66',
+    ])
+      expect(wire).not.toContain(secret);
   });
 
   it('writes list parameters comma-separated, as SP-API expects', async () => {
     upstream.respond({ status: 200, body: { payload: {} } });
-    await connected.call('ordersV0_getOrders', { MarketplaceIds: ['A1PA6795UKMFR9', 'APJ6JRA9NG5V4'], OrderStatuses: ['Unshipped', 'PartiallyShipped'], CreatedAfter: '2026-04-01T00:00:00Z' });
-    expect(upstream.requests.at(-1)!.rawQuery).toBe('CreatedAfter=2026-04-01T00%3A00%3A00Z&OrderStatuses=Unshipped,PartiallyShipped&MarketplaceIds=A1PA6795UKMFR9,APJ6JRA9NG5V4');
+    await connected.call('ordersV0_getOrders', {
+      MarketplaceIds: ['A1PA6795UKMFR9', 'APJ6JRA9NG5V4'],
+      OrderStatuses: ['Unshipped', 'PartiallyShipped'],
+      CreatedAfter: '2026-04-01T00:00:00Z',
+    });
+    expect(upstream.requests.at(-1)!.rawQuery).toBe(
+      'CreatedAfter=2026-04-01T00%3A00%3A00Z&OrderStatuses=Unshipped,PartiallyShipped&MarketplaceIds=A1PA6795UKMFR9,APJ6JRA9NG5V4',
+    );
   });
 
   it('sends the body as JSON with the model media type', async () => {
     upstream.respond({ status: 202, headers: { 'content-type': 'application/json' }, body: { reportId: '4471' } });
-    const result = await connected.call('reports20210630_createReport', { body: { reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA', marketplaceIds: ['ATVPDKIKX0DER'] } });
+    const result = await connected.call('reports20210630_createReport', {
+      body: { reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA', marketplaceIds: ['ATVPDKIKX0DER'] },
+    });
     expect(result.structuredContent).toEqual({ reportId: '4471' });
     const sent = upstream.requests.at(-1)!;
     expect(sent.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(sent.body)).toEqual({ reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA', marketplaceIds: ['ATVPDKIKX0DER'] });
+    expect(JSON.parse(sent.body)).toEqual({
+      reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA',
+      marketplaceIds: ['ATVPDKIKX0DER'],
+    });
   });
 });

@@ -27,7 +27,14 @@ describe('operation schemas are checked on the first call, and every generated o
     } while (cursor !== undefined);
     expect(tools.length).toBeGreaterThan(connected.server.operations.size);
     for (const tool of tools) {
-      expect(() => compileTool(tool.name, tool.inputSchema, { normalizationEnabled: true, strictUnknownFields: true, hints: SP_HINT_TABLES, compile: 'eager' })).not.toThrow();
+      expect(() =>
+        compileTool(tool.name, tool.inputSchema, {
+          normalizationEnabled: true,
+          strictUnknownFields: true,
+          hints: SP_HINT_TABLES,
+          compile: 'eager',
+        }),
+      ).not.toThrow();
     }
     await connected.close();
   });
@@ -38,14 +45,28 @@ describe('operation schemas are checked on the first call, and every generated o
         model: 'handmade',
         file: 'handmade.json',
         operations: [
-          { toolName: 'handmade_broken', model: 'handmade', operationId: 'broken', method: 'GET', path: '/broken', deprecated: false, parameters: [], inputSchema: { type: 'object', properties: { a: { type: 'objekt' } } } },
+          {
+            toolName: 'handmade_broken',
+            model: 'handmade',
+            operationId: 'broken',
+            method: 'GET',
+            path: '/broken',
+            deprecated: false,
+            parameters: [],
+            inputSchema: { type: 'object', properties: { a: { type: 'objekt' } } },
+          },
         ],
       },
     ];
     const connected = await connect({ env: {}, models });
     const broken = await connected.call('handmade_broken', { a: 1 });
     const envelope = broken.structuredContent as Record<string, unknown>;
-    expect([broken.isError, envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual([true, 'internal_error', 'INTERNAL_ERROR', 'handmade_broken']);
+    expect([broken.isError, envelope['error_kind'], envelope['error_code'], envelope['tool']]).toEqual([
+      true,
+      'internal_error',
+      'INTERNAL_ERROR',
+      'handmade_broken',
+    ]);
     const region = await connected.call('set_region', { region: 'eu' });
     expect(region.isError).toBeUndefined();
     expect(region.structuredContent).toMatchObject({ region: 'eu', sandbox: false });

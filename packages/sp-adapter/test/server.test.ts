@@ -29,7 +29,6 @@ async function server(options: Parameters<typeof connect>[0]): Promise<Connected
   return connected;
 }
 
-
 const GET_ORDERS = { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-04-01T00:00:00Z' };
 
 describe('tools/list', () => {
@@ -59,7 +58,16 @@ describe('tools/list', () => {
     const properties = getOrders.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(getOrders.inputSchema.required).toEqual(['MarketplaceIds']);
     expect(getOrders.inputSchema['additionalProperties']).toBe(false);
-    expect((properties['OrderStatuses']!['items'] as Record<string, unknown>)['enum']).toEqual(['PendingAvailability', 'Pending', 'Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed', 'Canceled', 'Unfulfillable']);
+    expect((properties['OrderStatuses']!['items'] as Record<string, unknown>)['enum']).toEqual([
+      'PendingAvailability',
+      'Pending',
+      'Unshipped',
+      'PartiallyShipped',
+      'Shipped',
+      'InvoiceUnconfirmed',
+      'Canceled',
+      'Unfulfillable',
+    ]);
     expect(properties['MarketplaceIds']!['maxItems']).toBe(50);
     expect(getOrders.annotations?.readOnlyHint).toBe(true);
     expect(getOrders.description).toContain('(SP-API GET /orders/v0/orders)');
@@ -67,8 +75,19 @@ describe('tools/list', () => {
 
   it('advertises the SP kinds in the capability and in get_envelope_contract', async () => {
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
-    const capability = connected.client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as Record<string, unknown>;
-    expect(capability['error_kinds']).toEqual(['mcp_input_validation', 'tool_not_found', 'sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited', 'internal_error']);
+    const capability = connected.client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as Record<
+      string,
+      unknown
+    >;
+    expect(capability['error_kinds']).toEqual([
+      'mcp_input_validation',
+      'tool_not_found',
+      'sp_api_http',
+      'sp_api_client',
+      'auth_error',
+      'rate_limited',
+      'internal_error',
+    ]);
     const contract = await connected.call('get_envelope_contract', {});
     expect((contract.structuredContent as Record<string, unknown>)['error_kinds']).toEqual(capability['error_kinds']);
   });
@@ -76,7 +95,10 @@ describe('tools/list', () => {
 
 describe('LWA', () => {
   it('answers a clear auth_error naming every missing variable, without calling SP-API', async () => {
-    const connected = await server({ env: { LWA_CLIENT_ID: 'amzn1.application-oa2-client.x' }, upstream: upstream.url });
+    const connected = await server({
+      env: { LWA_CLIENT_ID: 'amzn1.application-oa2-client.x' },
+      upstream: upstream.url,
+    });
     const before = upstream.requests.length;
     const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
     expect(envelope.error_kind).toBe('auth_error');
@@ -89,10 +111,18 @@ describe('LWA', () => {
   });
 
   it('turns a rejected refresh (invalid_grant) into auth_error with re-authorization hints', async () => {
-    upstream.setTokenResponse({ status: 400, headers: { 'content-type': 'application/json' }, body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' } });
+    upstream.setTokenResponse({
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' },
+    });
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
-    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', false]);
+    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual([
+      'auth_error',
+      'AUTHENTICATION_ERROR',
+      false,
+    ]);
     expect(envelope.details[0]?.['upstream_code']).toBe('invalid_grant');
     expect(envelope.hints.join(' ')).toContain('authorize');
     expect(JSON.stringify(envelope)).not.toContain('fake-refresh-token');
@@ -102,7 +132,11 @@ describe('LWA', () => {
     upstream.setTokenResponse({ status: 503, body: '' });
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
-    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual(['auth_error', 'AUTHENTICATION_ERROR', true]);
+    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual([
+      'auth_error',
+      'AUTHENTICATION_ERROR',
+      true,
+    ]);
   });
 
   it('sends the refresh grant once, caches the token, and drops it after a 403', async () => {
@@ -115,7 +149,19 @@ describe('LWA', () => {
     const grant = new URLSearchParams(upstream.tokenRequests.at(-1)!.body);
     expect(grant.get('grant_type')).toBe('refresh_token');
     expect(grant.get('refresh_token')).toBe('Atzr|fake-refresh-token');
-    upstream.respond({ status: 403, headers: { 'content-type': 'application/json' }, body: { errors: [{ code: 'Unauthorized', message: 'Access to requested resource is denied.', details: 'The access token you provided has expired.' }] } });
+    upstream.respond({
+      status: 403,
+      headers: { 'content-type': 'application/json' },
+      body: {
+        errors: [
+          {
+            code: 'Unauthorized',
+            message: 'Access to requested resource is denied.',
+            details: 'The access token you provided has expired.',
+          },
+        ],
+      },
+    });
     await connected.call('ordersV0_getOrders', GET_ORDERS);
     upstream.respond({ status: 200, body: { payload: {} } });
     await connected.call('ordersV0_getOrders', GET_ORDERS);
@@ -130,7 +176,11 @@ describe('client-side failures', () => {
     await closed.close();
     const connected = await server({ env: lwaEnv(upstream), upstream: url });
     const envelope = envelopeOf(await connected.call('sellers_getMarketplaceParticipations', {}));
-    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual(['sp_api_client', 'TOOL_EXECUTION_FAILED', true]);
+    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual([
+      'sp_api_client',
+      'TOOL_EXECUTION_FAILED',
+      true,
+    ]);
     expect(envelope.details[0]?.['network_code']).toBe('ECONNREFUSED');
   });
 
@@ -138,15 +188,25 @@ describe('client-side failures', () => {
     upstream.respond({ status: 200, body: { payload: {} }, delayMs: 1500 });
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url, timeoutMs: 200 });
     const envelope = envelopeOf(await connected.call('sellers_getMarketplaceParticipations', {}));
-    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual(['sp_api_client', 'TOOL_EXECUTION_FAILED', true]);
+    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual([
+      'sp_api_client',
+      'TOOL_EXECUTION_FAILED',
+      true,
+    ]);
     expect(envelope.details[0]?.['timeout_ms']).toBe(200);
   });
 
   it('a body given as broken JSON text -> BODY_COERCION_INVALID_JSON, nothing sent', async () => {
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const before = upstream.requests.length;
-    const envelope = envelopeOf(await connected.call('reports20210630_createReport', { body: '{"reportType": GET_MERCHANT_LISTINGS_ALL_DATA}' }));
-    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual(['sp_api_client', 'BODY_COERCION_INVALID_JSON', false]);
+    const envelope = envelopeOf(
+      await connected.call('reports20210630_createReport', { body: '{"reportType": GET_MERCHANT_LISTINGS_ALL_DATA}' }),
+    );
+    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual([
+      'sp_api_client',
+      'BODY_COERCION_INVALID_JSON',
+      false,
+    ]);
     expect(envelope.details[0]?.path).toBe('body');
     expect(upstream.requests).toHaveLength(before);
   });
@@ -154,10 +214,17 @@ describe('client-side failures', () => {
   it('a body given as valid JSON text is parsed, checked and sent', async () => {
     upstream.respond({ status: 202, body: { reportId: '77' } });
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
-    const result = await connected.call('reports20210630_createReport', { body: '{"reportType":"GET_FBA_MYI_ALL_INVENTORY_DATA","marketplaceIds":["A1VC38T7YXB528"]}' });
+    const result = await connected.call('reports20210630_createReport', {
+      body: '{"reportType":"GET_FBA_MYI_ALL_INVENTORY_DATA","marketplaceIds":["A1VC38T7YXB528"]}',
+    });
     expect(result.structuredContent).toEqual({ reportId: '77' });
-    expect(JSON.parse(upstream.requests.at(-1)!.body)).toEqual({ reportType: 'GET_FBA_MYI_ALL_INVENTORY_DATA', marketplaceIds: ['A1VC38T7YXB528'] });
-    const invalid = envelopeOf(await connected.call('reports20210630_createReport', { body: '{"marketplaceIds":["A1VC38T7YXB528"]}' }));
+    expect(JSON.parse(upstream.requests.at(-1)!.body)).toEqual({
+      reportType: 'GET_FBA_MYI_ALL_INVENTORY_DATA',
+      marketplaceIds: ['A1VC38T7YXB528'],
+    });
+    const invalid = envelopeOf(
+      await connected.call('reports20210630_createReport', { body: '{"marketplaceIds":["A1VC38T7YXB528"]}' }),
+    );
     expect([invalid.error_kind, invalid.error_code]).toEqual(['mcp_input_validation', 'SCHEMA_REQUIRED']);
     expect(invalid.details[0]?.path).toBe('body/reportType');
   });
@@ -166,10 +233,19 @@ describe('client-side failures', () => {
 describe('pre-flight checks with the SP tables', () => {
   it('renames camelCase keys to the PascalCase parameters of a v0 operation', async () => {
     upstream.respond({ status: 200, body: { payload: {} } });
-    const connected = await server({ env: { ...lwaEnv(upstream), MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' }, upstream: upstream.url });
-    const result = await connected.call('ordersV0_getOrders', { marketplaceIds: ['ATVPDKIKX0DER'], createdAfter: '2026-04-01T00:00:00Z' });
+    const connected = await server({
+      env: { ...lwaEnv(upstream), MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' },
+      upstream: upstream.url,
+    });
+    const result = await connected.call('ordersV0_getOrders', {
+      marketplaceIds: ['ATVPDKIKX0DER'],
+      createdAfter: '2026-04-01T00:00:00Z',
+    });
     expect(result.isError).toBeFalsy();
-    expect(Object.fromEntries(upstream.requests.at(-1)!.query)).toEqual({ MarketplaceIds: 'ATVPDKIKX0DER', CreatedAfter: '2026-04-01T00:00:00Z' });
+    expect(Object.fromEntries(upstream.requests.at(-1)!.query)).toEqual({
+      MarketplaceIds: 'ATVPDKIKX0DER',
+      CreatedAfter: '2026-04-01T00:00:00Z',
+    });
     expect((result.structuredContent as Record<string, Record<string, unknown>>)['_meta']!['normalized']).toEqual([
       { kind: 'renamed', from: 'marketplaceIds', to: 'MarketplaceIds', reason: 'schema_canonical_key' },
       { kind: 'renamed', from: 'createdAfter', to: 'CreatedAfter', reason: 'schema_canonical_key' },
@@ -178,7 +254,9 @@ describe('pre-flight checks with the SP tables', () => {
 
   it('rejects a status the model lists only in prose, with valid values', async () => {
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
-    const envelope = envelopeOf(await connected.call('ordersV0_getOrders', { ...GET_ORDERS, OrderStatuses: ['Shiped'] }));
+    const envelope = envelopeOf(
+      await connected.call('ordersV0_getOrders', { ...GET_ORDERS, OrderStatuses: ['Shiped'] }),
+    );
     expect([envelope.error_kind, envelope.error_code]).toEqual(['mcp_input_validation', 'SCHEMA_ENUM_MISMATCH']);
     expect(envelope.hints).toContain('Did you mean Shipped? Got Shiped.');
     expect(envelope.hints.join(' ')).toContain('Valid:');
@@ -186,7 +264,9 @@ describe('pre-flight checks with the SP tables', () => {
 
   it('suggests the marketplace id for a country code', async () => {
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
-    const envelope = envelopeOf(await connected.call('ordersV0_getOrders', { MarketplaceIds: ['US'], CreatedAfter: '2026-04-01T00:00:00Z' }));
+    const envelope = envelopeOf(
+      await connected.call('ordersV0_getOrders', { MarketplaceIds: ['US'], CreatedAfter: '2026-04-01T00:00:00Z' }),
+    );
     expect(envelope.error_code).toBe('SCHEMA_ENUM_MISMATCH');
     expect(envelope.hints).toContain('Did you mean ATVPDKIKX0DER? Got US.');
   });
@@ -197,7 +277,12 @@ describe('set_region', () => {
     const connected = await server({ env: lwaEnv(upstream) });
     expect(connected.server.baseUrl()).toBe('https://sellingpartnerapi-na.amazon.com');
     const result = await connected.call('set_region', { region: 'fe', sandbox: true });
-    expect(result.structuredContent).toEqual({ region: 'fe', sandbox: true, endpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com', upstream_override: false });
+    expect(result.structuredContent).toEqual({
+      region: 'fe',
+      sandbox: true,
+      endpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com',
+      upstream_override: false,
+    });
     // the choice is the session's: the server's default for other sessions stays
     expect(connected.server.baseUrl()).toBe('https://sellingpartnerapi-na.amazon.com');
     const envelope = envelopeOf(await connected.call('set_region', { region: 'Europe' }));
@@ -214,7 +299,11 @@ describe('set_region', () => {
 
 describe('settings', () => {
   it('reads SP_API_REGION, SP_API_SANDBOX and SP_API_TIMEOUT_MS', () => {
-    expect(spSettingsFromEnv({ SP_API_REGION: 'japan', SP_API_SANDBOX: 'yes', SP_API_TIMEOUT_MS: '5000' })).toEqual({ region: 'fe', sandbox: true, timeoutMs: 5000 });
+    expect(spSettingsFromEnv({ SP_API_REGION: 'japan', SP_API_SANDBOX: 'yes', SP_API_TIMEOUT_MS: '5000' })).toEqual({
+      region: 'fe',
+      sandbox: true,
+      timeoutMs: 5000,
+    });
     expect(spSettingsFromEnv({})).toEqual({});
     expect(() => spSettingsFromEnv({ SP_API_REGION: 'moon' })).toThrow(SpSettingsError);
     expect(() => spSettingsFromEnv({ SP_API_SANDBOX: 'maybe' })).toThrow(SpSettingsError);
@@ -223,6 +312,8 @@ describe('settings', () => {
 
   it('fails fast on an unreadable region', async () => {
     const models = await loadBuiltInCatalog();
-    expect(() => createSpServer({ models, env: { SP_API_REGION: 'moon' } })).toThrow('SP_API_REGION must be one of na, eu, fe');
+    expect(() => createSpServer({ models, env: { SP_API_REGION: 'moon' } })).toThrow(
+      'SP_API_REGION must be one of na, eu, fe',
+    );
   });
 });

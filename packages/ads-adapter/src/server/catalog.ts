@@ -50,7 +50,10 @@ const SP_CAMPAIGN = {
     portfolioId: { type: 'string', minLength: 1 },
     budget: {
       type: 'object',
-      properties: { budgetType: { type: 'string', enum: ADS_CURATED_ENUMS.budgetType }, budget: { type: 'number', exclusiveMinimum: 0 } },
+      properties: {
+        budgetType: { type: 'string', enum: ADS_CURATED_ENUMS.budgetType },
+        budget: { type: 'number', exclusiveMinimum: 0 },
+      },
       required: ['budgetType', 'budget'],
     },
     dynamicBidding: {
@@ -61,7 +64,13 @@ const SP_CAMPAIGN = {
           type: 'array',
           items: {
             type: 'object',
-            properties: { placement: { type: 'string', enum: ['PLACEMENT_TOP', 'PLACEMENT_PRODUCT_PAGE', 'PLACEMENT_REST_OF_SEARCH'] }, percentage: { type: 'integer', minimum: 0, maximum: 900 } },
+            properties: {
+              placement: {
+                type: 'string',
+                enum: ['PLACEMENT_TOP', 'PLACEMENT_PRODUCT_PAGE', 'PLACEMENT_REST_OF_SEARCH'],
+              },
+              percentage: { type: 'integer', minimum: 0, maximum: 900 },
+            },
             required: ['placement', 'percentage'],
           },
         },
@@ -82,17 +91,40 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
     method: 'GET',
     path: '/v2/profiles',
     parameters: [
-      { name: 'profileTypeFilter', property: 'profileTypeFilter', in: 'query', required: false, collectionFormat: 'csv' },
-      { name: 'validPaymentMethodFilter', property: 'validPaymentMethodFilter', in: 'query', required: false, collectionFormat: 'csv' },
+      {
+        name: 'profileTypeFilter',
+        property: 'profileTypeFilter',
+        in: 'query',
+        required: false,
+        collectionFormat: 'csv',
+      },
+      {
+        name: 'validPaymentMethodFilter',
+        property: 'validPaymentMethodFilter',
+        in: 'query',
+        required: false,
+        collectionFormat: 'csv',
+      },
       { name: 'apiProgram', property: 'apiProgram', in: 'query', required: false, collectionFormat: 'csv' },
       { name: 'accessLevel', property: 'accessLevel', in: 'query', required: false, collectionFormat: 'csv' },
     ],
     inputSchema: {
       type: 'object',
       properties: {
-        profileTypeFilter: { type: 'array', items: { type: 'string', enum: ADS_CURATED_ENUMS.accountType }, minItems: 1, description: 'Only profiles of these account types.' },
-        validPaymentMethodFilter: { type: 'boolean', description: 'Only profiles with (true) or without (false) a valid payment method.' },
-        apiProgram: { type: 'string', enum: ['billing', 'campaign', 'paymentMethod', 'store', 'report', 'account', 'posts'] },
+        profileTypeFilter: {
+          type: 'array',
+          items: { type: 'string', enum: ADS_CURATED_ENUMS.accountType },
+          minItems: 1,
+          description: 'Only profiles of these account types.',
+        },
+        validPaymentMethodFilter: {
+          type: 'boolean',
+          description: 'Only profiles with (true) or without (false) a valid payment method.',
+        },
+        apiProgram: {
+          type: 'string',
+          enum: ['billing', 'campaign', 'paymentMethod', 'store', 'report', 'account', 'posts'],
+        },
         accessLevel: { type: 'string', enum: ['edit', 'view'] },
       },
     },
@@ -103,7 +135,8 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
   {
     name: 'list_sp_campaigns',
     title: 'List Sponsored Products campaigns',
-    description: 'Lists Sponsored Products campaigns of the active profile (v3), one page at a time; pass nextToken from the previous page to continue.',
+    description:
+      'Lists Sponsored Products campaigns of the active profile (v3), one page at a time; pass nextToken from the previous page to continue.',
     method: 'POST',
     path: '/sp/campaigns/list',
     parameters: [],
@@ -118,7 +151,10 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
         nameFilter: NAME_FILTER,
         maxResults: { type: 'integer', minimum: 1, description: 'Page size.' },
         nextToken: { type: 'string', minLength: 1, description: 'The nextToken of the previous page.' },
-        includeExtendedDataFields: { type: 'boolean', description: 'Also return creation and update dates and serving status.' },
+        includeExtendedDataFields: {
+          type: 'boolean',
+          description: 'Also return creation and update dates and serving status.',
+        },
       },
     },
     accountHeader: 'profile',
@@ -139,7 +175,11 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
       type: 'object',
       properties: {
         campaigns: { type: 'array', items: SP_CAMPAIGN, minItems: 1, maxItems: 1000 },
-        prefer: { type: 'string', enum: ['return=representation'], description: 'Ask for the full created campaigns instead of their ids.' },
+        prefer: {
+          type: 'string',
+          enum: ['return=representation'],
+          description: 'Ask for the full created campaigns instead of their ids.',
+        },
       },
       required: ['campaigns'],
     },
@@ -190,15 +230,26 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
         configuration: {
           type: 'object',
           properties: {
-            adProduct: { type: 'string', enum: ['SPONSORED_PRODUCTS', 'SPONSORED_BRANDS', 'SPONSORED_DISPLAY', 'SPONSORED_TELEVISION'] },
-            reportTypeId: { type: 'string', minLength: 1, description: `E.g. ${ADS_CURATED_ENUMS.reportTypeId.slice(0, 5).join(', ')}.` },
+            adProduct: {
+              type: 'string',
+              enum: ['SPONSORED_PRODUCTS', 'SPONSORED_BRANDS', 'SPONSORED_DISPLAY', 'SPONSORED_TELEVISION'],
+            },
+            reportTypeId: {
+              type: 'string',
+              minLength: 1,
+              description: `E.g. ${ADS_CURATED_ENUMS.reportTypeId.slice(0, 5).join(', ')}.`,
+            },
             groupBy: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
             columns: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
             timeUnit: { type: 'string', enum: ADS_CURATED_ENUMS.timeUnit },
             format: { type: 'string', enum: ['GZIP_JSON'] },
             filters: {
               type: 'array',
-              items: { type: 'object', properties: { field: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } }, required: ['field', 'values'] },
+              items: {
+                type: 'object',
+                properties: { field: { type: 'string' }, values: { type: 'array', items: { type: 'string' } } },
+                required: ['field', 'values'],
+              },
             },
           },
           required: ['adProduct', 'reportTypeId', 'groupBy', 'columns', 'timeUnit', 'format'],
@@ -213,7 +264,8 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
   {
     name: 'get_report',
     title: 'Get a report',
-    description: 'Reads the status of a report requested with create_report; when status is COMPLETED the answer carries a download url.',
+    description:
+      'Reads the status of a report requested with create_report; when status is COMPLETED the answer carries a download url.',
     method: 'GET',
     path: '/reporting/reports/{reportId}',
     parameters: [{ name: 'reportId', property: 'reportId', in: 'path', required: true, collectionFormat: 'csv' }],

@@ -57,7 +57,9 @@ export interface AdsServer {
 }
 
 /** This package's version, read from its package.json (lockstep with every published package). */
-export const ADS_PACKAGE_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const ADS_PACKAGE_VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /**
  * Builds the reference server (not yet connected to a transport).
@@ -80,7 +82,8 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
   if (options.modelsDir !== undefined) {
     models = await loadModelOperations(options.modelsDir, new Set(fixedTools.map((tool) => tool.name)));
     for (const operation of models.operations) modelTools.push(operationTool(operation, session));
-    for (const skipped of models.skipped) options.logger?.warn({ file: skipped.file, reason: skipped.reason }, 'skipped a file in the --models folder');
+    for (const skipped of models.skipped)
+      options.logger?.warn({ file: skipped.file, reason: skipped.reason }, 'skipped a file in the --models folder');
   }
   const tools = [...fixedTools, ...modelTools, ...(options.conformanceFixtures === true ? officialSuiteTools() : [])];
   const envelope = createEnvelopeServer({
@@ -96,5 +99,11 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
         'Amazon Ads API tools. Start with list_profiles, then set_active_profile; switch regions with set_region. Every failure is a JSON error envelope (see get_envelope_contract).',
     },
   });
-  return { envelope, session, settings, toolNames: tools.map((tool) => tool.name), ...(models === undefined ? {} : { models }) };
+  return {
+    envelope,
+    session,
+    settings,
+    toolNames: tools.map((tool) => tool.name),
+    ...(models === undefined ? {} : { models }),
+  };
 }

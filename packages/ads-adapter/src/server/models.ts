@@ -10,7 +10,12 @@ import { join } from 'node:path';
 
 import { resolve as resolveReferences } from '@apidevtools/json-schema-ref-parser';
 import type { JSONSchema } from '@apidevtools/json-schema-ref-parser';
-import { apiDescriptionFormat, modelNameFromFileName, OperationConverter, uniqueOperationToolNames } from '@mcp-envelope/core/openapi';
+import {
+  apiDescriptionFormat,
+  modelNameFromFileName,
+  OperationConverter,
+  uniqueOperationToolNames,
+} from '@mcp-envelope/core/openapi';
 
 import { ADS_REQUEST_HEADERS } from '../hint-tables.js';
 import type { AdsAccountHeader, AdsOperation } from './operation.js';
@@ -43,7 +48,10 @@ function isReadOnly(method: string, path: string): boolean {
  * @returns the operations, the models read and the files skipped.
  * @throws Error when `directory` cannot be listed.
  */
-export async function loadModelOperations(directory: string, taken: ReadonlySet<string> = new Set()): Promise<ModelLoadResult> {
+export async function loadModelOperations(
+  directory: string,
+  taken: ReadonlySet<string> = new Set(),
+): Promise<ModelLoadResult> {
   const names = (await readdir(directory)).filter((name) => name.toLowerCase().endsWith('.json')).sort();
   const used = new Set(taken);
   const operations: AdsOperation[] = [];
@@ -55,12 +63,23 @@ export async function loadModelOperations(directory: string, taken: ReadonlySet<
       document = JSON.parse(await readFile(join(directory, file), 'utf8')) as unknown;
       apiDescriptionFormat(document);
     } catch (error) {
-      skipped.push({ file, reason: error instanceof SyntaxError ? 'not valid JSON' : error instanceof TypeError ? 'not a Swagger 2.0 or OpenAPI 3.x description' : 'unreadable' });
+      skipped.push({
+        file,
+        reason:
+          error instanceof SyntaxError
+            ? 'not valid JSON'
+            : error instanceof TypeError
+              ? 'not a Swagger 2.0 or OpenAPI 3.x description'
+              : 'unreadable',
+      });
       continue;
     }
     try {
       const references = await resolveReferences(document as JSONSchema, { resolve: { external: false } });
-      const converter = new OperationConverter(document, { resolveReference: (reference) => references.get(reference), omitHeaders: SERVER_SET_HEADERS });
+      const converter = new OperationConverter(document, {
+        resolveReference: (reference) => references.get(reference),
+        omitHeaders: SERVER_SET_HEADERS,
+      });
       const converted = converter.operations();
       const toolNames = uniqueOperationToolNames(modelNameFromFileName(file), converted, used);
       converted.forEach((operation, index) => {
@@ -76,12 +95,19 @@ export async function loadModelOperations(directory: string, taken: ReadonlySet<
           ...(operation.body === undefined ? {} : { body: operation.body }),
           inputSchema: operation.inputSchema,
           accountHeader: accountHeaderFor(operation.path),
-          annotations: { readOnlyHint: readOnly, ...(readOnly ? {} : { destructiveHint: /\/delete\//i.test(operation.path) }), openWorldHint: true },
+          annotations: {
+            readOnlyHint: readOnly,
+            ...(readOnly ? {} : { destructiveHint: /\/delete\//i.test(operation.path) }),
+            openWorldHint: true,
+          },
         });
       });
       models.push({ file, tools: converted.length });
     } catch (error) {
-      skipped.push({ file, reason: `conversion failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}` });
+      skipped.push({
+        file,
+        reason: `conversion failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
+      });
     }
   }
   return { operations, models, skipped };

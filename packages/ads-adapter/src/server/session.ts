@@ -17,11 +17,18 @@ export interface AdsProfile {
   readonly countryCode?: string;
   readonly currencyCode?: string;
   readonly timezone?: string;
-  readonly accountInfo?: { readonly id?: string; readonly type?: string; readonly name?: string; readonly marketplaceStringId?: string };
+  readonly accountInfo?: {
+    readonly id?: string;
+    readonly type?: string;
+    readonly name?: string;
+    readonly marketplaceStringId?: string;
+  };
 }
 
 function isProfile(value: unknown): value is AdsProfile {
-  return typeof value === 'object' && value !== null && typeof (value as { profileId?: unknown }).profileId === 'number';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { profileId?: unknown }).profileId === 'number'
+  );
 }
 
 /**
@@ -121,7 +128,10 @@ export class AdsSession {
   setRegion(region: SelectableAdsRegion): boolean {
     this.currentRegion = region;
     const known = this.profiles.get(region);
-    if (this.activeProfile !== undefined && !(known ?? []).some((profile) => profile.profileId === this.activeProfile)) {
+    if (
+      this.activeProfile !== undefined &&
+      !(known ?? []).some((profile) => profile.profileId === this.activeProfile)
+    ) {
       this.activeProfile = undefined;
       return true;
     }

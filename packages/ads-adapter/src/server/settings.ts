@@ -49,7 +49,10 @@ export interface AdsCommandLineSettings {
  * @throws TypeError naming the variable when `ADS_API_REGION` is not `na`/`eu`/`fe`, when
  *   `ADS_API_PROFILE_ID` is not a positive integer, or when `--upstream` is not an http(s) URL.
  */
-export function adsServerSettings(env: Readonly<Record<string, string | undefined>>, commandLine: AdsCommandLineSettings = {}): AdsServerSettings {
+export function adsServerSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  commandLine: AdsCommandLineSettings = {},
+): AdsServerSettings {
   const regionText = (env['ADS_API_REGION'] ?? '').trim().toLowerCase();
   if (regionText !== '' && !(SELECTABLE_ADS_REGIONS as readonly string[]).includes(regionText)) {
     throw new TypeError(`ADS_API_REGION must be one of ${SELECTABLE_ADS_REGIONS.join(', ')}; got "${regionText}"`);
@@ -68,7 +71,8 @@ export function adsServerSettings(env: Readonly<Record<string, string | undefine
     } catch {
       throw new TypeError(`--upstream must be an absolute http(s) URL; got "${upstream}"`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new TypeError(`--upstream must be an http(s) URL; got "${upstream}"`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new TypeError(`--upstream must be an http(s) URL; got "${upstream}"`);
   }
   return {
     region,

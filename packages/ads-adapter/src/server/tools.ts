@@ -26,7 +26,13 @@ function noActiveProfile(tool: AdsOperation): EnvelopeError {
     error_kind: 'auth_error',
     error_code: 'AUTHENTICATION_ERROR',
     summary: `${tool.name} needs an active profile (Amazon-Advertising-API-Scope) and none is set.`,
-    details: [{ path: '', issue: 'No active profile: set ADS_API_PROFILE_ID or call set_active_profile.', received_type: 'null' }],
+    details: [
+      {
+        path: '',
+        issue: 'No active profile: set ADS_API_PROFILE_ID or call set_active_profile.',
+        received_type: 'null',
+      },
+    ],
     hints: ['Call list_profiles, then set_active_profile with one of the profile ids it returns.'],
   });
 }
@@ -64,15 +70,27 @@ function accountHeaders(operation: AdsOperation, session: AdsSession): Record<st
  * @throws EnvelopeError for LWA failures and a missing profile; `UpstreamHttpError` /
  *   `UpstreamClientError` from `upstreamFetch` for the adapter to classify.
  */
-async function callOperation(operation: AdsOperation, session: AdsSession, args: Record<string, unknown>, context: ToolHandlerContext): Promise<unknown> {
+async function callOperation(
+  operation: AdsOperation,
+  session: AdsSession,
+  args: Record<string, unknown>,
+  context: ToolHandlerContext,
+): Promise<unknown> {
   const account = accountHeaders(operation, session);
   const token = await session.accessToken();
-  const headers = { [ADS_REQUEST_HEADERS.authorization]: `Bearer ${token}`, [ADS_REQUEST_HEADERS.clientId]: session.clientId(), ...account };
+  const headers = {
+    [ADS_REQUEST_HEADERS.authorization]: `Bearer ${token}`,
+    [ADS_REQUEST_HEADERS.clientId]: session.clientId(),
+    ...account,
+  };
   let callArgs = args;
   if (operation.flatBody === true && operation.body !== undefined) {
     const parameterProperties = new Set(operation.parameters.map((parameter) => parameter.property));
     const body = Object.fromEntries(Object.entries(args).filter(([key]) => !parameterProperties.has(key)));
-    callArgs = { ...Object.fromEntries(Object.entries(args).filter(([key]) => parameterProperties.has(key))), [operation.body.property]: body };
+    callArgs = {
+      ...Object.fromEntries(Object.entries(args).filter(([key]) => parameterProperties.has(key))),
+      [operation.body.property]: body,
+    };
   }
   const request = buildOperationRequest(operation, callArgs, session.baseUrl());
   const mediaType = operation.mediaType ?? expectedMediaType(operation.method, operation.path);
@@ -80,7 +98,12 @@ async function callOperation(operation: AdsOperation, session: AdsSession, args:
   if (request.body !== undefined && mediaType !== undefined) sent['content-type'] = mediaType;
   let response: Response;
   try {
-    response = await context.fetch(request.url, { method: request.method, headers: sent, ...(request.body === undefined ? {} : { body: request.body }), timeoutMs: session.settings.timeoutMs });
+    response = await context.fetch(request.url, {
+      method: request.method,
+      headers: sent,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      timeoutMs: session.settings.timeoutMs,
+    });
   } catch (error) {
     if (UpstreamHttpError.isInstance(error) && error.status === 401) session.invalidateToken();
     throw error;
@@ -123,7 +146,9 @@ async function fetchProfiles(session: AdsSession, context: ToolHandlerContext): 
 }
 
 function profileLabel(profile: AdsProfile): string {
-  const parts = [profile.countryCode, profile.accountInfo?.type, profile.accountInfo?.name].filter((part): part is string => typeof part === 'string' && part !== '');
+  const parts = [profile.countryCode, profile.accountInfo?.type, profile.accountInfo?.name].filter(
+    (part): part is string => typeof part === 'string' && part !== '',
+  );
   return parts.length === 0 ? String(profile.profileId) : `${profile.profileId} (${parts.join(', ')})`;
 }
 
@@ -146,7 +171,8 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
   return {
     name: 'set_active_profile',
     title: 'Choose the active profile',
-    description: 'Makes a profile (from list_profiles, current region) the Amazon-Advertising-API-Scope of every later call.',
+    description:
+      'Makes a profile (from list_profiles, current region) the Amazon-Advertising-API-Scope of every later call.',
     annotations: { readOnlyHint: false, idempotentHint: true, openWorldHint: true },
     inputSchema: {
       type: 'object',
@@ -159,9 +185,20 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
       try {
         profiles = await fetchProfiles(session, context);
       } catch (error) {
-        if (EnvelopeError.isInstance(error) || (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))) throw error;
+        if (
+          EnvelopeError.isInstance(error) ||
+          (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))
+        )
+          throw error;
         session.setProfile(profileId);
-        context.recordResponseMeta({ warnings: [profileWarning(`Profile ${profileId} was set without checking it: the profile list could not be read.`, 'Call list_profiles to confirm the profile exists in this region.')] });
+        context.recordResponseMeta({
+          warnings: [
+            profileWarning(
+              `Profile ${profileId} was set without checking it: the profile list could not be read.`,
+              'Call list_profiles to confirm the profile exists in this region.',
+            ),
+          ],
+        });
         return { profileId, region: session.region, verified: false };
       }
       const profile = profiles.find((candidate) => candidate.profileId === profileId);
@@ -171,7 +208,15 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
           error_kind: 'mcp_input_validation',
           error_code: ADS_PROFILE_NOT_FOUND_CODE,
           summary: `No profile ${profileId} is available to these credentials in region ${session.region}.`,
-          details: [{ path: 'profileId', field: 'profileId', issue: `${profileId} is not one of the ${profiles.length} profiles of this account in region ${session.region}.`, received_type: 'integer', allowed: profiles.slice(0, 50).map((candidate) => candidate.profileId) }],
+          details: [
+            {
+              path: 'profileId',
+              field: 'profileId',
+              issue: `${profileId} is not one of the ${profiles.length} profiles of this account in region ${session.region}.`,
+              received_type: 'integer',
+              allowed: profiles.slice(0, 50).map((candidate) => candidate.profileId),
+            },
+          ],
           hints: [
             `Available profiles: ${available.join('; ')}${profiles.length > 10 ? '; ...' : ''}.`,
             'Profiles belong to one region: call set_region first when the profile is in another one.',
@@ -180,11 +225,20 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
       }
       session.setProfile(profileId);
       if (profile === undefined) {
-        context.recordResponseMeta({ warnings: [profileWarning(`Profile ${profileId} was set without checking it: the account lists no profiles in region ${session.region}.`, 'Call list_profiles to confirm the profile exists in this region.')] });
+        context.recordResponseMeta({
+          warnings: [
+            profileWarning(
+              `Profile ${profileId} was set without checking it: the account lists no profiles in region ${session.region}.`,
+              'Call list_profiles to confirm the profile exists in this region.',
+            ),
+          ],
+        });
         return { profileId, region: session.region, verified: false };
       }
       if (profile.accountInfo?.type === 'agency') {
-        context.recordResponseMeta({ warnings: [profileWarning(`Profile ${profileId} is an agency profile.`, ADS_HINTS.profileScope)] });
+        context.recordResponseMeta({
+          warnings: [profileWarning(`Profile ${profileId} is an agency profile.`, ADS_HINTS.profileScope)],
+        });
       }
       return {
         profileId,
@@ -214,7 +268,11 @@ export function setRegionTool(session: AdsSession): EnvelopeTool {
     inputSchema: {
       type: 'object',
       properties: {
-        region: { type: 'string', enum: [...SELECTABLE_ADS_REGIONS], description: `Region id. Marketplace codes map as: us/ca/mx/br -> na; uk/de/fr/it/es/in/... -> eu; jp/au/sg -> fe (${Object.keys(ADS_REGION_ALIASES).length} aliases known).` },
+        region: {
+          type: 'string',
+          enum: [...SELECTABLE_ADS_REGIONS],
+          description: `Region id. Marketplace codes map as: us/ca/mx/br -> na; uk/de/fr/it/es/in/... -> eu; jp/au/sg -> fe (${Object.keys(ADS_REGION_ALIASES).length} aliases known).`,
+        },
       },
       required: ['region'],
     },

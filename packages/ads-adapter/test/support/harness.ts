@@ -40,7 +40,10 @@ export interface Harness {
  * @param replay - the replay server.
  * @param extra - more or overriding variables.
  */
-export function testEnv(replay: UpstreamReplay, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+export function testEnv(
+  replay: UpstreamReplay,
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
   return {
     LWA_CLIENT_ID: TEST_CLIENT_ID,
     LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.testsecret000000000000000000000001',
@@ -94,6 +97,7 @@ export function envelopeOf(result: CallToolResult): Record<string, unknown> {
   const block = result.content[0];
   if (block?.type !== 'text') throw new Error('error result has no text block');
   const fromText = JSON.parse(block.text) as Record<string, unknown>;
-  if (JSON.stringify(fromText) !== JSON.stringify(result.structuredContent)) throw new Error('text and structuredContent differ');
+  if (JSON.stringify(fromText) !== JSON.stringify(result.structuredContent))
+    throw new Error('text and structuredContent differ');
   return fromText;
 }

@@ -23,7 +23,14 @@ import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
 import type { SchemaNode, TopLevelShape } from './schema-shape.js';
 import { SchemaCompiler, abortedViolation, collectViolations, mergeViolations } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
-import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, DefinitionVerdict, JsonSchemaObject, PipelineCaches } from './types.js';
+import type {
+  ArgumentCheck,
+  ArgumentPipelineOptions,
+  CompiledTool,
+  DefinitionVerdict,
+  JsonSchemaObject,
+  PipelineCaches,
+} from './types.js';
 import { unsendableViolations } from './unsendable-values.js';
 
 const NO_EVENTS: readonly NormalizedEvent[] = Object.freeze([]);
@@ -144,11 +151,17 @@ function localReferencesIn(value: unknown): string[] {
  * @param caches - the server's compiler and the verdicts known so far.
  * @returns the problem, or `undefined`.
  */
-function creationProblem(schema: Record<string, unknown>, authorDefinitions: unknown, caches: PipelineCaches): string | undefined {
-  const metaSchemaProblem = (node: Record<string, unknown>): string | undefined => caches.compiler.metaSchemaProblem(node);
+function creationProblem(
+  schema: Record<string, unknown>,
+  authorDefinitions: unknown,
+  caches: PipelineCaches,
+): string | undefined {
+  const metaSchemaProblem = (node: Record<string, unknown>): string | undefined =>
+    caches.compiler.metaSchemaProblem(node);
   const verdicts = caches.definitionVerdicts;
   const definitions = schema['$defs'];
-  if (!isSchemaNode(definitions) || !isSchemaNode(authorDefinitions)) return metaSchemaProblem(schema) ?? danglingLocalReference(schema);
+  if (!isSchemaNode(definitions) || !isSchemaNode(authorDefinitions))
+    return metaSchemaProblem(schema) ?? danglingLocalReference(schema);
   const inPlace: Record<string, unknown> = {};
   const known: DefinitionVerdict[] = [];
   for (const key of Object.keys(definitions)) {
@@ -220,7 +233,11 @@ function creationProblem(schema: Record<string, unknown>, authorDefinitions: unk
  *   is thrown by the first `check` instead; with `'deferred'`, any problem but the structural
  *   ones (not an object, not plain JSON, not `"object"`-typed) is.
  */
-export function compileTool(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): CompiledTool {
+export function compileTool(
+  name: string,
+  inputSchema: JsonSchemaObject,
+  options: ArgumentPipelineOptions,
+): CompiledTool {
   const author = ownedSchema(name, inputSchema, options);
   const shape = analyzeTopLevel(author);
   if (!shape.objectTyped || (shape.rootType !== undefined && shape.rootType !== 'object')) {
@@ -240,7 +257,9 @@ export function compileTool(name: string, inputSchema: JsonSchemaObject, options
     matchCache: new Map(),
   };
   const check = checkerFor({ validator, index, shape, published, options });
-  const normalizedKinds = options.normalizationEnabled ? possibleNormalizedKinds(shape, outcome) : new Set<NormalizedEventKind>();
+  const normalizedKinds = options.normalizationEnabled
+    ? possibleNormalizedKinds(shape, outcome)
+    : new Set<NormalizedEventKind>();
   return { name, publishedInputSchema: published, normalizedKinds, check };
 }
 
@@ -260,7 +279,11 @@ export function createPipelineCaches(): PipelineCaches {
  *
  * @throws TypeError when the schema is not a JSON object or cannot be copied.
  */
-function ownedSchema(name: string, inputSchema: JsonSchemaObject, options: ArgumentPipelineOptions): Record<string, unknown> {
+function ownedSchema(
+  name: string,
+  inputSchema: JsonSchemaObject,
+  options: ArgumentPipelineOptions,
+): Record<string, unknown> {
   if (!isSchemaNode(inputSchema)) throw new TypeError(`inputSchema of tool "${name}" must be a JSON Schema object`);
   if (options.schemaOwnership === 'transfer') return inputSchema;
   try {
@@ -303,11 +326,17 @@ function validatorFor(
   const compile = (): CompiledValidator => {
     prepared ??= prepare();
     try {
-      return { validate: caches.compiler.compile(prepared.schema), context: { collapsing: prepared.collapsing, propertyOrder } };
+      return {
+        validate: caches.compiler.compile(prepared.schema),
+        context: { collapsing: prepared.collapsing, propertyOrder },
+      };
     } catch (error) {
-      throw new TypeError(`inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`, {
-        cause: error,
-      });
+      throw new TypeError(
+        `inputSchema of tool "${name}" is ${error instanceof Error ? error.message : 'not a valid JSON Schema'}`,
+        {
+          cause: error,
+        },
+      );
     }
   };
   let compiled: CompiledValidator | undefined;
@@ -315,7 +344,8 @@ function validatorFor(
     compiled = compile();
   } else if (prepared !== undefined) {
     const problem = creationProblem(prepared.schema, authorDefinitions, caches);
-    if (problem !== undefined) throw new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${problem}`);
+    if (problem !== undefined)
+      throw new TypeError(`inputSchema of tool "${name}" is not a valid JSON Schema: ${problem}`);
   }
   return () => (compiled ??= compile());
 }
@@ -336,7 +366,12 @@ interface CheckerParts {
  */
 function checkerFor({ validator, index, shape, published, options }: CheckerParts): (args: unknown) => ArgumentCheck {
   const tables = options.hints;
-  const failure = (violations: readonly Violation[], events: readonly NormalizedEvent[], args: unknown, omitted = 0): ArgumentCheck => {
+  const failure = (
+    violations: readonly Violation[],
+    events: readonly NormalizedEvent[],
+    args: unknown,
+    omitted = 0,
+  ): ArgumentCheck => {
     const first = violations[0] as Violation;
     const others = violations.length - 1 + omitted;
     const result = {
@@ -368,9 +403,15 @@ function checkerFor({ validator, index, shape, published, options }: CheckerPart
       // Ajv runs non-strict (OpenAPI keywords), which lets `Infinity` pass as a number; and no
       // schema keyword refuses a lone surrogate. Neither can be sent on, so both fail here.
       const unsendable = unsendableViolations(candidate, context);
-      if (valid && unsendable.violations.length === 0) return { ok: true, args: candidate as Record<string, unknown>, events };
+      if (valid && unsendable.violations.length === 0)
+        return { ok: true, args: candidate as Record<string, unknown>, events };
       const schemaViolations = valid ? undefined : collectViolations(validate.errors ?? [], context);
-      const collected = schemaViolations === undefined ? unsendable : unsendable.violations.length === 0 ? schemaViolations : mergeViolations(schemaViolations, unsendable, context.propertyOrder);
+      const collected =
+        schemaViolations === undefined
+          ? unsendable
+          : unsendable.violations.length === 0
+            ? schemaViolations
+            : mergeViolations(schemaViolations, unsendable, context.propertyOrder);
       const { violations, omitted } = collected;
       return failure(violations.length > 0 ? violations : [abortedViolation(candidate)], events, candidate, omitted);
     } catch {

@@ -31,7 +31,8 @@ export class FirstInOrder<Entry> {
   offer(entry: Entry): void {
     this.#offered += 1;
     const kept = this.#kept;
-    if (kept.length === this.#limit && (kept.length === 0 || this.#compare(entry, kept[kept.length - 1] as Entry) >= 0)) return;
+    if (kept.length === this.#limit && (kept.length === 0 || this.#compare(entry, kept[kept.length - 1] as Entry) >= 0))
+      return;
     let low = 0;
     let high = kept.length;
     while (low < high) {

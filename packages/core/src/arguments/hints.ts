@@ -115,7 +115,8 @@ function unknownKeys(input: HintInput): UnknownKey[] {
     for (const key of Object.keys(input.args)) {
       // Hints are cut to MAX_HINTS anyway: past that many, more keys only cost edit distances.
       if (found.length >= UNKNOWN_KEY_HINT_LIMIT) break;
-      if (!input.shape.properties.has(key) && !seen.has(key)) found.push({ key, candidates: input.shape.names, topLevel: true });
+      if (!input.shape.properties.has(key) && !seen.has(key))
+        found.push({ key, candidates: input.shape.names, topLevel: true });
     }
   }
   return found.length > UNKNOWN_KEY_HINT_LIMIT ? found.slice(0, UNKNOWN_KEY_HINT_LIMIT) : found;
@@ -153,7 +154,9 @@ export function buildHints(input: HintInput): string[] {
     const required = violation.keyword === 'required' ? [violation] : violation.foldedRequired;
     for (const missing of required) {
       const description = describeType(input.root, propertySchemaOf(missing, input));
-      missingRequired.push(`Add the required field ${missing.path}${description === undefined ? '' : ` (${description})`}.`);
+      missingRequired.push(
+        `Add the required field ${missing.path}${description === undefined ? '' : ` (${description})`}.`,
+      );
     }
   }
 
@@ -164,7 +167,9 @@ export function buildHints(input: HintInput): string[] {
       continue;
     }
     const folded = foldKey(key);
-    const sameButCase = topLevel ? (input.shape.folded.get(folded) ?? []) : candidates.filter((name) => foldKey(name) === folded);
+    const sameButCase = topLevel
+      ? (input.shape.folded.get(folded) ?? [])
+      : candidates.filter((name) => foldKey(name) === folded);
     if (sameButCase.length > 0) {
       caseMismatch.push(`Use ${sameButCase.join(' or ')} instead of ${key}.`);
       continue;
@@ -182,9 +187,14 @@ export function buildHints(input: HintInput): string[] {
     const value = violation.value;
     enumPaths.add(where.join('/'));
     if (typeof value === 'string') {
-      const alias = property === undefined ? undefined : ownEntry(ownEntry(tables?.valueAliases, property), value.toLowerCase());
+      const alias =
+        property === undefined ? undefined : ownEntry(ownEntry(tables?.valueAliases, property), value.toLowerCase());
       const suggestion =
-        alias ?? closestMatch(value, allowed.filter((entry): entry is string => typeof entry === 'string' && entry !== value));
+        alias ??
+        closestMatch(
+          value,
+          allowed.filter((entry): entry is string => typeof entry === 'string' && entry !== value),
+        );
       if (suggestion !== undefined) didYouMean.push(`Did you mean ${suggestion}? Got ${value}.`);
     }
     enumSuggest.push(enumSuggestion(value, where.length === 0 ? 'arguments' : where.join('/'), allowed));
@@ -195,8 +205,10 @@ export function buildHints(input: HintInput): string[] {
       const allowed = curated[property];
       if (allowed === undefined || enumPaths.has(property) || !Object.hasOwn(input.args, property)) continue;
       const sent = input.args[property];
-      const values = typeof sent === 'string' ? [sent] : Array.isArray(sent) ? sent.filter((item) => typeof item === 'string') : [];
-      for (const value of values) if (!allowed.includes(value)) enumSuggest.push(enumSuggestion(value, property, allowed));
+      const values =
+        typeof sent === 'string' ? [sent] : Array.isArray(sent) ? sent.filter((item) => typeof item === 'string') : [];
+      for (const value of values)
+        if (!allowed.includes(value)) enumSuggest.push(enumSuggestion(value, property, allowed));
     }
   }
 
@@ -208,7 +220,8 @@ export function buildHints(input: HintInput): string[] {
     codes.add(violation.code);
     // missing_required and enum_suggest already say, more precisely, what the canonical hint of
     // `required` and `enum` would: keep the hint list short enough to be read.
-    if (!SPECIFIC_HINT_KEYWORDS.has(violation.tableKeyword)) canonical.push(fillTemplate(schemaCodeEntry(violation.tableKeyword).hint, violation.templateValues));
+    if (!SPECIFIC_HINT_KEYWORDS.has(violation.tableKeyword))
+      canonical.push(fillTemplate(schemaCodeEntry(violation.tableKeyword).hint, violation.templateValues));
     const more = ownEntry(tables?.extraHintsByCode, violation.code);
     if (more !== undefined) extra.push(...more);
   }

@@ -13,4 +13,10 @@ export { jsonTypeOf } from './json-type.js';
 export { DRAFT_2020_12_URIS } from './prepare-schema.js';
 export { VIOLATION_ORDER } from './schema-validation.js';
 export type { ViolationCategory } from './schema-validation.js';
-export type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject, PipelineCaches } from './types.js';
+export type {
+  ArgumentCheck,
+  ArgumentPipelineOptions,
+  CompiledTool,
+  JsonSchemaObject,
+  PipelineCaches,
+} from './types.js';

@@ -164,7 +164,10 @@ function coercedEvent(field: string, fromType: string): NormalizedEvent {
  * @param index - the tool's normalization index.
  * @returns a new object (own data keys only; `__proto__` stays a plain key) and the events.
  */
-export function normalizeArguments(args: Readonly<Record<string, unknown>>, index: NormalizationIndex): NormalizationResult {
+export function normalizeArguments(
+  args: Readonly<Record<string, unknown>>,
+  index: NormalizationIndex,
+): NormalizationResult {
   const keys = Object.keys(args);
   // Common case: every key is exactly a property, so only coercion can happen.
   if (!keys.every((key) => index.properties.has(key))) return normalizeSlowly(args, keys, index);

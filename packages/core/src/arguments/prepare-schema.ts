@@ -115,7 +115,11 @@ function rewriteTupleItems(out: Record<string, unknown>): void {
 }
 
 /** Draft-04 boolean exclusive bounds -> numeric form. */
-function rewriteExclusiveBound(out: Record<string, unknown>, exclusive: 'exclusiveMaximum' | 'exclusiveMinimum', inclusive: 'maximum' | 'minimum'): void {
+function rewriteExclusiveBound(
+  out: Record<string, unknown>,
+  exclusive: 'exclusiveMaximum' | 'exclusiveMinimum',
+  inclusive: 'maximum' | 'minimum',
+): void {
   if (typeof out[exclusive] !== 'boolean') return;
   const bound = out[inclusive];
   if (out[exclusive] && typeof bound === 'number') {
@@ -173,7 +177,8 @@ class SchemaPreparer {
       const next = keepArrays && Array.isArray(entry) ? entry : this.transform(entry);
       if (mapped === undefined && next !== entry) {
         mapped = {};
-        for (let before = 0; before < index; before += 1) setOwn(mapped, names[before] as string, map[names[before] as string]);
+        for (let before = 0; before < index; before += 1)
+          setOwn(mapped, names[before] as string, map[names[before] as string]);
       }
       if (mapped !== undefined) setOwn(mapped, name, next);
     }
@@ -203,11 +208,14 @@ class SchemaPreparer {
   private transformKeyword(key: string, value: unknown): unknown {
     if (SCHEMA_MAP_KEYWORDS.has(key) && isSchemaNode(value)) return this.transformMap(value, false);
     if (key === 'dependencies' && isSchemaNode(value)) return this.transformMap(value, true);
-    if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value)) return this.transformList(value, key === 'anyOf' || key === 'oneOf');
+    if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value))
+      return this.transformList(value, key === 'anyOf' || key === 'oneOf');
     if (key === 'items' && Array.isArray(value)) return this.transformList(value, false);
     if (SCHEMA_VALUE_KEYWORDS.has(key)) {
       const next = this.transform(value);
-      return (key === 'propertyNames' || key === 'contains') && next === value && isSchemaNode(value) ? shallowCopy(value) : next;
+      return (key === 'propertyNames' || key === 'contains') && next === value && isSchemaNode(value)
+        ? shallowCopy(value)
+        : next;
     }
     return value;
   }
@@ -226,13 +234,22 @@ class SchemaPreparer {
       const next = this.transformKeyword(key, value);
       if (out === undefined && next !== value) {
         out = {};
-        for (let before = 0; before < index; before += 1) setOwn(out, keys[before] as string, node[keys[before] as string]);
+        for (let before = 0; before < index; before += 1)
+          setOwn(out, keys[before] as string, node[keys[before] as string]);
       }
       if (out !== undefined) setOwn(out, key, next);
     }
     const allOf = node['allOf'];
-    const wrapsAllOf = Array.isArray(allOf) && allOf.length >= 2 && !this.transparentAllOf.has(node) && (!('anyOf' in node) || !('oneOf' in node));
-    const rewrites = Array.isArray(node['items']) || typeof node['exclusiveMaximum'] === 'boolean' || typeof node['exclusiveMinimum'] === 'boolean' || wrapsAllOf;
+    const wrapsAllOf =
+      Array.isArray(allOf) &&
+      allOf.length >= 2 &&
+      !this.transparentAllOf.has(node) &&
+      (!('anyOf' in node) || !('oneOf' in node));
+    const rewrites =
+      Array.isArray(node['items']) ||
+      typeof node['exclusiveMaximum'] === 'boolean' ||
+      typeof node['exclusiveMinimum'] === 'boolean' ||
+      wrapsAllOf;
     if (out === undefined) {
       if (!rewrites) return node;
       out = shallowCopy(node);
@@ -266,12 +283,17 @@ class SchemaPreparer {
   private wrapAllOf(node: SchemaNode, out: Record<string, unknown>): void {
     const allOf = node['allOf'];
     const outAllOf = out['allOf'];
-    if (!Array.isArray(outAllOf) || !Array.isArray(allOf) || outAllOf.length < 2 || this.transparentAllOf.has(node)) return;
+    if (!Array.isArray(outAllOf) || !Array.isArray(allOf) || outAllOf.length < 2 || this.transparentAllOf.has(node))
+      return;
     const wrapperKeyword = !('anyOf' in out) ? 'anyOf' : !('oneOf' in out) ? 'oneOf' : undefined;
     if (wrapperKeyword === undefined) return;
     const wrapper = [{ allOf: outAllOf }];
     delete out['allOf'];
     out[wrapperKeyword] = wrapper;
-    this.collapsing.set(wrapper, { kind: 'allOf', branchBase: '/0/allOf', references: this.reachableReferences(allOf) });
+    this.collapsing.set(wrapper, {
+      kind: 'allOf',
+      branchBase: '/0/allOf',
+      references: this.reachableReferences(allOf),
+    });
   }
 }

@@ -269,7 +269,12 @@ export function analyzeTopLevel(root: SchemaNode): TopLevelShape {
         if (layer !== root) composed = true;
         const resolved = dereference(root, layerProperties[name]);
         const schema = isSchemaNode(resolved) ? resolved : undefined;
-        properties.set(name, { name, order: properties.size, schema, arrayAcceptedTypes: arrayAcceptedTypes(root, schema) });
+        properties.set(name, {
+          name,
+          order: properties.size,
+          schema,
+          arrayAcceptedTypes: arrayAcceptedTypes(root, schema),
+        });
       }
     }
     if (!isCore) continue;

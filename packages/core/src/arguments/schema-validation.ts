@@ -104,11 +104,26 @@ function namesPrototypeMember(node: unknown, seen: Set<unknown>): boolean {
   for (const key of Object.keys(record)) {
     const value = record[key];
     if (DATA_KEYWORDS.has(key)) continue;
-    if (key === 'properties' && typeof value === 'object' && value !== null && Object.keys(value).some((name) => PROTOTYPE_MEMBER_NAMES.has(name))) return true;
-    if (key === 'required' && Array.isArray(value) && value.some((name) => typeof name === 'string' && PROTOTYPE_MEMBER_NAMES.has(name))) return true;
+    if (
+      key === 'properties' &&
+      typeof value === 'object' &&
+      value !== null &&
+      Object.keys(value).some((name) => PROTOTYPE_MEMBER_NAMES.has(name))
+    )
+      return true;
+    if (
+      key === 'required' &&
+      Array.isArray(value) &&
+      value.some((name) => typeof name === 'string' && PROTOTYPE_MEMBER_NAMES.has(name))
+    )
+      return true;
     if (key === 'dependentRequired' && typeof value === 'object' && value !== null) {
       for (const [name, needed] of Object.entries(value as Record<string, unknown>)) {
-        if (PROTOTYPE_MEMBER_NAMES.has(name) || (Array.isArray(needed) && needed.some((item) => typeof item === 'string' && PROTOTYPE_MEMBER_NAMES.has(item)))) return true;
+        if (
+          PROTOTYPE_MEMBER_NAMES.has(name) ||
+          (Array.isArray(needed) && needed.some((item) => typeof item === 'string' && PROTOTYPE_MEMBER_NAMES.has(item)))
+        )
+          return true;
       }
     }
     if (namesPrototypeMember(value, seen)) return true;
@@ -138,7 +153,9 @@ export class SchemaCompiler {
    */
   compile(schema: Record<string, unknown>): ValidateFunction {
     const ownProperties = namesPrototypeMember(schema, new Set());
-    const shared = ownProperties ? (this.sharedOwnPropertiesAjv ??= newAjv(true, true)) : (this.sharedAjv ??= newAjv(true));
+    const shared = ownProperties
+      ? (this.sharedOwnPropertiesAjv ??= newAjv(true, true))
+      : (this.sharedAjv ??= newAjv(true));
     let firstError: unknown;
     try {
       return shared.compile(schema);
@@ -280,7 +297,11 @@ function draftFor(error: ErrorObject): Draft {
 }
 
 /** The detail fields of an Ajv error whose keyword keeps the error's own location. */
-function keywordExtras(keyword: string, params: Readonly<Record<string, unknown>>, data: unknown): Record<string, unknown> {
+function keywordExtras(
+  keyword: string,
+  params: Readonly<Record<string, unknown>>,
+  data: unknown,
+): Record<string, unknown> {
   switch (keyword) {
     case 'type': {
       const expected = params['type'];
@@ -323,9 +344,20 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
   const path = draft.pathSegments.join('/');
   const receivedType = receivedTypeOf(draft.value);
   const extras = draft.extras;
-  const templateValues: Record<string, unknown> = { ...extras, ...draft.templateExtras, path: templatePathOf(draft.pathSegments), received_type: receivedType };
+  const templateValues: Record<string, unknown> = {
+    ...extras,
+    ...draft.templateExtras,
+    path: templatePathOf(draft.pathSegments),
+    received_type: receivedType,
+  };
   // `field` repeats the path (the contract's name for it); a missing key's own `field` replaces it.
-  const detail: Record<string, unknown> = { path, issue: fillTemplate(entry.summary_template, templateValues), received_type: receivedType, field: path, ...extras };
+  const detail: Record<string, unknown> = {
+    path,
+    issue: fillTemplate(entry.summary_template, templateValues),
+    received_type: receivedType,
+    field: path,
+    ...extras,
+  };
   return {
     keyword: draft.keyword,
     tableKeyword: draft.tableKeyword,
@@ -360,8 +392,25 @@ function receivedTypeOf(value: unknown): string {
  * @param templateExtras - values that replace extras in the summary and hint texts only.
  * @returns the violation.
  */
-export function valueViolation(keyword: string, segments: readonly string[], value: unknown, extras: Record<string, unknown>, templateExtras: Record<string, unknown> = {}): Violation {
-  return finish({ keyword, tableKeyword: keyword, segments: [...segments], pathSegments: [...segments], value, extras, templateExtras }, undefined);
+export function valueViolation(
+  keyword: string,
+  segments: readonly string[],
+  value: unknown,
+  extras: Record<string, unknown>,
+  templateExtras: Record<string, unknown> = {},
+): Violation {
+  return finish(
+    {
+      keyword,
+      tableKeyword: keyword,
+      segments: [...segments],
+      pathSegments: [...segments],
+      value,
+      extras,
+      templateExtras,
+    },
+    undefined,
+  );
 }
 
 /**
@@ -374,9 +423,17 @@ export function valueViolation(keyword: string, segments: readonly string[], val
  * @param limit - at most this many violations (default {@link VIOLATION_LIMIT}).
  * @returns the merged violations.
  */
-export function mergeViolations(first: CollectedViolations, second: CollectedViolations, propertyOrder: ReadonlyMap<string, number>, limit: number = VIOLATION_LIMIT): CollectedViolations {
+export function mergeViolations(
+  first: CollectedViolations,
+  second: CollectedViolations,
+  propertyOrder: ReadonlyMap<string, number>,
+  limit: number = VIOLATION_LIMIT,
+): CollectedViolations {
   const merged = sortViolations(dedupe([...first.violations, ...second.violations]), propertyOrder);
-  return { violations: merged.slice(0, limit), omitted: first.omitted + second.omitted + Math.max(0, merged.length - limit) };
+  return {
+    violations: merged.slice(0, limit),
+    omitted: first.omitted + second.omitted + Math.max(0, merged.length - limit),
+  };
 }
 
 /**
@@ -448,7 +505,11 @@ export interface ViolationContext {
  *   (default {@link VIOLATION_LIMIT}); the rest are only counted.
  * @returns the sorted violations (at least one when `errors` is not empty) and the count left out.
  */
-export function collectViolations(errors: readonly ErrorObject[], context: ViolationContext, limit: number = VIOLATION_LIMIT): CollectedViolations {
+export function collectViolations(
+  errors: readonly ErrorObject[],
+  context: ViolationContext,
+  limit: number = VIOLATION_LIMIT,
+): CollectedViolations {
   const consumedBy = new Array<number | undefined>(errors.length);
   const directErrors = new Map<ErrorObject, ErrorObject[]>();
   const violations: Violation[] = [];
@@ -478,14 +539,20 @@ export function collectViolations(errors: readonly ErrorObject[], context: Viola
   // (100,000 wrong items) would otherwise cost seconds of CPU for details that are cut to
   // MAX_DETAILS anyway. Ranking by a draft is a fraction of the cost of a finished violation, and
   // keeping the first `limit` drafts (not sorting them all) keeps the cost linear in their number.
-  const selection = new FirstInOrder<OrderKey>(limit, (left, right) => compareViolations(left, right, context.propertyOrder));
+  const selection = new FirstInOrder<OrderKey>(limit, (left, right) =>
+    compareViolations(left, right, context.propertyOrder),
+  );
   for (let index = 0; index < errors.length; index += 1) {
     if (consumedBy[index] === undefined) selection.offer(orderKeyOf(errors[index] as ErrorObject, index, context));
   }
   const omitted = selection.dropped;
   for (const entry of selection.entries()) {
     const error = errors[entry.index] as ErrorObject;
-    violations.push(COLLAPSING_KEYWORDS.has(error.keyword) ? collapsedViolation(error, context, directErrors) : finish(draftFor(error), error.parentSchema));
+    violations.push(
+      COLLAPSING_KEYWORDS.has(error.keyword)
+        ? collapsedViolation(error, context, directErrors)
+        : finish(draftFor(error), error.parentSchema),
+    );
   }
   return { violations: sortViolations(dedupe(violations), context.propertyOrder), omitted };
 }
@@ -519,7 +586,12 @@ function orderKeyOf(error: ErrorObject, index: number, context: ViolationContext
   const keyword = error.keyword;
   const param = NAMED_PROPERTY_PARAMS.get(keyword);
   if (param !== undefined) segments.push(String((error.params as Record<string, unknown>)[param]));
-  return { index, rank: rankOf(keyword, keyword === 'unevaluatedProperties' ? 'additionalProperties' : keyword), segments, keyword };
+  return {
+    index,
+    rank: rankOf(keyword, keyword === 'unevaluatedProperties' ? 'additionalProperties' : keyword),
+    segments,
+    keyword,
+  };
 }
 
 /** At most this many violations are built per failed check (see {@link collectViolations}). */
@@ -542,7 +614,11 @@ function collapsingInfoOf(error: ErrorObject, context: ViolationContext): Collap
   return typeof error.schema === 'object' && error.schema !== null ? context.collapsing.get(error.schema) : undefined;
 }
 
-function collapsedViolation(error: ErrorObject, context: ViolationContext, directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>): Violation {
+function collapsedViolation(
+  error: ErrorObject,
+  context: ViolationContext,
+  directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>,
+): Violation {
   const info = collapsingInfoOf(error, context);
   const kind = info?.kind ?? (error.keyword as CollapsingInfo['kind']);
   const direct = directErrors.get(error) ?? [];
@@ -568,7 +644,8 @@ function collapsedViolation(error: ErrorObject, context: ViolationContext, direc
     }
     branches.sort((left, right) => left.branch - right.branch);
     extras['branches'] = branches;
-    if (kind === 'oneOf' && Array.isArray(params['passingSchemas'])) extras['passing'] = [...(params['passingSchemas'] as unknown[])];
+    if (kind === 'oneOf' && Array.isArray(params['passingSchemas']))
+      extras['passing'] = [...(params['passingSchemas'] as unknown[])];
   }
   const draft: Draft = {
     keyword: kind,
@@ -613,7 +690,10 @@ function compareSegment(left: string, right: string): number {
  * @param propertyOrder - top-level property name -> document position.
  * @returns a new, sorted array.
  */
-export function sortViolations<Entry extends Pick<Violation, 'rank' | 'segments' | 'keyword'>>(violations: readonly Entry[], propertyOrder: ReadonlyMap<string, number>): Entry[] {
+export function sortViolations<Entry extends Pick<Violation, 'rank' | 'segments' | 'keyword'>>(
+  violations: readonly Entry[],
+  propertyOrder: ReadonlyMap<string, number>,
+): Entry[] {
   return [...violations].sort((left, right) => compareViolations(left, right, propertyOrder));
 }
 

@@ -51,15 +51,19 @@ const OTHER_RANK = VIOLATION_ORDER.length - 1;
 
 function segmentsOf(frame: Frame, key: string): string[] {
   const segments = [key];
-  for (let current: Frame | undefined = frame; current?.parent !== undefined; current = current.parent) segments.push(current.key);
+  for (let current: Frame | undefined = frame; current?.parent !== undefined; current = current.parent)
+    segments.push(current.key);
   return segments.reverse();
 }
 
 function findingFor(value: unknown, frame: Frame, key: string): Finding | undefined {
   if (typeof value === 'number') {
-    return Number.isFinite(value) ? undefined : { kind: 'number', segments: segmentsOf(frame, key), value, rank: TYPE_RANK, keyword: 'type' };
+    return Number.isFinite(value)
+      ? undefined
+      : { kind: 'number', segments: segmentsOf(frame, key), value, rank: TYPE_RANK, keyword: 'type' };
   }
-  if (typeof value === 'string' && hasLoneSurrogate(value)) return { kind: 'string', segments: segmentsOf(frame, key), value, rank: OTHER_RANK, keyword: 'format' };
+  if (typeof value === 'string' && hasLoneSurrogate(value))
+    return { kind: 'string', segments: segmentsOf(frame, key), value, rank: OTHER_RANK, keyword: 'format' };
   return undefined;
 }
 
@@ -89,7 +93,14 @@ function findUnsendable(root: object, selection: FirstInOrder<Finding>): void {
       continue;
     }
     for (const key of Object.keys(container)) {
-      if (hasLoneSurrogate(key)) selection.offer({ kind: 'string', segments: segmentsOf(frame, key), value: key, rank: OTHER_RANK, keyword: 'format' });
+      if (hasLoneSurrogate(key))
+        selection.offer({
+          kind: 'string',
+          segments: segmentsOf(frame, key),
+          value: key,
+          rank: OTHER_RANK,
+          keyword: 'format',
+        });
       look((container as Record<string, unknown>)[key], frame, key);
     }
   }
@@ -133,13 +144,29 @@ function mayHoldUnsendable(value: unknown, depth: number): boolean {
  */
 export function unsendableViolations(args: unknown, context: ViolationContext): CollectedViolations {
   if (!mayHoldUnsendable(args, 0)) return NOTHING_UNSENDABLE;
-  const selection = new FirstInOrder<Finding>(VIOLATION_LIMIT, (left, right) => compareViolations(left, right, context.propertyOrder));
+  const selection = new FirstInOrder<Finding>(VIOLATION_LIMIT, (left, right) =>
+    compareViolations(left, right, context.propertyOrder),
+  );
   // a root that is no object fails the object-typed schema already
   if (typeof args === 'object' && args !== null) findUnsendable(args, selection);
-  const violations = selection.entries().map((finding) =>
-    finding.kind === 'number'
-      ? valueViolation('type', finding.segments, finding.value, { expected_type: 'number' }, { expected_type: 'a finite number' })
-      : valueViolation('format', finding.segments, finding.value, { format: 'unicode' }, { format: 'Unicode string (it holds a lone UTF-16 surrogate, which no UTF-8 text can carry)' }),
-  );
+  const violations = selection
+    .entries()
+    .map((finding) =>
+      finding.kind === 'number'
+        ? valueViolation(
+            'type',
+            finding.segments,
+            finding.value,
+            { expected_type: 'number' },
+            { expected_type: 'a finite number' },
+          )
+        : valueViolation(
+            'format',
+            finding.segments,
+            finding.value,
+            { format: 'unicode' },
+            { format: 'Unicode string (it holds a lone UTF-16 surrogate, which no UTF-8 text can carry)' },
+          ),
+    );
   return { violations, omitted: selection.dropped };
 }

@@ -36,7 +36,8 @@ export function lowerCaseHeaders(headers: HeaderSource | undefined): Map<string,
   const record = headers as Readonly<Record<string, string | readonly string[] | number | undefined>>;
   for (const [name, value] of Object.entries(record)) {
     if (value === undefined) continue;
-    const values: readonly (string | number)[] = typeof value === 'string' || typeof value === 'number' ? [value] : value;
+    const values: readonly (string | number)[] =
+      typeof value === 'string' || typeof value === 'number' ? [value] : value;
     for (const item of values) add(name, String(item));
   }
   return result;

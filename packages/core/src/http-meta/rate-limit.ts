@@ -46,7 +46,10 @@ export interface RateLimitHeaderNames {
  * @param names - the server's header names.
  * @returns the object, or `undefined` when no key could be read (never an empty object).
  */
-export function rateLimitMeta(headers: ReadonlyMap<string, string>, names: RateLimitHeaderNames): RateLimitMeta | undefined {
+export function rateLimitMeta(
+  headers: ReadonlyMap<string, string>,
+  names: RateLimitHeaderNames,
+): RateLimitMeta | undefined {
   const limit = rateLimitValue(headerValue(headers, ...names.limit));
   const remaining = rateLimitValue(headerValue(headers, ...names.remaining));
   const reset = headerValue(headers, ...names.reset);
@@ -60,7 +63,8 @@ export function rateLimitMeta(headers: ReadonlyMap<string, string>, names: RateL
 
 const DELTA_SECONDS = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
 // IMF-fixdate, and the two obsolete forms HTTP still asks recipients to accept.
-const HTTP_DATE = /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
+const HTTP_DATE =
+  /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
 
 /**
  * Parses a `Retry-After` value into seconds.
@@ -85,7 +89,8 @@ export function parseRetryAfter(raw: string | undefined, now: Date, responseDate
   if (!HTTP_DATE.test(value)) return undefined;
   const target = Date.parse(value);
   if (Number.isNaN(target)) return undefined;
-  const parsedReference = responseDate !== undefined && HTTP_DATE.test(responseDate.trim()) ? Date.parse(responseDate.trim()) : Number.NaN;
+  const parsedReference =
+    responseDate !== undefined && HTTP_DATE.test(responseDate.trim()) ? Date.parse(responseDate.trim()) : Number.NaN;
   const reference = Number.isNaN(parsedReference) ? now.getTime() : parsedReference;
   return Math.max(0, (target - reference) / 1000);
 }

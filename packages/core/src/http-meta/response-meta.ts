@@ -20,7 +20,11 @@ import { upstreamWarnings } from './warning.js';
  * @param names - the server's rate-limit header names.
  * @returns the meta; `{}` when the response carried none of these headers.
  */
-export function responseMetaFromHeaders(headers: HeaderSource | undefined, now: Date, names: RateLimitHeaderNames): ResponseMeta {
+export function responseMetaFromHeaders(
+  headers: HeaderSource | undefined,
+  now: Date,
+  names: RateLimitHeaderNames,
+): ResponseMeta {
   const lower = lowerCaseHeaders(headers);
   const rateLimit = rateLimitMeta(lower, names);
   const retryAfter = retryAfterSeconds(lower, now);

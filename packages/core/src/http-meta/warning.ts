@@ -85,7 +85,13 @@ export function parseWarningHeader(header: string | undefined): ParsedWarning[] 
     if (match === null || quoted === undefined) return { value: part, code: '', agent: '', text: part };
     const rest = part.slice(quoted.end).trim();
     const date = readQuoted(rest, 0)?.text;
-    return { value: part, code: match[1] ?? '', agent: match[2] ?? '', text: quoted.text, ...(date === undefined ? {} : { date }) };
+    return {
+      value: part,
+      code: match[1] ?? '',
+      agent: match[2] ?? '',
+      text: quoted.text,
+      ...(date === undefined ? {} : { date }),
+    };
   });
 }
 
@@ -100,7 +106,14 @@ export function upstreamWarnings(header: string | undefined): EnvelopeWarning[] 
   return parseWarningHeader(header).map((warning) => ({
     kind: 'upstream_warning',
     summary: warning.value,
-    details: [{ code: warning.code, agent: warning.agent, text: warning.text, ...(warning.date === undefined ? {} : { date: warning.date }) }],
+    details: [
+      {
+        code: warning.code,
+        agent: warning.agent,
+        text: warning.text,
+        ...(warning.date === undefined ? {} : { date: warning.date }),
+      },
+    ],
     hints: [],
   }));
 }

@@ -132,8 +132,12 @@ export function documentBaseUrls(document: unknown): string[] {
   if (!isRecord(document)) return [];
   if (typeof document['host'] === 'string') {
     const basePath = typeof document['basePath'] === 'string' ? document['basePath'].replace(/\/$/, '') : '';
-    const schemes = Array.isArray(document['schemes']) ? document['schemes'].filter((scheme): scheme is string => typeof scheme === 'string') : [];
-    return (schemes.length > 0 ? schemes : ['https']).map((scheme) => `${scheme}://${String(document['host'])}${basePath}`);
+    const schemes = Array.isArray(document['schemes'])
+      ? document['schemes'].filter((scheme): scheme is string => typeof scheme === 'string')
+      : [];
+    return (schemes.length > 0 ? schemes : ['https']).map(
+      (scheme) => `${scheme}://${String(document['host'])}${basePath}`,
+    );
   }
   if (!Array.isArray(document['servers'])) return [];
   const urls: string[] = [];
@@ -153,7 +157,11 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]*\+)?json(?:\s*;.*)?$/i;
 
 /** The media type to send: `application/json`, else any `...+json`/vendor JSON type, else the first listed. */
 function chooseMediaType(mediaTypes: readonly string[]): string | undefined {
-  return mediaTypes.find((type) => /^application\/json\b/i.test(type)) ?? mediaTypes.find((type) => JSON_MEDIA_TYPE.test(type) || /json/i.test(type)) ?? mediaTypes[0];
+  return (
+    mediaTypes.find((type) => /^application\/json\b/i.test(type)) ??
+    mediaTypes.find((type) => JSON_MEDIA_TYPE.test(type) || /json/i.test(type)) ??
+    mediaTypes[0]
+  );
 }
 
 function deriveOperationId(method: string, path: string): string {
@@ -161,7 +169,12 @@ function deriveOperationId(method: string, path: string): string {
 }
 
 function openApiCollectionFormat(location: ParameterLocation, parameter: JsonRecord): CollectionFormat {
-  const style = typeof parameter['style'] === 'string' ? parameter['style'] : location === 'query' || location === 'cookie' ? 'form' : 'simple';
+  const style =
+    typeof parameter['style'] === 'string'
+      ? parameter['style']
+      : location === 'query' || location === 'cookie'
+        ? 'form'
+        : 'simple';
   const explode = typeof parameter['explode'] === 'boolean' ? parameter['explode'] : style === 'form';
   if (style === 'form') return explode ? 'multi' : 'csv';
   if (style === 'spaceDelimited') return explode ? 'multi' : 'ssv';
@@ -195,7 +208,13 @@ class InputBuilder {
 
   add(property: string, schema: unknown, required: boolean): void {
     // plain assignment except for `__proto__`, which would set the prototype
-    if (property === '__proto__') Object.defineProperty(this.properties, property, { value: schema, enumerable: true, writable: true, configurable: true });
+    if (property === '__proto__')
+      Object.defineProperty(this.properties, property, {
+        value: schema,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else this.properties[property] = schema;
     if (required) this.required.push(property);
   }
@@ -228,7 +247,11 @@ export class OperationConverter {
     this.format = apiDescriptionFormat(document);
     this.document = document as JsonRecord;
     this.options = options;
-    this.schemas = new SchemaConverter({ resolveReference: options.resolveReference, descriptionLimit: options.descriptionLimit, referenceMode: options.referenceMode });
+    this.schemas = new SchemaConverter({
+      resolveReference: options.resolveReference,
+      descriptionLimit: options.descriptionLimit,
+      referenceMode: options.referenceMode,
+    });
     this.omittedHeaders = new Set((options.omitHeaders ?? []).map((name) => name.toLowerCase()));
   }
 
@@ -264,7 +287,8 @@ export class OperationConverter {
     const item = isRecord(paths) ? this.dereference(paths[path]) : undefined;
     const key = method.toLowerCase();
     const operation = isRecord(item) ? item[key] : undefined;
-    if (!isRecord(item) || !isRecord(operation)) throw new RangeError(`no operation ${method.toUpperCase()} ${path} in the document`);
+    if (!isRecord(item) || !isRecord(operation))
+      throw new RangeError(`no operation ${method.toUpperCase()} ${path} in the document`);
     return this.convertOperation(path, key, item, operation);
   }
 
@@ -285,7 +309,8 @@ export class OperationConverter {
       if (!Array.isArray(list)) continue;
       for (const raw of list as readonly unknown[]) {
         const parameter = this.dereference(raw);
-        if (!isRecord(parameter) || typeof parameter['name'] !== 'string' || typeof parameter['in'] !== 'string') continue;
+        if (!isRecord(parameter) || typeof parameter['name'] !== 'string' || typeof parameter['in'] !== 'string')
+          continue;
         merged.set(`${parameter['in']}:${parameter['name']}`, parameter);
       }
     }
@@ -298,7 +323,10 @@ export class OperationConverter {
     // built key by key (same order as ever) rather than by conditional spreads, which cost more
     // than the rest of this method in the unoptimized code start-up runs
     const converted: { -readonly [Key in keyof ConvertedOperation]?: ConvertedOperation[Key] } = {
-      operationId: typeof operation['operationId'] === 'string' && operation['operationId'].trim() !== '' ? operation['operationId'].trim() : deriveOperationId(method, path),
+      operationId:
+        typeof operation['operationId'] === 'string' && operation['operationId'].trim() !== ''
+          ? operation['operationId'].trim()
+          : deriveOperationId(method, path),
       method: method.toUpperCase(),
       path,
     };
@@ -318,9 +346,18 @@ export class OperationConverter {
       const property = builder.propertyFor(name, 'body');
       const schema = this.schemas.convertToObject(parameter['schema']);
       const description = this.schemas.description(parameter['description']);
-      builder.add(property, description !== undefined && schema['description'] === undefined ? { ...schema, description } : schema, parameter['required'] === true);
-      const consumes = Array.isArray(operation['consumes']) ? operation['consumes'] : Array.isArray(this.document['consumes']) ? this.document['consumes'] : [];
-      const mediaType = chooseMediaType(consumes.filter((type): type is string => typeof type === 'string')) ?? 'application/json';
+      builder.add(
+        property,
+        description !== undefined && schema['description'] === undefined ? { ...schema, description } : schema,
+        parameter['required'] === true,
+      );
+      const consumes = Array.isArray(operation['consumes'])
+        ? operation['consumes']
+        : Array.isArray(this.document['consumes'])
+          ? this.document['consumes']
+          : [];
+      const mediaType =
+        chooseMediaType(consumes.filter((type): type is string => typeof type === 'string')) ?? 'application/json';
       builder.body = { property, mediaType, required: parameter['required'] === true };
       return;
     }
@@ -346,7 +383,9 @@ export class OperationConverter {
         ...converted,
         ...(description === undefined ? {} : { description }),
         ...(deprecated ? { deprecated: true } : {}),
-        ...(Object.hasOwn(parameter, 'example') && converted['examples'] === undefined ? { examples: [parameter['example']] } : {}),
+        ...(Object.hasOwn(parameter, 'example') && converted['examples'] === undefined
+          ? { examples: [parameter['example']] }
+          : {}),
       };
     }
     builder.add(property, schema, required);
@@ -355,7 +394,8 @@ export class OperationConverter {
       property,
       in: where,
       required,
-      collectionFormat: this.format === 'swagger2' ? swaggerCollectionFormat(parameter) : openApiCollectionFormat(where, parameter),
+      collectionFormat:
+        this.format === 'swagger2' ? swaggerCollectionFormat(parameter) : openApiCollectionFormat(where, parameter),
       ...(mediaType === undefined ? {} : { mediaType }),
     });
   }
@@ -371,7 +411,11 @@ export class OperationConverter {
     const description = this.schemas.description(requestBody['description']);
     const property = builder.propertyFor(this.options.bodyProperty ?? 'body', 'request');
     const required = requestBody['required'] === true;
-    builder.add(property, description !== undefined && schema['description'] === undefined ? { ...schema, description } : schema, required);
+    builder.add(
+      property,
+      description !== undefined && schema['description'] === undefined ? { ...schema, description } : schema,
+      required,
+    );
     builder.body = { property, mediaType, required };
   }
 }

@@ -25,11 +25,19 @@ export interface OperationRequest {
   readonly body?: string;
 }
 
-const SEPARATORS: Readonly<Record<Exclude<CollectionFormat, 'multi'>, string>> = { csv: ',', ssv: ' ', tsv: '\t', pipes: '|' };
+const SEPARATORS: Readonly<Record<Exclude<CollectionFormat, 'multi'>, string>> = {
+  csv: ',',
+  ssv: ' ',
+  tsv: '\t',
+  pipes: '|',
+};
 
 /** Percent-encodes a query component (RFC 3986 unreserved characters stay as they are). */
 function encodeComponent(text: string): string {
-  return encodeURIComponent(text).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 function scalarText(value: unknown): string {
@@ -85,7 +93,11 @@ export function coerceJsonBody(value: unknown, property: string): unknown {
  * @throws UpstreamClientError (`body_coercion`) when the body is JSON-looking text that does not parse.
  * @throws TypeError when a path parameter has no value (validation should have caught it).
  */
-export function buildOperationRequest(operation: OperationWireShape, args: Readonly<Record<string, unknown>>, baseUrl: string): OperationRequest {
+export function buildOperationRequest(
+  operation: OperationWireShape,
+  args: Readonly<Record<string, unknown>>,
+  baseUrl: string,
+): OperationRequest {
   let path = operation.path;
   const query: string[] = [];
   const headers: Record<string, string> = {};
@@ -97,13 +109,20 @@ export function buildOperationRequest(operation: OperationWireShape, args: Reado
       const items = Array.isArray(value) ? value.map(scalarText) : [scalarText(value)];
       path = path.split(`{${parameter.name}}`).join(items.map(encodeComponent).join(','));
     } else if (parameter.in === 'query') {
-      for (const text of wireValues(value, parameter.collectionFormat)) query.push(`${encodeComponent(parameter.name)}=${text}`);
+      for (const text of wireValues(value, parameter.collectionFormat))
+        query.push(`${encodeComponent(parameter.name)}=${text}`);
     } else if (parameter.in === 'header') {
-      headers[parameter.name.toLowerCase()] = Array.isArray(value) ? value.map(scalarText).join(',') : scalarText(value);
+      headers[parameter.name.toLowerCase()] = Array.isArray(value)
+        ? value.map(scalarText).join(',')
+        : scalarText(value);
     }
   }
   let body: string | undefined;
-  if (operation.body !== undefined && Object.hasOwn(args, operation.body.property) && args[operation.body.property] !== undefined) {
+  if (
+    operation.body !== undefined &&
+    Object.hasOwn(args, operation.body.property) &&
+    args[operation.body.property] !== undefined
+  ) {
     const value = coerceJsonBody(args[operation.body.property], operation.body.property);
     body = typeof value === 'string' && !/json/i.test(operation.body.mediaType) ? value : JSON.stringify(value);
     headers['content-type'] = operation.body.mediaType;

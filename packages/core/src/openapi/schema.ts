@@ -90,11 +90,29 @@ export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
 const JSON_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
 
 /** Keywords copied unchanged when their value has the right JSON type. */
-const COPIED_COUNTS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties', 'maxContains', 'minContains'] as const;
+const COPIED_COUNTS = [
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+  'maxContains',
+  'minContains',
+] as const;
 const COPIED_BOOLEANS = ['uniqueItems', 'readOnly', 'writeOnly', 'deprecated'] as const;
 const COPIED_STRINGS = ['title', 'contentMediaType', 'contentEncoding'] as const;
 /** Keywords whose value is one schema. */
-const SUBSCHEMA_KEYWORDS = ['not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+const SUBSCHEMA_KEYWORDS = [
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+] as const;
 /** Keywords whose value is a list of schemas. */
 const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'] as const;
 /** Keywords whose value maps names to schemas. */
@@ -146,12 +164,15 @@ function fitKeywordsToType(result: Record<string, unknown>): void {
   if (type !== undefined) {
     // with a declared type (even only `null`), keywords of other types can never apply
     const declared = new Set<string>();
-    for (const name of typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : []) if (name !== 'null') declared.add(name === 'integer' ? 'number' : name);
+    for (const name of typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : [])
+      if (name !== 'null') declared.add(name === 'integer' ? 'number' : name);
     for (const keyword of Object.keys(result)) {
       const family = KEYWORD_TYPES[keyword];
-      if (family !== undefined && Object.hasOwn(KEYWORD_TYPES, keyword) && !declared.has(family)) Reflect.deleteProperty(result, keyword);
+      if (family !== undefined && Object.hasOwn(KEYWORD_TYPES, keyword) && !declared.has(family))
+        Reflect.deleteProperty(result, keyword);
     }
-    if (typeof format === 'string' && !declared.has('string') && !declared.has('number')) Reflect.deleteProperty(result, 'format');
+    if (typeof format === 'string' && !declared.has('string') && !declared.has('number'))
+      Reflect.deleteProperty(result, 'format');
     return;
   }
   // the type families of the keywords present, in order, then the format's
@@ -175,11 +196,15 @@ function fitKeywordsToType(result: Record<string, unknown>): void {
  * names, repeats and entries that are not lists.
  */
 function translateDependentRequired(value: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  const valid = Object.values(value).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string') && new Set(names).size === names.length);
+  const valid = Object.values(value).every(
+    (names) =>
+      Array.isArray(names) && names.every((name) => typeof name === 'string') && new Set(names).size === names.length,
+  );
   if (valid) return value;
   const result: Record<string, unknown> = {};
   for (const [key, names] of Object.entries(value)) {
-    if (Array.isArray(names)) setOwnProperty(result, key, [...new Set(names.filter((name): name is string => typeof name === 'string'))]);
+    if (Array.isArray(names))
+      setOwnProperty(result, key, [...new Set(names.filter((name): name is string => typeof name === 'string'))]);
   }
   return result;
 }
@@ -210,7 +235,8 @@ function isValidPattern(pattern: string): boolean {
  * the thousands of properties a large model has was the converter's costliest line.
  */
 function setOwnProperty(target: Record<string, unknown>, name: string, value: unknown): void {
-  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  if (name === '__proto__')
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
   else target[name] = value;
 }
 
@@ -240,18 +266,24 @@ function referenceName(reference: string): string {
  */
 function referenceCandidatesIn(value: unknown): string[] {
   const keys: string[] = [];
-  for (const reference of referenceStrings(value)) if (reference.startsWith(DEFS_PREFIX)) keys.push(reference.slice(DEFS_PREFIX.length));
+  for (const reference of referenceStrings(value))
+    if (reference.startsWith(DEFS_PREFIX)) keys.push(reference.slice(DEFS_PREFIX.length));
   return keys;
 }
 
 /** `type`, with OpenAPI's `nullable` folded in (Swagger 2.0 `file` is a binary string). */
-function translateType(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>, nullable: boolean): void {
+function translateType(
+  schema: Readonly<Record<string, unknown>>,
+  result: Record<string, unknown>,
+  nullable: boolean,
+): void {
   let type: unknown = schema['type'];
   if (type === 'file') {
     type = 'string';
     result['format'] = 'binary';
   }
-  if (typeof type === 'string' && JSON_TYPES.has(type)) result['type'] = nullable && type !== 'null' ? [type, 'null'] : type;
+  if (typeof type === 'string' && JSON_TYPES.has(type))
+    result['type'] = nullable && type !== 'null' ? [type, 'null'] : type;
   else if (Array.isArray(type)) {
     // each type once: the meta-schema requires a type list's items to be unique
     const types = [...new Set(type.filter((item): item is string => typeof item === 'string' && JSON_TYPES.has(item)))];
@@ -261,7 +293,11 @@ function translateType(schema: Readonly<Record<string, unknown>>, result: Record
 }
 
 /** `enum` (each value once, `null` added for a nullable schema), `const`, `default`, `examples`. */
-function translateValues(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>, nullable: boolean): void {
+function translateValues(
+  schema: Readonly<Record<string, unknown>>,
+  result: Record<string, unknown>,
+  nullable: boolean,
+): void {
   if (Array.isArray(schema['enum']) && schema['enum'].length > 0) {
     const seen = new Set<string>();
     const values = (schema['enum'] as readonly unknown[]).filter((value) => {
@@ -282,7 +318,9 @@ function translateValues(schema: Readonly<Record<string, unknown>>, result: Reco
 /** `required`, without the read-only properties, and `dependentRequired`. */
 function translateRequired(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>): void {
   if (Array.isArray(schema['required'])) {
-    const required = (schema['required'] as readonly unknown[]).filter((name): name is string => typeof name === 'string');
+    const required = (schema['required'] as readonly unknown[]).filter(
+      (name): name is string => typeof name === 'string',
+    );
     const properties = isRecord(schema['properties']) ? schema['properties'] : {};
     // a read-only property is never sent in a request, so it cannot be required of the caller
     const sendable = required.filter((name) => {
@@ -381,7 +419,8 @@ export class SchemaConverter {
     if (!isRecord(value)) return this.keysReferencedIn(value);
     const keys: string[] = [];
     const reference = value['$ref'];
-    if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX)) keys.push(reference.slice(DEFS_PREFIX.length));
+    if (typeof reference === 'string' && reference.startsWith(DEFS_PREFIX))
+      keys.push(reference.slice(DEFS_PREFIX.length));
     for (const member of Object.values(value)) {
       if (typeof member !== 'object' || member === null) continue;
       let candidates = this.candidatesByMember.get(member);
@@ -474,13 +513,17 @@ export class SchemaConverter {
 
   /** Like `convert`, but a top-level `$ref` is written inline in `defs` mode too. */
   private convertTopLevel(schema: unknown): JsonSchema | boolean {
-    if (this.referenceMode !== 'defs' || !isRecord(schema) || typeof schema['$ref'] !== 'string') return this.convert(schema);
+    if (this.referenceMode !== 'defs' || !isRecord(schema) || typeof schema['$ref'] !== 'string')
+      return this.convert(schema);
     const reference = schema['$ref'];
     const target = this.resolve(reference);
-    if (target === undefined) return this.stub(undefined, `${referenceName(reference)} (reference not resolved: not checked)`, false);
+    if (target === undefined)
+      return this.stub(undefined, `${referenceName(reference)} (reference not resolved: not checked)`, false);
     const converted = this.convert(target);
     const siblingDescription = this.description(schema['description']);
-    return siblingDescription === undefined || typeof converted === 'boolean' ? converted : { ...converted, description: siblingDescription };
+    return siblingDescription === undefined || typeof converted === 'boolean'
+      ? converted
+      : { ...converted, description: siblingDescription };
   }
 
   /** `defs` mode: `{ $ref: '#/$defs/<key>' }`, converting the target into the definitions once. */
@@ -488,7 +531,8 @@ export class SchemaConverter {
     let key = this.keyByReference.get(reference);
     if (key === undefined) {
       const target = this.resolve(reference);
-      if (target === undefined) return this.stub(undefined, `${referenceName(reference)} (reference not resolved: not checked)`, false);
+      if (target === undefined)
+        return this.stub(undefined, `${referenceName(reference)} (reference not resolved: not checked)`, false);
       const base = referenceName(reference).replace(/[^A-Za-z0-9_.-]+/g, '_') || 'Definition';
       key = base;
       for (let index = 2; this.takenKeys.has(key); index += 1) key = `${base}_${index}`;
@@ -500,7 +544,10 @@ export class SchemaConverter {
       // the target may be on the object stack (a top-level schema written inline that refers to
       // itself); the `$ref` already ends that recursion, so translate it without the object guard
       try {
-        this.definitions.set(key, isRecord(target) && typeof target['$ref'] !== 'string' ? this.translate(target) : this.convert(target));
+        this.definitions.set(
+          key,
+          isRecord(target) && typeof target['$ref'] !== 'string' ? this.translate(target) : this.convert(target),
+        );
       } finally {
         this.definitionsInProgress.delete(key);
       }
@@ -516,12 +563,18 @@ export class SchemaConverter {
     const cached = this.byReference.get(reference);
     const siblingDescription = this.description(node['description']);
     const withSibling = (schema: JsonSchema | boolean): JsonSchema | boolean =>
-      siblingDescription === undefined || typeof schema === 'boolean' ? schema : { ...schema, description: siblingDescription };
+      siblingDescription === undefined || typeof schema === 'boolean'
+        ? schema
+        : { ...schema, description: siblingDescription };
     if (cached !== undefined) return withSibling(cached);
     const name = referenceName(reference);
     if (this.referenceStack.includes(reference)) {
       const target = this.resolve(reference);
-      return this.stub(isRecord(target) ? target['type'] : undefined, `${name} (recursive: not expanded; any value of this shape is passed through)`, true);
+      return this.stub(
+        isRecord(target) ? target['type'] : undefined,
+        `${name} (recursive: not expanded; any value of this shape is passed through)`,
+        true,
+      );
     }
     const target = this.resolve(reference);
     if (target === undefined) return this.stub(undefined, `${name} (reference not resolved: not checked)`, false);
@@ -541,7 +594,11 @@ export class SchemaConverter {
     const cached = this.byObject.get(schema);
     if (cached !== undefined) return cached;
     if (this.objectStack.has(schema)) {
-      return this.stub(schema['type'], 'recursive schema: not expanded; any value of this shape is passed through', true);
+      return this.stub(
+        schema['type'],
+        'recursive schema: not expanded; any value of this shape is passed through',
+        true,
+      );
     }
     this.objectStack.add(schema);
     const stubsBefore = this.cycleStubs;
@@ -588,7 +645,8 @@ export class SchemaConverter {
     if (isFiniteNumber(schema['multipleOf']) && schema['multipleOf'] > 0) result['multipleOf'] = schema['multipleOf'];
 
     const format = schema['format'];
-    if (typeof format === 'string' && KNOWN_FORMATS.has(format) && result['format'] === undefined) result['format'] = format;
+    if (typeof format === 'string' && KNOWN_FORMATS.has(format) && result['format'] === undefined)
+      result['format'] = format;
     const pattern = schema['pattern'];
     if (typeof pattern === 'string' && isValidPattern(pattern)) result['pattern'] = pattern;
 
@@ -630,7 +688,11 @@ export class SchemaConverter {
    */
   private translateItems(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>): void {
     const items = schema['items'];
-    const tuple = Array.isArray(items) ? (items as readonly unknown[]) : Array.isArray(schema['prefixItems']) ? (schema['prefixItems'] as readonly unknown[]) : undefined;
+    const tuple = Array.isArray(items)
+      ? (items as readonly unknown[])
+      : Array.isArray(schema['prefixItems'])
+        ? (schema['prefixItems'] as readonly unknown[])
+        : undefined;
     const rest = Array.isArray(items) ? schema['additionalItems'] : items;
     if (tuple === undefined || tuple.length === 0) {
       if (rest !== undefined) result['items'] = this.convert(rest);
@@ -647,7 +709,12 @@ export class SchemaConverter {
     result['items'] = { anyOf: rest === false ? converted : [...converted, this.convert(rest)] };
   }
 
-  private translateBound(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>, inclusive: 'minimum' | 'maximum', exclusive: 'exclusiveMinimum' | 'exclusiveMaximum'): void {
+  private translateBound(
+    schema: Readonly<Record<string, unknown>>,
+    result: Record<string, unknown>,
+    inclusive: 'minimum' | 'maximum',
+    exclusive: 'exclusiveMinimum' | 'exclusiveMaximum',
+  ): void {
     const bound = schema[inclusive];
     const flag = schema[exclusive];
     if (isFiniteNumber(flag)) {

@@ -50,7 +50,9 @@ export function lowerCamelIdentifier(text: string): string {
  * @throws TypeError when nothing usable is left.
  */
 export function modelNameFromFileName(fileName: string): string {
-  const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1).replace(/\.(json|ya?ml)$/i, '');
+  const base = fileName
+    .slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1)
+    .replace(/\.(json|ya?ml)$/i, '');
   const name = lowerCamelIdentifier(base);
   if (name === '') throw new TypeError(`"${fileName}" gives no model name: it needs letters or digits`);
   return name;
@@ -68,7 +70,8 @@ export function modelNameFromFileName(fileName: string): string {
 export function operationToolName(model: string, operationId: string): string {
   const modelPart = lowerCamelIdentifier(model);
   const operationPart = lowerCamelIdentifier(operationId);
-  if (modelPart === '' || operationPart === '') throw new TypeError(`cannot build a tool name from model "${model}" and operation "${operationId}"`);
+  if (modelPart === '' || operationPart === '')
+    throw new TypeError(`cannot build a tool name from model "${model}" and operation "${operationId}"`);
   return `${modelPart}_${operationPart}`.slice(0, TOOL_NAME_LIMIT);
 }
 

@@ -7,5 +7,12 @@
  * @packageDocumentation
  */
 export { DEFAULT_REPLAY_ACCESS_TOKEN, DEFAULT_REPLAY_TOKEN_PATH, startUpstreamReplay } from './upstream-replay.js';
-export type { RecordedResponse, ReplayAnswerSource, ReplayRequest, ReplayRoute, UpstreamReplay, UpstreamReplayOptions } from './upstream-replay.js';
+export type {
+  RecordedResponse,
+  ReplayAnswerSource,
+  ReplayRequest,
+  ReplayRoute,
+  UpstreamReplay,
+  UpstreamReplayOptions,
+} from './upstream-replay.js';
 export { officialSuiteTools } from './official-suite-tools.js';

@@ -39,7 +39,8 @@ export type OfficialSuiteToolName = (typeof OFFICIAL_SUITE_TOOL_NAMES)[number];
 export const OFFICIAL_SUITE_ERROR_MESSAGE = 'This tool intentionally returns an error for testing';
 
 /** A 1x1 red PNG, base64. */
-const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+const RED_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
 /** A mono 8 kHz 16-bit WAV of 8 silent samples, base64. */
 function silentWav(): string {
@@ -90,8 +91,15 @@ async function notify(context: ToolHandlerContext, notification: ServerNotificat
   }
 }
 
-async function elicit(context: ToolHandlerContext, message: string, requestedSchema: Record<string, unknown>): Promise<string> {
-  const result = await context.request.mcpReq.send({ method: 'elicitation/create', params: { message, requestedSchema } });
+async function elicit(
+  context: ToolHandlerContext,
+  message: string,
+  requestedSchema: Record<string, unknown>,
+): Promise<string> {
+  const result = await context.request.mcpReq.send({
+    method: 'elicitation/create',
+    params: { message, requestedSchema },
+  });
   return `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
 }
 
@@ -120,7 +128,19 @@ function contentTools(wav: string): EnvelopeTool[] {
       name: 'test_embedded_resource',
       description: 'Conformance fixture: returns an embedded text resource.',
       inputSchema: NO_ARGUMENTS,
-      handler: () => toolResult({ content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] }),
+      handler: () =>
+        toolResult({
+          content: [
+            {
+              type: 'resource',
+              resource: {
+                uri: 'test://embedded-resource',
+                mimeType: 'text/plain',
+                text: 'This is an embedded resource content.',
+              },
+            },
+          ],
+        }),
     },
     {
       name: 'test_multiple_content_types',
@@ -128,12 +148,19 @@ function contentTools(wav: string): EnvelopeTool[] {
       inputSchema: NO_ARGUMENTS,
       handler: () =>
         toolResult({
-        content: [
-          { type: 'text', text: 'Multiple content types test:' },
-          { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
-          { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
-        ],
-      }),
+          content: [
+            { type: 'text', text: 'Multiple content types test:' },
+            { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
+            {
+              type: 'resource',
+              resource: {
+                uri: 'test://mixed-content-resource',
+                mimeType: 'application/json',
+                text: '{"test":"data","value":123}',
+              },
+            },
+          ],
+        }),
     },
   ];
 }
@@ -146,7 +173,11 @@ function runtimeTools(): EnvelopeTool[] {
       description: 'Conformance fixture: sends three log notifications while it runs.',
       inputSchema: NO_ARGUMENTS,
       handler: async (_args, context) => {
-        for (const [index, message] of ['Tool execution started', 'Tool processing data', 'Tool execution completed'].entries()) {
+        for (const [index, message] of [
+          'Tool execution started',
+          'Tool processing data',
+          'Tool execution completed',
+        ].entries()) {
           if (index > 0) await pause(50, context.signal);
           await notify(context, { method: 'notifications/message', params: { level: 'info', data: message } });
         }
@@ -161,7 +192,11 @@ function runtimeTools(): EnvelopeTool[] {
         const progressToken = context.request.mcpReq._meta?.progressToken;
         for (const progress of [0, 50, 100]) {
           if (progress > 0) await pause(50, context.signal);
-          if (progressToken !== undefined) await notify(context, { method: 'notifications/progress', params: { progressToken, progress, total: 100 } });
+          if (progressToken !== undefined)
+            await notify(context, {
+              method: 'notifications/progress',
+              params: { progressToken, progress, total: 100 },
+            });
         }
         return text(`Progress reported for token ${JSON.stringify(progressToken ?? null)}`);
       },
@@ -201,7 +236,11 @@ const SEP1330_ENUMS_SCHEMA = {
         { const: 'value3', title: 'Third Option' },
       ],
     },
-    legacyEnum: { type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+    legacyEnum: {
+      type: 'string',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    },
     untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
     titledMulti: {
       type: 'array',
@@ -222,25 +261,41 @@ function clientRequestTools(): EnvelopeTool[] {
     {
       name: 'test_sampling',
       description: 'Conformance fixture: asks the client to sample a reply to the prompt.',
-      inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send.' } }, required: ['prompt'] },
+      inputSchema: {
+        type: 'object',
+        properties: { prompt: { type: 'string', description: 'The prompt to send.' } },
+        required: ['prompt'],
+      },
       handler: async (args, context) => {
         const result = await context.request.mcpReq.send({
           method: 'sampling/createMessage',
-          params: { messages: [{ role: 'user', content: { type: 'text', text: String(args['prompt']) } }], maxTokens: 100 },
+          params: {
+            messages: [{ role: 'user', content: { type: 'text', text: String(args['prompt']) } }],
+            maxTokens: 100,
+          },
         });
         const content = result.content as { type?: unknown; text?: unknown };
-        return text(`LLM response: ${typeof content.text === 'string' ? content.text : JSON.stringify(result.content)}`);
+        return text(
+          `LLM response: ${typeof content.text === 'string' ? content.text : JSON.stringify(result.content)}`,
+        );
       },
     },
     {
       name: 'test_elicitation',
       description: 'Conformance fixture: asks the client for a user name and email.',
-      inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user.' } }, required: ['message'] },
+      inputSchema: {
+        type: 'object',
+        properties: { message: { type: 'string', description: 'The message to show the user.' } },
+        required: ['message'],
+      },
       handler: async (args, context) =>
         text(
           await elicit(context, String(args['message']), {
             type: 'object',
-            properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } },
+            properties: {
+              username: { type: 'string', description: "User's response" },
+              email: { type: 'string', description: "User's email address" },
+            },
             required: ['username', 'email'],
           }),
         ),
@@ -257,7 +312,12 @@ function clientRequestTools(): EnvelopeTool[] {
               name: { type: 'string', description: 'User name', default: 'John Doe' },
               age: { type: 'integer', description: 'User age', default: 30 },
               score: { type: 'number', description: 'User score', default: 95.5 },
-              status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+              status: {
+                type: 'string',
+                description: 'User status',
+                enum: ['active', 'inactive', 'pending'],
+                default: 'active',
+              },
               verified: { type: 'boolean', description: 'Verification status', default: true },
             },
           }),
@@ -267,10 +327,7 @@ function clientRequestTools(): EnvelopeTool[] {
       name: 'test_elicitation_sep1330_enums',
       description: 'Conformance fixture: elicitation with the five enum schema forms.',
       inputSchema: NO_ARGUMENTS,
-      handler: async (_args, context) =>
-        text(
-          await elicit(context, 'Please pick options', SEP1330_ENUMS_SCHEMA),
-        ),
+      handler: async (_args, context) => text(await elicit(context, 'Please pick options', SEP1330_ENUMS_SCHEMA)),
     },
   ];
 }
@@ -284,8 +341,20 @@ function schemaTools(): EnvelopeTool[] {
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
-        $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' } },
+        $defs: {
+          address: {
+            $anchor: 'addressDef',
+            type: 'object',
+            properties: { street: { type: 'string' }, city: { type: 'string' } },
+          },
+        },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+        },
         // composition and conditional keywords, which a 2026-07-28 server must publish unchanged
         allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
         if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },

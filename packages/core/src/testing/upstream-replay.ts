@@ -115,7 +115,12 @@ export const DEFAULT_REPLAY_ACCESS_TOKEN = 'replay-access-token-0001';
 export const DEFAULT_REPLAY_TOKEN_PATH = '/oauth2/token';
 
 /** Headers Node computes itself; a recorded value would contradict the body actually sent. */
-const FRAMING_HEADERS: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+const FRAMING_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+]);
 
 /**
  * Whether a route matches a request.
@@ -183,7 +188,13 @@ function sendAnswer(request: IncomingMessage, response: ServerResponse, answer: 
   const headers = Object.entries(answer.headers ?? {}).filter(([name]) => !FRAMING_HEADERS.has(name.toLowerCase()));
   for (const [name, value] of headers) response.setHeader(name, value);
   const hasContentType = headers.some(([name]) => name.toLowerCase() === 'content-type');
-  if (!hasContentType && answer.body !== undefined && typeof answer.body !== 'string' && !(answer.body instanceof Uint8Array)) response.setHeader('content-type', 'application/json');
+  if (
+    !hasContentType &&
+    answer.body !== undefined &&
+    typeof answer.body !== 'string' &&
+    !(answer.body instanceof Uint8Array)
+  )
+    response.setHeader('content-type', 'application/json');
   response.statusCode = answer.status;
   sendBody(request, response, answer);
 }
@@ -208,7 +219,10 @@ async function listenOnLoopback(server: Server): Promise<string> {
  */
 export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): Promise<UpstreamReplay> {
   const tokenPath = options.tokenPath ?? DEFAULT_REPLAY_TOKEN_PATH;
-  const defaultToken: RecordedResponse = { status: 200, body: { access_token: options.accessToken ?? DEFAULT_REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 } };
+  const defaultToken: RecordedResponse = {
+    status: 200,
+    body: { access_token: options.accessToken ?? DEFAULT_REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 },
+  };
   let routes: ReplayRoute[] = [...(options.routes ?? [])];
   let queue: RecordedResponse[] = [];
   let standing: RecordedResponse | undefined = options.standing;
@@ -216,16 +230,25 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   const requests: ReplayRequest[] = [];
   const tokenRequests: ReplayRequest[] = [];
 
-  function answerFor(method: string, path: string, query: URLSearchParams, url: string): { response: RecordedResponse; source: ReplayAnswerSource } {
+  function answerFor(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    url: string,
+  ): { response: RecordedResponse; source: ReplayAnswerSource } {
     if (path === tokenPath) return { response: tokenResponse ?? defaultToken, source: 'token' };
     for (let index = routes.length - 1; index >= 0; index -= 1) {
       const route = routes[index];
-      if (route !== undefined && routeMatches(route, method, path, query)) return { response: route.response, source: 'route' };
+      if (route !== undefined && routeMatches(route, method, path, query))
+        return { response: route.response, source: 'route' };
     }
     const queued = queue.shift();
     if (queued !== undefined) return { response: queued, source: 'queue' };
     if (standing !== undefined) return { response: standing, source: 'standing' };
-    return { response: { status: 599, body: { message: `unscripted request ${method} ${url}` } }, source: 'unscripted' };
+    return {
+      response: { status: 599, body: { message: `unscripted request ${method} ${url}` } },
+      source: 'unscripted',
+    };
   }
 
   const server: Server = createServer((request, response) => {
@@ -239,7 +262,16 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
       const query = new URLSearchParams(rawQuery);
       const method = (request.method ?? 'GET').toUpperCase();
       const { response: answer, source } = answerFor(method, path, query, url);
-      const received: ReplayRequest = { method, url, path, rawQuery, query, headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), answeredBy: source };
+      const received: ReplayRequest = {
+        method,
+        url,
+        path,
+        rawQuery,
+        query,
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        answeredBy: source,
+      };
       (source === 'token' ? tokenRequests : requests).push(received);
       const send = (): void => {
         sendAnswer(request, response, answer);

@@ -10,7 +10,15 @@
  */
 import type { ErrorKind } from '@mcp-envelope/contract';
 
-import type { ClassifiableFailure, ClassifiedError, CredentialFailure, FailedRequest, RedirectFailure, ResponseTooLargeFailure, UpstreamHttpFailure } from '../adapter.js';
+import type {
+  ClassifiableFailure,
+  ClassifiedError,
+  CredentialFailure,
+  FailedRequest,
+  RedirectFailure,
+  ResponseTooLargeFailure,
+  UpstreamHttpFailure,
+} from '../adapter.js';
 import { jsonTypeOf } from '../arguments/json-type.js';
 import { networkErrorCode, requestHost, requestPath } from './request.js';
 
@@ -74,7 +82,11 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
         details: [
           {
             path: '',
-            issue: body ? `the response body broke off${code === undefined ? '' : ` (network error ${code})`}` : code === undefined ? 'the request failed before any HTTP answer' : `network error ${code}`,
+            issue: body
+              ? `the response body broke off${code === undefined ? '' : ` (network error ${code})`}`
+              : code === undefined
+                ? 'the request failed before any HTTP answer'
+                : `network error ${code}`,
             received_type: 'null',
             ...(code === undefined ? {} : { network_code: code }),
           },
@@ -92,7 +104,14 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
         summary: body
           ? `The answer of ${host}${requestLabel(failure.request)} did not finish within ${failure.timeoutMs} ms.`
           : `No answer from ${host}${requestLabel(failure.request)} within ${failure.timeoutMs} ms.`,
-        details: [{ path: '', issue: `timed out after ${failure.timeoutMs} ms${body ? ' while reading the response body' : ''}`, received_type: 'null', timeout_ms: failure.timeoutMs }],
+        details: [
+          {
+            path: '',
+            issue: `timed out after ${failure.timeoutMs} ms${body ? ' while reading the response body' : ''}`,
+            received_type: 'null',
+            timeout_ms: failure.timeoutMs,
+          },
+        ],
         hints: [family.hints.timeout],
       };
     }
@@ -106,7 +125,13 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
         error_code: 'BODY_COERCION_INVALID_JSON',
         retryable: false,
         summary: `The argument ${failure.path === '' ? '(body)' : failure.path} is text that looks like JSON but does not parse; nothing was sent to ${family.upstreamLabel}.`,
-        details: [{ path: failure.path, issue: 'the value looks like JSON text but does not parse as JSON', received_type: jsonTypeOf(failure.received) }],
+        details: [
+          {
+            path: failure.path,
+            issue: 'the value looks like JSON text but does not parse as JSON',
+            received_type: jsonTypeOf(failure.received),
+          },
+        ],
         hints: [family.hints.bodyCoercion],
       };
   }
@@ -114,7 +139,8 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
 
 function tooLarge(failure: ResponseTooLargeFailure, family: ClientFailureFamily): ClassifiedError {
   const host = requestHost(failure.request?.url, family.upstreamLabel);
-  const what = failure.subject === 'result' ? `The result of this call` : `The answer of ${host}${requestLabel(failure.request)}`;
+  const what =
+    failure.subject === 'result' ? `The result of this call` : `The answer of ${host}${requestLabel(failure.request)}`;
   return {
     error_kind: family.clientKind,
     error_code: 'TOOL_EXECUTION_FAILED',
@@ -148,7 +174,17 @@ function redirected(failure: RedirectFailure, family: ClientFailureFamily): Clas
     error_code: 'TOOL_EXECUTION_FAILED',
     retryable: false,
     summary: `${host}${requestLabel(failure.request)} redirected (HTTP ${failure.status}) to ${failure.location}; not followed: ${why}.`,
-    details: [{ path: '', issue: `redirect to ${failure.location} not followed (${failure.reason})`, received_type: 'null', http_status: failure.status, location: failure.location }],
-    hints: [`Point the server at the endpoint the redirect names only if you trust it (the --upstream URL or the region setting); the server does not send credentials to another origin.`],
+    details: [
+      {
+        path: '',
+        issue: `redirect to ${failure.location} not followed (${failure.reason})`,
+        received_type: 'null',
+        http_status: failure.status,
+        location: failure.location,
+      },
+    ],
+    hints: [
+      `Point the server at the endpoint the redirect names only if you trust it (the --upstream URL or the region setting); the server does not send credentials to another origin.`,
+    ],
   };
 }

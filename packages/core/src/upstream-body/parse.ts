@@ -32,7 +32,10 @@ export function capText(text: string, limit: number = UPSTREAM_TEXT_LIMIT): stri
   // collapses to more than `limit` characters, it gives the same result without collapsing the
   // rest (API descriptions run to thousands of characters).
   if (limit >= 1 && text.length > CAP_PREFIX_FACTOR * limit) {
-    const prefix = text.slice(0, CAP_PREFIX_FACTOR * limit).replace(/\s+/g, ' ').trim();
+    const prefix = text
+      .slice(0, CAP_PREFIX_FACTOR * limit)
+      .replace(/\s+/g, ' ')
+      .trim();
     if (prefix.length > limit) return `${prefix.slice(0, limit - 1)}…`;
   }
   const collapsed = text.replace(/\s+/g, ' ').trim();
@@ -42,13 +45,23 @@ export function capText(text: string, limit: number = UPSTREAM_TEXT_LIMIT): stri
 /** How many times the limit {@link capText} collapses first of a long text (whitespace shrinks it). */
 const CAP_PREFIX_FACTOR = 2;
 
-const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
+const ENTITIES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  '#39': "'",
+};
 
 /** The largest Unicode code point; a numeric reference beyond it stands for U+FFFD, as HTML says. */
 const MAX_CODE_POINT = 0x10ffff;
 
 function codePointText(codePoint: number): string {
-  return Number.isInteger(codePoint) && codePoint > 0 && codePoint <= MAX_CODE_POINT ? String.fromCodePoint(codePoint) : '\ufffd';
+  return Number.isInteger(codePoint) && codePoint > 0 && codePoint <= MAX_CODE_POINT
+    ? String.fromCodePoint(codePoint)
+    : '\ufffd';
 }
 
 function decodeEntities(text: string): string {
@@ -98,7 +111,12 @@ function htmlTokens(html: string): HtmlToken[] {
     TAG_NAME.lastIndex = open + 1;
     const match = TAG_NAME.exec(html);
     const closing = match?.[0].startsWith('/') === true;
-    tokens.push({ kind: closing ? 'close' : 'open', name: (match?.[1] ?? '').toLowerCase(), start: open, end: position });
+    tokens.push({
+      kind: closing ? 'close' : 'open',
+      name: (match?.[1] ?? '').toLowerCase(),
+      start: open,
+      end: position,
+    });
   }
   if (position < html.length) tokens.push({ kind: 'text', name: '', start: position, end: html.length });
   return tokens;

@@ -50,7 +50,8 @@ export function isRetryableStatus(status: number): boolean {
  *   retryable for 401 and 403; else `<httpKind>`/`<prefix><status>` with {@link isRetryableStatus}.
  */
 export function classifyUpstreamStatus(status: number, family: UpstreamFamily): StatusClassification {
-  if (RATE_LIMIT_STATUSES.has(status)) return { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true };
+  if (RATE_LIMIT_STATUSES.has(status))
+    return { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true };
   const error_code = `${family.codePrefix}${Number.isInteger(status) ? status : 0}`;
   if (AUTH_STATUSES.has(status)) return { error_kind: 'auth_error', error_code, retryable: false };
   return { error_kind: family.httpKind, error_code, retryable: isRetryableStatus(status) };

@@ -68,7 +68,10 @@ describe('strict-mode injection into the published schema', () => {
       description: 'Lists campaigns.',
       type: 'object',
       $defs: { State: { enum: ['ENABLED', 'PAUSED'], description: 'Campaign state.' } },
-      properties: { state: { $ref: '#/$defs/State' }, name: { type: 'string', 'x-amzn-filterable': true, example: 'Spring' } },
+      properties: {
+        state: { $ref: '#/$defs/State' },
+        name: { type: 'string', 'x-amzn-filterable': true, example: 'Spring' },
+      },
       examples: [{ state: 'ENABLED' }],
     };
     const before = structuredClone(schema);
@@ -78,40 +81,43 @@ describe('strict-mode injection into the published schema', () => {
     expect(compiled.publishedInputSchema).toEqual({ ...before, additionalProperties: false });
     // The published copy is independent of the author's object.
     (schema.properties.name as Record<string, unknown>)['maxLength'] = 1;
-    expect((compiled.publishedInputSchema['properties'] as Record<string, Record<string, unknown>>)['name']).not.toHaveProperty('maxLength');
+    expect(
+      (compiled.publishedInputSchema['properties'] as Record<string, Record<string, unknown>>)['name'],
+    ).not.toHaveProperty('maxLength');
     passed(compiled.check({ state: 'PAUSED', name: 'Long campaign name' }));
   });
 
-  it.each(['lazy', 'deferred'] as const)('with schemaOwnership: transfer (%s), keeps the caller\u2019s objects and still never changes them', (compile) => {
-    const schema = {
-      type: 'object',
-      $schema: 'http://json-schema.org/draft-07/schema#',
-      properties: {
-        ids: { type: 'array', items: [{ type: 'string' }], additionalItems: false },
-        limit: { type: 'integer', maximum: 10, exclusiveMaximum: true },
-        mode: { allOf: [{ type: 'string' }, { minLength: 2 }] },
-        state: { $ref: '#/$defs/State' },
-      },
-      $defs: { State: { enum: ['ENABLED', 'PAUSED'] } },
-      required: ['ids'],
-    };
-    const before = structuredClone(schema);
-    const compiled = tool(schema, { schemaOwnership: 'transfer', compile });
-    // the published schema is a new top-level object over the caller's own sub-objects
-    expect(compiled.publishedInputSchema).not.toBe(schema);
-    expect(compiled.publishedInputSchema['properties']).toBe(schema.properties);
-    expect(compiled.publishedInputSchema).toEqual({ ...before, additionalProperties: false });
-    // preparing (tuple items, draft-04 bounds, allOf wrapping, $schema) and compiling copy on write
-    passed(compiled.check({ ids: ['A1'], limit: 9, mode: 'ab', state: 'PAUSED' }));
-    expect(failed(compiled.check({ ids: ['A1', 'A2'], limit: 10, mode: 'a', state: 'GONE', extra: 1 })).details.map((detail) => detail['extra'] ?? detail.path)).toEqual([
-      'extra',
-      'state',
-      'mode',
-      'ids',
-      'limit',
-    ]);
-    expect(schema).toEqual(before);
-  });
+  it.each(['lazy', 'deferred'] as const)(
+    'with schemaOwnership: transfer (%s), keeps the caller\u2019s objects and still never changes them',
+    (compile) => {
+      const schema = {
+        type: 'object',
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        properties: {
+          ids: { type: 'array', items: [{ type: 'string' }], additionalItems: false },
+          limit: { type: 'integer', maximum: 10, exclusiveMaximum: true },
+          mode: { allOf: [{ type: 'string' }, { minLength: 2 }] },
+          state: { $ref: '#/$defs/State' },
+        },
+        $defs: { State: { enum: ['ENABLED', 'PAUSED'] } },
+        required: ['ids'],
+      };
+      const before = structuredClone(schema);
+      const compiled = tool(schema, { schemaOwnership: 'transfer', compile });
+      // the published schema is a new top-level object over the caller's own sub-objects
+      expect(compiled.publishedInputSchema).not.toBe(schema);
+      expect(compiled.publishedInputSchema['properties']).toBe(schema.properties);
+      expect(compiled.publishedInputSchema).toEqual({ ...before, additionalProperties: false });
+      // preparing (tuple items, draft-04 bounds, allOf wrapping, $schema) and compiling copy on write
+      passed(compiled.check({ ids: ['A1'], limit: 9, mode: 'ab', state: 'PAUSED' }));
+      expect(
+        failed(compiled.check({ ids: ['A1', 'A2'], limit: 10, mode: 'a', state: 'GONE', extra: 1 })).details.map(
+          (detail) => detail['extra'] ?? detail.path,
+        ),
+      ).toEqual(['extra', 'state', 'mode', 'ids', 'limit']);
+      expect(schema).toEqual(before);
+    },
+  );
 
   it('can compile two tools whose schemas share an $id', () => {
     const schema = { $id: 'https://example.test/shared', type: 'object', properties: { a: { type: 'string' } } };
@@ -124,7 +130,11 @@ describe('compileTool rejects schemas that cannot describe tool arguments', () =
   it.each([
     ['a top-level array type', { type: 'array' }, /top-level type "object"/],
     ['no type at all', { properties: { a: {} } }, /top-level type "object"/],
-    ['an invalid keyword value', { type: 'object', properties: { a: { type: 'objekt' } } }, /not a valid JSON Schema|schema is invalid/],
+    [
+      'an invalid keyword value',
+      { type: 'object', properties: { a: { type: 'objekt' } } },
+      /not a valid JSON Schema|schema is invalid/,
+    ],
     ['a dangling $ref', { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } }, /Missing/],
   ])('throws TypeError for %s', (_label, schema, message) => {
     expect(() => compileTool('broken_tool', schema, DEFAULTS)).toThrow(TypeError);
@@ -137,7 +147,10 @@ describe('compileTool rejects schemas that cannot describe tool arguments', () =
   });
 
   it('accepts a root without type whose $ref target is an object', () => {
-    const compiled = tool({ $ref: '#/$defs/Args', $defs: { Args: { type: 'object', properties: { a: { type: 'string' } } } } });
+    const compiled = tool({
+      $ref: '#/$defs/Args',
+      $defs: { Args: { type: 'object', properties: { a: { type: 'string' } } } },
+    });
     expect(compiled.name).toBe('test_tool');
     passed(compiled.check({ a: 'x' }));
   });

@@ -1,7 +1,12 @@
 /**
  * Tool input schemas used by the argument pipeline tests. Values are this project's own.
  */
-import type { ArgumentCheck, ArgumentPipelineOptions, CompiledTool, JsonSchemaObject } from '../../src/arguments/index.js';
+import type {
+  ArgumentCheck,
+  ArgumentPipelineOptions,
+  CompiledTool,
+  JsonSchemaObject,
+} from '../../src/arguments/index.js';
 import { compileTool } from '../../src/arguments/index.js';
 
 /** A flat order search, in the shape of a typical v2 query tool. */

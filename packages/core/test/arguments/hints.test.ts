@@ -43,7 +43,9 @@ describe('hint categories', () => {
   });
 
   it('case_mismatch for a key that differs only in case or separators when normalization is off', () => {
-    const result = failed(tool(ORDER_SEARCH_SCHEMA, { normalizationEnabled: false }).check({ marketplaceIds: ['X'], Next_Token: 'n' }));
+    const result = failed(
+      tool(ORDER_SEARCH_SCHEMA, { normalizationEnabled: false }).check({ marketplaceIds: ['X'], Next_Token: 'n' }),
+    );
     expect(result.hints).toContain('Use nextToken instead of Next_Token.');
   });
 
@@ -54,7 +56,10 @@ describe('hint categories', () => {
   });
 
   it('case_mismatch from the adapter keyRenames table when normalization is off', () => {
-    const compiled = tool(ORDER_SEARCH_SCHEMA, { normalizationEnabled: false, hints: { keyRenames: { MarketplaceId: 'marketplaceIds' } } });
+    const compiled = tool(ORDER_SEARCH_SCHEMA, {
+      normalizationEnabled: false,
+      hints: { keyRenames: { MarketplaceId: 'marketplaceIds' } },
+    });
     const result = failed(compiled.check({ MarketplaceId: 'X' }));
     expect(result.hints).toEqual([
       'Add the required field marketplaceIds (array of string).',
@@ -73,12 +78,16 @@ describe('hint categories', () => {
   });
 
   it('did_you_mean for a nested unknown key, against its sibling properties', () => {
-    const result = failed(tool(REPORT_SCHEMA).check({ reportType: 'R', filters: [{ marketplaceId: 'A', regoin: 'na' }] }));
+    const result = failed(
+      tool(REPORT_SCHEMA).check({ reportType: 'R', filters: [{ marketplaceId: 'A', regoin: 'na' }] }),
+    );
     expect(result.hints[0]).toBe('Did you mean region? Got regoin.');
   });
 
   it('did_you_mean from the adapter valueAliases on an enum failure', () => {
-    const compiled = tool(ORDER_STATUS_SCHEMA, { hints: { valueAliases: { region: { us: 'na', 'north america': 'na' } } } });
+    const compiled = tool(ORDER_STATUS_SCHEMA, {
+      hints: { valueAliases: { region: { us: 'na', 'north america': 'na' } } },
+    });
     const result = failed(compiled.check({ marketplaceIds: ['X'], region: 'North America' }));
     expect(result.hints).toEqual([
       'Did you mean na? Got North America.',
@@ -96,21 +105,25 @@ describe('hint categories', () => {
 
   it('enum_suggest keeps the schema order when nothing is close', () => {
     const result = failed(tool(ORDER_STATUS_SCHEMA).check({ marketplaceIds: ['X'], orderStatus: 'ORDERED' }));
-    expect(result.hints).toEqual([
-      'ORDERED is not valid for orderStatus. Valid: Pending, Unshipped, Shipped.',
-    ]);
+    expect(result.hints).toEqual(['ORDERED is not valid for orderStatus. Valid: Pending, Unshipped, Shipped.']);
   });
 
   it('enum_suggest names the array property, not the item index', () => {
-    const result = failed(tool(ORDER_SEARCH_SCHEMA).check({ marketplaceIds: ['X'], orderStatuses: ['Shipped', 'CONFIRMED'] }));
-    expect(result.hints[0]).toBe('CONFIRMED is not valid for orderStatuses. Valid: Pending, Unshipped, Shipped, Canceled.');
+    const result = failed(
+      tool(ORDER_SEARCH_SCHEMA).check({ marketplaceIds: ['X'], orderStatuses: ['Shipped', 'CONFIRMED'] }),
+    );
+    expect(result.hints[0]).toBe(
+      'CONFIRMED is not valid for orderStatuses. Valid: Pending, Unshipped, Shipped, Canceled.',
+    );
   });
 
   it('enum_suggest lists at most 10 values, the closest first', () => {
     const countries = ['US', 'CA', 'MX', 'BR', 'UK', 'DE', 'FR', 'IT', 'ES', 'NL', 'SE', 'PL', 'JP', 'AU'];
     const compiled = tool({ type: 'object', properties: { country: { enum: countries } } });
     const result = failed(compiled.check({ country: 'JQ' }));
-    expect(result.hints[1]).toBe('JQ is not valid for country. Valid: JP, US, CA, MX, BR, UK, DE, FR, IT, ES and 4 more.');
+    expect(result.hints[1]).toBe(
+      'JQ is not valid for country. Valid: JP, US, CA, MX, BR, UK, DE, FR, IT, ES and 4 more.',
+    );
   });
 
   it('enum_suggest from the adapter curatedEnums, as a hint only', () => {
@@ -153,7 +166,10 @@ describe('hint categories', () => {
   });
 
   it('fills the canonical hint of every distinct code from the first detail with that code', () => {
-    const compiled = tool({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' }, n: { type: 'integer', maximum: 9 } } });
+    const compiled = tool({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' }, n: { type: 'integer', maximum: 9 } },
+    });
     const result = failed(compiled.check({ a: 1, b: 2, n: 10 }));
     expect(result.hints).toEqual(['Send a as string.', 'Send a value for n no greater than 9.']);
   });
@@ -190,7 +206,11 @@ describe('closestMatch', () => {
 describe('helpers', () => {
   it('orderByCloseness puts close values first and keeps the rest in order', () => {
     // 'Shiped' (6 characters): threshold 2; 'Unshipped' is 3 characters longer, so not close.
-    expect(orderByCloseness('Shiped', ['Pending', 'Unshipped', 'Shipped'])).toEqual(['Shipped', 'Pending', 'Unshipped']);
+    expect(orderByCloseness('Shiped', ['Pending', 'Unshipped', 'Shipped'])).toEqual([
+      'Shipped',
+      'Pending',
+      'Unshipped',
+    ]);
     expect(orderByCloseness('zzz', ['a', 'b'])).toEqual(['a', 'b']);
   });
 

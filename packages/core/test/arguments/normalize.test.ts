@@ -13,7 +13,12 @@ describe('pre-flight normalization events', () => {
 
   it('ignores the separators _ - space and . when matching', () => {
     const result = passed(
-      tool(ORDER_SEARCH_SCHEMA).check({ marketplace_ids: ['A1F83G8C2ARO7P'], 'Max-Results-Per-Page': 20, 'next token': 'abc', 'created.after': '2025-01-02T03:04:05Z' }),
+      tool(ORDER_SEARCH_SCHEMA).check({
+        marketplace_ids: ['A1F83G8C2ARO7P'],
+        'Max-Results-Per-Page': 20,
+        'next token': 'abc',
+        'created.after': '2025-01-02T03:04:05Z',
+      }),
     );
     expect(result.args).toEqual({
       marketplaceIds: ['A1F83G8C2ARO7P'],
@@ -25,12 +30,16 @@ describe('pre-flight normalization events', () => {
   });
 
   it('keeps the renamed key at the position of the alias', () => {
-    const result = passed(tool(ORDER_SEARCH_SCHEMA).check({ nextToken: 'n', MarketplaceIds: ['X'], maxResultsPerPage: 5 }));
+    const result = passed(
+      tool(ORDER_SEARCH_SCHEMA).check({ nextToken: 'n', MarketplaceIds: ['X'], maxResultsPerPage: 5 }),
+    );
     expect(Object.keys(result.args)).toEqual(['nextToken', 'marketplaceIds', 'maxResultsPerPage']);
   });
 
   it('renames through the adapter keyRenames table before the case-insensitive match', () => {
-    const compiled = tool(ORDER_SEARCH_SCHEMA, { hints: { keyRenames: { MarketplaceId: 'marketplaceIds', Bogus: 'notAProperty' } } });
+    const compiled = tool(ORDER_SEARCH_SCHEMA, {
+      hints: { keyRenames: { MarketplaceId: 'marketplaceIds', Bogus: 'notAProperty' } },
+    });
     const result = passed(compiled.check({ MarketplaceId: ['ATVPDKIKX0DER'] }));
     expect(result.args).toEqual({ marketplaceIds: ['ATVPDKIKX0DER'] });
     expect(result.events).toEqual([
@@ -84,7 +93,11 @@ describe('pre-flight normalization events', () => {
   it('wraps only scalars whose type the property does not also accept, and never null', () => {
     const schema = {
       type: 'object',
-      properties: { asins: { type: ['array', 'string'] }, weights: { type: ['array', 'number'] }, ids: { type: 'array' } },
+      properties: {
+        asins: { type: ['array', 'string'] },
+        weights: { type: ['array', 'number'] },
+        ids: { type: 'array' },
+      },
     };
     const compiled = tool(schema);
     expect(passed(compiled.check({ asins: 'B000000001' })).events).toEqual([]);
@@ -115,7 +128,9 @@ describe('pre-flight normalization events', () => {
   });
 
   it('passes an unknown key through when strict mode is off', () => {
-    const result = passed(tool(ORDER_SEARCH_SCHEMA, { strictUnknownFields: false }).check({ marketplaceIds: ['X'], sellerSku: 'SKU-1' }));
+    const result = passed(
+      tool(ORDER_SEARCH_SCHEMA, { strictUnknownFields: false }).check({ marketplaceIds: ['X'], sellerSku: 'SKU-1' }),
+    );
     expect(result.args).toEqual({ marketplaceIds: ['X'], sellerSku: 'SKU-1' });
     expect(result.events).toEqual([
       { kind: 'unknown_field_passed_through', field: 'sellerSku', reason: 'no_schema_match' },
@@ -132,7 +147,9 @@ describe('pre-flight normalization events', () => {
   it('leaves a key that matches two properties unchanged (ambiguous)', () => {
     const schema = { type: 'object', properties: { sku_id: { type: 'string' }, skuId: { type: 'string' } } };
     const strict = failed(tool(schema).check({ SKUID: 'X' }));
-    expect(strict.events).toEqual([{ kind: 'unknown_field_rejected', field: 'SKUID', reason: 'ambiguous_schema_match' }]);
+    expect(strict.events).toEqual([
+      { kind: 'unknown_field_rejected', field: 'SKUID', reason: 'ambiguous_schema_match' },
+    ]);
     expect(strict.details.map((detail) => [detail.path, detail['extra']])).toEqual([['', 'SKUID']]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check({ SKUID: 'X' }));
     expect(lenient.args).toEqual({ SKUID: 'X' });
@@ -145,8 +162,12 @@ describe('pre-flight normalization events', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true };
     const result = passed(tool(schema).check({ a: 'x', sellerSku: 'SKU-1' }));
     expect(result.args).toEqual({ a: 'x', sellerSku: 'SKU-1' });
-    expect(result.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'sellerSku', reason: 'no_schema_match' }]);
-    expect(passed(tool(schema, { strictUnknownFields: false }).check({ sellerSku: 'SKU-1' })).events).toEqual(result.events);
+    expect(result.events).toEqual([
+      { kind: 'unknown_field_passed_through', field: 'sellerSku', reason: 'no_schema_match' },
+    ]);
+    expect(passed(tool(schema, { strictUnknownFields: false }).check({ sellerSku: 'SKU-1' })).events).toEqual(
+      result.events,
+    );
   });
 
   it('passes extra keys through with an event when additionalProperties is a sub-schema, which still validates them', () => {
@@ -158,24 +179,48 @@ describe('pre-flight normalization events', () => {
     expect(result.events).toEqual(passedThrough);
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'note', issue: 'note should be string, not integer.', received_type: 'integer', field: 'note', expected_type: 'string' },
+      {
+        path: 'note',
+        issue: 'note should be string, not integer.',
+        received_type: 'integer',
+        field: 'note',
+        expected_type: 'string',
+      },
     ]);
   });
 
   it('allows keys matching patternProperties without an event; strict mode rejects a key matching neither a property nor a pattern', () => {
-    const schema = { type: 'object', properties: { a: { type: 'string' } }, patternProperties: { '^x-': { type: 'string' } } };
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      patternProperties: { '^x-': { type: 'string' } },
+    };
     expect(passed(tool(schema).check({ 'x-trace-id': 'abc' })).events).toEqual([]);
     const strict = failed(tool(schema).check({ 'x-trace-id': 'abc', other: 1 }));
     expect(strict.events).toEqual([{ kind: 'unknown_field_rejected', field: 'other', reason: 'no_schema_match' }]);
-    expect(strict.details).toEqual([{ path: '', issue: 'arguments has a key the schema does not define: other.', received_type: 'integer', field: '', extra: 'other' }]);
+    expect(strict.details).toEqual([
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: other.',
+        received_type: 'integer',
+        field: '',
+        extra: 'other',
+      },
+    ]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check({ 'x-trace-id': 'abc', other: 1 }));
     expect(lenient.args).toEqual({ 'x-trace-id': 'abc', other: 1 });
-    expect(lenient.events).toEqual([{ kind: 'unknown_field_passed_through', field: 'other', reason: 'no_schema_match' }]);
+    expect(lenient.events).toEqual([
+      { kind: 'unknown_field_passed_through', field: 'other', reason: 'no_schema_match' },
+    ]);
   });
 
   it('wraps a scalar sent for a nullable array written as anyOf or oneOf of array and null (Optional[List[str]])', () => {
     const optionalList = { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], default: null };
-    const schema = { type: 'object', properties: { tags: optionalList, codes: { oneOf: [{ $ref: '#/$defs/codes' }, { type: 'null' }] } }, $defs: { codes: { type: 'array', items: { type: 'integer' } } } };
+    const schema = {
+      type: 'object',
+      properties: { tags: optionalList, codes: { oneOf: [{ $ref: '#/$defs/codes' }, { type: 'null' }] } },
+      $defs: { codes: { type: 'array', items: { type: 'integer' } } },
+    };
     const result = passed(tool(schema).check({ tags: 'red', codes: 7 }));
     expect(result.args).toEqual({ tags: ['red'], codes: [7] });
     expect(result.events).toEqual([
@@ -184,7 +229,13 @@ describe('pre-flight normalization events', () => {
     ]);
     expect(passed(tool(schema).check({ tags: null })).args).toEqual({ tags: null });
     // a branch that takes the scalar as it is, or names no type, means nothing needs wrapping
-    const either = { type: 'object', properties: { tags: { anyOf: [{ type: 'array' }, { type: 'string' }] }, any: { anyOf: [{ type: 'array' }, { minLength: 1 }] } } };
+    const either = {
+      type: 'object',
+      properties: {
+        tags: { anyOf: [{ type: 'array' }, { type: 'string' }] },
+        any: { anyOf: [{ type: 'array' }, { minLength: 1 }] },
+      },
+    };
     expect(passed(tool(either).check({ tags: 'red', any: 'x' })).events).toEqual([]);
   });
 
@@ -287,7 +338,9 @@ describe('prototype-pollution keys stay plain data', () => {
     expect(Object.keys(result.args)).toEqual(['marketplaceIds', '__proto__', 'constructor', 'prototype']);
     expect(Object.getPrototypeOf(result.args)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(result.args, '__proto__')?.value).toEqual({ polluted: 'yes' });
-    expect(Object.getOwnPropertyDescriptor(result.args, 'constructor')?.value).toEqual({ prototype: { polluted: 'yes' } });
+    expect(Object.getOwnPropertyDescriptor(result.args, 'constructor')?.value).toEqual({
+      prototype: { polluted: 'yes' },
+    });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');
     expect(input).toEqual(before);
@@ -295,7 +348,9 @@ describe('prototype-pollution keys stay plain data', () => {
   });
 
   it('reports them as unknown keys in strict mode, on the slow path next to a rename', () => {
-    const input = JSON.parse(`{"MarketplaceIds":"X",${pollutingJson.slice(pollutingJson.indexOf('"__proto__"'))}`) as Record<string, unknown>;
+    const input = JSON.parse(
+      `{"MarketplaceIds":"X",${pollutingJson.slice(pollutingJson.indexOf('"__proto__"'))}`,
+    ) as Record<string, unknown>;
     const result = failed(tool(ORDER_SEARCH_SCHEMA).check(input));
     expect(result.events).toEqual([
       { kind: 'renamed', from: 'MarketplaceIds', to: 'marketplaceIds', reason: 'schema_canonical_key' },
@@ -313,11 +368,19 @@ describe('prototype-pollution keys stay plain data', () => {
   });
 
   it('does not honour a schema property named __proto__ (Ajv ignores it), so the key stays unknown data', () => {
-    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"array"},"sku":{"type":"string"}}}') as Record<string, unknown>;
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"array"},"sku":{"type":"string"}}}',
+    ) as Record<string, unknown>;
     const result = failed(tool(schema).check(JSON.parse('{"__proto__":"x","sku":"A"}')));
     expect(result.events).toEqual([{ kind: 'unknown_field_rejected', field: '__proto__', reason: 'no_schema_match' }]);
     expect(result.details).toEqual([
-      { path: '', issue: 'arguments has a key the schema does not define: __proto__.', received_type: 'string', field: '', extra: '__proto__' },
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: __proto__.',
+        received_type: 'string',
+        field: '',
+        extra: '__proto__',
+      },
     ]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check(JSON.parse('{"__proto__":"x"}')));
     expect(Object.getOwnPropertyDescriptor(lenient.args, '__proto__')?.value).toBe('x');
@@ -328,25 +391,52 @@ describe('prototype-pollution keys stay plain data', () => {
 describe('properties named like Object.prototype members', () => {
   const schema = {
     type: 'object',
-    properties: { name: { type: 'string' }, toString: { type: 'string' }, constructor: { type: 'string' }, valueOf: { type: 'integer' } },
+    properties: {
+      name: { type: 'string' },
+      toString: { type: 'string' },
+      constructor: { type: 'string' },
+      valueOf: { type: 'integer' },
+    },
     required: ['name', 'valueOf'],
   };
 
   it('are absent unless the arguments have them as own keys', () => {
     const result = failed(tool(schema).check({ name: 'x' }));
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
-    expect(result.details).toEqual([{ path: 'valueOf', issue: 'valueOf is required and was not sent.', received_type: 'undefined', field: 'valueOf' }]);
+    expect(result.details).toEqual([
+      { path: 'valueOf', issue: 'valueOf is required and was not sent.', received_type: 'undefined', field: 'valueOf' },
+    ]);
   });
 
   it('are validated as the values sent when present', () => {
-    expect(passed(tool(schema).check({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' })).args).toEqual({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' });
+    expect(passed(tool(schema).check({ name: 'x', valueOf: 3, toString: 'shown', constructor: 'c' })).args).toEqual({
+      name: 'x',
+      valueOf: 3,
+      toString: 'shown',
+      constructor: 'c',
+    });
     const wrong = failed(tool(schema).check({ name: 'x', valueOf: 3, constructor: 5 }));
-    expect(wrong.details).toEqual([{ path: 'constructor', issue: 'constructor should be string, not integer.', received_type: 'integer', field: 'constructor', expected_type: 'string' }]);
+    expect(wrong.details).toEqual([
+      {
+        path: 'constructor',
+        issue: 'constructor should be string, not integer.',
+        received_type: 'integer',
+        field: 'constructor',
+        expected_type: 'string',
+      },
+    ]);
   });
 });
 
 describe('the copier of a repeated key sequence', () => {
-  const schema = { type: 'object', properties: { sku: { type: 'string' }, marketplaceIds: { type: 'array', items: { type: 'string' } }, limit: { type: 'integer' } } };
+  const schema = {
+    type: 'object',
+    properties: {
+      sku: { type: 'string' },
+      marketplaceIds: { type: 'array', items: { type: 'string' } },
+      limit: { type: 'integer' },
+    },
+  };
 
   it('copies repeated shapes into new objects, and still wraps a scalar sent in the same shape', () => {
     const compiled = tool(schema);
@@ -360,7 +450,9 @@ describe('the copier of a repeated key sequence', () => {
     }
     const scalar = passed(compiled.check({ sku: 'B', marketplaceIds: 'Y', limit: 2 }));
     expect(scalar.args).toEqual({ sku: 'B', marketplaceIds: ['Y'], limit: 2 });
-    expect(scalar.events).toEqual([{ kind: 'coerced', field: 'marketplaceIds', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' }]);
+    expect(scalar.events).toEqual([
+      { kind: 'coerced', field: 'marketplaceIds', from_type: 'string', to_type: 'array', reason: 'scalar_to_array' },
+    ]);
     // another order is another sequence, and the first one still copies correctly afterwards
     expect(passed(compiled.check({ limit: 3, sku: 'C' })).args).toEqual({ limit: 3, sku: 'C' });
     expect(passed(compiled.check(first)).args).toEqual(first);

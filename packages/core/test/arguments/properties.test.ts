@@ -26,9 +26,26 @@ function keyArbitrary(names: readonly string[]): fc.Arbitrary<string> {
 /** Values: any JSON, plus the values these schemas are about. */
 const valueArbitrary: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-  { weight: 1, arbitrary: fc.constantFrom('Pending', 'Shipped', 'ENABLED', 'na', 'New', 'amazon', '2025-01-02T03:04:05Z', 'B0ABCDEFGH') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'Pending',
+      'Shipped',
+      'ENABLED',
+      'na',
+      'New',
+      'amazon',
+      '2025-01-02T03:04:05Z',
+      'B0ABCDEFGH',
+    ),
+  },
   { weight: 1, arbitrary: fc.array(fc.string({ maxLength: 6 }), { maxLength: 5 }) },
-  { weight: 1, arbitrary: fc.array(fc.record({ marketplaceId: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }), { maxLength: 3 }) },
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.record({ marketplaceId: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] }), {
+      maxLength: 3,
+    }),
+  },
   { weight: 1, arbitrary: fc.integer({ min: -5, max: 20_000 }) },
 );
 
@@ -41,7 +58,10 @@ function argumentsArbitrary(names: readonly string[]): fc.Arbitrary<unknown> {
     }
     return built;
   });
-  return fc.oneof({ weight: 9, arbitrary: object }, { weight: 1, arbitrary: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)) });
+  return fc.oneof(
+    { weight: 9, arbitrary: object },
+    { weight: 1, arbitrary: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)) },
+  );
 }
 
 const KEY_VARIANTS = {
@@ -56,7 +76,10 @@ function nearValidArbitrary(valid: Readonly<Record<string, unknown>>, names: rea
   const keys = Object.keys(valid);
   return fc
     .record({
-      variants: fc.array(fc.constantFrom(...(Object.keys(KEY_VARIANTS) as (keyof typeof KEY_VARIANTS)[])), { minLength: keys.length, maxLength: keys.length }),
+      variants: fc.array(fc.constantFrom(...(Object.keys(KEY_VARIANTS) as (keyof typeof KEY_VARIANTS)[])), {
+        minLength: keys.length,
+        maxLength: keys.length,
+      }),
       unwrap: fc.array(fc.boolean(), { minLength: keys.length, maxLength: keys.length }),
       extra: fc.option(fc.tuple(keyArbitrary(names), valueArbitrary), { freq: 4 }),
     })
@@ -64,11 +87,25 @@ function nearValidArbitrary(valid: Readonly<Record<string, unknown>>, names: rea
       const built: Record<string, unknown> = {};
       keys.forEach((key, index) => {
         const value = valid[key];
-        const sent = unwrap[index] === true && Array.isArray(value) && value.length === 1 && typeof value[0] !== 'object' ? value[0] : value;
+        const sent =
+          unwrap[index] === true && Array.isArray(value) && value.length === 1 && typeof value[0] !== 'object'
+            ? value[0]
+            : value;
         const spelled = KEY_VARIANTS[variants[index] ?? 'exact'](key);
-        Object.defineProperty(built, spelled, { value: structuredClone(sent), writable: true, enumerable: true, configurable: true });
+        Object.defineProperty(built, spelled, {
+          value: structuredClone(sent),
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
       });
-      if (extra !== null) Object.defineProperty(built, extra[0], { value: extra[1], writable: true, enumerable: true, configurable: true });
+      if (extra !== null)
+        Object.defineProperty(built, extra[0], {
+          value: extra[1],
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
       return built;
     });
 }
@@ -84,14 +121,27 @@ function topLevelNames(schema: JsonSchemaObject): string[] {
   };
   visit(schema);
   const definitions = schema['$defs'];
-  if (typeof definitions === 'object' && definitions !== null) for (const node of Object.values(definitions)) visit(node);
+  if (typeof definitions === 'object' && definitions !== null)
+    for (const node of Object.values(definitions)) visit(node);
   return [...names];
 }
 
 const SCHEMAS: readonly [string, JsonSchemaObject, Record<string, unknown>][] = [
-  ['flat order search', ORDER_SEARCH_SCHEMA, { marketplaceIds: ['ATVPDKIKX0DER'], orderStatuses: ['Pending'], maxResultsPerPage: 10, nextToken: 'abc' }],
-  ['nested report', REPORT_SCHEMA, { reportType: 'R', filters: [{ marketplaceId: 'A', region: 'eu' }], options: { format: 'CSV' } }],
-  ['enums, arrays and combinators', LISTING_SCHEMA, { sku: 'S', marketplaceIds: ['A'], condition: 'New', tags: ['x'], target: 'y' }],
+  [
+    'flat order search',
+    ORDER_SEARCH_SCHEMA,
+    { marketplaceIds: ['ATVPDKIKX0DER'], orderStatuses: ['Pending'], maxResultsPerPage: 10, nextToken: 'abc' },
+  ],
+  [
+    'nested report',
+    REPORT_SCHEMA,
+    { reportType: 'R', filters: [{ marketplaceId: 'A', region: 'eu' }], options: { format: 'CSV' } },
+  ],
+  [
+    'enums, arrays and combinators',
+    LISTING_SCHEMA,
+    { sku: 'S', marketplaceIds: ['A'], condition: 'New', tags: ['x'], target: 'y' },
+  ],
   ['$ref and combinators', CAMPAIGN_SCHEMA, { profileId: 1, stateFilter: ['PAUSED'], maxResults: 5 }],
 ];
 
@@ -106,7 +156,10 @@ describe.each(SCHEMAS)('check() on random arguments: %s', (_label, schema, valid
   const prototypeNames = Object.getOwnPropertyNames(Object.prototype).sort();
 
   it.each(OPTION_SETS)('never throws, never mutates, and returns a well-formed result (%o)', (options) => {
-    const compiled = tool(schema, { ...options, hints: { valueAliases: { region: { us: 'na' } }, keyRenames: { MarketplaceId: 'marketplaceIds' } } });
+    const compiled = tool(schema, {
+      ...options,
+      hints: { valueAliases: { region: { us: 'na' } }, keyRenames: { MarketplaceId: 'marketplaceIds' } },
+    });
     const seen = { ok: 0, failed: 0, events: 0 };
     fc.assert(
       fc.property(fc.oneof(argumentsArbitrary(names), nearValidArbitrary(valid, names)), (args) => {

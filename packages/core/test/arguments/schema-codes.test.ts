@@ -41,14 +41,28 @@ describe('one SCHEMA_* code per keyword', () => {
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(result.summary).toBe('sku should be string, not integer.');
     expect(result.details).toEqual([
-      { path: 'sku', issue: 'sku should be string, not integer.', received_type: 'integer', field: 'sku', expected_type: 'string' },
+      {
+        path: 'sku',
+        issue: 'sku should be string, not integer.',
+        received_type: 'integer',
+        field: 'sku',
+        expected_type: 'string',
+      },
     ]);
   });
 
   it('SCHEMA_TYPE_MISMATCH with a type list joins the expected types with |', () => {
-    const result = failed(tool({ type: 'object', properties: { note: { type: ['string', 'null'] } } }).check({ note: 1.5 }));
+    const result = failed(
+      tool({ type: 'object', properties: { note: { type: ['string', 'null'] } } }).check({ note: 1.5 }),
+    );
     expect(result.details).toEqual([
-      { path: 'note', issue: 'note should be string|null, not number.', received_type: 'number', field: 'note', expected_type: 'string|null' },
+      {
+        path: 'note',
+        issue: 'note should be string|null, not number.',
+        received_type: 'number',
+        field: 'note',
+        expected_type: 'string|null',
+      },
     ]);
   });
 
@@ -56,14 +70,23 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = failed(listing.check({}));
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
     expect(result.summary).toBe('sku is required and was not sent.');
-    expect(result.details).toEqual([{ path: 'sku', issue: 'sku is required and was not sent.', received_type: 'undefined', field: 'sku' }]);
+    expect(result.details).toEqual([
+      { path: 'sku', issue: 'sku is required and was not sent.', received_type: 'undefined', field: 'sku' },
+    ]);
   });
 
   it('SCHEMA_MAX_ITEMS', () => {
     const result = listingFailure({ marketplaceIds: ['A', 'B', 'C', 'D'] });
     expect(result.error_code).toBe('SCHEMA_MAX_ITEMS');
     expect(result.details).toEqual([
-      { path: 'marketplaceIds', issue: 'marketplaceIds holds 4 items; at most 3 are allowed.', received_type: 'array', field: 'marketplaceIds', limit: 3, actual: 4 },
+      {
+        path: 'marketplaceIds',
+        issue: 'marketplaceIds holds 4 items; at most 3 are allowed.',
+        received_type: 'array',
+        field: 'marketplaceIds',
+        limit: 3,
+        actual: 4,
+      },
     ]);
   });
 
@@ -71,7 +94,14 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ marketplaceIds: [] });
     expect(result.error_code).toBe('SCHEMA_MIN_ITEMS');
     expect(result.details).toEqual([
-      { path: 'marketplaceIds', issue: 'marketplaceIds holds 0 items; at least 1 are needed.', received_type: 'array', field: 'marketplaceIds', limit: 1, actual: 0 },
+      {
+        path: 'marketplaceIds',
+        issue: 'marketplaceIds holds 0 items; at least 1 are needed.',
+        received_type: 'array',
+        field: 'marketplaceIds',
+        limit: 1,
+        actual: 0,
+      },
     ]);
   });
 
@@ -79,7 +109,14 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ title: 'Organic green tea' });
     expect(result.error_code).toBe('SCHEMA_MAX_LENGTH');
     expect(result.details).toEqual([
-      { path: 'title', issue: 'title is 17 characters long; at most 10 are allowed.', received_type: 'string', field: 'title', limit: 10, actual: 17 },
+      {
+        path: 'title',
+        issue: 'title is 17 characters long; at most 10 are allowed.',
+        received_type: 'string',
+        field: 'title',
+        limit: 10,
+        actual: 17,
+      },
     ]);
     const emoji = listingFailure({ title: '🍵'.repeat(11) });
     expect(emoji.details[0]).toMatchObject({ limit: 10, actual: 11 });
@@ -89,7 +126,14 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ title: 'T' });
     expect(result.error_code).toBe('SCHEMA_MIN_LENGTH');
     expect(result.details).toEqual([
-      { path: 'title', issue: 'title is 1 characters long; at least 2 are needed.', received_type: 'string', field: 'title', limit: 2, actual: 1 },
+      {
+        path: 'title',
+        issue: 'title is 1 characters long; at least 2 are needed.',
+        received_type: 'string',
+        field: 'title',
+        limit: 2,
+        actual: 1,
+      },
     ]);
   });
 
@@ -97,26 +141,54 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ quantity: 1000 });
     expect(result.error_code).toBe('SCHEMA_MAXIMUM');
     expect(result.details).toEqual([
-      { path: 'quantity', issue: 'quantity is above its maximum of 999.', received_type: 'integer', field: 'quantity', limit: 999 },
+      {
+        path: 'quantity',
+        issue: 'quantity is above its maximum of 999.',
+        received_type: 'integer',
+        field: 'quantity',
+        limit: 999,
+      },
     ]);
   });
 
   it('SCHEMA_MINIMUM', () => {
     const result = listingFailure({ quantity: -1 });
     expect(result.error_code).toBe('SCHEMA_MINIMUM');
-    expect(result.details).toEqual([{ path: 'quantity', issue: 'quantity is below its minimum of 0.', received_type: 'integer', field: 'quantity', limit: 0 }]);
+    expect(result.details).toEqual([
+      {
+        path: 'quantity',
+        issue: 'quantity is below its minimum of 0.',
+        received_type: 'integer',
+        field: 'quantity',
+        limit: 0,
+      },
+    ]);
   });
 
   it('exclusiveMaximum and exclusiveMinimum map to SCHEMA_MAXIMUM / SCHEMA_MINIMUM with exclusive: true', () => {
     const above = listingFailure({ price: 10000 });
     expect(above.error_code).toBe('SCHEMA_MAXIMUM');
     expect(above.details).toEqual([
-      { path: 'price', issue: 'price is above its maximum of 10000 (exclusive).', received_type: 'integer', field: 'price', limit: 10000, exclusive: true },
+      {
+        path: 'price',
+        issue: 'price is above its maximum of 10000 (exclusive).',
+        received_type: 'integer',
+        field: 'price',
+        limit: 10000,
+        exclusive: true,
+      },
     ]);
     const below = listingFailure({ price: 0 });
     expect(below.error_code).toBe('SCHEMA_MINIMUM');
     expect(below.details).toEqual([
-      { path: 'price', issue: 'price is below its minimum of 0 (exclusive).', received_type: 'integer', field: 'price', limit: 0, exclusive: true },
+      {
+        path: 'price',
+        issue: 'price is below its minimum of 0 (exclusive).',
+        received_type: 'integer',
+        field: 'price',
+        limit: 0,
+        exclusive: true,
+      },
     ]);
   });
 
@@ -124,7 +196,13 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ condition: 'Mint' });
     expect(result.error_code).toBe('SCHEMA_ENUM_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'condition', issue: 'condition is not one of the allowed values.', received_type: 'string', field: 'condition', allowed: ['New', 'Used', 'Refurbished'] },
+      {
+        path: 'condition',
+        issue: 'condition is not one of the allowed values.',
+        received_type: 'string',
+        field: 'condition',
+        allowed: ['New', 'Used', 'Refurbished'],
+      },
     ]);
   });
 
@@ -132,7 +210,13 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ asin: 'X123' });
     expect(result.error_code).toBe('SCHEMA_PATTERN_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'asin', issue: 'asin does not have the required form.', received_type: 'string', field: 'asin', pattern: '^B0[0-9A-Z]{8}$' },
+      {
+        path: 'asin',
+        issue: 'asin does not have the required form.',
+        received_type: 'string',
+        field: 'asin',
+        pattern: '^B0[0-9A-Z]{8}$',
+      },
     ]);
   });
 
@@ -140,7 +224,13 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ listedAt: 'yesterday' });
     expect(result.error_code).toBe('SCHEMA_FORMAT_INVALID');
     expect(result.details).toEqual([
-      { path: 'listedAt', issue: 'listedAt is not a valid date-time.', received_type: 'string', field: 'listedAt', format: 'date-time' },
+      {
+        path: 'listedAt',
+        issue: 'listedAt is not a valid date-time.',
+        received_type: 'string',
+        field: 'listedAt',
+        format: 'date-time',
+      },
     ]);
   });
 
@@ -148,12 +238,23 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ colour: 'red' });
     expect(result.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
     expect(result.details).toEqual([
-      { path: '', issue: 'arguments has a key the schema does not define: colour.', received_type: 'string', field: '', extra: 'colour' },
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: colour.',
+        received_type: 'string',
+        field: '',
+        extra: 'colour',
+      },
     ]);
   });
 
   it('SCHEMA_ADDITIONAL_PROPERTIES: one detail per unknown key, at the path of the object holding it', () => {
-    const nested = tool({ type: 'object', properties: { options: { type: 'object', properties: { mode: { type: 'string' } }, additionalProperties: false } } });
+    const nested = tool({
+      type: 'object',
+      properties: {
+        options: { type: 'object', properties: { mode: { type: 'string' } }, additionalProperties: false },
+      },
+    });
     const result = failed(nested.check({ colour: 'red', size: 3, options: { mode: 'a', typo_key: 1, depth: 2 } }));
     expect(result.details.map((detail) => [detail.path, detail['field'], detail['extra']])).toEqual([
       // sorted by the key's own position: a defined property's subtree before unknown top-level keys
@@ -227,7 +328,13 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ tags: ['gift', 'tea', 'gift'] });
     expect(result.error_code).toBe('SCHEMA_UNIQUE_ITEMS');
     expect(result.details).toEqual([
-      { path: 'tags', issue: 'tags contains the same item more than once.', received_type: 'array', field: 'tags', actual: [0, 2] },
+      {
+        path: 'tags',
+        issue: 'tags contains the same item more than once.',
+        received_type: 'array',
+        field: 'tags',
+        actual: [0, 2],
+      },
     ]);
   });
 
@@ -235,14 +342,28 @@ describe('one SCHEMA_* code per keyword', () => {
     const result = listingFailure({ channel: 'ebay' });
     expect(result.error_code).toBe('SCHEMA_CONST_MISMATCH');
     expect(result.details).toEqual([
-      { path: 'channel', issue: 'channel must be exactly amazon.', received_type: 'string', field: 'channel', allowed: ['amazon'] },
+      {
+        path: 'channel',
+        issue: 'channel must be exactly amazon.',
+        received_type: 'string',
+        field: 'channel',
+        allowed: ['amazon'],
+      },
     ]);
   });
 
   it('SCHEMA_MULTIPLE_OF', () => {
     const result = listingFailure({ packSize: 10 });
     expect(result.error_code).toBe('SCHEMA_MULTIPLE_OF');
-    expect(result.details).toEqual([{ path: 'packSize', issue: 'packSize is not a multiple of 6.', received_type: 'integer', field: 'packSize', limit: 6 }]);
+    expect(result.details).toEqual([
+      {
+        path: 'packSize',
+        issue: 'packSize is not a multiple of 6.',
+        received_type: 'integer',
+        field: 'packSize',
+        limit: 6,
+      },
+    ]);
   });
 
   it('SCHEMA_VALIDATION_FAILED for dependentRequired, at the missing field', () => {
@@ -263,7 +384,15 @@ describe('one SCHEMA_* code per keyword', () => {
   it('SCHEMA_VALIDATION_FAILED for not', () => {
     const result = listingFailure({ note: '' });
     expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
-    expect(result.details).toEqual([{ path: 'note', issue: 'note failed the schema keyword not.', received_type: 'string', field: 'note', keyword: 'not' }]);
+    expect(result.details).toEqual([
+      {
+        path: 'note',
+        issue: 'note failed the schema keyword not.',
+        received_type: 'string',
+        field: 'note',
+        keyword: 'not',
+      },
+    ]);
   });
 
   it('SCHEMA_VALIDATION_FAILED for propertyNames, with the inner pattern error folded in', () => {
@@ -286,7 +415,9 @@ describe('paths', () => {
   const report = tool(REPORT_SCHEMA);
 
   it('reports a nested type error at filters/0/marketplaceId', () => {
-    const result = failed(report.check({ reportType: 'GET_FLAT_FILE_OPEN_LISTINGS_DATA', filters: [{ marketplaceId: 5 }] }));
+    const result = failed(
+      report.check({ reportType: 'GET_FLAT_FILE_OPEN_LISTINGS_DATA', filters: [{ marketplaceId: 5 }] }),
+    );
     expect(result.details).toEqual([
       {
         path: 'filters/0/marketplaceId',
@@ -299,9 +430,16 @@ describe('paths', () => {
   });
 
   it('reports a nested missing field and a nested extra key at their own paths', () => {
-    const result = failed(report.check({ reportType: 'R', filters: [{ marketplaceId: 'A' }, { region: 'na', marketplaceID: 'B' }] }));
+    const result = failed(
+      report.check({ reportType: 'R', filters: [{ marketplaceId: 'A' }, { region: 'na', marketplaceID: 'B' }] }),
+    );
     expect(result.details).toEqual([
-      { path: 'filters/1/marketplaceId', issue: 'filters/1/marketplaceId is required and was not sent.', received_type: 'undefined', field: 'marketplaceId' },
+      {
+        path: 'filters/1/marketplaceId',
+        issue: 'filters/1/marketplaceId is required and was not sent.',
+        received_type: 'undefined',
+        field: 'marketplaceId',
+      },
       {
         path: 'filters/1',
         issue: 'filters/1 has a key the schema does not define: marketplaceID.',
@@ -318,7 +456,10 @@ describe('paths', () => {
   });
 
   it('unescapes ~1 and ~0 in the instance path of a nested violation', () => {
-    const schema = { type: 'object', properties: { 'a/b~c': { type: 'object', properties: { '~x': { type: 'string' } } } } };
+    const schema = {
+      type: 'object',
+      properties: { 'a/b~c': { type: 'object', properties: { '~x': { type: 'string' } } } },
+    };
     const result = failed(tool(schema).check({ 'a/b~c': { '~x': 1 } }));
     expect(result.details.map((detail) => [detail.path, detail.received_type])).toEqual([['a/b~c/~x', 'integer']]);
   });
@@ -349,51 +490,110 @@ describe('paths', () => {
       then: { required: ['shipFrom'] },
     };
     const result = failed(tool(schema).check({ fulfillment: 'MFN' }));
-    expect(result.details).toEqual([{ path: 'shipFrom', issue: 'shipFrom is required and was not sent.', received_type: 'undefined', field: 'shipFrom' }]);
+    expect(result.details).toEqual([
+      {
+        path: 'shipFrom',
+        issue: 'shipFrom is required and was not sent.',
+        received_type: 'undefined',
+        field: 'shipFrom',
+      },
+    ]);
   });
 });
 
 describe('the stable violation order', () => {
   it('is exported as a constant, required first', () => {
-    expect(VIOLATION_ORDER.map((entry) => entry.category)).toEqual(['required', 'unknown_key', 'type', 'value', 'combinator', 'other']);
+    expect(VIOLATION_ORDER.map((entry) => entry.category)).toEqual([
+      'required',
+      'unknown_key',
+      'type',
+      'value',
+      'combinator',
+      'other',
+    ]);
     expect(VIOLATION_ORDER[1].keywords).toEqual(['additionalProperties', 'unevaluatedProperties']);
   });
 
   it('picks error_code by category and sorts every detail the same way', () => {
-    const result = failed(listing.check({ title: 'x', condition: 'Mint', colour: 'red', quantity: 'many', target: true }));
+    const result = failed(
+      listing.check({ title: 'x', condition: 'Mint', colour: 'red', quantity: 'many', target: true }),
+    );
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
     expect(result.summary).toBe('sku is required and was not sent. (and 5 more)');
     // an unknown key's detail sits at the path of its object, so the key itself is read from `extra`
-    expect(result.details.map((detail) => detail['extra'] ?? detail.path)).toEqual(['sku', 'colour', 'quantity', 'condition', 'target', 'title']);
+    expect(result.details.map((detail) => detail['extra'] ?? detail.path)).toEqual([
+      'sku',
+      'colour',
+      'quantity',
+      'condition',
+      'target',
+      'title',
+    ]);
     const withoutRequired = failed(listing.check({ sku: 'S', title: 'x', condition: 'Mint', colour: 'red' }));
     expect(withoutRequired.error_code).toBe('SCHEMA_ADDITIONAL_PROPERTIES');
-    expect(withoutRequired.details.map((detail) => detail['extra'] ?? detail.path)).toEqual(['colour', 'condition', 'title']);
+    expect(withoutRequired.details.map((detail) => detail['extra'] ?? detail.path)).toEqual([
+      'colour',
+      'condition',
+      'title',
+    ]);
     const typeBeforeEnum = failed(listing.check({ sku: 'S', condition: 'Mint', quantity: 'many' }));
     expect(typeBeforeEnum.error_code).toBe('SCHEMA_TYPE_MISMATCH');
   });
 
   it('orders by the schema’s property order, not the call’s key order; unknown keys last, by name', () => {
     const result = failed(listing.check({ zeta: 1, quantity: 'x', alpha: 2, sku: 5 }));
-    expect(result.details.map((detail) => detail['extra'] ?? detail.path)).toEqual(['alpha', 'zeta', 'sku', 'quantity']);
+    expect(result.details.map((detail) => detail['extra'] ?? detail.path)).toEqual([
+      'alpha',
+      'zeta',
+      'sku',
+      'quantity',
+    ]);
   });
 
   it('orders array indexes numerically and breaks ties by keyword name', () => {
-    const filters = Array.from({ length: 11 }, (_, index) => ({ marketplaceId: index === 2 || index === 10 ? 7 : 'M' }));
+    const filters = Array.from({ length: 11 }, (_, index) => ({
+      marketplaceId: index === 2 || index === 10 ? 7 : 'M',
+    }));
     const result = failed(tool(REPORT_SCHEMA).check({ reportType: 'R', filters }));
-    expect(result.details.map((detail) => detail.path)).toEqual(['filters/2/marketplaceId', 'filters/10/marketplaceId']);
+    expect(result.details.map((detail) => detail.path)).toEqual([
+      'filters/2/marketplaceId',
+      'filters/10/marketplaceId',
+    ]);
     const code = tool({ type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]+$', minLength: 5 } } });
-    expect(failed(code.check({ code: 'ab' })).details.map((detail) => Object.keys(detail)[4])).toEqual(['limit', 'pattern']);
+    expect(failed(code.check({ code: 'ab' })).details.map((detail) => Object.keys(detail)[4])).toEqual([
+      'limit',
+      'pattern',
+    ]);
   });
 });
 
 describe('schemas with $ref, $defs and other drafts', () => {
   it('validates through $ref and $defs and rejects unknown keys via the injected unevaluatedProperties', () => {
     const compiled = tool(CAMPAIGN_SCHEMA);
-    passed(compiled.check({ profileId: 7, maxResults: 10, stateFilter: ['ENABLED'], budget: { amount: 5, currency: 'USD' } }));
+    passed(
+      compiled.check({
+        profileId: 7,
+        maxResults: 10,
+        stateFilter: ['ENABLED'],
+        budget: { amount: 5, currency: 'USD' },
+      }),
+    );
     const result = failed(compiled.check({ profileId: 7, stateFilter: ['RUNNING'], campaignName: 'Spring' }));
     expect(result.details).toEqual([
-      { path: '', issue: 'arguments has a key the schema does not define: campaignName.', received_type: 'string', field: '', extra: 'campaignName' },
-      { path: 'stateFilter/0', issue: 'stateFilter/0 is not one of the allowed values.', received_type: 'string', field: 'stateFilter/0', allowed: ['ENABLED', 'PAUSED', 'ARCHIVED'] },
+      {
+        path: '',
+        issue: 'arguments has a key the schema does not define: campaignName.',
+        received_type: 'string',
+        field: '',
+        extra: 'campaignName',
+      },
+      {
+        path: 'stateFilter/0',
+        issue: 'stateFilter/0 is not one of the allowed values.',
+        received_type: 'string',
+        field: 'stateFilter/0',
+        allowed: ['ENABLED', 'PAUSED', 'ARCHIVED'],
+      },
     ]);
   });
 
@@ -412,11 +612,27 @@ describe('schemas with $ref, $defs and other drafts', () => {
     expect(compiled.publishedInputSchema['properties']).toEqual(schema.properties);
     passed(compiled.check({ sku: 'ABC', pair: ['a', 1] }));
     expect(failed(compiled.check({ sku: 'AB' })).details).toEqual([
-      { path: 'sku', issue: 'sku is 2 characters long; at least 3 are needed.', received_type: 'string', field: 'sku', limit: 3, actual: 2 },
+      {
+        path: 'sku',
+        issue: 'sku is 2 characters long; at least 3 are needed.',
+        received_type: 'string',
+        field: 'sku',
+        limit: 3,
+        actual: 2,
+      },
     ]);
-    expect(failed(compiled.check({ pair: ['a', 'b'] })).details.map((detail) => [detail.path, detail['expected_type']])).toEqual([['pair/1', 'integer']]);
+    expect(
+      failed(compiled.check({ pair: ['a', 'b'] })).details.map((detail) => [detail.path, detail['expected_type']]),
+    ).toEqual([['pair/1', 'integer']]);
     expect(failed(compiled.check({ pair: ['a', 1, 'extra'] })).details).toEqual([
-      { path: 'pair', issue: 'pair failed the schema keyword items.', received_type: 'array', field: 'pair', keyword: 'items', limit: 2 },
+      {
+        path: 'pair',
+        issue: 'pair failed the schema keyword items.',
+        received_type: 'array',
+        field: 'pair',
+        keyword: 'items',
+        limit: 2,
+      },
     ]);
   });
 
@@ -429,7 +645,14 @@ describe('schemas with $ref, $defs and other drafts', () => {
     const compiled = tool(schema);
     passed(compiled.check({ discount: 49.5 }));
     expect(failed(compiled.check({ discount: 50 })).details).toEqual([
-      { path: 'discount', issue: 'discount is above its maximum of 50 (exclusive).', received_type: 'integer', field: 'discount', limit: 50, exclusive: true },
+      {
+        path: 'discount',
+        issue: 'discount is above its maximum of 50 (exclusive).',
+        received_type: 'integer',
+        field: 'discount',
+        limit: 50,
+        exclusive: true,
+      },
     ]);
   });
 
@@ -458,7 +681,13 @@ describe('pathological input', () => {
     const result = failed(tool(schema).check(deep));
     expect(result.error_code).toBe('SCHEMA_VALIDATION_FAILED');
     expect(result.details).toEqual([
-      { path: '', issue: 'arguments failed the schema keyword validation_aborted.', received_type: 'object', field: '', keyword: 'validation_aborted' },
+      {
+        path: '',
+        issue: 'arguments failed the schema keyword validation_aborted.',
+        received_type: 'object',
+        field: '',
+        keyword: 'validation_aborted',
+      },
     ]);
   });
 
@@ -469,7 +698,12 @@ describe('pathological input', () => {
   });
 
   it('counts every violation of a huge array but builds only the first 200 details', () => {
-    const result = failed(tool(REPORT_SCHEMA).check({ reportType: 'R', filters: Array.from({ length: 10_000 }, () => ({ marketplaceId: 1 })) }));
+    const result = failed(
+      tool(REPORT_SCHEMA).check({
+        reportType: 'R',
+        filters: Array.from({ length: 10_000 }, () => ({ marketplaceId: 1 })),
+      }),
+    );
     expect(result.details).toHaveLength(200);
     expect(result.details[199]?.path).toBe('filters/199/marketplaceId');
     expect(result.omittedDetails).toBe(9_800);

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 
 import { compileTool } from '../../src/arguments/index.js';
 
-const schema = { type: 'object', properties: { name: { type: 'string' }, amount: { type: 'number' }, anything: {} }, required: ['name'] };
+const schema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, amount: { type: 'number' }, anything: {} },
+  required: ['name'],
+};
 
 function check(args: unknown): ReturnType<ReturnType<typeof compileTool>['check']> {
   return compileTool('t', schema, { normalizationEnabled: true, strictUnknownFields: false }).check(args);
@@ -15,8 +19,20 @@ describe('values that cannot be sent on', () => {
     if (outcome.ok) return;
     expect(outcome.error_code).toBe('SCHEMA_TYPE_MISMATCH');
     expect(outcome.details).toEqual([
-      { path: 'amount', field: 'amount', issue: 'amount should be a finite number, not -Infinity.', received_type: '-Infinity', expected_type: 'number' },
-      { path: 'anything/deep/1', field: 'anything/deep/1', issue: 'anything/deep/1 should be a finite number, not NaN.', received_type: 'NaN', expected_type: 'number' },
+      {
+        path: 'amount',
+        field: 'amount',
+        issue: 'amount should be a finite number, not -Infinity.',
+        received_type: '-Infinity',
+        expected_type: 'number',
+      },
+      {
+        path: 'anything/deep/1',
+        field: 'anything/deep/1',
+        issue: 'anything/deep/1 should be a finite number, not NaN.',
+        received_type: 'NaN',
+        expected_type: 'number',
+      },
     ]);
     expect(outcome.hints).toContain('Send amount as a finite number.');
   });

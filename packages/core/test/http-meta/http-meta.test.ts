@@ -12,7 +12,11 @@ import {
   upstreamWarnings,
 } from '../../src/http-meta/index.js';
 
-const SP_NAMES = { limit: ['x-amzn-RateLimit-Limit'], remaining: ['x-amzn-RateLimit-Remaining'], reset: ['x-amzn-RateLimit-Reset'] };
+const SP_NAMES = {
+  limit: ['x-amzn-RateLimit-Limit'],
+  remaining: ['x-amzn-RateLimit-Remaining'],
+  reset: ['x-amzn-RateLimit-Reset'],
+};
 const NOW = new Date('2026-03-02T10:00:00Z');
 
 describe('lowerCaseHeaders / headerValue', () => {
@@ -58,10 +62,16 @@ describe('rateLimitValue', () => {
 
 describe('rateLimitMeta', () => {
   it('emits only the keys whose headers are present, reset_at raw', () => {
-    expect(rateLimitMeta(lowerCaseHeaders({ 'X-Amzn-Ratelimit-Limit': '0.5' }), SP_NAMES)).toEqual({ limit_per_second: 0.5 });
+    expect(rateLimitMeta(lowerCaseHeaders({ 'X-Amzn-Ratelimit-Limit': '0.5' }), SP_NAMES)).toEqual({
+      limit_per_second: 0.5,
+    });
     expect(
       rateLimitMeta(
-        lowerCaseHeaders({ 'x-amzn-RateLimit-Limit': '10', 'x-amzn-RateLimit-Remaining': '7', 'x-amzn-RateLimit-Reset': '1714074153' }),
+        lowerCaseHeaders({
+          'x-amzn-RateLimit-Limit': '10',
+          'x-amzn-RateLimit-Remaining': '7',
+          'x-amzn-RateLimit-Reset': '1714074153',
+        }),
         SP_NAMES,
       ),
     ).toEqual({ limit_per_second: 10, remaining: 7, reset_at: '1714074153' });
@@ -110,7 +120,9 @@ describe('Retry-After', () => {
 
 describe('Warning headers', () => {
   it('splits several values, keeping commas inside quotes, with dates and escapes', () => {
-    expect(parseWarningHeader('199 - "cached, maybe stale", 299 api.example "say \\"hi\\"" "Mon, 02 Mar 2026 10:00:00 GMT"')).toEqual([
+    expect(
+      parseWarningHeader('199 - "cached, maybe stale", 299 api.example "say \\"hi\\"" "Mon, 02 Mar 2026 10:00:00 GMT"'),
+    ).toEqual([
       { value: '199 - "cached, maybe stale"', code: '199', agent: '-', text: 'cached, maybe stale' },
       {
         value: '299 api.example "say \\"hi\\"" "Mon, 02 Mar 2026 10:00:00 GMT"',
@@ -123,19 +135,26 @@ describe('Warning headers', () => {
   });
 
   it('splits only where a warn-code follows the comma, so an unquoted date or free text stays whole', () => {
-    expect(parseWarningHeader('299 - "late" Mon, 02 Mar 2026 10:00:00 GMT, 199 - "stale", deprecated, use v2').map((warning) => warning.value)).toEqual([
-      '299 - "late" Mon, 02 Mar 2026 10:00:00 GMT',
-      '199 - "stale", deprecated, use v2',
-    ]);
+    expect(
+      parseWarningHeader('299 - "late" Mon, 02 Mar 2026 10:00:00 GMT, 199 - "stale", deprecated, use v2').map(
+        (warning) => warning.value,
+      ),
+    ).toEqual(['299 - "late" Mon, 02 Mar 2026 10:00:00 GMT', '199 - "stale", deprecated, use v2']);
   });
 
   it('keeps a value that does not follow the grammar whole', () => {
-    expect(parseWarningHeader('deprecated endpoint')).toEqual([{ value: 'deprecated endpoint', code: '', agent: '', text: 'deprecated endpoint' }]);
+    expect(parseWarningHeader('deprecated endpoint')).toEqual([
+      { value: 'deprecated endpoint', code: '', agent: '', text: 'deprecated endpoint' },
+    ]);
     expect(parseWarningHeader(undefined)).toEqual([]);
   });
 
   it('becomes upstream_warning entries whose summary is the value as sent, one per value of a folded header', () => {
-    expect(upstreamWarnings('199 - "cached response", 299 sellingpartnerapi-na.amazon.com "MaxResultsPerPage is capped at 100"')).toEqual([
+    expect(
+      upstreamWarnings(
+        '199 - "cached response", 299 sellingpartnerapi-na.amazon.com "MaxResultsPerPage is capped at 100"',
+      ),
+    ).toEqual([
       {
         kind: 'upstream_warning',
         summary: '199 - "cached response"',
@@ -145,7 +164,9 @@ describe('Warning headers', () => {
       {
         kind: 'upstream_warning',
         summary: '299 sellingpartnerapi-na.amazon.com "MaxResultsPerPage is capped at 100"',
-        details: [{ code: '299', agent: 'sellingpartnerapi-na.amazon.com', text: 'MaxResultsPerPage is capped at 100' }],
+        details: [
+          { code: '299', agent: 'sellingpartnerapi-na.amazon.com', text: 'MaxResultsPerPage is capped at 100' },
+        ],
         hints: [],
       },
     ]);

@@ -50,7 +50,10 @@ function property(schema: JsonSchema, name: string): Json {
 
 describe('Swagger 2.0 operations', () => {
   const document = fixture('swagger-shop.json');
-  const operations = convertOperations(document, { resolveReference: localResolver(document), omitHeaders: ['X-Amz-Access-Token'] });
+  const operations = convertOperations(document, {
+    resolveReference: localResolver(document),
+    omitHeaders: ['X-Amz-Access-Token'],
+  });
 
   it('lists every operation in path order, then method order, deriving a missing operationId', () => {
     expect(operations.map((operation) => `${operation.method} ${operation.path} ${operation.operationId}`)).toEqual([
@@ -66,10 +69,23 @@ describe('Swagger 2.0 operations', () => {
     expect(list.summary).toBe('Lists baskets.');
     expect(list.description).toBe('Lists the baskets of a shop, newest first.');
     expect(list.inputSchema['required']).toEqual(['ShopIds']);
-    expect(property(list.inputSchema, 'ShopIds')).toEqual({ type: 'array', description: 'Shops to read.', maxItems: 20, items: { type: 'string' } });
-    expect(property(list.inputSchema, 'States')).toEqual({ type: 'array', items: { type: 'string', enum: ['Open', 'Paid'] } });
+    expect(property(list.inputSchema, 'ShopIds')).toEqual({
+      type: 'array',
+      description: 'Shops to read.',
+      maxItems: 20,
+      items: { type: 'string' },
+    });
+    expect(property(list.inputSchema, 'States')).toEqual({
+      type: 'array',
+      items: { type: 'string', enum: ['Open', 'Paid'] },
+    });
     expect(property(list.inputSchema, 'OpenedAfter')).toEqual({ type: 'string', format: 'date-time' });
-    expect(property(list.inputSchema, 'Code')).toEqual({ type: 'string', maxLength: 3, minLength: 3, pattern: '^[A-Z]{3}$' });
+    expect(property(list.inputSchema, 'Code')).toEqual({
+      type: 'string',
+      maxLength: 3,
+      minLength: 3,
+      pattern: '^[A-Z]{3}$',
+    });
   });
 
   it('drops formats and patterns a validator cannot use, and x-* keys', () => {
@@ -82,15 +98,26 @@ describe('Swagger 2.0 operations', () => {
 
   it('converts boolean exclusive bounds to the 2020-12 numeric form', () => {
     const list = byId(operations, 'listBaskets');
-    expect(property(list.inputSchema, 'PageSize')).toEqual({ type: 'integer', format: 'int32', minimum: 1, exclusiveMaximum: 50, default: 10 });
+    expect(property(list.inputSchema, 'PageSize')).toEqual({
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      exclusiveMaximum: 50,
+      default: 10,
+    });
     expect(property(list.inputSchema, 'Weight')).toEqual({ type: 'number', minimum: 0 });
   });
 
   it('resolves $ref parameters and leaves out headers the server sets', () => {
     const list = byId(operations, 'listBaskets');
-    expect(property(list.inputSchema, 'NextToken')).toEqual({ type: 'string', description: 'Token from the previous page.' });
+    expect(property(list.inputSchema, 'NextToken')).toEqual({
+      type: 'string',
+      description: 'Token from the previous page.',
+    });
     expect(Object.keys(list.inputSchema['properties'] as Json)).not.toContain('x-amz-access-token');
-    expect(list.parameters.map((parameter) => `${parameter.in}:${parameter.name}:${parameter.collectionFormat}`)).toEqual([
+    expect(
+      list.parameters.map((parameter) => `${parameter.in}:${parameter.name}:${parameter.collectionFormat}`),
+    ).toEqual([
       'query:ShopIds:csv',
       'query:States:multi',
       'query:OpenedAfter:csv',
@@ -107,7 +134,11 @@ describe('Swagger 2.0 operations', () => {
   it('merges path-level parameters, makes path parameters required, and resolves the body schema', () => {
     const replace = byId(operations, 'replaceBasket');
     expect(replace.inputSchema['required']).toEqual(['basketId', 'payload']);
-    expect(replace.body).toEqual({ property: 'payload', mediaType: 'application/vnd.shop.basket+json', required: true });
+    expect(replace.body).toEqual({
+      property: 'payload',
+      mediaType: 'application/vnd.shop.basket+json',
+      required: true,
+    });
     const payload = property(replace.inputSchema, 'payload');
     expect(payload['description']).toBe('The new basket.');
     // a read-only property is not required of the caller
@@ -122,7 +153,10 @@ describe('Swagger 2.0 operations', () => {
     expect(line['additionalProperties']).toBe(false);
     // a schema with properties and no type is an object
     expect((line['properties'] as Record<string, Json>)['price']).toEqual({
-      properties: { amount: { type: 'number', format: 'double' }, currency: { type: 'string', description: 'ISO 4217 code.' } },
+      properties: {
+        amount: { type: 'number', format: 'double' },
+        currency: { type: 'string', description: 'ISO 4217 code.' },
+      },
       type: 'object',
     });
   });
@@ -142,7 +176,9 @@ describe('Swagger 2.0 operations', () => {
     const [odd] = convertOperations(document);
     const properties = odd!.inputSchema['properties'] as Record<string, unknown>;
     expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
-    expect(JSON.stringify(odd!.inputSchema)).toBe('{"type":"object","properties":{"__proto__":{"type":"string"},"toString":{"type":"integer"}},"required":["__proto__"]}');
+    expect(JSON.stringify(odd!.inputSchema)).toBe(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"toString":{"type":"integer"}},"required":["__proto__"]}',
+    );
     expect(odd!.parameters.map((parameter) => parameter.property)).toEqual(['__proto__', 'toString']);
   });
 
@@ -169,7 +205,10 @@ describe('Swagger 2.0 operations', () => {
 
 describe('OpenAPI 3.x operations', () => {
   const document = fixture('openapi-ads.json');
-  const operations = convertOperations(document, { resolveReference: localResolver(document), omitHeaders: ['amazon-ads-clientid'] });
+  const operations = convertOperations(document, {
+    resolveReference: localResolver(document),
+    omitHeaders: ['amazon-ads-clientid'],
+  });
 
   it('takes a vendor JSON media type and resolves a $ref request body', () => {
     const create = byId(operations, 'createCampaigns');
@@ -177,8 +216,14 @@ describe('OpenAPI 3.x operations', () => {
     expect(create.inputSchema['required']).toEqual(['Amazon-Ads-AccountId', 'body']);
     const body = property(create.inputSchema, 'body');
     expect(body['required']).toEqual(['campaigns']);
-    const campaign = ((body['properties'] as Record<string, Json>)['campaigns']!['items'] as Json)['properties'] as Record<string, Json>;
-    expect(campaign['state']).toEqual({ type: 'string', description: 'Serving state.', enum: ['ENABLED', 'PAUSED', 'ARCHIVED'] });
+    const campaign = ((body['properties'] as Record<string, Json>)['campaigns']!['items'] as Json)[
+      'properties'
+    ] as Record<string, Json>;
+    expect(campaign['state']).toEqual({
+      type: 'string',
+      description: 'Serving state.',
+      enum: ['ENABLED', 'PAUSED', 'ARCHIVED'],
+    });
     expect(campaign['budget']).toEqual({ type: 'number', exclusiveMinimum: 0 });
     expect(campaign['mixed']).toEqual({ oneOf: [{ type: 'string' }, { type: 'integer' }] });
   });
@@ -186,14 +231,18 @@ describe('OpenAPI 3.x operations', () => {
   it('turns nullable into a null type and a null enum member', () => {
     const create = byId(operations, 'createCampaigns');
     const body = property(create.inputSchema, 'body');
-    const campaign = ((body['properties'] as Record<string, Json>)['campaigns']!['items'] as Json)['properties'] as Record<string, Json>;
+    const campaign = ((body['properties'] as Record<string, Json>)['campaigns']!['items'] as Json)[
+      'properties'
+    ] as Record<string, Json>;
     expect(campaign['endDate']).toEqual({ type: ['string', 'null'], format: 'date' });
     expect(campaign['targeting']).toEqual({ type: ['string', 'null'], enum: ['AUTO', 'MANUAL', null] });
   });
 
   it('maps style and explode onto collection formats', () => {
     const create = byId(operations, 'createCampaigns');
-    expect(create.parameters.map((parameter) => `${parameter.in}:${parameter.name}:${parameter.collectionFormat}`)).toEqual([
+    expect(
+      create.parameters.map((parameter) => `${parameter.in}:${parameter.name}:${parameter.collectionFormat}`),
+    ).toEqual([
       'header:Amazon-Ads-AccountId:csv',
       'query:ids:csv',
       'query:labels:multi',
@@ -258,7 +307,9 @@ describe('references without a resolver, and dereferenced documents', () => {
   it('stubs a $ref nobody can resolve', () => {
     const document = fixture('swagger-shop.json');
     const replace = new OperationConverter(document).operation('/shop/v0/baskets/{basketId}', 'put');
-    expect(property(replace.inputSchema, 'payload')).toEqual({ description: 'Basket (reference not resolved: not checked)' });
+    expect(property(replace.inputSchema, 'payload')).toEqual({
+      description: 'Basket (reference not resolved: not checked)',
+    });
   });
 
   it('accepts a dereferenced document with object cycles', () => {
@@ -273,7 +324,10 @@ describe('references without a resolver, and dereferenced documents', () => {
       type: 'object',
       properties: {
         name: { type: 'string' },
-        child: { type: 'object', description: 'recursive schema: not expanded; any value of this shape is passed through' },
+        child: {
+          type: 'object',
+          description: 'recursive schema: not expanded; any value of this shape is passed through',
+        },
       },
     });
   });
@@ -281,7 +335,15 @@ describe('references without a resolver, and dereferenced documents', () => {
   it('caps long descriptions', () => {
     const document = {
       openapi: '3.1.0',
-      paths: { '/x': { get: { operationId: 'x', description: 'd'.repeat(2000), parameters: [{ name: 'q', in: 'query', description: 'w '.repeat(400), schema: { type: 'string' } }] } } },
+      paths: {
+        '/x': {
+          get: {
+            operationId: 'x',
+            description: 'd'.repeat(2000),
+            parameters: [{ name: 'q', in: 'query', description: 'w '.repeat(400), schema: { type: 'string' } }],
+          },
+        },
+      },
     };
     const [operation] = convertOperations(document, { descriptionLimit: 20, operationDescriptionLimit: 30 });
     expect(operation!.description).toBe(`${'d'.repeat(29)}…`);
@@ -300,7 +362,10 @@ describe('apiDescriptionFormat', () => {
 
 describe('the defs reference mode', () => {
   const document = fixture('swagger-shop.json');
-  const converter = new OperationConverter(document, { resolveReference: localResolver(document), referenceMode: 'defs' });
+  const converter = new OperationConverter(document, {
+    resolveReference: localResolver(document),
+    referenceMode: 'defs',
+  });
   const replace = converter.operation('/shop/v0/baskets/{basketId}', 'PUT');
 
   it('writes the top-level body inline and every nested definition once under $defs', () => {
@@ -314,7 +379,9 @@ describe('the defs reference mode', () => {
     expect(Object.keys(definitions)).toEqual(['Basket', 'Line', 'Money']);
     expect((definitions['Line']!['properties'] as Record<string, Json>)['price']).toEqual({ $ref: '#/$defs/Money' });
     // recursion stays recursion
-    expect((definitions['Basket']!['properties'] as Record<string, Json>)['parent']).toEqual({ $ref: '#/$defs/Basket' });
+    expect((definitions['Basket']!['properties'] as Record<string, Json>)['parent']).toEqual({
+      $ref: '#/$defs/Basket',
+    });
   });
 
   it('adds no $defs to an operation that references no definition', () => {
@@ -325,7 +392,9 @@ describe('the defs reference mode', () => {
     const validate = strictAjv().compile(replace.inputSchema);
     const line = { sku: 'A-1', quantity: 2, price: { amount: 3.5, currency: 'EUR' } };
     expect(validate({ basketId: 'b1', payload: { lines: [line], parent: { lines: [line] } } })).toBe(true);
-    expect(validate({ basketId: 'b1', payload: { lines: [line], parent: { lines: [{ ...line, quantity: 0 }] } } })).toBe(false);
+    expect(
+      validate({ basketId: 'b1', payload: { lines: [line], parent: { lines: [{ ...line, quantity: 0 }] } } }),
+    ).toBe(false);
     expect(validate({ basketId: 'b1', payload: { lines: [{ ...line, extra: true }] } })).toBe(false);
   });
 
@@ -333,31 +402,91 @@ describe('the defs reference mode', () => {
     const chain = {
       swagger: '2.0',
       paths: {
-        '/a': { post: { operationId: 'useA', parameters: [{ name: 'body', in: 'body', schema: { type: 'object', properties: { a: { $ref: '#/definitions/A' } } } }] } },
-        '/b': { post: { operationId: 'useB', parameters: [{ name: 'body', in: 'body', schema: { type: 'array', items: { $ref: '#/definitions/B' } } }] } },
-        '/c': { post: { operationId: 'useC', parameters: [{ name: 'body', in: 'body', schema: { type: 'object', properties: { c: { $ref: '#/definitions/C' }, loop: { $ref: '#/definitions/Loop' } } } }] } },
+        '/a': {
+          post: {
+            operationId: 'useA',
+            parameters: [
+              { name: 'body', in: 'body', schema: { type: 'object', properties: { a: { $ref: '#/definitions/A' } } } },
+            ],
+          },
+        },
+        '/b': {
+          post: {
+            operationId: 'useB',
+            parameters: [{ name: 'body', in: 'body', schema: { type: 'array', items: { $ref: '#/definitions/B' } } }],
+          },
+        },
+        '/c': {
+          post: {
+            operationId: 'useC',
+            parameters: [
+              {
+                name: 'body',
+                in: 'body',
+                schema: {
+                  type: 'object',
+                  properties: { c: { $ref: '#/definitions/C' }, loop: { $ref: '#/definitions/Loop' } },
+                },
+              },
+            ],
+          },
+        },
       },
       definitions: {
         A: { type: 'object', properties: { b: { $ref: '#/definitions/B' } } },
-        B: { type: 'object', properties: { c: { $ref: '#/definitions/C' }, more: { type: 'array', items: { $ref: '#/definitions/C' } } } },
+        B: {
+          type: 'object',
+          properties: { c: { $ref: '#/definitions/C' }, more: { type: 'array', items: { $ref: '#/definitions/C' } } },
+        },
         C: { type: 'string' },
         Loop: { type: 'object', properties: { next: { $ref: '#/definitions/Loop' } } },
       },
     };
     const operations = convertOperations(chain, { resolveReference: localResolver(chain), referenceMode: 'defs' });
-    expect(operations.map((operation) => Object.keys(operation.inputSchema['$defs'] as Json))).toEqual([['A', 'B', 'C'], ['B', 'C'], ['C', 'Loop']]);
-    expect((operations[2]!.inputSchema['$defs'] as Json)['Loop']).toEqual({ type: 'object', properties: { next: { $ref: '#/$defs/Loop' } } });
+    expect(operations.map((operation) => Object.keys(operation.inputSchema['$defs'] as Json))).toEqual([
+      ['A', 'B', 'C'],
+      ['B', 'C'],
+      ['C', 'Loop'],
+    ]);
+    expect((operations[2]!.inputSchema['$defs'] as Json)['Loop']).toEqual({
+      type: 'object',
+      properties: { next: { $ref: '#/$defs/Loop' } },
+    });
   });
 
   it('keeps the keys of two definitions with the same name apart', () => {
     const twoFiles = {
       swagger: '2.0',
-      paths: { '/x': { post: { operationId: 'x', parameters: [{ name: 'body', in: 'body', schema: { type: 'object', properties: { a: { $ref: '#/definitions/Item' }, b: { $ref: 'other.json#/definitions/Item' } } } }] } } },
+      paths: {
+        '/x': {
+          post: {
+            operationId: 'x',
+            parameters: [
+              {
+                name: 'body',
+                in: 'body',
+                schema: {
+                  type: 'object',
+                  properties: { a: { $ref: '#/definitions/Item' }, b: { $ref: 'other.json#/definitions/Item' } },
+                },
+              },
+            ],
+          },
+        },
+      },
       definitions: { Item: { type: 'string' } },
     };
-    const resolver = (reference: string): unknown => (reference === '#/definitions/Item' ? { type: 'string' } : reference === 'other.json#/definitions/Item' ? { type: 'integer' } : undefined);
+    const resolver = (reference: string): unknown =>
+      reference === '#/definitions/Item'
+        ? { type: 'string' }
+        : reference === 'other.json#/definitions/Item'
+          ? { type: 'integer' }
+          : undefined;
     const [operation] = convertOperations(twoFiles, { resolveReference: resolver, referenceMode: 'defs' });
     expect(operation!.inputSchema['$defs']).toEqual({ Item: { type: 'string' }, Item_2: { type: 'integer' } });
-    expect(property(operation!.inputSchema, 'body')['properties']).toEqual({ a: { $ref: '#/$defs/Item' }, b: { $ref: '#/$defs/Item_2' } });
+    expect(property(operation!.inputSchema, 'body')['properties']).toEqual({
+      a: { $ref: '#/$defs/Item' },
+      b: { $ref: '#/$defs/Item_2' },
+    });
   });
 });

@@ -19,7 +19,21 @@ const OPERATION: OperationWireShape = {
 
 describe('buildOperationRequest', () => {
   it('fills path, query (per collection format, literal commas for csv) and header parameters', () => {
-    expect(buildOperationRequest(OPERATION, { thingId: 'a/b', ids: [1, 2], tag: ['x', 'y'], states: ['ON', 'OFF'], filter: { k: 1 }, trace: 'abc', ignored: 1 }, 'https://h.example/base/')).toEqual({
+    expect(
+      buildOperationRequest(
+        OPERATION,
+        {
+          thingId: 'a/b',
+          ids: [1, 2],
+          tag: ['x', 'y'],
+          states: ['ON', 'OFF'],
+          filter: { k: 1 },
+          trace: 'abc',
+          ignored: 1,
+        },
+        'https://h.example/base/',
+      ),
+    ).toEqual({
       method: 'GET',
       url: 'https://h.example/base/v1/things/a%2Fb/parts?ids=1,2&tag=x&tag=y&states=ON%7COFF&filter=%7B%22k%22%3A1%7D',
       headers: { 'x-trace': 'abc' },
@@ -27,17 +41,34 @@ describe('buildOperationRequest', () => {
   });
 
   it('leaves out undefined and null arguments', () => {
-    expect(buildOperationRequest(OPERATION, { thingId: 7, ids: null, tag: undefined }, 'http://h').url).toBe('http://h/v1/things/7/parts');
+    expect(buildOperationRequest(OPERATION, { thingId: 7, ids: null, tag: undefined }, 'http://h').url).toBe(
+      'http://h/v1/things/7/parts',
+    );
   });
 
   it('sends the body argument as JSON with its media type, parsing JSON text first', () => {
-    const operation: OperationWireShape = { method: 'POST', path: '/x', parameters: [], body: { property: 'body', mediaType: 'application/vnd.x.v1+json', required: true } };
-    expect(buildOperationRequest(operation, { body: { a: [1] } }, 'http://h')).toEqual({ method: 'POST', url: 'http://h/x', headers: { 'content-type': 'application/vnd.x.v1+json' }, body: '{"a":[1]}' });
+    const operation: OperationWireShape = {
+      method: 'POST',
+      path: '/x',
+      parameters: [],
+      body: { property: 'body', mediaType: 'application/vnd.x.v1+json', required: true },
+    };
+    expect(buildOperationRequest(operation, { body: { a: [1] } }, 'http://h')).toEqual({
+      method: 'POST',
+      url: 'http://h/x',
+      headers: { 'content-type': 'application/vnd.x.v1+json' },
+      body: '{"a":[1]}',
+    });
     expect(buildOperationRequest(operation, { body: ' {"a": [1]}' }, 'http://h').body).toBe('{"a":[1]}');
   });
 
   it('refuses broken JSON text in the body before anything is sent', () => {
-    const operation: OperationWireShape = { method: 'POST', path: '/x', parameters: [], body: { property: 'payload', mediaType: 'application/json', required: true } };
+    const operation: OperationWireShape = {
+      method: 'POST',
+      path: '/x',
+      parameters: [],
+      body: { property: 'payload', mediaType: 'application/json', required: true },
+    };
     let thrown: unknown;
     try {
       buildOperationRequest(operation, { payload: '{"a": [1,}' }, 'http://h');
@@ -45,7 +76,11 @@ describe('buildOperationRequest', () => {
       thrown = error;
     }
     expect(UpstreamClientError.isInstance(thrown)).toBe(true);
-    expect((thrown as UpstreamClientError).failure).toEqual({ type: 'body_coercion', path: 'payload', received: '{"a": [1,}' });
+    expect((thrown as UpstreamClientError).failure).toEqual({
+      type: 'body_coercion',
+      path: 'payload',
+      received: '{"a": [1,}',
+    });
     expect(coerceJsonBody('plain text', 'payload')).toBe('plain text');
   });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import { lowerCamelIdentifier, modelNameFromFileName, operationToolName, uniqueOperationToolNames } from '../../src/openapi/index.js';
+import {
+  lowerCamelIdentifier,
+  modelNameFromFileName,
+  operationToolName,
+  uniqueOperationToolNames,
+} from '../../src/openapi/index.js';
 
 describe('tool names', () => {
   it.each([
@@ -24,7 +29,9 @@ describe('tool names', () => {
 
   it('joins model and operation with one underscore', () => {
     expect(operationToolName('ordersV0', 'getOrders')).toBe('ordersV0_getOrders');
-    expect(operationToolName('vendorShipments', 'SubmitShipmentConfirmations')).toBe('vendorShipments_submitShipmentConfirmations');
+    expect(operationToolName('vendorShipments', 'SubmitShipmentConfirmations')).toBe(
+      'vendorShipments_submitShipmentConfirmations',
+    );
     expect(operationToolName('m'.repeat(100), 'o'.repeat(100))).toHaveLength(128);
     expect(() => operationToolName('model', '')).toThrow(TypeError);
   });
@@ -37,8 +44,19 @@ describe('tool names', () => {
         { operationId: 'linkCarrierAccount', method: 'POST' },
         { operationId: 'getRates', method: 'POST' },
       ]),
-    ).toEqual(['shippingV2_linkCarrierAccount', 'shippingV2_linkCarrierAccount_post', 'shippingV2_linkCarrierAccount_2', 'shippingV2_getRates']);
-    expect(uniqueOperationToolNames('sellers', [{ operationId: 'getAccount', method: 'GET' }], new Set(['sellers_getAccount']))).toEqual(['sellers_getAccount_get']);
+    ).toEqual([
+      'shippingV2_linkCarrierAccount',
+      'shippingV2_linkCarrierAccount_post',
+      'shippingV2_linkCarrierAccount_2',
+      'shippingV2_getRates',
+    ]);
+    expect(
+      uniqueOperationToolNames(
+        'sellers',
+        [{ operationId: 'getAccount', method: 'GET' }],
+        new Set(['sellers_getAccount']),
+      ),
+    ).toEqual(['sellers_getAccount_get']);
     // names taken elsewhere and names given here both count; `taken` is left as it was
     const taken = new Set(['feeds_getFeed_get', 'feeds_getFeed_3']);
     const operations = [
@@ -46,7 +64,11 @@ describe('tool names', () => {
       { operationId: 'getFeed', method: 'GET' },
       { operationId: 'getFeed', method: 'GET' },
     ];
-    expect(uniqueOperationToolNames('feeds', operations, taken)).toEqual(['feeds_getFeed', 'feeds_getFeed_2', 'feeds_getFeed_4']);
+    expect(uniqueOperationToolNames('feeds', operations, taken)).toEqual([
+      'feeds_getFeed',
+      'feeds_getFeed_2',
+      'feeds_getFeed_4',
+    ]);
     expect([...taken]).toEqual(['feeds_getFeed_get', 'feeds_getFeed_3']);
   });
 });

@@ -15,31 +15,60 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((server) => server.close()));
 });
 
-async function get(url: string, init: RequestInit = {}): Promise<{ status: number; type: string | null; body: string; headers: Headers }> {
+async function get(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; type: string | null; body: string; headers: Headers }> {
   const response = await fetch(url, init);
-  return { status: response.status, type: response.headers.get('content-type'), body: await response.text(), headers: response.headers };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: await response.text(),
+    headers: response.headers,
+  };
 }
 
 describe('routes', () => {
   it('answers by method and path with the recorded status, headers and body', async () => {
     const server = await replay({
-      routes: [{ method: 'get', path: '/orders/v0/orders', response: { status: 429, headers: { 'Retry-After': '3', 'x-amzn-RequestId': 'req-7' }, body: { errors: [{ code: 'QuotaExceeded' }] } } }],
+      routes: [
+        {
+          method: 'get',
+          path: '/orders/v0/orders',
+          response: {
+            status: 429,
+            headers: { 'Retry-After': '3', 'x-amzn-RequestId': 'req-7' },
+            body: { errors: [{ code: 'QuotaExceeded' }] },
+          },
+        },
+      ],
     });
     const answer = await get(`${server.url}/orders/v0/orders?MarketplaceIds=A1PA6795UKMFR9`);
-    expect([answer.status, answer.type, answer.body]).toEqual([429, 'application/json', '{"errors":[{"code":"QuotaExceeded"}]}']);
+    expect([answer.status, answer.type, answer.body]).toEqual([
+      429,
+      'application/json',
+      '{"errors":[{"code":"QuotaExceeded"}]}',
+    ]);
     expect([answer.headers.get('retry-after'), answer.headers.get('x-amzn-requestid')]).toEqual(['3', 'req-7']);
-    expect(server.requests.map((request) => [request.method, request.path, request.rawQuery, request.answeredBy])).toEqual([['GET', '/orders/v0/orders', 'MarketplaceIds=A1PA6795UKMFR9', 'route']]);
+    expect(
+      server.requests.map((request) => [request.method, request.path, request.rawQuery, request.answeredBy]),
+    ).toEqual([['GET', '/orders/v0/orders', 'MarketplaceIds=A1PA6795UKMFR9', 'route']]);
   });
 
   it('a route naming query parameters matches only requests carrying those values', async () => {
-    const server = await replay({ routes: [{ path: '/items', query: { page: '2' }, response: { status: 200, body: 'second page' } }] });
+    const server = await replay({
+      routes: [{ path: '/items', query: { page: '2' }, response: { status: 200, body: 'second page' } }],
+    });
     expect((await get(`${server.url}/items?page=2&size=5`)).body).toBe('second page');
     expect((await get(`${server.url}/items?page=3`)).status).toBe(599);
   });
 
   it('a route added later wins; a string body keeps its recorded content type or none', async () => {
     const server = await replay({ routes: [{ path: '/a', response: { status: 200, body: 'first' } }] });
-    server.route({ path: '/a', response: { status: 503, headers: { 'content-type': 'text/html' }, body: '<h1>down</h1>' } });
+    server.route({
+      path: '/a',
+      response: { status: 503, headers: { 'content-type': 'text/html' }, body: '<h1>down</h1>' },
+    });
     const answer = await get(`${server.url}/a`);
     expect([answer.status, answer.type, answer.body]).toEqual([503, 'text/html', '<h1>down</h1>']);
     server.route({ path: '/plain', response: { status: 500, body: '' } });
@@ -48,7 +77,14 @@ describe('routes', () => {
   });
 
   it('ignores recorded framing headers that would contradict the body sent', async () => {
-    const server = await replay({ routes: [{ path: '/x', response: { status: 200, headers: { 'Content-Length': '9999', 'Connection': 'close' }, body: { ok: true } } }] });
+    const server = await replay({
+      routes: [
+        {
+          path: '/x',
+          response: { status: 200, headers: { 'Content-Length': '9999', Connection: 'close' }, body: { ok: true } },
+        },
+      ],
+    });
     const answer = await get(`${server.url}/x`);
     expect([answer.status, answer.body, answer.headers.get('content-length')]).toEqual([200, '{"ok":true}', '11']);
   });
@@ -74,7 +110,13 @@ describe('queue, standing answer, unscripted requests', () => {
     expect((await get(`${server.url}/anything`)).status).toBe(204);
     server.reset();
     expect((await get(`${server.url}/anything`)).status).toBe(599);
-    expect(server.requests.map((request) => request.answeredBy)).toEqual(['queue', 'queue', 'unscripted', 'standing', 'unscripted']);
+    expect(server.requests.map((request) => request.answeredBy)).toEqual([
+      'queue',
+      'queue',
+      'unscripted',
+      'standing',
+      'unscripted',
+    ]);
   });
 
   it('dropConnection closes the socket without an HTTP answer', async () => {
@@ -98,10 +140,19 @@ describe('queue, standing answer, unscripted requests', () => {
 describe('the token endpoint', () => {
   it('hands out the replay token and records the form body apart from API requests', async () => {
     const server = await replay();
-    const answer = await fetch(server.tokenUrl, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'refresh-r' }) });
-    expect(await answer.json()).toEqual({ access_token: DEFAULT_REPLAY_ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600 });
+    const answer = await fetch(server.tokenUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'refresh-r' }),
+    });
+    expect(await answer.json()).toEqual({
+      access_token: DEFAULT_REPLAY_ACCESS_TOKEN,
+      token_type: 'bearer',
+      expires_in: 3600,
+    });
     expect(server.tokenUrl).toBe(`${server.url}/oauth2/token`);
-    expect(server.tokenRequests.map((request) => new URLSearchParams(request.body).get('grant_type'))).toEqual(['refresh_token']);
+    expect(server.tokenRequests.map((request) => new URLSearchParams(request.body).get('grant_type'))).toEqual([
+      'refresh_token',
+    ]);
     expect(server.requests).toEqual([]);
   });
 
@@ -110,6 +161,10 @@ describe('the token endpoint', () => {
     server.setTokenResponse({ status: 400, body: { error: 'invalid_grant' } });
     expect((await get(server.tokenUrl, { method: 'POST' })).status).toBe(400);
     server.setTokenResponse(undefined);
-    expect(JSON.parse((await get(server.tokenUrl, { method: 'POST' })).body)).toEqual({ access_token: 'vendor-custom', token_type: 'bearer', expires_in: 3600 });
+    expect(JSON.parse((await get(server.tokenUrl, { method: 'POST' })).body)).toEqual({
+      access_token: 'vendor-custom',
+      token_type: 'bearer',
+      expires_in: 3600,
+    });
   });
 });

@@ -22,7 +22,9 @@ describe('classifyClientFailure', () => {
       details: [{ path: '', issue: 'network error ECONNREFUSED', received_type: 'null', network_code: 'ECONNREFUSED' }],
       hints: ['Check the network.'],
     });
-    expect(classifyClientFailure({ type: 'network', cause: new Error('x') }, FAMILY).summary).toBe('Could not reach the Example API; no HTTP answer arrived.');
+    expect(classifyClientFailure({ type: 'network', cause: new Error('x') }, FAMILY).summary).toBe(
+      'Could not reach the Example API; no HTTP answer arrived.',
+    );
   });
 
   it('timeouts carry timeout_ms', () => {
@@ -41,8 +43,11 @@ describe('classifyClientFailure', () => {
       error_kind: 'ads_api_client',
       error_code: 'BODY_COERCION_INVALID_JSON',
       retryable: false,
-      summary: 'The argument body is text that looks like JSON but does not parse; nothing was sent to the Example API.',
-      details: [{ path: 'body', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' }],
+      summary:
+        'The argument body is text that looks like JSON but does not parse; nothing was sent to the Example API.',
+      details: [
+        { path: 'body', issue: 'the value looks like JSON text but does not parse as JSON', received_type: 'string' },
+      ],
       hints: ['Send an object.'],
     });
   });
@@ -71,10 +76,23 @@ describe('request description helpers', () => {
 describe('responseMetaFromHeaders', () => {
   it('assembles rate_limit, retry_after_seconds and warnings from one response', () => {
     const names = { limit: ['x-ratelimit-limit'], remaining: ['x-ratelimit-remaining'], reset: ['x-ratelimit-reset'] };
-    expect(responseMetaFromHeaders({ 'X-RateLimit-Limit': '5', 'Retry-After': '2', Warning: '199 - "stale"' }, new Date(0), names)).toEqual({
+    expect(
+      responseMetaFromHeaders(
+        { 'X-RateLimit-Limit': '5', 'Retry-After': '2', Warning: '199 - "stale"' },
+        new Date(0),
+        names,
+      ),
+    ).toEqual({
       rate_limit: { limit_per_second: 5 },
       retry_after_seconds: 2,
-      warnings: [{ kind: 'upstream_warning', summary: '199 - "stale"', details: [{ code: '199', agent: '-', text: 'stale' }], hints: [] }],
+      warnings: [
+        {
+          kind: 'upstream_warning',
+          summary: '199 - "stale"',
+          details: [{ code: '199', agent: '-', text: 'stale' }],
+          hints: [],
+        },
+      ],
     });
     expect(responseMetaFromHeaders(undefined, new Date(0), names)).toEqual({});
   });

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { capText, classifyUpstreamStatus, htmlSummary, isRetryableStatus, parseUpstreamBody } from '../../src/upstream-body/index.js';
+import {
+  capText,
+  classifyUpstreamStatus,
+  htmlSummary,
+  isRetryableStatus,
+  parseUpstreamBody,
+} from '../../src/upstream-body/index.js';
 
 const SP = { httpKind: 'sp_api_http', codePrefix: 'SP_API_HTTP_' } as const;
 const ADS = { httpKind: 'ads_api_http', codePrefix: 'ADS_API_HTTP_' } as const;
@@ -12,7 +18,10 @@ describe('parseUpstreamBody', () => {
   });
 
   it('parses JSON text, keeps parsed values, decodes bytes', () => {
-    expect(parseUpstreamBody('{"errors":[{"code":"InvalidInput"}]}')).toEqual({ kind: 'json', value: { errors: [{ code: 'InvalidInput' }] } });
+    expect(parseUpstreamBody('{"errors":[{"code":"InvalidInput"}]}')).toEqual({
+      kind: 'json',
+      value: { errors: [{ code: 'InvalidInput' }] },
+    });
     expect(parseUpstreamBody({ message: 'x' })).toEqual({ kind: 'json', value: { message: 'x' } });
     expect(parseUpstreamBody(new TextEncoder().encode('[1]'))).toEqual({ kind: 'json', value: [1] });
   });
@@ -22,9 +31,13 @@ describe('parseUpstreamBody', () => {
   });
 
   it('summarizes HTML pages without markup', () => {
-    const page = '<!DOCTYPE html><html><head><title>503 Service Temporarily Unavailable</title><style>b{}</style></head><body><h1>x</h1></body></html>';
+    const page =
+      '<!DOCTYPE html><html><head><title>503 Service Temporarily Unavailable</title><style>b{}</style></head><body><h1>x</h1></body></html>';
     expect(parseUpstreamBody(page)).toEqual({ kind: 'html', summary: '503 Service Temporarily Unavailable' });
-    expect(parseUpstreamBody('<html><body><h1>Bad &amp; Request</h1><p>more</p></body></html>')).toEqual({ kind: 'html', summary: 'Bad & Request' });
+    expect(parseUpstreamBody('<html><body><h1>Bad &amp; Request</h1><p>more</p></body></html>')).toEqual({
+      kind: 'html',
+      summary: 'Bad & Request',
+    });
     expect(parseUpstreamBody('<p>oops</p>', 'text/html; charset=utf-8')).toEqual({ kind: 'html', summary: 'oops' });
     expect(htmlSummary('<html><body></body></html>')).toBe('HTML error page');
   });
@@ -39,9 +52,17 @@ describe('parseUpstreamBody', () => {
   });
 
   it('drops hidden elements only when they are closed, as before', () => {
-    expect(htmlSummary('<html><head><style>b{}</style></head><body><script>var x = "<p>";</script><p>shown</p></body></html>')).toBe('shown');
-    expect(htmlSummary('<html><body><script>kept, never closed<p>too</p></body></html>')).toBe('kept, never closed too');
-    expect(htmlSummary('<html><body><!-- hidden --><p>a &lt;b&gt;</p><titlex>not a title</titlex></body></html>')).toBe('a <b> not a title');
+    expect(
+      htmlSummary(
+        '<html><head><style>b{}</style></head><body><script>var x = "<p>";</script><p>shown</p></body></html>',
+      ),
+    ).toBe('shown');
+    expect(htmlSummary('<html><body><script>kept, never closed<p>too</p></body></html>')).toBe(
+      'kept, never closed too',
+    );
+    expect(htmlSummary('<html><body><!-- hidden --><p>a &lt;b&gt;</p><titlex>not a title</titlex></body></html>')).toBe(
+      'a <b> not a title',
+    );
   });
 
   it('keeps plain text, capped', () => {
@@ -57,13 +78,16 @@ describe('capText', () => {
     expect(capText('abcdef', 4)).toBe('abc…');
   });
 
-  it('gives what collapsing the whole text gives when it collapses only a long text\'s prefix', () => {
+  it("gives what collapsing the whole text gives when it collapses only a long text's prefix", () => {
     // the definition: collapse everything, then cut
     const reference = (text: string, limit: number): string => {
       const collapsed = text.replace(/\s+/g, ' ').trim();
       return collapsed.length <= limit ? collapsed : `${collapsed.slice(0, Math.max(0, limit - 1))}…`;
     };
-    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '  ', '\n\t ', '\u00a0', '\u2028', '\u3000', '\ufeff', '\ud83d\ude00', '.'), maxLength: 400 });
+    const text = fc.string({
+      unit: fc.constantFrom('a', 'b', ' ', '  ', '\n\t ', '\u00a0', '\u2028', '\u3000', '\ufeff', '\ud83d\ude00', '.'),
+      maxLength: 400,
+    });
     fc.assert(
       fc.property(text, fc.integer({ min: 0, max: 80 }), (input, limit) => {
         expect(capText(input, limit)).toBe(reference(input, limit));
@@ -93,6 +117,14 @@ describe('classifyUpstreamStatus', () => {
   });
 
   it('retryable statuses', () => {
-    expect([400, 408, 409, 429, 499, 500, 599].map(isRetryableStatus)).toEqual([false, true, false, true, false, true, true]);
+    expect([400, 408, 409, 429, 499, 500, 599].map(isRetryableStatus)).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+      true,
+    ]);
   });
 });

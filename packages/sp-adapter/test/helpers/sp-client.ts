@@ -31,7 +31,12 @@ export function startSpUpstream(): Promise<UpstreamReplay> {
 
 /** The LWA variables pointing at the replay server's token endpoint. */
 export function lwaEnv(upstream: UpstreamReplay): Record<string, string> {
-  return { LWA_CLIENT_ID: 'amzn1.application-oa2-client.testclient0001', LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66', LWA_REFRESH_TOKEN: 'Atzr|fake-refresh-token', LWA_TOKEN_URL: upstream.tokenUrl };
+  return {
+    LWA_CLIENT_ID: 'amzn1.application-oa2-client.testclient0001',
+    LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66',
+    LWA_REFRESH_TOKEN: 'Atzr|fake-refresh-token',
+    LWA_TOKEN_URL: upstream.tokenUrl,
+  };
 }
 
 const silentLogger = { error: (): void => undefined, warn: (): void => undefined };
@@ -43,9 +48,15 @@ let catalog: Promise<SpModel[]> | undefined;
  *
  * @param options - server options; `models` defaults to the built-in catalog.
  */
-export async function connect(options: Partial<SpServerOptions> & { readonly env: Record<string, string | undefined> }): Promise<Connected> {
+export async function connect(
+  options: Partial<SpServerOptions> & { readonly env: Record<string, string | undefined> },
+): Promise<Connected> {
   catalog ??= loadBuiltInCatalog();
-  const server = createSpServer({ models: options.models ?? (await catalog), ...options, envelope: { logger: silentLogger, ...options.envelope } });
+  const server = createSpServer({
+    models: options.models ?? (await catalog),
+    ...options,
+    envelope: { logger: silentLogger, ...options.envelope },
+  });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.envelope.connect(serverTransport);
   const client = new Client({ name: 'sp-adapter-tests', version: '1.0.0' });
