@@ -59,7 +59,6 @@ export default tseslint.config(
       'packages/ads-adapter/src/server/tools.ts',
       'packages/sp-adapter/src/server.ts',
       'packages/core/src/arguments/hints.ts',
-      'packages/core/src/http-host.ts',
       'packages/core/src/testing/upstream-replay.ts',
       'conformance/src/cli-program.ts',
       'conformance/src/gate/fixture-plan.ts',

@@ -19,6 +19,7 @@ import type {
 import type { EventStore, Server as LowLevelServer } from '@modelcontextprotocol/server';
 
 import { createEventStore } from './event-store.js';
+import { checkParamHeaders, HEADER_MISMATCH_CODE, paramHeaderDeclarations } from './param-headers.js';
 
 import type { InFlightCalls } from './in-flight.js';
 import type { EnvelopeLogger } from './logger.js';
@@ -98,6 +99,8 @@ export interface HttpHostServer {
   /** The envelope server's unfinished tool calls (see {@link StreamableHttpHandle.shutdown}). */
   readonly calls: InFlightCalls;
   readonly logger: EnvelopeLogger;
+  /** The `inputSchema` a listed tool publishes, or `undefined` for a name that is not listed. */
+  toolInputSchema(name: string): unknown;
 }
 
 /**
@@ -214,19 +217,16 @@ interface SessionPool {
   closeAll(): Promise<void>;
 }
 
-function createSessionPool(
-  host: HttpHostServer,
-  transportClass: typeof NodeStreamableHTTPServerTransport,
-  eventStore: EventStore,
-  maxSessions: number,
+function closeSession(session: Session): Promise<void> {
+  clearTimeout(session.idleTimer);
+  return session.server.close();
+}
+
+/** Activity counting and idle expiry of the sessions `isKept` says the pool still holds. */
+function sessionActivity(
   idleTimeout: number,
-): SessionPool {
-  const sessions = new Map<string, Session>();
-  const pending = new Set<Session>();
-  const closeSession = (session: Session): Promise<void> => {
-    clearTimeout(session.idleTimer);
-    return session.server.close();
-  };
+  isKept: (id: string) => boolean,
+): { readonly track: SessionPool['track']; readonly expireWhenIdle: (session: Session) => void } {
   const expireWhenIdle = (session: Session): void => {
     if (session.idleTimer !== undefined) {
       session.idleTimer.refresh();
@@ -242,9 +242,22 @@ function createSessionPool(
     response.once('close', () => {
       session.active -= 1;
       const id = session.transport.sessionId;
-      if (id !== undefined && sessions.has(id)) expireWhenIdle(session);
+      if (id !== undefined && isKept(id)) expireWhenIdle(session);
     });
   };
+  return { track, expireWhenIdle };
+}
+
+function createSessionPool(
+  host: HttpHostServer,
+  transportClass: typeof NodeStreamableHTTPServerTransport,
+  eventStore: EventStore,
+  maxSessions: number,
+  idleTimeout: number,
+): SessionPool {
+  const sessions = new Map<string, Session>();
+  const pending = new Set<Session>();
+  const { track, expireWhenIdle } = sessionActivity(idleTimeout, (id) => sessions.has(id));
   const newSession = (): Session => {
     const session: Session = {
       transport: new transportClass({
@@ -353,13 +366,49 @@ async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close():
   };
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Refuses a 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments (see
+ * param-headers.ts), before the SDK sees it: HTTP 400, JSON-RPC -32020, and one log line naming
+ * the header and the rule, never a value.
+ *
+ * @returns whether the request was refused (and answered).
+ */
+function refusedParamHeaders(
+  host: HttpHostServer,
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: unknown,
+): boolean {
+  if (!isPlainObject(body) || body['method'] !== 'tools/call' || !isPlainObject(body['params'])) return false;
+  const { name, arguments: args } = body['params'];
+  if (typeof name !== 'string') return false;
+  const refusal = checkParamHeaders(paramHeaderDeclarations(host.toolInputSchema(name)), args, request.headersDistinct);
+  if (refusal === undefined) return false;
+  host.logger.warn(
+    { tool: name, rule: refusal.rule, header: refusal.header },
+    'streamable HTTP tools/call refused: its Mcp-Param headers and arguments disagree',
+  );
+  const id = typeof body['id'] === 'string' || typeof body['id'] === 'number' ? body['id'] : null;
+  const error = {
+    code: HEADER_MISMATCH_CODE,
+    message: `Bad Request: the request headers and body disagree: ${refusal.reason}`,
+    data: { mismatch: { header: refusal.header, body: refusal.reason }, rule: refusal.rule },
+  };
+  response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error }));
+  return true;
+}
+
 /** The request handler of an endpoint, given its settings once the port is known. */
 function requestHandler(
   host: HttpHostServer,
   pool: SessionPool,
   routing: EraRouting,
   path: string,
-  state: { draining: boolean; access: Access | undefined },
+  state: EndpointState,
   maxSessions: number,
   idleTimeout: number,
 ) {
@@ -391,6 +440,7 @@ function requestHandler(
     }
     const { era, body, parsed } = await routing.classify(request);
     if (era === 'modern') {
+      if (refusedParamHeaders(host, request, response, body)) return;
       await routing.modern(request as NodeIncomingMessageLike, response, body);
       return;
     }
@@ -407,6 +457,89 @@ function requestHandler(
     }
     await pool.open(request, response, body);
   };
+}
+
+/** Where a request stands while an endpoint runs: draining after a shutdown began; access once the port is known. */
+interface EndpointState {
+  draining: boolean;
+  access: Access | undefined;
+}
+
+/** The node:http server of an endpoint: counts the requests a shutdown waits for and answers a failed one with 500. */
+function createListener(
+  host: HttpHostServer,
+  requests: ReturnType<typeof requestCounter>,
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): HttpServer {
+  return createServer((request, response) => {
+    // a notification stream (GET) stays open as long as its client wants: a shutdown waits for calls only
+    if (request.method !== 'GET') {
+      requests.start();
+      response.once('close', () => {
+        requests.end();
+      });
+    }
+    handle(request, response).catch((error: unknown) => {
+      host.logger.error(
+        { error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } },
+        'streamable HTTP request failed',
+      );
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+      response.end();
+    });
+  });
+}
+
+function listen(httpServer: HttpServer, port: number, bindHost: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, bindHost, () => {
+      httpServer.off('error', reject);
+      resolve((httpServer.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** The parts an endpoint closes, and what tells it that no request is in progress. */
+interface EndpointParts {
+  readonly host: HttpHostServer;
+  readonly httpServer: HttpServer;
+  readonly pool: SessionPool;
+  readonly routing: { close(): Promise<void> };
+  readonly requests: ReturnType<typeof requestCounter>;
+  readonly state: EndpointState;
+}
+
+/** {@link StreamableHttpHandle.close} and {@link StreamableHttpHandle.shutdown} of an endpoint. */
+function endpointStoppers(parts: EndpointParts): Pick<StreamableHttpHandle, 'close' | 'shutdown'> {
+  const { host, httpServer, pool, routing, requests, state } = parts;
+  const close = async (): Promise<void> => {
+    await Promise.all([pool.closeAll(), routing.close()]);
+    httpServer.closeAllConnections();
+    await new Promise<void>((resolve) => {
+      httpServer.close(() => {
+        resolve();
+      });
+    });
+  };
+  const shutdown = async (graceMs: number = DEFAULT_SHUTDOWN_GRACE_MS): Promise<ShutdownReport> => {
+    state.draining = true;
+    httpServer.close();
+    httpServer.closeIdleConnections();
+    let forcedCalls = 0;
+    if ((await Promise.race([requests.drained(), delay(graceMs)])) === 'timeout') {
+      forcedCalls = host.calls.force();
+      host.logger.warn(
+        { forced_calls: forcedCalls, grace_ms: graceMs },
+        'shutting down: tool calls still running after the grace period were answered with a retryable envelope',
+      );
+      // the answers are on their way; give them a moment to be written before the sockets close
+      await Promise.race([requests.drained(), delay(2000)]);
+    }
+    await close();
+    return { forcedCalls };
+  };
+  return { close, shutdown };
 }
 
 /**
@@ -436,72 +569,21 @@ export async function serveStreamableHttp(
   const pool = createSessionPool(host, NodeStreamableHTTPServerTransport, createEventStore(), maxSessions, idleTimeout);
   const routing = await eraRouting(host);
   const requests = requestCounter();
-  const state: { draining: boolean; access: Access | undefined } = { draining: false, access: undefined };
-  const handle = requestHandler(host, pool, routing, options.path ?? '/mcp', state, maxSessions, idleTimeout);
-  const httpServer = createServer((request, response) => {
-    // a notification stream (GET) stays open as long as its client wants: a shutdown waits for calls only
-    if (request.method !== 'GET') {
-      requests.start();
-      response.once('close', () => {
-        requests.end();
-      });
-    }
-    handle(request, response).catch((error: unknown) => {
-      host.logger.error(
-        { error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } },
-        'streamable HTTP request failed',
-      );
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(options.port ?? 0, bindHost, () => {
-      httpServer.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (httpServer.address() as AddressInfo).port;
+  const state: EndpointState = { draining: false, access: undefined };
+  const path = options.path ?? '/mcp';
+  const handle = requestHandler(host, pool, routing, path, state, maxSessions, idleTimeout);
+  const httpServer = createListener(host, requests, handle);
+  const port = await listen(httpServer, options.port ?? 0, bindHost);
   state.access = accessFor(options, bindHost, canonical, port);
-
-  const close = async (): Promise<void> => {
-    await Promise.all([pool.closeAll(), routing.close()]);
-    httpServer.closeAllConnections();
-    await new Promise<void>((resolve) => {
-      httpServer.close(() => {
-        resolve();
-      });
-    });
-  };
-  const shutdown = async (graceMs: number = DEFAULT_SHUTDOWN_GRACE_MS): Promise<ShutdownReport> => {
-    state.draining = true;
-    httpServer.close();
-    httpServer.closeIdleConnections();
-    let forcedCalls = 0;
-    if ((await Promise.race([requests.drained(), delay(graceMs)])) === 'timeout') {
-      forcedCalls = host.calls.force();
-      host.logger.warn(
-        { forced_calls: forcedCalls, grace_ms: graceMs },
-        'shutting down: tool calls still running after the grace period were answered with a retryable envelope',
-      );
-      // the answers are on their way; give them a moment to be written before the sockets close
-      await Promise.race([requests.drained(), delay(2000)]);
-    }
-    await close();
-    return { forcedCalls };
-  };
-
   const urlHost = bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost;
   return {
-    url: new URL(`http://${urlHost}:${port}${options.path ?? '/mcp'}`),
+    url: new URL(`http://${urlHost}:${port}${path}`),
     port,
     httpServer,
     get sessionCount() {
       return pool.size;
     },
-    close,
-    shutdown,
+    ...endpointStoppers({ host, httpServer, pool, routing, requests, state }),
   };
 }
 

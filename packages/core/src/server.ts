@@ -453,7 +453,10 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       return serveStdioTransport(createSdkServer, logger, stdioOptions);
     },
     serveStreamableHttp: (httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> =>
-      serveHttp({ createSdkServer, calls, logger }, httpOptions),
+      serveHttp(
+        { createSdkServer, calls, logger, toolInputSchema: (name) => registry.get(name)?.listed.inputSchema },
+        httpOptions,
+      ),
     close: () => server.close(),
   };
 }
