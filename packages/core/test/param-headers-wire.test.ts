@@ -96,7 +96,7 @@ async function recordedCall(): Promise<{ result: Record<string, unknown>; call: 
     const result = await client.callTool({ name: 'route_report', arguments: { region: 'eu-west' } });
     const call = sent.find((entry) => entry.body.includes('"tools/call"'));
     if (call === undefined) throw new Error('the client sent no tools/call');
-    return { result: result as Record<string, unknown>, call };
+    return { result, call };
   } finally {
     await client.close();
   }
