@@ -56,7 +56,7 @@ export type { CallContext } from './context.js';
 // Logging, secrets and the version envelopes carry.
 export { createEnvelopeLogger } from './logger.js';
 export type { EnvelopeLogger } from './logger.js';
-export { createRedactor } from './redact.js';
+export { createRedactor, createTextRedaction } from './redact.js';
 export type { Redactor, RedactorOptions, TriggeredPatterns } from './redact.js';
 export { PACKAGE_VERSION } from './envelope-builder.js';
 
