@@ -49,7 +49,7 @@ export interface AdsUpstreamError {
 /** What {@link parseAdsErrorBody} found. */
 export interface AdsErrorBody {
   readonly shape: AdsErrorBodyShape;
-  /** Every error found, in body order, at most {@link MAX_ADS_ERROR_DETAILS}. */
+  /** Every error found, in body order, at most `MAX_ADS_ERROR_DETAILS`. */
   readonly errors: readonly AdsUpstreamError[];
   /** The request id from the body, else from the headers. */
   readonly requestId?: string;
@@ -209,7 +209,7 @@ function collect(
  * Finds every error an Ads JSON body reports, whatever its shape. Never throws.
  *
  * @param value - a parsed JSON body.
- * @returns the errors in body order (at most {@link MAX_ADS_ERROR_DETAILS}); `[]` when the body
+ * @returns the errors in body order (at most `MAX_ADS_ERROR_DETAILS`); `[]` when the body
  *   names none (for example a 207 whose items all succeeded).
  */
 export function adsErrorsOf(value: unknown): AdsUpstreamError[] {

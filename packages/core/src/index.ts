@@ -19,6 +19,11 @@ export type {
 } from './server.js';
 export { toolResult } from './tool-result.js';
 export { shutdownOnSignals } from './http-host.js';
+// the protocol era EnvelopeServer.createSdkServer builds a server for
+export type { ProtocolEra } from './result-shaping.js';
+// the parts of PipelineCaches, named so that their type can be written
+export type { DefinitionVerdict, DefinitionVerdicts } from './arguments/types.js';
+export type { SchemaCompiler } from './arguments/schema-validation.js';
 export type { ShutdownReport, StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 export { addStreamableHttpOptions, streamableHttpOptionsFrom } from './http-cli.js';
 export type { StreamableHttpCliOptions } from './http-cli.js';

@@ -108,7 +108,7 @@ export interface TriggeredPatterns {
 /** What an adapter adds to core's default rules; see {@link createRedactor}. */
 export interface RedactorOptions {
   /**
-   * Patterns whose matches are replaced by {@link REDACTED} (a missing `g` flag is added). A
+   * Patterns whose matches are replaced by `REDACTED` (a missing `g` flag is added). A
    * pattern with a capture group named `keep` keeps that group's text and replaces the rest of
    * the match (`/(?<keep>Signature=)[^&]+/`).
    */
@@ -305,7 +305,7 @@ export interface Redactor {
    * characters (a token split across two fields). Only this redactor knows the value: another
    * server in the same process does not.
    *
-   * @param value - the secret; values shorter than {@link MIN_SECRET_LENGTH} characters (after
+   * @param value - the secret; values shorter than `MIN_SECRET_LENGTH` characters (after
    *   trimming), or `undefined`, are ignored. At most 256 are kept, the oldest forgotten first.
    */
   readonly registerSecret: (value: string | undefined) => void;
@@ -321,7 +321,7 @@ function defineData(target: Record<string, unknown>, key: string, value: unknown
 
 /**
  * A part of a value nested deeper than {@link MAX_WALK_DEPTH}, redacted through its JSON text so
- * that no depth hides a secret: the redacted text parsed back, or {@link REDACTED} for the whole
+ * that no depth hides a secret: the redacted text parsed back, or `REDACTED` for the whole
  * part when the text cannot be written or read back (a cycle, or a replacement that broke it).
  */
 function redactDeepValue(value: object, redactString: (text: string) => string): unknown {
@@ -420,7 +420,7 @@ function patternRedaction(rules: {
  *
  * @param options - the adapter's patterns and secret header names (`publicPrefixes` and
  *   `secretKeys` only matter to registered secrets and values, so they are unused here).
- * @returns a pure function from text to the text with every match replaced by {@link REDACTED}.
+ * @returns a pure function from text to the text with every match replaced by `REDACTED`.
  */
 export function createTextRedaction(options: RedactorOptions = {}): (text: string) => string {
   const { defaults, trigger, extra: extraRules, triggered } = compileRules(options);

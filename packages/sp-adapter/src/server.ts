@@ -74,7 +74,7 @@ export interface SpServerOptions {
   readonly region?: SpRegion | undefined;
   /** Use the sandbox endpoints; defaults to `SP_API_SANDBOX`. */
   readonly sandbox?: boolean | undefined;
-  /** Upstream timeout in milliseconds; defaults to `SP_API_TIMEOUT_MS`, else {@link DEFAULT_SP_TIMEOUT_MS}. */
+  /** Upstream timeout in milliseconds; defaults to `SP_API_TIMEOUT_MS`, else `DEFAULT_SP_TIMEOUT_MS`. */
   readonly timeoutMs?: number | undefined;
   /** Access tokens; defaults to core's `LwaTokenClient` over the `LWA_*` variables. */
   readonly tokens?: AccessTokenSource;
