@@ -55,8 +55,6 @@ export { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.
 export type { ClientSideFailure, EnvelopeErrorInit } from './errors.js';
 export { headerRecord, readSuccessBody, upstreamFetch } from './upstream.js';
 export type { UpstreamFetchInit } from './upstream.js';
-export { recordResponseMetaInto } from './context.js';
-export type { CallContext } from './context.js';
 
 // Logging, secrets and the version envelopes carry.
 export { createEnvelopeLogger } from './logger.js';
