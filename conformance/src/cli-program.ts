@@ -274,12 +274,7 @@ function serverId(value: string): ServerId {
   return value as ServerId;
 }
 
-function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
-  const program = new Command('mcp-envelope-conformance')
-    .description('Check MCP error envelopes: validate envelope files, or probe a live MCP server.')
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError();
+function addValidateCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('validate')
     .description('validate envelope files and fixtures (folders are searched recursively for *.json)')
@@ -289,6 +284,9 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .action(async (paths: string[], options: ReportOptions) => {
       setExitCode(await runValidate(paths, options, io));
     });
+}
+
+function addProbeCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('probe')
     .description('probe a live MCP server with the conformance battery')
@@ -309,6 +307,9 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .action(async (options: ProbeCliOptions) => {
       setExitCode(await runProbe(options, io));
     });
+}
+
+function addGateCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('gate')
     .description(
@@ -328,6 +329,9 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .action(async (options: GateCliOptions) => {
       setExitCode(await runGateCommand(options, io));
     });
+}
+
+function addFixturesCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('fixtures')
     .description('regenerate the conformance fixtures from the running reference servers')
@@ -341,6 +345,9 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .action(async (options: FixturesCliOptions) => {
       setExitCode(await runFixturesCommand(options, io));
     });
+}
+
+function addMcpSuiteCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('mcp-suite')
     .description('run the official MCP conformance suite (Node 22) against both reference servers over Streamable HTTP')
@@ -358,6 +365,19 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
     .action(async (options: SuiteCliOptions) => {
       setExitCode(await runSuiteCommand(options, io));
     });
+}
+
+function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
+  const program = new Command('mcp-envelope-conformance')
+    .description('Check MCP error envelopes: validate envelope files, or probe a live MCP server.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError();
+  addValidateCommand(program, io, setExitCode);
+  addProbeCommand(program, io, setExitCode);
+  addGateCommand(program, io, setExitCode);
+  addFixturesCommand(program, io, setExitCode);
+  addMcpSuiteCommand(program, io, setExitCode);
   return program;
 }
 

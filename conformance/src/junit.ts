@@ -191,7 +191,7 @@ function renderSuite(suite: JUnitSuite): string {
  * Renders reports as one JUnit XML document: `<testsuites>` with one `<testsuite>` per report
  * (per command run), one `<testcase>` per probe row or file, `<failure>` for FAIL and
  * `<skipped>` for SKIP, with `tests`, `failures`, `errors` and `skipped` counts on each suite and
- * on the root. All text is escaped with {@link escapeXml}.
+ * on the root. All text is escaped with `escapeXml`.
  *
  * @param reports - one or more reports.
  * @returns the XML document, with an XML declaration and a trailing newline.

@@ -429,7 +429,7 @@ async function runBattery(
 /**
  * Probes a live MCP server for envelope conformance: connects with the SDK `Client`, checks the
  * `openbridge_envelope` capability, lists tools (following every string `nextCursor`, `""`
- * included, until it is absent or `null`; stopping at a repeated cursor or {@link MAX_TOOL_PAGES}
+ * included, until it is absent or `null`; stopping at a repeated cursor or `MAX_TOOL_PAGES`
  * pages), reads `get_envelope_contract` (it must agree with the capability; its `settings` decide
  * how the `unknown-extra` and `wrong-case` rows are judged), calls an unknown tool, then runs the
  * per-tool probes planned by `planToolProbes` on the first `maxTools` tools. Every call has a timeout; nothing the

@@ -149,7 +149,7 @@ async function expandPath(path: string): Promise<{ files: string[] } | { failure
 
 /**
  * Validates files and folders: each folder is searched recursively for `*.json` files; each file
- * is read, parsed and checked with {@link checkDocument}. A path that does not exist, a folder
+ * is read, parsed and checked with `checkDocument`. A path that does not exist, a folder
  * without JSON files, an unreadable file, invalid JSON and a value of the wrong shape each give a
  * FAIL entry; nothing throws. A file reached twice is checked once.
  *

@@ -78,19 +78,10 @@ export function fillTemplate(template: string, values: Readonly<Record<string, u
 }
 
 const PLACEHOLDER = /\{([a-z_]+)\}/;
-/** Templates split once into literal text (even indexes) and placeholder names (odd indexes). */
-const TEMPLATE_PARTS = new Map<string, readonly string[]>();
-/** The table's templates number a few dozen; the bound only guards callers with ad-hoc ones. */
-const TEMPLATE_CACHE_LIMIT = 512;
-
+/** A template split into literal text (even indexes) and placeholder names (odd indexes). */
 function templateParts(template: string): readonly string[] {
-  let parts = TEMPLATE_PARTS.get(template);
-  if (parts === undefined) {
-    parts = template.split(PLACEHOLDER);
-    if (TEMPLATE_PARTS.size >= TEMPLATE_CACHE_LIMIT) TEMPLATE_PARTS.clear();
-    TEMPLATE_PARTS.set(template, parts);
-  }
-  return parts;
+  // split on every call: a process-wide cache would be module state for a few microseconds
+  return template.split(PLACEHOLDER);
 }
 
 function renderTemplateValue(value: unknown): string {

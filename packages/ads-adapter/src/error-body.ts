@@ -22,7 +22,7 @@ import type { EnvelopeDetail } from '@mcp-envelope/contract';
 import { capText, jsonTypeOf, lowerCaseHeaders, parseUpstreamBody } from '@mcp-envelope/core';
 import type { HeaderSource } from '@mcp-envelope/core';
 
-import { adsRedactor } from './redaction.js';
+import { redactAdsText } from './redaction.js';
 import { adsRequestId } from './response-meta.js';
 
 /** The most per-item errors read from one body. */
@@ -49,7 +49,7 @@ export interface AdsUpstreamError {
 /** What {@link parseAdsErrorBody} found. */
 export interface AdsErrorBody {
   readonly shape: AdsErrorBodyShape;
-  /** Every error found, in body order, at most {@link MAX_ADS_ERROR_DETAILS}. */
+  /** Every error found, in body order, at most `MAX_ADS_ERROR_DETAILS`. */
   readonly errors: readonly AdsUpstreamError[];
   /** The request id from the body, else from the headers. */
   readonly requestId?: string;
@@ -79,7 +79,7 @@ function field(object: JsonObject, ...names: readonly string[]): unknown {
 
 function text(value: unknown): string | undefined {
   if (typeof value === 'string') {
-    const cleaned = capText(adsRedactor.string(value));
+    const cleaned = capText(redactAdsText(value));
     return cleaned === '' ? undefined : cleaned;
   }
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
@@ -97,7 +97,7 @@ function text(value: unknown): string | undefined {
 
 function codeText(value: unknown): string | undefined {
   if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
-    const code = capText(adsRedactor.string(String(value)), 100);
+    const code = capText(redactAdsText(String(value)), 100);
     return code === '' ? undefined : code;
   }
   return undefined;
@@ -209,7 +209,7 @@ function collect(
  * Finds every error an Ads JSON body reports, whatever its shape. Never throws.
  *
  * @param value - a parsed JSON body.
- * @returns the errors in body order (at most {@link MAX_ADS_ERROR_DETAILS}); `[]` when the body
+ * @returns the errors in body order (at most `MAX_ADS_ERROR_DETAILS`); `[]` when the body
  *   names none (for example a 207 whose items all succeeded).
  */
 export function adsErrorsOf(value: unknown): AdsUpstreamError[] {
@@ -279,7 +279,7 @@ export function parseAdsErrorBody(body: unknown, status: number, headers?: Heade
     }
     case 'html': {
       const requestId = adsRequestId(lower);
-      const summary = capText(adsRedactor.string(parsed.summary), 200);
+      const summary = capText(redactAdsText(parsed.summary), 200);
       return {
         shape: 'html',
         errors: [],
@@ -291,7 +291,7 @@ export function parseAdsErrorBody(body: unknown, status: number, headers?: Heade
     case 'invalid_json':
     case 'text': {
       const requestId = adsRequestId(lower);
-      const content = capText(adsRedactor.string(parsed.text));
+      const content = capText(redactAdsText(parsed.text));
       const issue = parsed.kind === 'invalid_json' ? `The response body is not valid JSON: ${content}` : content;
       return {
         shape: parsed.kind,

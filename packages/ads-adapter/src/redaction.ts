@@ -6,8 +6,8 @@
  *
  * @packageDocumentation
  */
-import { createAmazonRedactor } from '@mcp-envelope/amazon';
-import type { Redactor } from '@mcp-envelope/core';
+import { amazonRedactorOptions } from '@mcp-envelope/amazon';
+import { createTextRedaction } from '@mcp-envelope/core';
 
 /**
  * The patterns the Ads adapter hands to core; every match is replaced whole by `[REDACTED]`:
@@ -19,8 +19,11 @@ import type { Redactor } from '@mcp-envelope/core';
 export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/g];
 
 /**
- * The patterns-only redactor the Ads classifier cleans upstream text with, compiled once. No
- * secret value is ever registered with it: each server's own redactor (see `createAdsServer`)
- * holds those.
+ * Redacts one string with core's defaults, the Amazon rules and {@link ADS_REDACTIONS}: patterns
+ * only, no registry of secret values (each server's own redactor, see `createAdsServer`, holds
+ * those), so the classifiers can share it.
+ *
+ * @param text - upstream text.
+ * @returns the text with every secret replaced by `[REDACTED]`.
  */
-export const adsRedactor: Redactor = createAmazonRedactor(ADS_REDACTIONS);
+export const redactAdsText: (text: string) => string = createTextRedaction(amazonRedactorOptions(ADS_REDACTIONS));

@@ -21,7 +21,7 @@ import { composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 
-/** Everything {@link envelopeForThrown} reads besides the thrown value. */
+/** Everything `envelopeForThrown` reads besides the thrown value. */
 export interface ClassifyEnvironment extends FinalizeEnvironment {
   readonly adapter: EnvelopeAdapter;
   /** The call's context (normalization events, recorded telemetry). */

@@ -24,7 +24,7 @@ import { checkParamHeaders, HEADER_MISMATCH_CODE, paramHeaderDeclarations } from
 import type { InFlightCalls } from './in-flight.js';
 import type { EnvelopeLogger } from './logger.js';
 
-/** Where and how {@link serveStreamableHttp} listens. */
+/** Where and how `serveStreamableHttp` listens. */
 export interface StreamableHttpOptions {
   /** TCP port; 0 (default) lets the OS choose; read the chosen one from the handle. */
   readonly port?: number;
@@ -48,11 +48,11 @@ export interface StreamableHttpOptions {
    * refuses every request that sends an Origin).
    */
   readonly allowedOrigins?: readonly string[];
-  /** At most this many open sessions (default {@link DEFAULT_MAX_SESSIONS}); past it, a new session gets HTTP 503. */
+  /** At most this many open sessions (default `DEFAULT_MAX_SESSIONS`); past it, a new session gets HTTP 503. */
   readonly maxSessions?: number;
   /**
    * A session with no request for this long, in milliseconds, is closed (default
-   * {@link DEFAULT_SESSION_IDLE_TIMEOUT_MS}); its client gets HTTP 404 and starts a new one. An
+   * `DEFAULT_SESSION_IDLE_TIMEOUT_MS`); its client gets HTTP 404 and starts a new one. An
    * open notification stream (GET) does not count as activity.
    */
   readonly sessionIdleTimeoutMs?: number;
@@ -84,7 +84,7 @@ export interface StreamableHttpHandle {
   /**
    * Stops gracefully: stops accepting connections and answers new requests with HTTP 503, lets the
    * requests in progress finish for up to `graceMs` milliseconds (default
-   * {@link DEFAULT_SHUTDOWN_GRACE_MS}), answers the tool calls still running then with a
+   * `DEFAULT_SHUTDOWN_GRACE_MS`), answers the tool calls still running then with a
    * retryable `internal_error` envelope, then closes like {@link StreamableHttpHandle.close}.
    *
    * @returns how many calls had to be answered that way.

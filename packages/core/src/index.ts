@@ -19,6 +19,11 @@ export type {
 } from './server.js';
 export { toolResult } from './tool-result.js';
 export { shutdownOnSignals } from './http-host.js';
+// the protocol era EnvelopeServer.createSdkServer builds a server for
+export type { ProtocolEra } from './result-shaping.js';
+// the parts of PipelineCaches, named so that their type can be written
+export type { DefinitionVerdict, DefinitionVerdicts } from './arguments/types.js';
+export type { SchemaCompiler } from './arguments/schema-validation.js';
 export type { ShutdownReport, StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 export { addStreamableHttpOptions, streamableHttpOptionsFrom } from './http-cli.js';
 export type { StreamableHttpCliOptions } from './http-cli.js';
@@ -50,13 +55,11 @@ export { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.
 export type { ClientSideFailure, EnvelopeErrorInit } from './errors.js';
 export { headerRecord, readSuccessBody, upstreamFetch } from './upstream.js';
 export type { UpstreamFetchInit } from './upstream.js';
-export { recordResponseMetaInto } from './context.js';
-export type { CallContext } from './context.js';
 
 // Logging, secrets and the version envelopes carry.
 export { createEnvelopeLogger } from './logger.js';
 export type { EnvelopeLogger } from './logger.js';
-export { createRedactor } from './redact.js';
+export { createRedactor, createTextRedaction } from './redact.js';
 export type { Redactor, RedactorOptions, TriggeredPatterns } from './redact.js';
 export { PACKAGE_VERSION } from './envelope-builder.js';
 

@@ -14,6 +14,8 @@ export {
   OperationConverter,
   uniqueOperationToolNames,
 } from './openapi/index.js';
+// the shape of a converted tool's input schema
+export type { JsonSchema } from './output-schema.js';
 export type {
   ApiDescriptionFormat,
   CollectionFormat,

@@ -99,7 +99,7 @@ export interface EnvelopeLimits {
 export interface EnvelopeLimitOptions {
   /** `MCP_MAX_UPSTREAM_BODY_BYTES` (default 4 MiB, `DEFAULT_MAX_UPSTREAM_BODY_BYTES`). */
   readonly maxUpstreamBodyBytes?: number;
-  /** `MCP_MAX_RESULT_BYTES` (default 9 MiB, {@link DEFAULT_MAX_RESULT_BYTES}). */
+  /** `MCP_MAX_RESULT_BYTES` (default 9 MiB, `DEFAULT_MAX_RESULT_BYTES`). */
   readonly maxResultBytes?: number;
 }
 

@@ -108,7 +108,7 @@ export interface TriggeredPatterns {
 /** What an adapter adds to core's default rules; see {@link createRedactor}. */
 export interface RedactorOptions {
   /**
-   * Patterns whose matches are replaced by {@link REDACTED} (a missing `g` flag is added). A
+   * Patterns whose matches are replaced by `REDACTED` (a missing `g` flag is added). A
    * pattern with a capture group named `keep` keeps that group's text and replaces the rest of
    * the match (`/(?<keep>Signature=)[^&]+/`).
    */
@@ -305,7 +305,7 @@ export interface Redactor {
    * characters (a token split across two fields). Only this redactor knows the value: another
    * server in the same process does not.
    *
-   * @param value - the secret; values shorter than {@link MIN_SECRET_LENGTH} characters (after
+   * @param value - the secret; values shorter than `MIN_SECRET_LENGTH` characters (after
    *   trimming), or `undefined`, are ignored. At most 256 are kept, the oldest forgotten first.
    */
   readonly registerSecret: (value: string | undefined) => void;
@@ -321,7 +321,7 @@ function defineData(target: Record<string, unknown>, key: string, value: unknown
 
 /**
  * A part of a value nested deeper than {@link MAX_WALK_DEPTH}, redacted through its JSON text so
- * that no depth hides a secret: the redacted text parsed back, or {@link REDACTED} for the whole
+ * that no depth hides a secret: the redacted text parsed back, or `REDACTED` for the whole
  * part when the text cannot be written or read back (a cycle, or a replacement that broke it).
  */
 function redactDeepValue(value: object, redactString: (text: string) => string): unknown {
@@ -396,6 +396,37 @@ function compileRules(options: RedactorOptions): CompiledRules {
   };
 }
 
+/** Applies the compiled rules in their order: core's defaults, the triggered sets, the extra patterns. */
+function patternRedaction(rules: {
+  readonly defaults: CompiledRules['defaults'];
+  readonly trigger: RegExp;
+  readonly extraRules: CompiledRules['extra'];
+  readonly triggered: CompiledRules['triggered'];
+}): (text: string) => string {
+  const { defaults, trigger, extraRules, triggered } = rules;
+  return (text) => {
+    let afterDefaults = trigger.test(text) ? applyRules(text, defaults) : text;
+    for (const set of triggered)
+      if (set.trigger.test(afterDefaults)) afterDefaults = applyRules(afterDefaults, set.rules);
+    return extraRules.length === 0 ? afterDefaults : applyRules(afterDefaults, extraRules);
+  };
+}
+
+/**
+ * Builds a text redaction from patterns alone: what {@link Redactor.string} does before it looks
+ * for registered secrets. It holds no registry, so it can be shared by every server of a process
+ * (an adapter's classifier cleaning upstream text, say), while the secrets a server's credential
+ * clients learn stay with that server's own {@link Redactor}.
+ *
+ * @param options - the adapter's patterns and secret header names (`publicPrefixes` and
+ *   `secretKeys` only matter to registered secrets and values, so they are unused here).
+ * @returns a pure function from text to the text with every match replaced by `REDACTED`.
+ */
+export function createTextRedaction(options: RedactorOptions = {}): (text: string) => string {
+  const { defaults, trigger, extra: extraRules, triggered } = compileRules(options);
+  return patternRedaction({ defaults, trigger, extraRules, triggered });
+}
+
 /**
  * Builds a server's redactor: core's default rules, then the adapter's triggered patterns and
  * patterns, then the secret values registered with it.
@@ -407,12 +438,10 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const { defaults, trigger, secretKey, extra: extraRules, triggered } = compileRules(options);
   const publicPrefixes = options.publicPrefixes ?? [];
   const known: KnownSecrets = new Map();
+  const redactPatterns = patternRedaction({ defaults, trigger, extraRules, triggered });
   const redactString = (text: string): string => {
-    let afterDefaults = trigger.test(text) ? applyRules(text, defaults) : text;
-    for (const set of triggered)
-      if (set.trigger.test(afterDefaults)) afterDefaults = applyRules(afterDefaults, set.rules);
-    const afterExtra = extraRules.length === 0 ? afterDefaults : applyRules(afterDefaults, extraRules);
-    return known.size === 0 ? afterExtra : replaceKnownSecrets(afterExtra, known);
+    const afterPatterns = redactPatterns(text);
+    return known.size === 0 ? afterPatterns : replaceKnownSecrets(afterPatterns, known);
   };
   // Copy-on-write: a container is copied only when something inside it changed.
   // keys repeat across the items of a body: each distinct key is redacted once per walk

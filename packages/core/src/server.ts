@@ -54,7 +54,7 @@ import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } fr
 import type { StdioOptions } from './stdio-host.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { upstreamFetch } from './upstream.js';
+import type { UpstreamFetchInit } from './upstream.js';
 
 export { errorResult } from './result-shaping.js';
 export type { ProtocolEra } from './result-shaping.js';
@@ -80,8 +80,8 @@ export interface ToolHandlerContext {
   readonly signal: AbortSignal;
   /** The normalization events of this call's arguments (whether or not they are emitted). */
   readonly normalized: readonly NormalizedEvent[];
-  /** {@link upstreamFetch} bound to this call: records response telemetry in this call and throws classifiable errors. */
-  readonly fetch: typeof upstreamFetch;
+  /** `upstreamFetch` bound to this call: records response telemetry in this call and throws classifiable errors. */
+  readonly fetch: (url: string | URL, init?: UpstreamFetchInit) => Promise<Response>;
   /** Records telemetry from an HTTP client other than `fetch`, into this call. */
   readonly recordResponseMeta: (meta: ResponseMeta) => void;
   /**
@@ -108,7 +108,7 @@ export interface ToolHandlerContext {
  *
  * Every result passes the server's redactor (known secrets and credential patterns) and its size
  * limit (`MCP_MAX_RESULT_BYTES`; past it, the adapter's `*_api_client` envelope). Anything the
- * handler throws becomes an envelope (see {@link envelopeForThrown}).
+ * handler throws becomes an envelope (see `envelopeForThrown`).
  */
 export interface EnvelopeTool<Args extends Record<string, unknown> = Record<string, unknown>> {
   readonly name: string;

@@ -16,7 +16,7 @@ import type { EnvelopeLogger } from './logger.js';
 
 /** Options of {@link EnvelopeServer.serveStdio}. */
 export interface StdioOptions {
-  /** The longest message (one line) read, in bytes (default {@link DEFAULT_MAX_STDIO_MESSAGE_BYTES}). */
+  /** The longest message (one line) read, in bytes (default `DEFAULT_MAX_STDIO_MESSAGE_BYTES`). */
   readonly maxMessageBytes?: number;
 }
 
@@ -48,7 +48,7 @@ function lineId(head: string, tail: string): string | number | null {
   }
 }
 
-/** What {@link OversizedLineFilter} reports about a line it dropped. */
+/** What `OversizedLineFilter` reports about a line it dropped. */
 export interface OversizedLine {
   /** The line's length in bytes, newline excluded. */
   readonly bytes: number;
@@ -131,7 +131,7 @@ export class OversizedLineFilter extends Transform {
 }
 
 /**
- * Serves stdin/stdout through an {@link OversizedLineFilter}, with the SDK's `serveStdio`, which
+ * Serves stdin/stdout through an `OversizedLineFilter`, with the SDK's `serveStdio`, which
  * answers both protocol eras: a 2025-11-25 `initialize` pins a `legacy` server, a 2026-07-28
  * `server/discover` a `modern` one (each made by `createSdkServer`). A line over the limit is
  * answered with a JSON-RPC error -32600 (with the line's `id` when it starts or ends with one,
@@ -177,7 +177,7 @@ function unreadableLineError(error: unknown): { code: number; message: string } 
 }
 
 /**
- * The stdio transport: reads the whole lines {@link OversizedLineFilter} passes and writes one
+ * The stdio transport: reads the whole lines `OversizedLineFilter` passes and writes one
  * JSON line per message. Unlike the SDK's stdio transport, which skips a line that is not JSON
  * without a word, it answers every unreadable line with a JSON-RPC error (id `null`, as JSON-RPC
  * 2.0 says when the id cannot be read) and a log line, so the client does not wait for its own

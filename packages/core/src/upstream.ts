@@ -33,7 +33,7 @@ export interface UpstreamFetchInit extends RequestInit {
   /**
    * The most bytes a successful body may have, as declared (`Content-Length`) and as read after
    * decompression; defaults to the call's `MCP_MAX_UPSTREAM_BODY_BYTES`, else
-   * {@link DEFAULT_MAX_UPSTREAM_BODY_BYTES}.
+   * `DEFAULT_MAX_UPSTREAM_BODY_BYTES`.
    */
   readonly maxBodyBytes?: number;
 }
@@ -222,7 +222,7 @@ function redirectedInit(init: RequestInit, status: number): RequestInit {
  * Why a redirect from `current` to `next` is not followed, or `undefined` when it is: another
  * origin would receive the request's credentials; user info in the target would make `fetch`
  * refuse it (and would send credentials the upstream chose); more than
- * {@link MAX_UPSTREAM_REDIRECTS} hops is a loop.
+ * `MAX_UPSTREAM_REDIRECTS` hops is a loop.
  */
 function redirectRefusal(current: URL, next: URL, hop: number): 'cross_origin' | 'user_info' | 'too_many' | undefined {
   if (next.origin !== current.origin) return 'cross_origin';
@@ -265,9 +265,9 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
  * exchange's deadline (`timeoutMs`) and body limit apply while it is read.
  *
  * This free form records no telemetry: inside a tool call, use the handler's `context.fetch`
- * (which calls {@link fetchInCallContext}), whose response headers go through the adapter's
+ * (which calls `fetchInCallContext`), whose response headers go through the adapter's
  * `parseResponseMeta` into the call's `_meta`. Redirects are followed by hand within the request's origin only (at most
- * {@link MAX_UPSTREAM_REDIRECTS}); `init.redirect` is ignored.
+ * `MAX_UPSTREAM_REDIRECTS`); `init.redirect` is ignored.
  *
  * @param url - the absolute URL.
  * @param init - `fetch` options; `timeoutMs` is one deadline for the whole exchange, combined with
@@ -276,7 +276,7 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
  *   deadline passes (`timeout`, `phase: 'body'`), the body breaks off (`network`, `phase: 'body'`)
  *   or grows past the limit (`response_too_large`).
  * @throws UpstreamHttpError on any other status, with the body read once (at most
- *   {@link MAX_ERROR_BODY_BYTES} bytes; parsed as JSON when it is JSON).
+ *   `MAX_ERROR_BODY_BYTES` bytes; parsed as JSON when it is JSON).
  * @throws UpstreamClientError with a `timeout` failure when `timeoutMs` expires, a `network`
  *   failure when no HTTP answer arrived (connection refused, DNS, TLS, reset), a
  *   `response_too_large` failure when `Content-Length` declares more than the limit, or a

@@ -8,8 +8,8 @@
  *
  * @packageDocumentation
  */
-import { createAmazonRedactor } from '@mcp-envelope/amazon';
-import type { Redactor } from '@mcp-envelope/core';
+import { amazonRedactorOptions } from '@mcp-envelope/amazon';
+import { createTextRedaction } from '@mcp-envelope/core';
 
 /**
  * Patterns whose whole match is replaced by `[REDACTED]` (handed to core as the adapter's
@@ -30,25 +30,12 @@ export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
   /AWS4-HMAC-SHA256\s+[^"'\r\n]+/g,
 ];
 
-// built once when this module loads
-const SP_REDACTOR: Redactor = createAmazonRedactor(SP_REDACTION_PATTERNS);
-
 /**
- * The patterns-only redactor the SP classifier cleans upstream text with, built once. No secret
- * value is ever registered with it: each server's own redactor (see `createSpServer`) holds those.
- *
- * @returns the redactor (`string(text)` and `value(value)`).
- */
-export function spRedactor(): Redactor {
-  return SP_REDACTOR;
-}
-
-/**
- * Redacts one string with core's defaults and {@link SP_REDACTION_PATTERNS}.
+ * Redacts one string with core's defaults, the Amazon rules and {@link SP_REDACTION_PATTERNS}:
+ * patterns only, no registry of secret values (each server's own redactor, see `createSpServer`,
+ * holds those), so the classifiers can share it.
  *
  * @param text - any text (an upstream message, a URL, a log line).
  * @returns the text with every secret replaced by `[REDACTED]`.
  */
-export function redactSpText(text: string): string {
-  return spRedactor().string(text);
-}
+export const redactSpText: (text: string) => string = createTextRedaction(amazonRedactorOptions(SP_REDACTION_PATTERNS));

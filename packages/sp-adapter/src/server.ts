@@ -74,7 +74,7 @@ export interface SpServerOptions {
   readonly region?: SpRegion | undefined;
   /** Use the sandbox endpoints; defaults to `SP_API_SANDBOX`. */
   readonly sandbox?: boolean | undefined;
-  /** Upstream timeout in milliseconds; defaults to `SP_API_TIMEOUT_MS`, else {@link DEFAULT_SP_TIMEOUT_MS}. */
+  /** Upstream timeout in milliseconds; defaults to `SP_API_TIMEOUT_MS`, else `DEFAULT_SP_TIMEOUT_MS`. */
   readonly timeoutMs?: number | undefined;
   /** Access tokens; defaults to core's `LwaTokenClient` over the `LWA_*` variables. */
   readonly tokens?: AccessTokenSource;
@@ -375,6 +375,72 @@ function setRegionTool(
   };
 }
 
+/** What an operation tool's handler needs from its server. */
+interface OperationToolParts extends ReturnType<typeof identityCredentials> {
+  readonly sessions: SpSessions;
+  readonly state: SpServerState;
+  readonly baseUrl: (region: SpRegion, sandbox: boolean) => string;
+  readonly checkParsedBody: (operation: SpModelOperation, value: unknown) => void;
+}
+
+/**
+ * One operation's tool: its annotations follow the HTTP method; a call builds the request, gets
+ * the session's identity token and drops that token when the upstream answers 401 or 403.
+ */
+function operationTool(operation: SpModelOperation, parts: OperationToolParts): EnvelopeTool {
+  const { sessions, state, baseUrl, callCredentials, identityAccessToken, checkParsedBody } = parts;
+  const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
+  return {
+    name: operation.toolName,
+    description: toolDescription(operation),
+    inputSchema: publishedSchema(operation),
+    // core's converter makes every schema meta-valid by construction (its property tests
+    // compile any converted input), so start-up skips the meta-schema check; a broken
+    // hand-made operation schema answers its calls with internal_error instead
+    inputSchemaCheck: 'first-call',
+    // built fresh above from converted, plain-JSON models that nothing changes later (see
+    // SpServerOptions.models): core keeps it without its deep copy
+    inputSchemaOwnership: 'transfer',
+    annotations: {
+      readOnlyHint: readOnly,
+      destructiveHint: operation.method === 'DELETE',
+      idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE',
+      openWorldHint: true,
+    },
+    handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
+      const prepared = withParsedBody(operation, args, checkParsedBody);
+      const session = sessions.of(context);
+      // read before any await: a set_active_identity meanwhile must not change this call's identity
+      const identityId = session.identityId;
+      const credentials = await callCredentials(session, context);
+      const request = buildOperationRequest(
+        operation,
+        prepared,
+        baseUrl(credentials.region, session.sandbox ?? state.sandbox),
+      );
+      const token = await identityAccessToken(identityId, credentials.tokens);
+      try {
+        const response = await context.fetch(request.url, {
+          method: request.method,
+          headers: {
+            ...request.headers,
+            accept: 'application/json',
+            'user-agent': `${SP_SERVER_NAME}/${SP_ADAPTER_VERSION} (Language=JavaScript; Platform=Node.js)`,
+            'x-amz-access-token': token,
+          },
+          ...(request.body === undefined ? {} : { body: request.body }),
+          timeoutMs: state.timeoutMs,
+        });
+        return await readSuccessBody(response);
+      } catch (error) {
+        if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))
+          credentials.tokens.invalidate();
+        throw error;
+      }
+    },
+  };
+}
+
 /**
  * Creates the reference SP-API server on core's runtime. Tools: one per operation of `models`
  * (named `<model>_<operationId>`), `set_region`, `list_identities` and `set_active_identity` when
@@ -418,68 +484,13 @@ export function createSpServer(options: SpServerOptions): SpServer {
   for (const model of options.models)
     for (const operation of model.operations) operations.set(operation.toolName, operation);
 
-  const checkParsedBody = createBodyChecker();
-
-  const { callCredentials, identityAccessToken } = identityCredentials({
-    identities,
-    tokens,
-    identityTokens,
-    defaultRegion: () => state.region,
-  });
-
-  function operationTool(operation: SpModelOperation): EnvelopeTool {
-    const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
-    return {
-      name: operation.toolName,
-      description: toolDescription(operation),
-      inputSchema: publishedSchema(operation),
-      // core's converter makes every schema meta-valid by construction (its property tests
-      // compile any converted input), so start-up skips the meta-schema check; a broken
-      // hand-made operation schema answers its calls with internal_error instead
-      inputSchemaCheck: 'first-call',
-      // built fresh above from converted, plain-JSON models that nothing changes later (see
-      // SpServerOptions.models): core keeps it without its deep copy
-      inputSchemaOwnership: 'transfer',
-      annotations: {
-        readOnlyHint: readOnly,
-        destructiveHint: operation.method === 'DELETE',
-        idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE',
-        openWorldHint: true,
-      },
-      handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
-        const prepared = withParsedBody(operation, args, checkParsedBody);
-        const session = sessions.of(context);
-        // read before any await: a set_active_identity meanwhile must not change this call's identity
-        const identityId = session.identityId;
-        const credentials = await callCredentials(session, context);
-        const request = buildOperationRequest(
-          operation,
-          prepared,
-          baseUrl(credentials.region, session.sandbox ?? state.sandbox),
-        );
-        const token = await identityAccessToken(identityId, credentials.tokens);
-        try {
-          const response = await context.fetch(request.url, {
-            method: request.method,
-            headers: {
-              ...request.headers,
-              accept: 'application/json',
-              'user-agent': `${SP_SERVER_NAME}/${SP_ADAPTER_VERSION} (Language=JavaScript; Platform=Node.js)`,
-              'x-amz-access-token': token,
-            },
-            ...(request.body === undefined ? {} : { body: request.body }),
-            timeoutMs: state.timeoutMs,
-          });
-          return await readSuccessBody(response);
-        } catch (error) {
-          if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))
-            credentials.tokens.invalidate();
-          throw error;
-        }
-      },
-    };
-  }
-
+  const operationParts: OperationToolParts = {
+    sessions,
+    state,
+    baseUrl,
+    checkParsedBody: createBodyChecker(),
+    ...identityCredentials({ identities, tokens, identityTokens, defaultRegion: () => state.region }),
+  };
   const setRegion = setRegionTool(sessions, state, baseUrl);
 
   const identityTools =
@@ -487,7 +498,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
       ? []
       : [listIdentitiesTool(identities, sessions), setActiveIdentityTool(identities, sessions)];
   const tools: EnvelopeTool[] = [
-    ...[...operations.values()].map(operationTool),
+    ...[...operations.values()].map((operation) => operationTool(operation, operationParts)),
     setRegion,
     ...identityTools,
     ...(options.conformanceFixtures === true ? officialSuiteTools() : []),

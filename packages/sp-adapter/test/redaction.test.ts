@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { redactSpText, spRedactor } from '../src/redaction.js';
+import { createAmazonRedactor } from '@mcp-envelope/amazon';
+
+import { redactSpText, SP_REDACTION_PATTERNS } from '../src/redaction.js';
 
 describe('SP redaction', () => {
   it.each([
@@ -49,8 +51,11 @@ describe('SP redaction', () => {
     expect(redactSpText(input)).toBe(expected);
   });
 
-  it('redacts every string inside a value', () => {
-    expect(spRedactor().value({ a: ['Atza|x1', { b: 'ok' }], n: 3 })).toEqual({ a: ['[REDACTED]', { b: 'ok' }], n: 3 });
+  it("redacts every string inside a value with a server's redactor", () => {
+    expect(createAmazonRedactor(SP_REDACTION_PATTERNS).value({ a: ['Atza|x1', { b: 'ok' }], n: 3 })).toEqual({
+      a: ['[REDACTED]', { b: 'ok' }],
+      n: 3,
+    });
   });
   it('scans long runs of white space in linear time (the test would time out otherwise)', () => {
     const secret = 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';

@@ -23,7 +23,7 @@ import type { AdsAccountHeader, AdsOperation } from './operation.js';
 /** Header parameters the server sets itself; they are left out of tool inputs. */
 export const SERVER_SET_HEADERS: readonly string[] = Object.values(ADS_REQUEST_HEADERS);
 
-/** What {@link loadModelOperations} did. */
+/** What `loadModelOperations` did. */
 export interface ModelLoadResult {
   readonly operations: readonly AdsOperation[];
   /** Files read as API descriptions, with how many tools each gave. */

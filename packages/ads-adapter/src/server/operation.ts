@@ -8,7 +8,6 @@ import type { EnvelopeTool, JsonSchemaObject } from '@mcp-envelope/core';
 import type { OperationBody, OperationParameter } from '@mcp-envelope/core/openapi';
 
 /** MCP tool annotations, as core's tools take them. */
-type ToolAnnotations = NonNullable<EnvelopeTool['annotations']>;
 
 /**
  * Which account header a call carries besides the client id:
@@ -42,7 +41,7 @@ export interface AdsOperation {
   readonly accountHeader: AdsAccountHeader;
   /** Vendor media type sent as `Accept` and, with a body, `Content-Type`. */
   readonly mediaType?: string;
-  readonly annotations?: ToolAnnotations;
+  readonly annotations?: NonNullable<EnvelopeTool['annotations']>;
   /** Wraps a JSON array answer as `{ [resultKey]: [...] }` so the result can carry `_meta`. */
   readonly resultKey?: string;
 }

@@ -156,6 +156,29 @@ function profileWarning(summary: string, hint: string): EnvelopeWarning {
   return { kind: 'profile_scope_warning', summary, details: [], hints: [hint] };
 }
 
+/** The `SCHEMA_PROFILE_NOT_FOUND` refusal of `set_active_profile`, listing the ids the account has. */
+function profileNotFound(profileId: number, profiles: readonly AdsProfile[], region: string): EnvelopeError {
+  const available = profiles.slice(0, 10).map(profileLabel);
+  return new EnvelopeError({
+    error_kind: 'mcp_input_validation',
+    error_code: ADS_PROFILE_NOT_FOUND_CODE,
+    summary: `No profile ${profileId} is available to these credentials in region ${region}.`,
+    details: [
+      {
+        path: 'profileId',
+        field: 'profileId',
+        issue: `${profileId} is not one of the ${profiles.length} profiles of this account in region ${region}.`,
+        received_type: 'integer',
+        allowed: profiles.slice(0, 50).map((candidate) => candidate.profileId),
+      },
+    ],
+    hints: [
+      `Available profiles: ${available.join('; ')}${profiles.length > 10 ? '; ...' : ''}.`,
+      'Profiles belong to one region: call set_region first when the profile is in another one.',
+    ],
+  });
+}
+
 /**
  * `set_active_profile`: checks the id against the profiles the account has in the current region
  * (the contract's domain-validator pattern: `mcp_input_validation` / `SCHEMA_PROFILE_NOT_FOUND`
@@ -202,27 +225,7 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
         return { profileId, region: session.region, verified: false };
       }
       const profile = profiles.find((candidate) => candidate.profileId === profileId);
-      if (profile === undefined && profiles.length > 0) {
-        const available = profiles.slice(0, 10).map(profileLabel);
-        throw new EnvelopeError({
-          error_kind: 'mcp_input_validation',
-          error_code: ADS_PROFILE_NOT_FOUND_CODE,
-          summary: `No profile ${profileId} is available to these credentials in region ${session.region}.`,
-          details: [
-            {
-              path: 'profileId',
-              field: 'profileId',
-              issue: `${profileId} is not one of the ${profiles.length} profiles of this account in region ${session.region}.`,
-              received_type: 'integer',
-              allowed: profiles.slice(0, 50).map((candidate) => candidate.profileId),
-            },
-          ],
-          hints: [
-            `Available profiles: ${available.join('; ')}${profiles.length > 10 ? '; ...' : ''}.`,
-            'Profiles belong to one region: call set_region first when the profile is in another one.',
-          ],
-        });
-      }
+      if (profile === undefined && profiles.length > 0) throw profileNotFound(profileId, profiles, session.region);
       session.setProfile(profileId);
       if (profile === undefined) {
         context.recordResponseMeta({

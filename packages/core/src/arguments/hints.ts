@@ -144,24 +144,40 @@ const SPECIFIC_HINT_KEYWORDS: ReadonlySet<string> = new Set(['required', 'enum']
  * @returns the hints, deduplicated, in the order above.
  */
 export function buildHints(input: HintInput): string[] {
-  const missingRequired: string[] = [];
-  const caseMismatch: string[] = [];
-  const didYouMean: string[] = [];
-  const enumSuggest: string[] = [];
-  const tables = input.tables;
+  const names = keyHints(input);
+  const values = enumHints(input);
+  return [
+    ...new Set([
+      ...missingRequiredHints(input),
+      ...names.caseMismatch,
+      ...names.didYouMean,
+      ...values.didYouMean,
+      ...values.enumSuggest,
+      ...curatedEnumHints(input, values.enumPaths),
+      ...codeHints(input),
+    ]),
+  ];
+}
 
+/** One "Add the required field" hint per missing property, with its type when the schema says it. */
+function missingRequiredHints(input: HintInput): string[] {
+  const hints: string[] = [];
   for (const violation of input.violations) {
     const required = violation.keyword === 'required' ? [violation] : violation.foldedRequired;
     for (const missing of required) {
       const description = describeType(input.root, propertySchemaOf(missing, input));
-      missingRequired.push(
-        `Add the required field ${missing.path}${description === undefined ? '' : ` (${description})`}.`,
-      );
+      hints.push(`Add the required field ${missing.path}${description === undefined ? '' : ` (${description})`}.`);
     }
   }
+  return hints;
+}
 
+/** Hints for unknown keys: a known rename or a case-only difference first, else the closest name. */
+function keyHints(input: HintInput): { caseMismatch: string[]; didYouMean: string[] } {
+  const caseMismatch: string[] = [];
+  const didYouMean: string[] = [];
   for (const { key, candidates, topLevel } of unknownKeys(input)) {
-    const renamed = topLevel ? ownEntry(tables?.keyRenames, key) : undefined;
+    const renamed = topLevel ? ownEntry(input.tables?.keyRenames, key) : undefined;
     if (renamed !== undefined && candidates.includes(renamed)) {
       caseMismatch.push(`Use ${renamed} instead of ${key}.`);
       continue;
@@ -177,7 +193,13 @@ export function buildHints(input: HintInput): string[] {
     const closest = closestMatch(key, candidates);
     if (closest !== undefined) didYouMean.push(`Did you mean ${closest}? Got ${key}.`);
   }
+  return { caseMismatch, didYouMean };
+}
 
+/** Hints for `enum` violations; `enumPaths` says which properties they already cover. */
+function enumHints(input: HintInput): { didYouMean: string[]; enumSuggest: string[]; enumPaths: Set<string> } {
+  const didYouMean: string[] = [];
+  const enumSuggest: string[] = [];
   const enumPaths = new Set<string>();
   for (const violation of input.violations) {
     if (violation.keyword !== 'enum') continue;
@@ -188,7 +210,9 @@ export function buildHints(input: HintInput): string[] {
     enumPaths.add(where.join('/'));
     if (typeof value === 'string') {
       const alias =
-        property === undefined ? undefined : ownEntry(ownEntry(tables?.valueAliases, property), value.toLowerCase());
+        property === undefined
+          ? undefined
+          : ownEntry(ownEntry(input.tables?.valueAliases, property), value.toLowerCase());
       const suggestion =
         alias ??
         closestMatch(
@@ -199,19 +223,27 @@ export function buildHints(input: HintInput): string[] {
     }
     enumSuggest.push(enumSuggestion(value, where.length === 0 ? 'arguments' : where.join('/'), allowed));
   }
-  const curated = tables?.curatedEnums;
-  if (curated !== undefined && isJsonObject(input.args)) {
-    for (const property of Object.keys(curated)) {
-      const allowed = curated[property];
-      if (allowed === undefined || enumPaths.has(property) || !Object.hasOwn(input.args, property)) continue;
-      const sent = input.args[property];
-      const values =
-        typeof sent === 'string' ? [sent] : Array.isArray(sent) ? sent.filter((item) => typeof item === 'string') : [];
-      for (const value of values)
-        if (!allowed.includes(value)) enumSuggest.push(enumSuggestion(value, property, allowed));
-    }
-  }
+  return { didYouMean, enumSuggest, enumPaths };
+}
 
+/** Hints for values outside the adapter's curated enums, on properties no `enum` violation covers. */
+function curatedEnumHints(input: HintInput, enumPaths: ReadonlySet<string>): string[] {
+  const hints: string[] = [];
+  const curated = input.tables?.curatedEnums;
+  if (curated === undefined || !isJsonObject(input.args)) return hints;
+  for (const property of Object.keys(curated)) {
+    const allowed = curated[property];
+    if (allowed === undefined || enumPaths.has(property) || !Object.hasOwn(input.args, property)) continue;
+    const sent = input.args[property];
+    const values =
+      typeof sent === 'string' ? [sent] : Array.isArray(sent) ? sent.filter((item) => typeof item === 'string') : [];
+    for (const value of values) if (!allowed.includes(value)) hints.push(enumSuggestion(value, property, allowed));
+  }
+  return hints;
+}
+
+/** The canonical hint of each violated code, then the adapter's extra hints for it. */
+function codeHints(input: HintInput): string[] {
   const canonical: string[] = [];
   const extra: string[] = [];
   const codes = new Set<string>();
@@ -222,9 +254,8 @@ export function buildHints(input: HintInput): string[] {
     // `required` and `enum` would: keep the hint list short enough to be read.
     if (!SPECIFIC_HINT_KEYWORDS.has(violation.tableKeyword))
       canonical.push(fillTemplate(schemaCodeEntry(violation.tableKeyword).hint, violation.templateValues));
-    const more = ownEntry(tables?.extraHintsByCode, violation.code);
+    const more = ownEntry(input.tables?.extraHintsByCode, violation.code);
     if (more !== undefined) extra.push(...more);
   }
-
-  return [...new Set([...missingRequired, ...caseMismatch, ...didYouMean, ...enumSuggest, ...canonical, ...extra])];
+  return [...canonical, ...extra];
 }

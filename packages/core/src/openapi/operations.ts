@@ -87,7 +87,7 @@ export interface OperationConversionOptions {
   readonly resolveReference?: ReferenceResolver;
   /** Longest schema `description` kept, in characters (default 300). */
   readonly descriptionLimit?: number;
-  /** Longest operation `summary`/`description` kept, in characters (default {@link OPERATION_DESCRIPTION_LIMIT}). */
+  /** Longest operation `summary`/`description` kept, in characters (default `OPERATION_DESCRIPTION_LIMIT`). */
   readonly operationDescriptionLimit?: number;
   /** Header parameters the server sets itself (compared case-insensitively); left out of the input. */
   readonly omitHeaders?: readonly string[];

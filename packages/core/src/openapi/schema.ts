@@ -44,7 +44,7 @@ export type ReferenceMode = 'inline' | 'defs';
 export interface SchemaConversionOptions {
   /** Follows `$ref`s; without it every `$ref` left in the document becomes a stub. */
   readonly resolveReference?: ReferenceResolver | undefined;
-  /** Longest `description` kept, in characters (default {@link SCHEMA_DESCRIPTION_LIMIT}). */
+  /** Longest `description` kept, in characters (default `SCHEMA_DESCRIPTION_LIMIT`). */
   readonly descriptionLimit?: number | undefined;
   /** See {@link ReferenceMode}; default `inline`. */
   readonly referenceMode?: ReferenceMode | undefined;

@@ -77,14 +77,14 @@ export function operationToolName(model: string, operationId: string): string {
 
 /**
  * Tool names for the operations of one model, unique within it: each gets
- * {@link operationToolName}; an operation whose name is already taken (a model that repeats an
+ * `operationToolName`; an operation whose name is already taken (a model that repeats an
  * `operationId`, e.g. on PUT and POST of one path) gets `_<method>` appended, then `_2`, `_3`, ...
  *
  * @param model - the model name.
  * @param operations - the operations in document order (`operationId` and HTTP `method`).
  * @param taken - names already used (e.g. by other models); not modified.
  * @returns one name per operation, in the same order.
- * @throws TypeError as {@link operationToolName}.
+ * @throws TypeError as `operationToolName`.
  */
 export function uniqueOperationToolNames(
   model: string,

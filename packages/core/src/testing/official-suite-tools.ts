@@ -32,7 +32,7 @@ export const OFFICIAL_SUITE_TOOL_NAMES = [
   'json_schema_2020_12_tool',
 ] as const;
 
-/** One of {@link OFFICIAL_SUITE_TOOL_NAMES}. */
+/** One of `OFFICIAL_SUITE_TOOL_NAMES`. */
 export type OfficialSuiteToolName = (typeof OFFICIAL_SUITE_TOOL_NAMES)[number];
 
 /** The message `test_error_handling` throws (core turns it into an `internal_error` envelope). */
@@ -368,7 +368,7 @@ function schemaTools(): EnvelopeTool[] {
 }
 
 /**
- * The official suite's fixture tools (see {@link OFFICIAL_SUITE_TOOL_NAMES}): text, image, audio,
+ * The official suite's fixture tools (see `OFFICIAL_SUITE_TOOL_NAMES`): text, image, audio,
  * embedded resource and mixed content results; logging and progress notifications; an error; a
  * call that closes its SSE stream mid-call (resumability); a
  * sampling and three elicitation requests to the client; and a tool whose input schema uses

@@ -212,6 +212,54 @@ async function listenOnLoopback(server: Server): Promise<string> {
 }
 
 /**
+ * Reads one request to its end, asks `answerFor` what to send, records the request and sends the
+ * answer, after its `delayMs` when it has one (the timer is dropped if the client goes away).
+ */
+function serveReplayRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  answerFor: (
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    url: string,
+  ) => { response: RecordedResponse; source: ReplayAnswerSource },
+  record: (received: ReplayRequest) => void,
+): void {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    const url = request.url ?? '/';
+    const cut = url.indexOf('?');
+    const path = cut === -1 ? url : url.slice(0, cut);
+    const rawQuery = cut === -1 ? '' : url.slice(cut + 1);
+    const query = new URLSearchParams(rawQuery);
+    const method = (request.method ?? 'GET').toUpperCase();
+    const { response: answer, source } = answerFor(method, path, query, url);
+    record({
+      method,
+      url,
+      path,
+      rawQuery,
+      query,
+      headers: request.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+      answeredBy: source,
+    });
+    const send = (): void => {
+      sendAnswer(request, response, answer);
+    };
+    if (answer.delayMs === undefined) send();
+    else {
+      const timer = setTimeout(send, answer.delayMs);
+      response.on('close', () => {
+        clearTimeout(timer);
+      });
+    }
+  });
+}
+
+/**
  * Starts a replay server on 127.0.0.1 with an OS-chosen port.
  *
  * @param options - initial routes, token path and token, standing answer.
@@ -252,37 +300,8 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   }
 
   const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const url = request.url ?? '/';
-      const cut = url.indexOf('?');
-      const path = cut === -1 ? url : url.slice(0, cut);
-      const rawQuery = cut === -1 ? '' : url.slice(cut + 1);
-      const query = new URLSearchParams(rawQuery);
-      const method = (request.method ?? 'GET').toUpperCase();
-      const { response: answer, source } = answerFor(method, path, query, url);
-      const received: ReplayRequest = {
-        method,
-        url,
-        path,
-        rawQuery,
-        query,
-        headers: request.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        answeredBy: source,
-      };
-      (source === 'token' ? tokenRequests : requests).push(received);
-      const send = (): void => {
-        sendAnswer(request, response, answer);
-      };
-      if (answer.delayMs === undefined) send();
-      else {
-        const timer = setTimeout(send, answer.delayMs);
-        response.on('close', () => {
-          clearTimeout(timer);
-        });
-      }
+    serveReplayRequest(request, response, answerFor, (received) => {
+      (received.answeredBy === 'token' ? tokenRequests : requests).push(received);
     });
   });
   const url = await listenOnLoopback(server);

@@ -36,7 +36,7 @@ export interface ClientFailureFamily {
     readonly network: string;
     readonly timeout: string;
     readonly bodyCoercion: string;
-    /** For a body or result over the size limit; defaults to {@link DEFAULT_TOO_LARGE_HINT}. */
+    /** For a body or result over the size limit; defaults to `DEFAULT_TOO_LARGE_HINT`. */
     readonly tooLarge?: string;
   };
 }

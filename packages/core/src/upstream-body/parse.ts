@@ -22,7 +22,7 @@ export const UPSTREAM_TEXT_LIMIT = 500;
  * Shortens text to at most `limit` characters, ending with `…` when cut; whitespace runs collapse.
  *
  * @param text - any string.
- * @param limit - maximum length in characters (default {@link UPSTREAM_TEXT_LIMIT}).
+ * @param limit - maximum length in characters (default `UPSTREAM_TEXT_LIMIT`).
  * @returns the capped string.
  */
 export function capText(text: string, limit: number = UPSTREAM_TEXT_LIMIT): string {

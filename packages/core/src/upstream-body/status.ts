@@ -47,7 +47,7 @@ export function isRetryableStatus(status: number): boolean {
  * @param status - the HTTP status (4xx or 5xx; any other number is classified the same way).
  * @param family - the server family's kind and code prefix.
  * @returns `rate_limited`/`RATE_LIMITED`/retryable for 429; `auth_error`/`<prefix><status>`/not
- *   retryable for 401 and 403; else `<httpKind>`/`<prefix><status>` with {@link isRetryableStatus}.
+ *   retryable for 401 and 403; else `<httpKind>`/`<prefix><status>` with `isRetryableStatus`.
  */
 export function classifyUpstreamStatus(status: number, family: UpstreamFamily): StatusClassification {
   if (RATE_LIMIT_STATUSES.has(status))
