@@ -29,6 +29,8 @@ export default tseslint.config(
             { from: 'package', package: '@modelcontextprotocol/server', name: 'Server' },
             { from: 'package', package: '@modelcontextprotocol/server', name: 'LoggingLevel' },
             { from: 'package', package: '@modelcontextprotocol/server', name: 'sendLoggingMessage' },
+            // a 2025-era session's negotiated version, which http-host serves its requests under
+            { from: 'package', package: '@modelcontextprotocol/server', name: 'getNegotiatedProtocolVersion' },
             { from: 'package', package: '@modelcontextprotocol/client', name: 'LoggingMessageNotification' },
             { from: 'package', package: '@modelcontextprotocol/client', name: 'setLoggingLevel' },
           ],
