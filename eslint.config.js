@@ -66,7 +66,6 @@ export default tseslint.config(
       'conformance/src/cli-program.ts',
       'conformance/src/gate/fixture-plan.ts',
       'conformance/src/gate/gate.ts',
-      'conformance/src/mcp-suite/official-suite.ts',
     ],
     rules: { 'max-lines-per-function': 'off' },
   },
