@@ -269,6 +269,70 @@ async function pool<T>(items: readonly T[], size: number, work: (item: T) => Pro
   await Promise.all(Array.from({ length: Math.max(1, Math.min(size, items.length)) }, worker));
 }
 
+/** Problems with the expected-failures file: an entry without a reason, or for a scenario no full run executes. */
+function fileIssuesOf(expected: readonly ExpectedFailure[]): string[] {
+  const issues: string[] = [];
+  for (const entryLine of expected) {
+    if (entryLine.reason === '') issues.push(`${entryLine.scenario}: no reason comment`);
+    // An entry must name a scenario a full run executes; a run filtered with --scenario skips the
+    // other applicable ones on purpose, so those are not flagged.
+    if (!(APPLICABLE_SCENARIOS as readonly string[]).includes(entryLine.scenario))
+      issues.push(
+        `${entryLine.scenario}: not a scenario this run executes${Object.hasOwn(NOT_APPLICABLE_SCENARIOS, entryLine.scenario) ? ' (not applicable)' : ''}; remove the entry`,
+      );
+  }
+  return issues;
+}
+
+/** What one scenario run needs besides its name. */
+interface ScenarioRun {
+  readonly node: string;
+  readonly entry: string;
+  readonly url: string;
+  readonly server: ServerId;
+  readonly output: string;
+  readonly expectedFailuresFile: string;
+  readonly listed: ReadonlyMap<string, string>;
+}
+
+/** Judges one scenario's checks and exit code against the expected-failures list. */
+function judge(
+  exit: Exit,
+  checks: ReturnType<typeof failingChecks>,
+  reason: string | undefined,
+): Pick<SuiteRow, 'outcome' | 'listed' | 'result' | 'note'> {
+  const isListed = reason !== undefined;
+  const outcome = checks?.outcome ?? 'failed';
+  const ours = (outcome === 'passed') !== isListed;
+  const notes: string[] = [];
+  if (checks === undefined)
+    notes.push(
+      `the suite wrote no checks (exit ${String(exit.code)}): ${exit.output.trim().split('\n').slice(-3).join(' ')}`,
+    );
+  if (outcome === 'passed' && isListed)
+    notes.push('stale entry: it passes now, remove it from the expected-failures file');
+  if (outcome === 'failed' && !isListed) notes.push('new failure');
+  if (outcome === 'failed') notes.push(...(checks?.messages ?? []));
+  if (isListed && outcome === 'failed') notes.push(`expected: ${reason}`);
+  if (ours !== (exit.code === 0)) notes.push(`the suite exited ${String(exit.code)}`);
+  return { outcome, listed: isListed, result: ours && exit.code === 0 ? 'PASS' : 'FAIL', note: notes.join('; ') };
+}
+
+async function runScenario(scenarioRun: ScenarioRun, scenario: string): Promise<SuiteRow> {
+  const began = performance.now();
+  const folder = join(scenarioRun.output, scenarioRun.server, scenario);
+  mkdirSync(folder, { recursive: true });
+  const args = ['server', '--url', scenarioRun.url, '--scenario', scenario];
+  const exit = await run(
+    scenarioRun.node,
+    [scenarioRun.entry, ...args, '--expected-failures', scenarioRun.expectedFailuresFile, '-o', folder],
+    { ...process.env, NO_COLOR: '1' },
+    120_000,
+  );
+  const verdict = judge(exit, failingChecks(folder), scenarioRun.listed.get(scenario));
+  return { server: scenarioRun.server, scenario, ...verdict, duration_ms: Math.round(performance.now() - began) };
+}
+
 /**
  * Runs the official suite's applicable server scenarios against both reference servers and
  * judges them against the expected-failures file.
@@ -286,16 +350,7 @@ export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteRepo
   const scenarios = options.scenarios ?? APPLICABLE_SCENARIOS;
   const servers = options.servers ?? SERVER_IDS;
   const progress = options.onProgress ?? ((): void => undefined);
-  const fileIssues: string[] = [];
-  for (const entryLine of expected) {
-    if (entryLine.reason === '') fileIssues.push(`${entryLine.scenario}: no reason comment`);
-    // An entry must name a scenario a full run executes; a run filtered with --scenario skips the
-    // other applicable ones on purpose, so those are not flagged.
-    if (!(APPLICABLE_SCENARIOS as readonly string[]).includes(entryLine.scenario))
-      fileIssues.push(
-        `${entryLine.scenario}: not a scenario this run executes${Object.hasOwn(NOT_APPLICABLE_SCENARIOS, entryLine.scenario) ? ' (not applicable)' : ''}; remove the entry`,
-      );
-  }
+  const fileIssues = fileIssuesOf(expected);
   const listed = new Map(expected.map((entryLine) => [entryLine.scenario, entryLine.reason]));
   const output = mkdtempSync(join(tmpdir(), 'mcp-envelope-suite-'));
   const replay = await startAmazonReplay();
@@ -304,53 +359,20 @@ export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteRepo
     for (const server of servers) {
       progress(`starting ${REFERENCE_SERVERS[server].binName} over Streamable HTTP`);
       const running = await startHttpServer(server, options.commands?.[server] ?? defaultServerCommand(server), replay);
+      const context: ScenarioRun = {
+        node,
+        entry,
+        url: running.url,
+        server,
+        output,
+        expectedFailuresFile: options.expectedFailuresFile,
+        listed,
+      };
       try {
         await pool(scenarios, options.concurrency ?? 4, async (scenario) => {
-          const began = performance.now();
-          const folder = join(output, server, scenario);
-          mkdirSync(folder, { recursive: true });
-          const exit = await run(
-            node,
-            [
-              entry,
-              'server',
-              '--url',
-              running.url,
-              '--scenario',
-              scenario,
-              '--expected-failures',
-              options.expectedFailuresFile,
-              '-o',
-              folder,
-            ],
-            { ...process.env, NO_COLOR: '1' },
-            120_000,
-          );
-          const checks = failingChecks(folder);
-          const isListed = listed.has(scenario);
-          const outcome = checks?.outcome ?? 'failed';
-          const ours = (outcome === 'passed') !== isListed;
-          const notes: string[] = [];
-          if (checks === undefined)
-            notes.push(
-              `the suite wrote no checks (exit ${String(exit.code)}): ${exit.output.trim().split('\n').slice(-3).join(' ')}`,
-            );
-          if (outcome === 'passed' && isListed)
-            notes.push('stale entry: it passes now, remove it from the expected-failures file');
-          if (outcome === 'failed' && !isListed) notes.push('new failure');
-          if (outcome === 'failed') notes.push(...(checks?.messages ?? []));
-          if (isListed && outcome === 'failed') notes.push(`expected: ${listed.get(scenario) ?? ''}`);
-          if (ours !== (exit.code === 0)) notes.push(`the suite exited ${String(exit.code)}`);
-          rows.push({
-            server,
-            scenario,
-            outcome,
-            listed: isListed,
-            result: ours && exit.code === 0 ? 'PASS' : 'FAIL',
-            note: notes.join('; '),
-            duration_ms: Math.round(performance.now() - began),
-          });
-          progress(`${server} ${scenario}: ${outcome}${isListed ? ' (expected)' : ''}`);
+          const row = await runScenario(context, scenario);
+          rows.push(row);
+          progress(`${server} ${scenario}: ${row.outcome}${row.listed ? ' (expected)' : ''}`);
         });
       } finally {
         await running.stop();

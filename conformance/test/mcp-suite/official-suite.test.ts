@@ -26,19 +26,16 @@ describe('runOfficialSuite', () => {
     expect(suiteNodeBinary()).not.toBe('');
   });
 
-  it('passing scenarios and a listed failure make an ok run', async () => {
+  it('passing scenarios and an empty list make an ok run', async () => {
     const report = await runOfficialSuite({
-      expectedFailuresFile: expectedFailures(
-        'ok.yml',
-        'server:\n  # no priming event for a 2025-03-26 request\n  - server-sse-polling\n',
-      ),
+      expectedFailuresFile: expectedFailures('ok.yml', 'server: []\n'),
       servers: ['sp'],
       scenarios: ['tools-call-error', 'json-schema-2020-12', 'server-sse-polling'],
     });
     expect(report.rows.map((row) => [row.scenario, row.outcome, row.listed, row.result])).toEqual([
       ['tools-call-error', 'passed', false, 'PASS'],
       ['json-schema-2020-12', 'passed', false, 'PASS'],
-      ['server-sse-polling', 'failed', true, 'PASS'],
+      ['server-sse-polling', 'passed', false, 'PASS'],
     ]);
     expect(report.ok).toBe(true);
     expect(report.node_version).toMatch(/^v2[2-9]\./);
@@ -47,21 +44,20 @@ describe('runOfficialSuite', () => {
 
   it('an unlisted failure, a stale entry, a missing reason and an entry for a scenario not run all fail', async () => {
     const report = await runOfficialSuite({
-      expectedFailuresFile: expectedFailures('bad.yml', 'server:\n  - ping\n  - resources-list # not applicable\n'),
+      expectedFailuresFile: expectedFailures('bad.yml', 'server:\n  - ping\n  - prompts-list # not applicable\n'),
       servers: ['sp'],
-      scenarios: ['ping', 'server-sse-polling'],
+      // a tools-only server fails the resources scenario, which is not listed
+      scenarios: ['ping', 'resources-list'],
     });
     expect(report.rows.map((row) => [row.scenario, row.outcome, row.listed, row.result])).toEqual([
       ['ping', 'passed', true, 'FAIL'],
-      ['server-sse-polling', 'failed', false, 'FAIL'],
+      ['resources-list', 'failed', false, 'FAIL'],
     ]);
     expect(report.rows[0]?.note).toContain('stale entry');
-    expect(report.rows[1]?.note).toContain(
-      'new failure; WARNING server-sse-priming-event: Server did not send priming event',
-    );
+    expect(report.rows[1]?.note).toContain('new failure; FAILURE ');
     expect(report.file_issues).toEqual([
       'ping: no reason comment',
-      'resources-list: not a scenario this run executes (not applicable); remove the entry',
+      'prompts-list: not a scenario this run executes (not applicable); remove the entry',
     ]);
     expect(report.ok).toBe(false);
   }, 120_000);

@@ -16,6 +16,7 @@ import type {
   NodeMcpRequestHandler,
   NodeStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/node';
+import { SUPPORTED_PROTOCOL_VERSIONS as supportedProtocolVersions } from '@modelcontextprotocol/server';
 import type { EventStore, Server as LowLevelServer } from '@modelcontextprotocol/server';
 
 import { createEventStore } from './event-store.js';
@@ -402,6 +403,23 @@ function refusedParamHeaders(
   return true;
 }
 
+/**
+ * Serves a request of a session under the version its `initialize` negotiated when the request's
+ * `MCP-Protocol-Version` header names an older supported one: the SDK's transport sends priming
+ * events and offers `closeSSE` (SSE polling) by the header's version, and some clients send a
+ * stale one after negotiating 2025-11-25. Unsupported values stay as sent, for the transport to refuse.
+ */
+function alignProtocolVersion(session: Session, request: IncomingMessage): void {
+  const negotiated = session.server.getNegotiatedProtocolVersion();
+  const sent = headerValue(request, 'mcp-protocol-version');
+  if (negotiated === undefined || sent === undefined || sent >= negotiated) return;
+  if (!supportedProtocolVersions.includes(sent)) return;
+  // The transport builds its Fetch request from rawHeaders, so both views are changed.
+  request.headers['mcp-protocol-version'] = negotiated;
+  for (let index = 0; index < request.rawHeaders.length; index += 2)
+    if (request.rawHeaders[index]?.toLowerCase() === 'mcp-protocol-version') request.rawHeaders[index + 1] = negotiated;
+}
+
 /** The request handler of an endpoint, given its settings once the port is known. */
 function requestHandler(
   host: HttpHostServer,
@@ -435,6 +453,7 @@ function requestHandler(
         return;
       }
       pool.track(session, request, response);
+      alignProtocolVersion(session, request);
       await session.transport.handleRequest(request, response);
       return;
     }

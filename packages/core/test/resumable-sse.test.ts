@@ -46,13 +46,13 @@ async function events(response: Response): Promise<SseEvent[]> {
     });
 }
 
-function post(body: unknown, session?: string): Promise<Response> {
+function post(body: unknown, session?: string, version = VERSION): Promise<Response> {
   return fetch(handle.url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
+      'mcp-protocol-version': version,
       ...(session === undefined ? {} : { 'mcp-session-id': session }),
     },
     body: JSON.stringify(body),
@@ -105,5 +105,40 @@ describe('resumable SSE streams', () => {
       id: 1,
       result: { content: [{ type: 'text', text: 'Reconnection test completed' }] },
     });
+  });
+
+  it('primes a stream of a 2025-11-25 session whose request header names an older version', async () => {
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } },
+    });
+    const session = initialized.headers.get('mcp-session-id') ?? undefined;
+    await initialized.text();
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+
+    // the official suite's SSE polling check sends this stale header after negotiating 2025-11-25
+    const call = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } },
+      session,
+      '2025-03-26',
+    );
+    expect(call.headers.get('content-type')).toContain('text/event-stream');
+    expect(await events(call)).toEqual([{ id: expect.any(String) as unknown, retry: '1000', data: '' }]);
+  });
+
+  it('still refuses an unsupported protocol version on a session', async () => {
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } },
+    });
+    const session = initialized.headers.get('mcp-session-id') ?? undefined;
+    await initialized.text();
+    const refused = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, session, '2020-01-01');
+    expect(refused.status).toBe(400);
+    await refused.text();
   });
 });
