@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 
-import { type ParseEntry, parse, quote } from 'shell-quote';
+import { type ParseEntry, parse } from 'shell-quote';
 
 /** Thrown by {@link splitCommandLine} for a command line that cannot be split. */
 export class CommandLineError extends Error {
@@ -118,14 +118,16 @@ const SECRET_NAME = /(token|secret|password|passwd|authorization|api[-_]?key|cre
 /**
  * Renders a parsed command for reports without leaking secrets: environment assignments show the
  * name only (`NAME=***`), an argument `--flag=value` whose flag looks secret shows `--flag=***`,
- * and the argument after such a flag shows `***`. Other words are quoted for a POSIX shell (`shell-quote`).
+ * and the argument after such a flag shows `***`. Words with spaces or quotes are double-quoted.
  *
  * @param command - the parsed command.
  * @returns a one-line display string.
  */
 export function displayStdioCommand(command: StdioCommand): string {
+  // shell-quote's quote() escapes every `:` and `=`, which makes URLs in reports hard to read.
+  const quote = (word: string): string => (/[\s"'\\]/.test(word) || word === '' ? JSON.stringify(word) : word);
   const parts = Object.keys(command.env).map((name) => `${name}=***`);
-  parts.push(quote([command.command]));
+  parts.push(quote(command.command));
   let hideNext = false;
   for (const arg of command.args) {
     if (hideNext) {
@@ -136,7 +138,7 @@ export function displayStdioCommand(command: StdioCommand): string {
     const flag = /^(--?[^=]+)=/.exec(arg);
     if (flag !== null && SECRET_NAME.test(flag[1] ?? '')) parts.push(`${flag[1] ?? ''}=***`);
     else {
-      parts.push(quote([arg]));
+      parts.push(quote(arg));
       hideNext = arg.startsWith('-') && SECRET_NAME.test(arg);
     }
   }

@@ -70,7 +70,7 @@ describe('parseStdioCommand and displayStdioCommand', () => {
       `SP_REFRESH_TOKEN='Atzr|abc' node "my server.js" --client-secret s3cr3t --api-key=k3y --region eu`,
     );
     expect(displayStdioCommand(command)).toBe(
-      "SP_REFRESH_TOKEN=*** node 'my server.js' --client-secret *** --api-key=*** --region eu",
+      'SP_REFRESH_TOKEN=*** node "my server.js" --client-secret *** --api-key=*** --region eu',
     );
   });
 });
