@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 
+import { type ParseEntry, parse } from 'shell-quote';
+
 /** Thrown by {@link splitCommandLine} for a command line that cannot be split. */
 export class CommandLineError extends Error {
   constructor(message: string) {
@@ -13,87 +15,69 @@ export class CommandLineError extends Error {
   }
 }
 
-/** Characters a backslash escapes inside double quotes (POSIX); before others it stays literal. */
-const DOUBLE_QUOTE_ESCAPABLE: ReadonlySet<string> = new Set(['"', '\\', '$', '`', '\n']);
-
-interface SplitState {
-  readonly words: string[];
-  current: string;
-  /** Whether a word has started (so that `""` yields an empty word). */
-  inWord: boolean;
-}
-
-function finishWord(state: SplitState): void {
-  if (state.inWord) state.words.push(state.current);
-  state.current = '';
-  state.inWord = false;
-}
-
-/** Reads a single-quoted run starting after the opening quote; returns the index after the closing quote. */
-function readSingleQuoted(text: string, start: number, state: SplitState): number {
-  const end = text.indexOf("'", start);
-  if (end === -1) throw new CommandLineError(`unterminated single quote at position ${start - 1}`);
-  state.current += text.slice(start, end);
-  return end + 1;
-}
-
-/** Reads a double-quoted run starting after the opening quote; returns the index after the closing quote. */
-function readDoubleQuoted(text: string, start: number, state: SplitState): number {
-  let index = start;
-  while (index < text.length) {
-    const character = text.charAt(index);
-    if (character === '"') return index + 1;
-    if (character === '\\' && index + 1 < text.length && DOUBLE_QUOTE_ESCAPABLE.has(text.charAt(index + 1))) {
-      if (text.charAt(index + 1) !== '\n') state.current += text.charAt(index + 1);
-      index += 2;
-      continue;
-    }
-    state.current += character;
-    index += 1;
-  }
-  throw new CommandLineError(`unterminated double quote at position ${start - 1}`);
+/** What `shell-quote` hands back for a `$NAME` or `${NAME}` (we expand no variables). */
+interface VariableEntry {
+  readonly variable: string;
 }
 
 /**
- * Splits a command line into words: whitespace separates words; `'...'` keeps everything literal;
- * `"..."` keeps everything but `\"`, `\\`, `\$`, `` \` `` (unescaped) and backslash-newline (removed);
- * outside quotes a backslash escapes the next character (backslash-newline is removed); quoted and
- * unquoted parts next to each other join into one word; `""` is an empty word.
+ * Finds what `shell-quote` would silently accept (an unterminated quote, a trailing lone backslash)
+ * and removes backslash-newline line continuations outside single quotes, which it would otherwise
+ * turn into an empty word.
+ */
+function checkQuoting(line: string): string {
+  let out = '';
+  let open: "'" | '"' | undefined;
+  let quoteStart = 0;
+  for (let index = 0; index < line.length; index += 1) {
+    const character = line.charAt(index);
+    if (open !== "'" && character === '\\') {
+      if (index + 1 >= line.length && open === undefined) {
+        throw new CommandLineError('command line ends with a lone backslash');
+      }
+      if (line.charAt(index + 1) !== '\n') out += line.slice(index, index + 2);
+      index += 1;
+      continue;
+    }
+    if ((character === "'" || character === '"') && (open === undefined || open === character)) {
+      if (open === undefined) quoteStart = index;
+      open = open === undefined ? character : undefined;
+    }
+    out += character;
+  }
+  if (open !== undefined) {
+    throw new CommandLineError(`unterminated ${open === "'" ? 'single' : 'double'} quote at position ${quoteStart}`);
+  }
+  return out;
+}
+
+/** Explains why an entry `shell-quote` parsed as shell syntax cannot be run without a shell. */
+function refusal(entry: Exclude<ParseEntry, string> | VariableEntry): string {
+  if ('variable' in entry) return `variable $${entry.variable} is not expanded (quote or escape the $)`;
+  if ('comment' in entry) return `a # comment is not supported (quote or escape the #)`;
+  if (entry.op === 'glob') return `glob pattern ${entry.pattern} is not expanded (quote it)`;
+  return `shell operator ${entry.op} is not supported (quote or escape it)`;
+}
+
+/**
+ * Splits a command line into words with `shell-quote`: whitespace separates words; `'...'` keeps
+ * everything literal; `"..."` keeps everything but `\"`, `\\`, `\$` (unescaped) and
+ * backslash-newline (removed); outside quotes a backslash escapes the next character
+ * (backslash-newline is removed); quoted and unquoted parts next to each other join into one word;
+ * `""` is an empty word.
  *
  * @param commandLine - e.g. `node "my server.js" --name 'a b'`.
  * @returns the words, e.g. `["node", "my server.js", "--name", "a b"]`.
- * @throws CommandLineError for an unterminated quote or a trailing lone backslash.
+ * @throws CommandLineError for an unterminated quote, a trailing lone backslash, or shell syntax a
+ * command run without a shell cannot honour: an unquoted operator (`|`, `;`, `&`, `>`...), glob
+ * (`*`, `?`), `#` comment or `$` variable.
  */
 export function splitCommandLine(commandLine: string): string[] {
-  const state: SplitState = { words: [], current: '', inWord: false };
-  let index = 0;
-  while (index < commandLine.length) {
-    const character = commandLine.charAt(index);
-    if (/\s/.test(character)) {
-      finishWord(state);
-      index += 1;
-    } else if (character === "'") {
-      state.inWord = true;
-      index = readSingleQuoted(commandLine, index + 1, state);
-    } else if (character === '"') {
-      state.inWord = true;
-      index = readDoubleQuoted(commandLine, index + 1, state);
-    } else if (character === '\\') {
-      if (index + 1 >= commandLine.length) throw new CommandLineError('command line ends with a lone backslash');
-      const next = commandLine.charAt(index + 1);
-      if (next !== '\n') {
-        state.current += next;
-        state.inWord = true;
-      }
-      index += 2;
-    } else {
-      state.current += character;
-      state.inWord = true;
-      index += 1;
-    }
-  }
-  finishWord(state);
-  return state.words;
+  const entries = parse(checkQuoting(commandLine), (variable): VariableEntry => ({ variable }));
+  return entries.map((entry) => {
+    if (typeof entry === 'string') return entry;
+    throw new CommandLineError(refusal(entry));
+  });
 }
 
 /** A parsed `--stdio` command: leading `NAME=value` assignments, the program, its arguments. */
@@ -134,12 +118,13 @@ const SECRET_NAME = /(token|secret|password|passwd|authorization|api[-_]?key|cre
 /**
  * Renders a parsed command for reports without leaking secrets: environment assignments show the
  * name only (`NAME=***`), an argument `--flag=value` whose flag looks secret shows `--flag=***`,
- * and the argument after such a flag shows `***`. Words with spaces are double-quoted.
+ * and the argument after such a flag shows `***`. Words with spaces or quotes are double-quoted.
  *
  * @param command - the parsed command.
  * @returns a one-line display string.
  */
 export function displayStdioCommand(command: StdioCommand): string {
+  // shell-quote's quote() escapes every `:` and `=`, which makes URLs in reports hard to read.
   const quote = (word: string): string => (/[\s"'\\]/.test(word) || word === '' ? JSON.stringify(word) : word);
   const parts = Object.keys(command.env).map((name) => `${name}=***`);
   parts.push(quote(command.command));

@@ -17,6 +17,8 @@ describe('splitCommandLine', () => {
     ['one \\\ntwo', ['one', 'two']],
     ['pre"mid"post', ['premidpost']],
     ['', []],
+    ['node --flag=\\$HOME "\\$PATH" \'$x\'', ['node', '--flag=$HOME', '$PATH', '$x']],
+    ['node "a|b" \\; \'*.js\' "x#y"', ['node', 'a|b', ';', '*.js', 'x#y']],
   ])('splits %j', (line, words) => {
     expect(splitCommandLine(line)).toEqual(words);
   });
@@ -25,6 +27,15 @@ describe('splitCommandLine', () => {
     ['node "open', 'unterminated double quote at position 5'],
     ["node 'open", 'unterminated single quote at position 5'],
     ['node x\\', 'command line ends with a lone backslash'],
+    ['node "x\\', 'unterminated double quote at position 5'],
+    ['node server.js | tee log', 'shell operator | is not supported (quote or escape it)'],
+    ['node server.js; rm x', 'shell operator ; is not supported (quote or escape it)'],
+    ['node server.js > out', 'shell operator > is not supported (quote or escape it)'],
+    ['node server.js &', 'shell operator & is not supported (quote or escape it)'],
+    ['node *.js', 'glob pattern *.js is not expanded (quote it)'],
+    ['node server.js # note', 'a # comment is not supported (quote or escape the #)'],
+    ['node $SERVER', 'variable $SERVER is not expanded (quote or escape the $)'],
+    ['node --token=${TOKEN}', 'variable $TOKEN is not expanded (quote or escape the $)'],
   ])('rejects %j', (line, message) => {
     expect(() => splitCommandLine(line)).toThrow(new CommandLineError(message));
   });
@@ -56,7 +67,7 @@ describe('parseStdioCommand and displayStdioCommand', () => {
 
   it('hides environment values and secret-looking arguments', () => {
     const command = parseStdioCommand(
-      'SP_REFRESH_TOKEN=Atzr|abc node "my server.js" --client-secret s3cr3t --api-key=k3y --region eu',
+      `SP_REFRESH_TOKEN='Atzr|abc' node "my server.js" --client-secret s3cr3t --api-key=k3y --region eu`,
     );
     expect(displayStdioCommand(command)).toBe(
       'SP_REFRESH_TOKEN=*** node "my server.js" --client-secret *** --api-key=*** --region eu',

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { foldKey } from './did-you-mean.js';
+import { fragmentSegments } from '../json-pointer.js';
 
 /** One JSON Schema node (an object; `true`/`false` schemas are handled by the callers). */
 export type SchemaNode = Readonly<Record<string, unknown>>;
@@ -30,17 +31,10 @@ const MAX_REF_HOPS = 32;
  * @returns the referenced value, or `undefined` for a non-local or dangling reference.
  */
 export function resolveLocalReference(root: SchemaNode, reference: string): unknown {
-  if (!reference.startsWith('#')) return undefined;
-  if (reference === '#') return root;
-  if (!reference.startsWith('#/')) return undefined;
+  const segments = reference.startsWith('#') ? fragmentSegments(reference) : undefined;
+  if (segments === undefined) return undefined;
   let current: unknown = root;
-  for (const rawSegment of reference.slice(2).split('/')) {
-    let segment: string;
-    try {
-      segment = decodeURIComponent(rawSegment).replace(/~1/g, '/').replace(/~0/g, '~');
-    } catch {
-      return undefined;
-    }
+  for (const segment of segments) {
     if (Array.isArray(current)) current = current[Number(segment)];
     else if (isSchemaNode(current) && Object.hasOwn(current, segment)) current = current[segment];
     else return undefined;

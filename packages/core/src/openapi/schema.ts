@@ -19,6 +19,7 @@
 import type { JsonSchema } from '../output-schema.js';
 import { referenceStrings } from '../json-references.js';
 import { capText } from '../upstream-body/parse.js';
+import { fragmentSegments } from '../json-pointer.js';
 
 /**
  * Resolves a `$ref` string (`#/definitions/Order`, `#/components/schemas/Campaign`, or an external
@@ -256,8 +257,9 @@ const DEFS_PREFIX = '#/$defs/';
 
 /** The last segment of a reference, for messages: `#/definitions/Order` -> `Order`. */
 function referenceName(reference: string): string {
-  const segment = reference.slice(reference.lastIndexOf('/') + 1);
-  return segment === '' ? reference : decodeURIComponent(segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = fragmentSegments(reference);
+  const segment = segments === undefined ? reference.slice(reference.lastIndexOf('/') + 1) : segments.at(-1);
+  return segment === undefined || segment === '' ? reference : segment;
 }
 
 /**

@@ -194,6 +194,16 @@ describe('SchemaConverter', () => {
     expect(new SchemaConverter().convert(bare)).toEqual({ type: 'string', minLength: 2 });
   });
 
+  it('names an unresolved reference by its last pointer token, percent-decoded before unescaping (RFC 6901 section 6)', () => {
+    const converter = new SchemaConverter({ resolveReference: () => undefined });
+    expect(converter.convert({ $ref: 'other.json#/definitions/a%7E1b' })).toEqual({
+      description: 'a/b (reference not resolved: not checked)',
+    });
+    expect(converter.convert({ $ref: 'other.json#/definitions/x~01' })).toEqual({
+      description: 'x~1 (reference not resolved: not checked)',
+    });
+  });
+
   it('treats a throwing resolver as an unresolved reference', () => {
     const failing = new SchemaConverter({
       resolveReference: () => {
