@@ -20,7 +20,6 @@ import type { Release, ShippedMigration } from './history.js';
 import {
   DEFAULT_LAYOUT,
   changedFiles,
-  kindMapOf,
   readChangelog,
   readFixtureEnvelopes,
   readLatestSnapshot,
@@ -289,22 +288,25 @@ async function checkSnapshotDrift(
     );
     return undefined;
   }
-  const now = kindMapOf(context.fixtures);
-  for (const [server, codes] of Object.entries(snapshot.kinds)) {
-    for (const [code, before] of Object.entries(codes)) {
-      const after = now[server]?.[code];
-      if (
-        after === undefined ||
-        after === before ||
-        context.migrations.some((entry) => covers(entry, server, code, before, after))
-      )
-        continue;
-      report({
-        rule: 'snapshot-drift',
-        message: `${server} ${code} was ${before} in ${snapshot.version} and is ${after} now, with no migration entry`,
-        fix: `Add to ${context.layout.migrationsFile}: {"id": "...", "error_codes": ["${code}"], "servers": ["${server}"], "from_kind": "${before}", "to_kind": "${after}", "introduced_in": "${context.targetVersion}", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.`,
-      });
-    }
+  // Every fixture is compared, not one per code: two cases can share a code, and a change in
+  // either is a change of what clients see for that code.
+  const reported = new Set<string>();
+  for (const { server, error_code: code, error_kind: after, file } of context.fixtures) {
+    const before = snapshot.kinds[server]?.[code];
+    const key = `${server} ${code} ${after}`;
+    if (
+      before === undefined ||
+      after === before ||
+      reported.has(key) ||
+      context.migrations.some((entry) => covers(entry, server, code, before, after))
+    )
+      continue;
+    reported.add(key);
+    report({
+      rule: 'snapshot-drift',
+      message: `${server} ${code} was ${before} in ${snapshot.version} and is ${after} now (${file}), with no migration entry`,
+      fix: `Add to ${context.layout.migrationsFile}: {"id": "...", "error_codes": ["${code}"], "servers": ["${server}"], "from_kind": "${before}", "to_kind": "${after}", "introduced_in": "${context.targetVersion}", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.`,
+    });
   }
   return snapshot;
 }

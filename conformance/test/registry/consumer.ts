@@ -119,9 +119,14 @@ process.stdout.write(JSON.stringify(envelope));
 await client.close();
 `;
 
-/** A consumer using all four packages' types; it compiles only if the published types resolve. */
+/** A consumer using every published package's types; it compiles only if the published types resolve. */
 const CONSUMER_SOURCE = `import { MIGRATIONS, callWithEnvelope, validateEnvelope } from '@mcp-envelope/contract';
 import type { ErrorEnvelope, MigrationEntry } from '@mcp-envelope/contract';
+import { createEnvelopeServer } from '@mcp-envelope/core';
+import type { EnvelopeTool } from '@mcp-envelope/core';
+import { AMAZON_REGIONS, LwaTokenClient } from '@mcp-envelope/amazon';
+import type { AmazonRegion } from '@mcp-envelope/amazon';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import { createSpServer } from '@mcp-envelope/sp-adapter';
 import { createAdsServer } from '@mcp-envelope/ads-adapter';
 import { probeServer } from '@mcp-envelope/conformance';
@@ -131,13 +136,18 @@ export function kindFor(envelope: ErrorEnvelope): string {
 }
 export const windows: readonly MigrationEntry[] = MIGRATIONS;
 export const valid: boolean = validateEnvelope({}).valid;
-export const api = { callWithEnvelope, createSpServer, createAdsServer, probeServer };
+export const api = { callWithEnvelope, createSpServer, createAdsServer, probeServer, createEnvelopeServer };
+export const amazon = { LwaTokenClient, startAmazonReplay };
+export const naTokenUrl: string = AMAZON_REGIONS.na.lwaTokenUrl;
+export const home: AmazonRegion = 'na';
+export type Tools = readonly EnvelopeTool[];
 `;
 
-/** Must not compile: proves the types are real, not `any`. */
+/** Must not compile: proves the contract's and the Amazon package's types are real, not `any`. */
 const WRONG_SOURCE = `import { MIGRATIONS } from '@mcp-envelope/contract';
 
 export const id: number = MIGRATIONS[0]!.id;
+export const region: import('@mcp-envelope/amazon').AmazonRegion = 'mars';
 `;
 
 /**

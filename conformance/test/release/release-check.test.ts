@@ -200,7 +200,26 @@ describe('snapshot-drift', () => {
     expect(result.findings).toEqual([
       {
         rule: 'snapshot-drift',
-        message: 'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry',
+        message:
+          'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403.json), with no migration entry',
+        fix: 'Add to contract/migrations.json: {"id": "...", "error_codes": ["SP_API_HTTP_403"], "servers": ["sp"], "from_kind": "auth_error", "to_kind": "sp_api_http", "introduced_in": "0.1.1", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.',
+      },
+    ]);
+  });
+
+  it('fails when one of two fixtures sharing a code changes kind: every fixture counts, not the first per code', async () => {
+    const root = makeReleaseRepo();
+    writeReleaseSnapshot(root);
+    // Sorts after sp-http-403.json, which still shows auth_error for the same code.
+    write(root, 'conformance/fixtures/sp/sp-http-403x-retried.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    addChangeset(root, 'fix', 'patch', 'A fix.');
+    dropWindow(root);
+    const result = await runReleaseCheck({ root });
+    expect(result.findings).toEqual([
+      {
+        rule: 'snapshot-drift',
+        message:
+          'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403x-retried.json), with no migration entry',
         fix: 'Add to contract/migrations.json: {"id": "...", "error_codes": ["SP_API_HTTP_403"], "servers": ["sp"], "from_kind": "auth_error", "to_kind": "sp_api_http", "introduced_in": "0.1.1", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.',
       },
     ]);
@@ -219,7 +238,7 @@ describe('snapshot-drift', () => {
     for (const [folder, name] of PACKAGES) write(root, `${folder}/package.json`, { name, version: '0.1.1' });
     const result = await runReleaseCheck({ root });
     expect(result.findings.map((finding) => finding.message)).toEqual([
-      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry',
+      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403.json), with no migration entry',
     ]);
   });
 
@@ -235,7 +254,7 @@ describe('snapshot-drift', () => {
     addChangeset(root, 'quiet', 'minor', 'Nothing to see.');
     const result = await runReleaseCheck({ root });
     expect(result.findings.map((finding) => finding.message)).toEqual([
-      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now, with no migration entry',
+      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403.json), with no migration entry',
     ]);
   });
 
