@@ -14,7 +14,7 @@ export class CommandLineError extends Error {
 }
 
 /** Characters a backslash escapes inside double quotes (POSIX); before others it stays literal. */
-const DOUBLE_QUOTE_ESCAPABLE = new Set(['"', '\\', '$', '`', '\n']);
+const DOUBLE_QUOTE_ESCAPABLE: ReadonlySet<string> = new Set(['"', '\\', '$', '`', '\n']);
 
 interface SplitState {
   readonly words: string[];

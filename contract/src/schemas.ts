@@ -67,7 +67,7 @@ export function schemaCodeEntry(keyword: string): SchemaCodeEntry {
  * @returns the filled string.
  */
 export function fillTemplate(template: string, values: Readonly<Record<string, unknown>>): string {
-  const parts = templateParts(template);
+  const parts = template.split(PLACEHOLDER);
   let result = parts[0] as string;
   for (let index = 1; index < parts.length; index += 2) {
     const name = parts[index] as string;
@@ -78,20 +78,6 @@ export function fillTemplate(template: string, values: Readonly<Record<string, u
 }
 
 const PLACEHOLDER = /\{([a-z_]+)\}/;
-/** Templates split once into literal text (even indexes) and placeholder names (odd indexes). */
-const TEMPLATE_PARTS = new Map<string, readonly string[]>();
-/** The table's templates number a few dozen; the bound only guards callers with ad-hoc ones. */
-const TEMPLATE_CACHE_LIMIT = 512;
-
-function templateParts(template: string): readonly string[] {
-  let parts = TEMPLATE_PARTS.get(template);
-  if (parts === undefined) {
-    parts = template.split(PLACEHOLDER);
-    if (TEMPLATE_PARTS.size >= TEMPLATE_CACHE_LIMIT) TEMPLATE_PARTS.clear();
-    TEMPLATE_PARTS.set(template, parts);
-  }
-  return parts;
-}
 
 function renderTemplateValue(value: unknown): string {
   if (typeof value === 'string') return value;

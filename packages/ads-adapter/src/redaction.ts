@@ -16,7 +16,7 @@ import type { Redactor } from '@mcp-envelope/core';
  *   application and no envelope needs it.
  * LWA client secrets are among the Amazon rules, camelCase credential fields among core's.
  */
-export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/g];
+export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/];
 
 /**
  * The patterns-only redactor the Ads classifier cleans upstream text with, compiled once. No

@@ -51,8 +51,14 @@ export interface PreparedSchema {
   readonly collapsing: WeakMap<object, CollapsingInfo>;
 }
 
-const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const SCHEMA_VALUE_KEYWORDS = new Set([
+const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+]);
+const SCHEMA_VALUE_KEYWORDS: ReadonlySet<string> = new Set([
   'additionalProperties',
   'unevaluatedProperties',
   'propertyNames',
@@ -66,7 +72,7 @@ const SCHEMA_VALUE_KEYWORDS = new Set([
   'contentSchema',
   'items',
 ]);
-const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SCHEMA_LIST_KEYWORDS: ReadonlySet<string> = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
 /**
  * Every `$ref` string found anywhere inside a value.

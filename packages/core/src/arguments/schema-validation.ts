@@ -41,10 +41,9 @@ export const VIOLATION_ORDER = [
 /** One category of {@link VIOLATION_ORDER}. */
 export type ViolationCategory = (typeof VIOLATION_ORDER)[number]['category'];
 
-const RANK_BY_KEYWORD = new Map<string, number>();
-VIOLATION_ORDER.forEach((entry, rank) => {
-  for (const keyword of entry.keywords) RANK_BY_KEYWORD.set(keyword, rank);
-});
+const RANK_BY_KEYWORD: ReadonlyMap<string, number> = new Map(
+  VIOLATION_ORDER.flatMap((entry, rank) => entry.keywords.map((keyword): [string, number] => [keyword, rank])),
+);
 const OTHER_RANK = VIOLATION_ORDER.length - 1;
 
 /** One schema violation: the envelope detail plus what sorting and hints need. */
@@ -472,7 +471,7 @@ function branchOf(error: ErrorObject, base: string, info: CollapsingInfo | undef
   return undefined;
 }
 
-const COLLAPSING_KEYWORDS = new Set(['anyOf', 'oneOf', 'propertyNames', 'contains']);
+const COLLAPSING_KEYWORDS: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'propertyNames', 'contains']);
 
 /** Context for {@link collectViolations}. */
 export interface ViolationContext {
