@@ -51,6 +51,34 @@ export default tseslint.config(
             "Program > VariableDeclaration[kind!='const'], Program > ExportNamedDeclaration > VariableDeclaration[kind!='const']",
           message: 'No module-level mutable state: own it per instance or pass it explicitly.',
         },
+        {
+          // a module-level collection is shared by every server in the process: typed read-only,
+          // it cannot become a cache or a registry that one server fills for all
+          selector: [
+            'Program > VariableDeclaration > VariableDeclarator',
+            'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator',
+          ]
+            .map(
+              (declarator) =>
+                `${declarator}[init.type='NewExpression'][init.callee.name=/^(Map|Set|WeakMap|WeakSet|Array)$/]:not([id.typeAnnotation.typeAnnotation.typeName.name=/^Readonly(Map|Set)$/])`,
+            )
+            .join(', '),
+          message: 'No module-level mutable state: type a module-level Map or Set ReadonlyMap or ReadonlySet.',
+        },
+        {
+          // a `g` or `y` regular expression keeps `lastIndex` between calls: shared state
+          selector: [
+            'Program > VariableDeclaration > VariableDeclarator',
+            'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator',
+          ]
+            .flatMap((declarator) => [
+              `${declarator} > Literal[regex.flags=/[gy]/]`,
+              `${declarator} > ArrayExpression > Literal[regex.flags=/[gy]/]`,
+              `${declarator} > NewExpression[callee.name='RegExp'][arguments.1.value=/[gy]/]`,
+            ])
+            .join(', '),
+          message: 'No module-level mutable state: a module-level g or y regular expression shares its lastIndex.',
+        },
       ],
     },
   },

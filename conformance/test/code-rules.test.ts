@@ -45,6 +45,33 @@ describe('lint rules for shipped code', () => {
       await rulesBroken('export function count(): number {\n  let calls = 0;\n  calls += 1;\n  return calls;\n}\n'),
     ).toEqual([]);
   });
+
+  it('refuses a module-level Map or Set not typed read-only, which a run could fill for every server', async () => {
+    const cache =
+      'const seen = new Map<string, number>();\nexport function remember(key: string): void {\n  seen.set(key, 1);\n}\n';
+    expect(await rulesBroken(cache)).toEqual(['no-restricted-syntax']);
+    expect(await rulesBroken("export const NAMES = new Set(['a']);\n")).toEqual(['no-restricted-syntax']);
+    expect(await rulesBroken("export const NAMES: ReadonlySet<string> = new Set(['a']);\n")).toEqual([]);
+    expect(
+      await rulesBroken(
+        'export function remember(key: string): number {\n  const seen = new Map<string, number>();\n  seen.set(key, 1);\n  return seen.size;\n}\n',
+      ),
+    ).toEqual([]);
+  });
+
+  it('refuses a module-level g or y regular expression, whose lastIndex every caller shares', async () => {
+    expect(await rulesBroken('export const WORD = /w/g;\n')).toEqual(['no-restricted-syntax']);
+    expect(await rulesBroken('export const WORDS: readonly RegExp[] = [/a/, /w/y];\n')).toEqual([
+      'no-restricted-syntax',
+    ]);
+    expect(await rulesBroken("const WORD = new RegExp('w', 'gi');\nexport const word = WORD;\n")).toEqual([
+      'no-restricted-syntax',
+    ]);
+    expect(await rulesBroken('export const WORD = /w/i;\n')).toEqual([]);
+    expect(
+      await rulesBroken("export function words(text: string): string {\n  return text.replace(/w/g, '');\n}\n"),
+    ).toEqual([]);
+  });
 });
 
 /** Every TypeScript file under `folder`, recursively. */

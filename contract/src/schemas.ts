@@ -67,7 +67,7 @@ export function schemaCodeEntry(keyword: string): SchemaCodeEntry {
  * @returns the filled string.
  */
 export function fillTemplate(template: string, values: Readonly<Record<string, unknown>>): string {
-  const parts = templateParts(template);
+  const parts = template.split(PLACEHOLDER);
   let result = parts[0] as string;
   for (let index = 1; index < parts.length; index += 2) {
     const name = parts[index] as string;
@@ -78,11 +78,6 @@ export function fillTemplate(template: string, values: Readonly<Record<string, u
 }
 
 const PLACEHOLDER = /\{([a-z_]+)\}/;
-/** A template split into literal text (even indexes) and placeholder names (odd indexes). */
-function templateParts(template: string): readonly string[] {
-  // split on every call: a process-wide cache would be module state for a few microseconds
-  return template.split(PLACEHOLDER);
-}
 
 function renderTemplateValue(value: unknown): string {
   if (typeof value === 'string') return value;

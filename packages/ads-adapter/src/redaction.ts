@@ -16,7 +16,7 @@ import { createTextRedaction } from '@mcp-envelope/core';
  *   application and no envelope needs it.
  * LWA client secrets are among the Amazon rules, camelCase credential fields among core's.
  */
-export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/g];
+export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/];
 
 /**
  * Redacts one string with core's defaults, the Amazon rules and {@link ADS_REDACTIONS}: patterns

@@ -16,11 +16,13 @@ import type { Redactor, RedactorOptions } from '@mcp-envelope/core';
  *   `X-Amz-Security-Token=`, `Signature=`, `Credential=`): the name kept, the value replaced;
  * - LWA client secrets `amzn1.oa2-cs.v<n>.<secret>` (dots also written as slashes, as a field
  *   path rewrite spells them).
+ * Without the `g` flag, so that a caller's `test` keeps no `lastIndex` between calls (the
+ * redactor adds the flag to its own copies).
  */
 export const AMAZON_REDACTION_PATTERNS: readonly RegExp[] = [
-  /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/gi,
-  /(?<keep>(?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/gi,
-  /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/g,
+  /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/i,
+  /(?<keep>(?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/i,
+  /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/,
 ];
 
 /**

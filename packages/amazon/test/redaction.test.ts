@@ -56,3 +56,17 @@ describe('the Amazon rules of a server redactor', () => {
     expect(own.string('unitsecret00112233445566778899')).toBe('[REDACTED]');
   });
 });
+
+describe('the exported Amazon patterns', () => {
+  it('keep no state between calls: testing one text twice gives the same answer', async () => {
+    const { AMAZON_REDACTION_PATTERNS } = await import('../src/index.js');
+    const texts = ['Atza|IwEBIAbc-x9', 'X-Amz-Signature=abcdef', 'amzn1.oa2-cs.v1.0123456789abcdef'];
+    expect(
+      AMAZON_REDACTION_PATTERNS.map((pattern, index) => [pattern.test(texts[index]!), pattern.test(texts[index]!)]),
+    ).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+    ]);
+  });
+});

@@ -71,7 +71,7 @@ function capString(text: string, limit: number): string {
  * VT, FF, CR, NEL, the line and paragraph separators), so a summary that any viewer shows as
  * several lines is folded.
  */
-const LINE_BREAKS = /[^\S\n\v\f\r\u0085\u2028\u2029]*[\n\v\f\r\u0085\u2028\u2029]\s*/g;
+const LINE_BREAKS = /[^\S\n\v\f\r\u0085\u2028\u2029]*[\n\v\f\r\u0085\u2028\u2029]\s*/;
 
 /** Whether a string holds any of the {@link LINE_BREAKS} characters. */
 const HAS_LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/;
@@ -86,8 +86,10 @@ const HAS_LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/;
  */
 export function foldSummary(summary: string): string {
   if (!HAS_LINE_BREAK.test(summary)) return summary;
-  const folded = summary.replace(LINE_BREAKS, ' ').trim();
-  return folded === '' ? summary.replace(LINE_BREAKS, ' ') : folded;
+  // split at every break: a `g` pattern at module level would share its lastIndex
+  const spaced = summary.split(LINE_BREAKS).join(' ');
+  const folded = spaced.trim();
+  return folded === '' ? spaced : folded;
 }
 
 /** Whether a value holds a string (or key) longer than {@link MAX_DETAIL_STRING_LENGTH}; no copies. */

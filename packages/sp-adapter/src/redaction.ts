@@ -21,13 +21,13 @@ import { createTextRedaction } from '@mcp-envelope/core';
  *   the header name.
  */
 export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
-  /Atz\.[a-z]+\|[^\s"'&,;<>}\]]+/g,
-  /Atz[a-z.]*%7[cC][^\s"'&,;<>}\]]+/g,
-  /(?:AKIA|ASIA)[A-Z0-9]{16}/g,
+  /Atz\.[a-z]+\|[^\s"'&,;<>}\]]+/,
+  /Atz[a-z.]*%7[cC][^\s"'&,;<>}\]]+/,
+  /(?:AKIA|ASIA)[A-Z0-9]{16}/,
   // bounded white space: an unbounded \s* in a lookbehind rescans a whole run of white space
   // at every position of it (quadratic: 100 kB of spaces took 20 s)
-  /(?<=(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[A-Za-z0-9/+=]{16,}/g,
-  /AWS4-HMAC-SHA256\s+[^"'\r\n]+/g,
+  /(?<=(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[A-Za-z0-9/+=]{16,}/,
+  /AWS4-HMAC-SHA256\s+[^"'\r\n]+/,
 ];
 
 /**

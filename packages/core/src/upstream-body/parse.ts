@@ -84,8 +84,6 @@ interface HtmlToken {
   readonly end: number;
 }
 
-const TAG_NAME = /\/?([a-z][a-z0-9-]*)?/iy;
-
 /**
  * Splits a page into text, comments and tags in one pass (each character is looked at a bounded
  * number of times, so a page of unclosed tags costs no more than any other). A `<` with no `>`
@@ -94,6 +92,8 @@ const TAG_NAME = /\/?([a-z][a-z0-9-]*)?/iy;
  */
 function htmlTokens(html: string): HtmlToken[] {
   const tokens: HtmlToken[] = [];
+  // sticky, so one per call: its lastIndex is this walk's state
+  const tagName = /\/?([a-z][a-z0-9-]*)?/iy;
   let position = 0;
   while (position < html.length) {
     const open = html.indexOf('<', position);
@@ -108,8 +108,8 @@ function htmlTokens(html: string): HtmlToken[] {
     const close = html.indexOf('>', open + 1);
     // no `>` anywhere after this point: the rest is one unclosed tag, and no later `<` can end either
     position = close === -1 ? html.length : close + 1;
-    TAG_NAME.lastIndex = open + 1;
-    const match = TAG_NAME.exec(html);
+    tagName.lastIndex = open + 1;
+    const match = tagName.exec(html);
     const closing = match?.[0].startsWith('/') === true;
     tokens.push({
       kind: closing ? 'close' : 'open',
