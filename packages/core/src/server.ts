@@ -30,7 +30,7 @@ import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { createPipelineCaches } from './arguments/index.js';
-import type { JsonSchemaObject } from './arguments/index.js';
+import type { JsonSchemaObject, PipelineCaches } from './arguments/index.js';
 import { createCallPipeline, invalidParams } from './call-pipeline.js';
 import type { CallTool } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
@@ -55,6 +55,8 @@ import type { StdioOptions } from './stdio-host.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { UpstreamFetchInit } from './upstream.js';
+import { createWarmUp } from './warm-up.js';
+import type { WarmUp } from './warm-up.js';
 
 export { errorResult } from './result-shaping.js';
 export type { ProtocolEra } from './result-shaping.js';
@@ -249,6 +251,7 @@ function contractTool(contract: () => unknown): EnvelopeTool {
 function registerTools(
   input: CreateEnvelopeServerInput,
   resolved: ResolvedServer,
+  caches: PipelineCaches,
 ): { registry: ToolRegistry; capability: EnvelopeCapabilityValue } {
   const { adapter } = input;
   const { settings, limits, options } = resolved;
@@ -259,7 +262,7 @@ function registerTools(
       normalizationEnabled: settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED,
       strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
       ...(adapter.hints === undefined ? {} : { hints: adapter.hints }),
-      caches: createPipelineCaches(),
+      caches,
     },
     pageSize: resolved.pageSize,
     logger: resolved.logger,
@@ -344,6 +347,7 @@ function sdkServerFactory(
   registry: ToolRegistry,
   callTool: CallTool,
   live: Map<SdkServer, LoggingLevel | undefined>,
+  warmUp: WarmUp,
 ) {
   return (era: ProtocolEra = 'legacy'): SdkServer => {
     const server = new LowLevelServer(info, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
@@ -351,6 +355,8 @@ function sdkServerFactory(
       const page = registry.list(request.params?.cursor);
       if (page === undefined)
         throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
+      // A client that lists the tools is about to call one: compile what that call needs meanwhile.
+      warmUp.start();
       return page;
     });
     // `params` is read as the transport parsed it: callTool checks `name` and `arguments` itself.
@@ -364,6 +370,7 @@ function sdkServerFactory(
     live.set(server, undefined);
     server.onclose = () => {
       live.delete(server);
+      warmUp.cancel();
     };
     return server;
   };
@@ -388,7 +395,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const { options, settings, limits } = resolved;
   const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
   const now = options.now ?? ((): Date => new Date());
-  const { registry, capability } = registerTools(input, resolved);
+  const caches = createPipelineCaches();
+  const { registry, capability } = registerTools(input, resolved, caches);
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
   const { logger, live } = clientLogging(resolved.logger, redactor);
   const calls = createInFlightCalls();
@@ -439,6 +447,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     registry,
     callTool,
     live,
+    createWarmUp(caches),
   );
   const server = createSdkServer();
   return {
