@@ -1,7 +1,7 @@
 /**
  * The `tools/call` pipeline of an envelope server: find the tool, check its arguments, run its
  * handler with a per-call context, shape the result; every failure becomes an envelope
- * (DESIGN 3, the request path).
+ * (the request path).
  *
  * @packageDocumentation
  */

@@ -2,7 +2,7 @@
  * The per-call context: which tool is running and the upstream telemetry its HTTP calls have
  * recorded. Each `tools/call` gets its own object, handed to the handler through
  * `ToolHandlerContext`, so concurrent calls never see each other's meta and nothing is shared
- * between the servers of one process. Implements DESIGN 3 (success `_meta`) and CONTRACT.md "_meta".
+ * between the servers of one process. Implements CONTRACT.md "_meta".
  *
  * @packageDocumentation
  */

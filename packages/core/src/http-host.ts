@@ -2,7 +2,7 @@
  * Serving an envelope server over Streamable HTTP on node:http: one SDK server per 2025-era
  * session (resumable streams through an event store), a stateless SDK server per 2026-07-28
  * request (the SDK's `createMcpHandler`), Host and Origin validation on every request, a cap on sessions, idle expiry, and a graceful
- * shutdown that answers every call it accepted. Implements DESIGN 4 (wire decisions) for HTTP.
+ * shutdown that answers every call it accepted.
  *
  * @packageDocumentation
  */

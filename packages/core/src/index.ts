@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 
-// The server, its tools and its hosts (DESIGN 3 and 4).
+// The server, its tools and its hosts.
 export { createEnvelopeServer, ENVELOPE_CONTRACT_TOOL_NAME } from './server.js';
 export type {
   CreateEnvelopeServerInput,

@@ -1,6 +1,6 @@
 /**
  * Result shaping: how a tool handler's return value becomes the `CallToolResult` sent on the wire
- * (DESIGN 4.1 and 4.2). Data gets the call's `_meta`, forged telemetry is dropped, secrets are
+ * (both channels, and validation failures as tool errors). Data gets the call's `_meta`, forged telemetry is dropped, secrets are
  * redacted, output schemas are checked, and a result past `MCP_MAX_RESULT_BYTES` becomes the
  * adapter's envelope.
  *
@@ -38,7 +38,7 @@ const TELEMETRY_KEYS: readonly string[] = [
  */
 export type ProtocolEra = 'legacy' | 'modern';
 
-/** The wire form of an error (DESIGN 4.1): `isError`, envelope as JSON text and as `structuredContent`. */
+/** The wire form of an error: `isError`, envelope as JSON text and as `structuredContent`. */
 export function errorResult(envelope: ErrorEnvelope): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
 }

@@ -3,7 +3,7 @@
  * path answers every failure with a schema-valid v1 envelope, in both protocol eras (2025-11-25
  * and 2026-07-28). It composes the tool registry (tool-registry.ts), the call pipeline
  * (call-pipeline.ts), result shaping (result-shaping.ts) and the transports (stdio-host.ts,
- * http-host.ts). Implements DESIGN 3 (the request path) and DESIGN 4 (wire decisions).
+ * http-host.ts).
  *
  * @packageDocumentation
  */
@@ -15,7 +15,7 @@ import type {
   MigrationEntry,
   NormalizedEvent,
 } from '@mcp-envelope/contract';
-// The low-level `Server`: DESIGN 3 needs it because `McpServer` cannot take raw JSON Schemas and
+// The low-level `Server`: core needs it because `McpServer` cannot take raw JSON Schemas and
 // rewrites every failure into fixed prose.
 import { Server as LowLevelServer } from '@modelcontextprotocol/server';
 import type {
@@ -71,7 +71,7 @@ export const CORE_ERROR_KINDS = [
   'internal_error',
 ] as const satisfies readonly ErrorKind[];
 
-/** The name of the tool every envelope server registers (DESIGN 4.5). */
+/** The name of the tool every envelope server registers. */
 export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
 
 /** What a tool handler receives besides its (normalized, validated) arguments. */
@@ -95,7 +95,7 @@ export interface ToolHandlerContext {
 
 /**
  * One tool. `inputSchema` is a raw JSON Schema object (root `type: "object"`); `outputSchema`,
- * when given, also has root `type: "object"` and is published widened (DESIGN 4.4).
+ * when given, also has root `type: "object"` and is published widened.
  *
  * The handler returns either a plain value (data) or a `CallToolResult` marked with `toolResult`:
  * - a plain object becomes `structuredContent` and, as JSON, `content[0].text`, with the call's
@@ -148,7 +148,7 @@ export interface EnvelopeServerOptions extends EnvelopeSwitchOptions, EnvelopeLi
   /**
    * How an unknown tool name is answered: `'result'` (default) an `isError` result with a
    * `tool_not_found` envelope; `'jsonrpc'` a JSON-RPC -32602 error whose `message` is the envelope
-   * JSON and whose `data` is the envelope (DESIGN 4.3).
+   * JSON and whose `data` is the envelope.
    */
   readonly unknownToolAs?: 'result' | 'jsonrpc';
   /** Tools per `tools/list` page (default 100). */

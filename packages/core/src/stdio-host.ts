@@ -1,6 +1,6 @@
 /**
  * Serving an envelope server over stdin/stdout, with a size limit per message that answers an
- * oversized line instead of dropping the connection. Implements DESIGN 4 (wire decisions) for stdio.
+ * oversized line instead of dropping the connection.
  *
  * @packageDocumentation
  */

@@ -1,7 +1,6 @@
 /**
  * The tool registry of an envelope server: checks the tool list, compiles every input schema once,
- * widens output schemas, and answers `tools/list` pages. Implements DESIGN 3 (registration) and
- * DESIGN 4.4 (output schema widening).
+ * widens output schemas so that error results validate, and answers `tools/list` pages.
  *
  * @packageDocumentation
  */
