@@ -71,7 +71,8 @@ async function rawCall(endpoint: URL, sessionId: string, text: string): Promise<
     body: text,
   });
   const body = await response.text();
-  const data = body.split('\n').find((line) => line.startsWith('data: '));
+  // the stream may open with a priming event whose data is empty; the answer is the event with data
+  const data = body.split('\n').find((line) => line.startsWith('data: ') && line.length > 'data: '.length);
   return JSON.parse(data === undefined ? body : data.slice('data: '.length)) as Record<string, unknown>;
 }
 
