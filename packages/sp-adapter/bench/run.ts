@@ -250,7 +250,8 @@ interface Result {
   readonly cached: number | undefined;
 }
 
-async function measure(label: string, source: string, coldRuns: number): Promise<Result> {
+/** Loads, registers, lists and calls in this process, prints the timings, and returns the start-up (ms). */
+async function measureInProcess(label: string, source: string): Promise<number> {
   const upstream = await fakeUpstream();
   const env = benchEnv(upstream.url);
 
@@ -300,9 +301,11 @@ async function measure(label: string, source: string, coldRuns: number): Promise
   console.log(
     `compileTool of the largest schema (${largest.toolName}, ${JSON.stringify(largest.inputSchema).length} chars)  ${format(compileLargest)}`,
   );
-  if (coldRuns < 1)
-    return { label, inProcess: startup, cold: undefined, coldFirstCallSlower: undefined, cached: undefined };
+  return startup;
+}
 
+/** Start-up and first-call timings in fresh processes (median of `coldRuns`), printed. */
+function measureCold(source: string, coldRuns: number): { coldStartup: number; coldFirstCallSlower: number } {
   const cold = coldStartups(source, coldRuns);
   const coldStartup = cold.ours.load + cold.ours.register + cold.ours.list;
   console.log(`-- in a fresh process, median of ${coldRuns}`);
@@ -316,9 +319,11 @@ async function measure(label: string, source: string, coldRuns: number): Promise
   console.log(
     `first call ${CALL.name.padEnd(28)} ${format(cold.ours.firstCall ?? Number.NaN)}   second call ${format(cold.ours.secondCall ?? Number.NaN)}   ${firstCallVerdict(coldFirstCallSlower)}`,
   );
-  if (source === CATALOG)
-    return { label, inProcess: startup, cold: coldStartup, coldFirstCallSlower, cached: undefined };
+  return { coldStartup, coldFirstCallSlower };
+}
 
+/** Start-up in fresh processes after a model-cache hit (median of `coldRuns`), printed; returns it (ms). */
+async function measureCached(source: string, coldRuns: number): Promise<number> {
   const cacheDirectory = mkdtempSync(join(tmpdir(), 'sp-bench-cache-'));
   try {
     await loader(source, cacheDirectory)();
@@ -333,10 +338,21 @@ async function measure(label: string, source: string, coldRuns: number): Promise
       `tools/list, all pages                   ${format(cached.ours.list)}   baseline ${format(cached.bare.list)}`,
     );
     console.log(`start-up = load + register + list       ${format(cachedStartup)}   ${verdict(cachedStartup)}`);
-    return { label, inProcess: startup, cold: coldStartup, coldFirstCallSlower, cached: cachedStartup };
+    return cachedStartup;
   } finally {
     rmSync(cacheDirectory, { recursive: true, force: true });
   }
+}
+
+async function measure(label: string, source: string, coldRuns: number): Promise<Result> {
+  const startup = await measureInProcess(label, source);
+  if (coldRuns < 1)
+    return { label, inProcess: startup, cold: undefined, coldFirstCallSlower: undefined, cached: undefined };
+  const { coldStartup, coldFirstCallSlower } = measureCold(source, coldRuns);
+  if (source === CATALOG)
+    return { label, inProcess: startup, cold: coldStartup, coldFirstCallSlower, cached: undefined };
+  const cached = await measureCached(source, coldRuns);
+  return { label, inProcess: startup, cold: coldStartup, coldFirstCallSlower, cached };
 }
 
 /** The fresh-process verdicts of one result, printed in the summary. */
