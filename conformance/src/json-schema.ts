@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 
+import { pointerSegments } from '@hyperjump/json-pointer';
+
 /** A JSON value, as it travels in tool arguments. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -42,16 +44,6 @@ export function withoutKeys<T>(record: Readonly<Record<string, T>>, keys: readon
   return copy;
 }
 
-function decodePointerToken(token: string): string {
-  let decoded = token;
-  try {
-    decoded = decodeURIComponent(token);
-  } catch {
-    // A malformed %-escape is taken literally.
-  }
-  return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
 /**
  * Looks up a local `$ref` (`#/$defs/Name`, `#/definitions/Name`, or any other JSON pointer into
  * the same document).
@@ -62,10 +54,21 @@ function decodePointerToken(token: string): string {
  *   is not local or does not resolve.
  */
 export function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
+  if (!ref.startsWith('#')) return undefined;
+  let fragment = ref.slice(1);
+  try {
+    fragment = decodeURIComponent(fragment);
+  } catch {
+    // A malformed %-escape is taken literally.
+  }
+  let tokens: string[];
+  try {
+    tokens = [...pointerSegments(fragment)];
+  } catch {
+    return undefined; // not a JSON Pointer (`#anchor`, a `~` not followed by 0 or 1)
+  }
   let node: unknown = root;
-  for (const token of ref.slice(2).split('/').map(decodePointerToken)) {
+  for (const token of tokens) {
     if (Array.isArray(node)) node = node[Number(token)];
     else if (isRecord(node) && Object.hasOwn(node, token)) node = node[token];
     else return undefined;

@@ -3,10 +3,18 @@
  *
  * @packageDocumentation
  */
+import { createRequire } from 'node:module';
+
+import type { Builder, TestSuite } from 'junit-report-builder';
+
 import { GATE_SECTIONS } from './gate/gate-report.js';
 import type { GateReport } from './gate/gate-report.js';
 import type { SuiteReport } from './mcp-suite/official-suite.js';
 import type { ConformanceReport, ProbeReport, ValidateReport } from './report-types.js';
+
+// The package is CommonJS whose `module.exports` is the builder itself, while its types describe
+// an ES default export, so an ESM default import type-checks as the wrong shape.
+const rootBuilder = createRequire(import.meta.url)('junit-report-builder') as Builder;
 
 /** One JUnit test case. */
 export interface JUnitCase {
@@ -30,32 +38,26 @@ export interface JUnitSuite {
 }
 
 /**
- * Escapes text for XML 1.0 character data and attribute values: `&`, `<`, `>`, `"`, `'` become
- * entities; characters XML 1.0 cannot carry (C0 controls other than tab, newline and carriage
- * return, lone surrogates, U+FFFE and U+FFFF) become the visible text `\uXXXX`.
+ * Replaces what XML 1.0 cannot carry with visible text, before the builder escapes the markup
+ * characters: C0 controls other than tab, newline and carriage return, lone surrogates, U+FFFE and
+ * U+FFFF become `\uXXXX` (the builder would drop them silently), and `]]>` becomes `]]\u003e`
+ * (the builder splits only the first one out of a CDATA section, so a second would end it early).
  *
  * @param text - any string.
- * @returns the escaped string.
+ * @returns the text with those characters replaced.
  */
-export function escapeXml(text: string): string {
-  let escaped = '';
+export function xmlSafeText(text: string): string {
+  let safe = '';
   for (const character of text) {
     const code = character.codePointAt(0) ?? 0;
-    if (character === '&') escaped += '&amp;';
-    else if (character === '<') escaped += '&lt;';
-    else if (character === '>') escaped += '&gt;';
-    else if (character === '"') escaped += '&quot;';
-    else if (character === "'") escaped += '&apos;';
-    else if (
+    const forbidden =
       (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
       (code >= 0xd800 && code <= 0xdfff) ||
       code === 0xfffe ||
-      code === 0xffff
-    ) {
-      escaped += `\\u${code.toString(16).padStart(4, '0')}`;
-    } else escaped += character;
+      code === 0xffff;
+    safe += forbidden ? `\\u${code.toString(16).padStart(4, '0')}` : character;
   }
-  return escaped;
+  return safe.replaceAll(']]>', ']]\\u003e');
 }
 
 function seconds(milliseconds: number): number {
@@ -172,42 +174,35 @@ export function reportToSuite(report: ConformanceReport): JUnitSuite {
   return reportToSuites(report)[0] ?? { name: report.command, cases: [], time: 0 };
 }
 
-function renderCase(entry: JUnitCase): string {
-  const open = `    <testcase name="${escapeXml(entry.name)}" classname="${escapeXml(entry.classname)}" time="${entry.time}"`;
-  if (entry.result === 'PASS') return `${open}/>`;
-  if (entry.result === 'SKIP')
-    return `${open}>\n      <skipped message="${escapeXml(entry.message)}"/>\n    </testcase>`;
-  return `${open}>\n      <failure message="${escapeXml(entry.message)}" type="nonconformant">${escapeXml(entry.detail)}</failure>\n    </testcase>`;
-}
-
-function renderSuite(suite: JUnitSuite): string {
-  const failures = suite.cases.filter((entry) => entry.result === 'FAIL').length;
-  const skipped = suite.cases.filter((entry) => entry.result === 'SKIP').length;
-  const open = `  <testsuite name="${escapeXml(suite.name)}" tests="${suite.cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${suite.time}">`;
-  return [open, ...suite.cases.map(renderCase), '  </testsuite>'].join('\n');
+function addCase(suite: TestSuite, entry: JUnitCase): void {
+  const testCase = suite
+    .testCase()
+    .name(xmlSafeText(entry.name))
+    .className(xmlSafeText(entry.classname))
+    .time(entry.time);
+  // the builder's <skipped/> has no message, so the reason goes to the case's output
+  if (entry.result === 'SKIP') testCase.skipped().standardOutput(xmlSafeText(entry.message));
+  if (entry.result === 'FAIL')
+    testCase.failure(xmlSafeText(entry.message), 'nonconformant').stacktrace(xmlSafeText(entry.detail));
 }
 
 /**
- * Renders reports as one JUnit XML document: `<testsuites>` with one `<testsuite>` per report
- * (per command run), one `<testcase>` per probe row or file, `<failure>` for FAIL and
- * `<skipped>` for SKIP, with `tests`, `failures`, `errors` and `skipped` counts on each suite and
- * on the root. All text is escaped with `escapeXml`.
+ * Renders reports as one JUnit XML document with `junit-report-builder`: `<testsuites>` with one
+ * `<testsuite>` per report (per gate section for a gate report), one `<testcase>` per probe row,
+ * file or scenario; a FAIL case carries `<failure message type="nonconformant">` with the detail
+ * as its body, a SKIP case `<skipped/>` with the reason in `<system-out>`. Each suite and the
+ * root carry `tests`, `failures`, `errors` and `skipped` counts; each suite and case its `time`
+ * in seconds.
  *
  * @param reports - one or more reports.
  * @returns the XML document, with an XML declaration and a trailing newline.
  */
 export function toJUnit(reports: ConformanceReport | readonly ConformanceReport[]): string {
   const list: readonly ConformanceReport[] = Array.isArray(reports) ? reports : [reports as ConformanceReport];
-  const suites = list.flatMap(reportToSuites);
-  const cases = suites.flatMap((suite) => suite.cases);
-  const failures = cases.filter((entry) => entry.result === 'FAIL').length;
-  const skipped = cases.filter((entry) => entry.result === 'SKIP').length;
-  const time = suites.reduce((total, suite) => total + suite.time, 0);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="mcp-envelope-conformance" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${Math.round(time * 1000) / 1000}">`,
-    ...suites.map(renderSuite),
-    '</testsuites>',
-    '',
-  ].join('\n');
+  const builder = rootBuilder.newBuilder().name('mcp-envelope-conformance');
+  for (const suite of list.flatMap(reportToSuites)) {
+    const testSuite = builder.testSuite().name(xmlSafeText(suite.name)).time(suite.time);
+    for (const entry of suite.cases) addCase(testSuite, entry);
+  }
+  return `${builder.build()}\n`;
 }

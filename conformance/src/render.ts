@@ -3,6 +3,8 @@
  *
  * @packageDocumentation
  */
+import Table from 'cli-table3';
+
 import { truncate } from './probe-evaluate.js';
 import type { FileResult, ProbeReport, ProbeRow, ValidateReport } from './report-types.js';
 
@@ -14,32 +16,50 @@ export interface TableColumn<T> {
   readonly maxWidth?: number;
 }
 
+const NO_BORDER: Readonly<Record<Table.CharName, string>> = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '-',
+  'mid-mid': '  ',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
+};
+
 /**
- * Renders rows as a left-aligned text table: a title line, a rule of dashes, one line per row,
- * columns separated by two spaces; the last column is not padded. Whitespace runs in cells collapse
- * to one space.
+ * Renders rows as a left-aligned text table with `cli-table3`: a title line, a rule of dashes, one
+ * line per row, columns separated by two spaces; the last column is not padded. Whitespace runs in
+ * cells collapse to one space. No colours, so the text reads the same in a terminal, a pipe and a
+ * CI log.
  *
  * @param columns - the columns, in order.
  * @param rows - the rows.
  * @returns the table, lines joined with `\n`, no trailing newline.
  */
 export function renderTable<T>(columns: readonly TableColumn<T>[], rows: readonly T[]): string {
-  const cells = rows.map((entry) =>
-    columns.map((column) => truncate(column.value(entry), column.maxWidth ?? Number.MAX_SAFE_INTEGER)),
-  );
-  const widths = columns.map((column, index) =>
-    Math.max(column.title.length, ...cells.map((line) => (line[index] ?? '').length)),
-  );
-  const format = (line: readonly string[]): string =>
-    line
-      .map((cell, index) => (index === line.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [
-    format(columns.map((column) => column.title)),
-    format(widths.map((width) => '-'.repeat(width))),
-    ...cells.map(format),
-  ].join('\n');
+  // compact draws the `mid` rule only under the title line, which needs a row below it, so a
+  // table without rows draws the same rule as its bottom edge
+  const chars = rows.length === 0 ? { ...NO_BORDER, bottom: '-', 'bottom-mid': '  ' } : NO_BORDER;
+  const table = new Table({
+    head: columns.map((column) => column.title),
+    chars,
+    style: { 'padding-left': 0, 'padding-right': 0, head: [], border: [], compact: true },
+  });
+  for (const entry of rows)
+    table.push(columns.map((column) => truncate(column.value(entry), column.maxWidth ?? Number.MAX_SAFE_INTEGER)));
+  return table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n');
 }
 
 /** The columns of the probe table. */

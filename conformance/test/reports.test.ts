@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { renderValidateReport, toJUnit } from '../src/index.js';
-import { escapeXml } from '../src/junit.js';
+import { xmlSafeText } from '../src/junit.js';
 import { renderTable } from '../src/render.js';
 import type { ProbeReport, ProbeRow, ValidateReport } from '../src/index.js';
 import { parseXml } from './helpers/xml.js';
@@ -64,10 +64,10 @@ const validateReport: ValidateReport = {
   summary: { passed: 1, failed: 1 },
 };
 
-describe('escapeXml', () => {
-  it('escapes markup and replaces characters XML 1.0 cannot carry', () => {
-    expect(escapeXml(`<a href="x">Tom & 'Jerry'</a>\u0000\u0007\t\n\uFFFE\uD800`)).toBe(
-      '&lt;a href=&quot;x&quot;&gt;Tom &amp; &apos;Jerry&apos;&lt;/a&gt;\\u0000\\u0007\t\n\\ufffe\\ud800',
+describe('xmlSafeText', () => {
+  it('makes characters XML 1.0 cannot carry and a CDATA end visible, leaving markup to the builder', () => {
+    expect(xmlSafeText(`<a href="x">Tom & 'Jerry'</a>\u0000\u0007\t\n\uFFFE\uD800 ]]> ]]>`)).toBe(
+      `<a href="x">Tom & 'Jerry'</a>\\u0000\\u0007\t\n\\ufffe\\ud800 ]]\\u003e ]]\\u003e`,
     );
   });
 });
@@ -82,7 +82,6 @@ describe('toJUnit', () => {
       failures: '3',
       errors: '0',
       skipped: '1',
-      time: '1.5',
     });
     expect(root.children.map((suite) => suite.attributes)).toEqual([
       { name: 'probe sp <& "ads">', tests: '4', failures: '2', errors: '0', skipped: '1', time: '1.5' },
@@ -100,11 +99,31 @@ describe('toJUnit', () => {
     expect(probeSuite?.children[2]?.children[0]?.attributes['message']).toBe(
       'no envelope (is_error): "<html>&nbsp;\\u0007 \'x\'"',
     );
-    expect(probeSuite?.children[3]?.children[0]?.attributes['message']).toBe(
-      'schema has no property with a string enum',
+    expect(probeSuite?.children[2]?.children[0]?.attributes['type']).toBe('nonconformant');
+    expect(probeSuite?.children[2]?.children[0]?.text).toBe(
+      'expected: mcp_input_validation/SCHEMA_REQUIRED\ngot: no envelope\nnote: no envelope (is_error): "<html>&nbsp;\\u0007 \'x\'"',
     );
+    expect(probeSuite?.children[3]?.children.map((child) => [child.name, child.text])).toEqual([
+      ['skipped', ''],
+      ['system-out', 'schema has no property with a string enum'],
+    ]);
+    expect(probeSuite?.children[1]?.attributes).toEqual({
+      name: 'missing-required orders_search',
+      classname: 'mcp-envelope-conformance.probe.missing-required',
+      time: '0.012',
+    });
     expect(validateSuite?.children[1]?.attributes['name']).toBe('b & c.json');
     expect(validateSuite?.children[1]?.children[0]?.text).toBe('/envelope/tool: must be string');
+  });
+
+  it('keeps a failure body that closes CDATA more than once well-formed', () => {
+    const report: ValidateReport = {
+      ...validateReport,
+      files: [{ path: 'x.json', result: 'FAIL', shape: 'envelope', violations: [{ path: '/a', reason: ']]> & ]]>' }] }],
+    };
+    const failure = parseXml(toJUnit(report)).children[0]?.children[0]?.children[0];
+    expect(failure?.attributes['message']).toBe('/a: ]]\\u003e & ]]\\u003e');
+    expect(failure?.text).toBe('/a: ]]\\u003e & ]]\\u003e');
   });
 
   it('accepts a single report', () => {
@@ -113,6 +132,28 @@ describe('toJUnit', () => {
 });
 
 describe('renderTable', () => {
+  it('draws the title line and the rule for a table without rows, with no colour codes', () => {
+    const columns = [
+      { title: 'server', value: (row: string) => row },
+      { title: 'result', value: (row: string) => row },
+    ];
+    expect(renderTable(columns, [])).toBe('server  result\n------  ------');
+    expect(renderTable(columns, ['PASS'])).toBe('server  result\n------  ------\nPASS    PASS');
+  });
+
+  it('aligns by display width, so a wide character takes two columns', () => {
+    const columns = [
+      { title: 'a', value: (row: readonly string[]) => row[0] ?? '' },
+      { title: 'b', value: (row: readonly string[]) => row[1] ?? '' },
+    ];
+    expect(
+      renderTable(columns, [
+        ['日本', 'x'],
+        ['ab', 'y'],
+      ]),
+    ).toBe('a     b\n----  -\n日本  x\nab    y');
+  });
+
   it('aligns columns, cuts long cells and leaves the last column unpadded', () => {
     const table = renderTable(
       [

@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { GateReport } from '../../src/gate/gate-report.js';
 import { ensureBuilt, packageRoot, runCliProcess, shellQuote } from '../helpers/cli-runner.js';
+import { parseXml } from '../helpers/xml.js';
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -82,7 +83,14 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     expect(run.stdout).toContain('verdict: CONFORMANT (both servers)');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
     const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
-    expect(xml).toContain('<testsuite name="gate upstream" tests="71" failures="0"');
+    const upstreamSuite = parseXml(xml).children.find((suite) => suite.attributes['name'] === 'gate upstream');
+    expect(upstreamSuite?.attributes).toMatchObject({ tests: '71', failures: '0', errors: '0', skipped: '0' });
+    expect(
+      upstreamSuite?.children.find((testcase) => testcase.attributes['name'] === 'sp sp-429-retry-after-seconds')
+        ?.attributes,
+    ).toMatchObject({
+      classname: 'mcp-envelope-conformance.gate.upstream.sp',
+    });
     expect(JSON.stringify(report)).not.toContain('conformancegatesecret');
     expect(JSON.stringify(report)).not.toContain('conformance-gate-identity-service');
   }, 300_000);

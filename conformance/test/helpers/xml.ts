@@ -1,8 +1,8 @@
 /**
  * A strict little XML 1.0 reader for the tests: enough to prove that the JUnit output is
  * well-formed (one root, balanced tags, quoted attributes without raw `<` or `&`, only the five
- * predefined entities or character references, no control characters XML forbids) and to read it
- * back as a tree.
+ * predefined entities or character references, no control characters XML forbids, CDATA sections
+ * that end once) and to read it back as a tree.
  */
 export interface XmlElement {
   readonly name: string;
@@ -50,6 +50,19 @@ function parseAttributes(source: string, tag: string): Record<string, string> {
   return attributes;
 }
 
+/** The index of the `>` that ends the tag opened at `open`; a `>` inside a quoted attribute value is text. */
+function tagEnd(document: string, open: number): number {
+  let quote: string | undefined;
+  for (let index = open + 1; index < document.length; index += 1) {
+    const character = document[index];
+    if (quote !== undefined) {
+      if (character === quote) quote = undefined;
+    } else if (character === '"' || character === "'") quote = character;
+    else if (character === '>') return index;
+  }
+  return -1;
+}
+
 /** Parses a document; throws with a reason when it is not well-formed. */
 export function parseXml(document: string): XmlElement {
   let index = 0;
@@ -65,7 +78,14 @@ export function parseXml(document: string): XmlElement {
       if (text.trim() !== '') throw new Error('text outside the root element');
     } else current.text += decode(text, `<${current.name}> text`);
     if (open === -1) break;
-    const close = document.indexOf('>', open);
+    if (document.startsWith('<![CDATA[', open)) {
+      const end = document.indexOf(']]>', open);
+      if (end === -1 || current === undefined) throw new Error('CDATA section unterminated or outside the root');
+      current.text += decode(document.slice(open + '<![CDATA['.length, end).replace(/&/g, '&amp;'), 'CDATA');
+      index = end + ']]>'.length;
+      continue;
+    }
+    const close = tagEnd(document, open);
     if (close === -1) throw new Error('unterminated tag');
     const tag = document.slice(open + 1, close);
     index = close + 1;

@@ -29,6 +29,20 @@ describe('lazy compilation', () => {
     ).toThrow('inputSchema of tool "dangling" is not a valid JSON Schema: can\'t resolve reference #/$defs/Missing');
   });
 
+  it('follows escaped, percent-encoded and array pointer tokens when it looks for dangling references', () => {
+    const schema = (reference: string): Record<string, unknown> => ({
+      type: 'object',
+      $defs: { 'a/b': { type: 'string' }, 'c~d': { type: 'integer' }, pair: { prefixItems: [{ type: 'null' }] } },
+      properties: { a: { $ref: reference } },
+    });
+    for (const reference of ['#/$defs/a~1b', '#/$defs/a%7E1b', '#/$defs/c~0d', '#/$defs/pair/prefixItems/0'])
+      expect(() => compileTool('escaped', schema(reference), OPTIONS)).not.toThrow();
+    for (const reference of ['#/$defs/a~0b', '#/$defs/c~1d', '#/$defs/pair/prefixItems/1'])
+      expect(() => compileTool('escaped', schema(reference), OPTIONS)).toThrow(
+        `inputSchema of tool "escaped" is not a valid JSON Schema: can't resolve reference ${reference}`,
+      );
+  });
+
   it('validates the same way after the first call compiled the validator', () => {
     const tool = compileTool('limits', { type: 'object', properties: { n: { type: 'integer', maximum: 5 } } }, OPTIONS);
     expect(tool.check({ n: 3 })).toEqual({ ok: true, args: { n: 3 }, events: [] });

@@ -19,7 +19,7 @@ import { copyArguments, normalizeArguments, setOwn } from './normalize.js';
 import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
 import { prepareSchema } from './prepare-schema.js';
 import type { PreparedSchema } from './prepare-schema.js';
-import { analyzeTopLevel, isSchemaNode } from './schema-shape.js';
+import { analyzeTopLevel, isSchemaNode, resolveLocalReference } from './schema-shape.js';
 import type { SchemaNode, TopLevelShape } from './schema-shape.js';
 import { SchemaCompiler, abortedViolation, collectViolations, mergeViolations } from './schema-validation.js';
 import type { Violation, ViolationContext } from './schema-validation.js';
@@ -99,19 +99,6 @@ export function possibleNormalizedKinds(shape: TopLevelShape, outcome: UnknownKe
   return kinds;
 }
 
-function resolvesLocally(root: unknown, reference: string): boolean {
-  let node: unknown = root;
-  for (const raw of reference.slice(2).split('/')) {
-    if (raw === '') continue;
-    // decodeURIComponent and the RFC 6901 unescaping only when there is something to decode
-    const decoded = raw.includes('%') ? decodeURIComponent(raw) : raw;
-    const segment = decoded.includes('~') ? decoded.replace(/~1/g, '/').replace(/~0/g, '~') : decoded;
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return false;
-    node = (node as Record<string, unknown>)[segment];
-  }
-  return true;
-}
-
 /**
  * The first local `$ref` (`#/...`) that points nowhere in the schema, found without compiling.
  *
@@ -123,7 +110,7 @@ export function danglingLocalReference(schema: Record<string, unknown>): string 
   const resolved = new Set<string>();
   for (const reference of referenceStrings(schema)) {
     if (!reference.startsWith('#/') || resolved.has(reference)) continue;
-    if (!resolvesLocally(schema, reference)) return `can't resolve reference ${reference}`;
+    if (resolveLocalReference(schema, reference) === undefined) return `can't resolve reference ${reference}`;
     resolved.add(reference);
   }
   return undefined;
@@ -186,13 +173,8 @@ function creationProblem(
   for (const references of [localReferencesIn(rest), ...known.map((verdict) => verdict.localReferences)]) {
     for (const reference of references) {
       if (resolved.has(reference)) continue;
-      let resolves: boolean;
-      try {
-        resolves = resolvesLocally(schema, reference);
-      } catch {
-        resolves = false; // a malformed escape: the whole-schema walk below throws or reports as before
-      }
-      if (!resolves) return danglingLocalReference(schema) ?? `can't resolve reference ${reference}`;
+      if (resolveLocalReference(schema, reference) === undefined)
+        return danglingLocalReference(schema) ?? `can't resolve reference ${reference}`;
       resolved.add(reference);
     }
   }
