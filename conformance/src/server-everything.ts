@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
+import { quote } from 'shell-quote';
+
 import { isRecord } from './json-schema.js';
 
 /**
@@ -37,18 +39,14 @@ export function serverEverythingEntry(): string {
   return join(dirname(manifestPath), entry);
 }
 
-function quoted(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * The command line for `probe --stdio`: this Node binary running server-everything over stdio,
  * with `GZIP_ALLOWED_DOMAINS` limited to loopback so that no call makes it fetch from the internet.
  *
- * @returns e.g. `GZIP_ALLOWED_DOMAINS=127.0.0.1 '/usr/bin/node' '/…/dist/index.js' stdio`.
+ * @returns e.g. `GZIP_ALLOWED_DOMAINS=127.0.0.1 /usr/bin/node /…/dist/index.js stdio` (paths quoted when they need it).
  * @throws Error when the package is not installed or declares no `bin`.
  */
 export function serverEverythingCommandLine(): string {
   // server-everything picks its transport from its first argument; "stdio" is the default, said explicitly.
-  return `GZIP_ALLOWED_DOMAINS=${SERVER_EVERYTHING_ALLOWED_DOMAINS} ${quoted(process.execPath)} ${quoted(serverEverythingEntry())} stdio`;
+  return `GZIP_ALLOWED_DOMAINS=${SERVER_EVERYTHING_ALLOWED_DOMAINS} ${quote([process.execPath, serverEverythingEntry()])} stdio`;
 }

@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+import SemVer from 'semver/classes/semver.js';
+
 import { migrationsDocument } from './data/migrations-table.js';
 
 import type { ErrorKind } from './taxonomy.js';
@@ -49,26 +51,27 @@ export interface MigrationEntry {
 export const MIGRATIONS: readonly MigrationEntry[] = (migrationsDocument as { migrations: MigrationEntry[] })
   .migrations;
 
-function parseVersion(version: string): readonly [number, number, number] {
-  const match = /^(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(version.trim());
-  if (match === null) throw new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`);
-  return [Number(match[1]), Number(match[2]), Number(match[3])];
+function parseVersion(version: string): SemVer {
+  const trimmed = version.trim();
+  const invalid = new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`);
+  // semver also reads `v1.2.3` and `=1.2.3`; versions here are written as bare numbers
+  if (!/^\d/.test(trimmed)) throw invalid;
+  try {
+    return new SemVer(trimmed);
+  } catch {
+    throw invalid;
+  }
 }
 
 /**
- * Compares two `MAJOR.MINOR.PATCH` versions (pre-release and build suffixes are ignored).
+ * Compares two `MAJOR.MINOR.PATCH` versions with `semver` (pre-release and build suffixes are
+ * ignored).
  *
  * @returns a negative number, zero or a positive number as `a` is lower than, equal to or higher than `b`.
- * @throws RangeError when either string is not a version.
+ * @throws RangeError when either string is not a semver version.
  */
 export function compareVersions(a: string, b: string): number {
-  const left = parseVersion(a);
-  const right = parseVersion(b);
-  for (let index = 0; index < 3; index += 1) {
-    const difference = (left[index] ?? 0) - (right[index] ?? 0);
-    if (difference !== 0) return difference;
-  }
-  return 0;
+  return parseVersion(a).compareMain(parseVersion(b));
 }
 
 /**

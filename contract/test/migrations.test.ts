@@ -62,12 +62,15 @@ describe('compareVersions', () => {
     expect(Math.sign(compareVersions(a, b))).toBe(sign);
   });
 
-  it.each(['1.2', 'v1.2.3', '', '1.2.x', '1.2.3.4', 'latest', '1..3'])('throws RangeError for "%s"', (version) => {
-    expect(() => compareVersions(version, '1.0.0')).toThrow(
-      new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`),
-    );
-    expect(() => compareVersions('1.0.0', version)).toThrow(RangeError);
-  });
+  it.each(['1.2', 'v1.2.3', '=1.2.3', '', '1.2.x', '1.2.3.4', 'latest', '1..3', '1.2.3-!!', '01.2.3'])(
+    'throws RangeError for "%s"',
+    (version) => {
+      expect(() => compareVersions(version, '1.0.0')).toThrow(
+        new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`),
+      );
+      expect(() => compareVersions('1.0.0', version)).toThrow(RangeError);
+    },
+  );
 });
 
 describe('activeMigrations', () => {

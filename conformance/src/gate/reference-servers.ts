@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { quote } from 'shell-quote';
+
 import { isRecord } from '../json-schema.js';
 
 /** The reference servers, in report order. */
@@ -141,13 +143,14 @@ export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl =
 }
 
 /**
- * Quotes a word for a `--stdio` command line (POSIX single quotes).
+ * Quotes a word for a `--stdio` command line with `shell-quote`, the library that splits it again;
+ * a word of plain path and URL characters stays bare so the line reads as typed.
  *
  * @param word - any text.
- * @returns the quoted word.
+ * @returns the word, quoted when it needs to be.
  */
 export function quoteWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : quote([word]);
 }
 
 /** Where the gate runs: the replay server's URLs and the prepared model folders. */

@@ -11,6 +11,7 @@ import type { GeneratedFixture } from '../../src/gate/fixtures.js';
 import { envelopeShape, judgeCase, parityCode, parityKind } from '../../src/gate/gate.js';
 import { renderGateReport, totalsOf } from '../../src/gate/gate-report.js';
 import type { GateReport } from '../../src/gate/gate-report.js';
+import { splitCommandLine } from '../../src/command-line.js';
 import { quoteWord, serverCommandLine, variantEnv } from '../../src/gate/reference-servers.js';
 
 const ENVELOPE = {
@@ -284,7 +285,11 @@ describe('reference server command lines and the report', () => {
       true,
     );
     expect(line).toContain('ADS_API_PROFILE_ID=3300440055006600');
-    expect(quoteWord("it's")).toBe(`'it'\\''s'`);
+    expect(quoteWord("it's")).toBe(`"it's"`);
+    expect(quoteWord('Atzr|a b$c')).toBe(`'Atzr|a b$c'`);
+    expect(quoteWord('x:1,y@z')).toBe('x:1,y@z');
+    const words = ["it's", 'a b', 'Atzr|x', '$HOME', 'say "hi"!', "it's!", '', 'tab\there'];
+    expect(splitCommandLine(words.map(quoteWord).join(' '))).toEqual(words);
   });
 
   it('renders sections, totals and the closing line', () => {

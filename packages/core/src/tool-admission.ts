@@ -9,9 +9,9 @@
  *
  * @packageDocumentation
  */
-import traverse from 'json-schema-traverse';
 
 import type { JsonSchemaObject } from './arguments/types.js';
+import { walkSchemaTree } from './json-references.js';
 import type { EnvelopeLogger } from './logger.js';
 
 /** The schema annotation that mirrors a tool argument into an `Mcp-Param-{name}` request header. */
@@ -133,16 +133,12 @@ export function isSensitiveName(name: string): boolean {
   return SENSITIVE_NAMES.includes(folded) || SENSITIVE_PARTS.some((part) => folded.includes(part));
 }
 
-function isSchemaObject(value: unknown): value is JsonSchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
- * Finds every `x-mcp-header` annotation in one schema tree, with `json-schema-traverse` over all
+ * Finds every `x-mcp-header` annotation in one schema tree, with `walkSchemaTree` (`json-schema-traverse` over all
  * keys: nested `properties`, `items`, `oneOf`/`anyOf`/`allOf`, `$defs` and `definitions` (so any
  * local `$ref` target), `not`/`if`/`then`/`else` and unknown keywords holding schemas. The walk
  * never reads `default`, `const` or `enum` values. `prefixItems` (an array the library does not
- * know) is walked here.
+ * know) is walked too).
  *
  * @param schema - the root schema.
  * @param which - whether it is the tool's `inputSchema` (whose direct properties may carry the annotation) or `outputSchema`.
@@ -150,7 +146,7 @@ function isSchemaObject(value: unknown): value is JsonSchemaObject {
  */
 export function findHeaderAnnotations(schema: JsonSchemaObject, which: ToolSchemaName): HeaderAnnotation[] {
   const found: HeaderAnnotation[] = [];
-  walkSchema(schema, '', (node, pointer, parentPointer, parentKeyword, key) => {
+  walkSchemaTree(schema, (node, pointer, parentPointer, parentKeyword, key) => {
     if (!Object.hasOwn(node, MCP_HEADER_KEYWORD)) return;
     const direct =
       which === 'inputSchema' && parentPointer === '' && parentKeyword === 'properties' && typeof key === 'string';
@@ -163,26 +159,6 @@ export function findHeaderAnnotations(schema: JsonSchemaObject, which: ToolSchem
     });
   });
   return found;
-}
-
-type Visit = (
-  node: JsonSchemaObject,
-  pointer: string,
-  parentPointer: string | undefined,
-  parentKeyword: string | undefined,
-  key: string | number | undefined,
-) => void;
-
-function walkSchema(schema: JsonSchemaObject, base: string, visit: Visit): void {
-  traverse(schema, { allKeys: true }, (node, pointer, _root, parentPointer, parentKeyword, _parent, key) => {
-    const absolute = base + pointer;
-    visit(node, absolute, parentPointer === undefined ? undefined : base + parentPointer, parentKeyword, key);
-    const prefixItems: unknown = node['prefixItems'];
-    if (!Array.isArray(prefixItems)) return;
-    prefixItems.forEach((item: unknown, index) => {
-      if (isSchemaObject(item)) walkSchema(item, `${absolute}/prefixItems/${String(index)}`, visit);
-    });
-  });
 }
 
 function refusal(rule: AdmissionRule, annotation: HeaderAnnotation, message: string): AdmissionRefusal {
