@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { quote } from 'shell-quote';
+
 export const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const cliPath = join(packageRoot, 'dist', 'cli.js');
 export const fixtureServer = join(packageRoot, 'test', 'fixtures', 'envelope-server.mjs');
@@ -103,9 +105,9 @@ export function runCliProcess(
   return run(process.execPath, [cliPath, ...args], cwd, timeoutMs, env);
 }
 
-/** Quotes a path for a `--stdio` command line. */
+/** Quotes a path for a `--stdio` command line, with the library the CLI splits it with. */
 export function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
+  return quote([word]);
 }
 
 /** The fixture server's modes (see the comment at the top of `test/fixtures/envelope-server.mjs`). */
