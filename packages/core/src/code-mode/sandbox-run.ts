@@ -106,6 +106,11 @@ export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): 
   const context = runtime.newContext();
   const scope = new Scope();
   let failed = false;
+  const wakeUp = (): void => {
+    state.wake();
+  };
+  const timer = setTimeout(wakeUp, input.limits.wallTimeMs + 1);
+  input.signal.addEventListener('abort', wakeUp, { once: true });
   try {
     runtime.setMemoryLimit(input.limits.memoryBytes);
     const end = await execute(runtime, context, state, input, scope);
@@ -115,6 +120,8 @@ export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): 
     if (failed) throw new SandboxModuleFailure('the QuickJS module failed', { cause: error });
     throw error;
   } finally {
+    clearTimeout(timer);
+    input.signal.removeEventListener('abort', wakeUp);
     state.finished = true;
     state.controller.abort();
     if (!failed) {
@@ -178,22 +185,20 @@ async function follow(session: Session, promise: QuickJSHandle): Promise<Sandbox
         error: 'runtime',
         message: 'the code awaits a promise that never settles (only callTool promises settle in the sandbox)',
       };
-    await nextWake(state, input.signal);
+    await nextWake(state);
   }
 }
 
-/** Resolves when an inner call settles, the deadline passes or the host's signal aborts. */
-function nextWake(state: RunState, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves at the next `state.wake()`: an inner call settled, or the run-wide deadline timer or
+ * abort listener fired (one of each per run: a listener per wait would cost more than the wait).
+ */
+function nextWake(state: RunState): Promise<void> {
   return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+    state.wake = () => {
       state.wake = () => undefined;
       resolve();
     };
-    const timer = setTimeout(done, Math.max(0, state.deadline - performance.now()) + 1);
-    signal.addEventListener('abort', done, { once: true });
-    state.wake = done;
   });
 }
 

@@ -78,6 +78,10 @@ export interface Sandbox {
    * cross as JSON strings only. There is no `require`, `import()`, network, file system,
    * `process` or timer.
    *
+   * The interpreter runs on the calling thread: while the code computes without awaiting, the
+   * event loop waits (at most `limits.wallTimeMs`, after which QuickJS's interrupt handler stops
+   * it), and an abort takes effect at the code's next await.
+   *
    * @param code - the body of an async function; `return` gives the value.
    * @param callTool - the host side of the code's `callTool`.
    * @param limits - the run's limits ({@link DEFAULT_SANDBOX_LIMITS} unless configured).
