@@ -1,0 +1,216 @@
+/**
+ * One run of the Code Mode sandbox: a fresh QuickJS runtime and context, the host functions
+ * behind `callTool` and `console`, the loop that runs QuickJS's jobs while inner calls are
+ * awaited, and the disposal of every handle however the run ends.
+ *
+ * @packageDocumentation
+ */
+import { Scope } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+
+import { blocked, parseDescribedError, thrownOutcome, UNREADABLE_ERROR } from './sandbox-errors.js';
+import { installHostFunctions } from './sandbox-host.js';
+import type { RunState } from './sandbox-host.js';
+import { CODE_FILENAME, wrapUserCode } from './sandbox-prelude.js';
+import type { InnerCall, SandboxEnd, SandboxLimits, SandboxOutcome } from './sandbox.js';
+
+/** What one run is given. */
+export interface RunInput {
+  readonly code: string;
+  readonly callTool: InnerCall;
+  readonly limits: SandboxLimits;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The interpreter's own stack limit. Deep recursion ends with QuickJS's catchable `stack
+ * overflow` error well before the WebAssembly stack is exhausted.
+ */
+const MAX_STACK_BYTES = 512 * 1024;
+
+/** Memory granted beyond the limit to read a thrown error, so that an exhausted run can still say why. */
+const DESCRIBE_HEADROOM_BYTES = 1024 * 1024;
+
+/** The handles a run works with, owned by its scope. */
+interface Session {
+  readonly runtime: QuickJSRuntime;
+  readonly context: QuickJSContext;
+  readonly state: RunState;
+  readonly input: RunInput;
+  readonly scope: Scope;
+  readonly describe: QuickJSHandle;
+}
+
+/**
+ * Runs `input.code` in a fresh runtime of `module` and disposes the runtime afterwards.
+ *
+ * @param module - the loaded QuickJS module.
+ * @param input - the code, the host side of `callTool`, the limits and the host's abort signal.
+ * @returns how the run ended, with what it logged.
+ * @throws the signal's reason when `input.signal` aborts first.
+ */
+export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): Promise<SandboxOutcome> {
+  input.signal.throwIfAborted();
+  const state: RunState = {
+    deadline: performance.now() + input.limits.wallTimeMs,
+    stop: undefined,
+    calls: 0,
+    pendingCalls: 0,
+    outputBytes: 0,
+    logs: [],
+    open: new Set(),
+    controller: new AbortController(),
+    finished: false,
+    wake: () => undefined,
+  };
+  const runtime = module.newRuntime();
+  try {
+    runtime.setInterruptHandler(
+      () => state.stop !== undefined || performance.now() >= state.deadline || input.signal.aborted,
+    );
+    runtime.setModuleLoader(() => {
+      state.stop ??= blocked('import()');
+      return { error: new Error('import() is not available in the sandbox') };
+    });
+    runtime.setMaxStackSize(MAX_STACK_BYTES);
+    const context = runtime.newContext();
+    const scope = new Scope();
+    try {
+      runtime.setMemoryLimit(input.limits.memoryBytes);
+      const end = await execute(runtime, context, state, input, scope);
+      return { ...end, logs: state.logs };
+    } finally {
+      state.finished = true;
+      state.controller.abort();
+      for (const deferred of state.open) deferred.dispose();
+      scope.dispose();
+      context.dispose();
+    }
+  } finally {
+    runtime.dispose();
+  }
+}
+
+/** Installs the prelude, compiles the code, starts it and follows it to its end. */
+async function execute(
+  runtime: QuickJSRuntime,
+  context: QuickJSContext,
+  state: RunState,
+  input: RunInput,
+  scope: Scope,
+): Promise<SandboxEnd> {
+  const installed = installHostFunctions(context, state, input, scope);
+  if (installed === undefined)
+    return (
+      limitEnd(state, input) ?? {
+        ok: false,
+        limit: 'memory',
+        detail: `the ${input.limits.memoryBytes}-byte memory limit is too small for the sandbox to start`,
+      }
+    );
+  const session: Session = { runtime, context, state, input, scope, describe: installed.describe };
+  const compiled = context.evalCode(wrapUserCode(input.code), CODE_FILENAME);
+  if (compiled.error !== undefined) return thrownEnd(session, scope.manage(compiled.error), 'compile');
+  const fn = scope.manage(compiled.value);
+  const started = context.callFunction(installed.runner, context.undefined, fn);
+  if (started.error !== undefined) return thrownEnd(session, scope.manage(started.error), 'run');
+  return follow(session, scope.manage(started.value));
+}
+
+/**
+ * Runs QuickJS's pending jobs, and between them awaits the inner calls, until the code's promise
+ * settles, a limit ends the run, or nothing is left that could settle it.
+ */
+async function follow(session: Session, promise: QuickJSHandle): Promise<SandboxEnd> {
+  const { runtime, context, state, input } = session;
+  for (;;) {
+    const jobs = runtime.executePendingJobs();
+    if (jobs.error !== undefined) jobs.error.dispose();
+    const ended = limitEnd(state, input);
+    if (ended !== undefined) return ended;
+    const settled = context.getPromiseState(promise);
+    if (settled.type === 'fulfilled') {
+      try {
+        return readValue(session, settled.value);
+      } finally {
+        if (settled.notAPromise !== true) settled.value.dispose();
+      }
+    }
+    if (settled.type === 'rejected') return thrownEnd(session, session.scope.manage(settled.error), 'run');
+    if (state.pendingCalls === 0)
+      return {
+        ok: false,
+        error: 'runtime',
+        message: 'the code awaits a promise that never settles (only callTool promises settle in the sandbox)',
+      };
+    await nextWake(state, input.signal);
+  }
+}
+
+/** Resolves when an inner call settles, the deadline passes or the host's signal aborts. */
+function nextWake(state: RunState, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      state.wake = () => undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, state.deadline - performance.now()) + 1);
+    signal.addEventListener('abort', done, { once: true });
+    state.wake = done;
+  });
+}
+
+/**
+ * The end a limit imposes now, if any: a limit a host function recorded, the wall time, or the
+ * host's abort (thrown).
+ *
+ * @throws the signal's reason when the host's signal aborted.
+ */
+function limitEnd(state: RunState, input: RunInput): SandboxEnd | undefined {
+  input.signal.throwIfAborted();
+  if (state.stop !== undefined) return state.stop;
+  if (performance.now() >= state.deadline)
+    return {
+      ok: false,
+      limit: 'wall_time',
+      detail: `the code ran longer than the ${input.limits.wallTimeMs} ms wall-time limit (time awaiting callTool included)`,
+    };
+  return undefined;
+}
+
+/** The end for a value thrown while compiling or running the code, read by the prelude's `describe`. */
+function thrownEnd(session: Session, error: QuickJSHandle, phase: 'compile' | 'run'): SandboxEnd {
+  const { runtime, context, state, input } = session;
+  const ended = limitEnd(state, input);
+  if (ended !== undefined) return ended;
+  runtime.setMemoryLimit(input.limits.memoryBytes + DESCRIBE_HEADROOM_BYTES);
+  const described = context.callFunction(session.describe, context.undefined, error);
+  if (described.error !== undefined) {
+    described.error.dispose();
+    return thrownOutcome(UNREADABLE_ERROR, phase, input.code, input.limits);
+  }
+  const json = context.typeof(described.value) === 'string' ? context.getString(described.value) : '';
+  described.value.dispose();
+  return thrownOutcome(parseDescribedError(json), phase, input.code, input.limits);
+}
+
+/** The end for the runner's result (the JSON of the code's value), within the output limit. */
+function readValue(session: Session, value: QuickJSHandle): SandboxEnd {
+  const { context, state, input } = session;
+  const budget = input.limits.outputBytes - state.outputBytes;
+  const over = (size: string): SandboxEnd => ({
+    ok: false,
+    limit: 'output',
+    detail: `the return value's JSON (${size} bytes) and the logs (${state.outputBytes} bytes) exceed the ${input.limits.outputBytes}-byte output limit`,
+  });
+  if (context.typeof(value) !== 'string') return { ok: false, error: 'runtime', message: 'the code returned no value' };
+  // UTF-8 takes at least one byte per UTF-16 code unit: a string longer than the budget is over it
+  const length = context.getLength(value) ?? 0;
+  if (length > budget) return over(`at least ${length}`);
+  const json = context.getString(value);
+  const bytes = Buffer.byteLength(json);
+  if (bytes > budget) return over(String(bytes));
+  return { ok: true, value: JSON.parse(json) as unknown };
+}

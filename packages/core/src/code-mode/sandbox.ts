@@ -1,0 +1,113 @@
+/**
+ * The Code Mode sandbox: runs an agent's JavaScript in a QuickJS interpreter compiled to
+ * WebAssembly (never in the server's own V8 context), with `await callTool(name, args)` as its
+ * only way out, and limits on wall time, memory, output and inner calls.
+ *
+ * @packageDocumentation
+ */
+import { DEBUG_SYNC, RELEASE_SYNC, newQuickJSWASMModule } from 'quickjs-emscripten';
+
+import { runInSandbox } from './sandbox-run.js';
+
+/** The limits of one run; every one is enforced, none is optional. */
+export interface SandboxLimits {
+  /** Milliseconds from the start of the run to its end, time awaiting inner calls included. */
+  readonly wallTimeMs: number;
+  /** Bytes the interpreter may allocate (heap and stack together). */
+  readonly memoryBytes: number;
+  /** UTF-8 bytes of the return value's JSON plus everything the code logs with `console`. */
+  readonly outputBytes: number;
+  /** How many `callTool` calls the code may make; the next one ends the run. */
+  readonly innerCalls: number;
+}
+
+/** The default limits: 5 s of wall time, 64 MiB of memory, 1 MiB of output, 50 inner calls. */
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = Object.freeze({
+  wallTimeMs: 5_000,
+  memoryBytes: 64 * 1024 * 1024,
+  outputBytes: 1024 * 1024,
+  innerCalls: 50,
+});
+
+/**
+ * What one inner `callTool` produced, as the host decided: a JSON value returned to the code (a
+ * success's `structuredContent`, or a valid envelope), or a failure without an envelope, thrown
+ * inside the sandbox as an `Error` with this message.
+ */
+export type InnerCallOutcome = { readonly value: unknown } | { readonly throw: string };
+
+/**
+ * The host side of `callTool(name, args)`. `args` is the JSON the code passed, parsed on the host
+ * (a fresh host object, never a sandbox value); `signal` aborts when the run ends first (its wall
+ * time ran out, it hit a limit, or the host's own signal aborted). A rejection is thrown inside
+ * the sandbox like `{ throw: message }`.
+ */
+export type InnerCall = (name: string, args: unknown, signal: AbortSignal) => Promise<InnerCallOutcome>;
+
+/** Which limit ended a run. `blocked_capability`: the code touched `require`, `process`, `import()`, ... */
+export type SandboxLimitName = 'wall_time' | 'memory' | 'output' | 'inner_calls' | 'blocked_capability';
+
+/**
+ * How a run ended, without the logs: the code's return value as JSON (`undefined` becomes
+ * `null`), a limit with a detail naming it, or a syntax or runtime error with a message and,
+ * when the error is in the user's code, its 1-based line and column in that code.
+ */
+export type SandboxEnd =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly limit: SandboxLimitName; readonly detail: string }
+  | {
+      readonly ok: false;
+      readonly error: 'syntax' | 'runtime';
+      readonly message: string;
+      readonly line?: number;
+      readonly column?: number;
+    };
+
+/**
+ * How a run ended, with what the code logged through `console.log` (and `info`, `warn`, `error`,
+ * `debug`), one string per call, its arguments joined by spaces (non-strings as JSON).
+ */
+export type SandboxOutcome = SandboxEnd & { readonly logs: readonly string[] };
+
+/** A loaded QuickJS module, ready to run code; load one per server with {@link createSandbox}. */
+export interface Sandbox {
+  /**
+   * Runs `code` (the body of an async function) in a fresh QuickJS runtime, disposed afterwards.
+   * Inside it, `await callTool(name, args)` calls `callTool` on the host; arguments and results
+   * cross as JSON strings only. There is no `require`, `import()`, network, file system,
+   * `process` or timer.
+   *
+   * @param code - the body of an async function; `return` gives the value.
+   * @param callTool - the host side of the code's `callTool`.
+   * @param limits - the run's limits ({@link DEFAULT_SANDBOX_LIMITS} unless configured).
+   * @param signal - aborting it stops the run (and aborts its pending inner calls).
+   * @returns how the run ended; limits and the code's own errors are outcomes, not rejections.
+   * @throws the signal's reason when `signal` aborts before the run ends.
+   */
+  run(code: string, callTool: InnerCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome>;
+}
+
+/** Options of {@link createSandbox}. */
+export interface SandboxOptions {
+  /**
+   * `debug` loads QuickJS's debug build, which asserts that every handle was freed; for tests.
+   * Default `release`.
+   */
+  readonly build?: 'release' | 'debug';
+}
+
+/**
+ * Loads the QuickJS WebAssembly module (a few milliseconds; once per server) and answers a
+ * {@link Sandbox} that runs code in it. Runs are independent: each gets its own runtime, so
+ * several can be in flight at once.
+ *
+ * @param options - which build to load.
+ * @returns the sandbox.
+ * @throws when the WebAssembly module cannot be loaded.
+ */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const module = await newQuickJSWASMModule(options.build === 'debug' ? DEBUG_SYNC : RELEASE_SYNC);
+  return {
+    run: (code, callTool, limits, signal) => runInSandbox(module, { code, callTool, limits, signal }),
+  };
+}
