@@ -213,7 +213,7 @@ export interface EnvelopeServer {
   serveStdio(options?: StdioOptions): Promise<StdioServerHandle>;
   /** Serves Streamable HTTP on node:http: one session per 2025-era client, stateless 2026-07-28 requests. */
   serveStreamableHttp(options?: StreamableHttpOptions): Promise<StreamableHttpHandle>;
-  /** Closes {@link EnvelopeServer.server}'s transport. */
+  /** Closes {@link EnvelopeServer.server}'s transport, and stops the idle Code Mode sandbox workers. */
   close(): Promise<void>;
 }
 
@@ -390,6 +390,25 @@ function sdkServerFactory(
   };
 }
 
+/** The `_meta` of a successful call: its telemetry, redacted, or `undefined` when it has none. */
+function successMetaOf(
+  includeNormalized: boolean,
+  redactor: Redactor,
+): (call: CallContext) => EnvelopeMeta | undefined {
+  return (call) => {
+    if (
+      call.rateLimit === undefined &&
+      call.retryAfterSeconds === undefined &&
+      call.warnings === undefined &&
+      !(includeNormalized && call.normalized.length > 0)
+    )
+      return undefined;
+    const meta = composeMeta(callTelemetry(call, includeNormalized));
+    // Upstream header values reach the caller here too: redact them like an envelope's.
+    return meta === undefined ? undefined : redactor.value(meta);
+  };
+}
+
 /**
  * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
  * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
@@ -410,7 +429,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
   const now = options.now ?? ((): Date => new Date());
   const caches = createPipelineCaches();
-  const codeMode = planCodeMode(resolved.codeMode, createSandboxRunner());
+  const sandbox = createSandboxRunner();
+  const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
   const { registry, capability } = registerTools(input, resolved, caches, codeMode);
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
   const { logger, live } = clientLogging(resolved.logger, redactor);
@@ -430,18 +450,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     includeNormalized,
     now,
   });
-  const successMeta = (call: CallContext): EnvelopeMeta | undefined => {
-    if (
-      call.rateLimit === undefined &&
-      call.retryAfterSeconds === undefined &&
-      call.warnings === undefined &&
-      !(includeNormalized && call.normalized.length > 0)
-    )
-      return undefined;
-    const meta = composeMeta(callTelemetry(call, includeNormalized));
-    // Upstream header values reach the caller here too: redact them like an envelope's.
-    return meta === undefined ? undefined : redactor.value(meta);
-  };
+  const successMeta = successMetaOf(includeNormalized, redactor);
   const shaper = createResultShaper({ redactor, limits, classifyEnvironment, successMeta });
   const callTool = createCallPipeline({
     adapter,
@@ -483,7 +492,10 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         { createSdkServer, calls, logger, toolInputSchema: (name) => registry.get(name)?.listed.inputSchema },
         httpOptions,
       ),
-    close: () => server.close(),
+    close: () => {
+      sandbox.close();
+      return server.close();
+    },
   };
 }
 

@@ -22,7 +22,9 @@ async function run(code: string): Promise<unknown> {
 }
 
 function errorKinds(): unknown {
-  return session.current.client.getServerCapabilities()?.experimental?.['openbridge_envelope']?.['error_kinds'];
+  const capability = session.current.client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as
+    Record<string, unknown> | undefined;
+  return capability?.['error_kinds'];
 }
 
 describe('CODE_MODE off (the default)', () => {
@@ -67,14 +69,21 @@ describe('search_tools and get_tool_schema', () => {
   it('search_tools ranks list_orders first for "orders marketplace", with its one-line description', async () => {
     await session.start(CODE_MODE_ON);
     const hits = (await call('search_tools', { query: 'orders marketplace' })).structuredContent?.['tools'];
-    expect((hits as unknown[])[0]).toEqual({ name: 'list_orders', description: 'Lists orders of the given marketplaces.' });
+    expect((hits as unknown[])[0]).toEqual({
+      name: 'list_orders',
+      description: 'Lists orders of the given marketplaces.',
+    });
   });
 
   it('search_tools validates its own arguments: a missing query is SCHEMA_REQUIRED', async () => {
     await session.start(CODE_MODE_ON);
     const result = await call('search_tools', { limit: 3 });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error_kind: 'mcp_input_validation', error_code: 'SCHEMA_REQUIRED', tool: 'search_tools' });
+    expect(result.structuredContent).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'SCHEMA_REQUIRED',
+      tool: 'search_tools',
+    });
   });
 
   it('get_tool_schema answers the published schemas; an unknown name is tool_not_found with a suggestion', async () => {
@@ -151,7 +160,10 @@ describe('execute_code: failures of the code itself', () => {
   it('an endless loop ends with the wall_time limit envelope; the server answers another call meanwhile', async () => {
     await session.start(CODE_MODE_ON);
     const started = performance.now();
-    const looping = call('execute_code', { code: 'while (true) {}' }).then((result) => ({ result, at: performance.now() }));
+    const looping = call('execute_code', { code: 'while (true) {}' }).then((result) => ({
+      result,
+      at: performance.now(),
+    }));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const other = await call('list_orders', { marketplaceIds: ['A1'] });
     const otherAt = performance.now();
@@ -201,6 +213,9 @@ describe('execute_code: failures of the code itself', () => {
   it('execute_code validates its own arguments like any tool', async () => {
     await session.start(CODE_MODE_ON);
     const result = await call('execute_code', { code: 42 });
-    expect(result.structuredContent).toMatchObject({ error_kind: 'mcp_input_validation', error_code: 'SCHEMA_TYPE' });
+    expect(result.structuredContent).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'SCHEMA_TYPE_MISMATCH',
+    });
   });
 });
