@@ -92,6 +92,7 @@ const SECTION_TITLES: Readonly<Record<GateSection, string>> = {
   upstream: 'upstream battery: every recorded case through the real server and the replay server',
   fixtures: 'fixtures: regenerated from the running servers and compared with conformance/fixtures',
   parity: 'cross-server parity: the same condition gives the same code and envelope shape on SP and Ads',
+  'code-mode': 'Code Mode battery: each server with CODE_MODE=true, search, inner calls, limits, responsiveness',
 };
 
 function totalsLine(totals: GateTotals): string {

@@ -31,6 +31,8 @@ interface ToolDocument {
   readonly name: string;
   readonly description: string;
   readonly parameters: string;
+  readonly allWords: string;
+  readonly lastWords: string;
 }
 
 const MAX_LINE = 200;
@@ -65,6 +67,25 @@ function tokenize(text: string): string[] {
     .filter((token) => token !== '');
 }
 
+/** The lower-cased words of a tool name, and those of its last `_` segment (the operation of `api_operation` names). */
+function nameWords(name: string): { all: string; last: string } {
+  const words = (text: string): string =>
+    tokenize(text)
+      .map((word) => word.toLowerCase())
+      .join(' ');
+  return { all: words(name), last: words(name.slice(name.lastIndexOf('_') + 1)) };
+}
+
+/** A query word found among a tool's own name words counts more than one found in its prose. */
+function nameBoost(term: string, stored: Record<string, unknown> | undefined): number {
+  const has = (key: string): boolean =>
+    String(stored?.[key] ?? '')
+      .split(' ')
+      .includes(term);
+  if (has('lastWords')) return 2;
+  return has('allWords') ? 1.5 : 1;
+}
+
 /**
  * Indexes `tools` (listings as `tools/list` would send them).
  *
@@ -74,17 +95,29 @@ function tokenize(text: string): string[] {
 export function createToolSearch(tools: readonly Tool[]): ToolSearch {
   const index = new MiniSearch<ToolDocument>({
     fields: ['name', 'description', 'parameters'],
-    storeFields: ['name', 'description'],
+    storeFields: ['name', 'description', 'allWords', 'lastWords'],
     tokenize,
-    searchOptions: { boost: { name: 3, description: 1.5 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
+    searchOptions: {
+      boost: { name: 3, description: 1.5 },
+      boostDocument: (_id, term, stored) => nameBoost(term, stored),
+      prefix: true,
+      fuzzy: 0.2,
+      weights: { prefix: 0.3, fuzzy: 0.2 },
+      combineWith: 'OR',
+    },
   });
   index.addAll(
-    tools.map((tool) => ({
-      id: tool.name,
-      name: tool.name,
-      description: tool.description ?? '',
-      parameters: parameterText(tool.inputSchema),
-    })),
+    tools.map((tool) => {
+      const words = nameWords(tool.name);
+      return {
+        id: tool.name,
+        name: tool.name,
+        description: tool.description ?? '',
+        parameters: parameterText(tool.inputSchema),
+        allWords: words.all,
+        lastWords: words.last,
+      };
+    }),
   );
   return {
     search: (query, limit) =>
