@@ -61,11 +61,11 @@ async function connect(sdk: 'v1' | 'v2'): Promise<ToolCaller> {
   if (sdk === 'v1') {
     const client = new ClientV1({ name: 'sp-code-mode-v1', version: '0.0.1' });
     await client.connect(new TransportV1(handle.url));
-    return client as unknown as ToolCaller;
+    return client;
   }
   const client = new ClientV2({ name: 'sp-code-mode-v2', version: '0.0.1' });
   await client.connect(new TransportV2(handle.url));
-  return client as unknown as ToolCaller;
+  return client;
 }
 
 async function execute(client: ToolCaller, code: string): Promise<Result> {
