@@ -78,10 +78,10 @@ function nameWords(name: string): { all: string; last: string } {
 
 /** A query word found among a tool's own name words counts more than one found in its prose. */
 function nameBoost(term: string, stored: Record<string, unknown> | undefined): number {
-  const has = (key: string): boolean =>
-    String(stored?.[key] ?? '')
-      .split(' ')
-      .includes(term);
+  const has = (key: string): boolean => {
+    const words = stored?.[key];
+    return typeof words === 'string' && words.split(' ').includes(term);
+  };
   if (has('lastWords')) return 2;
   return has('allWords') ? 1.5 : 1;
 }
