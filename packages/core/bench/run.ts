@@ -18,6 +18,7 @@ import { htmlSummary } from '../dist/upstream-body/index.js';
 import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../dist/index.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
 import { measureCodeMode } from './code-mode.js';
+import { measureSandbox } from './sandbox.js';
 import { stdioEndToEnd } from './stdio-end-to-end.js';
 
 const strict = process.argv.includes('--strict');
@@ -524,6 +525,14 @@ async function httpStall(): Promise<void> {
   });
 }
 
+/** The Code Mode sandbox in process: module load, an empty run, runs with one and ten inner calls. */
+async function sandboxCosts(): Promise<void> {
+  const figures = await measureSandbox(quick ? 20 : 100);
+  console.log(
+    `info  Code Mode sandbox (QuickJS, in process, inner call answered at once): module load ${figures.load.toFixed(1)} ms; a run of \`return null\` ${figures.emptyRun.toFixed(2)} ms; one inner call ${figures.oneCall.toFixed(2)} ms; ten inner calls ${figures.tenCalls.toFixed(2)} ms (medians of ${figures.runs})`,
+  );
+}
+
 if (process.argv.includes('--catalog-child')) {
   console.log(JSON.stringify(await catalogChild()));
 } else {
@@ -551,7 +560,7 @@ async function codeMode(): Promise<void> {
 
 async function runGroups(): Promise<void> {
   console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, hostile-input, code-mode).
+  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input, code-mode).
   const only = process.argv
     .find((argument) => argument.startsWith('--only='))
     ?.slice('--only='.length)
@@ -562,6 +571,7 @@ async function runGroups(): Promise<void> {
     ['throughput', checkThroughput],
     ['catalog', largeCatalog],
     ['heap', heapGrowth],
+    ['sandbox', sandboxCosts],
     [
       'hostile-input',
       async () => {

@@ -15,6 +15,10 @@ export interface DescribedError {
   readonly stack: string;
 }
 
+/** The detail of a run that ran out of interpreter stack. */
+export const STACK_EXHAUSTED =
+  'the code nested too deeply for the interpreter stack (deep recursion or deeply nested data)';
+
 /** A message longer than this is cut, so that a thrown giant string cannot flood the answer. */
 const MAX_MESSAGE_CHARS = 2_000;
 
@@ -85,11 +89,7 @@ export function thrownOutcome(
       detail: `the code used more than the ${limits.memoryBytes}-byte memory limit`,
     };
   if (described.name === 'InternalError' && described.message === 'stack overflow')
-    return {
-      ok: false,
-      limit: 'memory',
-      detail: 'the code exceeded the maximum call stack size (unbounded recursion?)',
-    };
+    return { ok: false, limit: 'memory', detail: STACK_EXHAUSTED };
   const error = phase === 'compile' && described.name === 'SyntaxError' ? 'syntax' : 'runtime';
   const text = described.name === '' ? described.message : `${described.name}: ${described.message}`;
   const message = text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;

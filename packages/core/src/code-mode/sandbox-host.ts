@@ -151,7 +151,7 @@ function deliver(context: QuickJSContext, state: RunState, deferred: QuickJSDefe
 function log(context: QuickJSContext, state: RunState, input: RunInput, text: QuickJSHandle | undefined): void {
   if (text === undefined) return;
   // UTF-8 takes at least one byte per UTF-16 code unit: a longer string is over the limit unread
-  const length = context.getLength(text) ?? 0;
+  const length = stringLength(context, text);
   const bytes = length > input.limits.outputBytes ? length : Buffer.byteLength(context.getString(text));
   state.outputBytes += bytes;
   if (state.outputBytes > input.limits.outputBytes) {
@@ -163,4 +163,20 @@ function log(context: QuickJSContext, state: RunState, input: RunInput, text: Qu
     throw new Error('the output limit is reached');
   }
   state.logs.push(context.getString(text));
+}
+
+/**
+ * The UTF-16 length of a string inside the sandbox, read without copying the string out.
+ *
+ * @param context - the string's context.
+ * @param text - a handle to a string.
+ * @returns its `length`.
+ */
+export function stringLength(context: QuickJSContext, text: QuickJSHandle): number {
+  const length = context.getProp(text, 'length');
+  try {
+    return context.getNumber(length);
+  } finally {
+    length.dispose();
+  }
 }

@@ -9,7 +9,7 @@ import { Scope } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 
 import { blocked, parseDescribedError, thrownOutcome, UNREADABLE_ERROR } from './sandbox-errors.js';
-import { installHostFunctions } from './sandbox-host.js';
+import { installHostFunctions, stringLength } from './sandbox-host.js';
 import type { RunState } from './sandbox-host.js';
 import { CODE_FILENAME, wrapUserCode } from './sandbox-prelude.js';
 import type { InnerCall, SandboxEnd, SandboxLimits, SandboxOutcome } from './sandbox.js';
@@ -23,10 +23,12 @@ export interface RunInput {
 }
 
 /**
- * The interpreter's own stack limit. Deep recursion ends with QuickJS's catchable `stack
- * overflow` error well before the WebAssembly stack is exhausted.
+ * The interpreter's own stack limit (about 1,300 frames of plain recursion). QuickJS's frames
+ * live on V8's native stack too, which a larger limit would exhaust before QuickJS notices; some
+ * built-ins (JSON.stringify of deep nesting) can exhaust it anyway, which the sandbox survives
+ * by replacing its module.
  */
-const MAX_STACK_BYTES = 512 * 1024;
+const MAX_STACK_BYTES = 256 * 1024;
 
 /** Memory granted beyond the limit to read a thrown error, so that an exhausted run can still say why. */
 const DESCRIBE_HEADROOM_BYTES = 1024 * 1024;
@@ -42,16 +44,25 @@ interface Session {
 }
 
 /**
- * Runs `input.code` in a fresh runtime of `module` and disposes the runtime afterwards.
- *
- * @param module - the loaded QuickJS module.
- * @param input - the code, the host side of `callTool`, the limits and the host's abort signal.
- * @returns how the run ended, with what it logged.
- * @throws the signal's reason when `input.signal` aborts first.
+ * Thrown by {@link runInSandbox} when the WebAssembly module itself failed (the host's own stack
+ * ran out inside QuickJS, or the module aborted): the module's state can no longer be trusted,
+ * so the caller replaces it. The failed runtime is abandoned with its module, not disposed.
  */
-export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): Promise<SandboxOutcome> {
-  input.signal.throwIfAborted();
-  const state: RunState = {
+export class SandboxModuleFailure extends Error {
+  override readonly name = 'SandboxModuleFailure';
+}
+
+/**
+ * Whether `error` came from the WebAssembly machinery rather than from QuickJS answering: V8's
+ * own stack overflow (a RangeError) or an aborted module (a WebAssembly.RuntimeError).
+ */
+function isModuleFailure(error: unknown): boolean {
+  return error instanceof RangeError || (error instanceof Error && error.name === 'RuntimeError');
+}
+
+/** A fresh run state for `input`. */
+function newRunState(input: RunInput): RunState {
+  return {
     deadline: performance.now() + input.limits.wallTimeMs,
     stop: undefined,
     calls: 0,
@@ -63,31 +74,62 @@ export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): 
     finished: false,
     wake: () => undefined,
   };
+}
+
+/** A runtime with the run's interrupt handler, blocked module loader and stack limit. */
+function newRuntime(module: QuickJSWASMModule, state: RunState, input: RunInput): QuickJSRuntime {
   const runtime = module.newRuntime();
+  runtime.setInterruptHandler(
+    () => state.stop !== undefined || performance.now() >= state.deadline || input.signal.aborted,
+  );
+  runtime.setModuleLoader(() => {
+    state.stop ??= blocked('import()');
+    return { error: new Error('import() is not available in the sandbox') };
+  });
+  runtime.setMaxStackSize(MAX_STACK_BYTES);
+  return runtime;
+}
+
+/**
+ * Runs `input.code` in a fresh runtime of `module` and disposes the runtime afterwards.
+ *
+ * @param module - the loaded QuickJS module.
+ * @param input - the code, the host side of `callTool`, the limits and the host's abort signal.
+ * @returns how the run ended, with what it logged.
+ * @throws the signal's reason when `input.signal` aborts first.
+ * @throws {@link SandboxModuleFailure} when the module failed; it must not be used again.
+ */
+export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): Promise<SandboxOutcome> {
+  input.signal.throwIfAborted();
+  const state = newRunState(input);
+  const runtime = newRuntime(module, state, input);
+  const context = runtime.newContext();
+  const scope = new Scope();
+  let failed = false;
+  const wakeUp = (): void => {
+    state.wake();
+  };
+  const timer = setTimeout(wakeUp, input.limits.wallTimeMs + 1);
+  input.signal.addEventListener('abort', wakeUp, { once: true });
   try {
-    runtime.setInterruptHandler(
-      () => state.stop !== undefined || performance.now() >= state.deadline || input.signal.aborted,
-    );
-    runtime.setModuleLoader(() => {
-      state.stop ??= blocked('import()');
-      return { error: new Error('import() is not available in the sandbox') };
-    });
-    runtime.setMaxStackSize(MAX_STACK_BYTES);
-    const context = runtime.newContext();
-    const scope = new Scope();
-    try {
-      runtime.setMemoryLimit(input.limits.memoryBytes);
-      const end = await execute(runtime, context, state, input, scope);
-      return { ...end, logs: state.logs };
-    } finally {
-      state.finished = true;
-      state.controller.abort();
+    runtime.setMemoryLimit(input.limits.memoryBytes);
+    const end = await execute(runtime, context, state, input, scope);
+    return { ...end, logs: state.logs };
+  } catch (error) {
+    failed = isModuleFailure(error);
+    if (failed) throw new SandboxModuleFailure('the QuickJS module failed', { cause: error });
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    input.signal.removeEventListener('abort', wakeUp);
+    state.finished = true;
+    state.controller.abort();
+    if (!failed) {
       for (const deferred of state.open) deferred.dispose();
       scope.dispose();
       context.dispose();
+      runtime.dispose();
     }
-  } finally {
-    runtime.dispose();
   }
 }
 
@@ -143,22 +185,20 @@ async function follow(session: Session, promise: QuickJSHandle): Promise<Sandbox
         error: 'runtime',
         message: 'the code awaits a promise that never settles (only callTool promises settle in the sandbox)',
       };
-    await nextWake(state, input.signal);
+    await nextWake(state);
   }
 }
 
-/** Resolves when an inner call settles, the deadline passes or the host's signal aborts. */
-function nextWake(state: RunState, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves at the next `state.wake()`: an inner call settled, or the run-wide deadline timer or
+ * abort listener fired (one of each per run: a listener per wait would cost more than the wait).
+ */
+function nextWake(state: RunState): Promise<void> {
   return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+    state.wake = () => {
       state.wake = () => undefined;
       resolve();
     };
-    const timer = setTimeout(done, Math.max(0, state.deadline - performance.now()) + 1);
-    signal.addEventListener('abort', done, { once: true });
-    state.wake = done;
   });
 }
 
@@ -189,7 +229,8 @@ function thrownEnd(session: Session, error: QuickJSHandle, phase: 'compile' | 'r
   const described = context.callFunction(session.describe, context.undefined, error);
   if (described.error !== undefined) {
     described.error.dispose();
-    return thrownOutcome(UNREADABLE_ERROR, phase, input.code, input.limits);
+    // reading the value may itself have run into a limit (a Proxy whose traps loop, say)
+    return limitEnd(state, input) ?? thrownOutcome(UNREADABLE_ERROR, phase, input.code, input.limits);
   }
   const json = context.typeof(described.value) === 'string' ? context.getString(described.value) : '';
   described.value.dispose();
@@ -207,7 +248,7 @@ function readValue(session: Session, value: QuickJSHandle): SandboxEnd {
   });
   if (context.typeof(value) !== 'string') return { ok: false, error: 'runtime', message: 'the code returned no value' };
   // UTF-8 takes at least one byte per UTF-16 code unit: a string longer than the budget is over it
-  const length = context.getLength(value) ?? 0;
+  const length = stringLength(context, value);
   if (length > budget) return over(`at least ${length}`);
   const json = context.getString(value);
   const bytes = Buffer.byteLength(json);

@@ -5,9 +5,10 @@
  *
  * @packageDocumentation
  */
-import { DEBUG_SYNC, RELEASE_SYNC, newQuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
 
-import { runInSandbox } from './sandbox-run.js';
+import { STACK_EXHAUSTED } from './sandbox-errors.js';
+import { runInSandbox, SandboxModuleFailure } from './sandbox-run.js';
 
 /** The limits of one run; every one is enforced, none is optional. */
 export interface SandboxLimits {
@@ -77,6 +78,10 @@ export interface Sandbox {
    * cross as JSON strings only. There is no `require`, `import()`, network, file system,
    * `process` or timer.
    *
+   * The interpreter runs on the calling thread: while the code computes without awaiting, the
+   * event loop waits (at most `limits.wallTimeMs`, after which QuickJS's interrupt handler stops
+   * it), and an abort takes effect at the code's next await.
+   *
    * @param code - the body of an async function; `return` gives the value.
    * @param callTool - the host side of the code's `callTool`.
    * @param limits - the run's limits ({@link DEFAULT_SANDBOX_LIMITS} unless configured).
@@ -85,15 +90,11 @@ export interface Sandbox {
    * @throws the signal's reason when `signal` aborts before the run ends.
    */
   run(code: string, callTool: InnerCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome>;
-}
-
-/** Options of {@link createSandbox}. */
-export interface SandboxOptions {
   /**
-   * `debug` loads QuickJS's debug build, which asserts that every handle was freed; for tests.
-   * Default `release`.
+   * The size of the WebAssembly memory the runs share, in bytes: it grows to the largest
+   * concurrent demand and never shrinks; for monitoring and tests.
    */
-  readonly build?: 'release' | 'debug';
+  memoryBytes(): number;
 }
 
 /**
@@ -101,13 +102,22 @@ export interface SandboxOptions {
  * {@link Sandbox} that runs code in it. Runs are independent: each gets its own runtime, so
  * several can be in flight at once.
  *
- * @param options - which build to load.
  * @returns the sandbox.
  * @throws when the WebAssembly module cannot be loaded.
  */
-export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const module = await newQuickJSWASMModule(options.build === 'debug' ? DEBUG_SYNC : RELEASE_SYNC);
+export async function createSandbox(): Promise<Sandbox> {
+  let module = await newQuickJSWASMModule(RELEASE_SYNC);
   return {
-    run: (code, callTool, limits, signal) => runInSandbox(module, { code, callTool, limits, signal }),
+    run: async (code, callTool, limits, signal) => {
+      try {
+        return await runInSandbox(module, { code, callTool, limits, signal });
+      } catch (error) {
+        if (!(error instanceof SandboxModuleFailure)) throw error;
+        // a failed module's memory is not trusted again: runs after this one get a fresh module
+        module = await newQuickJSWASMModule(RELEASE_SYNC);
+        return { ok: false, limit: 'memory', detail: STACK_EXHAUSTED, logs: [] };
+      }
+    },
+    memoryBytes: () => (module.getWasmMemory() as unknown as { readonly buffer: ArrayBufferLike }).buffer.byteLength,
   };
 }
