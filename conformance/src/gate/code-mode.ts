@@ -148,7 +148,8 @@ function limitNotes(outcome: RawOutcome, elapsedMs: number): string[] {
   if (!isErrorResult(outcome) || envelope === undefined) return [`no limit envelope: ${describeOutcome(outcome)}`];
   if (envelope['error_kind'] !== 'sandbox_runtime' || envelope['error_code'] !== 'CODE_MODE_SANDBOX_LIMITATION')
     notes.push(`${String(envelope['error_kind'])}/${String(envelope['error_code'])}`);
-  const detail = Array.isArray(envelope['details']) ? envelope['details'][0] : undefined;
+  const details: unknown = envelope['details'];
+  const detail: unknown = Array.isArray(details) ? details[0] : undefined;
   if (!isRecord(detail) || detail['reason'] !== 'wall_time') notes.push('the detail does not name the wall_time limit');
   if (!validateEnvelope(envelope).valid) notes.push('invalid envelope');
   if (elapsedMs > GATE_CODE_MODE_WALL_TIME_MS + LIMIT_SLACK_MS)
