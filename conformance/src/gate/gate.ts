@@ -3,7 +3,8 @@
  * starts each reference server over stdio pointed at it (`--upstream`, `LWA_TOKEN_URL`), and runs
  * the probe battery, the upstream battery (every recorded case), the fixture battery (every
  * fixture regenerated and compared with the checked-in file), the capability checks (advertised
- * kinds = emitted kinds, contract version 1) and the cross-server parity rows. Implements
+ * kinds = emitted kinds, contract version 1), the cross-server parity rows and the Code Mode
+ * battery (see code-mode.ts). Implements
  * CONTRACT.md "Conformance" for the project's own servers.
  *
  * @packageDocumentation
@@ -26,6 +27,7 @@ import { defaultCasesFolder, readCases } from './cases.js';
 import type { ExpectedEnvelope, ExpectedSuccess, UpstreamCase } from './cases.js';
 import { startGateEnvironment } from './environment.js';
 import type { GateEnvironment, RawOutcome } from './environment.js';
+import { codeModeRows } from './code-mode.js';
 import { compareFixtures, generateFixtures } from './fixtures.js';
 import type { GeneratedFixture } from './fixtures.js';
 import { FIXTURE_SCENARIOS } from './fixture-plan.js';
@@ -601,7 +603,9 @@ export async function runGate(options: GateOptions = {}): Promise<GateReport> {
         progress('probe battery');
         rows.push(...(await probeRows(environment, environment.timeoutMs)));
       }
-      rows.push(...upstream, ...fixtureRows(fixtures, fixturesFolder), ...parityRows(fixtures));
+      progress('code mode battery');
+      const codeMode = await codeModeRows(environment);
+      rows.push(...upstream, ...fixtureRows(fixtures, fixturesFolder), ...parityRows(fixtures), ...codeMode);
     }
     const servers = await serverInfos(environment);
     const summary = totalsOf(rows);

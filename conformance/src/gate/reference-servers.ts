@@ -27,9 +27,14 @@ export type ServerId = (typeof SERVER_IDS)[number];
  * - `lenient`: as main with `MCP_STRICT_UNKNOWN_FIELDS=false`;
  * - `probe`: the contract's defaults (normalization events off), no fixture tools;
  * - `identities`: as main, with the SP server's identities read from the replay server's identity
- *   service route ({@link GATE_IDENTITY_SERVICE_PATH}), no fixture tools.
+ *   service route ({@link GATE_IDENTITY_SERVICE_PATH}), no fixture tools;
+ * - `code-mode`: as main with `CODE_MODE=true` and a wall-time limit of
+ *   {@link GATE_CODE_MODE_WALL_TIME_MS}, no fixture tools.
  */
-export const VARIANT_NAMES = ['main', 'no-credentials', 'lenient', 'probe', 'identities'] as const;
+export const VARIANT_NAMES = ['main', 'no-credentials', 'lenient', 'probe', 'identities', 'code-mode'] as const;
+
+/** The `CODE_MODE_WALL_TIME_MS` of the `code-mode` variant: short, so an endless script ends fast. */
+export const GATE_CODE_MODE_WALL_TIME_MS = 1_000;
 
 /** One of {@link VARIANT_NAMES}. */
 export type VariantName = (typeof VARIANT_NAMES)[number];
@@ -138,6 +143,14 @@ export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl =
         ...switches,
         SP_IDENTITY_SERVICE_URL: `${upstreamUrl}${GATE_IDENTITY_SERVICE_PATH}`,
         SP_IDENTITY_SERVICE_TOKEN: GATE_IDENTITY_SERVICE_TOKEN,
+      };
+    case 'code-mode':
+      return {
+        ...credentials,
+        LWA_TOKEN_URL: tokenUrl,
+        ...switches,
+        CODE_MODE: 'true',
+        CODE_MODE_WALL_TIME_MS: String(GATE_CODE_MODE_WALL_TIME_MS),
       };
   }
 }

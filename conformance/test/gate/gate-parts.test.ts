@@ -326,6 +326,7 @@ describe('reference server command lines and the report', () => {
         upstream: totalsOf([rows[0]]),
         fixtures: zero,
         parity: totalsOf([rows[1]]),
+        'code-mode': zero,
       },
       summary: totalsOf(rows),
       conformant: false,

@@ -17,6 +17,7 @@ import { compileTool, createEnvelopeLogger, createEnvelopeServer } from '../dist
 import { htmlSummary } from '../dist/upstream-body/index.js';
 import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../dist/index.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
+import { measureCodeMode } from './code-mode.js';
 import { measureSandbox } from './sandbox.js';
 import { stdioEndToEnd } from './stdio-end-to-end.js';
 
@@ -538,9 +539,28 @@ if (process.argv.includes('--catalog-child')) {
   await runGroups();
 }
 
+/** Code Mode: a script's inner calls against the same calls made directly, over Streamable HTTP. */
+async function codeMode(): Promise<void> {
+  const figures = await measureCodeMode(quick ? 10 : 40);
+  const one = figures.inner1 / figures.direct1;
+  const ten = figures.inner10 / figures.direct10;
+  report({
+    name: 'execute_code with 1 inner callTool vs 1 direct tools/call (HTTP, loopback upstream)',
+    figure: `${figures.inner1.toFixed(2)} ms vs ${figures.direct1.toFixed(2)} ms = ${one.toFixed(2)}x`,
+    target: '<= 3x',
+    pass: one <= 3,
+  });
+  report({
+    name: 'execute_code with 10 inner callTools vs 10 direct tools/calls',
+    figure: `${figures.inner10.toFixed(2)} ms vs ${figures.direct10.toFixed(2)} ms = ${ten.toFixed(2)}x`,
+    target: '<= 1.5x',
+    pass: ten <= 1.5,
+  });
+}
+
 async function runGroups(): Promise<void> {
   console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input).
+  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input, code-mode).
   const only = process.argv
     .find((argument) => argument.startsWith('--only='))
     ?.slice('--only='.length)
@@ -560,6 +580,7 @@ async function runGroups(): Promise<void> {
         await httpStall();
       },
     ],
+    ['code-mode', codeMode],
   ];
   for (const [name, run] of groups) if (only === undefined || only.includes(name)) await run();
   const failed = outcomes.filter((outcome) => !outcome.pass).length;

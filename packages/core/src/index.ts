@@ -29,6 +29,14 @@ export { addStreamableHttpOptions, streamableHttpOptionsFrom } from './http-cli.
 export type { StreamableHttpCliOptions } from './http-cli.js';
 export type { OversizedLine, StdioOptions } from './stdio-host.js';
 export type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+// Code Mode: the switch, the sandbox limits and the names of its meta tools
+export type { CodeModeOptions, CodeModeSettings } from './code-mode/index.js';
+export {
+  CODE_MODE_DEFAULTS,
+  EXECUTE_CODE_TOOL_NAME,
+  GET_TOOL_SCHEMA_TOOL_NAME,
+  SEARCH_TOOLS_TOOL_NAME,
+} from './code-mode/index.js';
 export type { JsonSchema } from './output-schema.js';
 
 // The adapter seam.

@@ -34,6 +34,9 @@ import type { JsonSchemaObject, PipelineCaches } from './arguments/index.js';
 import { createCallPipeline, invalidParams } from './call-pipeline.js';
 import type { CallTool } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
+import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
+import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
+import { createSandboxRunner } from './code-mode/runner.js';
 import type { ClassifyEnvironment } from './classify.js';
 import type { CallContext } from './context.js';
 import { composeMeta, PACKAGE_VERSION } from './envelope-builder.js';
@@ -142,7 +145,7 @@ export interface EnvelopeTool<Args extends Record<string, unknown> = Record<stri
 }
 
 /** Server options. Switches and limits set here override the environment. */
-export interface EnvelopeServerOptions extends EnvelopeSwitchOptions, EnvelopeLimitOptions {
+export interface EnvelopeServerOptions extends EnvelopeSwitchOptions, EnvelopeLimitOptions, CodeModeOptions {
   /** Where the switches are read from; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -189,6 +192,8 @@ export interface EnvelopeServer {
   readonly settings: EnvelopeSettings;
   /** The resolved size limits (`MCP_MAX_UPSTREAM_BODY_BYTES`, `MCP_MAX_RESULT_BYTES`). */
   readonly limits: EnvelopeLimits;
+  /** The resolved Code Mode switch and sandbox limits (`CODE_MODE`, `CODE_MODE_*`). */
+  readonly codeMode: CodeModeSettings;
   /** The `experimental.openbridge_envelope` value this server advertises (also under `extensions`, see `ENVELOPE_EXTENSION_ID`). */
   readonly capability: EnvelopeCapabilityValue;
   /** Connects {@link EnvelopeServer.server} (which serves protocol revisions up to 2025-11-25) to a transport. */
@@ -208,7 +213,7 @@ export interface EnvelopeServer {
   serveStdio(options?: StdioOptions): Promise<StdioServerHandle>;
   /** Serves Streamable HTTP on node:http: one session per 2025-era client, stateless 2026-07-28 requests. */
   serveStreamableHttp(options?: StreamableHttpOptions): Promise<StreamableHttpHandle>;
-  /** Closes {@link EnvelopeServer.server}'s transport. */
+  /** Closes {@link EnvelopeServer.server}'s transport, and stops the idle Code Mode sandbox workers. */
   close(): Promise<void>;
 }
 
@@ -218,6 +223,7 @@ interface ResolvedServer {
   readonly logger: EnvelopeLogger;
   readonly settings: EnvelopeSettings;
   readonly limits: EnvelopeLimits;
+  readonly codeMode: CodeModeSettings;
   readonly pageSize: number;
 }
 
@@ -226,10 +232,11 @@ function resolveServer(input: CreateEnvelopeServerInput): ResolvedServer {
   const logger = options.logger ?? createEnvelopeLogger();
   const settings = resolveSettings(options.env ?? process.env, options, logger);
   const limits = resolveLimits(options.env ?? process.env, options, logger);
+  const codeMode = resolveCodeModeSettings(options.env ?? process.env, options, logger);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
-  return { options, logger, settings, limits, pageSize };
+  return { options, logger, settings, limits, codeMode, pageSize };
 }
 
 /** `get_envelope_contract`: the capability and the resolved switches, read when called. */
@@ -252,12 +259,18 @@ function registerTools(
   input: CreateEnvelopeServerInput,
   resolved: ResolvedServer,
   caches: PipelineCaches,
+  codeMode: CodeModePlan,
 ): { registry: ToolRegistry; capability: EnvelopeCapabilityValue } {
   const { adapter } = input;
   const { settings, limits, options } = resolved;
   const state: { capability: EnvelopeCapabilityValue | undefined } = { capability: undefined };
+  // the Code Mode settings are reported only where Code Mode is on
+  const reported = resolved.codeMode.CODE_MODE
+    ? { ...settings, ...limits, ...resolved.codeMode }
+    : { ...settings, ...limits };
+  const listOnly = codeMode.listOnly([ENVELOPE_CONTRACT_TOOL_NAME]);
   const registry = createToolRegistry({
-    tools: [...input.tools, contractTool(() => ({ ...state.capability, settings: { ...settings, ...limits } }))],
+    tools: [...input.tools, contractTool(() => ({ ...state.capability, settings: reported })), ...codeMode.tools],
     pipeline: {
       normalizationEnabled: settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED,
       strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
@@ -266,12 +279,13 @@ function registerTools(
     },
     pageSize: resolved.pageSize,
     logger: resolved.logger,
+    ...(listOnly === undefined ? {} : { listOnly }),
   });
   // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
   // must be one that one of the tools' schemas, under these switches, can lead to.
   const normalizedKinds = settings.MCP_SCHEMA_KEY_NORMALIZATION_META ? registry.normalizedKinds() : [];
   const capability = envelopeCapability(
-    [...CORE_ERROR_KINDS, ...adapter.errorKinds, ...(options.additionalErrorKinds ?? [])],
+    [...CORE_ERROR_KINDS, ...adapter.errorKinds, ...codeMode.errorKinds, ...(options.additionalErrorKinds ?? [])],
     normalizedKinds,
   )[ENVELOPE_CAPABILITY_KEY];
   state.capability = capability;
@@ -376,6 +390,25 @@ function sdkServerFactory(
   };
 }
 
+/** The `_meta` of a successful call: its telemetry, redacted, or `undefined` when it has none. */
+function successMetaOf(
+  includeNormalized: boolean,
+  redactor: Redactor,
+): (call: CallContext) => EnvelopeMeta | undefined {
+  return (call) => {
+    if (
+      call.rateLimit === undefined &&
+      call.retryAfterSeconds === undefined &&
+      call.warnings === undefined &&
+      !(includeNormalized && call.normalized.length > 0)
+    )
+      return undefined;
+    const meta = composeMeta(callTelemetry(call, includeNormalized));
+    // Upstream header values reach the caller here too: redact them like an envelope's.
+    return meta === undefined ? undefined : redactor.value(meta);
+  };
+}
+
 /**
  * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
  * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
@@ -396,7 +429,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
   const now = options.now ?? ((): Date => new Date());
   const caches = createPipelineCaches();
-  const { registry, capability } = registerTools(input, resolved, caches);
+  const sandbox = createSandboxRunner();
+  const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
+  const { registry, capability } = registerTools(input, resolved, caches, codeMode);
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
   const { logger, live } = clientLogging(resolved.logger, redactor);
   const calls = createInFlightCalls();
@@ -415,18 +450,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     includeNormalized,
     now,
   });
-  const successMeta = (call: CallContext): EnvelopeMeta | undefined => {
-    if (
-      call.rateLimit === undefined &&
-      call.retryAfterSeconds === undefined &&
-      call.warnings === undefined &&
-      !(includeNormalized && call.normalized.length > 0)
-    )
-      return undefined;
-    const meta = composeMeta(callTelemetry(call, includeNormalized));
-    // Upstream header values reach the caller here too: redact them like an envelope's.
-    return meta === undefined ? undefined : redactor.value(meta);
-  };
+  const successMeta = successMetaOf(includeNormalized, redactor);
   const shaper = createResultShaper({ redactor, limits, classifyEnvironment, successMeta });
   const callTool = createCallPipeline({
     adapter,
@@ -440,6 +464,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
   });
+  codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
   const createSdkServer = sdkServerFactory(
     info,
     serverCapabilities(capability),
@@ -454,6 +479,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     server,
     settings,
     limits,
+    codeMode: resolved.codeMode,
     capability,
     connect: (transport) => server.connect(transport),
     createSdkServer,
@@ -466,7 +492,10 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         { createSdkServer, calls, logger, toolInputSchema: (name) => registry.get(name)?.listed.inputSchema },
         httpOptions,
       ),
-    close: () => server.close(),
+    close: () => {
+      sandbox.close();
+      return server.close();
+    },
   };
 }
 

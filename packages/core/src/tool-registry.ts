@@ -32,6 +32,11 @@ export interface ToolRegistryInput {
   readonly pipeline: ArgumentPipelineOptions;
   readonly pageSize: number;
   readonly logger: EnvelopeLogger;
+  /**
+   * The tools `tools/list` shows, when not all of them (Code Mode lists only its meta tools);
+   * the others stay callable by name.
+   */
+  readonly listOnly?: ReadonlySet<string>;
 }
 
 /** The registered tools of one server. */
@@ -147,8 +152,11 @@ export function createToolRegistry(input: ToolRegistryInput): ToolRegistry {
   for (const tool of admitTools(input.tools, input.logger))
     entries.set(tool.name, registerTool(tool, optionsFor(tool), input.logger));
   const names = [...entries.keys()];
-  const listed = [...entries.values()].map((entry) => entry.listed);
-  const fingerprint = toolSetFingerprint(names);
+  const { listOnly } = input;
+  const listed = [...entries.values()]
+    .filter((entry) => listOnly === undefined || listOnly.has(entry.tool.name))
+    .map((entry) => entry.listed);
+  const fingerprint = toolSetFingerprint(listed.map((tool) => tool.name));
   const { pageSize } = input;
   return {
     get: (name) => entries.get(name),

@@ -1,0 +1,67 @@
+/**
+ * The worker thread side of the sandbox runner: loads the sandbox once and runs one program at
+ * a time, each inner `callTool` posted to the server's thread and answered from there. A program
+ * that spins blocks this thread only, so the server keeps answering other requests.
+ *
+ * @packageDocumentation
+ */
+import { parentPort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+
+import { createSandbox } from './sandbox.js';
+import type { InnerCallOutcome, SandboxLimits } from './sandbox.js';
+
+/** From the server's thread: run a program, or answer one of its inner calls. */
+export type ToWorker =
+  | { readonly type: 'run'; readonly code: string; readonly limits: SandboxLimits }
+  | { readonly type: 'answer'; readonly call: number; readonly outcome: InnerCallOutcome };
+
+/** To the server's thread: an inner call, its cancellation, or the end of the run. */
+export type FromWorker =
+  | { readonly type: 'call'; readonly call: number; readonly name: string; readonly args: unknown }
+  | { readonly type: 'cancel'; readonly call: number }
+  | { readonly type: 'end'; readonly outcome: unknown }
+  | { readonly type: 'failed'; readonly message: string };
+
+function serve(port: MessagePort): void {
+  const sandbox = createSandbox();
+  const pending = new Map<number, (outcome: InnerCallOutcome) => void>();
+  const counter = { next: 0 };
+  const post = (message: FromWorker): void => {
+    port.postMessage(message);
+  };
+  const callTool = (name: string, args: unknown, signal: AbortSignal): Promise<InnerCallOutcome> =>
+    new Promise((resolve) => {
+      const call = counter.next++;
+      pending.set(call, resolve);
+      post({ type: 'call', call, name, args });
+      signal.addEventListener(
+        'abort',
+        () => {
+          if (!pending.delete(call)) return;
+          post({ type: 'cancel', call });
+          resolve({ throw: 'the run ended before this call was answered' });
+        },
+        { once: true },
+      );
+    });
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'answer') {
+      pending.get(message.call)?.(message.outcome);
+      pending.delete(message.call);
+      return;
+    }
+    sandbox
+      .then((loaded) => loaded.run(message.code, callTool, message.limits, new AbortController().signal))
+      .then(
+        (outcome) => {
+          post({ type: 'end', outcome });
+        },
+        (error: unknown) => {
+          post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+        },
+      );
+  });
+}
+
+if (parentPort !== null) serve(parentPort);

@@ -1,0 +1,129 @@
+/**
+ * The sandbox runner of one server: programs run in worker threads, each loading the QuickJS
+ * sandbox once, so a program that spins until its wall-time limit blocks its worker and never
+ * the server's own thread. Workers are started on the first `execute_code` call (a server that
+ * never runs code starts none), reused while idle, and terminated when a run is cancelled.
+ *
+ * @packageDocumentation
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+import type { FromWorker, ToWorker } from './runner-worker.js';
+import type { InnerCall, Sandbox, SandboxOutcome } from './sandbox.js';
+
+/** Runs code in the server's sandbox (see `Sandbox.run`). */
+export type SandboxRunner = Sandbox['run'];
+
+/** Idle workers kept for the next runs. */
+const MAX_IDLE_WORKERS = 2;
+
+/** How long past its wall-time limit a run may take before its worker is terminated, in milliseconds. */
+const WATCHDOG_SLACK_MS = 2_000;
+
+function startWorker(): Worker {
+  const source = import.meta.url.endsWith('.ts');
+  if (!source) return new Worker(new URL('./runner-worker.js', import.meta.url));
+  // Under the test runner this module is TypeScript source, and so is its worker: the worker
+  // registers tsx's loader before it imports its entry.
+  const entry = new URL('./runner-worker.ts', import.meta.url).href;
+  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
+  return new Worker(
+    `import(${JSON.stringify(loader)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`,
+    { eval: true },
+  );
+}
+
+interface RunRequest {
+  readonly code: string;
+  readonly callTool: InnerCall;
+  readonly limits: Parameters<SandboxRunner>[2];
+  readonly signal: AbortSignal;
+}
+
+/** Runs one program on `worker`; `reusable` says afterwards whether the worker can run another. */
+function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutcome>; reusable: () => boolean } {
+  const calls = new Map<number, AbortController>();
+  const state = { reusable: true };
+  const done = new Promise<SandboxOutcome>((resolve, reject) => {
+    const settle = (end: { outcome: SandboxOutcome } | { error: Error }, reusable: boolean): void => {
+      state.reusable &&= reusable;
+      clearTimeout(watchdog);
+      request.signal.removeEventListener('abort', onAbort);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      for (const controller of calls.values()) controller.abort();
+      if (!reusable) void worker.terminate();
+      if ('outcome' in end) resolve(end.outcome);
+      else reject(end.error);
+    };
+    const onMessage = (message: FromWorker): void => {
+      if (message.type === 'call') {
+        const controller = new AbortController();
+        calls.set(message.call, controller);
+        void request.callTool(message.name, message.args, controller.signal).then((outcome) => {
+          if (calls.delete(message.call))
+            worker.postMessage({ type: 'answer', call: message.call, outcome } satisfies ToWorker);
+        });
+      } else if (message.type === 'cancel') {
+        calls.get(message.call)?.abort();
+        calls.delete(message.call);
+      } else if (message.type === 'end') settle({ outcome: message.outcome as SandboxOutcome }, true);
+      else settle({ error: new Error(message.message) }, false);
+    };
+    const onError = (error: Error): void => {
+      settle({ error }, false);
+    };
+    const onExit = (): void => {
+      settle({ error: new Error('the sandbox worker exited') }, false);
+    };
+    const onAbort = (): void => {
+      const reason: unknown = request.signal.reason;
+      settle({ error: reason instanceof Error ? reason : new Error(String(reason)) }, false);
+    };
+    // the sandbox stops itself at its wall time; this only catches a worker that stopped answering
+    const watchdog = setTimeout(() => {
+      const detail = `the code ran longer than the ${request.limits.wallTimeMs} ms wall-time limit and its worker was stopped`;
+      settle({ outcome: { ok: false, limit: 'wall_time', detail, logs: [] } }, false);
+    }, request.limits.wallTimeMs + WATCHDOG_SLACK_MS);
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    worker.postMessage({ type: 'run', code: request.code, limits: request.limits } satisfies ToWorker);
+  });
+  return { done, reusable: () => state.reusable };
+}
+
+/** The runner of one server and its workers. */
+export interface SandboxWorkers {
+  readonly run: SandboxRunner;
+  /** Terminates the idle workers (a later run starts a new one). */
+  close(): void;
+}
+
+/**
+ * A runner whose programs run in worker threads (one program per worker at a time).
+ *
+ * @returns the runner; an idle worker does not keep the process alive.
+ */
+export function createSandboxRunner(): SandboxWorkers {
+  const idle: Worker[] = [];
+  return {
+    run: async (code, callTool, limits, signal) => {
+      signal.throwIfAborted();
+      const worker = idle.pop() ?? startWorker();
+      worker.ref();
+      const run = runOn(worker, { code, callTool, limits, signal });
+      try {
+        return await run.done;
+      } finally {
+        if (run.reusable() && idle.length < MAX_IDLE_WORKERS) {
+          worker.unref();
+          idle.push(worker);
+        } else if (run.reusable()) void worker.terminate();
+      }
+    },
+    close: () => {
+      for (const worker of idle.splice(0)) void worker.terminate();
+    },
+  };
+}

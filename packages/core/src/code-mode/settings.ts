@@ -1,0 +1,106 @@
+/**
+ * The Code Mode switch and the sandbox limits: `CODE_MODE` and the `CODE_MODE_*` limits, read
+ * from the environment, with server options that override them. Implements CONTRACT.md
+ * "Code Mode".
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeLogger } from '../logger.js';
+import { parseBooleanSwitch } from '../options.js';
+
+/** The resolved Code Mode settings, keyed by their env variable names (what `get_envelope_contract` reports). */
+export interface CodeModeSettings {
+  /** Whether the meta tools (`search_tools`, `get_tool_schema`, `execute_code`) are served. */
+  readonly CODE_MODE: boolean;
+  /** The most milliseconds one `execute_code` call may run, inner calls included. */
+  readonly CODE_MODE_WALL_TIME_MS: number;
+  /** The most megabytes (MiB) the sandbox's heap may grow to. */
+  readonly CODE_MODE_MEMORY_MB: number;
+  /** The most bytes the code's return value may have as JSON. */
+  readonly CODE_MODE_OUTPUT_BYTES: number;
+  /** The most `callTool` calls one `execute_code` call may make. */
+  readonly CODE_MODE_MAX_CALLS: number;
+}
+
+/** The defaults: off; 5 s, 64 MiB, 1 MiB of output, 50 inner calls. */
+export const CODE_MODE_DEFAULTS: CodeModeSettings = {
+  CODE_MODE: false,
+  CODE_MODE_WALL_TIME_MS: 5000,
+  CODE_MODE_MEMORY_MB: 64,
+  CODE_MODE_OUTPUT_BYTES: 1024 * 1024,
+  CODE_MODE_MAX_CALLS: 50,
+};
+
+/** Explicit Code Mode settings; an option that is set wins over the environment. */
+export interface CodeModeOptions {
+  /** `CODE_MODE`: serve the meta tools and hide the other tools from `tools/list` (default false). */
+  readonly codeMode?: boolean;
+  /** `CODE_MODE_WALL_TIME_MS`, `CODE_MODE_MEMORY_MB`, `CODE_MODE_OUTPUT_BYTES`, `CODE_MODE_MAX_CALLS`: positive integers. */
+  readonly codeModeLimits?: Partial<Omit<CodeModeSettings, 'CODE_MODE'>>;
+}
+
+type LimitName = Exclude<keyof CodeModeSettings, 'CODE_MODE'>;
+
+const LIMIT_NAMES: readonly LimitName[] = [
+  'CODE_MODE_WALL_TIME_MS',
+  'CODE_MODE_MEMORY_MB',
+  'CODE_MODE_OUTPUT_BYTES',
+  'CODE_MODE_MAX_CALLS',
+];
+
+function resolveSwitch(
+  env: Readonly<Record<string, string | undefined>>,
+  override: boolean | undefined,
+  logger: EnvelopeLogger,
+): boolean {
+  if (override !== undefined) return override;
+  const parsed = parseBooleanSwitch(env['CODE_MODE']);
+  if (parsed !== 'invalid') return parsed ?? CODE_MODE_DEFAULTS.CODE_MODE;
+  logger.warn(
+    { variable: 'CODE_MODE', default: CODE_MODE_DEFAULTS.CODE_MODE },
+    'CODE_MODE is not one of true/false/1/0/yes/no/on/off; using the default',
+  );
+  return CODE_MODE_DEFAULTS.CODE_MODE;
+}
+
+function resolveLimit(
+  name: LimitName,
+  env: Readonly<Record<string, string | undefined>>,
+  override: number | undefined,
+  logger: EnvelopeLogger,
+): number {
+  const fallback = CODE_MODE_DEFAULTS[name];
+  if (override !== undefined) {
+    if (!Number.isSafeInteger(override) || override < 1)
+      throw new TypeError(`the option for ${name} must be a positive integer, got ${String(override)}`);
+    return override;
+  }
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (/^\d+$/.test(raw) && Number.isSafeInteger(value) && value >= 1) return value;
+  logger.warn({ variable: name, default: fallback }, `${name} is not a positive integer; using the default`);
+  return fallback;
+}
+
+/**
+ * Resolves the Code Mode settings: an explicit option wins; else the env value; else the default
+ * ({@link CODE_MODE_DEFAULTS}). An unreadable env value falls back to the default with one
+ * warning naming the variable (not the value).
+ *
+ * @param env - the environment to read.
+ * @param options - explicit settings.
+ * @param logger - where the warnings go.
+ * @returns the settings, keyed by env variable name.
+ * @throws TypeError when a limit option is not a positive integer.
+ */
+export function resolveCodeModeSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  options: CodeModeOptions,
+  logger: EnvelopeLogger,
+): CodeModeSettings {
+  const limits = Object.fromEntries(
+    LIMIT_NAMES.map((name) => [name, resolveLimit(name, env, options.codeModeLimits?.[name], logger)]),
+  ) as Record<LimitName, number>;
+  return { CODE_MODE: resolveSwitch(env, options.codeMode, logger), ...limits };
+}

@@ -1,0 +1,221 @@
+import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
+import { describe, expect, it } from 'vitest';
+
+import { useTestSession } from '../fixtures/session.js';
+
+const session = useTestSession();
+
+const CODE_MODE_ON = { env: { CODE_MODE: 'true', CODE_MODE_WALL_TIME_MS: '1000' }, additionalErrorKinds: [] };
+
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { text: string }[] };
+
+async function call(name: string, args: Record<string, unknown>): Promise<Result> {
+  return (await session.current.client.callTool({ name, arguments: args })) as Result;
+}
+
+/** Runs code with execute_code and answers `structuredContent.result`, failing on an error result. */
+async function run(code: string): Promise<unknown> {
+  const result = await call('execute_code', { code });
+  expect(result.isError, JSON.stringify(result.structuredContent)).toBeUndefined();
+  expect(JSON.parse(result.content[0]?.text ?? '')).toEqual(result.structuredContent);
+  return result.structuredContent?.['result'];
+}
+
+function errorKinds(): unknown {
+  const capability = session.current.client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as
+    Record<string, unknown> | undefined;
+  return capability?.['error_kinds'];
+}
+
+describe('CODE_MODE off (the default)', () => {
+  it('lists every tool, no meta tool, and does not advertise sandbox_runtime', async () => {
+    const { client } = await session.start({ additionalErrorKinds: [] });
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('list_orders');
+    expect(names).not.toContain('execute_code');
+    expect(errorKinds()).not.toContain('sandbox_runtime');
+    expect((await call('search_tools', { query: 'orders' })).structuredContent?.['error_kind']).toBe('tool_not_found');
+  });
+});
+
+describe('CODE_MODE on: listing and capability', () => {
+  it('lists get_envelope_contract and the three meta tools only; the other tools stay callable by name', async () => {
+    const { client } = await session.start(CODE_MODE_ON);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'get_envelope_contract',
+      'search_tools',
+      'get_tool_schema',
+      'execute_code',
+    ]);
+    expect((await call('list_orders', { marketplaceIds: ['A1'] })).structuredContent?.['orders']).toEqual([]);
+  });
+
+  it('advertises sandbox_runtime, and get_envelope_contract reports the Code Mode settings', async () => {
+    await session.start(CODE_MODE_ON);
+    expect(errorKinds()).toContain('sandbox_runtime');
+    const contract = (await call('get_envelope_contract', {})).structuredContent;
+    expect(contract?.['error_kinds']).toContain('sandbox_runtime');
+    expect(contract?.['settings']).toMatchObject({
+      CODE_MODE: true,
+      CODE_MODE_WALL_TIME_MS: 1000,
+      CODE_MODE_MEMORY_MB: 64,
+      CODE_MODE_OUTPUT_BYTES: 1048576,
+      CODE_MODE_MAX_CALLS: 50,
+    });
+  });
+});
+
+describe('search_tools and get_tool_schema', () => {
+  it('search_tools ranks list_orders first for "orders marketplace", with its one-line description', async () => {
+    await session.start(CODE_MODE_ON);
+    const hits = (await call('search_tools', { query: 'orders marketplace' })).structuredContent?.['tools'];
+    expect((hits as unknown[])[0]).toEqual({
+      name: 'list_orders',
+      description: 'Lists orders of the given marketplaces.',
+    });
+  });
+
+  it('search_tools validates its own arguments: a missing query is SCHEMA_REQUIRED', async () => {
+    await session.start(CODE_MODE_ON);
+    const result = await call('search_tools', { limit: 3 });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'SCHEMA_REQUIRED',
+      tool: 'search_tools',
+    });
+  });
+
+  it('get_tool_schema answers the published schemas; an unknown name is tool_not_found with a suggestion', async () => {
+    await session.start(CODE_MODE_ON);
+    const schema = (await call('get_tool_schema', { name: 'report_summary' })).structuredContent;
+    expect(schema).toMatchObject({ name: 'report_summary', description: '' });
+    expect(schema?.['outputSchema']).toHaveProperty('anyOf');
+    expect((schema?.['inputSchema'] as Record<string, unknown>)['properties']).toEqual({ fail: { type: 'boolean' } });
+    const missing = await call('get_tool_schema', { name: 'list_order' });
+    expect(missing.isError).toBe(true);
+    expect(validateEnvelope(missing.structuredContent).valid).toBe(true);
+    expect(missing.structuredContent).toMatchObject({
+      error_kind: 'tool_not_found',
+      error_code: 'TOOL_NOT_FOUND',
+      tool: 'get_tool_schema',
+      hints: ['Did you mean "list_orders"?', 'Call search_tools to find the tool you need.'],
+    });
+  });
+});
+
+describe('execute_code: inner calls through the pipeline', () => {
+  it('returns the code value as structuredContent.result, with the inner calls aggregated in _meta', async () => {
+    await session.start(CODE_MODE_ON);
+    const result = await call('execute_code', {
+      code: `const orders = await callTool('list_orders', { MarketplaceIds: ['A1'] });
+const report = await callTool('report_summary', {});
+return { status: orders.status, total: report.total };`,
+    });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual({
+      result: { status: 'any', total: 42 },
+      _meta: { rate_limit: { limit_per_second: 0.5, remaining: 4 } },
+    });
+    expect(validateMeta(result.structuredContent?.['_meta']).valid).toBe(true);
+  });
+
+  it('hands the code the SCHEMA_* envelope of a wrong argument as a value, to branch on', async () => {
+    await session.start(CODE_MODE_ON);
+    const value = await run(`const reply = await callTool('list_orders', { marketplaceIds: [] });
+if (reply._envelope_version === 1) return { branch: reply.error_kind, code: reply.error_code, valid: Array.isArray(reply.details) };
+return 'no envelope';`);
+    expect(value).toEqual({ branch: 'mcp_input_validation', code: 'SCHEMA_MIN_ITEMS', valid: true });
+  });
+
+  it('a rate_limited envelope comes back as a value, and its retry_after_seconds reaches execute_code _meta', async () => {
+    await session.start(CODE_MODE_ON);
+    const result = await call('execute_code', {
+      code: `const reply = await callTool('throttled', {});
+return { kind: reply.error_kind, retryable: reply.retryable, wait: reply._meta.retry_after_seconds };`,
+    });
+    expect(result.structuredContent).toEqual({
+      result: { kind: 'rate_limited', retryable: true, wait: 2 },
+      _meta: { rate_limit: { limit_per_second: 0.5, remaining: 0 }, retry_after_seconds: 2 },
+    });
+  });
+
+  it('an unknown tool and a crashing tool are envelopes too; execute_code cannot call itself', async () => {
+    await session.start(CODE_MODE_ON);
+    const value = await run(`const a = await callTool('list_order', {});
+const b = await callTool('explode', {});
+const c = await callTool('execute_code', { code: 'return 1' });
+return [a.error_kind, a.hints[0], b.error_kind, c.error_kind, c.error_code];`);
+    expect(value).toEqual([
+      'tool_not_found',
+      'Did you mean "list_orders"?',
+      'internal_error',
+      'sandbox_runtime',
+      'CODE_MODE_SANDBOX_LIMITATION',
+    ]);
+  });
+});
+
+describe('execute_code: failures of the code itself', () => {
+  it('an endless loop ends with the wall_time limit envelope; the server answers another call meanwhile', async () => {
+    await session.start(CODE_MODE_ON);
+    const started = performance.now();
+    const looping = call('execute_code', { code: 'while (true) {}' }).then((result) => ({
+      result,
+      at: performance.now(),
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const other = await call('list_orders', { marketplaceIds: ['A1'] });
+    const otherAt = performance.now();
+    const { result, at } = await looping;
+    expect(other.structuredContent?.['orders']).toEqual([]);
+    expect(otherAt).toBeLessThan(at);
+    expect(result.isError).toBe(true);
+    expect(validateEnvelope(result.structuredContent).valid).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      error_kind: 'sandbox_runtime',
+      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      tool: 'execute_code',
+      retryable: false,
+      details: [{ path: 'code', reason: 'wall_time', setting: 'CODE_MODE_WALL_TIME_MS', limit: 1000 }],
+    });
+    expect(at - started).toBeLessThan(4000);
+  });
+
+  it('a syntax error is mcp_input_validation with line and column; a runtime error is sandbox_runtime', async () => {
+    await session.start(CODE_MODE_ON);
+    const syntax = await call('execute_code', { code: 'const a = 1;\nreturn a +;' });
+    expect(syntax.structuredContent).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'INPUT_VALIDATION_FAILED',
+      details: [{ path: 'code', reason: 'syntax_error', line: 2 }],
+    });
+    const runtime = await call('execute_code', { code: 'const a = null;\n\nreturn a.b;' });
+    expect(runtime.structuredContent).toMatchObject({
+      error_kind: 'sandbox_runtime',
+      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      details: [{ path: 'code', reason: 'runtime_error', line: 3 }],
+    });
+    for (const result of [syntax, runtime]) expect(validateEnvelope(result.structuredContent).valid).toBe(true);
+  });
+
+  it('more inner calls than CODE_MODE_MAX_CALLS give the inner_calls limit envelope', async () => {
+    await session.start({ ...CODE_MODE_ON, codeModeLimits: { CODE_MODE_MAX_CALLS: 2 } });
+    const result = await call('execute_code', {
+      code: "for (let i = 0; i < 3; i += 1) await callTool('get_tags', {});\nreturn 'done';",
+    });
+    expect(result.structuredContent).toMatchObject({
+      error_kind: 'sandbox_runtime',
+      details: [{ reason: 'inner_calls', setting: 'CODE_MODE_MAX_CALLS', limit: 2 }],
+    });
+  });
+
+  it('execute_code validates its own arguments like any tool', async () => {
+    await session.start(CODE_MODE_ON);
+    const result = await call('execute_code', { code: 42 });
+    expect(result.structuredContent).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'SCHEMA_TYPE_MISMATCH',
+    });
+  });
+});

@@ -1,0 +1,121 @@
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { describe, expect, it } from 'vitest';
+
+import { sandboxFailureError } from '../../src/code-mode/outcome.js';
+import { CODE_MODE_DEFAULTS, resolveCodeModeSettings } from '../../src/code-mode/settings.js';
+import type { EnvelopeLogger } from '../../src/logger.js';
+
+function captureLog(): { logger: EnvelopeLogger; lines: { details: Record<string, unknown>; message: string }[] } {
+  const lines: { details: Record<string, unknown>; message: string }[] = [];
+  const record = (details: Record<string, unknown>, message: string): void => {
+    lines.push({ details, message });
+  };
+  return { logger: { warn: record, error: record }, lines };
+}
+
+const SETTINGS = { ...CODE_MODE_DEFAULTS, CODE_MODE: true };
+
+function envelopeOf(error: ReturnType<typeof sandboxFailureError>): Record<string, unknown> {
+  const envelope = { ...error.toEnvelope(), tool: 'execute_code' };
+  expect(validateEnvelope(envelope).valid).toBe(true);
+  return envelope;
+}
+
+describe('sandboxFailureError', () => {
+  it('a limit: sandbox_runtime / CODE_MODE_SANDBOX_LIMITATION naming the limit, its setting and value, with a hint', () => {
+    const envelope = envelopeOf(
+      sandboxFailureError({ ok: false, limit: 'wall_time', detail: 'ran 5000 ms' }, SETTINGS),
+    );
+    expect(envelope).toMatchObject({
+      error_kind: 'sandbox_runtime',
+      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      retryable: false,
+      summary: 'The code ran longer than its wall-time limit and was stopped.',
+      details: [
+        {
+          path: 'code',
+          issue: 'Sandbox limit wall_time (CODE_MODE_WALL_TIME_MS = 5000 ms): ran 5000 ms',
+          received_type: 'string',
+          reason: 'wall_time',
+          setting: 'CODE_MODE_WALL_TIME_MS',
+          limit: 5000,
+        },
+      ],
+    });
+    expect((envelope['hints'] as string[])[0]).toMatch(/split the work/);
+    const calls = envelopeOf(sandboxFailureError({ ok: false, limit: 'inner_calls', detail: 'call 51' }, SETTINGS));
+    expect(calls['details']).toEqual([expect.objectContaining({ setting: 'CODE_MODE_MAX_CALLS', limit: 50 })]);
+    const blocked = envelopeOf(
+      sandboxFailureError({ ok: false, limit: 'blocked_capability', detail: 'require' }, SETTINGS),
+    );
+    expect(blocked['details']).toEqual([
+      {
+        path: 'code',
+        issue: 'Sandbox limit blocked_capability: require',
+        received_type: 'string',
+        reason: 'blocked_capability',
+      },
+    ]);
+  });
+
+  it('a syntax error: mcp_input_validation / INPUT_VALIDATION_FAILED with line and column', () => {
+    const envelope = envelopeOf(
+      sandboxFailureError(
+        { ok: false, error: 'syntax', message: "SyntaxError: expecting ')'", line: 2, column: 7 },
+        SETTINGS,
+      ),
+    );
+    expect(envelope).toMatchObject({
+      error_kind: 'mcp_input_validation',
+      error_code: 'INPUT_VALIDATION_FAILED',
+      summary: "The code does not parse: SyntaxError: expecting ')' (line 2, column 7)",
+      details: [{ path: 'code', reason: 'syntax_error', line: 2, column: 7 }],
+    });
+  });
+
+  it('a runtime error: sandbox_runtime with the message, line and column', () => {
+    const envelope = envelopeOf(
+      sandboxFailureError(
+        { ok: false, error: 'runtime', message: 'TypeError: x is undefined', line: 3, column: 1 },
+        SETTINGS,
+      ),
+    );
+    expect(envelope).toMatchObject({
+      error_kind: 'sandbox_runtime',
+      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      summary: 'The code threw: TypeError: x is undefined (line 3, column 1)',
+      details: [{ path: 'code', reason: 'runtime_error', line: 3, column: 1 }],
+    });
+  });
+});
+
+describe('resolveCodeModeSettings', () => {
+  it('defaults: off, 5000 ms, 64 MiB, 1 MiB, 50 calls', () => {
+    const { logger } = captureLog();
+    expect(resolveCodeModeSettings({}, {}, logger)).toEqual({
+      CODE_MODE: false,
+      CODE_MODE_WALL_TIME_MS: 5000,
+      CODE_MODE_MEMORY_MB: 64,
+      CODE_MODE_OUTPUT_BYTES: 1048576,
+      CODE_MODE_MAX_CALLS: 50,
+    });
+  });
+
+  it('reads the env like the other switches; options win; a bad value falls back with a warning', () => {
+    const { logger, lines } = captureLog();
+    const env = { CODE_MODE: ' Yes ', CODE_MODE_WALL_TIME_MS: '250', CODE_MODE_MAX_CALLS: 'many' };
+    expect(resolveCodeModeSettings(env, {}, logger)).toMatchObject({
+      CODE_MODE: true,
+      CODE_MODE_WALL_TIME_MS: 250,
+      CODE_MODE_MAX_CALLS: 50,
+    });
+    expect(lines.map((line) => line.details['variable'])).toEqual(['CODE_MODE_MAX_CALLS']);
+    expect(
+      resolveCodeModeSettings(env, { codeMode: false, codeModeLimits: { CODE_MODE_WALL_TIME_MS: 100 } }, logger),
+    ).toMatchObject({ CODE_MODE: false, CODE_MODE_WALL_TIME_MS: 100 });
+    expect(resolveCodeModeSettings({ CODE_MODE: 'maybe' }, {}, logger).CODE_MODE).toBe(false);
+    expect(() => resolveCodeModeSettings({}, { codeModeLimits: { CODE_MODE_MEMORY_MB: 0 } }, logger)).toThrow(
+      TypeError,
+    );
+  });
+});
