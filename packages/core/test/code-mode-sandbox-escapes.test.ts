@@ -152,6 +152,18 @@ describe('sandbox limits', () => {
     expect(await run('for (;;) await null;', { wallTimeMs: 200 })).toMatchObject({ ok: false, limit: 'wall_time' });
   });
 
+  it('an endless promise chain interrupted at its wall time ends with the wall_time limit, and the next run works', async () => {
+    const code = 'const next = () => Promise.resolve().then(next);\nnext();\nawait new Promise(() => next());';
+    // QuickJS leaves objects of an interrupted chain behind, so freeing the runtime aborts the module
+    expect(await run(code, { wallTimeMs: 200 })).toEqual({
+      ok: false,
+      limit: 'wall_time',
+      detail: 'the code ran longer than the 200 ms wall-time limit (time awaiting callTool included)',
+      logs: [],
+    });
+    expect(await run('return [1, 2].map((n) => n * 2);')).toEqual({ ok: true, value: [2, 4], logs: [] });
+  });
+
   it('time awaiting a host call counts, and the late call is aborted', async () => {
     let innerSignal: AbortSignal | undefined;
     const never: InnerCall = (_name, _args, signal) => {
