@@ -19,6 +19,12 @@ export type SandboxRunner = Sandbox['run'];
 /** Idle workers kept for the next runs. */
 const MAX_IDLE_WORKERS = 2;
 
+/**
+ * The most programs a runner runs at once unless told otherwise: enough for programs that mostly
+ * await their inner calls to overlap, few enough that a burst of calls cannot exhaust memory.
+ */
+export const MAX_WORKERS = 4;
+
 /** How long past its wall-time limit a run may take before its worker is terminated, in milliseconds. */
 const WATCHDOG_SLACK_MS = 2_000;
 
@@ -100,26 +106,76 @@ export interface SandboxWorkers {
   close(): void;
 }
 
+/** Options of {@link createSandboxRunner}. */
+export interface SandboxRunnerOptions {
+  /** The most programs running at once, each in its own worker (default {@link MAX_WORKERS}). */
+  readonly maxWorkers?: number;
+}
+
 /**
- * A runner whose programs run in worker threads (one program per worker at a time).
+ * The slots of a runner: at most `limit` held at once; a caller past the limit waits its turn,
+ * first come first served, or until its signal aborts.
+ */
+function createSlots(limit: number): { acquire(signal: AbortSignal): Promise<void>; release(): void } {
+  const state = { held: 0 };
+  const waiting: (() => void)[] = [];
+  return {
+    acquire: (signal) => {
+      signal.throwIfAborted();
+      if (state.held < limit) {
+        state.held += 1;
+        return Promise.resolve();
+      }
+      return new Promise((resolve, reject) => {
+        const onAbort = (): void => {
+          waiting.splice(waiting.indexOf(turn), 1);
+          reject(signal.reason as Error);
+        };
+        // the slot passes from the releasing run to this one, so `held` stays as it is
+        const turn = (): void => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        waiting.push(turn);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+    release: () => {
+      const next = waiting.shift();
+      if (next === undefined) state.held -= 1;
+      else next();
+    },
+  };
+}
+
+/**
+ * A runner whose programs run in worker threads, one program per worker at a time and at most
+ * `options.maxWorkers` at once: each worker holds a QuickJS heap of up to the memory limit, so
+ * a burst of `execute_code` calls waits for a worker instead of starting one per call. A
+ * program's wall time starts when a worker takes it.
  *
  * @returns the runner; an idle worker does not keep the process alive.
  */
-export function createSandboxRunner(): SandboxWorkers {
+export function createSandboxRunner(options: SandboxRunnerOptions = {}): SandboxWorkers {
   const idle: Worker[] = [];
+  const slots = createSlots(options.maxWorkers ?? MAX_WORKERS);
   return {
     run: async (code, callTool, limits, signal) => {
-      signal.throwIfAborted();
-      const worker = idle.pop() ?? startWorker();
-      worker.ref();
-      const run = runOn(worker, { code, callTool, limits, signal });
+      await slots.acquire(signal);
       try {
-        return await run.done;
+        const worker = idle.pop() ?? startWorker();
+        worker.ref();
+        const run = runOn(worker, { code, callTool, limits, signal });
+        try {
+          return await run.done;
+        } finally {
+          if (run.reusable() && idle.length < MAX_IDLE_WORKERS) {
+            worker.unref();
+            idle.push(worker);
+          } else if (run.reusable()) void worker.terminate();
+        }
       } finally {
-        if (run.reusable() && idle.length < MAX_IDLE_WORKERS) {
-          worker.unref();
-          idle.push(worker);
-        } else if (run.reusable()) void worker.terminate();
+        slots.release();
       }
     },
     close: () => {

@@ -1,7 +1,9 @@
 import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
+import type { EnvelopeTool } from '../../src/index.js';
 import { useTestSession } from '../fixtures/session.js';
+import { TEST_TOOLS } from '../fixtures/test-server.js';
 
 const session = useTestSession();
 
@@ -217,5 +219,33 @@ describe('execute_code: failures of the code itself', () => {
       error_kind: 'mcp_input_validation',
       error_code: 'SCHEMA_TYPE_MISMATCH',
     });
+  });
+});
+
+describe('execute_code: a burst of calls', () => {
+  it('10 concurrent execute_code calls run at most 4 at once, all finish, and a plain call is answered meanwhile', async () => {
+    const gauge = { running: 0, most: 0 };
+    const gate: EnvelopeTool = {
+      name: 'gate',
+      inputSchema: { type: 'object' },
+      handler: async () => {
+        gauge.running += 1;
+        gauge.most = Math.max(gauge.most, gauge.running);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        gauge.running -= 1;
+        return { passed: true };
+      },
+    };
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, gate]);
+    const burst = Array.from({ length: 10 }, (_, index) =>
+      call('execute_code', { code: `const reply = await callTool('gate', {});\nreturn [${index}, reply.passed];` }),
+    );
+    const plain = await call('list_orders', { marketplaceIds: ['A1'] });
+    expect(plain.structuredContent?.['orders']).toEqual([]);
+    const results = await Promise.all(burst);
+    expect(results.map((result) => result.structuredContent?.['result'])).toEqual(
+      Array.from({ length: 10 }, (_, index) => [index, true]),
+    );
+    expect(gauge.most).toBe(4);
   });
 });

@@ -58,4 +58,61 @@ describe('createSandboxRunner (programs in worker threads)', () => {
       value: 'again',
     });
   });
+
+  it('runs at most maxWorkers programs at once: the next one starts when a worker frees', async () => {
+    const runner = createSandboxRunner({ maxWorkers: 2 });
+    workers = runner;
+    const started: string[] = [];
+    const held = new Map<string, () => void>();
+    const hold: InnerCall = (name) => {
+      started.push(name);
+      return new Promise((resolve) => {
+        held.set(name, () => {
+          resolve({ value: name });
+        });
+      });
+    };
+    const until = async (check: () => boolean): Promise<void> => {
+      while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    const runs = ['a', 'b', 'c'].map((name) =>
+      runner.run(`return await callTool('${name}', {});`, hold, LIMITS, new AbortController().signal),
+    );
+    await until(() => started.length === 2);
+    // c waits for a worker while a and b hold theirs
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(started.toSorted()).toEqual(['a', 'b']);
+    held.get('a')?.();
+    await until(() => started.length === 3);
+    expect(started[2]).toBe('c');
+    held.get('b')?.();
+    held.get('c')?.();
+    expect(await Promise.all(runs)).toEqual(['a', 'b', 'c'].map((value) => ({ ok: true, value, logs: [] })));
+  });
+
+  it('a program cancelled while it waits for a worker rejects with the reason and never runs', async () => {
+    workers = createSandboxRunner({ maxWorkers: 1 });
+    const spinning = workers.run(
+      'while (true) {}',
+      echo,
+      { ...LIMITS, wallTimeMs: 1_000 },
+      new AbortController().signal,
+    );
+    const controller = new AbortController();
+    const calls: string[] = [];
+    const record: InnerCall = (name) => {
+      calls.push(name);
+      return Promise.resolve({ value: name });
+    };
+    const waiting = workers.run("return await callTool('waited', {});", record, LIMITS, controller.signal);
+    // long enough for a worker of its own to have run it, well within the spinning one's wall time
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    controller.abort(new Error('client cancelled'));
+    await expect(waiting).rejects.toThrow('client cancelled');
+    expect(await spinning).toMatchObject({ ok: false, limit: 'wall_time' });
+    expect(
+      await workers.run("return await callTool('next', {});", record, LIMITS, new AbortController().signal),
+    ).toEqual({ ok: true, value: 'next', logs: [] });
+    expect(calls).toEqual(['next']);
+  });
 });
