@@ -36,6 +36,7 @@ import type { CallTool } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
 import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
 import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
+import { FIND_TOOL_HINT } from './code-mode/meta-tools.js';
 import { createSandboxRunner } from './code-mode/runner.js';
 import type { ClassifyEnvironment } from './classify.js';
 import type { CallContext } from './context.js';
@@ -463,6 +464,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     includeNormalized,
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
+    // with Code Mode on, tools/list hides the tools that search_tools finds
+    ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
   });
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
   const createSdkServer = sdkServerFactory(

@@ -147,10 +147,11 @@ return { kind: reply.error_kind, retryable: reply.retryable, wait: reply._meta.r
     const value = await run(`const a = await callTool('list_order', {});
 const b = await callTool('explode', {});
 const c = await callTool('execute_code', { code: 'return 1' });
-return [a.error_kind, a.hints[0], b.error_kind, c.error_kind, c.error_code];`);
+return [a.error_kind, a.hints, b.error_kind, c.error_kind, c.error_code];`);
+    // tools/list hides the tools in Code Mode, so the hint points at search_tools
     expect(value).toEqual([
       'tool_not_found',
-      'Did you mean "list_orders"?',
+      ['Did you mean "list_orders"?', 'Call search_tools to find the tool you need.'],
       'internal_error',
       'sandbox_runtime',
       'CODE_MODE_SANDBOX_LIMITATION',
