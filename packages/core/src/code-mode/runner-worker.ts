@@ -33,17 +33,18 @@ function serve(port: MessagePort): void {
   const callTool = (name: string, args: unknown, signal: AbortSignal): Promise<InnerCallOutcome> =>
     new Promise((resolve) => {
       const call = counter.next++;
-      pending.set(call, resolve);
+      // every call of a run shares the run's signal: an answered call takes its listener away
+      const onAbort = (): void => {
+        if (!pending.delete(call)) return;
+        post({ type: 'cancel', call });
+        resolve({ throw: 'the run ended before this call was answered' });
+      };
+      pending.set(call, (outcome) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      });
       post({ type: 'call', call, name, args });
-      signal.addEventListener(
-        'abort',
-        () => {
-          if (!pending.delete(call)) return;
-          post({ type: 'cancel', call });
-          resolve({ throw: 'the run ended before this call was answered' });
-        },
-        { once: true },
-      );
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'answer') {

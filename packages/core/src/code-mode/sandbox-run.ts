@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+import { setMaxListeners } from 'node:events';
+
 import { Scope } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 
@@ -74,6 +76,9 @@ function isModuleFailure(error: unknown): boolean {
 
 /** A fresh run state for `input`. */
 function newRunState(input: RunInput): RunState {
+  const controller = new AbortController();
+  // every pending inner call of the run may listen to its signal
+  setMaxListeners(input.limits.innerCalls + 1, controller.signal);
   return {
     deadline: performance.now() + input.limits.wallTimeMs,
     stop: undefined,
@@ -82,7 +87,7 @@ function newRunState(input: RunInput): RunState {
     outputBytes: 0,
     logs: [],
     open: new Set(),
-    controller: new AbortController(),
+    controller,
     finished: false,
     wake: () => undefined,
   };

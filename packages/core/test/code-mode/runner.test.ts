@@ -115,4 +115,28 @@ describe('createSandboxRunner (programs in worker threads)', () => {
     ).toEqual({ ok: true, value: 'next', logs: [] });
     expect(calls).toEqual(['next']);
   });
+
+  it('twenty inner calls in a row and twenty at once raise no MaxListenersExceededWarning', async () => {
+    workers = createSandboxRunner();
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]) => {
+      written.push(String(chunk));
+      return write(chunk, ...rest);
+    };
+    try {
+      const outcome = await workers.run(
+        "let n = 0;\nfor (let i = 0; i < 20; i += 1) n += (await callTool('count', {})).name.length;\nconst all = await Promise.all(Array.from({ length: 20 }, () => callTool('count', {})));\nreturn n + all.length;",
+        echo,
+        { ...LIMITS, innerCalls: 40 },
+        new AbortController().signal,
+      );
+      expect(outcome).toEqual({ ok: true, value: 120, logs: [] });
+      // the worker's stderr reaches this thread's asynchronously
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(written.join('')).not.toContain('MaxListenersExceededWarning');
+  });
 });
