@@ -11,10 +11,10 @@ import type { MessagePort } from 'node:worker_threads';
 import { createSandbox } from './sandbox.js';
 import type { InnerCallOutcome, SandboxLimits } from './sandbox.js';
 
-/** From the server's thread: run a program, or answer one of its inner calls. */
+/** From the server's thread: run a program, or answer one of its inner calls (the outcome's JSON). */
 export type ToWorker =
   | { readonly type: 'run'; readonly code: string; readonly limits: SandboxLimits }
-  | { readonly type: 'answer'; readonly call: number; readonly outcome: InnerCallOutcome };
+  | { readonly type: 'answer'; readonly call: number; readonly json: string };
 
 /** To the server's thread: an inner call, its cancellation, or the end of the run. */
 export type FromWorker =
@@ -48,7 +48,7 @@ function serve(port: MessagePort): void {
     });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'answer') {
-      pending.get(message.call)?.(message.outcome);
+      pending.get(message.call)?.(JSON.parse(message.json) as InnerCallOutcome);
       pending.delete(message.call);
       return;
     }

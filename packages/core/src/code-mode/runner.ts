@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import type { FromWorker, ToWorker } from './runner-worker.js';
-import type { InnerCall, Sandbox, SandboxOutcome } from './sandbox.js';
+import type { InnerCall, InnerCallOutcome, Sandbox, SandboxOutcome } from './sandbox.js';
 
 /** Runs code in the server's sandbox (see `Sandbox.run`). */
 export type SandboxRunner = Sandbox['run'];
@@ -48,6 +48,21 @@ interface RunRequest {
   readonly signal: AbortSignal;
 }
 
+/**
+ * An inner call's outcome as JSON, as a client over the wire would read the result (a `toJSON`
+ * applied, a function dropped): a value that structured cloning cannot copy to the worker (a
+ * function) must not fail the answer, and one that is not JSON at all (a `BigInt`, a cycle) is
+ * a failure the code sees.
+ */
+function outcomeJson(outcome: InnerCallOutcome, name: string): string {
+  if ('throw' in outcome) return JSON.stringify({ throw: outcome.throw });
+  try {
+    return JSON.stringify({ value: outcome.value ?? null });
+  } catch {
+    return JSON.stringify({ throw: `the result of ${name} is not JSON` });
+  }
+}
+
 /** Runs one program on `worker`; `reusable` says afterwards whether the worker can run another. */
 function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutcome>; reusable: () => boolean } {
   const calls = new Map<number, AbortController>();
@@ -69,7 +84,11 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
         calls.set(message.call, controller);
         void request.callTool(message.name, message.args, controller.signal).then((outcome) => {
           if (calls.delete(message.call))
-            worker.postMessage({ type: 'answer', call: message.call, outcome } satisfies ToWorker);
+            worker.postMessage({
+              type: 'answer',
+              call: message.call,
+              json: outcomeJson(outcome, message.name),
+            } satisfies ToWorker);
         });
       } else if (message.type === 'cancel') {
         calls.get(message.call)?.abort();
