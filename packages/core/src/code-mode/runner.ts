@@ -78,18 +78,25 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
       if ('outcome' in end) resolve(end.outcome);
       else reject(end.error);
     };
+    const answer = (call: number, json: string): void => {
+      if (calls.delete(call)) worker.postMessage({ type: 'answer', call, json } satisfies ToWorker);
+    };
     const onMessage = (message: FromWorker): void => {
       if (message.type === 'call') {
         const controller = new AbortController();
         calls.set(message.call, controller);
-        void request.callTool(message.name, message.args, controller.signal).then((outcome) => {
-          if (calls.delete(message.call))
-            worker.postMessage({
-              type: 'answer',
-              call: message.call,
-              json: outcomeJson(outcome, message.name),
-            } satisfies ToWorker);
+        // a rejection is thrown inside like a { throw } outcome, as the sandbox itself does it
+        const asOutcome = (error: unknown): InnerCallOutcome => ({
+          throw: error instanceof Error ? error.message : String(error),
         });
+        void request.callTool(message.name, message.args, controller.signal).then(
+          (outcome) => {
+            answer(message.call, outcomeJson(outcome, message.name));
+          },
+          (error: unknown) => {
+            answer(message.call, outcomeJson(asOutcome(error), message.name));
+          },
+        );
       } else if (message.type === 'cancel') {
         calls.get(message.call)?.abort();
         calls.delete(message.call);

@@ -140,23 +140,26 @@ describe('createSandboxRunner (programs in worker threads)', () => {
     expect(written.join('')).not.toContain('MaxListenersExceededWarning');
   });
 
-  it('an inner result reaches the code as its JSON: toJSON applied, a function dropped, a BigInt a failure', async () => {
+  it('an inner result reaches the code as its JSON: toJSON applied, a function dropped, a BigInt or a rejection a failure', async () => {
     workers = createSandboxRunner();
-    const odd: InnerCall = (name) =>
-      Promise.resolve(
-        name === 'big'
-          ? { value: { count: 10n } }
-          : { value: { when: new Date(0), format: () => 'x', price: { toJSON: () => '1.50' } } },
-      );
+    const odd: InnerCall = (name) => {
+      if (name === 'reject') return Promise.reject(new Error('the host gave up'));
+      if (name === 'big') return Promise.resolve({ value: { count: 10n } });
+      return Promise.resolve({ value: { when: new Date(0), format: () => 'x', price: { toJSON: () => '1.50' } } });
+    };
     const outcome = await workers.run(
-      "const odd = await callTool('odd', {});\nlet big;\ntry { big = await callTool('big', {}); } catch (e) { big = e.message; }\nreturn { odd, big };",
+      "const odd = await callTool('odd', {});\nlet big;\ntry { big = await callTool('big', {}); } catch (e) { big = e.message; }\nlet rejected;\ntry { await callTool('reject', {}); } catch (e) { rejected = e.message; }\nreturn { odd, big, rejected };",
       odd,
       LIMITS,
       new AbortController().signal,
     );
     expect(outcome).toEqual({
       ok: true,
-      value: { odd: { when: '1970-01-01T00:00:00.000Z', price: '1.50' }, big: 'the result of big is not JSON' },
+      value: {
+        odd: { when: '1970-01-01T00:00:00.000Z', price: '1.50' },
+        big: 'the result of big is not JSON',
+        rejected: 'the host gave up',
+      },
       logs: [],
     });
   });
