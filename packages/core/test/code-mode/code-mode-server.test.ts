@@ -250,3 +250,55 @@ describe('execute_code: a burst of calls', () => {
     expect(gauge.most).toBe(4);
   });
 });
+
+describe('execute_code: inner calls outliving their program', () => {
+  /** A tool that answers after 2 s unless its call's signal aborts first, recording which. */
+  function slowTool(events: string[]): EnvelopeTool {
+    return {
+      name: 'slow',
+      inputSchema: { type: 'object' },
+      handler: (_args, context) =>
+        new Promise((resolve) => {
+          events.push('started');
+          const timer = setTimeout(() => {
+            events.push('finished');
+            resolve({ late: true });
+          }, 2_000);
+          context.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            events.push('aborted');
+            resolve({ late: false });
+          });
+        }),
+    };
+  }
+
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+
+  it('a callTool the code never awaits is aborted when the code returns', async () => {
+    const events: string[] = [];
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events)]);
+    expect(await run("callTool('slow', {});\nreturn 'returned';")).toBe('returned');
+    await until(() => events.length === 2);
+    expect(events).toEqual(['started', 'aborted']);
+  });
+
+  it('cancelling execute_code (notifications/cancelled) aborts its pending inner call; the next run works', async () => {
+    const events: string[] = [];
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events)]);
+    const controller = new AbortController();
+    const cancelled = session.current.client.callTool(
+      { name: 'execute_code', arguments: { code: "return await callTool('slow', {});" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await until(() => events.length === 1);
+    controller.abort(new Error('the agent moved on'));
+    await expect(cancelled).rejects.toThrow('the agent moved on');
+    await until(() => events.length === 2);
+    expect(events).toEqual(['started', 'aborted']);
+    expect(await run('return 2 + 2;')).toBe(4);
+  });
+});
