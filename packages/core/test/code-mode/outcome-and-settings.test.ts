@@ -120,4 +120,26 @@ describe('resolveCodeModeSettings', () => {
       TypeError,
     );
   });
+
+  it('a wall time or memory limit above what the timers and QuickJS can hold falls back (env) or throws (option)', () => {
+    const { logger, lines } = captureLog();
+    const env = {
+      CODE_MODE_WALL_TIME_MS: '3000000000',
+      CODE_MODE_MEMORY_MB: '4096',
+      CODE_MODE_OUTPUT_BYTES: '5000000000',
+    };
+    expect(resolveCodeModeSettings(env, {}, logger)).toMatchObject({
+      CODE_MODE_WALL_TIME_MS: 5000,
+      CODE_MODE_MEMORY_MB: 64,
+      CODE_MODE_OUTPUT_BYTES: 5_000_000_000,
+    });
+    expect(lines.map((line) => line.details)).toEqual([
+      { variable: 'CODE_MODE_WALL_TIME_MS', default: 5000, maximum: 3_600_000 },
+      { variable: 'CODE_MODE_MEMORY_MB', default: 64, maximum: 4095 },
+    ]);
+    expect(resolveCodeModeSettings({ CODE_MODE_MEMORY_MB: '4095' }, {}, logger).CODE_MODE_MEMORY_MB).toBe(4095);
+    expect(() => resolveCodeModeSettings({}, { codeModeLimits: { CODE_MODE_MEMORY_MB: 4096 } }, logger)).toThrow(
+      'the option for CODE_MODE_MEMORY_MB must be an integer from 1 to 4095, got 4096',
+    );
+  });
 });
