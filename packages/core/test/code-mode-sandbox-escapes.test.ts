@@ -123,6 +123,31 @@ describe('sandbox: host objects stay untouched', () => {
     expect(sent['isAdmin']).toBeUndefined();
   });
 
+  it.each([
+    [
+      'f.caller',
+      'let c = "unset";\nfunction f() { c = String(f.caller); return 1; }\nawait callTool("a", { toJSON: f });\nreturn c;',
+      'undefined',
+    ],
+    [
+      'arguments.callee.caller',
+      'let c = "unset";\nconst o = { toJSON() { try { c = typeof arguments.callee.caller; } catch (e) { c = e.name; } return 1; } };\nawait callTool("a", o);\nreturn c;',
+      'TypeError',
+    ],
+    [
+      'a then getter on Object.prototype',
+      'let got = "unset";\nObject.defineProperty(Object.prototype, "then", { get() { got = typeof this; return undefined; }, configurable: true });\nawait callTool("a", {});\nconsole.log("x");\nreturn got;',
+      'unset',
+    ],
+    [
+      'Symbol.toPrimitive on the name',
+      'try { await callTool({ [Symbol.toPrimitive]: () => "a" }, {}); } catch (e) { return e.message; }',
+      'callTool(name, args): name must be a string',
+    ],
+  ])('code the prelude runs (%s) reaches none of its host functions', async (_trick, code, value) => {
+    expect(await run(code)).toEqual({ ok: true, value, logs: code.includes('console.log') ? ['x'] : [] });
+  });
+
   it('each run gets a fresh global: what one run plants, the next does not see', async () => {
     await run('globalThis.leftover = 1; Object.prototype.inherited = 1; return null');
     expect(await run('return [typeof leftover, typeof ({}).inherited]')).toEqual({

@@ -189,6 +189,8 @@ export function createSandboxRunner(options: SandboxRunnerOptions = {}): Sandbox
     run: async (code, callTool, limits, signal) => {
       await slots.acquire(signal);
       try {
+        // the call may have been cancelled between its turn coming and this line
+        signal.throwIfAborted();
         const worker = idle.pop() ?? startWorker();
         worker.ref();
         const run = runOn(worker, { code, callTool, limits, signal });
