@@ -258,7 +258,18 @@ describe('sandbox limits', () => {
       ok: false,
       limit: 'output',
       detail: 'the code logged more than the 10000-byte output limit',
-      logs: Array.from({ length: 10 }, () => 'x'.repeat(1000)),
+      // each line counts its bytes plus one: the tenth is one byte over
+      logs: Array.from({ length: 9 }, () => 'x'.repeat(1000)),
+    });
+  });
+
+  it('logging empty lines without end ends with the output limit too, not at the wall time', async () => {
+    const outcome = await run('for (;;) console.log("");', { outputBytes: 1000, wallTimeMs: 2000 });
+    expect(outcome).toEqual({
+      ok: false,
+      limit: 'output',
+      detail: 'the code logged more than the 1000-byte output limit',
+      logs: Array.from({ length: 1000 }, () => ''),
     });
   });
 });

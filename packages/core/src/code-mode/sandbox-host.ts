@@ -22,7 +22,7 @@ export interface RunState {
   calls: number;
   /** Inner calls whose outcome has not reached the sandbox yet. */
   pendingCalls: number;
-  /** UTF-8 bytes logged so far. */
+  /** UTF-8 bytes logged so far, plus one per line. */
   outputBytes: number;
   readonly logs: string[];
   /** Deferred promises of unsettled inner calls, disposed with the run. */
@@ -173,7 +173,8 @@ function log(context: QuickJSContext, state: RunState, input: RunInput, text: Qu
   // UTF-8 takes at least one byte per UTF-16 code unit: a longer string is over the limit unread
   const length = stringLength(context, text);
   const bytes = length > input.limits.outputBytes ? length : Buffer.byteLength(context.getString(text));
-  state.outputBytes += bytes;
+  // one more for the line itself, so that endless empty lines run into the limit too
+  state.outputBytes += bytes + 1;
   if (state.outputBytes > input.limits.outputBytes) {
     state.stop ??= {
       ok: false,
