@@ -16,7 +16,7 @@ export interface SandboxLimits {
   readonly wallTimeMs: number;
   /** Bytes the interpreter may allocate (heap and stack together). */
   readonly memoryBytes: number;
-  /** UTF-8 bytes of the return value's JSON plus everything the code logs with `console`. */
+  /** UTF-8 bytes of the return value's JSON plus everything the code logs with `console` (one more per line). */
   readonly outputBytes: number;
   /** How many `callTool` calls the code may make; the next one ends the run. */
   readonly innerCalls: number;

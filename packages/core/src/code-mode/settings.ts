@@ -16,7 +16,7 @@ export interface CodeModeSettings {
   readonly CODE_MODE_WALL_TIME_MS: number;
   /** The most megabytes (MiB) the sandbox's heap may grow to. */
   readonly CODE_MODE_MEMORY_MB: number;
-  /** The most bytes the code's return value may have as JSON. */
+  /** The most bytes of the code's return value as JSON and its logged lines together (each line one byte more). */
   readonly CODE_MODE_OUTPUT_BYTES: number;
   /** The most `callTool` calls one `execute_code` call may make. */
   readonly CODE_MODE_MAX_CALLS: number;
