@@ -16,8 +16,9 @@ export type ToWorker =
   | { readonly type: 'run'; readonly code: string; readonly limits: SandboxLimits }
   | { readonly type: 'answer'; readonly call: number; readonly json: string };
 
-/** To the server's thread: an inner call, its cancellation, or the end of the run. */
+/** To the server's thread: the code started, an inner call, its cancellation, or the end of the run. */
 export type FromWorker =
+  | { readonly type: 'started' }
   | { readonly type: 'call'; readonly call: number; readonly name: string; readonly args: unknown }
   | { readonly type: 'cancel'; readonly call: number }
   | { readonly type: 'end'; readonly outcome: unknown }
@@ -53,7 +54,11 @@ function serve(port: MessagePort): void {
       return;
     }
     sandbox
-      .then((loaded) => loaded.run(message.code, callTool, message.limits, new AbortController().signal))
+      .then((loaded) => {
+        // the wall time starts now, QuickJS loaded: the server's watchdog counts from here too
+        post({ type: 'started' });
+        return loaded.run(message.code, callTool, message.limits, new AbortController().signal);
+      })
       .then(
         (outcome) => {
           post({ type: 'end', outcome });

@@ -25,8 +25,14 @@ const MAX_IDLE_WORKERS = 2;
  */
 export const MAX_WORKERS = 4;
 
-/** How long past its wall-time limit a run may take before its worker is terminated, in milliseconds. */
+/**
+ * How long past its wall-time limit a run may take before its worker is terminated, in
+ * milliseconds, counted from when the worker starts the code.
+ */
 const WATCHDOG_SLACK_MS = 2_000;
+
+/** How long a worker may take to start a program (a fresh one loads QuickJS first), in milliseconds. */
+const STARTUP_LIMIT_MS = 30_000;
 
 function startWorker(): Worker {
   const source = import.meta.url.endsWith('.ts');
@@ -42,6 +48,7 @@ function startWorker(): Worker {
 }
 
 interface RunRequest {
+  readonly watchdogSlackMs: number;
   readonly code: string;
   readonly callTool: InnerCall;
   readonly limits: Parameters<SandboxRunner>[2];
@@ -63,14 +70,52 @@ function outcomeJson(outcome: InnerCallOutcome, name: string): string {
   }
 }
 
+/** One timer, armed again for each stage of a run. */
+function stageTimer(): { arm(ms: number, fire: () => void): void; clear(): void } {
+  const state: { timer: ReturnType<typeof setTimeout> | undefined } = { timer: undefined };
+  return {
+    arm: (ms, fire) => {
+      clearTimeout(state.timer);
+      state.timer = setTimeout(fire, ms);
+    },
+    clear: () => {
+      clearTimeout(state.timer);
+    },
+  };
+}
+
+/** Starts one inner call of a program; `answer` posts its outcome's JSON unless the call was cancelled. */
+function startInnerCall(
+  request: RunRequest,
+  message: Extract<FromWorker, { type: 'call' }>,
+  calls: Map<number, AbortController>,
+  answer: (call: number, json: string) => void,
+): void {
+  const controller = new AbortController();
+  calls.set(message.call, controller);
+  // a rejection is thrown inside like a { throw } outcome, as the sandbox itself does it
+  const rejected = (error: unknown): InnerCallOutcome => ({
+    throw: error instanceof Error ? error.message : String(error),
+  });
+  void request.callTool(message.name, message.args, controller.signal).then(
+    (outcome) => {
+      answer(message.call, outcomeJson(outcome, message.name));
+    },
+    (error: unknown) => {
+      answer(message.call, outcomeJson(rejected(error), message.name));
+    },
+  );
+}
+
 /** Runs one program on `worker`; `reusable` says afterwards whether the worker can run another. */
 function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutcome>; reusable: () => boolean } {
   const calls = new Map<number, AbortController>();
   const state = { reusable: true };
+  const watchdog = stageTimer();
   const done = new Promise<SandboxOutcome>((resolve, reject) => {
     const settle = (end: { outcome: SandboxOutcome } | { error: Error }, reusable: boolean): void => {
       state.reusable &&= reusable;
-      clearTimeout(watchdog);
+      watchdog.clear();
       request.signal.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       for (const controller of calls.values()) controller.abort();
@@ -81,23 +126,15 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
     const answer = (call: number, json: string): void => {
       if (calls.delete(call)) worker.postMessage({ type: 'answer', call, json } satisfies ToWorker);
     };
+    // the sandbox stops itself at its wall time; this only catches a worker that stopped answering
+    const stopped = (): void => {
+      const detail = `the code ran longer than the ${request.limits.wallTimeMs} ms wall-time limit and its worker was stopped`;
+      settle({ outcome: { ok: false, limit: 'wall_time', detail, logs: [] } }, false);
+    };
     const onMessage = (message: FromWorker): void => {
-      if (message.type === 'call') {
-        const controller = new AbortController();
-        calls.set(message.call, controller);
-        // a rejection is thrown inside like a { throw } outcome, as the sandbox itself does it
-        const asOutcome = (error: unknown): InnerCallOutcome => ({
-          throw: error instanceof Error ? error.message : String(error),
-        });
-        void request.callTool(message.name, message.args, controller.signal).then(
-          (outcome) => {
-            answer(message.call, outcomeJson(outcome, message.name));
-          },
-          (error: unknown) => {
-            answer(message.call, outcomeJson(asOutcome(error), message.name));
-          },
-        );
-      } else if (message.type === 'cancel') {
+      if (message.type === 'started') watchdog.arm(request.limits.wallTimeMs + request.watchdogSlackMs, stopped);
+      else if (message.type === 'call') startInnerCall(request, message, calls, answer);
+      else if (message.type === 'cancel') {
         calls.get(message.call)?.abort();
         calls.delete(message.call);
       } else if (message.type === 'end') settle({ outcome: message.outcome as SandboxOutcome }, true);
@@ -113,11 +150,10 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
       const reason: unknown = request.signal.reason;
       settle({ error: reason instanceof Error ? reason : new Error(String(reason)) }, false);
     };
-    // the sandbox stops itself at its wall time; this only catches a worker that stopped answering
-    const watchdog = setTimeout(() => {
-      const detail = `the code ran longer than the ${request.limits.wallTimeMs} ms wall-time limit and its worker was stopped`;
-      settle({ outcome: { ok: false, limit: 'wall_time', detail, logs: [] } }, false);
-    }, request.limits.wallTimeMs + WATCHDOG_SLACK_MS);
+    // a fresh worker loads QuickJS first, which on a busy machine can take longer than the wall time
+    watchdog.arm(STARTUP_LIMIT_MS, () => {
+      settle({ error: new Error(`the sandbox worker did not start the code within ${STARTUP_LIMIT_MS} ms`) }, false);
+    });
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     request.signal.addEventListener('abort', onAbort, { once: true });
     worker.postMessage({ type: 'run', code: request.code, limits: request.limits } satisfies ToWorker);
@@ -136,6 +172,8 @@ export interface SandboxWorkers {
 export interface SandboxRunnerOptions {
   /** The most programs running at once, each in its own worker (default {@link MAX_WORKERS}). */
   readonly maxWorkers?: number;
+  /** How long past its wall time a program may run before its worker is stopped (default 2000 ms). */
+  readonly watchdogSlackMs?: number;
 }
 
 /**
@@ -185,6 +223,7 @@ function createSlots(limit: number): { acquire(signal: AbortSignal): Promise<voi
 export function createSandboxRunner(options: SandboxRunnerOptions = {}): SandboxWorkers {
   const idle: Worker[] = [];
   const slots = createSlots(options.maxWorkers ?? MAX_WORKERS);
+  const watchdogSlackMs = options.watchdogSlackMs ?? WATCHDOG_SLACK_MS;
   return {
     run: async (code, callTool, limits, signal) => {
       await slots.acquire(signal);
@@ -193,7 +232,7 @@ export function createSandboxRunner(options: SandboxRunnerOptions = {}): Sandbox
         signal.throwIfAborted();
         const worker = idle.pop() ?? startWorker();
         worker.ref();
-        const run = runOn(worker, { code, callTool, limits, signal });
+        const run = runOn(worker, { watchdogSlackMs, code, callTool, limits, signal });
         try {
           return await run.done;
         } finally {

@@ -163,4 +163,19 @@ describe('createSandboxRunner (programs in worker threads)', () => {
       logs: [],
     });
   });
+
+  it("the watchdog counts from the code's start, not from the worker's: a fresh worker's load is not wall time", async () => {
+    // without slack, a watchdog armed when the program was posted would fire while QuickJS loads
+    workers = createSandboxRunner({ watchdogSlackMs: 0 });
+    const limits = { ...LIMITS, wallTimeMs: 100 };
+    expect(await workers.run('return "ran";', echo, limits, new AbortController().signal)).toEqual({
+      ok: true,
+      value: 'ran',
+      logs: [],
+    });
+    expect(await workers.run('while (true) {}', echo, limits, new AbortController().signal)).toMatchObject({
+      ok: false,
+      limit: 'wall_time',
+    });
+  });
 });
