@@ -58,7 +58,7 @@ import type { StdioOptions } from './stdio-host.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { UpstreamFetchInit } from './upstream.js';
-import { createWarmUp } from './warm-up.js';
+import { createServerWarmUp } from './warm-up.js';
 import type { WarmUp } from './warm-up.js';
 
 export { errorResult } from './result-shaping.js';
@@ -384,7 +384,6 @@ function sdkServerFactory(
     live.set(server, undefined);
     server.onclose = () => {
       live.delete(server);
-      warmUp.cancel();
     };
     return server;
   };
@@ -465,6 +464,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     unknownToolAs: options.unknownToolAs ?? 'result',
   });
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
+  const warmUp = createServerWarmUp(caches, registry);
   const createSdkServer = sdkServerFactory(
     info,
     serverCapabilities(capability),
@@ -472,7 +472,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     registry,
     callTool,
     live,
-    createWarmUp(caches),
+    warmUp,
   );
   const server = createSdkServer();
   return {
@@ -493,6 +493,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         httpOptions,
       ),
     close: () => {
+      warmUp.cancel();
       sandbox.close();
       return server.close();
     },
