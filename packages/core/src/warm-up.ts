@@ -14,7 +14,7 @@ export interface WarmUp {
 }
 
 /** The CPU time, in milliseconds, a warm-up may spend before it stops (it is idle time, but not free). */
-export const WARM_UP_BUDGET_MS = 250;
+export const WARM_UP_BUDGET_MS = 500;
 
 function cpuMilliseconds(): number {
   const usage = process.cpuUsage();
@@ -65,11 +65,12 @@ export function createWarmUp(steps: () => Iterable<() => unknown>, budgetMs = WA
 }
 
 /**
- * What a server's first calls would compile, most useful first: the contract's envelope
- * validators (the first error result), the draft 2020-12 meta-schema (a tool whose schema is
- * checked on its first call compiles it), Node's fetch implementation (loaded on the first
- * upstream request; a `data:` URL loads it without a connection), then each tool's validator in
- * `tools` order, through a check of no arguments (which also runs the check path once).
+ * What a server's first calls would compile, most useful first: Node's fetch implementation
+ * (loaded on the first upstream request; a `data:` URL loads it without a connection, and it
+ * loads while the next steps run), the contract's envelope validators (the first error result),
+ * the draft 2020-12 meta-schema (a tool whose schema is checked on its first call compiles it),
+ * then each tool's validator in `tools` order, through a check of no arguments (which also runs
+ * the check path once).
  *
  * @param caches - the server's compiler caches.
  * @param tools - the server's compiled tools, listed ones first.
@@ -78,12 +79,12 @@ export function* serverWarmUpSteps(
   caches: PipelineCaches,
   tools: Iterable<Pick<CompiledTool, 'check'>>,
 ): Generator<() => unknown> {
-  yield () => validateEnvelope({});
-  yield () => caches.compiler.metaSchemaProblem({});
   yield () =>
     fetch('data:,')
       .then((response) => response.arrayBuffer())
       .catch(() => undefined);
+  yield () => validateEnvelope({});
+  yield () => caches.compiler.metaSchemaProblem({});
   for (const tool of tools) yield () => tool.check({});
 }
 
