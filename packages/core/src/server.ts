@@ -464,7 +464,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     unknownToolAs: options.unknownToolAs ?? 'result',
   });
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
-  const warmUp = createServerWarmUp(caches, registry);
+  const warmUp = createServerWarmUp(caches, registry, calls);
   const createSdkServer = sdkServerFactory(
     info,
     serverCapabilities(capability),

@@ -5,6 +5,7 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
 
 import type { CompiledTool, PipelineCaches } from './arguments/index.js';
+import type { InFlightCalls } from './in-flight.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 /** Starts the warm-up once and cancels what it has not run yet. */
@@ -16,6 +17,9 @@ export interface WarmUp {
 /** The CPU time, in milliseconds, a warm-up may spend before it stops (it is idle time, but not free). */
 export const WARM_UP_BUDGET_MS = 500;
 
+/** How long a warm-up waits before it looks again whether the running calls have finished, in milliseconds. */
+const BUSY_RETRY_MS = 20;
+
 function cpuMilliseconds(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
@@ -24,20 +28,29 @@ function cpuMilliseconds(): number {
 /**
  * A warm-up that runs `steps()` one step per zero-delay timer after `start`, until the steps run
  * out or they have spent `budgetMs` of CPU time. One step per timer lets a call that arrives
- * meanwhile run between two steps, so a warm-up delays no call by more than one step; the timers
- * are unref'd, so a warm-up never keeps a process alive. A step that throws is skipped: what it
- * compiles is compiled again, and its failure reported, by the call that needs it.
+ * meanwhile run between two steps, and while `busy()` says calls are waiting on I/O no step runs
+ * (each of their I/O turns would otherwise wait for a step), so a warm-up delays a call by one step
+ * at most; the timers are unref'd, so a warm-up never keeps a process alive. A step that throws is
+ * skipped: what it compiles is compiled again, and its failure reported, by the call that needs it.
  *
  * @param steps - the steps, read at `start` (e.g. the tools listed by then), most useful first.
- * @param budgetMs - the CPU time after which no further step starts, in milliseconds.
+ * @param options - `budgetMs`: the CPU time after which no further step starts, in milliseconds
+ *   (default {@link WARM_UP_BUDGET_MS}); `busy`: whether calls are running (default never).
  * @returns `start` (idempotent) and `cancel`.
  */
-export function createWarmUp(steps: () => Iterable<() => unknown>, budgetMs = WARM_UP_BUDGET_MS): WarmUp {
+export function createWarmUp(
+  steps: () => Iterable<() => unknown>,
+  { budgetMs = WARM_UP_BUDGET_MS, busy = () => false }: { budgetMs?: number; busy?: () => boolean } = {},
+): WarmUp {
   let timer: NodeJS.Timeout | undefined;
   let started = false;
-  const runFrom = (pending: Iterator<() => unknown>, spent: number): void => {
+  const runFrom = (pending: Iterator<() => unknown>, spent: number, delay = 0): void => {
     timer = setTimeout(() => {
       timer = undefined;
+      if (busy()) {
+        runFrom(pending, spent, BUSY_RETRY_MS);
+        return;
+      }
       const next = pending.next();
       if (next.done === true) return;
       const before = cpuMilliseconds();
@@ -48,7 +61,7 @@ export function createWarmUp(steps: () => Iterable<() => unknown>, budgetMs = WA
       }
       const total = spent + cpuMilliseconds() - before;
       if (total < budgetMs) runFrom(pending, total);
-    }, 0);
+    }, delay);
     timer.unref();
   };
   return {
@@ -90,17 +103,24 @@ export function* serverWarmUpSteps(
 
 /**
  * The warm-up of one server: {@link serverWarmUpSteps} over its tools in registration order,
- * within {@link WARM_UP_BUDGET_MS}. The server starts it on the first `tools/list` and cancels it
- * when it closes.
+ * within {@link WARM_UP_BUDGET_MS}, paused while asynchronous calls run. The server starts it on
+ * the first `tools/list` and cancels it when it closes.
  *
  * @param caches - the server's compiler caches.
  * @param registry - the server's tools.
+ * @param calls - the server's unfinished asynchronous calls.
  */
-export function createServerWarmUp(caches: PipelineCaches, registry: Pick<ToolRegistry, 'names' | 'get'>): WarmUp {
-  return createWarmUp(() =>
-    serverWarmUpSteps(
-      caches,
-      registry.names.flatMap((name) => registry.get(name)?.compiled ?? []),
-    ),
+export function createServerWarmUp(
+  caches: PipelineCaches,
+  registry: Pick<ToolRegistry, 'names' | 'get'>,
+  calls: Pick<InFlightCalls, 'size'>,
+): WarmUp {
+  return createWarmUp(
+    () =>
+      serverWarmUpSteps(
+        caches,
+        registry.names.flatMap((name) => registry.get(name)?.compiled ?? []),
+      ),
+    { busy: () => calls.size > 0 },
   );
 }

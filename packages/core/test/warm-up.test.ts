@@ -48,7 +48,7 @@ describe('warm-up on idle', () => {
 
   it('starts no step once the steps have spent the CPU budget', async () => {
     const ran: number[] = [];
-    const warmUp = createWarmUp(() => numberedSteps(5, ran), 0);
+    const warmUp = createWarmUp(() => numberedSteps(5, ran), { budgetMs: 0 });
     warmUp.start();
     await turns(6);
     expect(ran).toEqual([0]);
@@ -68,6 +68,20 @@ describe('warm-up on idle', () => {
     cancelledLate.cancel();
     await turns(4);
     expect(late).toEqual([0]);
+  });
+
+  it('runs no step while calls are running, and goes on once they have finished', async () => {
+    const ran: number[] = [];
+    const running = { calls: 1 };
+    const warmUp = createWarmUp(() => numberedSteps(2, ran), { busy: () => running.calls > 0 });
+    warmUp.start();
+    await turns(3);
+    await turn(50);
+    expect(ran).toEqual([]);
+    running.calls = 0;
+    await turn(50);
+    await turns(3);
+    expect(ran).toEqual([0, 1]);
   });
 
   it('skips a step that throws and runs the next', async () => {
@@ -103,7 +117,7 @@ describe('a server warm-up', () => {
     });
     const warmUp = createWarmUp(
       () => serverWarmUpSteps(caches, [recording('broken', broken), recording('orders', tool)]),
-      Number.POSITIVE_INFINITY,
+      { budgetMs: Number.POSITIVE_INFINITY },
     );
     warmUp.start();
     await turns(8);
