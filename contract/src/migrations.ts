@@ -53,13 +53,14 @@ export const MIGRATIONS: readonly MigrationEntry[] = (migrationsDocument as { mi
 
 function parseVersion(version: string): SemVer {
   const trimmed = version.trim();
-  const invalid = new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`);
+  // built only when thrown: an error captures a stack trace, which costs more than the parse
+  const invalid = (): RangeError => new RangeError(`"${version}" is not a MAJOR.MINOR.PATCH version`);
   // semver also reads `v1.2.3` and `=1.2.3`; versions here are written as bare numbers
-  if (!/^\d/.test(trimmed)) throw invalid;
+  if (!/^\d/.test(trimmed)) throw invalid();
   try {
     return new SemVer(trimmed);
   } catch {
-    throw invalid;
+    throw invalid();
   }
 }
 

@@ -1,6 +1,7 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 
-import { isEnvelope, isEnvelopeMeta, validateEnvelope, validateMeta } from '../src/index.js';
+import { ERROR_ENVELOPE_SCHEMA, isEnvelope, isEnvelopeMeta, validateEnvelope, validateMeta } from '../src/index.js';
 import type { EnvelopeMeta, EnvelopeViolation, ErrorEnvelope } from '../src/index.js';
 import { FULL_ENVELOPE, MINIMAL_ENVELOPE, without } from './envelope-fixtures.js';
 
@@ -29,6 +30,15 @@ function withNormalized(event: Record<string, unknown>): Record<string, unknown>
 }
 
 const WARNING = { kind: 'upstream_warning', summary: '199 - "served from a replica"', details: [], hints: [] } as const;
+
+describe('the envelope schema', () => {
+  // validateEnvelope compiles it without a meta-schema check (see validate.ts), so it is checked here
+  it('is a valid JSON Schema 2020-12 document', () => {
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    expect(ajv.validateSchema(ERROR_ENVELOPE_SCHEMA)).toBe(true);
+    expect(ajv.validateSchema({ ...ERROR_ENVELOPE_SCHEMA, type: 'envelope' })).toBe(false);
+  });
+});
 
 describe('validateEnvelope accepts', () => {
   it('the minimal envelope (nine required fields only)', () => {

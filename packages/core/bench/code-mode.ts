@@ -7,12 +7,11 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
-import type { EnvelopeAdapter, EnvelopeTool } from '../dist/index.js';
+import type { EnvelopeTool } from '../dist/index.js';
+import { benchServer } from './bench-server.js';
 
 /** The medians of one run, in milliseconds. */
 export interface CodeModeFigures {
@@ -21,20 +20,6 @@ export interface CodeModeFigures {
   readonly direct10: number;
   readonly inner10: number;
 }
-
-const ADAPTER: EnvelopeAdapter = {
-  id: 'bench',
-  errorKinds: [],
-  classify: () => ({
-    error_kind: 'internal_error',
-    error_code: 'INTERNAL_ERROR',
-    retryable: false,
-    summary: 'unused',
-    details: [],
-    hints: [],
-  }),
-  parseResponseMeta: () => ({}),
-};
 
 const BODY = JSON.stringify({
   payload: { Orders: Array.from({ length: 5 }, (_, index) => ({ AmazonOrderId: `902-30${index}5412-2381637` })) },
@@ -97,19 +82,7 @@ return ids;`;
  */
 export async function measureCodeMode(rounds: number): Promise<CodeModeFigures> {
   const upstream = await loopbackUpstream();
-  const silent = createEnvelopeLogger(
-    new Writable({
-      write: (_chunk, _encoding, callback) => {
-        callback();
-      },
-    }),
-  );
-  const server = createEnvelopeServer({
-    info: { name: 'code-mode-bench', version: '0.0.0' },
-    adapter: ADAPTER,
-    tools: [ordersTool(upstream.url)],
-    options: { env: {}, codeMode: true, logger: silent },
-  });
+  const server = benchServer('code-mode-bench', [ordersTool(upstream.url)], { codeMode: true });
   const handle = await server.serveStreamableHttp({ port: 0 });
   const client = new Client({ name: 'code-mode-bench', version: '0.0.0' });
   await client.connect(new StreamableHTTPClientTransport(handle.url));

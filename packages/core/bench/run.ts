@@ -5,7 +5,6 @@
  * does) so the heap figure is measured after full collections.
  */
 import { spawnSync } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -13,9 +12,10 @@ import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { Bench } from 'tinybench';
 
-import { compileTool, createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
+import { compileTool } from '../dist/index.js';
 import { htmlSummary } from '../dist/upstream-body/index.js';
-import type { EnvelopeAdapter, EnvelopeServer, EnvelopeTool } from '../dist/index.js';
+import type { EnvelopeServer, EnvelopeTool } from '../dist/index.js';
+import { benchServer } from './bench-server.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
 import { measureCodeMode } from './code-mode.js';
 import { measureSandbox } from './sandbox.js';
@@ -25,28 +25,6 @@ const strict = process.argv.includes('--strict');
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 3 : 15;
 const ROUND_TIME_MS = quick ? 200 : 400;
-
-const silentLogger = createEnvelopeLogger(
-  new Writable({
-    write: (_chunk, _encoding, callback) => {
-      callback();
-    },
-  }),
-);
-
-const benchAdapter: EnvelopeAdapter = {
-  id: 'bench',
-  errorKinds: [],
-  classify: () => ({
-    error_kind: 'internal_error',
-    error_code: 'INTERNAL_ERROR',
-    retryable: false,
-    summary: 'unused',
-    details: [],
-    hints: [],
-  }),
-  parseResponseMeta: () => ({}),
-};
 
 interface Outcome {
   readonly name: string;
@@ -104,12 +82,7 @@ function bareServer(handler: (args: Record<string, unknown>) => unknown): Server
 }
 
 function envelopeServer(tools: readonly EnvelopeTool[]): EnvelopeServer {
-  return createEnvelopeServer({
-    info: { name: 'envelope', version: '0.0.0' },
-    adapter: benchAdapter,
-    tools,
-    options: { env: {}, logger: silentLogger },
-  });
+  return benchServer('envelope', tools);
 }
 
 /**

@@ -5,12 +5,10 @@
  * createEnvelopeServer, `bare` through a bare SDK v2 low-level Server, so the two differ only in
  * what core adds around the handler.
  */
-import { Writable } from 'node:stream';
-
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
-import { createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
+import { benchServer } from './bench-server.js';
 import { twentyPropertyTool } from './generate-tools.js';
 
 const upstream = process.env['UPSTREAM_URL'];
@@ -41,31 +39,9 @@ const kind = process.argv[2];
 if (kind === 'bare') {
   serveStdio(() => bareServer());
 } else if (kind === 'envelope') {
-  const logger = createEnvelopeLogger(
-    new Writable({
-      write: (_chunk, _encoding, callback) => {
-        callback();
-      },
-    }),
-  );
-  await createEnvelopeServer({
-    info: { name: 'envelope-stdio', version: '0.0.0' },
-    adapter: {
-      id: 'bench',
-      errorKinds: [],
-      classify: () => ({
-        error_kind: 'internal_error',
-        error_code: 'INTERNAL_ERROR',
-        retryable: false,
-        summary: 'unused',
-        details: [],
-        hints: [],
-      }),
-      parseResponseMeta: () => ({}),
-    },
-    tools: [{ name: 'fetch_orders', inputSchema: schema, handler: fetchUpstream }],
-    options: { env: {}, logger },
-  }).serveStdio();
+  await benchServer('envelope-stdio', [
+    { name: 'fetch_orders', inputSchema: schema, handler: fetchUpstream },
+  ]).serveStdio();
 } else {
   throw new Error('usage: stdio-server.ts envelope|bare');
 }

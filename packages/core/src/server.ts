@@ -59,7 +59,7 @@ import type { StdioOptions } from './stdio-host.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { UpstreamFetchInit } from './upstream.js';
-import { createWarmUp } from './warm-up.js';
+import { createServerWarmUp } from './warm-up.js';
 import type { WarmUp } from './warm-up.js';
 
 export { errorResult } from './result-shaping.js';
@@ -385,7 +385,6 @@ function sdkServerFactory(
     live.set(server, undefined);
     server.onclose = () => {
       live.delete(server);
-      warmUp.cancel();
     };
     return server;
   };
@@ -468,6 +467,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
   });
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
+  const warmUp = createServerWarmUp(caches, registry, calls);
   const createSdkServer = sdkServerFactory(
     info,
     serverCapabilities(capability),
@@ -475,7 +475,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     registry,
     callTool,
     live,
-    createWarmUp(caches),
+    warmUp,
   );
   const server = createSdkServer();
   return {
@@ -496,6 +496,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         httpOptions,
       ),
     close: () => {
+      warmUp.cancel();
       sandbox.close();
       return server.close();
     },

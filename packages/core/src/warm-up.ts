@@ -4,40 +4,123 @@
  */
 import { validateEnvelope } from '@mcp-envelope/contract';
 
-import type { PipelineCaches } from './arguments/index.js';
+import type { CompiledTool, PipelineCaches } from './arguments/index.js';
+import type { InFlightCalls } from './in-flight.js';
+import type { ToolRegistry } from './tool-registry.js';
 
-/** Starts the warm-up once and cancels it if it has not run yet. */
+/** Starts the warm-up once and cancels what it has not run yet. */
 export interface WarmUp {
   readonly start: () => void;
   readonly cancel: () => void;
 }
 
+/** The CPU time, in milliseconds, a warm-up may spend before it stops (it is idle time, but not free). */
+export const WARM_UP_BUDGET_MS = 500;
+
+/** How long a warm-up waits before it looks again whether the running calls have finished, in milliseconds. */
+const BUSY_RETRY_MS = 20;
+
+function cpuMilliseconds(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
 /**
- * A warm-up of the contract's envelope validators (compiled on the first error result) and the
- * compiler's draft 2020-12 meta-schema (compiled on the first schema check), run once on the next
- * turn of the event loop after `start`. Per-tool validators stay lazy: most tools are never
- * called. The timer is unref'd so that it never keeps a process alive.
+ * A warm-up that runs `steps()` one step per zero-delay timer after `start`, until the steps run
+ * out or they have spent `budgetMs` of CPU time. One step per timer lets a call that arrives
+ * meanwhile run between two steps, and while `busy()` says calls are waiting on I/O no step runs
+ * (each of their I/O turns would otherwise wait for a step), so a warm-up delays a call by one step
+ * at most; the timers are unref'd, so a warm-up never keeps a process alive. A step that throws is
+ * skipped: what it compiles is compiled again, and its failure reported, by the call that needs it.
  *
- * @param caches - the server's compiler caches.
+ * @param steps - the steps, read at `start` (e.g. the tools listed by then), most useful first.
+ * @param options - `budgetMs`: the CPU time after which no further step starts, in milliseconds
+ *   (default {@link WARM_UP_BUDGET_MS}); `busy`: whether calls are running (default never).
  * @returns `start` (idempotent) and `cancel`.
  */
-export function createWarmUp(caches: PipelineCaches): WarmUp {
-  let handle: NodeJS.Immediate | undefined;
+export function createWarmUp(
+  steps: () => Iterable<() => unknown>,
+  { budgetMs = WARM_UP_BUDGET_MS, busy = () => false }: { budgetMs?: number; busy?: () => boolean } = {},
+): WarmUp {
+  let timer: NodeJS.Timeout | undefined;
   let started = false;
+  const runFrom = (pending: Iterator<() => unknown>, spent: number, delay = 0): void => {
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (busy()) {
+        runFrom(pending, spent, BUSY_RETRY_MS);
+        return;
+      }
+      const next = pending.next();
+      if (next.done === true) return;
+      const before = cpuMilliseconds();
+      try {
+        next.value();
+      } catch {
+        // the call that needs it compiles it again and reports the failure
+      }
+      const total = spent + cpuMilliseconds() - before;
+      if (total < budgetMs) runFrom(pending, total);
+    }, delay);
+    timer.unref();
+  };
   return {
     start: () => {
       if (started) return;
       started = true;
-      handle = setImmediate(() => {
-        handle = undefined;
-        validateEnvelope({});
-        caches.compiler.metaSchemaProblem({});
-      });
-      handle.unref();
+      runFrom(steps()[Symbol.iterator](), 0);
     },
     cancel: () => {
-      if (handle !== undefined) clearImmediate(handle);
-      handle = undefined;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
     },
   };
+}
+
+/**
+ * What a server's first calls would compile, most useful first: Node's fetch implementation
+ * (loaded on the first upstream request; a `data:` URL loads it without a connection, and it
+ * loads while the next steps run), the contract's envelope validators (the first error result),
+ * the draft 2020-12 meta-schema (a tool whose schema is checked on its first call compiles it),
+ * then each tool's validator in `tools` order, through a check of no arguments (which also runs
+ * the check path once).
+ *
+ * @param caches - the server's compiler caches.
+ * @param tools - the server's compiled tools, listed ones first.
+ */
+export function* serverWarmUpSteps(
+  caches: PipelineCaches,
+  tools: Iterable<Pick<CompiledTool, 'check'>>,
+): Generator<() => unknown> {
+  yield () =>
+    fetch('data:,')
+      .then((response) => response.arrayBuffer())
+      .catch(() => undefined);
+  yield () => validateEnvelope({});
+  yield () => caches.compiler.metaSchemaProblem({});
+  for (const tool of tools) yield () => tool.check({});
+}
+
+/**
+ * The warm-up of one server: {@link serverWarmUpSteps} over its tools in registration order,
+ * within {@link WARM_UP_BUDGET_MS}, paused while asynchronous calls run. The server starts it on
+ * the first `tools/list` and cancels it when it closes.
+ *
+ * @param caches - the server's compiler caches.
+ * @param registry - the server's tools.
+ * @param calls - the server's unfinished asynchronous calls.
+ */
+export function createServerWarmUp(
+  caches: PipelineCaches,
+  registry: Pick<ToolRegistry, 'names' | 'get'>,
+  calls: Pick<InFlightCalls, 'size'>,
+): WarmUp {
+  return createWarmUp(
+    () =>
+      serverWarmUpSteps(
+        caches,
+        registry.names.flatMap((name) => registry.get(name)?.compiled ?? []),
+      ),
+    { busy: () => calls.size > 0 },
+  );
 }

@@ -1,10 +1,10 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setTimeout as turn } from 'node:timers/promises';
 
 import { describe, expect, it } from 'vitest';
 
-import { createPipelineCaches } from '../src/arguments/index.js';
+import { compileTool, createPipelineCaches } from '../src/arguments/index.js';
 import type { PipelineCaches } from '../src/arguments/index.js';
-import { createWarmUp } from '../src/warm-up.js';
+import { createWarmUp, serverWarmUpSteps } from '../src/warm-up.js';
 
 /** Real pipeline caches whose compiler records each meta-schema check it runs. */
 function recordingCaches(): { caches: PipelineCaches; checked: unknown[] } {
@@ -18,28 +18,113 @@ function recordingCaches(): { caches: PipelineCaches; checked: unknown[] } {
   return { caches, checked };
 }
 
+/** Steps that record their number when they run. */
+function numberedSteps(count: number, ran: number[]): (() => void)[] {
+  return Array.from({ length: count }, (_, index) => () => {
+    ran.push(index);
+  });
+}
+
+/** Lets `count` zero-delay timers fire. */
+async function turns(count: number): Promise<void> {
+  for (let index = 0; index < count; index += 1) await turn(0);
+}
+
 describe('warm-up on idle', () => {
-  it('compiles the meta-schema once on the next turn after start, however often start is called', async () => {
-    const { caches, checked } = recordingCaches();
-    const warmUp = createWarmUp(caches);
+  it('runs one step per timer turn after start, in order, once however often start is called', async () => {
+    const ran: number[] = [];
+    const warmUp = createWarmUp(() => numberedSteps(3, ran));
     warmUp.start();
     warmUp.start();
-    expect(checked).toEqual([]);
-    await nextTurn();
-    await nextTurn();
-    expect(checked).toEqual([{}]);
+    expect(ran).toEqual([]);
+    await turn(0);
+    expect(ran).toEqual([0]);
+    await turns(4);
+    expect(ran).toEqual([0, 1, 2]);
     warmUp.start();
-    await nextTurn();
-    expect(checked).toEqual([{}]);
+    await turns(2);
+    expect(ran).toEqual([0, 1, 2]);
   });
 
-  it('does nothing when cancelled before its turn (a server closed right after listing)', async () => {
-    const { caches, checked } = recordingCaches();
-    const warmUp = createWarmUp(caches);
+  it('starts no step once the steps have spent the CPU budget', async () => {
+    const ran: number[] = [];
+    const warmUp = createWarmUp(() => numberedSteps(5, ran), { budgetMs: 0 });
     warmUp.start();
-    warmUp.cancel();
-    await nextTurn();
-    await nextTurn();
-    expect(checked).toEqual([]);
+    await turns(6);
+    expect(ran).toEqual([0]);
+  });
+
+  it('does nothing when cancelled before its turn, and runs no further step when cancelled between two', async () => {
+    const early: number[] = [];
+    const cancelledEarly = createWarmUp(() => numberedSteps(3, early));
+    cancelledEarly.start();
+    cancelledEarly.cancel();
+    await turns(4);
+    expect(early).toEqual([]);
+    const late: number[] = [];
+    const cancelledLate = createWarmUp(() => numberedSteps(3, late));
+    cancelledLate.start();
+    await turn(0);
+    cancelledLate.cancel();
+    await turns(4);
+    expect(late).toEqual([0]);
+  });
+
+  it('runs no step while calls are running, and goes on once they have finished', async () => {
+    const ran: number[] = [];
+    const running = { calls: 1 };
+    const warmUp = createWarmUp(() => numberedSteps(2, ran), { busy: () => running.calls > 0 });
+    warmUp.start();
+    await turns(3);
+    await turn(50);
+    expect(ran).toEqual([]);
+    running.calls = 0;
+    await turn(50);
+    await turns(3);
+    expect(ran).toEqual([0, 1]);
+  });
+
+  it('skips a step that throws and runs the next', async () => {
+    const ran: string[] = [];
+    const warmUp = createWarmUp(() => [
+      () => {
+        throw new TypeError('broken schema');
+      },
+      () => ran.push('next'),
+    ]);
+    warmUp.start();
+    await turns(3);
+    expect(ran).toEqual(['next']);
+  });
+});
+
+describe('a server warm-up', () => {
+  it('compiles the meta-schema, then each tool in order through a check of no arguments', async () => {
+    const { caches, checked } = recordingCaches();
+    const options = { normalizationEnabled: true, strictUnknownFields: true, caches, compile: 'deferred' } as const;
+    const broken = compileTool('broken', { type: 'object', properties: { id: { type: 'no-such-type' } } }, options);
+    const checkedTools: string[] = [];
+    const tool = compileTool(
+      'orders',
+      { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      options,
+    );
+    const recording = (name: string, compiled: typeof tool) => ({
+      check: (args: unknown) => {
+        checkedTools.push(name);
+        return compiled.check(args);
+      },
+    });
+    const warmUp = createWarmUp(
+      () => serverWarmUpSteps(caches, [recording('broken', broken), recording('orders', tool)]),
+      { budgetMs: Number.POSITIVE_INFINITY },
+    );
+    warmUp.start();
+    await turns(8);
+    expect(checked).toEqual([{}]);
+    // the broken schema's step failed and was skipped; the next tool still compiled
+    expect(checkedTools).toEqual(['broken', 'orders']);
+    expect(() => broken.check({})).toThrow(TypeError);
+    expect(tool.check({ id: 'A1' })).toMatchObject({ ok: true, args: { id: 'A1' } });
   });
 });
