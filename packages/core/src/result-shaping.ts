@@ -8,7 +8,7 @@
  */
 import type { EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
 import { isCallToolResult } from '@modelcontextprotocol/server';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 
 import { carriedEnvelope, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
 import type { ClassifyEnvironment } from './classify.js';
@@ -17,7 +17,7 @@ import { UpstreamClientError } from './errors.js';
 import type { EnvelopeLimits } from './options.js';
 import type { createRedactor } from './redact.js';
 import type { ToolEntry } from './tool-registry.js';
-import { isToolResult } from './tool-result.js';
+import { isInputRequiredToolResult, isToolResult } from './tool-result.js';
 
 /**
  * The `_meta` keys only the server writes (the contract's telemetry): a plain data result's own
@@ -59,7 +59,7 @@ export interface ResultShaper {
    *
    * @throws whatever a `toJSON` method or getter of the value throws.
    */
-  shape(value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult;
+  shape(value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult | InputRequiredResult;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -288,6 +288,12 @@ function unboundedResult(
 export function createResultShaper(input: ResultShaperInput): ResultShaper {
   return {
     shape: (value, entry, call, era) => {
+      // Sent as built: the embedded requests' text is redacted; `requestState` is opaque (often
+      // signed), so a redaction there would only break it.
+      if (isInputRequiredToolResult(value))
+        return value.inputRequests === undefined
+          ? { ...value }
+          : { ...value, inputRequests: input.redactor.value(value.inputRequests) };
       const result = unboundedResult(input, value, entry, call, era);
       return result.isError === true ? result : boundedResult(input, result, !isToolResult(value), call);
     },

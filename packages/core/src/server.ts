@@ -31,8 +31,8 @@ import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { createPipelineCaches } from './arguments/index.js';
 import type { JsonSchemaObject, PipelineCaches } from './arguments/index.js';
-import { createCallPipeline, invalidParams } from './call-pipeline.js';
-import type { CallTool } from './call-pipeline.js';
+import { completeOnly, createCallPipeline, invalidParams } from './call-pipeline.js';
+import type { AnswerTool } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
 import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
 import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
@@ -55,6 +55,8 @@ import { createResultShaper } from './result-shaping.js';
 import type { ProtocolEra } from './result-shaping.js';
 import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } from './stdio-host.js';
 import type { StdioOptions } from './stdio-host.js';
+import { createToolRequestState } from './request-state.js';
+import type { ToolRequestState } from './request-state.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { UpstreamFetchInit } from './upstream.js';
@@ -91,9 +93,16 @@ export interface ToolHandlerContext {
   readonly recordResponseMeta: (meta: ResponseMeta) => void;
   /**
    * The SDK's request context (`sessionId`; `mcpReq` with the request id, `_meta`, `notify`,
-   * `send` and `log`), for advanced use.
+   * `send`, `log` and, on a call retried with input, `inputResponses`), for advanced use.
    */
   readonly request: ServerContext;
+  /**
+   * Seals a JSON value into a `requestState` for `inputRequiredResult`, signed with the server's
+   * key and bound to this tool. The client can read it (it is signed, not encrypted): no secrets.
+   */
+  readonly mintRequestState: (value: unknown) => Promise<string>;
+  /** The value of the `requestState` this call echoed (verified, minted for this tool), or `undefined`. */
+  readonly requestState: () => unknown;
 }
 
 /**
@@ -168,6 +177,17 @@ export interface EnvelopeServerOptions extends EnvelopeSwitchOptions, EnvelopeLi
   readonly migrations?: readonly MigrationEntry[];
   /** The clock (tests). */
   readonly now?: () => Date;
+  /**
+   * The HMAC key (at least 32 bytes) that signs tools' `requestState` (see `inputRequiredResult`);
+   * default a random key per server, so the rounds of one call must reach the same process: give
+   * replicas behind one endpoint the same key.
+   */
+  readonly requestStateKey?: Uint8Array | string;
+  /**
+   * Called with every SDK server this server builds, before it connects (both eras; `era` says
+   * which), to declare more capabilities and serve more methods than tools (prompts, resources).
+   */
+  readonly extendSdkServer?: (server: SdkServer, era: ProtocolEra) => void;
 }
 
 /** The input of {@link createEnvelopeServer}. */
@@ -359,12 +379,17 @@ function sdkServerFactory(
   capabilities: ServerCapabilities,
   instructions: string | undefined,
   registry: ToolRegistry,
-  callTool: CallTool,
+  callTool: AnswerTool,
   live: Map<SdkServer, LoggingLevel | undefined>,
   warmUp: WarmUp,
+  extras: { readonly requestState: ToolRequestState; readonly extend?: EnvelopeServerOptions['extendSdkServer'] },
 ) {
   return (era: ProtocolEra = 'legacy'): SdkServer => {
-    const server = new LowLevelServer(info, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
+    const server = new LowLevelServer(info, {
+      capabilities,
+      ...(instructions === undefined ? {} : { instructions }),
+      requestState: { verify: extras.requestState.verify },
+    });
     server.setRequestHandler('tools/list', (request) => {
       const page = registry.list(request.params?.cursor);
       if (page === undefined)
@@ -381,6 +406,7 @@ function sdkServerFactory(
       live.set(server, request.params.level);
       return {};
     });
+    extras.extend?.(server, era);
     live.set(server, undefined);
     server.onclose = () => {
       live.delete(server);
@@ -435,6 +461,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
   const { logger, live } = clientLogging(resolved.logger, redactor);
   const calls = createInFlightCalls();
+  const requestState = createToolRequestState(options.requestStateKey);
   const finalizeEnvironment: FinalizeEnvironment = {
     serverId: adapter.id,
     version: options.version ?? PACKAGE_VERSION,
@@ -463,8 +490,10 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     includeNormalized,
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
+    requestState,
   });
-  codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
+  const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
+  codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool: innerCall });
   const createSdkServer = sdkServerFactory(
     info,
     serverCapabilities(capability),
@@ -473,6 +502,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     callTool,
     live,
     createWarmUp(caches),
+    { requestState, ...(options.extendSdkServer === undefined ? {} : { extend: options.extendSdkServer }) },
   );
   const server = createSdkServer();
   return {
