@@ -168,11 +168,22 @@ function objectResult(
   );
 }
 
-/** An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as `structuredContent`. */
-function scalarResult(deps: ResultShaperInput, value: unknown, call: CallContext, era: ProtocolEra): CallToolResult {
+/**
+ * An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as
+ * `structuredContent`; checked against the tool's output schema (of a non-object root) in both eras.
+ */
+function scalarResult(
+  deps: ResultShaperInput,
+  value: unknown,
+  entry: ToolEntry,
+  call: CallContext,
+  era: ProtocolEra,
+): CallToolResult {
   const json = JSON.stringify(value) as string | undefined;
   if (typeof json !== 'string') return badResult(deps, `returned a value with no JSON form (${typeof value})`, call);
   const redacted = redactedJson(deps, value, json);
+  const mismatch = outputMismatch(deps, entry, redacted.value, call);
+  if (mismatch !== undefined) return mismatch;
   const text = typeof value === 'string' ? deps.redactor.string(value) : redacted.text;
   const result: CallToolResult = { content: [{ type: 'text', text }] };
   return era === 'modern' ? { ...result, structuredContent: redacted.value } : result;
@@ -269,7 +280,8 @@ function unboundedResult(
     );
   }
   if (isPlainObject(value)) return objectResult(deps, value, entry, call);
-  if (entry.outputChecker !== undefined) {
+  // an object-root schema admits no other value; any other root is checked in scalarResult
+  if (entry.outputRoot === 'object' || (entry.outputRoot === 'other' && value === undefined)) {
     return badResult(
       deps,
       `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
@@ -277,7 +289,7 @@ function unboundedResult(
     );
   }
   if (value === undefined) return { content: [] };
-  return scalarResult(deps, value, call, era);
+  return scalarResult(deps, value, entry, call, era);
 }
 
 /**

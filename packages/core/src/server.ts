@@ -107,7 +107,10 @@ export interface ToolHandlerContext {
 
 /**
  * One tool. `inputSchema` is a raw JSON Schema object (root `type: "object"`); `outputSchema`,
- * when given, also has root `type: "object"` and is published widened.
+ * when given, is published widened to admit the envelope. An `outputSchema` whose root is not
+ * `type: "object"` (an array, string, number, boolean or `null` result) is published to
+ * 2026-07-28 clients only, as `{ anyOf: [schema, envelope] }`: 2025-11-25 clients, whose
+ * `outputSchema` must have an object root, see the tool without one and get its results as text.
  *
  * The handler returns either a plain value (data) or a `CallToolResult` marked with `toolResult`:
  * - a plain object becomes `structuredContent` and, as JSON, `content[0].text`, with the call's
@@ -391,7 +394,7 @@ function sdkServerFactory(
       requestState: { verify: extras.requestState.verify },
     });
     server.setRequestHandler('tools/list', (request) => {
-      const page = registry.list(request.params?.cursor);
+      const page = registry.list(request.params?.cursor, era);
       if (page === undefined)
         throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
       // A client that lists the tools is about to call one: compile what that call needs meanwhile.
@@ -444,8 +447,8 @@ function successMetaOf(
  * @param input - see {@link CreateEnvelopeServerInput}.
  * @returns see {@link EnvelopeServer}.
  * @throws TypeError on a duplicate tool name (including `get_envelope_contract`), a tool without a
- *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` whose root is
- *   not `type: "object"`, an adapter kind outside the taxonomy, or a page size that is not a
+ *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` that is not a
+ *   JSON Schema object, an adapter kind outside the taxonomy, or a page size that is not a
  *   positive integer.
  */
 export function createEnvelopeServer(input: CreateEnvelopeServerInput): EnvelopeServer {
