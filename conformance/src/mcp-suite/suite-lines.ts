@@ -30,10 +30,8 @@ export interface SuiteLine {
   readonly notApplicable: Readonly<Record<string, string>>;
 }
 
-/** The pinned line's server scenarios that apply to a tools-only MCP server, in run order. */
-export const APPLICABLE_SCENARIOS = [
-  'server-initialize',
-  'ping',
+/** The tools scenarios both lines run. */
+const TOOLS_SCENARIOS = [
   'tools-list',
   'tools-call-simple-text',
   'tools-call-image',
@@ -42,6 +40,13 @@ export const APPLICABLE_SCENARIOS = [
   'tools-call-mixed-content',
   'tools-call-error',
   'tools-call-with-progress',
+] as const;
+
+/** The pinned line's server scenarios that apply to a tools-only MCP server, in run order. */
+export const APPLICABLE_SCENARIOS = [
+  'server-initialize',
+  'ping',
+  ...TOOLS_SCENARIOS,
   'tools-call-with-logging',
   'logging-set-level',
   'tools-call-sampling',
@@ -80,14 +85,7 @@ export const NOT_APPLICABLE_SCENARIOS: Readonly<Record<string, string>> = {
 /** The next line's 2026-07-28 server scenarios that apply to a tools-only MCP server, in run order. */
 export const NEXT_APPLICABLE_SCENARIOS = [
   'server-stateless',
-  'tools-list',
-  'tools-call-simple-text',
-  'tools-call-image',
-  'tools-call-audio',
-  'tools-call-embedded-resource',
-  'tools-call-mixed-content',
-  'tools-call-error',
-  'tools-call-with-progress',
+  ...TOOLS_SCENARIOS,
   'json-schema-2020-12',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
