@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { reportToSuites } from '../../src/junit.js';
 import { runOfficialSuite, runOfficialSuites } from '../../src/mcp-suite/official-suite.js';
 import { renderSuiteLine, renderSuiteReport } from '../../src/mcp-suite/render.js';
 import { run, suiteEntry, suiteNodeBinary } from '../../src/mcp-suite/suite-process.js';
@@ -77,7 +78,7 @@ describe('runOfficialSuite', () => {
     const report = await runOfficialSuites({
       expectedFailuresFiles: {
         pinned: expectedFailures('p.yml', 'server: []\n'),
-        next: expectedFailures('n.yml', 'server:\n  - caching # tools-only, see the project file\n'),
+        next: expectedFailures('n.yml', 'server: []\n'),
       },
       servers: ['sp'],
       scenarios: ['tools-call-error', 'ping', 'caching'],
@@ -105,8 +106,7 @@ describe('runOfficialSuite', () => {
         '2026-07-28',
         [
           ['tools-call-error', 'passed', 'PASS'],
-          // listed, so its failure on a tools-only server passes the run
-          ['caching', 'failed', 'PASS'],
+          ['caching', 'passed', 'PASS'],
         ],
       ],
     ]);
@@ -114,24 +114,34 @@ describe('runOfficialSuite', () => {
     const text = renderSuiteReport(report);
     expect(text).toContain('expected failures (n.yml):');
     expect(text).toContain('mcp-suite: 4 passed, 0 failed');
+    expect(reportToSuites(report).map((suite) => [suite.name, suite.cases.map((entry) => entry.name)])).toEqual([
+      ['official MCP conformance suite 0.1.16 (pinned)', ['sp tools-call-error', 'sp ping']],
+      ['official MCP conformance suite 0.2.0-alpha.12 (next at 2026-07-28)', ['sp tools-call-error', 'sp caching']],
+    ]);
   }, 120_000);
 
   it('an unlisted failure, a stale entry, a missing reason and an entry for a scenario not run all fail', async () => {
     const report = await runOfficialSuite({
-      expectedFailuresFile: expectedFailures('bad.yml', 'server:\n  - ping\n  - prompts-list # not applicable\n'),
+      expectedFailuresFile: expectedFailures(
+        'bad.yml',
+        'server:\n  - ping\n  - prompts-get-simple # not applicable, and failing\n',
+      ),
       servers: ['sp'],
-      // a tools-only server fails the resources scenario, which is not listed
-      scenarios: ['ping', 'resources-list'],
+      // the fixture server has no prompt test_simple_prompt and no resource test://static-text
+      scenarios: ['ping', 'prompts-get-simple', 'resources-read-text'],
     });
     expect(report.rows.map((row) => [row.scenario, row.outcome, row.listed, row.result])).toEqual([
       ['ping', 'passed', true, 'FAIL'],
-      ['resources-list', 'failed', false, 'FAIL'],
+      // a listed failure passes its row
+      ['prompts-get-simple', 'failed', true, 'PASS'],
+      ['resources-read-text', 'failed', false, 'FAIL'],
     ]);
     expect(report.rows[0]?.note).toContain('stale entry');
-    expect(report.rows[1]?.note).toContain('new failure; FAILURE ');
+    expect(report.rows[1]?.note).toContain('expected: not applicable, and failing');
+    expect(report.rows[2]?.note).toContain('new failure; FAILURE ');
     expect(report.file_issues).toEqual([
       'ping: no reason comment',
-      'prompts-list: not a scenario this run executes (not applicable); remove the entry',
+      'prompts-get-simple: not a scenario this run executes (not applicable); remove the entry',
     ]);
     expect(report.ok).toBe(false);
   }, 120_000);
