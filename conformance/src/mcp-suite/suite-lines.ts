@@ -59,12 +59,12 @@ export const APPLICABLE_SCENARIOS = [
   'dns-rebinding-protection',
 ] as const;
 
-const NO_RESOURCES = 'no resources capability';
-const NO_PROMPTS = 'no prompts capability';
+const NO_RESOURCES = 'no resources: the fixture mode lists none (so that the caching scenario reads an empty listing)';
+const NO_PROMPTS = "no prompts but the multi round-trip scenario's test_input_required_result_prompt";
 const NOTHING_TO_COMPLETE =
-  'the reference servers offer no prompts or resource templates, so there is nothing to complete';
-const TOOLS_ONLY_RESOURCES = 'the reference servers expose tools only (no resources capability)';
-const TOOLS_ONLY_PROMPTS = 'the reference servers expose tools only (no prompts capability)';
+  'the reference servers offer no prompt arguments or resource templates, so there is nothing to complete';
+const TOOLS_ONLY_RESOURCES = `the reference servers serve tools; ${NO_RESOURCES}`;
+const TOOLS_ONLY_PROMPTS = `the reference servers serve tools; ${NO_PROMPTS}`;
 
 /** The pinned line's server scenarios that are not run, and why. */
 export const NOT_APPLICABLE_SCENARIOS: Readonly<Record<string, string>> = {
