@@ -3,8 +3,9 @@
  * Streamable HTTP on 127.0.0.1: the SDK v2 client at 2026-07-28 fulfils the embedded elicitation
  * and calls again with the answer and the signed `requestState`; at 2025-11-25 the SDK v2 and v1
  * clients get the elicitation as a request over their session. A changed `requestState` is
- * refused with -32602 before the tool runs again, and an object shaped like an input-required
- * result that a handler returns as data stays data.
+ * refused with -32602 before the tool runs again, an object shaped like an input-required result
+ * that a handler returns as data stays data, and Code Mode, which cannot give a tool input, gets
+ * an `internal_error` envelope.
  */
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -156,6 +157,33 @@ describe('a tool that asks the client for input', () => {
       expect(result.isError).toBeUndefined();
     } finally {
       await client.close();
+    }
+  });
+
+  it("Code Mode's inner call gets an internal_error envelope: code cannot answer the client's part", async () => {
+    const server = createEnvelopeServer({
+      info: { name: 'input-required-code-mode', version: '0.0.1' },
+      adapter: testAdapter,
+      tools: [CONFIRM_DELETE],
+      options: { env: { CODE_MODE: 'true' }, logger: log.logger },
+    });
+    const codeHandle = await server.serveStreamableHttp();
+    const client = new ClientV2({ name: 'input-required-code', version: '0.0.1' });
+    try {
+      await client.connect(new TransportV2(codeHandle.url));
+      const result = await client.callTool({
+        name: 'execute_code',
+        arguments: { code: "const reply = await callTool('delete_order', { order_id: 5 }); return reply.error_kind;" },
+      });
+      expect(result.isError).toBeUndefined();
+      expect((result.structuredContent as { result: unknown }).result).toBe('internal_error');
+      expect(log.raw.some((line) => line.includes('asked the client for input, which this caller cannot give'))).toBe(
+        true,
+      );
+    } finally {
+      await client.close();
+      await codeHandle.close();
+      await server.close();
     }
   });
 });
