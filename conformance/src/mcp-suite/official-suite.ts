@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
@@ -92,7 +92,7 @@ export interface SuiteOptions {
   readonly nodeBinary?: string;
   /** Replace the command that starts a server (`--http 0 --conformance-fixtures --upstream URL` is appended). */
   readonly commands?: Partial<Record<ServerId, string>>;
-  /** How many suite processes run at once (default 4). */
+  /** How many suite processes run at once (default the number of CPUs, at most 4). */
   readonly concurrency?: number;
   readonly onProgress?: (line: string) => void;
 }
@@ -127,6 +127,14 @@ function failingChecks(folder: string): { outcome: 'passed' | 'failed'; messages
         `${String(check['status'])} ${String(check['id'])}: ${typeof check['errorMessage'] === 'string' ? check['errorMessage'] : String(check['description'])}`,
     ),
   };
+}
+
+/**
+ * One suite process per CPU (at most 4): more only wait for a CPU, and some checks of the
+ * 2026-07-28 line read a stream within 500 ms, which a starved server can miss.
+ */
+function defaultConcurrency(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
 }
 
 async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -229,7 +237,7 @@ async function runRows(
       progress(`${base.line.id}: starting ${REFERENCE_SERVERS[server].binName} over Streamable HTTP`);
       const running = await startHttpServer(server, options.commands?.[server] ?? defaultServerCommand(server), replay);
       try {
-        await pool(scenarios, options.concurrency ?? 4, async (scenario) => {
+        await pool(scenarios, options.concurrency ?? defaultConcurrency(), async (scenario) => {
           const row = await runScenario({ ...base, url: running.url, server }, scenario);
           rows.push(row);
           progress(`${base.line.id} ${server} ${scenario}: ${row.outcome}${row.listed ? ' (expected)' : ''}`);

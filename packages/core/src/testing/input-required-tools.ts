@@ -12,7 +12,7 @@ import {
   inputRequired,
   inputResponse,
 } from '@modelcontextprotocol/server';
-import type { CallToolResult, InputRequest } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequest, InputRequiredResult } from '@modelcontextprotocol/server';
 
 import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
 import { inputRequiredResult, toolResult } from '../tool-result.js';
@@ -28,6 +28,7 @@ export const INPUT_REQUIRED_TOOL_NAMES = [
   'test_input_required_result_tampered_state',
   'test_input_required_result_capabilities',
   'test_missing_capability',
+  'test_streaming_elicitation',
 ] as const;
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
@@ -84,6 +85,13 @@ function acceptedString(context: ToolHandlerContext, key: string, field: string)
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Greets the name the client gave, or asks for it: a missing, wrong or invalid answer asks again, as the spec advises. */
+function greetOrAsk(context: ToolHandlerContext): CallToolResult | InputRequiredResult {
+  const name = acceptedString(context, 'user_name', 'name');
+  if (name !== undefined) return text(`Hello, ${name}!`);
+  return inputRequiredResult({ inputRequests: { user_name: ask('What is your name?', 'name') } });
+}
+
 /** The three single-request fixtures: one elicitation, one sampling, one roots listing. */
 function singleRequestTools(): EnvelopeTool[] {
   return [
@@ -91,12 +99,7 @@ function singleRequestTools(): EnvelopeTool[] {
       name: 'test_input_required_result_elicitation',
       description: 'Conformance fixture: asks the client for a name, then greets it.',
       inputSchema: NO_ARGUMENTS,
-      // a missing, wrong or invalid answer asks again, as the spec advises
-      handler: (_args, context) => {
-        const name = acceptedString(context, 'user_name', 'name');
-        if (name !== undefined) return text(`Hello, ${name}!`);
-        return inputRequiredResult({ inputRequests: { user_name: ask('What is your name?', 'name') } });
-      },
+      handler: (_args, context) => greetOrAsk(context),
     },
     {
       name: 'test_input_required_result_sampling',
@@ -223,6 +226,12 @@ function capabilityTools(): EnvelopeTool[] {
           return text('the client declared neither sampling nor elicitation');
         return inputRequiredResult({ inputRequests });
       },
+    },
+    {
+      name: 'test_streaming_elicitation',
+      description: 'Conformance fixture: asks for a name in its answer, never as a request of its own on the stream.',
+      inputSchema: NO_ARGUMENTS,
+      handler: (_args, context) => greetOrAsk(context),
     },
     {
       name: 'test_missing_capability',
