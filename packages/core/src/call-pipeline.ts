@@ -47,6 +47,8 @@ export interface CallPipelineInput {
   readonly unknownToolAs: 'result' | 'jsonrpc';
   /** The server's `requestState` signer. */
   readonly requestState: ToolRequestState;
+  /** The hint of an unknown-tool answer on how to find the tools (default: call `tools/list`). */
+  readonly findToolHint?: string;
 }
 
 /** Answers one `tools/call`: `params` as sent, the SDK's request context, the era served. */
@@ -141,17 +143,38 @@ function handlerContext(call: CallContext, request: ServerContext, requestState:
 }
 
 /** The answer to an unknown tool name: a `tool_not_found` result, or a JSON-RPC error carrying it. */
+/**
+ * The summary and hints of a `tool_not_found` answer for `name`: the name (cut to 120
+ * characters), a did-you-mean hint when a registered name is close, then `findHint`. Shared by
+ * `tools/call` and Code Mode's `get_tool_schema`.
+ *
+ * @param name - the name asked for.
+ * @param names - the registered names.
+ * @param findHint - how the caller finds the tools.
+ */
+export function toolNotFound(
+  name: string,
+  names: readonly string[],
+  findHint: string,
+): { readonly summary: string; readonly hints: string[] } {
+  const suggestion = closestMatch(name, names);
+  return {
+    summary: `No tool named "${displayName(name)}" is registered on this server.`,
+    hints: [...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]), findHint],
+  };
+}
+
 function unknownTool(input: CallPipelineInput, name: string): CallToolResult {
-  const suggestion = closestMatch(name, input.registry.names);
-  const hints = [
-    ...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]),
-    'Call tools/list to see the tools this server offers.',
-  ];
+  const { summary, hints } = toolNotFound(
+    name,
+    input.registry.names,
+    input.findToolHint ?? 'Call tools/list to see the tools this server offers.',
+  );
   const envelope = finalizeEnvelope(
     {
       error_kind: 'tool_not_found',
       tool: name === '' ? 'unknown_tool' : name,
-      summary: `No tool named "${displayName(name)}" is registered on this server.`,
+      summary,
       details: [],
       hints,
       examples: [],

@@ -36,6 +36,7 @@ import type { AnswerTool } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
 import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
 import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
+import { FIND_TOOL_HINT } from './code-mode/meta-tools.js';
 import { createSandboxRunner } from './code-mode/runner.js';
 import type { ClassifyEnvironment } from './classify.js';
 import type { CallContext } from './context.js';
@@ -438,6 +439,24 @@ function successMetaOf(
   };
 }
 
+/** What finalizing an envelope needs of this server: its id, version, migrations, redactor, advertised kinds and log. */
+function finalizeEnvironmentOf(
+  adapter: EnvelopeAdapter,
+  options: EnvelopeServerOptions,
+  redactor: Redactor,
+  capability: EnvelopeCapabilityValue,
+  logger: EnvelopeLogger,
+): FinalizeEnvironment {
+  return {
+    serverId: adapter.id,
+    version: options.version ?? PACKAGE_VERSION,
+    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
+    redactor,
+    advertisedKinds: new Set(capability.error_kinds),
+    logger,
+  };
+}
+
 /**
  * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
  * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
@@ -465,14 +484,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const { logger, live } = clientLogging(resolved.logger, redactor);
   const calls = createInFlightCalls();
   const requestState = createToolRequestState(options.requestStateKey);
-  const finalizeEnvironment: FinalizeEnvironment = {
-    serverId: adapter.id,
-    version: options.version ?? PACKAGE_VERSION,
-    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
-    redactor,
-    advertisedKinds: new Set(capability.error_kinds),
-    logger,
-  };
+  const finalizeEnvironment = finalizeEnvironmentOf(adapter, options, redactor, capability, logger);
   const classifyEnvironment = (call: CallContext): ClassifyEnvironment => ({
     ...finalizeEnvironment,
     adapter,
@@ -494,6 +506,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
     requestState,
+    // with Code Mode on, tools/list hides the tools that search_tools finds
+    ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
   });
   const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool: innerCall });

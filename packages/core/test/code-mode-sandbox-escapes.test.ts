@@ -123,6 +123,31 @@ describe('sandbox: host objects stay untouched', () => {
     expect(sent['isAdmin']).toBeUndefined();
   });
 
+  it.each([
+    [
+      'f.caller',
+      'let c = "unset";\nfunction f() { c = String(f.caller); return 1; }\nawait callTool("a", { toJSON: f });\nreturn c;',
+      'undefined',
+    ],
+    [
+      'arguments.callee.caller',
+      'let c = "unset";\nconst o = { toJSON() { try { c = typeof arguments.callee.caller; } catch (e) { c = e.name; } return 1; } };\nawait callTool("a", o);\nreturn c;',
+      'TypeError',
+    ],
+    [
+      'a then getter on Object.prototype',
+      'let got = "unset";\nObject.defineProperty(Object.prototype, "then", { get() { got = typeof this; return undefined; }, configurable: true });\nawait callTool("a", {});\nconsole.log("x");\nreturn got;',
+      'unset',
+    ],
+    [
+      'Symbol.toPrimitive on the name',
+      'try { await callTool({ [Symbol.toPrimitive]: () => "a" }, {}); } catch (e) { return e.message; }',
+      'callTool(name, args): name must be a string',
+    ],
+  ])('code the prelude runs (%s) reaches none of its host functions', async (_trick, code, value) => {
+    expect(await run(code)).toEqual({ ok: true, value, logs: code.includes('console.log') ? ['x'] : [] });
+  });
+
   it('each run gets a fresh global: what one run plants, the next does not see', async () => {
     await run('globalThis.leftover = 1; Object.prototype.inherited = 1; return null');
     expect(await run('return [typeof leftover, typeof ({}).inherited]')).toEqual({
@@ -150,6 +175,18 @@ describe('sandbox limits', () => {
 
   it('an endless chain of awaits stops at the wall time', async () => {
     expect(await run('for (;;) await null;', { wallTimeMs: 200 })).toMatchObject({ ok: false, limit: 'wall_time' });
+  });
+
+  it('an endless promise chain interrupted at its wall time ends with the wall_time limit, and the next run works', async () => {
+    const code = 'const next = () => Promise.resolve().then(next);\nnext();\nawait new Promise(() => next());';
+    // QuickJS leaves objects of an interrupted chain behind, so freeing the runtime aborts the module
+    expect(await run(code, { wallTimeMs: 200 })).toEqual({
+      ok: false,
+      limit: 'wall_time',
+      detail: 'the code ran longer than the 200 ms wall-time limit (time awaiting callTool included)',
+      logs: [],
+    });
+    expect(await run('return [1, 2].map((n) => n * 2);')).toEqual({ ok: true, value: [2, 4], logs: [] });
   });
 
   it('time awaiting a host call counts, and the late call is aborted', async () => {
@@ -221,7 +258,18 @@ describe('sandbox limits', () => {
       ok: false,
       limit: 'output',
       detail: 'the code logged more than the 10000-byte output limit',
-      logs: Array.from({ length: 10 }, () => 'x'.repeat(1000)),
+      // each line counts its bytes plus one: the tenth is one byte over
+      logs: Array.from({ length: 9 }, () => 'x'.repeat(1000)),
+    });
+  });
+
+  it('logging empty lines without end ends with the output limit too, not at the wall time', async () => {
+    const outcome = await run('for (;;) console.log("");', { outputBytes: 1000, wallTimeMs: 2000 });
+    expect(outcome).toEqual({
+      ok: false,
+      limit: 'output',
+      detail: 'the code logged more than the 1000-byte output limit',
+      logs: Array.from({ length: 1000 }, () => ''),
     });
   });
 });

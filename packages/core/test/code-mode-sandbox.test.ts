@@ -166,6 +166,37 @@ describe('sandbox inner calls', () => {
     });
     expect(seen).toHaveLength(50);
   });
+
+  it('arguments over 1 MiB of JSON throw a RangeError at the call, catchable, and never reach the host', async () => {
+    const { callTool, seen } = recording(() => ({ value: 'sent' }));
+    const outcome = await run(
+      'const big = "x".repeat(2 * 1024 * 1024);\nlet caught;\ntry { await callTool("t", { big }); } catch (e) { caught = e.name + ": " + e.message; }\nconst accents = "é".repeat(600 * 1024);\nawait callTool("t", { accents });',
+      callTool,
+    );
+    expect(outcome).toEqual({
+      ok: false,
+      error: 'runtime',
+      message:
+        'RangeError: callTool(name, args): args is 1228814 bytes of JSON, more than the 1048576 one call may send',
+      line: 5,
+      column: 15,
+      logs: [],
+    });
+    expect(seen).toEqual([]);
+    const within = await run(
+      'let caught;\ntry { await callTool("t", { big: "x".repeat(3 * 1024 * 1024) }); } catch (e) { caught = e.message; }\nreturn [caught, await callTool("t", { small: "x".repeat(1024 * 1024 - 20) })];',
+      callTool,
+    );
+    expect(within).toEqual({
+      ok: true,
+      value: [
+        'callTool(name, args): args is at least 3145738 bytes of JSON, more than the 1048576 one call may send',
+        'sent',
+      ],
+      logs: [],
+    });
+    expect(seen).toHaveLength(1);
+  });
 });
 
 describe('sandbox error locations', () => {

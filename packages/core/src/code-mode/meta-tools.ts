@@ -8,7 +8,7 @@
  */
 import type { ServerContext, Tool } from '@modelcontextprotocol/server';
 
-import { closestMatch } from '../arguments/index.js';
+import { toolNotFound } from '../call-pipeline.js';
 import type { CallTool } from '../call-pipeline.js';
 import { EnvelopeError } from '../errors.js';
 import type { EnvelopeTool } from '../server.js';
@@ -77,17 +77,15 @@ function searchTool(input: MetaToolsInput, isMeta: (name: string) => boolean): E
   };
 }
 
+/** How an unknown-tool answer tells a Code Mode caller to find the tools (`tools/list` hides them). */
+export const FIND_TOOL_HINT = `Call ${SEARCH_TOOLS_TOOL_NAME} to find the tool you need.`;
+
 function unknownToolError(name: string, names: readonly string[]): EnvelopeError {
-  const suggestion = closestMatch(name, names);
   return new EnvelopeError({
     error_kind: 'tool_not_found',
     error_code: 'TOOL_NOT_FOUND',
-    summary: `No tool named "${name.length > 120 ? `${name.slice(0, 117)}...` : name}" is registered on this server.`,
+    ...toolNotFound(name, names, FIND_TOOL_HINT),
     details: [{ path: 'name', issue: 'no registered tool has this name', received_type: 'string' }],
-    hints: [
-      ...(suggestion === undefined ? [] : [`Did you mean "${suggestion}"?`]),
-      `Call ${SEARCH_TOOLS_TOOL_NAME} to find the tool you need.`,
-    ],
   });
 }
 

@@ -11,13 +11,14 @@ import type { MessagePort } from 'node:worker_threads';
 import { createSandbox } from './sandbox.js';
 import type { InnerCallOutcome, SandboxLimits } from './sandbox.js';
 
-/** From the server's thread: run a program, or answer one of its inner calls. */
+/** From the server's thread: run a program, or answer one of its inner calls (the outcome's JSON). */
 export type ToWorker =
   | { readonly type: 'run'; readonly code: string; readonly limits: SandboxLimits }
-  | { readonly type: 'answer'; readonly call: number; readonly outcome: InnerCallOutcome };
+  | { readonly type: 'answer'; readonly call: number; readonly json: string };
 
-/** To the server's thread: an inner call, its cancellation, or the end of the run. */
+/** To the server's thread: the code started, an inner call, its cancellation, or the end of the run. */
 export type FromWorker =
+  | { readonly type: 'started' }
   | { readonly type: 'call'; readonly call: number; readonly name: string; readonly args: unknown }
   | { readonly type: 'cancel'; readonly call: number }
   | { readonly type: 'end'; readonly outcome: unknown }
@@ -33,26 +34,31 @@ function serve(port: MessagePort): void {
   const callTool = (name: string, args: unknown, signal: AbortSignal): Promise<InnerCallOutcome> =>
     new Promise((resolve) => {
       const call = counter.next++;
-      pending.set(call, resolve);
+      // every call of a run shares the run's signal: an answered call takes its listener away
+      const onAbort = (): void => {
+        if (!pending.delete(call)) return;
+        post({ type: 'cancel', call });
+        resolve({ throw: 'the run ended before this call was answered' });
+      };
+      pending.set(call, (outcome) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      });
       post({ type: 'call', call, name, args });
-      signal.addEventListener(
-        'abort',
-        () => {
-          if (!pending.delete(call)) return;
-          post({ type: 'cancel', call });
-          resolve({ throw: 'the run ended before this call was answered' });
-        },
-        { once: true },
-      );
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'answer') {
-      pending.get(message.call)?.(message.outcome);
+      pending.get(message.call)?.(JSON.parse(message.json) as InnerCallOutcome);
       pending.delete(message.call);
       return;
     }
     sandbox
-      .then((loaded) => loaded.run(message.code, callTool, message.limits, new AbortController().signal))
+      .then((loaded) => {
+        // the wall time starts now, QuickJS loaded: the server's watchdog counts from here too
+        post({ type: 'started' });
+        return loaded.run(message.code, callTool, message.limits, new AbortController().signal);
+      })
       .then(
         (outcome) => {
           post({ type: 'end', outcome });

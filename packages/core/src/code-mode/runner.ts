@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import type { FromWorker, ToWorker } from './runner-worker.js';
-import type { InnerCall, Sandbox, SandboxOutcome } from './sandbox.js';
+import type { InnerCall, InnerCallOutcome, Sandbox, SandboxOutcome } from './sandbox.js';
 
 /** Runs code in the server's sandbox (see `Sandbox.run`). */
 export type SandboxRunner = Sandbox['run'];
@@ -19,8 +19,20 @@ export type SandboxRunner = Sandbox['run'];
 /** Idle workers kept for the next runs. */
 const MAX_IDLE_WORKERS = 2;
 
-/** How long past its wall-time limit a run may take before its worker is terminated, in milliseconds. */
+/**
+ * The most programs a runner runs at once unless told otherwise: enough for programs that mostly
+ * await their inner calls to overlap, few enough that a burst of calls cannot exhaust memory.
+ */
+export const MAX_WORKERS = 4;
+
+/**
+ * How long past its wall-time limit a run may take before its worker is terminated, in
+ * milliseconds, counted from when the worker starts the code.
+ */
 const WATCHDOG_SLACK_MS = 2_000;
+
+/** How long a worker may take to start a program (a fresh one loads QuickJS first), in milliseconds. */
+const STARTUP_LIMIT_MS = 30_000;
 
 function startWorker(): Worker {
   const source = import.meta.url.endsWith('.ts');
@@ -36,20 +48,74 @@ function startWorker(): Worker {
 }
 
 interface RunRequest {
+  readonly watchdogSlackMs: number;
   readonly code: string;
   readonly callTool: InnerCall;
   readonly limits: Parameters<SandboxRunner>[2];
   readonly signal: AbortSignal;
 }
 
+/**
+ * An inner call's outcome as JSON, as a client over the wire would read the result (a `toJSON`
+ * applied, a function dropped): a value that structured cloning cannot copy to the worker (a
+ * function) must not fail the answer, and one that is not JSON at all (a `BigInt`, a cycle) is
+ * a failure the code sees.
+ */
+function outcomeJson(outcome: InnerCallOutcome, name: string): string {
+  if ('throw' in outcome) return JSON.stringify({ throw: outcome.throw });
+  try {
+    return JSON.stringify({ value: outcome.value ?? null });
+  } catch {
+    return JSON.stringify({ throw: `the result of ${name} is not JSON` });
+  }
+}
+
+/** One timer, armed again for each stage of a run. */
+function stageTimer(): { arm(ms: number, fire: () => void): void; clear(): void } {
+  const state: { timer: ReturnType<typeof setTimeout> | undefined } = { timer: undefined };
+  return {
+    arm: (ms, fire) => {
+      clearTimeout(state.timer);
+      state.timer = setTimeout(fire, ms);
+    },
+    clear: () => {
+      clearTimeout(state.timer);
+    },
+  };
+}
+
+/** Starts one inner call of a program; `answer` posts its outcome's JSON unless the call was cancelled. */
+function startInnerCall(
+  request: RunRequest,
+  message: Extract<FromWorker, { type: 'call' }>,
+  calls: Map<number, AbortController>,
+  answer: (call: number, json: string) => void,
+): void {
+  const controller = new AbortController();
+  calls.set(message.call, controller);
+  // a rejection is thrown inside like a { throw } outcome, as the sandbox itself does it
+  const rejected = (error: unknown): InnerCallOutcome => ({
+    throw: error instanceof Error ? error.message : String(error),
+  });
+  void request.callTool(message.name, message.args, controller.signal).then(
+    (outcome) => {
+      answer(message.call, outcomeJson(outcome, message.name));
+    },
+    (error: unknown) => {
+      answer(message.call, outcomeJson(rejected(error), message.name));
+    },
+  );
+}
+
 /** Runs one program on `worker`; `reusable` says afterwards whether the worker can run another. */
 function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutcome>; reusable: () => boolean } {
   const calls = new Map<number, AbortController>();
   const state = { reusable: true };
+  const watchdog = stageTimer();
   const done = new Promise<SandboxOutcome>((resolve, reject) => {
     const settle = (end: { outcome: SandboxOutcome } | { error: Error }, reusable: boolean): void => {
       state.reusable &&= reusable;
-      clearTimeout(watchdog);
+      watchdog.clear();
       request.signal.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       for (const controller of calls.values()) controller.abort();
@@ -57,15 +123,18 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
       if ('outcome' in end) resolve(end.outcome);
       else reject(end.error);
     };
+    const answer = (call: number, json: string): void => {
+      if (calls.delete(call)) worker.postMessage({ type: 'answer', call, json } satisfies ToWorker);
+    };
+    // the sandbox stops itself at its wall time; this only catches a worker that stopped answering
+    const stopped = (): void => {
+      const detail = `the code ran longer than the ${request.limits.wallTimeMs} ms wall-time limit and its worker was stopped`;
+      settle({ outcome: { ok: false, limit: 'wall_time', detail, logs: [] } }, false);
+    };
     const onMessage = (message: FromWorker): void => {
-      if (message.type === 'call') {
-        const controller = new AbortController();
-        calls.set(message.call, controller);
-        void request.callTool(message.name, message.args, controller.signal).then((outcome) => {
-          if (calls.delete(message.call))
-            worker.postMessage({ type: 'answer', call: message.call, outcome } satisfies ToWorker);
-        });
-      } else if (message.type === 'cancel') {
+      if (message.type === 'started') watchdog.arm(request.limits.wallTimeMs + request.watchdogSlackMs, stopped);
+      else if (message.type === 'call') startInnerCall(request, message, calls, answer);
+      else if (message.type === 'cancel') {
         calls.get(message.call)?.abort();
         calls.delete(message.call);
       } else if (message.type === 'end') settle({ outcome: message.outcome as SandboxOutcome }, true);
@@ -81,11 +150,10 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
       const reason: unknown = request.signal.reason;
       settle({ error: reason instanceof Error ? reason : new Error(String(reason)) }, false);
     };
-    // the sandbox stops itself at its wall time; this only catches a worker that stopped answering
-    const watchdog = setTimeout(() => {
-      const detail = `the code ran longer than the ${request.limits.wallTimeMs} ms wall-time limit and its worker was stopped`;
-      settle({ outcome: { ok: false, limit: 'wall_time', detail, logs: [] } }, false);
-    }, request.limits.wallTimeMs + WATCHDOG_SLACK_MS);
+    // a fresh worker loads QuickJS first, which on a busy machine can take longer than the wall time
+    watchdog.arm(STARTUP_LIMIT_MS, () => {
+      settle({ error: new Error(`the sandbox worker did not start the code within ${STARTUP_LIMIT_MS} ms`) }, false);
+    });
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     request.signal.addEventListener('abort', onAbort, { once: true });
     worker.postMessage({ type: 'run', code: request.code, limits: request.limits } satisfies ToWorker);
@@ -100,26 +168,81 @@ export interface SandboxWorkers {
   close(): void;
 }
 
+/** Options of {@link createSandboxRunner}. */
+export interface SandboxRunnerOptions {
+  /** The most programs running at once, each in its own worker (default {@link MAX_WORKERS}). */
+  readonly maxWorkers?: number;
+  /** How long past its wall time a program may run before its worker is stopped (default 2000 ms). */
+  readonly watchdogSlackMs?: number;
+}
+
 /**
- * A runner whose programs run in worker threads (one program per worker at a time).
+ * The slots of a runner: at most `limit` held at once; a caller past the limit waits its turn,
+ * first come first served, or until its signal aborts.
+ */
+function createSlots(limit: number): { acquire(signal: AbortSignal): Promise<void>; release(): void } {
+  const state = { held: 0 };
+  const waiting: (() => void)[] = [];
+  return {
+    acquire: (signal) => {
+      signal.throwIfAborted();
+      if (state.held < limit) {
+        state.held += 1;
+        return Promise.resolve();
+      }
+      return new Promise((resolve, reject) => {
+        const onAbort = (): void => {
+          waiting.splice(waiting.indexOf(turn), 1);
+          reject(signal.reason as Error);
+        };
+        // the slot passes from the releasing run to this one, so `held` stays as it is
+        const turn = (): void => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        waiting.push(turn);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+    release: () => {
+      const next = waiting.shift();
+      if (next === undefined) state.held -= 1;
+      else next();
+    },
+  };
+}
+
+/**
+ * A runner whose programs run in worker threads, one program per worker at a time and at most
+ * `options.maxWorkers` at once: each worker holds a QuickJS heap of up to the memory limit, so
+ * a burst of `execute_code` calls waits for a worker instead of starting one per call. A
+ * program's wall time starts when a worker takes it.
  *
  * @returns the runner; an idle worker does not keep the process alive.
  */
-export function createSandboxRunner(): SandboxWorkers {
+export function createSandboxRunner(options: SandboxRunnerOptions = {}): SandboxWorkers {
   const idle: Worker[] = [];
+  const slots = createSlots(options.maxWorkers ?? MAX_WORKERS);
+  const watchdogSlackMs = options.watchdogSlackMs ?? WATCHDOG_SLACK_MS;
   return {
     run: async (code, callTool, limits, signal) => {
-      signal.throwIfAborted();
-      const worker = idle.pop() ?? startWorker();
-      worker.ref();
-      const run = runOn(worker, { code, callTool, limits, signal });
+      await slots.acquire(signal);
       try {
-        return await run.done;
+        // the call may have been cancelled between its turn coming and this line
+        signal.throwIfAborted();
+        const worker = idle.pop() ?? startWorker();
+        worker.ref();
+        const run = runOn(worker, { watchdogSlackMs, code, callTool, limits, signal });
+        try {
+          return await run.done;
+        } finally {
+          if (run.reusable() && idle.length < MAX_IDLE_WORKERS) {
+            worker.unref();
+            idle.push(worker);
+          } else if (run.reusable()) void worker.terminate();
+        }
       } finally {
-        if (run.reusable() && idle.length < MAX_IDLE_WORKERS) {
-          worker.unref();
-          idle.push(worker);
-        } else if (run.reusable()) void worker.terminate();
+        slots.release();
       }
     },
     close: () => {

@@ -22,7 +22,7 @@ export interface RunState {
   calls: number;
   /** Inner calls whose outcome has not reached the sandbox yet. */
   pendingCalls: number;
-  /** UTF-8 bytes logged so far. */
+  /** UTF-8 bytes logged so far, plus one per line. */
   outputBytes: number;
   readonly logs: string[];
   /** Deferred promises of unsettled inner calls, disposed with the run. */
@@ -103,7 +103,7 @@ function startCall(
   }
   if (nameHandle === undefined || jsonHandle === undefined) throw new TypeError('hostCall(name, argsJson)');
   const name = context.getString(nameHandle);
-  const json = context.getString(jsonHandle);
+  const json = argumentsJson(context, jsonHandle);
   const deferred = context.newPromise();
   state.open.add(deferred);
   state.pendingCalls += 1;
@@ -111,6 +111,26 @@ function startCall(
     deliver(context, state, deferred, reply);
   });
   return deferred.handle;
+}
+
+/**
+ * The most UTF-8 bytes of JSON one inner call's arguments may have: a wire call's arguments are
+ * bounded by its transport, and without a bound here a program could hand the server's thread
+ * gigabytes of arguments (fifty calls with a string just under the memory limit each).
+ */
+export const MAX_INNER_ARGS_BYTES = 1024 * 1024;
+
+/** The arguments' JSON, copied out of the sandbox unless it is over {@link MAX_INNER_ARGS_BYTES}. */
+function argumentsJson(context: QuickJSContext, jsonHandle: QuickJSHandle): string {
+  // UTF-8 takes at least one byte per UTF-16 code unit: a longer string is over the bound unread
+  const length = stringLength(context, jsonHandle);
+  const json = length > MAX_INNER_ARGS_BYTES ? undefined : context.getString(jsonHandle);
+  const bytes = json === undefined ? length : Buffer.byteLength(json);
+  if (json === undefined || bytes > MAX_INNER_ARGS_BYTES)
+    throw new RangeError(
+      `callTool(name, args): args is ${json === undefined ? 'at least ' : ''}${bytes} bytes of JSON, more than the ${MAX_INNER_ARGS_BYTES} one call may send`,
+    );
+  return json;
 }
 
 /** Calls the host's `callTool` and serialises its outcome; never rejects. */
@@ -153,7 +173,8 @@ function log(context: QuickJSContext, state: RunState, input: RunInput, text: Qu
   // UTF-8 takes at least one byte per UTF-16 code unit: a longer string is over the limit unread
   const length = stringLength(context, text);
   const bytes = length > input.limits.outputBytes ? length : Buffer.byteLength(context.getString(text));
-  state.outputBytes += bytes;
+  // one more for the line itself, so that endless empty lines run into the limit too
+  state.outputBytes += bytes + 1;
   if (state.outputBytes > input.limits.outputBytes) {
     state.stop ??= {
       ok: false,

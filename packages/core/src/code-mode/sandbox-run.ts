@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+import { setMaxListeners } from 'node:events';
+
 import { Scope } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 
@@ -45,11 +47,23 @@ interface Session {
 
 /**
  * Thrown by {@link runInSandbox} when the WebAssembly module itself failed (the host's own stack
- * ran out inside QuickJS, or the module aborted): the module's state can no longer be trusted,
- * so the caller replaces it. The failed runtime is abandoned with its module, not disposed.
+ * ran out inside QuickJS, or the module aborted, while the code ran or while its runtime was
+ * freed): the module's state can no longer be trusted, so the caller replaces it. A runtime that
+ * failed while the code ran is abandoned with its module, not disposed.
  */
 export class SandboxModuleFailure extends Error {
   override readonly name = 'SandboxModuleFailure';
+
+  /**
+   * How the run had ended when freeing it failed the module, if it had: its outcome, or what it
+   * threw. `undefined` when the module failed while the code ran.
+   */
+  readonly settled: { readonly outcome: SandboxOutcome } | { readonly thrown: unknown } | undefined;
+
+  constructor(message: string, cause: unknown, settled?: SandboxModuleFailure['settled']) {
+    super(message, { cause });
+    this.settled = settled;
+  }
 }
 
 /**
@@ -62,6 +76,9 @@ function isModuleFailure(error: unknown): boolean {
 
 /** A fresh run state for `input`. */
 function newRunState(input: RunInput): RunState {
+  const controller = new AbortController();
+  // every pending inner call of the run may listen to its signal
+  setMaxListeners(input.limits.innerCalls + 1, controller.signal);
   return {
     deadline: performance.now() + input.limits.wallTimeMs,
     stop: undefined,
@@ -70,7 +87,7 @@ function newRunState(input: RunInput): RunState {
     outputBytes: 0,
     logs: [],
     open: new Set(),
-    controller: new AbortController(),
+    controller,
     finished: false,
     wake: () => undefined,
   };
@@ -105,31 +122,56 @@ export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): 
   const runtime = newRuntime(module, state, input);
   const context = runtime.newContext();
   const scope = new Scope();
-  let failed = false;
   const wakeUp = (): void => {
     state.wake();
   };
   const timer = setTimeout(wakeUp, input.limits.wallTimeMs + 1);
   input.signal.addEventListener('abort', wakeUp, { once: true });
-  try {
-    runtime.setMemoryLimit(input.limits.memoryBytes);
-    const end = await execute(runtime, context, state, input, scope);
-    return { ...end, logs: state.logs };
-  } catch (error) {
-    failed = isModuleFailure(error);
-    if (failed) throw new SandboxModuleFailure('the QuickJS module failed', { cause: error });
-    throw error;
-  } finally {
+  const release = (dispose: boolean): unknown => {
     clearTimeout(timer);
     input.signal.removeEventListener('abort', wakeUp);
     state.finished = true;
     state.controller.abort();
-    if (!failed) {
-      for (const deferred of state.open) deferred.dispose();
-      scope.dispose();
-      context.dispose();
-      runtime.dispose();
+    return dispose ? disposeRun(state, scope, context, runtime) : undefined;
+  };
+  let outcome: SandboxOutcome;
+  try {
+    runtime.setMemoryLimit(input.limits.memoryBytes);
+    outcome = { ...(await execute(runtime, context, state, input, scope)), logs: state.logs };
+  } catch (error) {
+    // a failed module is abandoned with its runtime, not disposed
+    if (isModuleFailure(error)) {
+      release(false);
+      throw new SandboxModuleFailure('the QuickJS module failed', error);
     }
+    const freeing = release(true);
+    if (freeing !== undefined)
+      throw new SandboxModuleFailure('freeing the run failed the module', freeing, { thrown: error });
+    throw error;
+  }
+  const freeing = release(true);
+  if (freeing !== undefined) throw new SandboxModuleFailure('freeing the run failed the module', freeing, { outcome });
+  return outcome;
+}
+
+/**
+ * Disposes a run's handles, context and runtime. QuickJS asserts on disposal that the runtime
+ * holds no object, and some runs leave objects behind that no handle owns (a promise chain
+ * interrupted at its wall time), which aborts the module.
+ *
+ * @returns `undefined`, or the module failure that disposing raised.
+ * @throws anything else disposing threw.
+ */
+function disposeRun(state: RunState, scope: Scope, context: QuickJSContext, runtime: QuickJSRuntime): unknown {
+  try {
+    for (const deferred of state.open) deferred.dispose();
+    scope.dispose();
+    context.dispose();
+    runtime.dispose();
+    return undefined;
+  } catch (error) {
+    if (isModuleFailure(error)) return error;
+    throw error;
   }
 }
 

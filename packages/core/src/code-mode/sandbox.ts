@@ -16,7 +16,7 @@ export interface SandboxLimits {
   readonly wallTimeMs: number;
   /** Bytes the interpreter may allocate (heap and stack together). */
   readonly memoryBytes: number;
-  /** UTF-8 bytes of the return value's JSON plus everything the code logs with `console`. */
+  /** UTF-8 bytes of the return value's JSON plus everything the code logs with `console` (one more per line). */
   readonly outputBytes: number;
   /** How many `callTool` calls the code may make; the next one ends the run. */
   readonly innerCalls: number;
@@ -115,7 +115,10 @@ export async function createSandbox(): Promise<Sandbox> {
         if (!(error instanceof SandboxModuleFailure)) throw error;
         // a failed module's memory is not trusted again: runs after this one get a fresh module
         module = await newQuickJSWASMModule(RELEASE_SYNC);
-        return { ok: false, limit: 'memory', detail: STACK_EXHAUSTED, logs: [] };
+        // the run had ended before freeing it failed the module: its end stands
+        if (error.settled === undefined) return { ok: false, limit: 'memory', detail: STACK_EXHAUSTED, logs: [] };
+        if ('thrown' in error.settled) throw error.settled.thrown;
+        return error.settled.outcome;
       }
     },
     memoryBytes: () => (module.getWasmMemory() as unknown as { readonly buffer: ArrayBufferLike }).buffer.byteLength,

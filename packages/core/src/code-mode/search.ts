@@ -87,6 +87,19 @@ function nameBoost(term: string, stored: Record<string, unknown> | undefined): n
 }
 
 /**
+ * The most distinct words of a query searched: each word is a pass over the index (a one-letter
+ * word, as a prefix, matches a good part of it), so a query of 250 letters took a server's thread
+ * for a quarter of a second; the first words say what is wanted.
+ */
+export const MAX_QUERY_TERMS = 16;
+
+/** The query's distinct words, lower-cased, at most {@link MAX_QUERY_TERMS}, as one query. */
+function queryTerms(query: string): string {
+  const words = new Set(tokenize(query).map((word) => word.toLowerCase()));
+  return [...words].slice(0, MAX_QUERY_TERMS).join(' ');
+}
+
+/**
  * Indexes `tools` (listings as `tools/list` would send them).
  *
  * @param tools - the searchable tools.
@@ -122,7 +135,7 @@ export function createToolSearch(tools: readonly Tool[]): ToolSearch {
   return {
     search: (query, limit) =>
       index
-        .search(query)
+        .search(queryTerms(query))
         .slice(0, limit)
         .map((hit) => ({ name: String(hit['name']), description: oneLine(String(hit['description'])) })),
   };

@@ -16,7 +16,7 @@ export interface CodeModeSettings {
   readonly CODE_MODE_WALL_TIME_MS: number;
   /** The most megabytes (MiB) the sandbox's heap may grow to. */
   readonly CODE_MODE_MEMORY_MB: number;
-  /** The most bytes the code's return value may have as JSON. */
+  /** The most bytes of the code's return value as JSON and its logged lines together (each line one byte more). */
   readonly CODE_MODE_OUTPUT_BYTES: number;
   /** The most `callTool` calls one `execute_code` call may make. */
   readonly CODE_MODE_MAX_CALLS: number;
@@ -35,7 +35,7 @@ export const CODE_MODE_DEFAULTS: CodeModeSettings = {
 export interface CodeModeOptions {
   /** `CODE_MODE`: serve the meta tools and hide the other tools from `tools/list` (default false). */
   readonly codeMode?: boolean;
-  /** `CODE_MODE_WALL_TIME_MS`, `CODE_MODE_MEMORY_MB`, `CODE_MODE_OUTPUT_BYTES`, `CODE_MODE_MAX_CALLS`: positive integers. */
+  /** `CODE_MODE_WALL_TIME_MS`, `CODE_MODE_MEMORY_MB`, `CODE_MODE_OUTPUT_BYTES`, `CODE_MODE_MAX_CALLS`: positive integers; the wall time at most 3600000 ms, the memory at most 4095 MiB. */
   readonly codeModeLimits?: Partial<Omit<CodeModeSettings, 'CODE_MODE'>>;
 }
 
@@ -47,6 +47,16 @@ const LIMIT_NAMES: readonly LimitName[] = [
   'CODE_MODE_OUTPUT_BYTES',
   'CODE_MODE_MAX_CALLS',
 ];
+
+/**
+ * The largest value each limit takes: one hour of wall time (the run's timers must fit in a
+ * 32-bit millisecond count, as Node's do), and 4095 MiB of memory (QuickJS counts its limit in a
+ * 32-bit size, so 4096 MiB would wrap to none at all).
+ */
+export const CODE_MODE_MAXIMUMS: Readonly<Partial<Record<LimitName, number>>> = {
+  CODE_MODE_WALL_TIME_MS: 3_600_000,
+  CODE_MODE_MEMORY_MB: 4095,
+};
 
 function resolveSwitch(
   env: Readonly<Record<string, string | undefined>>,
@@ -70,29 +80,35 @@ function resolveLimit(
   logger: EnvelopeLogger,
 ): number {
   const fallback = CODE_MODE_DEFAULTS[name];
+  const maximum = CODE_MODE_MAXIMUMS[name];
+  const wanted = maximum === undefined ? 'a positive integer' : `an integer from 1 to ${maximum}`;
+  const within = (value: number): boolean =>
+    Number.isSafeInteger(value) && value >= 1 && (maximum === undefined || value <= maximum);
   if (override !== undefined) {
-    if (!Number.isSafeInteger(override) || override < 1)
-      throw new TypeError(`the option for ${name} must be a positive integer, got ${String(override)}`);
+    if (!within(override)) throw new TypeError(`the option for ${name} must be ${wanted}, got ${String(override)}`);
     return override;
   }
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (/^\d+$/.test(raw) && Number.isSafeInteger(value) && value >= 1) return value;
-  logger.warn({ variable: name, default: fallback }, `${name} is not a positive integer; using the default`);
+  if (/^\d+$/.test(raw) && within(Number(raw))) return Number(raw);
+  logger.warn(
+    { variable: name, default: fallback, ...(maximum === undefined ? {} : { maximum }) },
+    `${name} is not ${wanted}; using the default`,
+  );
   return fallback;
 }
 
 /**
  * Resolves the Code Mode settings: an explicit option wins; else the env value; else the default
- * ({@link CODE_MODE_DEFAULTS}). An unreadable env value falls back to the default with one
- * warning naming the variable (not the value).
+ * ({@link CODE_MODE_DEFAULTS}). An unreadable env value, or one above its maximum
+ * ({@link CODE_MODE_MAXIMUMS}), falls back to the default with one warning naming the variable
+ * (not the value).
  *
  * @param env - the environment to read.
  * @param options - explicit settings.
  * @param logger - where the warnings go.
  * @returns the settings, keyed by env variable name.
- * @throws TypeError when a limit option is not a positive integer.
+ * @throws TypeError when a limit option is not an integer from 1 to its maximum.
  */
 export function resolveCodeModeSettings(
   env: Readonly<Record<string, string | undefined>>,

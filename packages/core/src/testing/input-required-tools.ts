@@ -27,8 +27,8 @@ export const INPUT_REQUIRED_TOOL_NAMES = [
   'test_input_required_result_multi_round',
   'test_input_required_result_tampered_state',
   'test_input_required_result_capabilities',
-  'test_missing_capability',
   'test_streaming_elicitation',
+  'test_missing_capability',
 ] as const;
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;

@@ -1,7 +1,9 @@
 import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
+import type { EnvelopeTool } from '../../src/index.js';
 import { useTestSession } from '../fixtures/session.js';
+import { TEST_TOOLS } from '../fixtures/test-server.js';
 
 const session = useTestSession();
 
@@ -145,10 +147,11 @@ return { kind: reply.error_kind, retryable: reply.retryable, wait: reply._meta.r
     const value = await run(`const a = await callTool('list_order', {});
 const b = await callTool('explode', {});
 const c = await callTool('execute_code', { code: 'return 1' });
-return [a.error_kind, a.hints[0], b.error_kind, c.error_kind, c.error_code];`);
+return [a.error_kind, a.hints, b.error_kind, c.error_kind, c.error_code];`);
+    // tools/list hides the tools in Code Mode, so the hint points at search_tools
     expect(value).toEqual([
       'tool_not_found',
-      'Did you mean "list_orders"?',
+      ['Did you mean "list_orders"?', 'Call search_tools to find the tool you need.'],
       'internal_error',
       'sandbox_runtime',
       'CODE_MODE_SANDBOX_LIMITATION',
@@ -217,5 +220,85 @@ describe('execute_code: failures of the code itself', () => {
       error_kind: 'mcp_input_validation',
       error_code: 'SCHEMA_TYPE_MISMATCH',
     });
+  });
+});
+
+describe('execute_code: a burst of calls', () => {
+  it('10 concurrent execute_code calls run at most 4 at once, all finish, and a plain call is answered meanwhile', async () => {
+    const gauge = { running: 0, most: 0 };
+    const gate: EnvelopeTool = {
+      name: 'gate',
+      inputSchema: { type: 'object' },
+      handler: async () => {
+        gauge.running += 1;
+        gauge.most = Math.max(gauge.most, gauge.running);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        gauge.running -= 1;
+        return { passed: true };
+      },
+    };
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, gate]);
+    const burst = Array.from({ length: 10 }, (_, index) =>
+      call('execute_code', { code: `const reply = await callTool('gate', {});\nreturn [${index}, reply.passed];` }),
+    );
+    const plain = await call('list_orders', { marketplaceIds: ['A1'] });
+    expect(plain.structuredContent?.['orders']).toEqual([]);
+    const results = await Promise.all(burst);
+    expect(results.map((result) => result.structuredContent?.['result'])).toEqual(
+      Array.from({ length: 10 }, (_, index) => [index, true]),
+    );
+    expect(gauge.most).toBe(4);
+  });
+});
+
+describe('execute_code: inner calls outliving their program', () => {
+  /** A tool that answers after 2 s unless its call's signal aborts first, recording which. */
+  function slowTool(events: string[]): EnvelopeTool {
+    return {
+      name: 'slow',
+      inputSchema: { type: 'object' },
+      handler: (_args, context) =>
+        new Promise((resolve) => {
+          events.push('started');
+          const timer = setTimeout(() => {
+            events.push('finished');
+            resolve({ late: true });
+          }, 2_000);
+          context.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            events.push('aborted');
+            resolve({ late: false });
+          });
+        }),
+    };
+  }
+
+  const until = async (check: () => boolean): Promise<void> => {
+    while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+
+  it('a callTool the code never awaits is aborted when the code returns', async () => {
+    const events: string[] = [];
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events)]);
+    expect(await run("callTool('slow', {});\nreturn 'returned';")).toBe('returned');
+    await until(() => events.length === 2);
+    expect(events).toEqual(['started', 'aborted']);
+  });
+
+  it('cancelling execute_code (notifications/cancelled) aborts its pending inner call; the next run works', async () => {
+    const events: string[] = [];
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events)]);
+    const controller = new AbortController();
+    const cancelled = session.current.client.callTool(
+      { name: 'execute_code', arguments: { code: "return await callTool('slow', {});" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await until(() => events.length === 1);
+    controller.abort(new Error('the agent moved on'));
+    await expect(cancelled).rejects.toThrow('the agent moved on');
+    await until(() => events.length === 2);
+    expect(events).toEqual(['started', 'aborted']);
+    expect(await run('return 2 + 2;')).toBe(4);
   });
 });

@@ -58,33 +58,35 @@ describe('sandboxFailureError', () => {
     ]);
   });
 
-  it('a syntax error: mcp_input_validation / INPUT_VALIDATION_FAILED with line and column', () => {
-    const envelope = envelopeOf(
-      sandboxFailureError(
-        { ok: false, error: 'syntax', message: "SyntaxError: expecting ')'", line: 2, column: 7 },
-        SETTINGS,
-      ),
-    );
-    expect(envelope).toMatchObject({
-      error_kind: 'mcp_input_validation',
-      error_code: 'INPUT_VALIDATION_FAILED',
+  it.each([
+    {
+      error: 'syntax',
+      message: "SyntaxError: expecting ')'",
+      line: 2,
+      column: 7,
+      kind: 'mcp_input_validation',
+      code: 'INPUT_VALIDATION_FAILED',
       summary: "The code does not parse: SyntaxError: expecting ')' (line 2, column 7)",
-      details: [{ path: 'code', reason: 'syntax_error', line: 2, column: 7 }],
-    });
-  });
-
-  it('a runtime error: sandbox_runtime with the message, line and column', () => {
-    const envelope = envelopeOf(
-      sandboxFailureError(
-        { ok: false, error: 'runtime', message: 'TypeError: x is undefined', line: 3, column: 1 },
-        SETTINGS,
-      ),
-    );
-    expect(envelope).toMatchObject({
-      error_kind: 'sandbox_runtime',
-      error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+      reason: 'syntax_error',
+    },
+    {
+      error: 'runtime',
+      message: 'TypeError: x is undefined',
+      line: 3,
+      column: 1,
+      kind: 'sandbox_runtime',
+      code: 'CODE_MODE_SANDBOX_LIMITATION',
       summary: 'The code threw: TypeError: x is undefined (line 3, column 1)',
-      details: [{ path: 'code', reason: 'runtime_error', line: 3, column: 1 }],
+      reason: 'runtime_error',
+    },
+  ] as const)('a $error error: $kind / $code with the message, line and column', (row) => {
+    const { error, message, line, column } = row;
+    const envelope = envelopeOf(sandboxFailureError({ ok: false, error, message, line, column }, SETTINGS));
+    expect(envelope).toMatchObject({
+      error_kind: row.kind,
+      error_code: row.code,
+      summary: row.summary,
+      details: [{ path: 'code', reason: row.reason, line, column }],
     });
   });
 });
@@ -116,6 +118,28 @@ describe('resolveCodeModeSettings', () => {
     expect(resolveCodeModeSettings({ CODE_MODE: 'maybe' }, {}, logger).CODE_MODE).toBe(false);
     expect(() => resolveCodeModeSettings({}, { codeModeLimits: { CODE_MODE_MEMORY_MB: 0 } }, logger)).toThrow(
       TypeError,
+    );
+  });
+
+  it('a wall time or memory limit above what the timers and QuickJS can hold falls back (env) or throws (option)', () => {
+    const { logger, lines } = captureLog();
+    const env = {
+      CODE_MODE_WALL_TIME_MS: '3000000000',
+      CODE_MODE_MEMORY_MB: '4096',
+      CODE_MODE_OUTPUT_BYTES: '5000000000',
+    };
+    expect(resolveCodeModeSettings(env, {}, logger)).toMatchObject({
+      CODE_MODE_WALL_TIME_MS: 5000,
+      CODE_MODE_MEMORY_MB: 64,
+      CODE_MODE_OUTPUT_BYTES: 5_000_000_000,
+    });
+    expect(lines.map((line) => line.details)).toEqual([
+      { variable: 'CODE_MODE_WALL_TIME_MS', default: 5000, maximum: 3_600_000 },
+      { variable: 'CODE_MODE_MEMORY_MB', default: 64, maximum: 4095 },
+    ]);
+    expect(resolveCodeModeSettings({ CODE_MODE_MEMORY_MB: '4095' }, {}, logger).CODE_MODE_MEMORY_MB).toBe(4095);
+    expect(() => resolveCodeModeSettings({}, { codeModeLimits: { CODE_MODE_MEMORY_MB: 4096 } }, logger)).toThrow(
+      'the option for CODE_MODE_MEMORY_MB must be an integer from 1 to 4095, got 4096',
     );
   });
 });

@@ -56,6 +56,14 @@ describe('createToolSearch', () => {
     expect(search.search('orders report inventory', 2)).toHaveLength(2);
   });
 
+  it('searches the first 16 distinct words of a query only, repeats not counted', () => {
+    const filler = Array.from({ length: 16 }, (_, index) => `zq${String.fromCharCode(97 + index)}`).join(' ');
+    expect(search.search(`${filler} inventory`, 10)).toEqual([]);
+    expect(search.search(`${'inventory '.repeat(40)}${filler}`, 10).map((hit) => hit.name)).toEqual([
+      'getInventorySummaries',
+    ]);
+  });
+
   it('answers an empty list when nothing matches', () => {
     expect(search.search('zzzzqqq', 10)).toEqual([]);
   });
