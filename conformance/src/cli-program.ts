@@ -17,7 +17,9 @@ import { runGate } from './gate/gate.js';
 import { renderGateReport } from './gate/gate-report.js';
 import { PACKAGE_ROOT, SERVER_IDS } from './gate/reference-servers.js';
 import type { ServerId } from './gate/reference-servers.js';
-import { runOfficialSuite } from './mcp-suite/official-suite.js';
+import { runOfficialSuites } from './mcp-suite/official-suite.js';
+import { SUITE_LINE_IDS, SUITE_LINES } from './mcp-suite/suite-lines.js';
+import type { SuiteLineId } from './mcp-suite/suite-lines.js';
 import { renderSuiteReport } from './mcp-suite/render.js';
 import { ServerUnreachableError } from './connect.js';
 import type { ProbeTarget } from './connect.js';
@@ -185,7 +187,9 @@ interface FixturesCliOptions extends ServerCommandOptions {
 }
 
 interface SuiteCliOptions extends ReportOptions, ServerCommandOptions {
-  readonly expectedFailures: string;
+  readonly suite: SuiteLineId | 'all';
+  readonly expectedFailures?: string;
+  readonly nextExpectedFailures?: string;
   readonly server?: ServerId;
   readonly scenario: readonly string[];
 }
@@ -250,8 +254,12 @@ async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promi
 async function runSuiteCommand(options: SuiteCliOptions, io: CliIo): Promise<number> {
   let report;
   try {
-    report = await runOfficialSuite({
-      expectedFailuresFile: resolve(options.expectedFailures),
+    report = await runOfficialSuites({
+      lines: options.suite === 'all' ? SUITE_LINE_IDS : [options.suite],
+      expectedFailuresFiles: {
+        ...(options.expectedFailures === undefined ? {} : { pinned: resolve(options.expectedFailures) }),
+        ...(options.nextExpectedFailures === undefined ? {} : { next: resolve(options.nextExpectedFailures) }),
+      },
       ...(options.server === undefined ? {} : { servers: [options.server] }),
       ...(options.scenario.length === 0 ? {} : { scenarios: options.scenario }),
       commands: serverCommands(options),
@@ -266,6 +274,11 @@ async function runSuiteCommand(options: SuiteCliOptions, io: CliIo): Promise<num
   io.stdout(renderSuiteReport(report));
   if (!(await writeReports(report, options, io))) return EXIT_CODES.usage;
   return report.ok ? EXIT_CODES.ok : EXIT_CODES.failed;
+}
+
+function suiteLine(value: string): SuiteLineId | 'all' {
+  if (value === 'all' || value === 'pinned' || value === 'next') return value;
+  throw new InvalidArgumentError('expected pinned, next or all');
 }
 
 function serverId(value: string): ServerId {
@@ -350,11 +363,22 @@ function addFixturesCommand(program: Command, io: CliIo, setExitCode: (code: num
 function addMcpSuiteCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('mcp-suite')
-    .description('run the official MCP conformance suite (Node 22) against both reference servers over Streamable HTTP')
+    .description(
+      'run the official MCP conformance suite (Node 22) against both reference servers over Streamable HTTP: the pinned release and the newest 0.2.0 alpha at 2026-07-28',
+    )
+    .option(
+      '--suite <line>',
+      `which suite line: pinned (${SUITE_LINES.pinned.version}), next (${SUITE_LINES.next.version}) or all`,
+      suiteLine,
+      'all',
+    )
     .option(
       '--expected-failures <file>',
-      "the suite's expected-failures YAML (a reason comment per entry)",
-      join(PACKAGE_ROOT, 'mcp-expected-failures.yml'),
+      `the pinned line's expected-failures YAML (a reason comment per entry; default ${SUITE_LINES.pinned.expectedFailuresFile})`,
+    )
+    .option(
+      '--next-expected-failures <file>',
+      `the next line's expected-failures YAML (default ${SUITE_LINES.next.expectedFailuresFile})`,
     )
     .option('--server <id>', 'only this server (sp or ads)', serverId)
     .option('--scenario <name>', 'only this scenario (repeatable)', collect, [])

@@ -49,10 +49,18 @@ export { SERVER_IDS } from './gate/reference-servers.js';
 export type { ServerId } from './gate/reference-servers.js';
 
 // The official MCP conformance suite.
-export { runOfficialSuite } from './mcp-suite/official-suite.js';
-export type { SuiteOptions, SuiteReport, SuiteRow } from './mcp-suite/official-suite.js';
+export { runOfficialSuite, runOfficialSuites } from './mcp-suite/official-suite.js';
+export type {
+  SuiteLineReport,
+  SuiteOptions,
+  SuiteReport,
+  SuiteRow,
+  SuitesOptions,
+} from './mcp-suite/official-suite.js';
+export { SUITE_LINE_IDS } from './mcp-suite/suite-lines.js';
+export type { SuiteLineId } from './mcp-suite/suite-lines.js';
 export type { ExpectedFailure as SuiteExpectedFailure } from './mcp-suite/expected-failures.js';
-export { renderSuiteReport } from './mcp-suite/render.js';
+export { renderSuiteLine, renderSuiteReport } from './mcp-suite/render.js';
 
 // The upstream replay server (from @mcp-envelope/core/testing; with the LWA token route from
 // @mcp-envelope/amazon/testing), for tests of other servers.

@@ -9,7 +9,7 @@ import type { Builder, TestSuite } from 'junit-report-builder';
 
 import { GATE_SECTIONS } from './gate/gate-report.js';
 import type { GateReport } from './gate/gate-report.js';
-import type { SuiteReport } from './mcp-suite/official-suite.js';
+import type { SuiteLineReport } from './mcp-suite/official-suite.js';
 import type { ConformanceReport, ProbeReport, ValidateReport } from './report-types.js';
 
 // The package is CommonJS whose `module.exports` is the builder itself, while its types describe
@@ -118,14 +118,16 @@ function gateSuites(report: GateReport): JUnitSuite[] {
   });
 }
 
-function officialSuite(report: SuiteReport): JUnitSuite {
+function officialSuiteLine(report: SuiteLineReport): JUnitSuite {
+  const revision = report.spec_version === null ? '' : ` at ${report.spec_version}`;
+  const classname = `mcp-envelope-conformance.mcp-suite.${report.line}`;
   return {
-    name: `official MCP conformance suite ${report.suite_version}`,
+    name: `official MCP conformance suite ${report.suite_version} (${report.line}${revision})`,
     time: seconds(report.duration_ms),
     cases: [
       ...report.rows.map((entry) => ({
         name: `${entry.server} ${entry.scenario}`,
-        classname: `mcp-envelope-conformance.mcp-suite.${entry.server}`,
+        classname: `${classname}.${entry.server}`,
         result: entry.result,
         message: entry.note,
         detail: `suite: ${entry.outcome}\nlisted: ${String(entry.listed)}\nnote: ${entry.note}`,
@@ -133,7 +135,7 @@ function officialSuite(report: SuiteReport): JUnitSuite {
       })),
       ...report.file_issues.map((issue) => ({
         name: `expected-failures file: ${issue}`,
-        classname: 'mcp-envelope-conformance.mcp-suite.file',
+        classname: `${classname}.file`,
         result: 'FAIL' as const,
         message: issue,
         detail: issue,
@@ -146,7 +148,7 @@ function officialSuite(report: SuiteReport): JUnitSuite {
 /**
  * Turns a report into its JUnit suites: a probe report gives one case per row (named
  * `<probe> <tool>`), a validate report one case per file, a gate report one suite per section
- * (one case per row), the official suite's report one case per server and scenario.
+ * (one case per row), the official suite's report one suite per line (one case per server and scenario).
  *
  * @param report - any report.
  * @returns the suites.
@@ -160,7 +162,7 @@ export function reportToSuites(report: ConformanceReport): JUnitSuite[] {
     case 'gate':
       return gateSuites(report);
     case 'mcp-suite':
-      return [officialSuite(report)];
+      return report.lines.map(officialSuiteLine);
   }
 }
 

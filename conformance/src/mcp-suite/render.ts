@@ -3,9 +3,11 @@
  *
  * @packageDocumentation
  */
+import { basename } from 'node:path';
+
 import { renderTable } from '../render.js';
 import type { TableColumn } from '../render.js';
-import type { SuiteReport, SuiteRow } from './official-suite.js';
+import type { SuiteLineReport, SuiteReport, SuiteRow } from './official-suite.js';
 
 const COLUMNS: readonly TableColumn<SuiteRow>[] = [
   { title: 'server', value: (row) => row.server },
@@ -17,21 +19,22 @@ const COLUMNS: readonly TableColumn<SuiteRow>[] = [
 ];
 
 /**
- * Renders the suite report: the Node binary and suite version, the table, the expected-failures
- * entries with their reasons, the scenarios not run and why, and a closing line
- * `mcp-suite: N passed, N failed`.
+ * Renders one suite line: the suite version, protocol revision and Node binary, the table, the
+ * expected-failures entries with their reasons, the scenarios not run and why, and a closing line
+ * `mcp-suite <line>: N passed, N failed`.
  *
  * @param report - from `runOfficialSuite`.
  * @returns the text, ending with a newline.
  */
-export function renderSuiteReport(report: SuiteReport): string {
+export function renderSuiteLine(report: SuiteLineReport): string {
+  const revision = report.spec_version === null ? '' : ` at protocol revision ${report.spec_version}`;
   const lines = [
-    `official MCP conformance suite ${report.suite_version} (node ${report.node_version}) against both reference servers over Streamable HTTP`,
+    `official MCP conformance suite ${report.suite_version} (${report.line} line${revision}, node ${report.node_version}) against the reference servers over Streamable HTTP`,
     `duration: ${(report.duration_ms / 1000).toFixed(1)} s`,
     '',
     renderTable(COLUMNS, report.rows),
     '',
-    'expected failures (mcp-expected-failures.yml):',
+    `expected failures (${basename(report.expected_failures_file)}):`,
     ...(report.expected_failures.length === 0
       ? ['  (none)']
       : report.expected_failures.map((entry) => `  ${entry.scenario}: ${entry.reason || '(no reason given)'}`)),
@@ -44,8 +47,24 @@ export function renderSuiteReport(report: SuiteReport): string {
     lines.push('expected-failures file issues:', ...report.file_issues.map((issue) => `  ${issue}`), '');
   lines.push(
     report.ok ? 'verdict: every applicable scenario passes or is an expected failure' : 'verdict: FAILED',
-    `mcp-suite: ${report.summary.passed} passed, ${report.summary.failed} failed`,
+    `mcp-suite ${report.line}: ${report.summary.passed} passed, ${report.summary.failed} failed`,
     '',
   );
   return lines.join('\n');
+}
+
+/**
+ * Renders the report of every line run, one after the other, and a closing line
+ * `mcp-suite: N passed, N failed` over all lines.
+ *
+ * @param report - from `runOfficialSuites`.
+ * @returns the text, ending with a newline.
+ */
+export function renderSuiteReport(report: SuiteReport): string {
+  return [
+    ...report.lines.map(renderSuiteLine),
+    `duration of all lines: ${(report.duration_ms / 1000).toFixed(1)} s`,
+    `mcp-suite: ${report.summary.passed} passed, ${report.summary.failed} failed`,
+    '',
+  ].join('\n');
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { parseExpectedFailures, readExpectedFailures } from '../../src/mcp-suite/expected-failures.js';
-import { APPLICABLE_SCENARIOS, NOT_APPLICABLE_SCENARIOS } from '../../src/mcp-suite/official-suite.js';
+import { APPLICABLE_SCENARIOS, NOT_APPLICABLE_SCENARIOS, SUITE_LINES } from '../../src/mcp-suite/suite-lines.js';
 
 describe('parseExpectedFailures', () => {
   it('reads server entries with the comment lines above them and inline comments as the reason', () => {
@@ -36,16 +36,22 @@ describe('parseExpectedFailures', () => {
     expect(() => parseExpectedFailures('server: ping\n')).toThrow("'server' must be a list of scenario names");
   });
 
-  it("the project's file gives a reason for every entry and names only scenarios that run", () => {
-    const entries = readExpectedFailures(join(import.meta.dirname, '..', '..', 'mcp-expected-failures.yml'));
-    expect(entries.map((entry) => entry.scenario)).toEqual([]);
+  it.each([
+    ['pinned', []],
+    ['next', []],
+  ] as const)("the project's %s file gives a reason for every entry and names only scenarios that run", (id, names) => {
+    const line = SUITE_LINES[id];
+    const entries = readExpectedFailures(join(import.meta.dirname, '..', '..', line.expectedFailuresFile));
+    expect(entries.map((entry) => entry.scenario)).toEqual(names);
     for (const entry of entries) {
       expect(entry.reason.length).toBeGreaterThan(20);
-      expect((APPLICABLE_SCENARIOS as readonly string[]).includes(entry.scenario)).toBe(true);
+      expect(line.scenarios.includes(entry.scenario)).toBe(true);
     }
   });
 
   it('the applicable and not-applicable scenarios do not overlap and cover the required ones', () => {
+    for (const line of Object.values(SUITE_LINES))
+      expect(line.scenarios.filter((scenario) => Object.hasOwn(line.notApplicable, scenario))).toEqual([]);
     expect(APPLICABLE_SCENARIOS.filter((scenario) => Object.hasOwn(NOT_APPLICABLE_SCENARIOS, scenario))).toEqual([]);
     expect(APPLICABLE_SCENARIOS).toEqual(
       expect.arrayContaining([

@@ -190,36 +190,25 @@ describe('expired-migrations: a window is one release long, whatever the bump', 
 });
 
 describe('snapshot-drift', () => {
-  it('fails when a code changed kind since the last release without a migration entry', async () => {
+  it.each([
+    // a code that changed kind since the last release
+    ['fails when a code changed kind since the last release without a migration entry', 'sp-http-403.json'],
+    // sorts after sp-http-403.json, which still shows auth_error for the same code
+    [
+      'fails when one of two fixtures sharing a code changes kind: every fixture counts, not the first per code',
+      'sp-http-403x-retried.json',
+    ],
+  ])('%s', async (_title, fixture) => {
     const root = makeReleaseRepo();
     writeReleaseSnapshot(root);
-    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    write(root, `conformance/fixtures/sp/${fixture}`, envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
     addChangeset(root, 'fix', 'patch', 'A fix.');
     dropWindow(root);
     const result = await runReleaseCheck({ root });
     expect(result.findings).toEqual([
       {
         rule: 'snapshot-drift',
-        message:
-          'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403.json), with no migration entry',
-        fix: 'Add to contract/migrations.json: {"id": "...", "error_codes": ["SP_API_HTTP_403"], "servers": ["sp"], "from_kind": "auth_error", "to_kind": "sp_api_http", "introduced_in": "0.1.1", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.',
-      },
-    ]);
-  });
-
-  it('fails when one of two fixtures sharing a code changes kind: every fixture counts, not the first per code', async () => {
-    const root = makeReleaseRepo();
-    writeReleaseSnapshot(root);
-    // Sorts after sp-http-403.json, which still shows auth_error for the same code.
-    write(root, 'conformance/fixtures/sp/sp-http-403x-retried.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
-    addChangeset(root, 'fix', 'patch', 'A fix.');
-    dropWindow(root);
-    const result = await runReleaseCheck({ root });
-    expect(result.findings).toEqual([
-      {
-        rule: 'snapshot-drift',
-        message:
-          'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403x-retried.json), with no migration entry',
+        message: `sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/${fixture}), with no migration entry`,
         fix: 'Add to contract/migrations.json: {"id": "...", "error_codes": ["SP_API_HTTP_403"], "servers": ["sp"], "from_kind": "auth_error", "to_kind": "sp_api_http", "introduced_in": "0.1.1", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.',
       },
     ]);

@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { CONTRACT_VERSION } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { isInputRequiredResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 
 import type { EnvelopeAdapter } from './adapter.js';
 import { closestMatch } from './arguments/index.js';
@@ -29,6 +30,7 @@ import { errorResult } from './result-shaping.js';
 import type { ProtocolEra, ResultShaper } from './result-shaping.js';
 import type { ToolHandlerContext } from './server.js';
 import type { ToolEntry, ToolRegistry } from './tool-registry.js';
+import type { ToolRequestState } from './request-state.js';
 import { fetchInCallContext } from './upstream.js';
 
 /** What {@link createCallPipeline} needs of its server. */
@@ -43,12 +45,50 @@ export interface CallPipelineInput {
   readonly includeNormalized: boolean;
   readonly maxUpstreamBodyBytes: number;
   readonly unknownToolAs: 'result' | 'jsonrpc';
+  /** The server's `requestState` signer. */
+  readonly requestState: ToolRequestState;
   /** The hint of an unknown-tool answer on how to find the tools (default: call `tools/list`). */
   readonly findToolHint?: string;
 }
 
 /** Answers one `tools/call`: `params` as sent, the SDK's request context, the era served. */
 export type CallTool = (params: unknown, request: ServerContext, era: ProtocolEra) => Promise<CallToolResult>;
+
+/** {@link CallTool} that may also answer with an input-required result (a tool asking the client for input). */
+export type AnswerTool = (
+  params: unknown,
+  request: ServerContext,
+  era: ProtocolEra,
+) => Promise<CallToolResult | InputRequiredResult>;
+
+/**
+ * `answer` for callers that cannot give a tool the input it asks for (Code Mode's inner calls):
+ * an input-required answer becomes an `internal_error` envelope naming the tool.
+ *
+ * @param answer - the server's `tools/call` answer.
+ * @param classifyEnvironment - the server's classification environment.
+ * @param adapter - the server's adapter.
+ * @returns a {@link CallTool}.
+ */
+export function completeOnly(
+  answer: AnswerTool,
+  classifyEnvironment: (call: CallContext) => ClassifyEnvironment,
+  adapter: EnvelopeAdapter,
+): CallTool {
+  return async (params, request, era) => {
+    const result = await answer(params, request, era);
+    if (!isInputRequiredResult(result)) return result;
+    const tool = isPlainObject(params) && typeof params['name'] === 'string' ? params['name'] : 'unknown_tool';
+    const failure = new Error(`tool "${tool}" asked the client for input, which this caller cannot give`);
+    return errorResult(
+      internalError(
+        failure,
+        'result',
+        classifyEnvironment(newCall(tool, adapter, undefined, request.mcpReq.signal, 0)),
+      ),
+    );
+  };
+}
 
 /**
  * A JSON-RPC -32602 error whose wire `message` is exactly `message`.
@@ -87,8 +127,10 @@ function newCall(
   };
 }
 
-function handlerContext(call: CallContext, request: ServerContext): ToolHandlerContext {
+function handlerContext(call: CallContext, request: ServerContext, requestState: ToolRequestState): ToolHandlerContext {
   return {
+    mintRequestState: (value) => requestState.mint(call.tool, value),
+    requestState: () => requestState.read(call.tool, request),
     tool: call.tool,
     signal: call.signal,
     normalized: call.normalized,
@@ -176,7 +218,7 @@ function validationFailure(
  *
  * @returns the function the SDK's `tools/call` handler calls.
  */
-export function createCallPipeline(input: CallPipelineInput): CallTool {
+export function createCallPipeline(input: CallPipelineInput): AnswerTool {
   const { adapter, registry, shaper, calls, logger, classifyEnvironment } = input;
 
   /** Runs the handler: its value, or the `answer` when the call ended another way (a throw, a forced shutdown). */
@@ -187,7 +229,7 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
     request: ServerContext,
   ): Promise<{ answer: CallToolResult } | { value: unknown }> => {
     try {
-      const returned = entry.tool.handler(args, handlerContext(call, request));
+      const returned = entry.tool.handler(args, handlerContext(call, request, input.requestState));
       // tracked, so that a shutdown whose grace period ends first can still answer the call
       const outcome = isPromiseLike(returned)
         ? await calls.track(returned)

@@ -17,7 +17,7 @@ export type {
   SdkServer,
   ToolHandlerContext,
 } from './server.js';
-export { toolResult } from './tool-result.js';
+export { inputRequiredResult, toolResult } from './tool-result.js';
 export { shutdownOnSignals } from './http-host.js';
 // the protocol era EnvelopeServer.createSdkServer builds a server for
 export type { ProtocolEra } from './result-shaping.js';

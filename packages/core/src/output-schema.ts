@@ -2,7 +2,8 @@
  * Widening a tool's `outputSchema` so error results validate against it. The SDK v1 client checks
  * `structuredContent` against the tool's `outputSchema` even when `isError` is true, and throws;
  * publishing `{ type: "object", anyOf: [<author schema>, <envelope schema>] }` lets v1 and v2
- * clients accept both outcomes.
+ * clients accept both outcomes. A schema of another root type (protocol revision 2026-07-28 admits
+ * any JSON value as `structuredContent`) is published as `{ anyOf: [<author>, <envelope>] }`.
  *
  * Both branches are embedded with their internal references re-rooted: a `$ref` of `#/...` in the
  * author schema becomes `#/anyOf/0/...`, and in the envelope schema `#/anyOf/1/...`, so every
@@ -73,31 +74,41 @@ export function embeddedEnvelopeSchema(): JsonSchema {
 }
 
 /**
+ * Whether a tool's own output schema has an object root (`type: "object"`), the only root a
+ * 2025-11-25 client accepts; any other root (an array, string, number, boolean or `null` value, a
+ * union of types) can be published to 2026-07-28 clients only.
+ *
+ * @param authorSchema - the tool's own `outputSchema`.
+ * @returns `true` for `type: "object"` at the root.
+ */
+export function hasObjectRoot(authorSchema: JsonSchema): boolean {
+  return isRecord(authorSchema) && authorSchema['type'] === 'object';
+}
+
+/**
  * Builds the published output schema of a tool.
  *
- * @param authorSchema - the tool's own `outputSchema` (root `type: "object"`, as MCP requires).
- * @returns `{ type: "object", anyOf: [author, envelope] }`, with the author's `$schema` (if any)
- *   kept at the root. When the author's root is closed (`additionalProperties: false` or
- *   `unevaluatedProperties: false`) and has no `_meta` property, a `_meta` property referring to
- *   the contract's `_meta` schema is added, since success results carry `_meta`.
- * @throws TypeError when `authorSchema` is not an object schema with `type: "object"`.
+ * @param authorSchema - the tool's own `outputSchema`: a JSON Schema object of any root type.
+ * @returns for an object root, `{ type: "object", anyOf: [author, envelope] }`; for any other
+ *   root, `{ anyOf: [author, envelope] }` (published to 2026-07-28 clients only, see
+ *   {@link hasObjectRoot}). The author's `$schema` (if any) is kept at the root. When an object
+ *   root is closed (`additionalProperties: false` or `unevaluatedProperties: false`) and has no
+ *   `_meta` property, a `_meta` property referring to the contract's `_meta` schema is added,
+ *   since success results carry `_meta`.
+ * @throws TypeError when `authorSchema` is not a JSON Schema object.
  */
 export function widenOutputSchema(authorSchema: JsonSchema): JsonSchema {
-  if (!isRecord(authorSchema) || authorSchema['type'] !== 'object') {
-    throw new TypeError('outputSchema must be a JSON Schema object whose root has type "object"');
-  }
+  if (!isRecord(authorSchema)) throw new TypeError('outputSchema must be a JSON Schema object');
+  const root = typeof authorSchema['$schema'] === 'string' ? { $schema: authorSchema['$schema'] } : {};
   let author = embedSchema(authorSchema, '#/anyOf/0');
+  if (!hasObjectRoot(authorSchema)) return { ...root, anyOf: [author, embeddedEnvelopeSchema()] };
   // Success results carry `_meta`; a closed author schema must admit it.
   const closed = author['additionalProperties'] === false || author['unevaluatedProperties'] === false;
   const properties = isRecord(author['properties']) ? author['properties'] : {};
   if (closed && !Object.hasOwn(properties, '_meta')) {
     author = { ...author, properties: { ...properties, _meta: { $ref: '#/anyOf/1/$defs/meta' } } };
   }
-  return {
-    ...(typeof authorSchema['$schema'] === 'string' ? { $schema: authorSchema['$schema'] } : {}),
-    type: 'object',
-    anyOf: [author, embeddedEnvelopeSchema()],
-  };
+  return { ...root, type: 'object', anyOf: [author, embeddedEnvelopeSchema()] };
 }
 
 /** The outcome of checking a success result against a tool's published output schema. */

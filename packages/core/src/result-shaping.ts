@@ -8,7 +8,7 @@
  */
 import type { EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
 import { isCallToolResult } from '@modelcontextprotocol/server';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 
 import { carriedEnvelope, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
 import type { ClassifyEnvironment } from './classify.js';
@@ -17,7 +17,7 @@ import { UpstreamClientError } from './errors.js';
 import type { EnvelopeLimits } from './options.js';
 import type { createRedactor } from './redact.js';
 import type { ToolEntry } from './tool-registry.js';
-import { isToolResult } from './tool-result.js';
+import { isInputRequiredToolResult, isToolResult } from './tool-result.js';
 
 /**
  * The `_meta` keys only the server writes (the contract's telemetry): a plain data result's own
@@ -59,7 +59,7 @@ export interface ResultShaper {
    *
    * @throws whatever a `toJSON` method or getter of the value throws.
    */
-  shape(value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult;
+  shape(value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult | InputRequiredResult;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -168,11 +168,22 @@ function objectResult(
   );
 }
 
-/** An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as `structuredContent`. */
-function scalarResult(deps: ResultShaperInput, value: unknown, call: CallContext, era: ProtocolEra): CallToolResult {
+/**
+ * An array, string, number, boolean or `null`: as text, and under 2026-07-28 also as
+ * `structuredContent`; checked against the tool's output schema (of a non-object root) in both eras.
+ */
+function scalarResult(
+  deps: ResultShaperInput,
+  value: unknown,
+  entry: ToolEntry,
+  call: CallContext,
+  era: ProtocolEra,
+): CallToolResult {
   const json = JSON.stringify(value) as string | undefined;
   if (typeof json !== 'string') return badResult(deps, `returned a value with no JSON form (${typeof value})`, call);
   const redacted = redactedJson(deps, value, json);
+  const mismatch = outputMismatch(deps, entry, redacted.value, call);
+  if (mismatch !== undefined) return mismatch;
   const text = typeof value === 'string' ? deps.redactor.string(value) : redacted.text;
   const result: CallToolResult = { content: [{ type: 'text', text }] };
   return era === 'modern' ? { ...result, structuredContent: redacted.value } : result;
@@ -269,7 +280,8 @@ function unboundedResult(
     );
   }
   if (isPlainObject(value)) return objectResult(deps, value, entry, call);
-  if (entry.outputChecker !== undefined) {
+  // an object-root schema admits no other value; any other root is checked in scalarResult
+  if (entry.outputRoot === 'object' || (entry.outputRoot === 'other' && value === undefined)) {
     return badResult(
       deps,
       `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
@@ -277,7 +289,7 @@ function unboundedResult(
     );
   }
   if (value === undefined) return { content: [] };
-  return scalarResult(deps, value, call, era);
+  return scalarResult(deps, value, entry, call, era);
 }
 
 /**
@@ -288,6 +300,12 @@ function unboundedResult(
 export function createResultShaper(input: ResultShaperInput): ResultShaper {
   return {
     shape: (value, entry, call, era) => {
+      // Sent as built: the embedded requests' text is redacted; `requestState` is opaque (often
+      // signed), so a redaction there would only break it.
+      if (isInputRequiredToolResult(value))
+        return value.inputRequests === undefined
+          ? { ...value }
+          : { ...value, inputRequests: input.redactor.value(value.inputRequests) };
       const result = unboundedResult(input, value, entry, call, era);
       return result.isError === true ? result : boundedResult(input, result, !isToolResult(value), call);
     },

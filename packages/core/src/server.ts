@@ -31,8 +31,8 @@ import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { createPipelineCaches } from './arguments/index.js';
 import type { JsonSchemaObject, PipelineCaches } from './arguments/index.js';
-import { createCallPipeline, invalidParams } from './call-pipeline.js';
-import type { CallTool } from './call-pipeline.js';
+import { completeOnly, createCallPipeline, invalidParams } from './call-pipeline.js';
+import type { AnswerTool } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
 import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
 import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
@@ -56,6 +56,8 @@ import { createResultShaper } from './result-shaping.js';
 import type { ProtocolEra } from './result-shaping.js';
 import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } from './stdio-host.js';
 import type { StdioOptions } from './stdio-host.js';
+import { createToolRequestState } from './request-state.js';
+import type { ToolRequestState } from './request-state.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { UpstreamFetchInit } from './upstream.js';
@@ -92,14 +94,24 @@ export interface ToolHandlerContext {
   readonly recordResponseMeta: (meta: ResponseMeta) => void;
   /**
    * The SDK's request context (`sessionId`; `mcpReq` with the request id, `_meta`, `notify`,
-   * `send` and `log`), for advanced use.
+   * `send`, `log` and, on a call retried with input, `inputResponses`), for advanced use.
    */
   readonly request: ServerContext;
+  /**
+   * Seals a JSON value into a `requestState` for `inputRequiredResult`, signed with the server's
+   * key and bound to this tool. The client can read it (it is signed, not encrypted): no secrets.
+   */
+  readonly mintRequestState: (value: unknown) => Promise<string>;
+  /** The value of the `requestState` this call echoed (verified, minted for this tool), or `undefined`. */
+  readonly requestState: () => unknown;
 }
 
 /**
  * One tool. `inputSchema` is a raw JSON Schema object (root `type: "object"`); `outputSchema`,
- * when given, also has root `type: "object"` and is published widened.
+ * when given, is published widened to admit the envelope. An `outputSchema` whose root is not
+ * `type: "object"` (an array, string, number, boolean or `null` result) is published to
+ * 2026-07-28 clients only, as `{ anyOf: [schema, envelope] }`: 2025-11-25 clients, whose
+ * `outputSchema` must have an object root, see the tool without one and get its results as text.
  *
  * The handler returns either a plain value (data) or a `CallToolResult` marked with `toolResult`:
  * - a plain object becomes `structuredContent` and, as JSON, `content[0].text`, with the call's
@@ -169,6 +181,17 @@ export interface EnvelopeServerOptions extends EnvelopeSwitchOptions, EnvelopeLi
   readonly migrations?: readonly MigrationEntry[];
   /** The clock (tests). */
   readonly now?: () => Date;
+  /**
+   * The HMAC key (at least 32 bytes) that signs tools' `requestState` (see `inputRequiredResult`);
+   * default a random key per server, so the rounds of one call must reach the same process: give
+   * replicas behind one endpoint the same key.
+   */
+  readonly requestStateKey?: Uint8Array | string;
+  /**
+   * Called with every SDK server this server builds, before it connects (both eras; `era` says
+   * which), to declare more capabilities and serve more methods than tools (prompts, resources).
+   */
+  readonly extendSdkServer?: (server: SdkServer, era: ProtocolEra) => void;
 }
 
 /** The input of {@link createEnvelopeServer}. */
@@ -360,14 +383,19 @@ function sdkServerFactory(
   capabilities: ServerCapabilities,
   instructions: string | undefined,
   registry: ToolRegistry,
-  callTool: CallTool,
+  callTool: AnswerTool,
   live: Map<SdkServer, LoggingLevel | undefined>,
   warmUp: WarmUp,
+  extras: { readonly requestState: ToolRequestState; readonly extend?: EnvelopeServerOptions['extendSdkServer'] },
 ) {
   return (era: ProtocolEra = 'legacy'): SdkServer => {
-    const server = new LowLevelServer(info, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
+    const server = new LowLevelServer(info, {
+      capabilities,
+      ...(instructions === undefined ? {} : { instructions }),
+      requestState: { verify: extras.requestState.verify },
+    });
     server.setRequestHandler('tools/list', (request) => {
-      const page = registry.list(request.params?.cursor);
+      const page = registry.list(request.params?.cursor, era);
       if (page === undefined)
         throw invalidParams('Invalid cursor: it was not issued by this server for its current tool list');
       // A client that lists the tools is about to call one: compile what that call needs meanwhile.
@@ -382,6 +410,7 @@ function sdkServerFactory(
       live.set(server, request.params.level);
       return {};
     });
+    extras.extend?.(server, era);
     live.set(server, undefined);
     server.onclose = () => {
       live.delete(server);
@@ -409,6 +438,24 @@ function successMetaOf(
   };
 }
 
+/** What finalizing an envelope needs of this server: its id, version, migrations, redactor, advertised kinds and log. */
+function finalizeEnvironmentOf(
+  adapter: EnvelopeAdapter,
+  options: EnvelopeServerOptions,
+  redactor: Redactor,
+  capability: EnvelopeCapabilityValue,
+  logger: EnvelopeLogger,
+): FinalizeEnvironment {
+  return {
+    serverId: adapter.id,
+    version: options.version ?? PACKAGE_VERSION,
+    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
+    redactor,
+    advertisedKinds: new Set(capability.error_kinds),
+    logger,
+  };
+}
+
 /**
  * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
  * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
@@ -418,8 +465,8 @@ function successMetaOf(
  * @param input - see {@link CreateEnvelopeServerInput}.
  * @returns see {@link EnvelopeServer}.
  * @throws TypeError on a duplicate tool name (including `get_envelope_contract`), a tool without a
- *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` whose root is
- *   not `type: "object"`, an adapter kind outside the taxonomy, or a page size that is not a
+ *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` that is not a
+ *   JSON Schema object, an adapter kind outside the taxonomy, or a page size that is not a
  *   positive integer.
  */
 export function createEnvelopeServer(input: CreateEnvelopeServerInput): EnvelopeServer {
@@ -435,14 +482,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
   const { logger, live } = clientLogging(resolved.logger, redactor);
   const calls = createInFlightCalls();
-  const finalizeEnvironment: FinalizeEnvironment = {
-    serverId: adapter.id,
-    version: options.version ?? PACKAGE_VERSION,
-    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
-    redactor,
-    advertisedKinds: new Set(capability.error_kinds),
-    logger,
-  };
+  const requestState = createToolRequestState(options.requestStateKey);
+  const finalizeEnvironment = finalizeEnvironmentOf(adapter, options, redactor, capability, logger);
   const classifyEnvironment = (call: CallContext): ClassifyEnvironment => ({
     ...finalizeEnvironment,
     adapter,
@@ -463,10 +504,12 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     includeNormalized,
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
+    requestState,
     // with Code Mode on, tools/list hides the tools that search_tools finds
     ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
   });
-  codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
+  const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
+  codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool: innerCall });
   const warmUp = createServerWarmUp(caches, registry, calls);
   const createSdkServer = sdkServerFactory(
     info,
@@ -476,6 +519,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     callTool,
     live,
     warmUp,
+    { requestState, ...(options.extendSdkServer === undefined ? {} : { extend: options.extendSdkServer }) },
   );
   const server = createSdkServer();
   return {

@@ -11,9 +11,10 @@ import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
 import { compileTool } from './arguments/index.js';
 import type { ArgumentPipelineOptions, CompiledTool } from './arguments/index.js';
 import type { EnvelopeLogger } from './logger.js';
-import { createOutputChecker, widenOutputSchema } from './output-schema.js';
+import { createOutputChecker, hasObjectRoot, widenOutputSchema } from './output-schema.js';
 import { admitTools } from './tool-admission.js';
 import { decodeCursor, encodeCursor, toolSetFingerprint } from './pagination.js';
+import type { ProtocolEra } from './result-shaping.js';
 import type { EnvelopeTool } from './server.js';
 
 /** One registered tool: its definition, compiled input checks, output check and listing. */
@@ -22,7 +23,15 @@ export interface ToolEntry {
   readonly compiled: CompiledTool;
   /** Checks success results against the published output schema; present exactly when the tool has an `outputSchema`. */
   readonly outputChecker: ReturnType<typeof createOutputChecker> | undefined;
+  /** The root of the tool's own `outputSchema`: `object`, `other` (any other root), or `undefined` (none). */
+  readonly outputRoot: 'object' | 'other' | undefined;
+  /** The `tools/list` entry for 2026-07-28 clients. */
   readonly listed: Tool;
+  /**
+   * The entry for 2025-11-25 and older clients, whose `outputSchema` must have an object root:
+   * without `outputSchema` when the tool's has another root (its results then go out as text).
+   */
+  readonly legacyListed: Tool;
 }
 
 /** What {@link createToolRegistry} needs. */
@@ -48,11 +57,11 @@ export interface ToolRegistry {
   /** The normalization kinds some tool's schema can lead to under these switches. */
   normalizedKinds(): NormalizedEventKind[];
   /**
-   * One `tools/list` page.
+   * One `tools/list` page, as the clients of `era` (default `legacy`) see it.
    *
    * @returns the page, or `undefined` when `cursor` was not issued by this server for this tool list.
    */
-  list(cursor: string | undefined): ListToolsResult | undefined;
+  list(cursor: string | undefined, era?: ProtocolEra): ListToolsResult | undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -110,6 +119,12 @@ function publishedOutputSchema(tool: EnvelopeTool): Tool['outputSchema'] {
   }
 }
 
+function withoutOutputSchema(listed: Tool): Tool {
+  const copy = { ...listed };
+  delete copy.outputSchema;
+  return copy;
+}
+
 function registerTool(tool: EnvelopeTool, options: ArgumentPipelineOptions, logger: EnvelopeLogger): ToolEntry {
   const compiled = compileTool(tool.name, tool.inputSchema, options);
   const outputSchema = publishedOutputSchema(tool);
@@ -134,7 +149,10 @@ function registerTool(tool: EnvelopeTool, options: ArgumentPipelineOptions, logg
           },
           options.caches?.compiler,
         );
-  return { tool, compiled, outputChecker, listed };
+  const outputRoot =
+    tool.outputSchema === undefined ? undefined : hasObjectRoot(tool.outputSchema) ? 'object' : 'other';
+  const legacyListed = outputRoot === 'other' ? withoutOutputSchema(listed) : listed;
+  return { tool, compiled, outputChecker, outputRoot, listed, legacyListed };
 }
 
 /**
@@ -153,10 +171,12 @@ export function createToolRegistry(input: ToolRegistryInput): ToolRegistry {
     entries.set(tool.name, registerTool(tool, optionsFor(tool), input.logger));
   const names = [...entries.keys()];
   const { listOnly } = input;
-  const listed = [...entries.values()]
-    .filter((entry) => listOnly === undefined || listOnly.has(entry.tool.name))
-    .map((entry) => entry.listed);
-  const fingerprint = toolSetFingerprint(listed.map((tool) => tool.name));
+  const shown = [...entries.values()].filter((entry) => listOnly === undefined || listOnly.has(entry.tool.name));
+  const eraLists: Readonly<Record<ProtocolEra, Tool[]>> = {
+    modern: shown.map((entry) => entry.listed),
+    legacy: shown.map((entry) => entry.legacyListed),
+  };
+  const fingerprint = toolSetFingerprint(shown.map((entry) => entry.tool.name));
   const { pageSize } = input;
   return {
     get: (name) => entries.get(name),
@@ -165,7 +185,8 @@ export function createToolRegistry(input: ToolRegistryInput): ToolRegistry {
       NORMALIZED_KINDS.filter((kind) =>
         [...entries.values()].some((entry) => entry.compiled.normalizedKinds.has(kind)),
       ),
-    list: (cursor) => {
+    list: (cursor, era = 'legacy') => {
+      const listed = eraLists[era];
       let offset = 0;
       if (cursor !== undefined) {
         const decoded = decodeCursor(cursor, fingerprint, listed.length);

@@ -59,17 +59,23 @@ function post(body: unknown, session?: string, version = VERSION): Promise<Respo
   });
 }
 
+/** Opens a 2025-11-25 session with `initialize` and returns its id. */
+async function initializeSession(): Promise<string | undefined> {
+  const initialized = await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } },
+  });
+  const session = initialized.headers.get('mcp-session-id') ?? undefined;
+  await initialized.text();
+  return session;
+}
+
 describe('resumable SSE streams', () => {
   it('primes the stream, closes it mid-call, and replays the result after Last-Event-ID', async () => {
-    const initialized = await post({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } },
-    });
-    const session = initialized.headers.get('mcp-session-id') ?? undefined;
+    const session = await initializeSession();
     expect(session).toBeDefined();
-    await initialized.text();
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
 
     const call = await post(
@@ -108,14 +114,7 @@ describe('resumable SSE streams', () => {
   });
 
   it('primes a stream of a 2025-11-25 session whose request header names an older version', async () => {
-    const initialized = await post({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } },
-    });
-    const session = initialized.headers.get('mcp-session-id') ?? undefined;
-    await initialized.text();
+    const session = await initializeSession();
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
 
     // the official suite's SSE polling check sends this stale header after negotiating 2025-11-25
@@ -129,14 +128,7 @@ describe('resumable SSE streams', () => {
   });
 
   it('still refuses an unsupported protocol version on a session', async () => {
-    const initialized = await post({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'sse-test', version: '0.0.1' } },
-    });
-    const session = initialized.headers.get('mcp-session-id') ?? undefined;
-    await initialized.text();
+    const session = await initializeSession();
     const refused = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, session, '2020-01-01');
     expect(refused.status).toBe(400);
     await refused.text();

@@ -105,8 +105,8 @@ describe('capabilities and listing', () => {
       createTestServer({}, [{ name: 'get_envelope_contract', inputSchema: { type: 'object' }, handler }]),
     ).toThrow(new TypeError('tool name "get_envelope_contract" is registered twice'));
     expect(() =>
-      createTestServer({}, [{ name: 'b', inputSchema: { type: 'object' }, outputSchema: { type: 'array' }, handler }]),
-    ).toThrow(new TypeError('tool "b": outputSchema must be a JSON Schema object whose root has type "object"'));
+      createTestServer({}, [{ name: 'b', inputSchema: { type: 'object' }, outputSchema: ['array'] as never, handler }]),
+    ).toThrow(new TypeError('tool "b": outputSchema must be a JSON Schema object'));
     expect(() => createTestServer({}, [{ name: 'c', inputSchema: { type: 'string' }, handler }])).toThrow(TypeError);
     expect(() => createTestServer({ pageSize: 0 })).toThrow(
       new TypeError('pageSize must be a positive integer, got 0'),

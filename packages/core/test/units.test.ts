@@ -1,3 +1,4 @@
+import { ERROR_ENVELOPE_SCHEMA } from '@mcp-envelope/contract';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 
@@ -268,5 +269,26 @@ describe('output schema widening', () => {
     expect(validate(BASE)).toBe(true);
     expect(validate({ total: 'x' })).toBe(false);
     expect(validate({ ...BASE, _envelope_version: 2 })).toBe(false);
+  });
+
+  it('widens a non-object root to { anyOf: [schema, envelope] }, its $ref re-rooted and its $schema kept on top', () => {
+    const widened = widenOutputSchema({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'array',
+      items: { $ref: '#/$defs/tag' },
+      $defs: { tag: { type: 'string', minLength: 1 } },
+    });
+    expect(widened).toEqual({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      anyOf: [
+        { type: 'array', items: { $ref: '#/anyOf/0/$defs/tag' }, $defs: { tag: { type: 'string', minLength: 1 } } },
+        embedSchema(ERROR_ENVELOPE_SCHEMA, '#/anyOf/1'),
+      ],
+    });
+    const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(widened);
+    expect(validate(['red'])).toBe(true);
+    expect(validate(BASE)).toBe(true);
+    expect(validate([''])).toBe(false);
+    expect(validate('red')).toBe(false);
   });
 });

@@ -17,7 +17,7 @@ import {
   UpstreamHttpError,
 } from '@mcp-envelope/core';
 import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
-import { officialSuiteTools } from '@mcp-envelope/core/testing';
+import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/core/testing';
 import type {
   CompiledTool,
   EnvelopeServer,
@@ -512,6 +512,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
       instructions:
         'Amazon Selling Partner API tools. Every failure is a JSON error envelope (error_kind, error_code, retryable, hints); call get_envelope_contract for the kinds. Use set_region before calling marketplaces of another region.',
       ...envelopeOptions,
+      ...(options.conformanceFixtures === true ? { extendSdkServer: officialSuiteServerExtension } : {}),
     },
   });
   return { envelope, state, operations, baseUrl: () => baseUrl() };

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createAmazonRedactor } from '@mcp-envelope/amazon';
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
-import { officialSuiteTools } from '@mcp-envelope/core/testing';
+import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/core/testing';
 
 import { adsAdapter } from '../adapter.js';
 import { ADS_REDACTIONS } from '../redaction.js';
@@ -97,6 +97,7 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       instructions:
         'Amazon Ads API tools. Start with list_profiles, then set_active_profile; switch regions with set_region. Every failure is a JSON error envelope (see get_envelope_contract).',
+      ...(options.conformanceFixtures === true ? { extendSdkServer: officialSuiteServerExtension } : {}),
     },
   });
   return {

