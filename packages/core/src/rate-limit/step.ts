@@ -12,6 +12,9 @@ import { CONTRACT_VERSION } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
 
 import type { CallContext } from '../context.js';
+import type { EnvelopeLogger } from '../logger.js';
+import type { ToolHandlerContext } from '../server.js';
+
 import type { RateLimiter } from './limiter.js';
 import type { RateLimitPlan, RateLimitTake } from './store.js';
 
@@ -133,4 +136,48 @@ export async function decideRateLimit(
       await learn(context);
     },
   };
+}
+
+/** What the pipeline hands the limiter step: the server's limiter and the id its keys start with. */
+export interface RateLimitStepInput {
+  readonly limiter: RateLimiter;
+  readonly serverId: string;
+  readonly logger: EnvelopeLogger;
+}
+
+/** The parts of a tool the step reads. */
+export interface RateLimitedTool {
+  readonly name: string;
+  readonly rateLimit?: RateLimitPlan | undefined;
+  readonly rateLimitIdentity?:
+    ((args: Record<string, unknown>, context: ToolHandlerContext) => string | undefined) | undefined;
+}
+
+/**
+ * The limiter step of one call, which never fails the call: a limiter that throws (an identity
+ * function, a broken store and fallback) logs a line and lets the call through unlimited.
+ *
+ * @returns the decision, or `undefined` when the limiter is off or failed.
+ */
+export async function rateLimitStep(
+  input: RateLimitStepInput | undefined,
+  tool: RateLimitedTool,
+  args: Record<string, unknown>,
+  context: ToolHandlerContext,
+): Promise<RateLimitDecision | undefined> {
+  if (input === undefined) return undefined;
+  try {
+    const identity = tool.rateLimitIdentity?.(args, context);
+    return await decideRateLimit(
+      input.limiter,
+      { serverId: input.serverId, tool: tool.name, identity, plan: tool.rateLimit },
+      context.signal,
+    );
+  } catch (error) {
+    input.logger.warn(
+      { tool: tool.name, error: error instanceof Error ? error.name : typeof error },
+      'the rate limiter failed; the call goes on without it',
+    );
+    return undefined;
+  }
 }
