@@ -17,7 +17,7 @@ export interface RateLimitSettings {
   readonly MCP_RATE_LIMIT: boolean;
   /** The most milliseconds a call waits for a token before it is refused (>= 0). */
   readonly MCP_RATE_LIMIT_MAX_WAIT_MS: number;
-  /** `memory`, or the store's `redis://` URL as given (it may hold a password: show {@link storeDescription} of it). */
+  /** `memory`, or the store's `redis://` URL as given (it may hold a password: show its `storeDescription`). */
   readonly MCP_RATE_LIMIT_STORE: string;
 }
 
