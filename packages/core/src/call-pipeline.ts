@@ -26,6 +26,8 @@ import { EnvelopeError } from './errors.js';
 import { isPromiseLike, shutdownEnvelope } from './in-flight.js';
 import type { InFlightCalls } from './in-flight.js';
 import type { EnvelopeLogger } from './logger.js';
+import { rateLimitStep } from './rate-limit/step.js';
+import type { RateLimitStepInput } from './rate-limit/step.js';
 import { errorResult } from './result-shaping.js';
 import type { ProtocolEra, ResultShaper } from './result-shaping.js';
 import type { ToolHandlerContext } from './server.js';
@@ -49,6 +51,8 @@ export interface CallPipelineInput {
   readonly requestState: ToolRequestState;
   /** The hint of an unknown-tool answer on how to find the tools (default: call `tools/list`). */
   readonly findToolHint?: string;
+  /** The pre-flight limiter; absent when `MCP_RATE_LIMIT` is off. */
+  readonly rateLimit?: RateLimitStepInput | undefined;
 }
 
 /** Answers one `tools/call`: `params` as sent, the SDK's request context, the era served. */
@@ -226,10 +230,10 @@ export function createCallPipeline(input: CallPipelineInput): AnswerTool {
     entry: ToolEntry,
     args: Record<string, unknown>,
     call: CallContext,
-    request: ServerContext,
+    context: ToolHandlerContext,
   ): Promise<{ answer: CallToolResult } | { value: unknown }> => {
     try {
-      const returned = entry.tool.handler(args, handlerContext(call, request, input.requestState));
+      const returned = entry.tool.handler(args, context);
       // tracked, so that a shutdown whose grace period ends first can still answer the call
       const outcome = isPromiseLike(returned)
         ? await calls.track(returned)
@@ -267,7 +271,12 @@ export function createCallPipeline(input: CallPipelineInput): AnswerTool {
     }
     if (!check.ok) return validationFailure(input, name, check);
     const call = newCall(name, adapter, check, request.mcpReq.signal, input.maxUpstreamBodyBytes);
-    const ran = await runHandler(entry, check.args, call, request);
+    const context = handlerContext(call, request, input.requestState);
+    const limit = await rateLimitStep(input.rateLimit, entry.tool, check.args, context);
+    if (limit?.go === false) return errorResult(finalizeEnvelope(limit.envelope, input.finalizeEnvironment));
+    const ran = await runHandler(entry, check.args, call, context);
+    // learning and refunds never change the answer
+    await limit?.after(call).catch(() => undefined);
     if ('answer' in ran) return ran.answer;
     try {
       return shaper.shape(ran.value, entry, call, era);

@@ -84,6 +84,13 @@ export type {
 // Shared upstream helpers for adapters: header rules, body parsing, status classification.
 export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';
 export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
+
+// The pre-flight limiter: plans, the store interface (memory here; Redis for replicas) and its settings.
+export type { RateLimitPlan, RateLimitStore, RateLimitTake } from './rate-limit/store.js';
+export { createMemoryRateLimitStore } from './rate-limit/memory-store.js';
+export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './rate-limit/memory-store.js';
+export { RATE_LIMIT_DEFAULTS, RateLimitSettingsError } from './rate-limit/settings.js';
+export type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
 export {
   capText,
   classifyClientFailure,

@@ -12,8 +12,10 @@ export {
   modelNameFromFileName,
   OPERATION_METHODS,
   OperationConverter,
+  rateLimitPlanFromDescription,
   uniqueOperationToolNames,
 } from './openapi/index.js';
+export type { RateLimitPlan } from './rate-limit/store.js';
 // the shape of a converted tool's input schema
 export type { JsonSchema } from './output-schema.js';
 export type {

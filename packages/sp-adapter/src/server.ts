@@ -401,6 +401,12 @@ function operationTool(operation: SpModelOperation, parts: OperationToolParts): 
     // built fresh above from converted, plain-JSON models that nothing changes later (see
     // SpServerOptions.models): core keeps it without its deep copy
     inputSchemaOwnership: 'transfer',
+    ...(operation.rateLimit === undefined ? {} : { rateLimit: operation.rateLimit }),
+    // SP-API budgets are per selling partner: the session's active identity (none: the one seller of LWA_*)
+    rateLimitIdentity: (_args, context) => {
+      const id = sessions.of(context).identityId;
+      return id === undefined ? undefined : `identity:${String(id)}`;
+    },
     annotations: {
       readOnlyHint: readOnly,
       destructiveHint: operation.method === 'DELETE',

@@ -114,6 +114,17 @@ async function callOperation(
   return value;
 }
 
+/** The profile or account an operation's call acts for (its rate limit identity); `undefined` for calls without one. */
+function adsIdentity(operation: AdsOperation, session: AdsSession): string | undefined {
+  if (operation.accountHeader === 'account') {
+    const accountId = session.accountId();
+    return accountId === undefined ? undefined : `account:${accountId}`;
+  }
+  if (operation.accountHeader === 'profile' && session.profileId !== undefined)
+    return `profile:${String(session.profileId)}`;
+  return undefined;
+}
+
 /**
  * The tool for one upstream operation.
  *
@@ -128,6 +139,9 @@ export function operationTool(operation: AdsOperation, session: AdsSession): Env
     description: operation.description,
     inputSchema: operation.inputSchema,
     ...(operation.annotations === undefined ? {} : { annotations: operation.annotations }),
+    // no published plan: the limiter learns one from X-RateLimit-* headers and 429s, per profile
+    // or account the call is sent for
+    rateLimitIdentity: () => adsIdentity(operation, session),
     handler: async (args, context) => {
       const value = await callOperation(operation, session, args, context);
       if (operation.name === 'list_profiles') session.rememberProfiles(profilesFromBody(value));

@@ -14,3 +14,4 @@ export * from './schema.js';
 export * from './operations.js';
 export * from './tool-name.js';
 export * from './request.js';
+export { rateLimitPlanFromDescription } from './rate-limit-plan.js';

@@ -12,6 +12,8 @@
  */
 import { capText } from '../upstream-body/parse.js';
 import type { JsonSchema } from '../output-schema.js';
+import type { RateLimitPlan } from '../rate-limit/store.js';
+import { rateLimitPlanFromDescription } from './rate-limit-plan.js';
 import { SchemaConverter } from './schema.js';
 import type { ReferenceMode, ReferenceResolver } from './schema.js';
 import { lowerCamelIdentifier } from './tool-name.js';
@@ -71,6 +73,8 @@ export interface ConvertedOperation {
   /** `description`, capped; absent when the operation has none. */
   readonly description?: string;
   readonly deprecated: boolean;
+  /** The usage plan the full `description` states (see `rateLimitPlanFromDescription`); absent when it states none. */
+  readonly rateLimit?: RateLimitPlan;
   readonly parameters: readonly OperationParameter[];
   readonly body?: OperationBody;
   /**
@@ -333,6 +337,11 @@ export class OperationConverter {
     if (summary !== '') converted.summary = summary;
     if (description !== '') converted.description = description;
     converted.deprecated = operation['deprecated'] === true;
+    // read from the whole text: capping may cut the table off
+    const plan = rateLimitPlanFromDescription(
+      typeof operation['description'] === 'string' ? operation['description'] : undefined,
+    );
+    if (plan !== undefined) converted.rateLimit = plan;
     converted.parameters = builder.parameters;
     if (builder.body !== undefined) converted.body = builder.body;
     converted.inputSchema = builder.schema(this.schemas.definitionsFor(builder.properties));

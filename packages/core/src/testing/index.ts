@@ -20,6 +20,7 @@ export { officialSuiteTools } from './official-suite-tools.js';
 export { officialSuiteServerExtension } from './official-suite-extension.js';
 // what officialSuiteTools returns, so a test can type the list it builds from them
 export type { EnvelopeTool, SdkServer, ToolHandlerContext } from '../server.js';
+export type { RateLimitPlan } from '../rate-limit/store.js';
 export type { JsonSchemaObject } from '../arguments/types.js';
 export type { ResponseMeta } from '../adapter.js';
 export type { UpstreamFetchInit } from '../upstream.js';
