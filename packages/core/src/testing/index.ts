@@ -1,7 +1,8 @@
 /**
  * `@mcp-envelope/core/testing`: test infrastructure shared by the adapters' tests and the
  * conformance gate. A loopback upstream replay server ({@link startUpstreamReplay}) and the
- * fixture tools the official MCP conformance suite calls ({@link officialSuiteTools}). Nothing
+ * fixture tools the official MCP conformance suite calls ({@link officialSuiteTools}), and a
+ * throwaway loopback `redis-server` ({@link startRedisServer}). Nothing
  * here is loaded by `@mcp-envelope/core` itself.
  *
  * @packageDocumentation
@@ -15,6 +16,8 @@ export type {
   UpstreamReplay,
   UpstreamReplayOptions,
 } from './upstream-replay.js';
+export { startRedisServer } from './redis-server.js';
+export type { RedisServer, RedisServerOptions } from './redis-server.js';
 export { officialSuiteTools } from './official-suite-tools.js';
 // what officialSuiteTools returns, so a test can type the list it builds from them
 export type { EnvelopeTool, ToolHandlerContext } from '../server.js';
