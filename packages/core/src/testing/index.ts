@@ -13,6 +13,7 @@ export type {
   ReplayAnswerSource,
   ReplayRequest,
   ReplayRoute,
+  ReplayUsagePlan,
   UpstreamReplay,
   UpstreamReplayOptions,
 } from './upstream-replay.js';
