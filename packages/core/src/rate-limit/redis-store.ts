@@ -197,7 +197,8 @@ function watchConnection(
  * @param url - `redis://[:password@]host:port[/db]` (or `rediss://`).
  * @param options - the logger; optionally the key prefix.
  * @returns the store; its `description` is the URL without its password.
- * @throws never here; each method throws when Redis is unreachable or answers no faster than ~250 ms.
+ * @throws never here; each method throws (rejects) when Redis is unreachable or answers no faster
+ * than ~250 ms, and with a TypeError when the plan has `ratePerSecond <= 0` or `burst < 1`.
  */
 export function createRedisRateLimitStore(url: string, options: RedisRateLimitStoreOptions): RateLimitStore {
   const description = describeRedisUrl(url);
@@ -209,7 +210,14 @@ export function createRedisRateLimitStore(url: string, options: RedisRateLimitSt
   const scripts = client as unknown as ScriptedRedis;
   const { whenUsable, stop } = watchConnection(client, description, options.logger);
   const margin = String(EXPIRY_MARGIN_MS);
-  const planArgs = (plan: RateLimitPlan): [string, string] => [String(plan.ratePerSecond), String(plan.burst)];
+  const planArgs = (plan: RateLimitPlan): [string, string] => {
+    // the script would divide by zero or never grant
+    if (!(plan.ratePerSecond > 0) || !Number.isFinite(plan.ratePerSecond) || !(plan.burst >= 1))
+      throw new TypeError(
+        `a rate limit plan needs ratePerSecond > 0 and burst >= 1, got ${String(plan.ratePerSecond)}/${String(plan.burst)}`,
+      );
+    return [String(plan.ratePerSecond), String(plan.burst)];
+  };
   return {
     description,
     take: async (key, plan, maxWaitMs): Promise<RateLimitTake> => {

@@ -146,6 +146,11 @@ describe('Redis rate-limit store', () => {
     }
   });
 
+  it('rejects a plan that cannot describe a bucket, before calling Redis', async () => {
+    await expect(store.take(freshKey(), { ratePerSecond: 0, burst: 1 }, 0)).rejects.toThrow(TypeError);
+    await expect(store.drain(freshKey(), { ratePerSecond: 1, burst: 0 }, 10)).rejects.toThrow(TypeError);
+  });
+
   it('gives each key a TTL until its bucket is full again, and the key vanishes when idle', async () => {
     const key = freshKey();
     const plan = { ratePerSecond: 20, burst: 1 };
