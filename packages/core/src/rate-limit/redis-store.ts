@@ -18,7 +18,7 @@ import type { RateLimitPlan, RateLimitStore, RateLimitTake } from './store.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
 export interface RedisRateLimitStoreOptions {
-  /** Where "Redis unreachable" and "Redis back" are logged (once per outage; never the password). */
+  /** Where "Redis reachable again" is logged after an outage (never the password). */
   readonly logger: EnvelopeLogger;
   /** Prefix of every key (default {@link REDIS_RATE_LIMIT_KEY_PREFIX}). */
   readonly keyPrefix?: string;
@@ -127,35 +127,50 @@ function createClient(url: string): Redis {
   });
 }
 
+/** An error of this store: `code` is the last connection error's (e.g. `ECONNREFUSED`), else `REDIS_UNREACHABLE`. */
+function unreachable(description: string, reason: string, code: string | undefined): Error {
+  return Object.assign(new Error(`rate-limit store ${description}: Redis unreachable (${reason})`), {
+    code: code ?? 'REDIS_UNREACHABLE',
+  });
+}
+
 /**
- * Watches the connection: logs once when Redis becomes unreachable and once when it is back, and
- * answers whether a command should wait for the first connection or fail at once.
+ * Watches the connection, and answers whether a command should wait for the first connection or
+ * fail at once. The outage itself is the limiter's to log (it falls back, once per outage); the
+ * store logs once when Redis is reachable again.
  */
 function watchConnection(
   client: Redis,
   description: string,
   logger: EnvelopeLogger,
 ): { whenUsable: () => Promise<void>; stop: () => void } {
-  let down = false;
-  let stopped = false;
-  const markDown = (reason: string): void => {
-    if (down || stopped) return;
-    down = true;
-    logger.warn(
-      { store: description, reason: reason.replaceAll(/\/\/[^@\s]*@/g, '//') },
-      'rate-limit store: Redis unreachable; the limiter uses its local buckets until it is back',
-    );
+  const state: { down: boolean; stopped: boolean; since: number; code: string | undefined } = {
+    down: false,
+    stopped: false,
+    since: 0,
+    code: undefined,
   };
-  client.on('error', (error: Error) => {
-    markDown(error.message);
+  const markDown = (code: string | undefined): void => {
+    state.code = code ?? state.code;
+    if (state.down || state.stopped) return;
+    state.down = true;
+    state.since = Date.now();
+  };
+  client.on('error', (error: Error & { code?: unknown }) => {
+    markDown(typeof error.code === 'string' ? error.code : undefined);
   });
   client.on('close', () => {
     // a close before the first connection is the connect error's business
-    if (client.status !== 'connecting') markDown('connection closed');
+    if (client.status !== 'connecting') markDown(undefined);
   });
   client.on('ready', () => {
-    if (down) logger.warn({ store: description }, 'rate-limit store: Redis reachable again');
-    down = false;
+    if (state.down && !state.stopped)
+      logger.warn(
+        { store: description, unreachable_ms: Date.now() - state.since },
+        'rate-limit store: Redis reachable again; buckets are shared across replicas again',
+      );
+    state.down = false;
+    state.code = undefined;
   });
   let pending: Promise<void> | undefined;
   const firstConnection = (): Promise<void> =>
@@ -166,7 +181,7 @@ function watchConnection(
         client.off('error', settle);
         pending = undefined;
         if (error === undefined) resolve();
-        else reject(new Error(`rate-limit store ${description}: Redis unreachable (${error.message})`));
+        else reject(unreachable(description, error.message, state.code));
       };
       const timer = setTimeout(() => {
         settle(new Error(`not connected within ${CONNECT_TIMEOUT_MS} ms`));
@@ -178,14 +193,14 @@ function watchConnection(
     // only the very first connection is waited for; during an outage a take throws at once
     whenUsable: async () => {
       if (client.status === 'ready') return;
-      if (down || client.status === 'end' || client.status === 'close')
-        throw new Error(`rate-limit store ${description}: Redis unreachable`);
+      if (state.down || client.status === 'end' || client.status === 'close')
+        throw unreachable(description, client.status, state.code);
       // every call waiting for the first connection shares one wait
       pending ??= firstConnection();
       await pending;
     },
     stop: () => {
-      stopped = true;
+      state.stopped = true;
     },
   };
 }
