@@ -25,6 +25,8 @@ import { EnvelopeError } from './errors.js';
 import { isPromiseLike, shutdownEnvelope } from './in-flight.js';
 import type { InFlightCalls } from './in-flight.js';
 import type { EnvelopeLogger } from './logger.js';
+import { rateLimitStep } from './rate-limit/step.js';
+import type { RateLimitStepInput } from './rate-limit/step.js';
 import { errorResult } from './result-shaping.js';
 import type { ProtocolEra, ResultShaper } from './result-shaping.js';
 import type { ToolHandlerContext } from './server.js';
@@ -43,6 +45,8 @@ export interface CallPipelineInput {
   readonly includeNormalized: boolean;
   readonly maxUpstreamBodyBytes: number;
   readonly unknownToolAs: 'result' | 'jsonrpc';
+  /** The pre-flight limiter; absent when `MCP_RATE_LIMIT` is off. */
+  readonly rateLimit?: RateLimitStepInput | undefined;
 }
 
 /** Answers one `tools/call`: `params` as sent, the SDK's request context, the era served. */
@@ -161,10 +165,10 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
     entry: ToolEntry,
     args: Record<string, unknown>,
     call: CallContext,
-    request: ServerContext,
+    context: ToolHandlerContext,
   ): Promise<{ answer: CallToolResult } | { value: unknown }> => {
     try {
-      const returned = entry.tool.handler(args, handlerContext(call, request));
+      const returned = entry.tool.handler(args, context);
       // tracked, so that a shutdown whose grace period ends first can still answer the call
       const outcome = isPromiseLike(returned)
         ? await calls.track(returned)
@@ -202,7 +206,12 @@ export function createCallPipeline(input: CallPipelineInput): CallTool {
     }
     if (!check.ok) return validationFailure(input, name, check);
     const call = newCall(name, adapter, check, request.mcpReq.signal, input.maxUpstreamBodyBytes);
-    const ran = await runHandler(entry, check.args, call, request);
+    const context = handlerContext(call, request);
+    const limit = await rateLimitStep(input.rateLimit, entry.tool, check.args, context);
+    if (limit?.go === false) return errorResult(finalizeEnvelope(limit.envelope, input.finalizeEnvironment));
+    const ran = await runHandler(entry, check.args, call, context);
+    // learning and refunds never change the answer
+    await limit?.after(call).catch(() => undefined);
     if ('answer' in ran) return ran.answer;
     try {
       return shaper.shape(ran.value, entry, call, era);

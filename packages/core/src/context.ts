@@ -28,6 +28,10 @@ export interface CallContext {
   retryAfterSeconds: number | undefined;
   /** Every upstream warning seen in this call, in arrival order. */
   warnings: EnvelopeWarning[] | undefined;
+  /** Whether an upstream request was started in this call (a cancelled call that sent none gives its rate limit token back). */
+  upstreamStarted?: boolean;
+  /** The HTTP status of the last upstream answer in this call (a 429 drains the limiter's bucket). */
+  upstreamStatus?: number;
 }
 
 /**
@@ -40,6 +44,8 @@ export interface CallContext {
  */
 export function recordResponseMetaInto(context: CallContext | undefined, meta: ResponseMeta): void {
   if (context === undefined) return;
+  // telemetry comes from an upstream answer, so a request went out
+  context.upstreamStarted = true;
   if (meta.rate_limit !== undefined) context.rateLimit = meta.rate_limit;
   if (meta.retry_after_seconds !== undefined) context.retryAfterSeconds = meta.retry_after_seconds;
   if (meta.warnings !== undefined && meta.warnings.length > 0) {

@@ -49,6 +49,12 @@ import type { EnvelopeLogger } from './logger.js';
 import { resolveLimits, resolveSettings } from './options.js';
 import type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
+import { createRateLimiter, STORE_TIMEOUT_MS } from './rate-limit/limiter.js';
+import type { RateLimiter, RateLimitReport } from './rate-limit/limiter.js';
+import { openRateLimitStore, resolveRateLimitSettings, storeDescription } from './rate-limit/settings.js';
+import type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
+import type { RateLimitStepInput } from './rate-limit/step.js';
+import type { RateLimitPlan } from './rate-limit/store.js';
 import { createRedactor } from './redact.js';
 import type { Redactor } from './redact.js';
 import { createResultShaper } from './result-shaping.js';
@@ -140,12 +146,25 @@ export interface EnvelopeTool<Args extends Record<string, unknown> = Record<stri
    */
   readonly inputSchemaOwnership?: 'copy' | 'transfer';
   readonly outputSchema?: JsonSchemaObject;
+  /**
+   * The tool's usage plan for the pre-flight limiter (`MCP_RATE_LIMIT`): a token bucket per server,
+   * tool and identity, taken before the handler runs. Absent: the tool runs unlimited until an
+   * upstream answer teaches the limiter a plan (a reported limit, a 429).
+   */
+  readonly rateLimit?: RateLimitPlan;
+  /**
+   * The identity a call runs under (a seller, an account), so that callers acting for different
+   * identities never share a bucket; `undefined`: the server's one identity. Called before the
+   * handler, with the validated arguments; it must not throw (a throw lets the call through unlimited).
+   */
+  readonly rateLimitIdentity?: (args: Record<string, unknown>, context: ToolHandlerContext) => string | undefined;
   /** @returns the result; may be a promise. */
   handler(args: Args, context: ToolHandlerContext): unknown;
 }
 
 /** Server options. Switches and limits set here override the environment. */
-export interface EnvelopeServerOptions extends EnvelopeSwitchOptions, EnvelopeLimitOptions, CodeModeOptions {
+export interface EnvelopeServerOptions
+  extends EnvelopeSwitchOptions, EnvelopeLimitOptions, CodeModeOptions, RateLimitOptions {
   /** Where the switches are read from; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -224,6 +243,7 @@ interface ResolvedServer {
   readonly settings: EnvelopeSettings;
   readonly limits: EnvelopeLimits;
   readonly codeMode: CodeModeSettings;
+  readonly rateLimit: RateLimitSettings;
   readonly pageSize: number;
 }
 
@@ -233,10 +253,54 @@ function resolveServer(input: CreateEnvelopeServerInput): ResolvedServer {
   const settings = resolveSettings(options.env ?? process.env, options, logger);
   const limits = resolveLimits(options.env ?? process.env, options, logger);
   const codeMode = resolveCodeModeSettings(options.env ?? process.env, options, logger);
+  const rateLimit = resolveRateLimitSettings(options.env ?? process.env, options);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
-  return { options, logger, settings, limits, codeMode, pageSize };
+  return { options, logger, settings, limits, codeMode, rateLimit, pageSize };
+}
+
+/** What `get_envelope_contract` reports of a limiter that is off. */
+function rateLimitOffReport(settings: RateLimitSettings): RateLimitReport {
+  const store = settings.MCP_RATE_LIMIT_STORE;
+  return {
+    MCP_RATE_LIMIT: false,
+    MCP_RATE_LIMIT_MAX_WAIT_MS: settings.MCP_RATE_LIMIT_MAX_WAIT_MS,
+    MCP_RATE_LIMIT_STORE: store === 'memory' ? store : storeDescription(store),
+    rate_limit_store_fallback: false,
+  };
+}
+
+/**
+ * The server's limiter, or `undefined` when `MCP_RATE_LIMIT` is off. A store given in the options
+ * is the caller's to close; one opened from `MCP_RATE_LIMIT_STORE` is the limiter's.
+ */
+function createServerLimiter(resolved: ResolvedServer): RateLimiter | undefined {
+  const settings = resolved.rateLimit;
+  if (!settings.MCP_RATE_LIMIT) return undefined;
+  const given = resolved.options.rateLimitStore;
+  const store = given ?? openRateLimitStore(settings.MCP_RATE_LIMIT_STORE, { logger: resolved.logger });
+  // a store of this process answers at once: no deadline, and no timer per call
+  const local = given === undefined && settings.MCP_RATE_LIMIT_STORE === 'memory';
+  return createRateLimiter({
+    settings,
+    store,
+    ownsStore: given === undefined,
+    logger: resolved.logger,
+    storeTimeoutMs: local ? undefined : STORE_TIMEOUT_MS,
+  });
+}
+
+/** The pipeline's limiter step: refusals are rate_limited envelopes, so only a server that advertises the kind refuses. */
+function limiterStep(
+  limiter: RateLimiter | undefined,
+  capability: EnvelopeCapabilityValue,
+  serverId: string,
+  logger: EnvelopeLogger,
+): RateLimitStepInput | undefined {
+  return limiter !== undefined && capability.error_kinds.includes('rate_limited')
+    ? { limiter, serverId, logger }
+    : undefined;
 }
 
 /** `get_envelope_contract`: the capability and the resolved switches, read when called. */
@@ -260,6 +324,7 @@ function registerTools(
   resolved: ResolvedServer,
   caches: PipelineCaches,
   codeMode: CodeModePlan,
+  limiter: RateLimiter | undefined,
 ): { registry: ToolRegistry; capability: EnvelopeCapabilityValue } {
   const { adapter } = input;
   const { settings, limits, options } = resolved;
@@ -270,7 +335,15 @@ function registerTools(
     : { ...settings, ...limits };
   const listOnly = codeMode.listOnly([ENVELOPE_CONTRACT_TOOL_NAME]);
   const registry = createToolRegistry({
-    tools: [...input.tools, contractTool(() => ({ ...state.capability, settings: reported })), ...codeMode.tools],
+    tools: [
+      ...input.tools,
+      // the limiter's part is read when called: it says whether the store is being fallen back from
+      contractTool(() => ({
+        ...state.capability,
+        settings: { ...reported, ...(limiter?.report() ?? rateLimitOffReport(resolved.rateLimit)) },
+      })),
+      ...codeMode.tools,
+    ],
     pipeline: {
       normalizationEnabled: settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED,
       strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
@@ -284,8 +357,17 @@ function registerTools(
   // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
   // must be one that one of the tools' schemas, under these switches, can lead to.
   const normalizedKinds = settings.MCP_SCHEMA_KEY_NORMALIZATION_META ? registry.normalizedKinds() : [];
+  // a limiter that can refuse a call (some tool has a plan) emits rate_limited whatever the adapter
+  const limiterKinds: ErrorKind[] =
+    limiter !== undefined && input.tools.some((tool) => tool.rateLimit !== undefined) ? ['rate_limited'] : [];
   const capability = envelopeCapability(
-    [...CORE_ERROR_KINDS, ...adapter.errorKinds, ...codeMode.errorKinds, ...(options.additionalErrorKinds ?? [])],
+    [
+      ...CORE_ERROR_KINDS,
+      ...adapter.errorKinds,
+      ...codeMode.errorKinds,
+      ...limiterKinds,
+      ...(options.additionalErrorKinds ?? []),
+    ],
     normalizedKinds,
   )[ENVELOPE_CAPABILITY_KEY];
   state.capability = capability;
@@ -431,7 +513,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const caches = createPipelineCaches();
   const sandbox = createSandboxRunner();
   const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
-  const { registry, capability } = registerTools(input, resolved, caches, codeMode);
+  const limiter = createServerLimiter(resolved);
+  const { registry, capability } = registerTools(input, resolved, caches, codeMode, limiter);
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
   const { logger, live } = clientLogging(resolved.logger, redactor);
   const calls = createInFlightCalls();
@@ -463,6 +546,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     includeNormalized,
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
+    rateLimit: limiterStep(limiter, capability, adapter.id, logger),
   });
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool });
   const createSdkServer = sdkServerFactory(
@@ -492,9 +576,9 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         { createSdkServer, calls, logger, toolInputSchema: (name) => registry.get(name)?.listed.inputSchema },
         httpOptions,
       ),
-    close: () => {
+    close: async () => {
       sandbox.close();
-      return server.close();
+      await Promise.all([limiter?.close(), server.close()]);
     },
   };
 }

@@ -313,6 +313,7 @@ export async function fetchInCallContext(
   );
 
   let response: Response;
+  if (context !== undefined) context.upstreamStarted = true;
   try {
     response = await fetchWithinOrigin(url, requestInit, exchange);
   } catch (error) {
@@ -321,6 +322,7 @@ export async function fetchInCallContext(
   }
 
   const headers = headerRecord(response.headers);
+  if (context !== undefined) context.upstreamStatus = response.status;
   if (context !== undefined) recordResponseMetaInto(context, context.adapter.parseResponseMeta(headers, new Date()));
   if (response.ok) return guardedResponse(response, exchange);
 

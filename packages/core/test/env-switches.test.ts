@@ -192,6 +192,10 @@ describe('reading and overriding the switches', () => {
       MCP_STRICT_UNKNOWN_FIELDS: true,
       MCP_MAX_UPSTREAM_BODY_BYTES: 1000,
       MCP_MAX_RESULT_BYTES: 5000,
+      MCP_RATE_LIMIT: true,
+      MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
+      MCP_RATE_LIMIT_STORE: 'memory',
+      rate_limit_store_fallback: false,
     });
   });
 

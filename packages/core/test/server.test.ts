@@ -89,6 +89,10 @@ describe('capabilities and listing', () => {
         MCP_STRICT_UNKNOWN_FIELDS: true,
         MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304,
         MCP_MAX_RESULT_BYTES: 9_437_184,
+        MCP_RATE_LIMIT: true,
+        MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
+        MCP_RATE_LIMIT_STORE: 'memory',
+        rate_limit_store_fallback: false,
       },
     });
   });

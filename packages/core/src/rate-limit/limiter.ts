@@ -1,0 +1,240 @@
+/**
+ * The limiter of one server: takes tokens from its store, falls back to a local store while that
+ * store cannot be reached, and learns plans from what the upstream answers (a reported limit
+ * replaces the rate; a 429 drains the bucket). Implements CONTRACT.md "rate_limited"
+ * (pre-flight limiter).
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeLogger } from '../logger.js';
+
+import { createMemoryRateLimitStore } from './memory-store.js';
+import type { RateLimitSettings } from './settings.js';
+import type { RateLimitPlan, RateLimitStore, RateLimitTake } from './store.js';
+
+/** The plan a tool without one gets when its upstream answers 429: one request per second. */
+export const BACKOFF_PLAN: RateLimitPlan = { ratePerSecond: 1, burst: 1 };
+
+/** The first backoff after a 429 without `Retry-After` (1 s); each further 429 doubles it. */
+export const FIRST_BACKOFF_MS = 1000;
+
+/** The longest backoff after 429s without `Retry-After` (60 s). */
+export const MAX_BACKOFF_MS = 60_000;
+
+/** How long a plan learned from a 429 alone outlives its drain (60 s): then the tool runs unlimited again. */
+export const BACKOFF_PLAN_TTL_MS = 60_000;
+
+/** How many keys' learned plans and backoffs are kept at most; past it the oldest is forgotten. */
+export const MAX_LEARNED_KEYS = 100_000;
+
+/** How long a call waits for a shared store before it falls back to the local one (1 s). */
+export const STORE_TIMEOUT_MS = 1000;
+
+/** What `get_envelope_contract` reports of the limiter. */
+export interface RateLimitReport {
+  readonly MCP_RATE_LIMIT: boolean;
+  readonly MCP_RATE_LIMIT_MAX_WAIT_MS: number;
+  /** The store's description: `memory`, or its URL without credentials. */
+  readonly MCP_RATE_LIMIT_STORE: string;
+  /** True while the store cannot be reached and buckets are kept in this process. */
+  readonly rate_limit_store_fallback: boolean;
+}
+
+/** What one upstream exchange told the limiter. */
+export interface RateLimitObservation {
+  /** The limit the upstream reported, in requests per second (`_meta.rate_limit.limit_per_second`). */
+  readonly limitPerSecond?: number | string | undefined;
+  /** The last upstream HTTP status of the call. */
+  readonly status?: number | undefined;
+  /** The upstream's `Retry-After`, in seconds. */
+  readonly retryAfterSeconds?: number | undefined;
+}
+
+/** The limiter of one server. */
+export interface RateLimiter {
+  readonly maxWaitMs: number;
+  report(): RateLimitReport;
+  /** The plan in force for `key`: learned in this process, else the tool's own, else none. */
+  planFor(key: string, toolPlan: RateLimitPlan | undefined): RateLimitPlan | undefined;
+  /** Takes a token (see `RateLimitStore.take`); never rejects while the local fallback works. */
+  take(key: string, plan: RateLimitPlan): Promise<RateLimitTake>;
+  /** Gives a token back. */
+  refund(key: string, plan: RateLimitPlan): Promise<void>;
+  /** Learns from one call's upstream answers. */
+  learn(key: string, toolPlan: RateLimitPlan | undefined, observed: RateLimitObservation): Promise<void>;
+  /** Closes the stores the limiter opened. */
+  close(): Promise<void>;
+}
+
+/** What {@link createRateLimiter} needs. */
+export interface RateLimiterInput {
+  readonly settings: RateLimitSettings;
+  readonly store: RateLimitStore;
+  /** Whether the limiter owns `store` (and closes it). */
+  readonly ownsStore: boolean;
+  readonly logger: EnvelopeLogger;
+  /** Milliseconds to wait for `store` before falling back; `undefined`: no deadline (a local store). */
+  readonly storeTimeoutMs?: number | undefined;
+  /** The clock in epoch milliseconds (tests). */
+  readonly now?: () => number;
+}
+
+/** A map that forgets its oldest key past {@link MAX_LEARNED_KEYS}. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_LEARNED_KEYS) {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) map.delete(oldest.value);
+  }
+}
+
+/** Rejects when `work` has not settled within `timeoutMs`. */
+function withDeadline<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+  if (timeoutMs === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`the rate limit store did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  return Promise.race([work, deadline]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+/** The store, or the local fallback while the store fails: one warning per outage, none with secrets. */
+function fallbackGuard(input: RateLimiterInput): {
+  run: <T>(work: (store: RateLimitStore) => Promise<T>) => Promise<T>;
+  fallingBack: () => boolean;
+  close: () => Promise<void>;
+} {
+  const state: { fallingBack: boolean; local: RateLimitStore | undefined } = { fallingBack: false, local: undefined };
+  const run = async <T>(work: (store: RateLimitStore) => Promise<T>): Promise<T> => {
+    try {
+      const value = await withDeadline(work(input.store), input.storeTimeoutMs);
+      state.fallingBack = false;
+      return value;
+    } catch (error) {
+      if (!state.fallingBack)
+        input.logger.warn(
+          {
+            store: input.store.description,
+            error: error instanceof Error ? error.name : typeof error,
+            code: (error as { code?: unknown } | null)?.code,
+          },
+          'the rate limit store cannot be reached: limiting in this process (buckets start empty) until it answers again',
+        );
+      state.fallingBack = true;
+      // empty at first: the other replicas may have spent the budget already
+      state.local ??= createMemoryRateLimitStore({ initialTokens: 'empty' });
+      return work(state.local);
+    }
+  };
+  return {
+    run,
+    fallingBack: () => state.fallingBack,
+    close: async () => {
+      await state.local?.close();
+    },
+  };
+}
+
+/** The learned plans and backoffs of one limiter, and what a 429 or a reported limit changes in them. */
+function createLearning(now: () => number): {
+  planFor: RateLimiter['planFor'];
+  learnLimit: (key: string, toolPlan: RateLimitPlan | undefined, limit: number) => void;
+  backoff: (
+    key: string,
+    toolPlan: RateLimitPlan | undefined,
+    retryAfterSeconds: number | undefined,
+  ) => {
+    plan: RateLimitPlan;
+    waitMs: number;
+  };
+  answered: (key: string) => void;
+} {
+  const learned = new Map<string, { plan: RateLimitPlan; expiresAtMs: number | undefined }>();
+  const backoffs = new Map<string, number>();
+  const planFor = (key: string, toolPlan: RateLimitPlan | undefined): RateLimitPlan | undefined => {
+    const entry = learned.get(key);
+    if (entry === undefined) return toolPlan;
+    if (entry.expiresAtMs !== undefined && entry.expiresAtMs <= now()) {
+      learned.delete(key);
+      return toolPlan;
+    }
+    return entry.plan;
+  };
+  return {
+    planFor,
+    learnLimit: (key, toolPlan, limit) => {
+      const current = planFor(key, toolPlan);
+      if (current?.ratePerSecond === limit && learned.get(key)?.expiresAtMs === undefined) return;
+      const burst = current?.burst ?? Math.max(1, Math.ceil(limit));
+      remember(learned, key, { plan: { ratePerSecond: limit, burst }, expiresAtMs: undefined });
+    },
+    backoff: (key, toolPlan, retryAfterSeconds) => {
+      const previous = backoffs.get(key);
+      const waitMs =
+        retryAfterSeconds === undefined
+          ? Math.min(MAX_BACKOFF_MS, previous === undefined ? FIRST_BACKOFF_MS : previous * 2)
+          : Math.ceil(retryAfterSeconds * 1000);
+      if (retryAfterSeconds === undefined) remember(backoffs, key, waitMs);
+      let plan = planFor(key, toolPlan);
+      if (plan === undefined || learned.get(key)?.expiresAtMs !== undefined) {
+        plan ??= BACKOFF_PLAN;
+        remember(learned, key, { plan, expiresAtMs: now() + waitMs + BACKOFF_PLAN_TTL_MS });
+      }
+      return { plan, waitMs };
+    },
+    answered: (key) => {
+      backoffs.delete(key);
+    },
+  };
+}
+
+/** A positive finite number of requests per second, from a header value as `_meta` holds it. */
+function limitValue(value: number | string | undefined): number | undefined {
+  const number = typeof value === 'string' ? Number(value.trim()) : value;
+  return number !== undefined && Number.isFinite(number) && number > 0 ? number : undefined;
+}
+
+/**
+ * Creates a server's limiter over `input.store`. A store that throws or misses the deadline is
+ * replaced, for that operation, by a local memory store whose buckets start empty; every later
+ * operation tries the store again, so the limiter recovers when it answers. Learned plans live in
+ * this process.
+ *
+ * @param input - see {@link RateLimiterInput}.
+ * @returns the limiter.
+ */
+export function createRateLimiter(input: RateLimiterInput): RateLimiter {
+  const now = input.now ?? Date.now;
+  const guard = fallbackGuard(input);
+  const learning = createLearning(now);
+  const maxWaitMs = input.settings.MCP_RATE_LIMIT_MAX_WAIT_MS;
+  return {
+    maxWaitMs,
+    report: () => ({
+      MCP_RATE_LIMIT: input.settings.MCP_RATE_LIMIT,
+      MCP_RATE_LIMIT_MAX_WAIT_MS: maxWaitMs,
+      MCP_RATE_LIMIT_STORE: input.store.description,
+      rate_limit_store_fallback: guard.fallingBack(),
+    }),
+    planFor: learning.planFor,
+    take: (key, plan) => guard.run((store) => store.take(key, plan, maxWaitMs)),
+    refund: (key, plan) => guard.run((store) => store.refund(key, plan)),
+    learn: async (key, toolPlan, observed) => {
+      const limit = limitValue(observed.limitPerSecond);
+      if (limit !== undefined) learning.learnLimit(key, toolPlan, limit);
+      if (observed.status === 429) {
+        const { plan, waitMs } = learning.backoff(key, toolPlan, observed.retryAfterSeconds);
+        await guard.run((store) => store.drain(key, plan, waitMs));
+      } else if (observed.status !== undefined) learning.answered(key);
+    },
+    close: async () => {
+      await guard.close();
+      if (input.ownsStore) await input.store.close();
+    },
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * The pre-flight limiter's settings: `MCP_RATE_LIMIT`, `MCP_RATE_LIMIT_MAX_WAIT_MS` and
+ * `MCP_RATE_LIMIT_STORE`, read from the environment with server options that override them, and
+ * the store each setting opens. Implements CONTRACT.md "rate_limited" (pre-flight limiter).
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeLogger } from '../logger.js';
+import { parseBooleanSwitch } from '../options.js';
+
+import { createMemoryRateLimitStore } from './memory-store.js';
+import type { RateLimitStore } from './store.js';
+
+/** The resolved limiter settings, keyed by their env variable names. */
+export interface RateLimitSettings {
+  /** Whether tools with a plan take a token before their handler runs. */
+  readonly MCP_RATE_LIMIT: boolean;
+  /** The most milliseconds a call waits for a token before it is refused (>= 0). */
+  readonly MCP_RATE_LIMIT_MAX_WAIT_MS: number;
+  /** `memory`, or the store's `redis://` URL as given (it may hold a password: show {@link storeDescription} of it). */
+  readonly MCP_RATE_LIMIT_STORE: string;
+}
+
+/** The defaults: on, 2000 ms of waiting, buckets in this process. */
+export const RATE_LIMIT_DEFAULTS: RateLimitSettings = {
+  MCP_RATE_LIMIT: true,
+  MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
+  MCP_RATE_LIMIT_STORE: 'memory',
+};
+
+/** Explicit limiter settings; an option that is set wins over the environment. */
+export interface RateLimitOptions {
+  /** `MCP_RATE_LIMIT`: limit tools that have a plan (default true). */
+  readonly rateLimit?: boolean;
+  /** `MCP_RATE_LIMIT_MAX_WAIT_MS`: a non-negative integer of milliseconds (default 2000). */
+  readonly rateLimitMaxWaitMs?: number;
+  /**
+   * A store to use instead of the one `MCP_RATE_LIMIT_STORE` names (tests, or servers of one
+   * process sharing buckets); the server does not close it.
+   */
+  readonly rateLimitStore?: RateLimitStore;
+}
+
+/** Why a limiter setting cannot be used; the message names the variable, never its value. */
+export class RateLimitSettingsError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RateLimitSettingsError';
+  }
+}
+
+function readSwitch(raw: string | undefined): boolean {
+  const parsed = parseBooleanSwitch(raw);
+  if (parsed === 'invalid') throw new RateLimitSettingsError('MCP_RATE_LIMIT must be on or off');
+  return parsed ?? RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT;
+}
+
+function readMaxWait(raw: string | undefined, override: number | undefined): number {
+  if (override !== undefined) {
+    if (!Number.isSafeInteger(override) || override < 0)
+      throw new RateLimitSettingsError('the option for MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer');
+    return override;
+  }
+  const text = raw?.trim();
+  if (text === undefined || text === '') return RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_MAX_WAIT_MS;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value))
+    throw new RateLimitSettingsError('MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer (milliseconds)');
+  return value;
+}
+
+/** `memory`, or a `redis://` / `rediss://` URL with a host and an optional numeric database path. */
+function readStore(raw: string | undefined): string {
+  const text = raw?.trim() ?? '';
+  if (text === '' || text.toLowerCase() === 'memory') return RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_STORE;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  // the value itself is not repeated: a Redis URL may carry a password
+  if (
+    url === undefined ||
+    (url.protocol !== 'redis:' && url.protocol !== 'rediss:') ||
+    url.hostname === '' ||
+    !/^(\/\d*)?$/.test(url.pathname)
+  )
+    throw new RateLimitSettingsError('MCP_RATE_LIMIT_STORE must be memory or a redis://host:port/db URL');
+  return text;
+}
+
+/**
+ * Resolves the limiter settings: an explicit option wins; else the env value; else the default
+ * ({@link RATE_LIMIT_DEFAULTS}). Unlike the normalization switches, an unreadable value stops
+ * the server at start: a limiter quietly running with other settings would spend a budget shared
+ * with other callers.
+ *
+ * @param env - the environment to read.
+ * @param options - explicit settings.
+ * @returns the settings, keyed by env variable name.
+ * @throws RateLimitSettingsError naming the variable (never its value) when a value cannot be used.
+ */
+export function resolveRateLimitSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  options: RateLimitOptions,
+): RateLimitSettings {
+  return {
+    MCP_RATE_LIMIT: options.rateLimit ?? readSwitch(env['MCP_RATE_LIMIT']),
+    MCP_RATE_LIMIT_MAX_WAIT_MS: readMaxWait(env['MCP_RATE_LIMIT_MAX_WAIT_MS'], options.rateLimitMaxWaitMs),
+    MCP_RATE_LIMIT_STORE: readStore(env['MCP_RATE_LIMIT_STORE']),
+  };
+}
+
+/**
+ * A store setting fit to show in logs and `get_envelope_contract`: `memory`, or the URL with its
+ * user name and password replaced by `***`.
+ *
+ * @param setting - `MCP_RATE_LIMIT_STORE` as {@link resolveRateLimitSettings} accepted it.
+ * @returns the description.
+ */
+export function storeDescription(setting: string): string {
+  if (setting === 'memory') return setting;
+  const parsed = new URL(setting);
+  if (parsed.password !== '') parsed.password = '***';
+  if (parsed.username !== '') parsed.username = '***';
+  return parsed.toString();
+}
+
+/**
+ * Opens the store `MCP_RATE_LIMIT_STORE` names: a new in-memory store for `memory`; for a Redis
+ * URL, the Redis store.
+ *
+ * @param setting - the resolved `MCP_RATE_LIMIT_STORE`.
+ * @param options - the logger the Redis store reports connection trouble to.
+ * @returns the store; its owner closes it.
+ * @throws RateLimitSettingsError when the Redis store is not part of this build.
+ */
+export function openRateLimitStore(setting: string, options: { readonly logger: EnvelopeLogger }): RateLimitStore {
+  if (setting === 'memory') return createMemoryRateLimitStore();
+  options.logger.error(
+    { variable: 'MCP_RATE_LIMIT_STORE' },
+    'a redis:// store is configured, and this build has no Redis store',
+  );
+  throw new RateLimitSettingsError('MCP_RATE_LIMIT_STORE=redis:// needs the Redis store');
+}

@@ -1,0 +1,347 @@
+/**
+ * The pre-flight limiter over the wire: a real SDK client, a server built on the test adapter,
+ * and the replay upstream on 127.0.0.1. The store's clock is the test's, so every number in a
+ * refusal is exact.
+ */
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { createEnvelopeServer, readSuccessBody } from '../../src/index.js';
+import type { EnvelopeServerOptions, EnvelopeTool } from '../../src/index.js';
+import { createMemoryRateLimitStore } from '../../src/rate-limit/memory-store.js';
+import type { MemoryRateLimitStore } from '../../src/rate-limit/memory-store.js';
+import { rateLimitKey } from '../../src/rate-limit/step.js';
+import type { RateLimitPlan, RateLimitStore } from '../../src/rate-limit/store.js';
+import { startUpstreamReplay } from '../../src/testing/index.js';
+import type { UpstreamReplay } from '../../src/testing/index.js';
+import { connectInMemory } from '../fixtures/connect.js';
+import type { Connected } from '../fixtures/connect.js';
+import { captureLog } from '../fixtures/log-capture.js';
+import { testAdapter } from '../fixtures/test-adapter.js';
+
+interface Result {
+  readonly isError?: boolean;
+  readonly structuredContent?: Record<string, unknown>;
+  readonly content: { text?: string }[];
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/** A tool that sends one GET to the replay upstream's `path`, keyed by the `seller` argument. */
+function upstreamTool(name: string, path: string, upstream: () => string, plan?: RateLimitPlan): EnvelopeTool {
+  return {
+    name,
+    inputSchema: { type: 'object', properties: { seller: { type: 'string' } }, additionalProperties: false },
+    ...(plan === undefined ? {} : { rateLimit: plan }),
+    rateLimitIdentity: (args) => args['seller'] as string | undefined,
+    handler: async (_args, context) => readSuccessBody(await context.fetch(`${upstream()}${path}`)),
+  };
+}
+
+describe('the pre-flight limiter over the wire', () => {
+  const open: { connected: Connected[]; replay: UpstreamReplay | undefined; stores: RateLimitStore[] } = {
+    connected: [],
+    replay: undefined,
+    stores: [],
+  };
+  const clock = { ms: T0 };
+  afterEach(async () => {
+    for (const connected of open.connected.splice(0)) await connected.close();
+    for (const store of open.stores.splice(0)) await store.close();
+    await open.replay?.close();
+    open.replay = undefined;
+    clock.ms = T0;
+  });
+
+  const fakeClockStore = (): MemoryRateLimitStore => {
+    const store = createMemoryRateLimitStore({ now: () => clock.ms, sweepIntervalMs: 0 });
+    open.stores.push(store);
+    return store;
+  };
+
+  async function start(
+    tools: (upstream: () => string) => EnvelopeTool[],
+    options: EnvelopeServerOptions = {},
+  ): Promise<{ call: (name: string, args?: Record<string, unknown>) => Promise<Result>; replay: UpstreamReplay }> {
+    const replay = await startUpstreamReplay({
+      routes: [
+        { path: '/items', response: { status: 200, body: { items: [1] } } },
+        { path: '/learn', response: { status: 200, headers: { 'x-test-ratelimit-limit': '0.5' }, body: {} } },
+      ],
+    });
+    open.replay = replay;
+    const server = createEnvelopeServer({
+      info: { name: 'limiter-test', version: '0.0.1' },
+      adapter: testAdapter,
+      tools: tools(() => replay.url),
+      options: { env: {}, logger: captureLog().logger, ...options },
+    });
+    const connected = await connectInMemory(server);
+    open.connected.push(connected);
+    const call = async (name: string, args: Record<string, unknown> = {}): Promise<Result> =>
+      (await connected.client.callTool({ name, arguments: args })) as Result;
+    return { call, replay };
+  }
+
+  it('refuses a call past the budget with a rate_limited envelope, before any upstream call', async () => {
+    const { call, replay } = await start(
+      (upstream) => [upstreamTool('limited', '/items', upstream, { ratePerSecond: 1, burst: 2 })],
+      { rateLimitStore: fakeClockStore(), rateLimitMaxWaitMs: 0 },
+    );
+    expect((await call('limited')).isError).toBeUndefined();
+    expect((await call('limited')).isError).toBeUndefined();
+    const refused = await call('limited');
+    expect(refused.isError).toBe(true);
+    const envelope = refused.structuredContent ?? {};
+    expect(validateEnvelope(envelope).valid).toBe(true);
+    expect(JSON.parse(refused.content[0]?.text ?? '')).toEqual(envelope);
+    expect(envelope).toMatchObject({
+      error_kind: 'rate_limited',
+      error_code: 'RATE_LIMITED',
+      retryable: true,
+      tool: 'limited',
+      _meta: {
+        retry_after_seconds: 1,
+        rate_limit: { limit_per_second: 1, remaining: 0, reset_at: new Date(T0 + 2000).toISOString() },
+      },
+    });
+    expect((envelope['details'] as { issue: string }[])[0]?.issue).toBe(
+      'refused before any upstream call by the pre-flight rate limiter',
+    );
+    expect((envelope['hints'] as string[])[0]).toMatch(/^Wait 1 s/);
+    expect(replay.requests).toHaveLength(2);
+    // waited out, the call succeeds
+    clock.ms += 1000;
+    expect((await call('limited')).isError).toBeUndefined();
+    expect(replay.requests).toHaveLength(3);
+  });
+
+  it('waits for a token due within MCP_RATE_LIMIT_MAX_WAIT_MS instead of refusing', async () => {
+    const { call, replay } = await start(
+      (upstream) => [upstreamTool('limited', '/items', upstream, { ratePerSecond: 20, burst: 1 })],
+      { env: { MCP_RATE_LIMIT_MAX_WAIT_MS: '2000' } },
+    );
+    expect((await call('limited')).isError).toBeUndefined();
+    const started = performance.now();
+    const second = await call('limited');
+    expect(second.isError).toBeUndefined();
+    // the token was 50 ms away: the call waited for it
+    expect(performance.now() - started).toBeGreaterThanOrEqual(40);
+    expect(replay.requests).toHaveLength(2);
+  });
+
+  it('gives the token back when a waiting call is cancelled, and sends nothing upstream', async () => {
+    const store = fakeClockStore();
+    const plan = { ratePerSecond: 0.5, burst: 1 };
+    const { replay } = await start((upstream) => [upstreamTool('slow', '/items', upstream, plan)], {
+      rateLimitStore: store,
+      rateLimitMaxWaitMs: 5000,
+    });
+    const client = open.connected[0]?.client;
+    await client?.callTool({ name: 'slow', arguments: {} });
+    const controller = new AbortController();
+    const waiting = client?.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+    setTimeout(() => {
+      controller.abort();
+    }, 50);
+    await expect(waiting).rejects.toThrow();
+    // let the server see the cancellation
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(replay.requests).toHaveLength(1);
+    // one token is owed (the first call), not two: the next one is 2 s away, not 4 s
+    expect(await store.take(rateLimitKey(testAdapter.id, 'slow', undefined), plan, 0)).toMatchObject({
+      granted: false,
+      waitMs: 2000,
+    });
+  });
+
+  it('gives the token back when a call is cancelled in its handler before any upstream request', async () => {
+    const store = fakeClockStore();
+    const plan = { ratePerSecond: 1, burst: 1 };
+    const hanging: EnvelopeTool = {
+      name: 'hanging',
+      inputSchema: { type: 'object' },
+      rateLimit: plan,
+      handler: (_args, context) =>
+        new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => {
+            reject(new Error('cancelled'));
+          });
+        }),
+    };
+    await start(() => [hanging], { rateLimitStore: store, rateLimitMaxWaitMs: 0 });
+    const controller = new AbortController();
+    const running = open.connected[0]?.client.callTool({ name: 'hanging', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    setTimeout(() => {
+      controller.abort();
+    }, 50);
+    await expect(running).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await store.take(rateLimitKey(testAdapter.id, 'hanging', undefined), plan, 0)).toMatchObject({
+      granted: true,
+      remaining: 0,
+    });
+  });
+
+  it('replaces the rate of a tool by the limit the upstream reports', async () => {
+    const { call, replay } = await start(
+      (upstream) => [upstreamTool('learner', '/learn', upstream, { ratePerSecond: 10, burst: 3 })],
+      { rateLimitStore: fakeClockStore(), rateLimitMaxWaitMs: 0 },
+    );
+    for (let index = 0; index < 3; index += 1) expect((await call('learner')).isError).toBeUndefined();
+    const refused = (await call('learner')).structuredContent ?? {};
+    // at 10 per second the next token would be 0.1 s away; at the learned 0.5 it is 2 s
+    expect(refused['_meta']).toEqual({
+      retry_after_seconds: 2,
+      rate_limit: { limit_per_second: 0.5, remaining: 0, reset_at: new Date(T0 + 6000).toISOString() },
+    });
+    expect(replay.requests).toHaveLength(3);
+  });
+
+  it('drains the bucket of a tool without a plan for Retry-After after an upstream 429, then backs off exponentially', async () => {
+    const { call, replay } = await start((upstream) => [upstreamTool('open', '/open', upstream)], {
+      rateLimitStore: fakeClockStore(),
+      rateLimitMaxWaitMs: 0,
+    });
+    replay.enqueue({ status: 429, headers: { 'retry-after': '3' }, body: { message: 'slow down' } });
+    const throttled = (await call('open')).structuredContent ?? {};
+    expect(throttled).toMatchObject({ error_kind: 'rate_limited', _meta: { retry_after_seconds: 3 } });
+    const refused = (await call('open')).structuredContent ?? {};
+    expect(refused).toMatchObject({
+      error_kind: 'rate_limited',
+      _meta: { retry_after_seconds: 3, rate_limit: { limit_per_second: 1 } },
+    });
+    expect(replay.requests).toHaveLength(1);
+    clock.ms += 3000;
+    // two 429s without Retry-After: 1 s, then 2 s
+    replay.enqueue({ status: 429, body: {} }, { status: 429, body: {} });
+    await call('open');
+    expect(((await call('open')).structuredContent?.['_meta'] as Record<string, unknown>)['retry_after_seconds']).toBe(
+      1,
+    );
+    clock.ms += 1000;
+    await call('open');
+    expect(((await call('open')).structuredContent?.['_meta'] as Record<string, unknown>)['retry_after_seconds']).toBe(
+      2,
+    );
+    expect(replay.requests).toHaveLength(3);
+  });
+
+  it('keeps the buckets of different identities apart', async () => {
+    const { call, replay } = await start(
+      (upstream) => [upstreamTool('limited', '/items', upstream, { ratePerSecond: 1, burst: 1 })],
+      { rateLimitStore: fakeClockStore(), rateLimitMaxWaitMs: 0 },
+    );
+    expect((await call('limited', { seller: 'A' })).isError).toBeUndefined();
+    expect((await call('limited', { seller: 'A' })).structuredContent?.['error_kind']).toBe('rate_limited');
+    expect((await call('limited', { seller: 'B' })).isError).toBeUndefined();
+    expect((await call('limited')).isError).toBeUndefined();
+    expect(replay.requests).toHaveLength(3);
+    expect(rateLimitKey(testAdapter.id, 'limited', undefined)).toBe('sp\u0000limited');
+    expect(rateLimitKey(testAdapter.id, 'limited', 'A')).toBe('sp\u0000limited\u0000A');
+  });
+
+  it('sends every call upstream when MCP_RATE_LIMIT is off, and says so in get_envelope_contract', async () => {
+    const { call, replay } = await start(
+      (upstream) => [upstreamTool('limited', '/items', upstream, { ratePerSecond: 1, burst: 1 })],
+      { env: { MCP_RATE_LIMIT: 'off' } },
+    );
+    for (let index = 0; index < 4; index += 1) expect((await call('limited')).isError).toBeUndefined();
+    expect(replay.requests).toHaveLength(4);
+    expect((await call('get_envelope_contract')).structuredContent?.['settings']).toMatchObject({
+      MCP_RATE_LIMIT: false,
+      MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
+      MCP_RATE_LIMIT_STORE: 'memory',
+      rate_limit_store_fallback: false,
+    });
+  });
+
+  it('falls back to a local store whose buckets start empty while the store fails, logging one line, and recovers', async () => {
+    const log = captureLog();
+    const backing = createMemoryRateLimitStore();
+    open.stores.push(backing);
+    const state = { down: true };
+    const failing: RateLimitStore = {
+      description: 'redis://127.0.0.1:1/0',
+      take: (key, plan, maxWaitMs) =>
+        state.down ? Promise.reject(new Error('connect ECONNREFUSED')) : backing.take(key, plan, maxWaitMs),
+      refund: (key, plan) => backing.refund(key, plan),
+      drain: (key, plan, waitMs) => backing.drain(key, plan, waitMs),
+      close: () => Promise.resolve(),
+    };
+    const { call, replay } = await start(
+      (upstream) => [upstreamTool('limited', '/items', upstream, { ratePerSecond: 1, burst: 5 })],
+      { rateLimitStore: failing, rateLimitMaxWaitMs: 0, logger: log.logger },
+    );
+    // the fallback bucket starts empty: refused, as a value, never an internal error
+    expect((await call('limited')).structuredContent?.['error_kind']).toBe('rate_limited');
+    expect((await call('limited')).structuredContent?.['error_kind']).toBe('rate_limited');
+    expect((await call('get_envelope_contract')).structuredContent?.['settings']).toMatchObject({
+      MCP_RATE_LIMIT_STORE: 'redis://127.0.0.1:1/0',
+      rate_limit_store_fallback: true,
+    });
+    expect(log.lines.filter((line) => line['level'] === 40)).toHaveLength(1);
+    state.down = false;
+    expect((await call('limited')).isError).toBeUndefined();
+    expect((await call('get_envelope_contract')).structuredContent?.['settings']).toMatchObject({
+      rate_limit_store_fallback: false,
+    });
+    expect(replay.requests).toHaveLength(1);
+  });
+
+  it('answers a Code Mode inner call past the budget with the rate_limited envelope as a value', async () => {
+    const { call } = await start(
+      (upstream) => [upstreamTool('limited', '/items', upstream, { ratePerSecond: 1, burst: 1 })],
+      { rateLimitStore: fakeClockStore(), rateLimitMaxWaitMs: 0, codeMode: true },
+    );
+    const result = await call('execute_code', {
+      code: `const first = await callTool('limited', {});
+const second = await callTool('limited', {});
+return { first: first.items, kind: second.error_kind, code: second.error_code, wait: second._meta.retry_after_seconds };`,
+    });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent?.['result']).toEqual({
+      first: [1],
+      kind: 'rate_limited',
+      code: 'RATE_LIMITED',
+      wait: 1,
+    });
+  });
+});
+
+describe('limiter settings', () => {
+  const build = (env: Record<string, string>): unknown =>
+    createEnvelopeServer({
+      info: { name: 'limiter-test', version: '0.0.1' },
+      adapter: testAdapter,
+      tools: [],
+      options: { env, logger: captureLog().logger },
+    });
+
+  it('stops the server at start on a value it cannot use, naming the variable but not the value', () => {
+    expect(() => build({ MCP_RATE_LIMIT: 'sometimes' })).toThrow('MCP_RATE_LIMIT must be on or off');
+    expect(() => build({ MCP_RATE_LIMIT_MAX_WAIT_MS: '-1' })).toThrow(
+      /^MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer/,
+    );
+    expect(() => build({ MCP_RATE_LIMIT_MAX_WAIT_MS: '1.5' })).toThrow(/^MCP_RATE_LIMIT_MAX_WAIT_MS/);
+    expect(() => build({ MCP_RATE_LIMIT_STORE: 'http://h:1/0' })).toThrow(
+      'MCP_RATE_LIMIT_STORE must be memory or a redis://host:port/db URL',
+    );
+    let message = '';
+    try {
+      build({ MCP_RATE_LIMIT_STORE: 'redis://user:s3cret-pw@h:6379/x' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe('MCP_RATE_LIMIT_STORE must be memory or a redis://host:port/db URL');
+  });
+
+  it('accepts on, off, 0 and memory', () => {
+    expect(() =>
+      build({ MCP_RATE_LIMIT: 'on', MCP_RATE_LIMIT_MAX_WAIT_MS: '0', MCP_RATE_LIMIT_STORE: 'memory' }),
+    ).not.toThrow();
+    expect(() => build({ MCP_RATE_LIMIT: 'OFF' })).not.toThrow();
+  });
+});
