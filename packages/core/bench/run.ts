@@ -18,6 +18,7 @@ import type { EnvelopeServer, EnvelopeTool } from '../dist/index.js';
 import { benchServer } from './bench-server.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
 import { measureCodeMode } from './code-mode.js';
+import { measureRedisLimiter } from './rate-limit-redis.js';
 import { measureSandbox } from './sandbox.js';
 import { stdioEndToEnd } from './stdio-end-to-end.js';
 
@@ -531,9 +532,21 @@ async function codeMode(): Promise<void> {
   });
 }
 
+/** The Redis rate-limit store: a take on loopback Redis beside a bare PING in the same run. */
+async function redisLimiter(): Promise<void> {
+  const figures = await measureRedisLimiter(quick ? 2000 : 10_000);
+  const extra = figures.takeMedianUs - figures.pingMedianUs;
+  report({
+    name: 'rate limiter take on loopback Redis (one script call) vs a bare Redis PING',
+    figure: `take median ${figures.takeMedianUs.toFixed(0)} us, p99 ${figures.takeP99Us.toFixed(0)} us; PING median ${figures.pingMedianUs.toFixed(0)} us, p99 ${figures.pingP99Us.toFixed(0)} us (${figures.samples} each)`,
+    target: 'adds at most one round trip: take median <= 2x PING median',
+    pass: extra <= figures.pingMedianUs,
+  });
+}
+
 async function runGroups(): Promise<void> {
   console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input, code-mode).
+  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit-redis).
   const only = process.argv
     .find((argument) => argument.startsWith('--only='))
     ?.slice('--only='.length)
@@ -554,6 +567,7 @@ async function runGroups(): Promise<void> {
       },
     ],
     ['code-mode', codeMode],
+    ['rate-limit-redis', redisLimiter],
   ];
   for (const [name, run] of groups) if (only === undefined || only.includes(name)) await run();
   const failed = outcomes.filter((outcome) => !outcome.pass).length;

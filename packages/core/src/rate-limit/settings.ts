@@ -9,6 +9,7 @@ import type { EnvelopeLogger } from '../logger.js';
 import { parseBooleanSwitch } from '../options.js';
 
 import { createMemoryRateLimitStore } from './memory-store.js';
+import { createLazyRedisRateLimitStore } from './redis-lazy.js';
 import type { RateLimitStore } from './store.js';
 
 /** The resolved limiter settings, keyed by their env variable names. */
@@ -134,13 +135,9 @@ export function storeDescription(setting: string): string {
  * @param setting - the resolved `MCP_RATE_LIMIT_STORE`.
  * @param options - the logger the Redis store reports connection trouble to.
  * @returns the store; its owner closes it.
- * @throws RateLimitSettingsError when the Redis store is not part of this build.
  */
 export function openRateLimitStore(setting: string, options: { readonly logger: EnvelopeLogger }): RateLimitStore {
   if (setting === 'memory') return createMemoryRateLimitStore();
-  options.logger.error(
-    { variable: 'MCP_RATE_LIMIT_STORE' },
-    'a redis:// store is configured, and this build has no Redis store',
-  );
-  throw new RateLimitSettingsError('MCP_RATE_LIMIT_STORE=redis:// needs the Redis store');
+  // the Redis client is loaded on the store's first call, never by servers without Redis
+  return createLazyRedisRateLimitStore(setting, options);
 }

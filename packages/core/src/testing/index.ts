@@ -2,7 +2,8 @@
  * `@mcp-envelope/core/testing`: test infrastructure shared by the adapters' tests and the
  * conformance gate. A loopback upstream replay server ({@link startUpstreamReplay}) and the
  * fixture tools the official MCP conformance suite calls ({@link officialSuiteTools}), with the
- * prompt and resource listings its 2026-07-28 scenarios read ({@link officialSuiteServerExtension}). Nothing
+ * prompt and resource listings its 2026-07-28 scenarios read ({@link officialSuiteServerExtension}),
+ * and a throwaway loopback `redis-server` ({@link startRedisServer}). Nothing
  * here is loaded by `@mcp-envelope/core` itself.
  *
  * @packageDocumentation
@@ -13,9 +14,12 @@ export type {
   ReplayAnswerSource,
   ReplayRequest,
   ReplayRoute,
+  ReplayUsagePlan,
   UpstreamReplay,
   UpstreamReplayOptions,
 } from './upstream-replay.js';
+export { startRedisServer } from './redis-server.js';
+export type { RedisServer, RedisServerOptions } from './redis-server.js';
 export { officialSuiteTools } from './official-suite-tools.js';
 export { officialSuiteServerExtension } from './official-suite-extension.js';
 // what officialSuiteTools returns, so a test can type the list it builds from them

@@ -7,6 +7,7 @@
  * How a request is answered, first match wins:
  * 1. the token path (`POST /oauth2/token` by default): the token response;
  * 2. a route (method, path and, when the route names them, query parameters), newest route first;
+ *    a route with a usage plan answers past its token bucket with the plan's throttled answer;
  * 3. the queue of scripted responses (first in, first out);
  * 4. the standing response set with {@link UpstreamReplay.respond};
  * 5. otherwise HTTP 599 with a JSON body naming the unscripted request, so a test fails visibly.
@@ -41,6 +42,22 @@ export interface RecordedResponse {
   readonly resetAfterBytes?: number;
 }
 
+/**
+ * A token bucket a route enforces, as an upstream's usage plan does: `burst` requests at once,
+ * then `ratePerSecond` on average; a request past it gets `throttled` instead of the route's
+ * answer (and is recorded with `answeredBy: 'throttled'`).
+ */
+export interface ReplayUsagePlan {
+  /** Tokens added per second (> 0). */
+  readonly ratePerSecond: number;
+  /** Capacity of the bucket, full at the start (>= 1). */
+  readonly burst: number;
+  /** A response header set to `ratePerSecond` on every answer of the route (a vendor's rate-limit header); absent: none. */
+  readonly limitHeader?: string;
+  /** The answer past the plan (default: HTTP 429 with a JSON `{ "message": "rate limit exceeded" }` body). */
+  readonly throttled?: RecordedResponse;
+}
+
 /** A recorded answer for every request that matches. */
 export interface ReplayRoute {
   /** HTTP method, any casing; absent matches every method. */
@@ -50,10 +67,12 @@ export interface ReplayRoute {
   /** Query parameters the request must carry with exactly these values; others are ignored. */
   readonly query?: Readonly<Record<string, string>>;
   readonly response: RecordedResponse;
+  /** Enforce this usage plan on the route's requests; absent: every request gets `response`. */
+  readonly usagePlan?: ReplayUsagePlan;
 }
 
 /** How a request was answered. */
-export type ReplayAnswerSource = 'token' | 'route' | 'queue' | 'standing' | 'unscripted';
+export type ReplayAnswerSource = 'token' | 'route' | 'throttled' | 'queue' | 'standing' | 'unscripted';
 
 /** One request the replay server received. */
 export interface ReplayRequest {
@@ -90,7 +109,7 @@ export interface UpstreamReplay {
   readonly url: string;
   /** The token endpoint, for the server's token endpoint setting. */
   readonly tokenUrl: string;
-  /** Every request except token requests, in arrival order. */
+  /** Every request except token requests, in arrival order (throttled ones too, `answeredBy: 'throttled'`). */
   readonly requests: ReplayRequest[];
   /** Token requests (form bodies), in arrival order. */
   readonly tokenRequests: ReplayRequest[];
@@ -102,7 +121,7 @@ export interface UpstreamReplay {
   respond(response: RecordedResponse | undefined): void;
   /** Sets what the token endpoint answers; `undefined` restores the default token. */
   setTokenResponse(response: RecordedResponse | undefined): void;
-  /** Drops every route, queued answer, standing answer and token override (request logs are kept). */
+  /** Drops every route (and its usage plan's bucket), queued answer, standing answer and token override (request logs are kept). */
   reset(): void;
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
@@ -136,6 +155,45 @@ export function routeMatches(route: ReplayRoute, method: string, path: string, q
   if (route.path !== path) return false;
   for (const [name, value] of Object.entries(route.query ?? {})) if (query.get(name) !== value) return false;
   return true;
+}
+
+/** The default answer past a usage plan. */
+const DEFAULT_THROTTLED: RecordedResponse = { status: 429, body: { message: 'rate limit exceeded' } };
+
+/** One route's bucket: whole and partial tokens, and when they were counted (ms, monotonic). */
+interface PlanBucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * Answers a request a route matched: takes a token from the route's bucket (created full), and
+ * adds the plan's limit header when it has one.
+ *
+ * @returns the route's answer, or the plan's throttled answer when the bucket is empty.
+ */
+function answerWithPlan(
+  route: ReplayRoute,
+  buckets: Map<ReplayRoute, PlanBucket>,
+): { response: RecordedResponse; source: ReplayAnswerSource } {
+  const plan = route.usagePlan;
+  if (plan === undefined) return { response: route.response, source: 'route' };
+  const now = performance.now();
+  const bucket = buckets.get(route) ?? { tokens: plan.burst, at: now };
+  bucket.tokens = Math.min(plan.burst, bucket.tokens + ((now - bucket.at) / 1000) * plan.ratePerSecond);
+  bucket.at = now;
+  buckets.set(route, bucket);
+  const granted = bucket.tokens >= 1;
+  if (granted) bucket.tokens -= 1;
+  const answer = granted ? route.response : (plan.throttled ?? DEFAULT_THROTTLED);
+  const headers =
+    plan.limitHeader === undefined
+      ? answer.headers
+      : { ...answer.headers, [plan.limitHeader]: String(plan.ratePerSecond) };
+  return {
+    response: { ...answer, ...(headers === undefined ? {} : { headers }) },
+    source: granted ? 'route' : 'throttled',
+  };
 }
 
 function bodyBytes(body: unknown): Buffer {
@@ -275,6 +333,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   let queue: RecordedResponse[] = [];
   let standing: RecordedResponse | undefined = options.standing;
   let tokenResponse: RecordedResponse | undefined;
+  let buckets = new Map<ReplayRoute, PlanBucket>();
   const requests: ReplayRequest[] = [];
   const tokenRequests: ReplayRequest[] = [];
 
@@ -287,8 +346,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
     if (path === tokenPath) return { response: tokenResponse ?? defaultToken, source: 'token' };
     for (let index = routes.length - 1; index >= 0; index -= 1) {
       const route = routes[index];
-      if (route !== undefined && routeMatches(route, method, path, query))
-        return { response: route.response, source: 'route' };
+      if (route !== undefined && routeMatches(route, method, path, query)) return answerWithPlan(route, buckets);
     }
     const queued = queue.shift();
     if (queued !== undefined) return { response: queued, source: 'queue' };
@@ -324,6 +382,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
     },
     reset: () => {
       routes = [];
+      buckets = new Map();
       queue = [];
       standing = undefined;
       tokenResponse = undefined;

@@ -1,0 +1,220 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createRedisRateLimitStore, REDIS_RATE_LIMIT_KEY_PREFIX } from '../../src/rate-limit/redis-store.js';
+import type { EnvelopeLogger } from '../../src/logger.js';
+import type { RateLimitStore } from '../../src/rate-limit/store.js';
+import { startRedisServer } from '../../src/testing/redis-server.js';
+import type { RedisServer } from '../../src/testing/redis-server.js';
+
+interface LogLine {
+  readonly level: 'error' | 'warn';
+  readonly details: Record<string, unknown>;
+  readonly message: string;
+}
+
+function capturingLogger(): { lines: LogLine[]; logger: EnvelopeLogger } {
+  const lines: LogLine[] = [];
+  return {
+    lines,
+    logger: {
+      error: (details, message) => {
+        lines.push({ level: 'error', details, message });
+      },
+      warn: (details, message) => {
+        lines.push({ level: 'warn', details, message });
+      },
+    },
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+let redis: RedisServer;
+let store: RateLimitStore;
+let inspector: Redis;
+let keyCounter = 0;
+/** A key no other test uses. */
+const freshKey = (): string => `test:${process.pid}:${(keyCounter += 1)}`;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  store = createRedisRateLimitStore(redis.url, { logger: capturingLogger().logger });
+  inspector = new Redis(redis.url);
+});
+afterAll(async () => {
+  await store.close();
+  inspector.disconnect();
+  await redis.stop();
+});
+
+describe('Redis rate-limit store', () => {
+  it('grants a fresh bucket its burst, then refuses with the time the next token is due', async () => {
+    const key = freshKey();
+    const plan = { ratePerSecond: 1, burst: 3 };
+    const before = Date.now();
+    const takes = [];
+    for (let index = 0; index < 4; index += 1) takes.push(await store.take(key, plan, 0));
+    expect(takes.map((take) => [take.granted, take.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    expect(takes.slice(0, 3).map((take) => take.waitMs)).toEqual([0, 0, 0]);
+    const refused = takes[3];
+    expect(refused?.waitMs).toBeGreaterThan(900);
+    expect(refused?.waitMs).toBeLessThanOrEqual(1000);
+    // three tokens short at one per second: full again about 3 s after the takes
+    expect(refused?.resetAtMs).toBeGreaterThan(before + 2800);
+    expect(refused?.resetAtMs).toBeLessThanOrEqual(Date.now() + 3000 + 50);
+  });
+
+  it('refills by time on Redis clock', async () => {
+    const key = freshKey();
+    const plan = { ratePerSecond: 20, burst: 1 };
+    expect((await store.take(key, plan, 0)).granted).toBe(true);
+    const refused = await store.take(key, plan, 0);
+    expect(refused.granted).toBe(false);
+    expect(refused.waitMs).toBeGreaterThan(0);
+    expect(refused.waitMs).toBeLessThanOrEqual(50);
+    await sleep(80);
+    expect((await store.take(key, plan, 0)).granted).toBe(true);
+    // burst 1: however long the sleep was, the bucket held one token only
+    expect((await store.take(key, plan, 0)).granted).toBe(false);
+  });
+
+  it('reserves a token due within the wait allowed, queueing reservations one interval apart', async () => {
+    const key = freshKey();
+    const plan = { ratePerSecond: 2, burst: 1 };
+    const takes = [];
+    for (let index = 0; index < 4; index += 1) takes.push(await store.take(key, plan, 1000));
+    expect(takes.map((take) => take.granted)).toEqual([true, true, true, false]);
+    const waits = takes.map((take) => take.waitMs);
+    expect(waits[0]).toBe(0);
+    expect(waits[1]).toBeGreaterThan(400);
+    expect(waits[1]).toBeLessThanOrEqual(500);
+    expect(waits[2]).toBeGreaterThan(900);
+    expect(waits[2]).toBeLessThanOrEqual(1000);
+    // refused: its token would come 1.5 s out, past the 1 s allowed
+    expect(waits[3]).toBeGreaterThan(1400);
+    expect(waits[3]).toBeLessThanOrEqual(1500);
+  });
+
+  it('refunds a token but never fills a bucket above its burst', async () => {
+    const key = freshKey();
+    const plan = { ratePerSecond: 0.001, burst: 2 };
+    expect((await store.take(key, plan, 0)).remaining).toBe(1);
+    await store.refund(key, plan);
+    await store.refund(key, plan);
+    await store.refund(key, plan);
+    const takes = [];
+    for (let index = 0; index < 3; index += 1) takes.push((await store.take(key, plan, 0)).granted);
+    expect(takes).toEqual([true, true, false]);
+    // a refund to a bucket Redis does not hold (full already) creates no key
+    const untouched = freshKey();
+    await store.refund(untouched, plan);
+    expect(await inspector.exists(REDIS_RATE_LIMIT_KEY_PREFIX + untouched)).toBe(0);
+  });
+
+  it('drains a bucket so that its next token is due when the upstream said', async () => {
+    const key = freshKey();
+    const plan = { ratePerSecond: 1, burst: 5 };
+    await store.drain(key, plan, 3000);
+    const refused = await store.take(key, plan, 0);
+    expect(refused.granted).toBe(false);
+    expect(refused.waitMs).toBeGreaterThan(2900);
+    expect(refused.waitMs).toBeLessThanOrEqual(3000);
+    const reserved = await store.take(key, plan, 5000);
+    expect(reserved.granted).toBe(true);
+    expect(reserved.waitMs).toBeGreaterThan(2900);
+    expect(reserved.waitMs).toBeLessThanOrEqual(3000);
+  });
+
+  it('grants exactly the burst to 200 concurrent takes from two clients', async () => {
+    const other = createRedisRateLimitStore(redis.url, { logger: capturingLogger().logger });
+    try {
+      const key = freshKey();
+      const plan = { ratePerSecond: 0.001, burst: 37 };
+      const takes = await Promise.all(
+        Array.from({ length: 200 }, (_, index) => (index % 2 === 0 ? store : other).take(key, plan, 0)),
+      );
+      expect(takes.filter((take) => take.granted)).toHaveLength(37);
+      expect(takes.filter((take) => !take.granted)).toHaveLength(163);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('rejects a plan that cannot describe a bucket, before calling Redis', async () => {
+    await expect(store.take(freshKey(), { ratePerSecond: 0, burst: 1 }, 0)).rejects.toThrow(TypeError);
+    await expect(store.drain(freshKey(), { ratePerSecond: 1, burst: 0 }, 10)).rejects.toThrow(TypeError);
+  });
+
+  it('gives each key a TTL until its bucket is full again, and the key vanishes when idle', async () => {
+    const key = freshKey();
+    const plan = { ratePerSecond: 20, burst: 1 };
+    await store.take(key, plan, 0);
+    const ttl = await inspector.pttl(REDIS_RATE_LIMIT_KEY_PREFIX + key);
+    // full again in 50 ms, plus the 1 s margin
+    expect(ttl).toBeGreaterThan(900);
+    expect(ttl).toBeLessThanOrEqual(1050);
+    await sleep(1200);
+    expect(await inspector.exists(REDIS_RATE_LIMIT_KEY_PREFIX + key)).toBe(0);
+  });
+});
+
+describe('Redis rate-limit store when Redis goes away', () => {
+  it('rejects within a second while Redis is down, logs once, and works again after a restart', async () => {
+    const own = await startRedisServer({ password: 's3cret-pw/+' });
+    const { lines, logger } = capturingLogger();
+    const outage = createRedisRateLimitStore(own.url, { logger });
+    try {
+      const plan = { ratePerSecond: 1, burst: 2 };
+      expect((await outage.take('outage', plan, 0)).granted).toBe(true);
+      expect(outage.description).toBe(`redis://127.0.0.1:${own.port}`);
+      await own.stop();
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const started = Date.now();
+        await expect(outage.take('outage', plan, 0)).rejects.toThrow(/Redis unreachable/);
+        expect(Date.now() - started).toBeLessThan(1000);
+      }
+      await own.restart();
+      const deadline = Date.now() + 5000;
+      let granted: boolean | undefined;
+      while (granted === undefined && Date.now() < deadline) {
+        granted = await outage.take('outage', plan, 0).then(
+          (take) => take.granted,
+          () => undefined,
+        );
+        if (granted === undefined) await sleep(100);
+      }
+      // the restarted Redis holds nothing: a full bucket
+      expect(granted).toBe(true);
+      // the outage is the limiter's to log; the store says once that Redis is back
+      expect(lines.map((line) => line.message)).toEqual([
+        'rate-limit store: Redis reachable again; buckets are shared across replicas again',
+      ]);
+      expect(JSON.stringify(lines)).not.toContain('s3cret');
+    } finally {
+      await outage.close();
+      await own.stop();
+    }
+  });
+
+  it('rejects within a second when nothing listens at the URL', async () => {
+    const { lines, logger } = capturingLogger();
+    const nowhere = createRedisRateLimitStore('redis://:hunter2@127.0.0.1:1/0', { logger });
+    try {
+      expect(nowhere.description).toBe('redis://127.0.0.1:1/0');
+      const started = Date.now();
+      await expect(nowhere.take('k', { ratePerSecond: 1, burst: 1 }, 0)).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(JSON.stringify(lines)).not.toContain('hunter2');
+    } finally {
+      await nowhere.close();
+    }
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * Two replicas of the reference SP server (built CLI processes, a real MCP SDK client each) share
+ * one real redis-server for their rate-limit buckets, in front of one replay upstream enforcing
+ * the same usage plan as the operation's model states. Hammered from both, the upstream must see
+ * no more than the plan allows and never answer 429; every refusal is a valid rate_limited
+ * envelope whose retry_after_seconds, waited out, succeeds; a Redis restart loses no call.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
+import { startRedisServer } from '@mcp-envelope/core/testing';
+import type { RedisServer, ReplayRoute, UpstreamReplay } from '@mcp-envelope/core/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { lwaEnv } from './helpers/sp-client.js';
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(PACKAGE, 'dist/cli.js');
+const TOOL = 'sellers_getMarketplaceParticipations';
+const PATH = '/sellers/v1/marketplaceParticipations';
+/** The usage plan the model states and the upstream enforces: a token every 2 s, 6 at once. */
+const RATE = 0.5;
+const BURST = 6;
+const MAX_WAIT_MS = 300;
+
+/** The built-in sellers model with the usage plan table SP-API models carry in their descriptions. */
+function writeModelWithPlan(folder: string): void {
+  const model = JSON.parse(readFileSync(join(PACKAGE, 'catalog/sellers.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { description?: string }>>;
+  };
+  const operation = model.paths[PATH]?.['get'];
+  if (operation === undefined) throw new Error(`no GET ${PATH} in the sellers model`);
+  operation.description = `${operation.description ?? ''}\n\n**Usage Plan:**\n\n| Rate (requests per second) | Burst |\n| ---- | ---- |\n| ${RATE} | ${BURST} |\n\nThe \`x-amzn-RateLimit-Limit\` response header returns the usage plan rate limits that were applied to the requested operation, when available.`;
+  writeFileSync(join(folder, 'sellers.json'), JSON.stringify(model));
+}
+
+/** The operation's route on the upstream: the same plan, SP-API's 429 past it. */
+const planRoute: ReplayRoute = {
+  method: 'GET',
+  path: PATH,
+  response: { status: 200, body: { payload: [] } },
+  usagePlan: {
+    ratePerSecond: RATE,
+    burst: BURST,
+    limitHeader: 'x-amzn-RateLimit-Limit',
+    throttled: {
+      status: 429,
+      headers: { 'content-type': 'application/json' },
+      body: { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.' }] },
+    },
+  },
+};
+
+interface Replica {
+  readonly client: Client;
+  readonly stderr: string[];
+}
+
+async function startReplica(
+  name: string,
+  models: string,
+  upstream: UpstreamReplay,
+  redis: RedisServer,
+  scratch: string,
+): Promise<Replica> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--models', models, '--upstream', upstream.url],
+    cwd: PACKAGE,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      XDG_CACHE_HOME: join(scratch, `cache-${name}`),
+      MCP_RATE_LIMIT_STORE: redis.url,
+      MCP_RATE_LIMIT_MAX_WAIT_MS: String(MAX_WAIT_MS),
+      ...lwaEnv(upstream),
+    },
+    stderr: 'pipe',
+  });
+  const stderr: string[] = [];
+  transport.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  const client = new Client({ name: `replica-${name}`, version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr };
+}
+
+type Outcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly kind: unknown; readonly retryAfter: unknown; readonly valid: boolean };
+
+async function callOnce(replica: Replica): Promise<Outcome> {
+  const result = (await replica.client.callTool({ name: TOOL, arguments: {} })) as CallToolResult;
+  if (result.isError !== true) return { ok: true };
+  const envelope = result.structuredContent as Record<string, unknown>;
+  const meta = envelope['_meta'] as Record<string, unknown> | undefined;
+  return {
+    ok: false,
+    kind: envelope['error_kind'],
+    retryAfter: meta?.['retry_after_seconds'],
+    valid: validateEnvelope(envelope).valid,
+  };
+}
+
+/** Calls from two lanes per replica, 40 ms apart per lane, until `durationMs` passed or 40 calls per lane. */
+async function hammer(
+  replicas: readonly Replica[],
+  durationMs: number,
+  during?: () => Promise<void>,
+): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const deadline = Date.now() + durationMs;
+  const lane = async (replica: Replica): Promise<void> => {
+    for (let call = 0; call < 40 && Date.now() < deadline; call += 1) {
+      outcomes.push(await callOnce(replica));
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+  };
+  await Promise.all([...replicas.flatMap((replica) => [lane(replica), lane(replica)]), during?.()]);
+  return outcomes;
+}
+
+const sentUpstream = (upstream: UpstreamReplay): number =>
+  upstream.requests.filter((request) => request.path === PATH).length;
+const throttledUpstream = (upstream: UpstreamReplay): number =>
+  upstream.requests.filter((request) => request.path === PATH && request.answeredBy === 'throttled').length;
+
+let scratch: string;
+let redis: RedisServer;
+let upstream: UpstreamReplay;
+let replicas: Replica[] = [];
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'sp-replicas-test-'));
+  const models = join(scratch, 'models');
+  mkdirSync(models);
+  writeModelWithPlan(models);
+  redis = await startRedisServer();
+  upstream = await startAmazonReplay({ routes: [planRoute], standing: { status: 200, body: {} } });
+  replicas = await Promise.all(['a', 'b'].map((name) => startReplica(name, models, upstream, redis, scratch)));
+});
+
+afterAll(async () => {
+  await Promise.all(replicas.map((replica) => replica.client.close()));
+  await upstream.close();
+  await redis.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('two replicas sharing Redis', () => {
+  it('keep the operation within its usage plan under load; every refusal is a valid envelope', async () => {
+    const started = performance.now();
+    const outcomes = await hammer(replicas, 5000);
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    const sent = sentUpstream(upstream);
+    const refused = outcomes.filter((outcome) => !outcome.ok);
+    console.log(
+      `replicas phase 1: ${outcomes.length} calls from 2 replicas, ${sent} sent upstream, ${refused.length} refused, ${throttledUpstream(upstream)} upstream 429s, ${elapsedSeconds.toFixed(2)} s (plan ${RATE}/s burst ${BURST}, bound ${(BURST + RATE * elapsedSeconds).toFixed(1)})`,
+    );
+    expect(sent).toBeLessThanOrEqual(BURST + RATE * elapsedSeconds);
+    expect(sent).toBeGreaterThanOrEqual(BURST);
+    expect(throttledUpstream(upstream)).toBe(0);
+    expect(outcomes.length - refused.length).toBe(sent);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const outcome of refused) {
+      expect(outcome).toMatchObject({ ok: false, kind: 'rate_limited', valid: true });
+      if (!outcome.ok) expect(outcome.retryAfter).toBeGreaterThan(0);
+    }
+  });
+
+  it('succeeds once a refusal’s retry_after_seconds is waited out', async () => {
+    const [replica] = replicas;
+    if (replica === undefined) throw new Error('no replica');
+    let outcome = await callOnce(replica);
+    for (let attempt = 0; attempt < 3 && outcome.ok; attempt += 1) outcome = await callOnce(replica);
+    expect(outcome).toMatchObject({ ok: false, kind: 'rate_limited', valid: true });
+    const retryAfter = outcome.ok ? 0 : Number(outcome.retryAfter);
+    expect(retryAfter).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    expect(await callOnce(replica)).toEqual({ ok: true });
+    expect(throttledUpstream(upstream)).toBe(0);
+  });
+
+  it('answers every call while Redis restarts in the middle, none with internal_error', async () => {
+    const before = sentUpstream(upstream);
+    const throttledBefore = throttledUpstream(upstream);
+    const started = performance.now();
+    const outcomes = await hammer(replicas, 3000, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await redis.restart();
+    });
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    const refused = outcomes.filter((outcome) => !outcome.ok);
+    console.log(
+      `replicas phase 2 (Redis restarted after 1 s): ${outcomes.length} calls, ${sentUpstream(upstream) - before} sent upstream, ${refused.length} refused, ${throttledUpstream(upstream) - throttledBefore} upstream 429s, ${elapsedSeconds.toFixed(2)} s`,
+    );
+    expect(outcomes.length).toBeGreaterThan(20);
+    for (const outcome of refused) expect(outcome).toMatchObject({ ok: false, kind: 'rate_limited', valid: true });
+    expect(outcomes.length - refused.length).toBeGreaterThan(0);
+  });
+});
