@@ -9,7 +9,7 @@ import type { TableColumn } from '../render.js';
 import type { RowResult } from '../report-types.js';
 
 /** The gate's sections, in report order. */
-export const GATE_SECTIONS = ['capability', 'probe', 'upstream', 'fixtures', 'parity', 'code-mode'] as const;
+export const GATE_SECTIONS = ['capability', 'probe', 'upstream', 'fixtures', 'parity', 'code-mode', 'limiter'] as const;
 
 /** One of {@link GATE_SECTIONS}. */
 export type GateSection = (typeof GATE_SECTIONS)[number];
@@ -93,6 +93,7 @@ const SECTION_TITLES: Readonly<Record<GateSection, string>> = {
   fixtures: 'fixtures: regenerated from the running servers and compared with conformance/fixtures',
   parity: 'cross-server parity: the same condition gives the same code and envelope shape on SP and Ads',
   'code-mode': 'Code Mode battery: each server with CODE_MODE=true, search, inner calls, limits, responsiveness',
+  limiter: 'Limiter battery: each server with MCP_RATE_LIMIT=on, learned plans, pre-flight refusals, reported settings',
 };
 
 function totalsLine(totals: GateTotals): string {

@@ -28,6 +28,7 @@ import type { ExpectedEnvelope, ExpectedSuccess, UpstreamCase } from './cases.js
 import { startGateEnvironment } from './environment.js';
 import type { GateEnvironment, RawOutcome } from './environment.js';
 import { codeModeRows } from './code-mode.js';
+import { limiterRows } from './limiter.js';
 import { compareFixtures, generateFixtures } from './fixtures.js';
 import type { GeneratedFixture } from './fixtures.js';
 import { FIXTURE_SCENARIOS } from './fixture-plan.js';
@@ -605,7 +606,15 @@ export async function runGate(options: GateOptions = {}): Promise<GateReport> {
       }
       progress('code mode battery');
       const codeMode = await codeModeRows(environment);
-      rows.push(...upstream, ...fixtureRows(fixtures, fixturesFolder), ...parityRows(fixtures), ...codeMode);
+      progress('limiter battery');
+      const limiter = await limiterRows(environment);
+      rows.push(
+        ...upstream,
+        ...fixtureRows(fixtures, fixturesFolder),
+        ...parityRows(fixtures),
+        ...codeMode,
+        ...limiter,
+      );
     }
     const servers = await serverInfos(environment);
     const summary = totalsOf(rows);

@@ -31,7 +31,15 @@ export type ServerId = (typeof SERVER_IDS)[number];
  * - `code-mode`: as main with `CODE_MODE=true` and a wall-time limit of
  *   {@link GATE_CODE_MODE_WALL_TIME_MS}, no fixture tools.
  */
-export const VARIANT_NAMES = ['main', 'no-credentials', 'lenient', 'probe', 'identities', 'code-mode'] as const;
+export const VARIANT_NAMES = [
+  'main',
+  'no-credentials',
+  'lenient',
+  'probe',
+  'identities',
+  'code-mode',
+  'limiter',
+] as const;
 
 /** The `CODE_MODE_WALL_TIME_MS` of the `code-mode` variant: short, so an endless script ends fast. */
 export const GATE_CODE_MODE_WALL_TIME_MS = 1_000;
@@ -126,6 +134,9 @@ export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl =
     MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'true',
     MCP_SCHEMA_KEY_NORMALIZATION_META: 'true',
     MCP_STRICT_UNKNOWN_FIELDS: 'true',
+    // the recorded cases call the same tools again and again, 429s included: a limiter learning
+    // from them would refuse later cases, so only the limiter variant runs it
+    MCP_RATE_LIMIT: 'off',
   };
   switch (variant) {
     case 'main':
@@ -151,6 +162,15 @@ export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl =
         ...switches,
         CODE_MODE: 'true',
         CODE_MODE_WALL_TIME_MS: String(GATE_CODE_MODE_WALL_TIME_MS),
+      };
+    case 'limiter':
+      // no waiting: a call over budget is refused at once, which the limiter battery checks
+      return {
+        ...credentials,
+        LWA_TOKEN_URL: tokenUrl,
+        ...switches,
+        MCP_RATE_LIMIT: 'on',
+        MCP_RATE_LIMIT_MAX_WAIT_MS: '0',
       };
   }
 }

@@ -271,6 +271,12 @@ describe('reference server command lines and the report', () => {
       'http://127.0.0.1:9/openbridge',
     );
     expect(variantEnv('main', 'http://t/token', 'http://127.0.0.1:9')['SP_IDENTITY_SERVICE_URL']).toBeUndefined();
+    // only the limiter variant runs the limiter, without waiting
+    expect(variantEnv('main', 'http://t/token')['MCP_RATE_LIMIT']).toBe('off');
+    expect(variantEnv('limiter', 'http://t/token')).toMatchObject({
+      MCP_RATE_LIMIT: 'on',
+      MCP_RATE_LIMIT_MAX_WAIT_MS: '0',
+    });
     const line = serverCommandLine(
       {
         upstreamUrl: 'http://127.0.0.1:9',
@@ -327,6 +333,7 @@ describe('reference server command lines and the report', () => {
         fixtures: zero,
         parity: totalsOf([rows[1]]),
         'code-mode': zero,
+        limiter: zero,
       },
       summary: totalsOf(rows),
       conformant: false,

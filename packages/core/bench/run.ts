@@ -19,6 +19,7 @@ import { benchServer } from './bench-server.js';
 import { realisticTools, twentyPropertyTool } from './generate-tools.js';
 import { measureCodeMode } from './code-mode.js';
 import { measureRedisLimiter } from './rate-limit-redis.js';
+import { measureRateLimit } from './rate-limit.js';
 import { measureSandbox } from './sandbox.js';
 import { stdioEndToEnd } from './stdio-end-to-end.js';
 
@@ -569,9 +570,26 @@ async function redisLimiter(): Promise<void> {
   });
 }
 
+/** The pre-flight limiter: cost per call on the memory store, and the memory of idle buckets. */
+async function rateLimit(): Promise<void> {
+  const figures = await measureRateLimit(quick ? 5 : 15, quick ? 200 : 1000);
+  report({
+    name: 'tools/call with the memory-store limiter vs MCP_RATE_LIMIT=off',
+    figure: `${figures.onMicros.toFixed(1)} µs vs ${figures.offMicros.toFixed(1)} µs = ${figures.ratio.toFixed(3)}x`,
+    target: '<= 1.05x',
+    pass: figures.ratio <= 1.05,
+  });
+  report({
+    name: `${figures.buckets.toLocaleString('en')} idle buckets in the memory store`,
+    figure: `${figures.bucketsMb.toFixed(1)} MB; ${figures.afterSweepMb.toFixed(1)} MB after expiry (${figures.swept.toLocaleString('en')} swept)`,
+    target: '< 50 MB, reclaimed when expired',
+    pass: figures.bucketsMb < 50 && figures.swept === figures.buckets && figures.afterSweepMb < figures.bucketsMb / 10,
+  });
+}
+
 async function runGroups(): Promise<void> {
   console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit-redis).
+  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit, rate-limit-redis).
   const only = process.argv
     .find((argument) => argument.startsWith('--only='))
     ?.slice('--only='.length)
@@ -592,6 +610,7 @@ async function runGroups(): Promise<void> {
       },
     ],
     ['code-mode', codeMode],
+    ['rate-limit', rateLimit],
     ['rate-limit-redis', redisLimiter],
   ];
   for (const [name, run] of groups) if (only === undefined || only.includes(name)) await run();
