@@ -44,6 +44,8 @@ export interface RateLimitReport {
 export interface RateLimitObservation {
   /** The limit the upstream reported, in requests per second (`_meta.rate_limit.limit_per_second`). */
   readonly limitPerSecond?: number | string | undefined;
+  /** The requests the upstream said are left (`_meta.rate_limit.remaining`). */
+  readonly remaining?: number | string | undefined;
   /** The last upstream HTTP status of the call. */
   readonly status?: number | undefined;
   /** The upstream's `Retry-After`, in seconds. */
@@ -143,7 +145,7 @@ function fallbackGuard(input: RateLimiterInput): {
 /** The learned plans and backoffs of one limiter, and what a 429 or a reported limit changes in them. */
 function createLearning(now: () => number): {
   planFor: RateLimiter['planFor'];
-  learnLimit: (key: string, toolPlan: RateLimitPlan | undefined, limit: number) => void;
+  learnLimit: (key: string, toolPlan: RateLimitPlan | undefined, limit: number, remaining: number | undefined) => void;
   backoff: (
     key: string,
     toolPlan: RateLimitPlan | undefined,
@@ -167,10 +169,12 @@ function createLearning(now: () => number): {
   };
   return {
     planFor,
-    learnLimit: (key, toolPlan, limit) => {
+    learnLimit: (key, toolPlan, limit, remaining) => {
       const current = planFor(key, toolPlan);
       if (current?.ratePerSecond === limit && learned.get(key)?.expiresAtMs === undefined) return;
-      const burst = current?.burst ?? Math.max(1, Math.ceil(limit));
+      // Without a plan of its own, the burst is what the upstream says is left (plus the request
+      // just answered): a bucket of one would refuse calls the upstream still accepts.
+      const burst = current?.burst ?? Math.max(1, Math.ceil(limit), Math.floor(remaining ?? 0) + 1);
       remember(learned, key, { plan: { ratePerSecond: limit, burst }, expiresAtMs: undefined });
     },
     backoff: (key, toolPlan, retryAfterSeconds) => {
@@ -191,6 +195,12 @@ function createLearning(now: () => number): {
       backoffs.delete(key);
     },
   };
+}
+
+/** A non-negative finite count, from a header value as `_meta` holds it. */
+function nonNegative(value: number | string | undefined): number | undefined {
+  const number = typeof value === 'string' ? Number(value.trim()) : value;
+  return number !== undefined && Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
 /** A positive finite number of requests per second, from a header value as `_meta` holds it. */
@@ -226,7 +236,7 @@ export function createRateLimiter(input: RateLimiterInput): RateLimiter {
     refund: (key, plan) => guard.run((store) => store.refund(key, plan)),
     learn: async (key, toolPlan, observed) => {
       const limit = limitValue(observed.limitPerSecond);
-      if (limit !== undefined) learning.learnLimit(key, toolPlan, limit);
+      if (limit !== undefined) learning.learnLimit(key, toolPlan, limit, nonNegative(observed.remaining));
       if (observed.status === 429) {
         const { plan, waitMs } = learning.backoff(key, toolPlan, observed.retryAfterSeconds);
         await guard.run((store) => store.drain(key, plan, waitMs));

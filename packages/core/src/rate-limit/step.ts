@@ -118,6 +118,7 @@ export async function decideRateLimit(
   const learn = (context: CallContext): Promise<void> =>
     limiter.learn(key, call.plan, {
       limitPerSecond: numeric(context.rateLimit?.limit_per_second),
+      remaining: numeric(context.rateLimit?.remaining),
       status: context.upstreamStatus,
       retryAfterSeconds: context.retryAfterSeconds,
     });
