@@ -33,7 +33,7 @@ export const RATE_LIMIT_DEFAULTS: RateLimitSettings = {
 export interface RateLimitOptions {
   /** `MCP_RATE_LIMIT`: limit tools that have a plan (default true). */
   readonly rateLimit?: boolean;
-  /** `MCP_RATE_LIMIT_MAX_WAIT_MS`: a non-negative integer of milliseconds (default 2000). */
+  /** `MCP_RATE_LIMIT_MAX_WAIT_MS`: an integer of milliseconds from 0 to 2^31 - 1 (default 2000). */
   readonly rateLimitMaxWaitMs?: number;
   /**
    * A store to use instead of the one `MCP_RATE_LIMIT_STORE` names (tests, or servers of one
@@ -56,17 +56,27 @@ function readSwitch(raw: string | undefined): boolean {
   return parsed ?? RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT;
 }
 
+/**
+ * The longest wait a timer can hold (2^31 - 1 ms, about 24.8 days): Node fires a longer timer
+ * after 1 ms, which would send a reserved call upstream at once.
+ */
+const MAX_RATE_LIMIT_WAIT_MS = 2_147_483_647;
+
 function readMaxWait(raw: string | undefined, override: number | undefined): number {
   if (override !== undefined) {
-    if (!Number.isSafeInteger(override) || override < 0)
-      throw new RateLimitSettingsError('the option for MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer');
+    if (!Number.isSafeInteger(override) || override < 0 || override > MAX_RATE_LIMIT_WAIT_MS)
+      throw new RateLimitSettingsError(
+        `the option for MCP_RATE_LIMIT_MAX_WAIT_MS must be an integer from 0 to ${MAX_RATE_LIMIT_WAIT_MS}`,
+      );
     return override;
   }
   const text = raw?.trim();
   if (text === undefined || text === '') return RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_MAX_WAIT_MS;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value))
-    throw new RateLimitSettingsError('MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer (milliseconds)');
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value > MAX_RATE_LIMIT_WAIT_MS)
+    throw new RateLimitSettingsError(
+      `MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer (milliseconds) of at most ${MAX_RATE_LIMIT_WAIT_MS}`,
+    );
   return value;
 }
 

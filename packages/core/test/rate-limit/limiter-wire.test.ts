@@ -327,6 +327,11 @@ describe('limiter settings', () => {
       /^MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer/,
     );
     expect(() => build({ MCP_RATE_LIMIT_MAX_WAIT_MS: '1.5' })).toThrow(/^MCP_RATE_LIMIT_MAX_WAIT_MS/);
+    // a longer timer fires after 1 ms in Node: a reserved call would go upstream at once
+    expect(() => build({ MCP_RATE_LIMIT_MAX_WAIT_MS: '2147483648' })).toThrow(
+      'MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer (milliseconds) of at most 2147483647',
+    );
+    expect(() => build({ MCP_RATE_LIMIT_MAX_WAIT_MS: '2147483647' })).not.toThrow();
     expect(() => build({ MCP_RATE_LIMIT_STORE: 'http://h:1/0' })).toThrow(
       'MCP_RATE_LIMIT_STORE must be memory or a redis://host:port/db URL',
     );
