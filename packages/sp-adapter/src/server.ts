@@ -7,6 +7,8 @@
  *
  * @packageDocumentation
  */
+import { createHash } from 'node:crypto';
+
 import { createAmazonRedactor, LwaError, LwaTokenClient, lwaSettingsFromEnv } from '@mcp-envelope/amazon';
 import {
   compileTool,
@@ -381,6 +383,20 @@ interface OperationToolParts extends ReturnType<typeof identityCredentials> {
   readonly state: SpServerState;
   readonly baseUrl: (region: SpRegion, sandbox: boolean) => string;
   readonly checkParsedBody: (operation: SpModelOperation, value: unknown) => void;
+  /** The rate-limit identity of calls without an active identity: the LWA_* seller's fingerprint. */
+  readonly defaultSeller: string | undefined;
+}
+
+/**
+ * A short one-way fingerprint of the LWA_* credentials: servers of different sellers sharing one
+ * rate-limit store must not share buckets, and the key must not hold the refresh token itself.
+ */
+function sellerFingerprint(clientId: string | undefined, refreshToken: string | undefined): string | undefined {
+  if (refreshToken === undefined || refreshToken === '') return undefined;
+  const digest = createHash('sha256')
+    .update(`${clientId ?? ''}\0${refreshToken}`)
+    .digest('hex');
+  return `seller:${digest.slice(0, 16)}`;
 }
 
 /**
@@ -402,10 +418,10 @@ function operationTool(operation: SpModelOperation, parts: OperationToolParts): 
     // SpServerOptions.models): core keeps it without its deep copy
     inputSchemaOwnership: 'transfer',
     ...(operation.rateLimit === undefined ? {} : { rateLimit: operation.rateLimit }),
-    // SP-API budgets are per selling partner: the session's active identity (none: the one seller of LWA_*)
+    // SP-API budgets are per selling partner: the session's active identity, else the LWA_* seller
     rateLimitIdentity: (_args, context) => {
       const id = sessions.of(context).identityId;
-      return id === undefined ? undefined : `identity:${String(id)}`;
+      return id === undefined ? parts.defaultSeller : `identity:${String(id)}`;
     },
     annotations: {
       readOnlyHint: readOnly,
@@ -495,6 +511,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
     state,
     baseUrl,
     checkParsedBody: createBodyChecker(),
+    defaultSeller: sellerFingerprint(lwaSettings.clientId, lwaSettings.refreshToken),
     ...identityCredentials({ identities, tokens, identityTokens, defaultRegion: () => state.region }),
   };
   const setRegion = setRegionTool(sessions, state, baseUrl);

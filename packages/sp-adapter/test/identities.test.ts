@@ -388,6 +388,17 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
     // the server's own hint must survive redaction intact
     expect(refused.hints[0]).toBe(OPENBRIDGE_HINTS.auth);
     expect(refused.hints.join(' ')).not.toContain('[REDACTED]');
+    // the 503 first: after the 429 the pre-flight limiter holds the tool back for its Retry-After
+    upstream.route({
+      method: 'GET',
+      path: '/idsvc/identities',
+      response: { status: 503, body: '<html>down</html>', headers: { 'content-type': 'text/html' } },
+    });
+    expect(envelopeOf(await connected.call('list_identities', {}))).toMatchObject({
+      error_kind: 'sp_api_http',
+      error_code: 'OPENBRIDGE_HTTP_503',
+      retryable: true,
+    });
     upstream.route({
       method: 'GET',
       path: '/idsvc/identities',
@@ -404,16 +415,6 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
     expect(limited.summary).toBe(
       'The identity service answered HTTP 429 Too Many Requests to GET /idsvc/identities; retry after 7 s.',
     );
-    upstream.route({
-      method: 'GET',
-      path: '/idsvc/identities',
-      response: { status: 503, body: '<html>down</html>', headers: { 'content-type': 'text/html' } },
-    });
-    expect(envelopeOf(await connected.call('list_identities', {}))).toMatchObject({
-      error_kind: 'sp_api_http',
-      error_code: 'OPENBRIDGE_HTTP_503',
-      retryable: true,
-    });
   });
 
   it('falls through with an identity_unverified warning when the list is down or empty, and SP-API calls then meet the service', async () => {

@@ -58,7 +58,7 @@ export interface RateLimiter {
   report(): RateLimitReport;
   /** The plan in force for `key`: learned in this process, else the tool's own, else none. */
   planFor(key: string, toolPlan: RateLimitPlan | undefined): RateLimitPlan | undefined;
-  /** Takes a token (see `RateLimitStore.take`); never rejects while the local fallback works. */
+  /** Takes a token at nine tenths of `plan`'s rate (see `RateLimitStore.take`); never rejects while the local fallback works. */
   take(key: string, plan: RateLimitPlan): Promise<RateLimitTake>;
   /** Gives a token back. */
   refund(key: string, plan: RateLimitPlan): Promise<void>;
@@ -197,6 +197,19 @@ function createLearning(now: () => number): {
   };
 }
 
+/** The share of a plan's rate the limiter spends (see {@link withLatencyMargin}). */
+const RATE_LIMIT_SPEND_SHARE = 0.9;
+
+/**
+ * The plan the limiter spends: the stated rate less a tenth. The upstream's bucket starts when the
+ * first request arrives, later than the limiter's first take by that request's latency (a token
+ * fetch, a slow network), so a token spent the moment it is due here would arrive early there and
+ * be answered 429.
+ */
+function withLatencyMargin(plan: RateLimitPlan): RateLimitPlan {
+  return { ratePerSecond: plan.ratePerSecond * RATE_LIMIT_SPEND_SHARE, burst: plan.burst };
+}
+
 /** A non-negative finite count, from a header value as `_meta` holds it. */
 function nonNegative(value: number | string | undefined): number | undefined {
   const number = typeof value === 'string' ? Number(value.trim()) : value;
@@ -232,14 +245,14 @@ export function createRateLimiter(input: RateLimiterInput): RateLimiter {
       rate_limit_store_fallback: guard.fallingBack(),
     }),
     planFor: learning.planFor,
-    take: (key, plan) => guard.run((store) => store.take(key, plan, maxWaitMs)),
-    refund: (key, plan) => guard.run((store) => store.refund(key, plan)),
+    take: (key, plan) => guard.run((store) => store.take(key, withLatencyMargin(plan), maxWaitMs)),
+    refund: (key, plan) => guard.run((store) => store.refund(key, withLatencyMargin(plan))),
     learn: async (key, toolPlan, observed) => {
       const limit = limitValue(observed.limitPerSecond);
       if (limit !== undefined) learning.learnLimit(key, toolPlan, limit, nonNegative(observed.remaining));
       if (observed.status === 429) {
         const { plan, waitMs } = learning.backoff(key, toolPlan, observed.retryAfterSeconds);
-        await guard.run((store) => store.drain(key, plan, waitMs));
+        await guard.run((store) => store.drain(key, withLatencyMargin(plan), waitMs));
       } else if (observed.status !== undefined) learning.answered(key);
     },
     close: async () => {

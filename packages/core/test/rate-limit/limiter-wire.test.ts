@@ -101,17 +101,17 @@ describe('the pre-flight limiter over the wire', () => {
       retryable: true,
       tool: 'limited',
       _meta: {
-        retry_after_seconds: 1,
-        rate_limit: { limit_per_second: 1, remaining: 0, reset_at: new Date(T0 + 2000).toISOString() },
+        retry_after_seconds: 1.112,
+        rate_limit: { limit_per_second: 1, remaining: 0, reset_at: new Date(T0 + 2223).toISOString() },
       },
     });
     expect((envelope['details'] as { issue: string }[])[0]?.issue).toBe(
       'refused before any upstream call by the pre-flight rate limiter',
     );
-    expect((envelope['hints'] as string[])[0]).toMatch(/^Wait 1 s/);
+    expect((envelope['hints'] as string[])[0]).toMatch(/^Wait 1.112 s/);
     expect(replay.requests).toHaveLength(2);
     // waited out, the call succeeds
-    clock.ms += 1000;
+    clock.ms += 1112;
     expect((await call('limited')).isError).toBeUndefined();
     expect(replay.requests).toHaveLength(3);
   });
@@ -195,8 +195,8 @@ describe('the pre-flight limiter over the wire', () => {
     const refused = (await call('learner')).structuredContent ?? {};
     // at 10 per second the next token would be 0.1 s away; at the learned 0.5 it is 2 s
     expect(refused['_meta']).toEqual({
-      retry_after_seconds: 2,
-      rate_limit: { limit_per_second: 0.5, remaining: 0, reset_at: new Date(T0 + 6000).toISOString() },
+      retry_after_seconds: 2.223,
+      rate_limit: { limit_per_second: 0.5, remaining: 0, reset_at: new Date(T0 + 6667).toISOString() },
     });
     expect(replay.requests).toHaveLength(3);
   });
@@ -220,9 +220,9 @@ describe('the pre-flight limiter over the wire', () => {
     replay.enqueue({ status: 429, body: {} }, { status: 429, body: {} });
     await call('open');
     expect(((await call('open')).structuredContent?.['_meta'] as Record<string, unknown>)['retry_after_seconds']).toBe(
-      1,
+      1.112,
     );
-    clock.ms += 1000;
+    clock.ms += 1112;
     await call('open');
     expect(((await call('open')).structuredContent?.['_meta'] as Record<string, unknown>)['retry_after_seconds']).toBe(
       2,
@@ -307,7 +307,7 @@ return { first: first.items, kind: second.error_kind, code: second.error_code, w
       first: [1],
       kind: 'rate_limited',
       code: 'RATE_LIMITED',
-      wait: 1,
+      wait: 1.112,
     });
   });
 });
