@@ -80,6 +80,7 @@ async function startReplica(
       MCP_RATE_LIMIT_STORE: redis.url,
       MCP_RATE_LIMIT_MAX_WAIT_MS: String(MAX_WAIT_MS),
       ...lwaEnv(upstream),
+      MCP_RATE_LIMIT: 'on',
     },
     stderr: 'pipe',
   });
