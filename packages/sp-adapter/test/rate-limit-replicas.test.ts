@@ -5,7 +5,7 @@
  * no more than the plan allows and never answer 429; every refusal is a valid rate_limited
  * envelope whose retry_after_seconds, waited out, succeeds; a Redis restart loses no call.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,7 @@ function writeModelWithPlan(folder: string): void {
   if (operation === undefined) throw new Error(`no GET ${PATH} in the sellers model`);
   operation.description = `${operation.description ?? ''}\n\n**Usage Plan:**\n\n| Rate (requests per second) | Burst |\n| ---- | ---- |\n| ${RATE} | ${BURST} |\n\nThe \`x-amzn-RateLimit-Limit\` response header returns the usage plan rate limits that were applied to the requested operation, when available.`;
   writeFileSync(join(folder, 'sellers.json'), JSON.stringify(model));
+  copyFileSync(join(PACKAGE, 'catalog/ordersV0.json'), join(folder, 'ordersV0.json'));
 }
 
 /** The operation's route on the upstream: the same plan, SP-API's 429 past it. */
@@ -144,6 +145,13 @@ beforeAll(async () => {
   redis = await startRedisServer();
   upstream = await startAmazonReplay({ routes: [planRoute], standing: { status: 200, body: {} } });
   replicas = await Promise.all(['a', 'b'].map((name) => startReplica(name, models, upstream, redis, scratch)));
+  // one call of another operation per replica first: its access token is then cached, so the first
+  // hammered call does not carry a token fetch the upstream's bucket clock never sees
+  for (const replica of replicas)
+    await replica.client.callTool({
+      name: 'ordersV0_getOrders',
+      arguments: { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-01-01T00:00:00Z' },
+    });
 });
 
 afterAll(async () => {
