@@ -132,8 +132,8 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
       'upstream ads ads-429-throttled-header-misleading-error-type',
       'upstream ads ads-429-x-ratelimit-numeric',
       'fixtures ads ads/rate-limited-429.json',
-      'limiter ads learning from a 429, then pre-flight refusal',
       'parity sp|ads upstream 429',
+      'limiter ads learning from a 429, then pre-flight refusal',
     ]);
     const row = report.rows.find((entry) => entry.check === 'ads-429-retry-after-seconds');
     expect(row?.note).toContain('error_kind ads_api_http, expected rate_limited');
