@@ -8,6 +8,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
 import type { EnvelopeAdapter, EnvelopeServer } from '../dist/index.js';
 import { createMemoryRateLimitStore } from '../dist/rate-limit/memory-store.js';
+import { benchAdapter } from './bench-server.js';
 
 /** What {@link measureRateLimit} measured. */
 export interface RateLimitFigures {
@@ -23,19 +24,8 @@ export interface RateLimitFigures {
   readonly swept: number;
 }
 
-const adapter: EnvelopeAdapter = {
-  id: 'bench',
-  errorKinds: ['rate_limited'],
-  classify: () => ({
-    error_kind: 'internal_error',
-    error_code: 'INTERNAL_ERROR',
-    retryable: false,
-    summary: 'unused',
-    details: [],
-    hints: [],
-  }),
-  parseResponseMeta: () => ({}),
-};
+// the bench adapter, advertising the kind the limiter answers with
+const adapter: EnvelopeAdapter = { ...benchAdapter, errorKinds: ['rate_limited'] };
 
 function server(rateLimit: boolean): EnvelopeServer {
   return createEnvelopeServer({

@@ -8,8 +8,12 @@
 import type { EnvelopeLogger } from '../logger.js';
 import type { RateLimitStore } from './store.js';
 
-/** The password-free form of a store URL, without loading the client. */
-function withoutPassword(url: string): string {
+/**
+ * The password-free form of a store URL, without loading the Redis client.
+ *
+ * @returns the URL with any password removed (an unparsable URL becomes `redis://(unparsable)`).
+ */
+export function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.password = '';

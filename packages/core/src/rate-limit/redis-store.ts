@@ -14,6 +14,7 @@
 import { Redis } from 'ioredis';
 
 import type { EnvelopeLogger } from '../logger.js';
+import { withoutPassword } from './redis-lazy.js';
 import type { RateLimitPlan, RateLimitStore, RateLimitTake } from './store.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -98,22 +99,6 @@ interface ScriptedRedis {
   rateLimitTake(key: string, rate: string, burst: string, maxWaitMs: string, margin: string): Promise<number[]>;
   rateLimitRefund(key: string, rate: string, burst: string, margin: string): Promise<number>;
   rateLimitDrain(key: string, rate: string, burst: string, waitMs: string, margin: string): Promise<number>;
-}
-
-/**
- * The URL as logs and `get_envelope_contract` may show it: without its password.
- *
- * @param url - a `redis://` or `rediss://` URL.
- * @returns the URL with any password removed (an unparsable URL becomes `redis://(unparsable)`).
- */
-export function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return 'redis://(unparsable)';
-  }
 }
 
 /** Creates the client: fails fast while Redis is away, and keeps reconnecting until closed. */
@@ -216,7 +201,7 @@ function watchConnection(
  * than ~250 ms, and with a TypeError when the plan has `ratePerSecond <= 0` or `burst < 1`.
  */
 export function createRedisRateLimitStore(url: string, options: RedisRateLimitStoreOptions): RateLimitStore {
-  const description = describeRedisUrl(url);
+  const description = withoutPassword(url);
   const prefix = options.keyPrefix ?? REDIS_RATE_LIMIT_KEY_PREFIX;
   const client = createClient(url);
   client.defineCommand('rateLimitTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
