@@ -96,6 +96,28 @@ export function activeMigrations(
 }
 
 /**
+ * The entry of `entries` that covers an envelope's code and kind on `server`, whatever the
+ * entries' versions: for a server that selected its open entries once with {@link activeMigrations}.
+ *
+ * @param envelope - the `error_code` and `error_kind` being emitted.
+ * @param server - the emitting server's id (`sp`, `ads`, ...).
+ * @param entries - the entries to search, e.g. the open ones.
+ * @returns the first covering entry, in table order; else `undefined`.
+ */
+export function coveringMigration(
+  envelope: { readonly error_code: string; readonly error_kind: ErrorKind },
+  server: string,
+  entries: readonly MigrationEntry[],
+): MigrationEntry | undefined {
+  return entries.find(
+    (candidate) =>
+      candidate.to_kind === envelope.error_kind &&
+      candidate.error_codes.includes(envelope.error_code) &&
+      (candidate.servers === undefined || candidate.servers.includes(server)),
+  );
+}
+
+/**
  * The `legacy_error_kind` an envelope must carry, if any.
  *
  * @param envelope - the `error_code` and `error_kind` being emitted.
@@ -103,6 +125,7 @@ export function activeMigrations(
  * @param version - the emitting release's version.
  * @param table - defaults to {@link MIGRATIONS}.
  * @returns the prior kind when an open entry covers this code, kind and server; else `undefined`.
+ * @throws RangeError when a version string is malformed.
  */
 export function legacyErrorKindFor(
   envelope: { readonly error_code: string; readonly error_kind: ErrorKind },
@@ -110,13 +133,7 @@ export function legacyErrorKindFor(
   version: string,
   table: readonly MigrationEntry[] = MIGRATIONS,
 ): ErrorKind | undefined {
-  const entry = activeMigrations(version, table).find(
-    (candidate) =>
-      candidate.to_kind === envelope.error_kind &&
-      candidate.error_codes.includes(envelope.error_code) &&
-      (candidate.servers === undefined || candidate.servers.includes(server)),
-  );
-  return entry?.from_kind;
+  return coveringMigration(envelope, server, activeMigrations(version, table))?.from_kind;
 }
 
 /**

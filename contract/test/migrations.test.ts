@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { MIGRATIONS, activeMigrations, compareVersions, legacyErrorKindFor } from '../src/index.js';
+import { MIGRATIONS, activeMigrations, compareVersions, coveringMigration, legacyErrorKindFor } from '../src/index.js';
 import { expiredMigrations } from '../src/migrations.js';
 import type { MigrationEntry } from '../src/index.js';
 
@@ -126,6 +126,21 @@ describe('expiredMigrations', () => {
 
   it('throws RangeError for a malformed version', () => {
     expect(() => expiredMigrations('1.0', TABLE)).toThrow(RangeError);
+  });
+});
+
+describe('coveringMigration', () => {
+  const throttled = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited' } as const;
+
+  it('finds the entry for the code, kind and server whatever its versions', () => {
+    expect(coveringMigration(throttled, 'sp', TABLE)?.id).toBe('sp-429-to-rate-limited');
+    expect(coveringMigration(throttled, 'ads', TABLE)?.id).toBe('ads-429-to-rate-limited');
+    expect(coveringMigration(throttled, 'other', TABLE)).toBeUndefined();
+  });
+
+  it('searches only the entries it is given (a server passes its open ones)', () => {
+    expect(coveringMigration(throttled, 'sp', activeMigrations('0.4.0', TABLE))).toBeUndefined();
+    expect(coveringMigration(throttled, 'sp', activeMigrations('0.3.0', TABLE))?.from_kind).toBe('sp_api_http');
   });
 });
 

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-import { CONTRACT_VERSION, legacyErrorKindFor, MIGRATIONS, validateEnvelope } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, coveringMigration, validateEnvelope } from '@mcp-envelope/contract';
 import type { EnvelopeDetail, EnvelopeMeta, ErrorEnvelope, ErrorKind, MigrationEntry } from '@mcp-envelope/contract';
 
 import type { EnvelopeLogger } from './logger.js';
@@ -169,21 +169,17 @@ function redactEnvelope(envelope: ErrorEnvelope, redactor: Redactor): ErrorEnvel
   return redactor.value(envelope);
 }
 
-/** `legacyErrorKindFor` for an envelope of this server (error path only, so not memoized). */
+/** The prior kind an envelope of this server must carry as `legacy_error_kind`, if any. */
 function legacyKindOf(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorKind | undefined {
-  const table = environment.migrations ?? MIGRATIONS;
-  if (table.length === 0) return undefined;
-  return legacyErrorKindFor(envelope, environment.serverId, environment.version, table);
+  return coveringMigration(envelope, environment.serverId, environment.openMigrations)?.from_kind;
 }
 
 /** What {@link finalizeEnvelope} needs to know about the server. */
 export interface FinalizeEnvironment {
   /** The adapter id, for the migrations table. */
   readonly serverId: string;
-  /** The emitting release (this package's version by default). */
-  readonly version: string;
-  /** The migrations table; the contract's `MIGRATIONS` when absent. */
-  readonly migrations?: readonly MigrationEntry[];
+  /** The migrations open in the emitting release, selected once per server (versions do not change while it runs). */
+  readonly openMigrations: readonly MigrationEntry[];
   readonly redactor: Redactor;
   /** The kinds the server advertises; an envelope of any other kind is replaced. */
   readonly advertisedKinds: ReadonlySet<ErrorKind>;

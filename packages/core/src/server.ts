@@ -7,7 +7,13 @@
  *
  * @packageDocumentation
  */
-import { envelopeCapability, ENVELOPE_CAPABILITY_KEY, ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
+import {
+  activeMigrations,
+  envelopeCapability,
+  ENVELOPE_CAPABILITY_KEY,
+  ENVELOPE_EXTENSION_ID,
+  MIGRATIONS,
+} from '@mcp-envelope/contract';
 import type {
   EnvelopeCapabilityValue,
   EnvelopeMeta,
@@ -530,8 +536,7 @@ function finalizeEnvironmentOf(
 ): FinalizeEnvironment {
   return {
     serverId: adapter.id,
-    version: options.version ?? PACKAGE_VERSION,
-    ...(options.migrations === undefined ? {} : { migrations: options.migrations }),
+    openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
     redactor,
     advertisedKinds: new Set(capability.error_kinds),
     logger,
@@ -549,7 +554,8 @@ function finalizeEnvironmentOf(
  * @throws TypeError on a duplicate tool name (including `get_envelope_contract`), a tool without a
  *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` that is not a
  *   JSON Schema object, an adapter kind outside the taxonomy, or a page size that is not a
- *   positive integer.
+ *   positive integer; RangeError when `options.version` or a version in `options.migrations` is
+ *   not a `MAJOR.MINOR.PATCH` version.
  */
 export function createEnvelopeServer(input: CreateEnvelopeServerInput): EnvelopeServer {
   const { info, adapter } = input;

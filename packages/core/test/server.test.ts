@@ -410,6 +410,18 @@ describe('failures', () => {
     expect(envelope['legacy_error_kind']).toBe('mcp_input_validation');
   });
 
+  it('refuses a release version that is not MAJOR.MINOR.PATCH when the server is created, not at its first error', () => {
+    const create = (version: string): unknown =>
+      createEnvelopeServer({
+        info: { name: 'migrations-test', version: '0.0.1' },
+        adapter: testAdapter,
+        tools: TEST_TOOLS,
+        options: { env: {}, version, logger: captureLog().logger },
+      });
+    expect(() => create('next')).toThrow(new RangeError('"next" is not a MAJOR.MINOR.PATCH version'));
+    expect(() => create('0.3.0')).not.toThrow();
+  });
+
   it('classifies a body coercion failure through the adapter', async () => {
     const { client } = await start();
     expect(structured(await client.callTool({ name: 'bad_json_body', arguments: { body: '{not json' } }))).toEqual({
