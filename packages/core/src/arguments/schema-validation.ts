@@ -77,7 +77,18 @@ export interface Violation {
   readonly foldedRequired: readonly Violation[];
 }
 
-const AJV_OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false } as const;
+/**
+ * `code.optimize: false` skips Ajv's pass over the generated code: it halves the time a tool's
+ * validator takes to compile (a tool's first call, and the idle warm-up), and the validators it
+ * builds check arguments as fast (`pnpm bench`, normalization + validation).
+ */
+const AJV_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  verbose: true,
+  logger: false,
+  code: { optimize: false },
+} as const;
 
 function newAjv(unicodeRegExp: boolean, ownProperties = false): Ajv2020 {
   const ajv = new Ajv2020({ ...AJV_OPTIONS, unicodeRegExp, ownProperties });
@@ -343,12 +354,12 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
   const path = draft.pathSegments.join('/');
   const receivedType = receivedTypeOf(draft.value);
   const extras = draft.extras;
-  const templateValues: Record<string, unknown> = {
-    ...extras,
-    ...draft.templateExtras,
+  // Object.assign rather than a spread followed by new keys, which Node 20 builds about ten times
+  // slower (a microsecond per violation); the keys are this module's own, never a caller's.
+  const templateValues: Record<string, unknown> = Object.assign({}, extras, draft.templateExtras, {
     path: templatePathOf(draft.pathSegments),
     received_type: receivedType,
-  };
+  });
   // `field` repeats the path (the contract's name for it); a missing key's own `field` replaces it.
   const detail: Record<string, unknown> = {
     path,
