@@ -25,7 +25,8 @@ import { stdioEndToEnd } from './stdio-end-to-end.js';
 
 const strict = process.argv.includes('--strict');
 const quick = process.argv.includes('--quick');
-const ROUNDS = quick ? 3 : 15;
+/** Paired rounds per measurement (per process, for the hot paths). */
+const ROUNDS = quick ? 3 : 9;
 const ROUND_TIME_MS = quick ? 200 : 400;
 
 interface Outcome {
@@ -188,7 +189,20 @@ function microseconds(milliseconds: number): string {
   return `${(milliseconds * 1000).toFixed(1)} µs`;
 }
 
-async function hotPaths(): Promise<void> {
+/** What one `--hot-child` process measured: per-call times in ms and the per-round median ratios. */
+interface HotPathFigures {
+  readonly bare: number;
+  readonly envelope: number;
+  readonly validationError: number;
+  readonly bareAsync: number;
+  readonly envelopeAsync: number;
+  readonly successRatio: number;
+  readonly validationRatio: number;
+  readonly asyncRatio: number;
+}
+
+/** `--hot-child`: the paired rounds of the bare and envelope servers in this (fresh) process. */
+async function hotPathsChild(): Promise<HotPathFigures> {
   const bare = await connect(bareServer(handlerValue));
   const envelope = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
   const bareAsync = await connect(bareServer(asyncHandlerValue));
@@ -204,27 +218,63 @@ async function hotPaths(): Promise<void> {
     bareAsync: () => bareAsync.callTool({ name: 'bench', arguments: validArgs }),
     envelopeAsync: () => envelopeAsync.callTool({ name: 'bench', arguments: validArgs }),
   });
-  const bareTime = times['bare']!.mean;
-  const success = times['envelope']!;
-  const validation = times['validationError']!;
+  await Promise.all([bare.close(), envelope.close(), bareAsync.close(), envelopeAsync.close()]);
+  const time = (name: string): number => times[name]!.mean;
+  return {
+    bare: time('bare'),
+    envelope: time('envelope'),
+    validationError: time('validationError'),
+    bareAsync: time('bareAsync'),
+    envelopeAsync: time('envelopeAsync'),
+    successRatio: times['envelope']!.ratio,
+    validationRatio: times['validationError']!.ratio,
+    // the async envelope call against the async bare call of the same round
+    asyncRatio: pairedRatio(times['envelopeAsync']!, times['bareAsync']!),
+  };
+}
+
+/** How many fresh processes the hot paths are measured in. */
+const HOT_PROCESSES = quick ? 3 : 7;
+
+/**
+ * The hot paths, measured in {@link HOT_PROCESSES} fresh processes one after another: one process
+ * settles into one set of JIT decisions for the SDK code both servers share, which moved a ratio
+ * by up to 0.2 from one run to the next, so the verdict is the median over processes (the range
+ * is printed too).
+ */
+function hotPaths(): void {
+  const script = fileURLToPath(import.meta.url);
+  const runs: HotPathFigures[] = [];
+  for (let run = 0; run < HOT_PROCESSES; run += 1) {
+    const ran = spawnSync(process.execPath, [...process.execArgv, script, ...process.argv.slice(2), '--hot-child'], {
+      encoding: 'utf8',
+    });
+    if (ran.status !== 0) throw new Error(`the hot-path child failed: ${ran.stderr}`);
+    runs.push(JSON.parse(ran.stdout.trim().split('\n').at(-1) ?? '') as HotPathFigures);
+  }
+  const of = (pick: (run: HotPathFigures) => number): number => median(runs.map(pick));
+  const range = (pick: (run: HotPathFigures) => number): string => {
+    const values = runs.map(pick);
+    return `${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)}`;
+  };
+  const per = `median of ${HOT_PROCESSES} processes of ${ROUNDS} paired rounds each`;
+  const success = of((run) => run.successRatio);
   report({
     name: 'success path vs bare SDK v2 Server (20-property schema, in-memory transport, v2 client)',
-    figure: `${microseconds(success.mean)} vs ${microseconds(bareTime)} per call, ratio ${success.ratio.toFixed(3)}x (median of ${ROUNDS} paired rounds)`,
+    figure: `${microseconds(of((run) => run.envelope))} vs ${microseconds(of((run) => run.bare))} per call, ratio ${success.toFixed(3)}x (${per}; range ${range((run) => run.successRatio)})`,
     target: '<= 1.10x',
-    pass: success.ratio <= 1.1,
+    pass: success <= 1.1,
   });
+  const validation = of((run) => run.validationRatio);
   report({
     name: 'validation-error path vs bare success call',
-    figure: `${microseconds(validation.mean)} vs ${microseconds(bareTime)} per call, ratio ${validation.ratio.toFixed(3)}x (median of ${ROUNDS} paired rounds)`,
+    figure: `${microseconds(of((run) => run.validationError))} vs ${microseconds(of((run) => run.bare))} per call, ratio ${validation.toFixed(3)}x (${per}; range ${range((run) => run.validationRatio)})`,
     target: '<= 1.5x',
-    pass: validation.ratio <= 1.5,
+    pass: validation <= 1.5,
   });
-  // The async envelope call against the async bare call of the same round.
-  const asyncRatio = pairedRatio(times['envelopeAsync']!, times['bareAsync']!);
   console.log(
-    `info  async handler: ${microseconds(times['envelopeAsync']!.mean)} vs bare async ${microseconds(times['bareAsync']!.mean)} per call, ratio ${asyncRatio.toFixed(3)}x on Node ${process.versions.node}`,
+    `info  async handler: ${microseconds(of((run) => run.envelopeAsync))} vs bare async ${microseconds(of((run) => run.bareAsync))} per call, ratio ${of((run) => run.asyncRatio).toFixed(3)}x on Node ${process.versions.node}`,
   );
-  await Promise.all([bare.close(), envelope.close(), bareAsync.close(), envelopeAsync.close()]);
 }
 
 function checkThroughput(): void {
@@ -535,6 +585,8 @@ async function sandboxCosts(): Promise<void> {
 
 if (process.argv.includes('--catalog-child')) {
   console.log(JSON.stringify(await catalogChild(process.argv.includes('bare'))));
+} else if (process.argv.includes('--hot-child')) {
+  console.log(JSON.stringify(await hotPathsChild()));
 } else {
   await runGroups();
 }
