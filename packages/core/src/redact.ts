@@ -192,7 +192,15 @@ function withoutPublicPrefix(secret: string, publicPrefixes: readonly RegExp[]):
 function knownSecret(secret: string, publicPrefixes: readonly RegExp[]): KnownSecret {
   const bare = withoutPublicPrefix(secret, publicPrefixes);
   const bases = bare !== secret && bare.length >= MIN_SECRET_LENGTH ? [secret, bare] : [secret];
-  const plain = [...new Set(bases.flatMap((base) => [base, base.replaceAll('.', '/')]).flatMap(urlEncodedSpellings))];
+  // the JSON-escaped spelling too: results and envelopes are tested through their JSON text first
+  const plain = [
+    ...new Set(
+      bases
+        .flatMap((base) => [base, base.replaceAll('.', '/')])
+        .flatMap(urlEncodedSpellings)
+        .flatMap((spelling) => [spelling, JSON.stringify(spelling).slice(1, -1)]),
+    ),
+  ];
   const spellings = [...plain, ...new Set(bases.flatMap(base64Cores))];
   // one window per distinct text: the spellings share most of their pieces
   const windows = new Map<string, { text: string; spelling: string; offset: number }>();

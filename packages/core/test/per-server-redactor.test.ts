@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { createEnvelopeServer, createRedactor } from '../src/index.js';
+import { createEnvelopeServer, createRedactor, EnvelopeError } from '../src/index.js';
 import type { EnvelopeServer } from '../src/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
@@ -37,6 +37,39 @@ describe('each server owns its redactor', () => {
     expect(fromTwo.structuredContent).toEqual({ echoed: 'a opaque-first-server-secret-0001 b [REDACTED]' });
     await one.close();
     await two.close();
+  });
+
+  it('a registered secret holding characters JSON escapes is redacted in a result and in an envelope', async () => {
+    const secret = 'opaque"secret\\with-escapes-0004';
+    const redactor = createRedactor(testAdapter.redactions);
+    redactor.registerSecret(secret);
+    const server = createEnvelopeServer({
+      info: { name: 'escapes', version: '0.0.1' },
+      adapter: testAdapter,
+      redactor,
+      tools: [
+        { name: 'echo', inputSchema: { type: 'object' }, handler: () => ({ echoed: `token ${secret}` }) },
+        {
+          name: 'fails',
+          inputSchema: { type: 'object' },
+          handler: () => {
+            throw new EnvelopeError({
+              error_kind: 'internal_error',
+              error_code: 'INTERNAL_ERROR',
+              summary: `The upstream echoed ${secret}.`,
+            });
+          },
+        },
+      ],
+      options: { env: {}, migrations: [] },
+    });
+    const connected = await connectInMemory(server);
+    const result = await connected.client.callTool({ name: 'echo', arguments: {} });
+    expect(result.structuredContent).toEqual({ echoed: 'token [REDACTED]' });
+    const failed = await connected.client.callTool({ name: 'fails', arguments: {} });
+    expect((failed.structuredContent as { summary: string }).summary).toBe('The upstream echoed [REDACTED].');
+    expect(JSON.stringify(failed)).not.toContain('with-escapes-0004');
+    await connected.close();
   });
 
   it('a server built without a redactor gets a new one from the adapter, knowing no secret', async () => {
