@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 import type { EnvelopeTool } from '../dist/index.js';
 import { benchServer } from './bench-server.js';
+import { median } from './stats.js';
 
 /** The medians of one run, in milliseconds. */
 export interface CodeModeFigures {
@@ -52,11 +53,6 @@ function ordersTool(url: string): EnvelopeTool {
     },
     handler: async (_args, context) => (await context.fetch(url)).json(),
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function timed(task: () => Promise<unknown>): Promise<number> {

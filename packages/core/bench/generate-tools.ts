@@ -49,6 +49,17 @@ export function twentyPropertyTool(): {
   };
 }
 
+/** The 20-property tool's handler: a small object built from its arguments. */
+export function twentyPropertyValue(args: Record<string, unknown>): Record<string, unknown> {
+  return { ok: true, name: args['name0'], ids: args['ids2'], count: 2 };
+}
+
+/** {@link twentyPropertyValue} as an `async` function (as handlers that call an upstream are). */
+export async function twentyPropertyValueAsync(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await Promise.resolve();
+  return twentyPropertyValue(args);
+}
+
 const APIS = [
   'orders',
   'catalog',

@@ -3,12 +3,13 @@
  * `MCP_RATE_LIMIT=off` (rounds interleaved, ratio of medians measured in the same run), and the
  * heap 100,000 idle buckets take, before and after they expire and are swept.
  */
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 
 import { createEnvelopeLogger, createEnvelopeServer } from '../dist/index.js';
 import type { EnvelopeAdapter, EnvelopeServer } from '../dist/index.js';
 import { createMemoryRateLimitStore } from '../dist/rate-limit/memory-store.js';
-import { benchAdapter } from './bench-server.js';
+import { benchAdapter, connectInMemory } from './bench-server.js';
+import { median } from './stats.js';
 
 /** What {@link measureRateLimit} measured. */
 export interface RateLimitFigures {
@@ -46,18 +47,6 @@ function server(rateLimit: boolean): EnvelopeServer {
     ],
     options: { env: {}, rateLimit, logger: createEnvelopeLogger() },
   });
-}
-
-async function connect(envelope: EnvelopeServer): Promise<Client> {
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await envelope.connect(serverTransport);
-  const client = new Client({ name: 'bench-client', version: '0.0.0' });
-  await client.connect(clientTransport);
-  return client;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 }
 
 async function timeCalls(client: Client, calls: number): Promise<number> {
@@ -98,8 +87,8 @@ async function bucketMemory(count: number): Promise<{ bucketsMb: number; afterSw
 export async function measureRateLimit(rounds: number, calls: number): Promise<RateLimitFigures> {
   const onServer = server(true);
   const offServer = server(false);
-  const on = await connect(onServer);
-  const off = await connect(offServer);
+  const on = await connectInMemory(onServer);
+  const off = await connectInMemory(offServer);
   await timeCalls(on, calls);
   await timeCalls(off, calls);
   const onTimes: number[] = [];

@@ -7,27 +7,25 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import type { CallToolResult } from '@modelcontextprotocol/server';
-import { Bench } from 'tinybench';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 import { compileTool } from '../dist/index.js';
 import { htmlSummary } from '../dist/upstream-body/index.js';
 import type { EnvelopeServer, EnvelopeTool } from '../dist/index.js';
-import { benchServer } from './bench-server.js';
-import { realisticTools, twentyPropertyTool } from './generate-tools.js';
+import { bareServer, benchServer, connectInMemory } from './bench-server.js';
+import { realisticTools, twentyPropertyTool, twentyPropertyValue } from './generate-tools.js';
 import { measureCodeMode } from './code-mode.js';
+import { measureHotPaths, pairedRatio } from './hot-paths.js';
 import { measureRedisLimiter } from './rate-limit-redis.js';
 import { measureRateLimit } from './rate-limit.js';
 import { measureSandbox } from './sandbox.js';
+import { cpuClock, median } from './stats.js';
 import { stdioEndToEnd } from './stdio-end-to-end.js';
 
 const strict = process.argv.includes('--strict');
 const quick = process.argv.includes('--quick');
-/** Paired rounds per measurement (per process, for the hot paths). */
-const ROUNDS = quick ? 3 : 9;
-const ROUND_TIME_MS = quick ? 200 : 400;
+/** Rounds of the hot paths: each spawns one fresh process per server measured. */
+const HOT_ROUNDS = quick ? 3 : 7;
 
 interface Outcome {
   readonly name: string;
@@ -43,237 +41,40 @@ function report(outcome: Outcome): void {
 }
 
 const { schema, validArgs, invalidArgs, builtArgs } = twentyPropertyTool();
-const handlerValue = (args: Record<string, unknown>): Record<string, unknown> => ({
-  ok: true,
-  name: args['name0'],
-  ids: args['ids2'],
-  count: 2,
-});
-/** The same tool as an `async` function (as handlers that call an upstream are). */
-const asyncHandlerValue = async (args: Record<string, unknown>): Promise<Record<string, unknown>> => {
-  await Promise.resolve();
-  return handlerValue(args);
-};
-
-async function connect(server: { connect(transport: InMemoryTransport): Promise<void> }): Promise<Client> {
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverTransport);
-  const client = new Client({ name: 'bench-client', version: '0.0.0' });
-  await client.connect(clientTransport);
-  return client;
-}
-
-/**
- * The baseline: a bare low-level SDK v2 server with the same tool and a plain tools/call handler
- * returning the same value (no validation, no envelope).
- */
-function bareServer(
-  handler: (args: Record<string, unknown>) => unknown,
-  listed: readonly Pick<EnvelopeTool, 'name' | 'description' | 'inputSchema'>[] = [
-    { name: 'bench', inputSchema: schema },
-  ],
-): Server {
-  const server = new Server({ name: 'bare', version: '0.0.0' }, { capabilities: { tools: {} } });
-  const tools = listed.map(({ name, description, inputSchema }) => ({
-    name,
-    ...(description === undefined ? {} : { description }),
-    inputSchema: inputSchema as { type: 'object' },
-  }));
-  server.setRequestHandler('tools/list', () => ({ tools }));
-  const shaped = (value: unknown): CallToolResult => ({
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: value,
-  });
-  server.setRequestHandler('tools/call', (request) => {
-    if (request.params.name !== 'bench') throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown tool');
-    const value = handler(request.params.arguments ?? {});
-    return value instanceof Promise ? value.then(shaped) : shaped(value);
-  });
-  return server;
-}
+const handlerValue = twentyPropertyValue;
 
 function envelopeServer(tools: readonly EnvelopeTool[]): EnvelopeServer {
   return benchServer('envelope', tools);
-}
-
-/**
- * The process's CPU time in milliseconds (user + system, all threads). On a shared machine,
- * wall-clock time also counts the time other processes hold the CPU, which swamps a 10 % ratio;
- * CPU time counts only this process's own work.
- */
-function cpuClock(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
-/** Calls per benchmark iteration: one sample is the CPU time of a batch, divided by its size. */
-const BATCH = 25;
-
-/**
- * A low quantile (the 20th percentile) of a round's per-call batch times in ms. Other processes
- * on a shared machine only ever add time (descheduling, cache and frequency effects), so a low
- * quantile tracks the work itself better than the mean or the median.
- */
-function lowQuantileLatency(bench: Bench, name: string): number {
-  const task = bench.getTask(name);
-  const result = task?.result;
-  if (result === undefined || !('latency' in result)) throw new Error(`benchmark "${name}" did not complete`);
-  const samples = result.latency.samples;
-  if (samples === undefined) throw new Error(`benchmark "${name}" kept no samples`);
-  return (samples[Math.floor(samples.length * 0.2)] as number) / BATCH;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-}
-
-/**
- * Runs the tasks in many short rounds, alternating their order, and compares each task with the
- * baseline task of the same round. Each iteration runs {@link BATCH} calls; the process CPU clock
- * times it. Returns, per task, the median over rounds of its low-quantile per-call time and of
- * its per-round ratio to the baseline, so load from other processes, which comes and goes,
- * weighs on both sides of each ratio alike.
- */
-interface Measured {
-  /** Median over rounds of the low-quantile per-call time, in milliseconds. */
-  readonly mean: number;
-  /** Median over rounds of the per-round ratio to the baseline. */
-  readonly ratio: number;
-  /** The per-round times, for ratios against another task ({@link pairedRatio}). */
-  readonly rounds: readonly number[];
-}
-
-/** Median over rounds of `task`'s time divided by `against`'s time in the same round. */
-function pairedRatio(task: Measured, against: Measured): number {
-  return median(task.rounds.map((time, round) => time / (against.rounds[round] as number)));
-}
-
-async function measure(
-  baseline: string,
-  tasks: Readonly<Record<string, () => Promise<unknown>>>,
-): Promise<Record<string, Measured>> {
-  const times: Record<string, number[]> = {};
-  const ratios: Record<string, number[]> = {};
-  const names = Object.keys(tasks);
-  for (let round = 0; round < ROUNDS; round += 1) {
-    const bench = new Bench({ time: ROUND_TIME_MS, warmupTime: 100, now: cpuClock, retainSamples: true });
-    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
-      const call = tasks[name] as () => Promise<unknown>;
-      bench.add(
-        name,
-        async () => {
-          for (let index = 0; index < BATCH; index += 1) await call();
-        },
-        {
-          // Let the event loop turn before each task, so timers and immediates of the previous
-          // task (such as an idle AsyncLocalStorage being switched off) do not land in this one.
-          beforeAll: () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))),
-        },
-      );
-    }
-    await bench.run();
-    const base = lowQuantileLatency(bench, baseline);
-    for (const name of names) {
-      const time = lowQuantileLatency(bench, name);
-      (times[name] ??= []).push(time);
-      (ratios[name] ??= []).push(time / base);
-    }
-  }
-  const summary: Record<string, Measured> = {};
-  for (const name of names)
-    summary[name] = { mean: median(times[name] ?? []), ratio: median(ratios[name] ?? []), rounds: times[name] ?? [] };
-  return summary;
 }
 
 function microseconds(milliseconds: number): string {
   return `${(milliseconds * 1000).toFixed(1)} µs`;
 }
 
-/** What one `--hot-child` process measured: per-call times in ms and the per-round median ratios. */
-interface HotPathFigures {
-  readonly bare: number;
-  readonly envelope: number;
-  readonly validationError: number;
-  readonly bareAsync: number;
-  readonly envelopeAsync: number;
-  readonly successRatio: number;
-  readonly validationRatio: number;
-  readonly asyncRatio: number;
-}
-
-/** `--hot-child`: the paired rounds of the bare and envelope servers in this (fresh) process. */
-async function hotPathsChild(): Promise<HotPathFigures> {
-  const bare = await connect(bareServer(handlerValue));
-  const envelope = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
-  const bareAsync = await connect(bareServer(asyncHandlerValue));
-  const envelopeAsync = await connect(
-    envelopeServer([{ name: 'bench', inputSchema: schema, handler: asyncHandlerValue }]),
-  );
-  const check = (await envelope.callTool({ name: 'bench', arguments: invalidArgs })).isError;
-  if (check !== true) throw new Error('the invalid arguments did not fail validation');
-  const times = await measure('bare', {
-    bare: () => bare.callTool({ name: 'bench', arguments: validArgs }),
-    envelope: () => envelope.callTool({ name: 'bench', arguments: validArgs }),
-    validationError: () => envelope.callTool({ name: 'bench', arguments: invalidArgs }),
-    bareAsync: () => bareAsync.callTool({ name: 'bench', arguments: validArgs }),
-    envelopeAsync: () => envelopeAsync.callTool({ name: 'bench', arguments: validArgs }),
-  });
-  await Promise.all([bare.close(), envelope.close(), bareAsync.close(), envelopeAsync.close()]);
-  const time = (name: string): number => times[name]!.mean;
-  return {
-    bare: time('bare'),
-    envelope: time('envelope'),
-    validationError: time('validationError'),
-    bareAsync: time('bareAsync'),
-    envelopeAsync: time('envelopeAsync'),
-    successRatio: times['envelope']!.ratio,
-    validationRatio: times['validationError']!.ratio,
-    // the async envelope call against the async bare call of the same round
-    asyncRatio: pairedRatio(times['envelopeAsync']!, times['bareAsync']!),
-  };
-}
-
-/** How many fresh processes the hot paths are measured in. */
-const HOT_PROCESSES = quick ? 3 : 7;
-
-/**
- * The hot paths, measured in {@link HOT_PROCESSES} fresh processes one after another: one process
- * settles into one set of JIT decisions for the SDK code both servers share, which moved a ratio
- * by up to 0.2 from one run to the next, so the verdict is the median over processes (the range
- * is printed too).
- */
+/** The hot paths, each server in its own fresh processes (see hot-paths.ts). */
 function hotPaths(): void {
-  const script = fileURLToPath(import.meta.url);
-  const runs: HotPathFigures[] = [];
-  for (let run = 0; run < HOT_PROCESSES; run += 1) {
-    const ran = spawnSync(process.execPath, [...process.execArgv, script, ...process.argv.slice(2), '--hot-child'], {
-      encoding: 'utf8',
-    });
-    if (ran.status !== 0) throw new Error(`the hot-path child failed: ${ran.stderr}`);
-    runs.push(JSON.parse(ran.stdout.trim().split('\n').at(-1) ?? '') as HotPathFigures);
-  }
-  const of = (pick: (run: HotPathFigures) => number): number => median(runs.map(pick));
-  const range = (pick: (run: HotPathFigures) => number): string => {
-    const values = runs.map(pick);
-    return `${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)}`;
+  const times = measureHotPaths(HOT_ROUNDS, quick);
+  const range = (task: readonly number[], baseline: readonly number[]): string => {
+    const ratios = task.map((time, round) => time / (baseline[round] as number));
+    return `${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}`;
   };
-  const per = `median of ${HOT_PROCESSES} processes of ${ROUNDS} paired rounds each`;
-  const success = of((run) => run.successRatio);
+  const per = `median of ${HOT_ROUNDS} rounds, each server alone in a fresh process per round`;
+  const success = pairedRatio(times.envelope, times.bare);
   report({
     name: 'success path vs bare SDK v2 Server (20-property schema, in-memory transport, v2 client)',
-    figure: `${microseconds(of((run) => run.envelope))} vs ${microseconds(of((run) => run.bare))} per call, ratio ${success.toFixed(3)}x (${per}; range ${range((run) => run.successRatio)})`,
+    figure: `${microseconds(median(times.envelope))} vs ${microseconds(median(times.bare))} per call, ratio ${success.toFixed(3)}x (${per}; range ${range(times.envelope, times.bare)})`,
     target: '<= 1.10x',
     pass: success <= 1.1,
   });
-  const validation = of((run) => run.validationRatio);
+  const validation = pairedRatio(times.validationError, times.bare);
   report({
     name: 'validation-error path vs bare success call',
-    figure: `${microseconds(of((run) => run.validationError))} vs ${microseconds(of((run) => run.bare))} per call, ratio ${validation.toFixed(3)}x (${per}; range ${range((run) => run.validationRatio)})`,
+    figure: `${microseconds(median(times.validationError))} vs ${microseconds(median(times.bare))} per call, ratio ${validation.toFixed(3)}x (${per}; range ${range(times.validationError, times.bare)})`,
     target: '<= 1.5x',
     pass: validation <= 1.5,
   });
   console.log(
-    `info  async handler: ${microseconds(of((run) => run.envelopeAsync))} vs bare async ${microseconds(of((run) => run.bareAsync))} per call, ratio ${of((run) => run.asyncRatio).toFixed(3)}x on Node ${process.versions.node}`,
+    `info  async handler: ${microseconds(median(times.envelopeAsync))} vs bare async ${microseconds(median(times.bareAsync))} per call, ratio ${pairedRatio(times.envelopeAsync, times.bareAsync).toFixed(3)}x on Node ${process.versions.node}`,
   );
 }
 
@@ -343,7 +144,7 @@ interface CatalogStartup {
 async function catalogChild(bare: boolean): Promise<CatalogStartup> {
   const started = performance.now();
   const tools = [...realisticTools(370), { name: 'bench', inputSchema: schema, handler: handlerValue }];
-  const client = await connect(bare ? bareServer(handlerValue, tools) : envelopeServer(tools));
+  const client = await connectInMemory(bare ? bareServer(handlerValue, tools) : envelopeServer(tools));
   const listed = await listAll(client);
   const startup = performance.now() - started;
   // A client reads the list before it calls a tool; the server compiles its shared validators in
@@ -430,7 +231,7 @@ async function heapGrowth(): Promise<void> {
     });
     return;
   }
-  const client = await connect(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
+  const client = await connectInMemory(envelopeServer([{ name: 'bench', inputSchema: schema, handler: handlerValue }]));
   const batch = async (count: number): Promise<void> => {
     for (let done = 0; done < count; done += 100) {
       await Promise.all(
@@ -585,8 +386,6 @@ async function sandboxCosts(): Promise<void> {
 
 if (process.argv.includes('--catalog-child')) {
   console.log(JSON.stringify(await catalogChild(process.argv.includes('bare'))));
-} else if (process.argv.includes('--hot-child')) {
-  console.log(JSON.stringify(await hotPathsChild()));
 } else {
   await runGroups();
 }

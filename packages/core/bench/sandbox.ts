@@ -6,6 +6,7 @@
  */
 import { createSandbox, DEFAULT_SANDBOX_LIMITS } from '../dist/code-mode/sandbox.js';
 import type { InnerCall, Sandbox } from '../dist/code-mode/sandbox.js';
+import { median } from './stats.js';
 
 /** What {@link measureSandbox} measured, in milliseconds (medians). */
 export interface SandboxFigures {
@@ -26,10 +27,6 @@ const echo: InnerCall = (name, args) => Promise.resolve({ value: { name, args, o
 const ONE_CALL = 'const r = await callTool("bench", { id: 1 });\nreturn r.ok;';
 const TEN_CALLS =
   'let n = 0;\nfor (let i = 0; i < 10; i++) if ((await callTool("bench", { id: i })).ok) n++;\nreturn n;';
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-}
 
 /**
  * The median wall time of `runs` runs of `code`, after a few unmeasured ones.

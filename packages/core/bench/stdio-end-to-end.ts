@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { median } from './stats.js';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./stdio-server.ts', import.meta.url));
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -57,10 +58,6 @@ async function spawnServer(kind: 'envelope' | 'bare', upstreamUrl: string): Prom
     }),
   );
   return client;
-}
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 }
 
 /** What {@link stdioEndToEnd} measured: medians in milliseconds and the median of per-round ratios. */
