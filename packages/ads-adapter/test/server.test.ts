@@ -293,6 +293,22 @@ describe('credentials', () => {
   });
 });
 
+describe('the access token is fetched while the client reads the tool list', () => {
+  it('asks for it once after tools/list, and the first call sends it', async () => {
+    const harness = await harnessWith(testEnv(replay));
+    const before = replay.tokenRequests.length;
+    await harness.client.listTools();
+    const deadline = Date.now() + 5000;
+    while (replay.tokenRequests.length === before && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(replay.tokenRequests.length).toBe(before + 1);
+    replay.enqueue({ status: 200, body: [] });
+    expect((await harness.call('list_profiles')).isError).toBeFalsy();
+    expect(replay.requests.at(-1)?.headers['authorization']).toBe(`Bearer ${REPLAY_ACCESS_TOKEN}`);
+    expect(replay.tokenRequests.length).toBe(before + 1);
+  });
+});
+
 describe('set_active_profile', () => {
   it('accepts a profile of the account and uses it as the scope of later calls', async () => {
     const harness = await harnessWith(testEnv(replay));

@@ -217,6 +217,13 @@ export interface EnvelopeServerOptions
    * which), to declare more capabilities and serve more methods than tools (prompts, resources).
    */
   readonly extendSdkServer?: (server: SdkServer, era: ProtocolEra) => void;
+  /**
+   * What the server does once, in the idle time after the first `tools/list` (a client that lists
+   * the tools is about to call one), before it compiles the listed tools' validators: work the first
+   * call would otherwise wait for, such as fetching an access token. A thrown error or a rejection
+   * is ignored: the call that needs the work does it again and reports its failure.
+   */
+  readonly warmUp?: () => unknown;
 }
 
 /** The input of {@link createEnvelopeServer}. */
@@ -600,7 +607,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   });
   const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool: innerCall });
-  const warmUp = createServerWarmUp(caches, registry, calls);
+  const warmUp = createServerWarmUp(caches, registry, calls, options.warmUp);
   const createSdkServer = sdkServerFactory(
     info,
     serverCapabilities(capability),

@@ -78,20 +78,25 @@ export function createWarmUp(
 }
 
 /**
- * What a server's first calls would compile, most useful first: Node's fetch implementation
- * (loaded on the first upstream request; a `data:` URL loads it without a connection, and it
- * loads while the next steps run), the contract's envelope validators (the first error result),
- * the draft 2020-12 meta-schema (a tool whose schema is checked on its first call compiles it),
- * then each tool's validator in `tools` order, through a check of no arguments (which also runs
- * the check path once).
+ * What a server's first calls would otherwise do while a caller waits, most useful first: the
+ * server's own preparation (`prepare`, such as fetching the access token the first call needs;
+ * started first, so its network wait overlaps the compiling that follows), Node's fetch
+ * implementation (loaded on the first upstream request; a `data:` URL loads it without a
+ * connection), the contract's envelope validators (the first error result), the draft 2020-12
+ * meta-schema (a tool whose schema is checked on its first call compiles it), then each tool's
+ * validator in `tools` order, through a check of no arguments (which also runs the check path once).
  *
  * @param caches - the server's compiler caches.
  * @param tools - the server's compiled tools, listed ones first.
+ * @param prepare - the server's own preparation; a rejection is ignored, since the call that needs
+ *   it does it again and reports its failure.
  */
 export function* serverWarmUpSteps(
   caches: PipelineCaches,
   tools: Iterable<Pick<CompiledTool, 'check'>>,
+  prepare?: () => unknown,
 ): Generator<() => unknown> {
+  if (prepare !== undefined) yield () => Promise.resolve(prepare()).catch(() => undefined);
   yield () =>
     fetch('data:,')
       .then((response) => response.arrayBuffer())
@@ -109,17 +114,20 @@ export function* serverWarmUpSteps(
  * @param caches - the server's compiler caches.
  * @param registry - the server's tools.
  * @param calls - the server's unfinished asynchronous calls.
+ * @param prepare - the server's own preparation (`EnvelopeServerOptions.warmUp`).
  */
 export function createServerWarmUp(
   caches: PipelineCaches,
   registry: Pick<ToolRegistry, 'names' | 'get'>,
   calls: Pick<InFlightCalls, 'size'>,
+  prepare?: () => unknown,
 ): WarmUp {
   return createWarmUp(
     () =>
       serverWarmUpSteps(
         caches,
         registry.names.flatMap((name) => registry.get(name)?.compiled ?? []),
+        prepare,
       ),
     { busy: () => calls.size > 0 },
   );

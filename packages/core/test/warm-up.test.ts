@@ -3,8 +3,11 @@ import { setTimeout as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 
 import { compileTool, createPipelineCaches } from '../src/arguments/index.js';
+import { createEnvelopeServer } from '../src/index.js';
 import type { PipelineCaches } from '../src/arguments/index.js';
 import { createWarmUp, serverWarmUpSteps } from '../src/warm-up.js';
+import { connectInMemory } from './fixtures/connect.js';
+import { testAdapter } from './fixtures/test-adapter.js';
 
 /** Real pipeline caches whose compiler records each meta-schema check it runs. */
 function recordingCaches(): { caches: PipelineCaches; checked: unknown[] } {
@@ -126,5 +129,55 @@ describe('a server warm-up', () => {
     expect(checkedTools).toEqual(['broken', 'orders']);
     expect(() => broken.check({})).toThrow(TypeError);
     expect(tool.check({ id: 'A1' })).toMatchObject({ ok: true, args: { id: 'A1' } });
+  });
+});
+
+describe("a server's own warm-up work (EnvelopeServerOptions.warmUp)", () => {
+  it('runs first among the steps, and its rejection is swallowed', async () => {
+    const order: string[] = [];
+    const { caches } = recordingCaches();
+    const tool = { check: () => order.push('tool') };
+    const steps = [
+      ...serverWarmUpSteps(caches, [tool], () => {
+        order.push('prepare');
+        return Promise.reject(new Error('token endpoint down'));
+      }),
+    ];
+    expect(steps).toHaveLength(5);
+    const prepared = (steps[0] as () => unknown)();
+    expect(order).toEqual(['prepare']);
+    // the rejection became an undefined value, not an unhandled rejection
+    await expect(prepared).resolves.toBeUndefined();
+    (steps[4] as () => unknown)();
+    expect(order).toEqual(['prepare', 'tool']);
+  });
+
+  it('runs once, after the first tools/list, before any tool is called; a failing one leaves calls alone', async () => {
+    const runs: number[] = [];
+    const server = createEnvelopeServer({
+      info: { name: 'warm-up-test', version: '0.0.0' },
+      adapter: testAdapter,
+      tools: [{ name: 'echo', inputSchema: { type: 'object' }, handler: () => ({ ok: true, runs: runs.length }) }],
+      options: {
+        env: {},
+        warmUp: () => {
+          runs.push(Date.now());
+          throw new Error('the warm-up failed');
+        },
+      },
+    });
+    const connected = await connectInMemory(server);
+    try {
+      await turns(3);
+      expect(runs).toHaveLength(0);
+      await connected.client.listTools();
+      await connected.client.listTools();
+      await turn(20);
+      expect(runs).toHaveLength(1);
+      const result = await connected.client.callTool({ name: 'echo', arguments: {} });
+      expect(result.structuredContent).toEqual({ ok: true, runs: 1 });
+    } finally {
+      await connected.close();
+    }
   });
 });

@@ -500,7 +500,13 @@ export function createSpServer(options: SpServerOptions): SpServer {
   const identityTokens = new IdentityTokenClients(lwaSettings, redactor);
   const sessions = new SpSessions(identities?.initialId);
   const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
-  const envelopeOptions: EnvelopeServerOptions = { env, ...options.envelope };
+  const envelopeOptions: EnvelopeServerOptions = {
+    env,
+    // A new session calls with the LWA_* seller unless an identity starts active: its access
+    // token is fetched while the client reads the tool list, not during the first call.
+    ...(identities?.initialId === undefined ? { warmUp: () => tokens.accessToken() } : {}),
+    ...options.envelope,
+  };
 
   const operations = new Map<string, SpModelOperation>();
   for (const model of options.models)

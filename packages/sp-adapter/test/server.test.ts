@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog } from '../src/index.js';
 import { SpSettingsError, spSettingsFromEnv } from '../src/server.js';
+import { REPLAY_ACCESS_TOKEN } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { connect, envelopeOf, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
@@ -166,6 +167,60 @@ describe('LWA', () => {
     upstream.respond({ status: 200, body: { payload: {} } });
     await connected.call('ordersV0_getOrders', GET_ORDERS);
     expect(upstream.tokenRequests).toHaveLength(tokensBefore + 2);
+  });
+});
+
+/** Waits until `count()` reaches `wanted` (at most 5 s), for work the server does on its own. */
+async function until(count: () => number, wanted: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (count() < wanted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+describe('the access token is fetched while the client reads the tool list', () => {
+  it('asks for it once after tools/list, and the first call uses it', async () => {
+    const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
+    const before = upstream.tokenRequests.length;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(upstream.tokenRequests).toHaveLength(before);
+    await connected.client.listTools();
+    await until(() => upstream.tokenRequests.length, before + 1);
+    expect(upstream.tokenRequests).toHaveLength(before + 1);
+    upstream.respond({ status: 200, body: { payload: { Orders: [] } } });
+    const result = await connected.call('ordersV0_getOrders', GET_ORDERS);
+    expect(result.isError).toBeUndefined();
+    expect(upstream.requests.at(-1)?.headers['x-amz-access-token']).toBe(REPLAY_ACCESS_TOKEN);
+    expect(upstream.tokenRequests).toHaveLength(before + 1);
+  });
+
+  it('a token refused then is asked for again by the first call, which reports the refusal', async () => {
+    upstream.setTokenResponse({
+      status: 401,
+      body: { error: 'invalid_client', error_description: 'Client authentication failed' },
+    });
+    const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
+    const before = upstream.tokenRequests.length;
+    await connected.client.listTools();
+    await until(() => upstream.tokenRequests.length, before + 1);
+    // the refusal has arrived (a call made while the request is out shares its answer)
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
+    expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual([
+      'auth_error',
+      'AUTHENTICATION_ERROR',
+      false,
+    ]);
+    expect(upstream.tokenRequests).toHaveLength(before + 2);
+  });
+
+  it('asks for nothing when the LWA_* variables are missing', async () => {
+    const connected = await server({
+      env: { MCP_RATE_LIMIT: 'off', LWA_TOKEN_URL: upstream.tokenUrl },
+      upstream: upstream.url,
+    });
+    const before = upstream.tokenRequests.length;
+    await connected.client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(upstream.tokenRequests).toHaveLength(before);
   });
 });
 

@@ -92,6 +92,8 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
     tools,
     redactor,
     options: {
+      // the first call's access token is fetched while the client reads the tool list
+      warmUp: () => session.accessToken(),
       ...options.envelope,
       env,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
