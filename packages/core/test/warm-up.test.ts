@@ -136,7 +136,17 @@ describe("a server's own warm-up work (EnvelopeServerOptions.warmUp)", () => {
   it('runs first among the steps, and its rejection is swallowed', async () => {
     const order: string[] = [];
     const { caches } = recordingCaches();
-    const tool = { check: () => order.push('tool') };
+    const compiled = compileTool(
+      'orders',
+      { type: 'object' },
+      { normalizationEnabled: true, strictUnknownFields: true },
+    );
+    const tool = {
+      check: (args: unknown) => {
+        order.push('tool');
+        return compiled.check(args);
+      },
+    };
     const steps = [
       ...serverWarmUpSteps(caches, [tool], () => {
         order.push('prepare');
