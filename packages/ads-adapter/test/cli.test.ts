@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -31,6 +33,37 @@ function childEnv(extra: Record<string, string | undefined> = {}): Record<string
   const base = { PATH: process.env['PATH'] ?? '', ...testEnv(replay), ...extra };
   return Object.fromEntries(Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
+
+describe('mcp-envelope-ads stops when the client closes stdin', () => {
+  it('exits at once, even while the token request it made after tools/list is still unanswered', async () => {
+    // a token endpoint that accepts the connection and never answers
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    let accepted = 0;
+    silent.on('connection', () => (accepted += 1));
+    const tokenUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/auth/o2/token`;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, '--upstream', replay.url],
+      env: childEnv({ LWA_TOKEN_URL: tokenUrl }),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'cli-stop-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      await client.listTools();
+      const deadline = Date.now() + 10_000;
+      while (accepted === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(accepted).toBe(1);
+      const closing = Date.now();
+      // the SDK client closes stdin and waits up to 2 s for the exit before it sends SIGTERM
+      await client.close();
+      expect(Date.now() - closing).toBeLessThan(1500);
+    } finally {
+      silent.close();
+    }
+  });
+});
 
 describe('mcp-envelope-ads over stdio', () => {
   it('serves the catalog and classifies an upstream 429 end to end', async () => {

@@ -27,7 +27,7 @@ export type { SchemaCompiler } from './arguments/schema-validation.js';
 export type { ShutdownReport, StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 export { addStreamableHttpOptions, streamableHttpOptionsFrom } from './http-cli.js';
 export type { StreamableHttpCliOptions } from './http-cli.js';
-export type { OversizedLine, StdioOptions } from './stdio-host.js';
+export type { EnvelopeStdioHandle, OversizedLine, StdioOptions } from './stdio-host.js';
 export type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
 // Code Mode: the switch, the sandbox limits and the names of its meta tools
 export type { CodeModeOptions, CodeModeSettings } from './code-mode/index.js';

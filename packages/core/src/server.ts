@@ -32,7 +32,6 @@ import type {
   ToolAnnotations,
   Transport,
 } from '@modelcontextprotocol/server';
-import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { createPipelineCaches } from './arguments/index.js';
@@ -67,7 +66,7 @@ import type { Redactor } from './redact.js';
 import { createResultShaper } from './result-shaping.js';
 import type { ProtocolEra } from './result-shaping.js';
 import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } from './stdio-host.js';
-import type { StdioOptions } from './stdio-host.js';
+import type { EnvelopeStdioHandle, StdioOptions } from './stdio-host.js';
 import { createToolRequestState } from './request-state.js';
 import type { ToolRequestState } from './request-state.js';
 import { createToolRegistry } from './tool-registry.js';
@@ -264,9 +263,13 @@ export interface EnvelopeServer {
   /**
    * Serves over stdin/stdout, both protocol eras (a 2025-11-25 `initialize` or a 2026-07-28
    * `server/discover`). A line longer than `options.maxMessageBytes` is answered with a
-   * JSON-RPC error and a log line (see `serveStdio` in stdio-host.ts). @returns the SDK's handle.
+   * JSON-RPC error and a log line (see `serveStdio` in stdio-host.ts). A command-line server
+   * should stop once `closed` settles: the client closed stdin to ask it to, and nobody reads the
+   * answers of calls still running (the reference servers close and exit).
+   *
+   * @returns the SDK's handle and `closed`.
    */
-  serveStdio(options?: StdioOptions): Promise<StdioServerHandle>;
+  serveStdio(options?: StdioOptions): Promise<EnvelopeStdioHandle>;
   /** Serves Streamable HTTP on node:http: one session per 2025-era client, stateless 2026-07-28 requests. */
   serveStreamableHttp(options?: StreamableHttpOptions): Promise<StreamableHttpHandle>;
   /** Closes {@link EnvelopeServer.server}'s transport, and stops the idle Code Mode sandbox workers. */

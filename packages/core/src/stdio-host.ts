@@ -14,6 +14,15 @@ import type { StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 
 import type { EnvelopeLogger } from './logger.js';
 
+/** What {@link EnvelopeServer.serveStdio} returns: the SDK's handle, and when the connection ended. */
+export interface EnvelopeStdioHandle extends StdioServerHandle {
+  /**
+   * Settles when the connection has ended: stdin ended (the client closed it, which is how an MCP
+   * client over stdio asks its server to stop) or `close` was called.
+   */
+  readonly closed: Promise<void>;
+}
+
 /** Options of {@link EnvelopeServer.serveStdio}. */
 export interface StdioOptions {
   /** The longest message (one line) read, in bytes (default `DEFAULT_MAX_STDIO_MESSAGE_BYTES`). */
@@ -142,7 +151,7 @@ export class OversizedLineFilter extends Transform {
  * @param options - see {@link StdioOptions}.
  * @param stdin - the input (default `process.stdin`).
  * @param stdout - the output (default `process.stdout`).
- * @returns the SDK's handle (its `close` ends the connection).
+ * @returns the SDK's handle (its `close` ends the connection) and when the connection ended.
  */
 export async function serveStdio(
   createSdkServer: (era: 'legacy' | 'modern') => LowLevelServer,
@@ -150,7 +159,7 @@ export async function serveStdio(
   options: StdioOptions = {},
   stdin: NodeJS.ReadableStream = process.stdin,
   stdout: Writable = process.stdout,
-): Promise<StdioServerHandle> {
+): Promise<EnvelopeStdioHandle> {
   const limit = options.maxMessageBytes ?? DEFAULT_MAX_STDIO_MESSAGE_BYTES;
   const filter = new OversizedLineFilter(limit, ({ bytes, id }) => {
     logger.error({ received_bytes: bytes, limit_bytes: limit, id }, 'stdio message over the size limit refused');
@@ -161,7 +170,8 @@ export async function serveStdio(
   });
   stdin.pipe(filter);
   const transport = new LineTransport(filter, stdout, logger);
-  return Promise.resolve(serveStdioEras(({ era }) => createSdkServer(era), { transport }));
+  const handle = serveStdioEras(({ era }) => createSdkServer(era), { transport });
+  return Promise.resolve({ close: () => handle.close(), closed: transport.closed });
 }
 
 /**
@@ -192,6 +202,10 @@ class LineTransport implements Transport {
   readonly #logger: EnvelopeLogger;
   #rest = '';
   #closed = false;
+  #ended: () => void = () => undefined;
+  readonly #endedPromise = new Promise<void>((resolve) => {
+    this.#ended = resolve;
+  });
 
   constructor(lines: NodeJS.ReadableStream, stdout: Writable, logger: EnvelopeLogger) {
     this.#lines = lines;
@@ -245,6 +259,11 @@ class LineTransport implements Transport {
     });
   }
 
+  /** Settles once the transport has closed (stdin ended, or `close` was called). */
+  get closed(): Promise<void> {
+    return this.#endedPromise;
+  }
+
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
@@ -252,6 +271,7 @@ class LineTransport implements Transport {
     this.#lines.off('end', this.#onEnd);
     this.#lines.off('error', this.#onError);
     this.onclose?.();
+    this.#ended();
     return Promise.resolve();
   }
 }

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 import { validateEnvelope } from '@mcp-envelope/contract';
@@ -13,7 +14,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { createEnvelopeLogger } from '../src/index.js';
 import type { StreamableHttpHandle } from '../src/index.js';
+import { serveStdio } from '../src/stdio-host.js';
 import { createTestServer, REPORT_NOT_FOUND } from './fixtures/test-server.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -22,6 +25,36 @@ const STDIO_SERVER = fileURLToPath(new URL('./fixtures/stdio-server.ts', import.
 function structured(result: unknown): Record<string, unknown> {
   return (result as { structuredContent: Record<string, unknown> }).structuredContent;
 }
+
+describe('stdio: the end of the connection', () => {
+  it('settles `closed` once stdin ends, not before, having answered what came first', async () => {
+    const [stdin, stdout] = [new PassThrough(), new PassThrough()];
+    let written = '';
+    stdout.on('data', (chunk: Buffer) => (written += chunk.toString()));
+    const server = createTestServer({ logger: createEnvelopeLogger(new PassThrough()) });
+    const handle = await serveStdio(
+      (era) => server.createSdkServer(era),
+      createEnvelopeLogger(new PassThrough()),
+      {},
+      stdin,
+      stdout,
+    );
+    let closed = false;
+    void handle.closed.then(() => (closed = true));
+    stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+    );
+    const deadline = Date.now() + 5000;
+    while (!written.includes('"id":1') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(written).toContain('"serverInfo"');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closed).toBe(false);
+    stdin.end();
+    await handle.closed;
+    expect(closed).toBe(true);
+    await server.close();
+  });
+});
 
 describe('stdio (SDK v1 client, server in a child process)', () => {
   let client: Client;

@@ -109,8 +109,12 @@ export async function main(argv: readonly string[]): Promise<void> {
     conformanceFixtures: options.conformanceFixtures,
   });
   if (options.http === undefined) {
-    await server.envelope.serveStdio();
-    return;
+    const stdio = await server.envelope.serveStdio();
+    // the client closed stdin to stop this server: calls still running have nobody to answer,
+    // and a pending upstream or token request must not keep the process alive until its timeout
+    await stdio.closed;
+    await server.envelope.close();
+    process.exit(0);
   }
   const handle = await server.envelope.serveStreamableHttp(
     streamableHttpOptionsFrom({ ...options, http: options.http }),

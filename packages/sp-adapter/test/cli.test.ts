@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -205,6 +207,51 @@ describe('mcp-envelope-sp over stdio', () => {
     expect(output).toBe(
       `mcp-envelope-sp: SP_IDENTITIES_FILE ${file}: identities[1]: environment variable SELLER2_REFRESH_TOKEN (the refresh token of identity 2) is not set\n`,
     );
+  });
+});
+
+describe('mcp-envelope-sp stops when the client closes stdin', () => {
+  it('exits 0 at once, even while the token request it made after tools/list is still unanswered', async () => {
+    // a token endpoint that accepts the connection and never answers
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const child = spawn(process.execPath, CLI, {
+      cwd: PACKAGE,
+      env: { ...baseEnv(), LWA_TOKEN_URL: `http://127.0.0.1:${port}/auth/o2/token` },
+    });
+    let accepted = 0;
+    silent.on('connection', () => (accepted += 1));
+    try {
+      const lines = (messages: readonly object[]): string => messages.map((m) => `${JSON.stringify(m)}\n`).join('');
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stdin.write(
+        lines([
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cli-test', version: '1' } },
+          },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+        ]),
+      );
+      const deadline = Date.now() + 20_000;
+      while ((accepted === 0 || !stdout.includes('"id":2')) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(accepted).toBe(1);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const closedAt = Date.now();
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      // the token request's own timeout is 10 s
+      expect(Date.now() - closedAt).toBeLessThan(3000);
+    } finally {
+      child.kill();
+      silent.close();
+    }
   });
 });
 
