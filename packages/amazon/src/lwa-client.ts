@@ -190,13 +190,16 @@ export class LwaTokenClient {
   /**
    * Returns a valid access token, refreshing it when the cached one is missing or close to expiry.
    *
+   * @param signal - aborts the token request when this call starts one (a server's warm-up passes
+   *   the signal its closing aborts); a request already under way, which other callers share, is
+   *   not affected by it.
    * @returns the access token (to send as `x-amz-access-token` or `Authorization: Bearer`).
    * @throws LwaError with reason `missing_credentials`, `token_rejected` or `token_endpoint_unavailable`.
    */
-  async accessToken(): Promise<string> {
+  async accessToken(signal?: AbortSignal): Promise<string> {
     const now = (this.settings.now ?? Date.now)();
     if (this.cached !== undefined && now < this.cached.refreshAt) return this.cached.accessToken;
-    this.inFlight ??= this.refresh().finally(() => {
+    this.inFlight ??= this.refresh(signal).finally(() => {
       this.inFlight = undefined;
     });
     return this.inFlight;
@@ -207,7 +210,7 @@ export class LwaTokenClient {
     this.cached = undefined;
   }
 
-  private async refresh(): Promise<string> {
+  private async refresh(caller: AbortSignal | undefined): Promise<string> {
     const missing = this.missingCredentials();
     if (missing.length > 0) {
       throw new LwaError('missing_credentials', `LWA credentials are not configured: set ${missing.join(', ')}`, {
@@ -226,10 +229,16 @@ export class LwaTokenClient {
     const timer = setTimeout(() => {
       controller.abort(new DOMException('the LWA token exchange took too long', 'TimeoutError'));
     }, this.settings.timeoutMs ?? 10_000);
+    const abort = (): void => {
+      controller.abort(caller?.reason);
+    };
+    if (caller?.aborted === true) abort();
+    caller?.addEventListener('abort', abort, { once: true });
     try {
       return await this.exchange(body, controller.signal);
     } finally {
       clearTimeout(timer);
+      caller?.removeEventListener('abort', abort);
     }
   }
 

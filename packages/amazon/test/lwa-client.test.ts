@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -72,6 +73,33 @@ describe('LwaTokenClient', () => {
     reply = { status: 200, body: JSON.stringify({ access_token: 'Atza|access-two', expires_in: 3600 }) };
     expect(await client.accessToken()).toBe('Atza|access-two');
     expect(requests).toHaveLength(2);
+  });
+
+  it('gives up the request it started when the caller aborts its signal; callers that joined it share the end', async () => {
+    // a token endpoint that takes the request and never answers
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    let connections = 0;
+    silent.on('connection', () => (connections += 1));
+    const tokenUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/auth/o2/token`;
+    const client = new LwaTokenClient({ ...credentials, tokenUrl }, createAmazonRedactor());
+    try {
+      const closing = new AbortController();
+      const pending = client.accessToken(closing.signal);
+      const joined = client.accessToken();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(connections).toBe(1);
+      const abortedAt = Date.now();
+      closing.abort();
+      const error = await pending.catch((caught: unknown) => caught);
+      // settled by the abort, not by the request's own 10 s timeout
+      expect(Date.now() - abortedAt).toBeLessThan(1000);
+      expect(LwaError.isInstance(error) && error.reason).toBe('token_endpoint_unavailable');
+      // a caller that joined the request shares its end
+      await expect(joined).rejects.toMatchObject({ reason: 'token_endpoint_unavailable' });
+    } finally {
+      silent.close();
+    }
   });
 
   it('shares one request between concurrent callers, and invalidate forces a refresh', async () => {

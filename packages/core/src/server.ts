@@ -219,10 +219,11 @@ export interface EnvelopeServerOptions
   /**
    * What the server does once, in the idle time after the first `tools/list` (a client that lists
    * the tools is about to call one), before it compiles the listed tools' validators: work the first
-   * call would otherwise wait for, such as fetching an access token. A thrown error or a rejection
-   * is ignored: the call that needs the work does it again and reports its failure.
+   * call would otherwise wait for, such as fetching an access token. `signal` is aborted when the
+   * server closes: a request made here must end then, or it keeps the process alive. A thrown error
+   * or a rejection is ignored: the call that needs the work does it again and reports its failure.
    */
-  readonly warmUp?: () => unknown;
+  readonly warmUp?: (signal: AbortSignal) => unknown;
 }
 
 /** The input of {@link createEnvelopeServer}. */

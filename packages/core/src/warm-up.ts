@@ -11,6 +11,7 @@ import type { ToolRegistry } from './tool-registry.js';
 /** Starts the warm-up once and cancels what it has not run yet. */
 export interface WarmUp {
   readonly start: () => void;
+  /** Runs no further step, and aborts the signal the server's own preparation was given. */
   readonly cancel: () => void;
 }
 
@@ -30,7 +31,8 @@ function cpuMilliseconds(): number {
  * out or they have spent `budgetMs` of CPU time. One step per timer lets a call that arrives
  * meanwhile run between two steps, and while `busy()` says calls are waiting on I/O no step runs
  * (each of their I/O turns would otherwise wait for a step), so a warm-up delays a call by one step
- * at most; the timers are unref'd, so a warm-up never keeps a process alive. A step that throws is
+ * at most; the timers are unref'd, so waiting steps never keep a process alive (work a step
+ * started, such as a request, runs until it ends or `cancel` aborts it). A step that throws is
  * skipped: what it compiles is compiled again, and its failure reported, by the call that needs it.
  *
  * @param steps - the steps, read at `start` (e.g. the tools listed by then), most useful first.
@@ -88,7 +90,8 @@ export function createWarmUp(
  *
  * @param caches - the server's compiler caches.
  * @param tools - the server's compiled tools, listed ones first.
- * @param prepare - the server's own preparation; a rejection is ignored, since the call that needs
+ * @param prepare - the server's own preparation (called without arguments here; see
+ *   {@link createServerWarmUp} for its signal); a rejection is ignored, since the call that needs
  *   it does it again and reports its failure.
  */
 export function* serverWarmUpSteps(
@@ -114,21 +117,30 @@ export function* serverWarmUpSteps(
  * @param caches - the server's compiler caches.
  * @param registry - the server's tools.
  * @param calls - the server's unfinished asynchronous calls.
- * @param prepare - the server's own preparation (`EnvelopeServerOptions.warmUp`).
+ * @param prepare - the server's own preparation (`EnvelopeServerOptions.warmUp`), given a signal
+ *   that `cancel` aborts (the server closes), so that a request it made ends with the server.
  */
 export function createServerWarmUp(
   caches: PipelineCaches,
   registry: Pick<ToolRegistry, 'names' | 'get'>,
   calls: Pick<InFlightCalls, 'size'>,
-  prepare?: () => unknown,
+  prepare?: (signal: AbortSignal) => unknown,
 ): WarmUp {
-  return createWarmUp(
+  const closing = new AbortController();
+  const warmUp = createWarmUp(
     () =>
       serverWarmUpSteps(
         caches,
         registry.names.flatMap((name) => registry.get(name)?.compiled ?? []),
-        prepare,
+        prepare === undefined ? undefined : () => prepare(closing.signal),
       ),
     { busy: () => calls.size > 0 },
   );
+  return {
+    start: warmUp.start,
+    cancel: () => {
+      warmUp.cancel();
+      closing.abort();
+    },
+  };
 }

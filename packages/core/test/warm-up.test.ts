@@ -164,14 +164,16 @@ describe("a server's own warm-up work (EnvelopeServerOptions.warmUp)", () => {
 
   it('runs once, after the first tools/list, before any tool is called; a failing one leaves calls alone', async () => {
     const runs: number[] = [];
+    const signals: AbortSignal[] = [];
     const server = createEnvelopeServer({
       info: { name: 'warm-up-test', version: '0.0.0' },
       adapter: testAdapter,
       tools: [{ name: 'echo', inputSchema: { type: 'object' }, handler: () => ({ ok: true, runs: runs.length }) }],
       options: {
         env: {},
-        warmUp: () => {
+        warmUp: (signal) => {
           runs.push(Date.now());
+          signals.push(signal);
           throw new Error('the warm-up failed');
         },
       },
@@ -186,8 +188,11 @@ describe("a server's own warm-up work (EnvelopeServerOptions.warmUp)", () => {
       expect(runs).toHaveLength(1);
       const result = await connected.client.callTool({ name: 'echo', arguments: {} });
       expect(result.structuredContent).toEqual({ ok: true, runs: 1 });
+      expect(signals[0]?.aborted).toBe(false);
     } finally {
       await connected.close();
     }
+    // closing the server aborts what the warm-up may still be waiting for
+    expect(signals[0]?.aborted).toBe(true);
   });
 });

@@ -54,8 +54,12 @@ export const SET_REGION_TOOL_NAME = 'set_region';
 
 /** Where access tokens come from (core's `LwaTokenClient`, or a stand-in in tests). */
 export interface AccessTokenSource {
-  /** @returns a valid access token. @throws LwaError when none can be had. */
-  accessToken(): Promise<string>;
+  /**
+   * @param signal - aborts a token request this call starts (the server's warm-up passes one).
+   * @returns a valid access token.
+   * @throws LwaError when none can be had.
+   */
+  accessToken(signal?: AbortSignal): Promise<string>;
   /** Forgets the cached token (after SP-API refused it). */
   invalidate(): void;
 }
@@ -504,7 +508,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
     env,
     // A new session calls with the LWA_* seller unless an identity starts active: its access
     // token is fetched while the client reads the tool list, not during the first call.
-    ...(identities?.initialId === undefined ? { warmUp: () => tokens.accessToken() } : {}),
+    ...(identities?.initialId === undefined ? { warmUp: (signal: AbortSignal) => tokens.accessToken(signal) } : {}),
     ...options.envelope,
   };
 

@@ -255,6 +255,36 @@ describe('mcp-envelope-sp stops when the client closes stdin', () => {
   });
 });
 
+describe('an application embedding the server', () => {
+  it('exits at once after closing it, even while the token request made after tools/list is unanswered', async () => {
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    let accepted = 0;
+    silent.on('connection', () => (accepted += 1));
+    const tokenUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/auth/o2/token`;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/embed-and-close.ts', tokenUrl, '300'], {
+      cwd: PACKAGE,
+      env: baseEnv(),
+    });
+    try {
+      let closedAt = 0;
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('closed')) closedAt = Date.now();
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).toBe(0);
+      // the token request reached the endpoint (Node's fetch may open a spare connection after an abort)
+      expect(accepted).toBeGreaterThanOrEqual(1);
+      expect(closedAt).toBeGreaterThan(0);
+      // the token request's own timeout is 10 s
+      expect(Date.now() - closedAt).toBeLessThan(3000);
+    } finally {
+      child.kill();
+      silent.close();
+    }
+  });
+});
+
 describe('mcp-envelope-sp over Streamable HTTP', () => {
   let child: ChildProcess;
   let endpoint: URL;

@@ -93,7 +93,7 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
     redactor,
     options: {
       // the first call's access token is fetched while the client reads the tool list
-      warmUp: () => session.accessToken(),
+      warmUp: (signal) => session.accessToken(signal),
       ...options.envelope,
       env,
       ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -104,13 +104,14 @@ export class AdsSession {
   /**
    * An access token for the current region.
    *
+   * @param signal - aborts a token request this call starts (the server's warm-up passes one).
    * @returns the token.
    * @throws EnvelopeError (`auth_error` / `AUTHENTICATION_ERROR`) naming missing variables or the
    *   LWA rejection.
    */
-  accessToken(): Promise<string> {
+  accessToken(signal?: AbortSignal): Promise<string> {
     // An LwaError escapes to core, which hands it to the adapter as an `lwa` failure.
-    return this.tokenClient().accessToken();
+    return this.tokenClient().accessToken(signal);
   }
 
   /** Forgets the cached access token (after the Ads API answered 401 with it). */
