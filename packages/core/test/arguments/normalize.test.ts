@@ -29,6 +29,29 @@ describe('pre-flight normalization events', () => {
     expect(result.events.map((event) => event.kind)).toEqual(['renamed', 'renamed', 'renamed', 'renamed']);
   });
 
+  it('leaves symbol keys out, whether or not another key is renamed, and reads each getter once', () => {
+    const tag = Symbol('tag');
+    const canonical = passed(tool(ORDER_SEARCH_SCHEMA).check({ marketplaceIds: ['X'], [tag]: 1 }));
+    const renamed = passed(tool(ORDER_SEARCH_SCHEMA).check({ MarketplaceIds: ['X'], [tag]: 1 }));
+    const unnormalized = passed(
+      tool(ORDER_SEARCH_SCHEMA, { normalizationEnabled: false }).check({ marketplaceIds: ['X'], [tag]: 1 }),
+    );
+    for (const result of [canonical, renamed, unnormalized]) {
+      expect(result.args).toEqual({ marketplaceIds: ['X'] });
+      expect(Object.getOwnPropertySymbols(result.args)).toEqual([]);
+    }
+    let reads = 0;
+    const withGetter = {
+      get marketplaceIds(): string[] {
+        reads += 1;
+        return ['X'];
+      },
+      NextToken: 'n',
+    };
+    expect(passed(tool(ORDER_SEARCH_SCHEMA).check(withGetter)).args).toEqual({ marketplaceIds: ['X'], nextToken: 'n' });
+    expect(reads).toBe(1);
+  });
+
   it('keeps the renamed key at the position of the alias', () => {
     const result = passed(
       tool(ORDER_SEARCH_SCHEMA).check({ nextToken: 'n', MarketplaceIds: ['X'], maxResultsPerPage: 5 }),
