@@ -8,6 +8,7 @@
  */
 import { headerValue, responseMetaFromHeaders } from '@mcp-envelope/core';
 import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
+import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from '@mcp-envelope/amazon';
 
 import { ADS_RESPONSE_HEADERS } from './hint-tables.js';
 
@@ -15,12 +16,14 @@ const RATE_LIMIT_NAMES: RateLimitHeaderNames = {
   limit: ADS_RESPONSE_HEADERS.rateLimitLimit,
   remaining: ADS_RESPONSE_HEADERS.rateLimitRemaining,
   reset: ADS_RESPONSE_HEADERS.rateLimitReset,
+  retryAfterMilliseconds: AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS,
 };
 
 /**
  * `_meta` telemetry from an Ads API response (success or failure): `rate_limit` from
  * `X-RateLimit-Limit` / `-Remaining` / `-Reset` in any casing, `retry_after_seconds` from
- * `Retry-After` (seconds with decimals, or an HTTP-date measured against the response `Date`),
+ * `Retry-After` (seconds with decimals, or an HTTP-date measured against the response `Date`) or
+ * `x-amz-retry-after` (milliseconds),
  * and one `upstream_warning` per `Warning` value. Keys whose headers are absent are absent.
  *
  * @param headers - the response headers in any container and casing.

@@ -35,6 +35,16 @@ describe('parseAdsResponseMeta', () => {
     },
     { name: 'Retry-After decimal seconds', headers: { 'Retry-After': '1.5' }, expected: { retry_after_seconds: 1.5 } },
     { name: 'Retry-After zero', headers: { 'retry-after': '0' }, expected: { retry_after_seconds: 0 } },
+    {
+      name: 'x-amz-retry-after in milliseconds',
+      headers: { 'x-amz-retry-after': '1500' },
+      expected: { retry_after_seconds: 1.5 },
+    },
+    {
+      name: 'Retry-After before x-amz-retry-after',
+      headers: { 'Retry-After': '3', 'x-amz-retry-after': '1500' },
+      expected: { retry_after_seconds: 3 },
+    },
     { name: 'Retry-After negative is dropped', headers: { 'Retry-After': '-3' }, expected: {} },
     { name: 'Retry-After garbage is dropped', headers: { 'Retry-After': 'soon' }, expected: {} },
     {

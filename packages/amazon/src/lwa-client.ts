@@ -8,6 +8,7 @@ import type { EnvelopeDetail } from '@mcp-envelope/contract';
 import { capText, displayLocation, locationUrl, retryAfterSeconds } from '@mcp-envelope/core';
 import type { ClassifiedError, CredentialFailure, Redactor } from '@mcp-envelope/core';
 
+import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from './headers.js';
 import { AMAZON_REGIONS } from './regions.js';
 
 /** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
@@ -300,7 +301,11 @@ export class LwaTokenClient {
     // 429 and 5xx: the endpoint is busy or broken, not the credentials; a retry may succeed.
     if (response.status >= 500 || response.status === 429 || (oauthError === undefined && response.ok)) {
       // The wait a busy endpoint names is telemetry like an API's Retry-After: the caller needs it.
-      const wait = retryAfterSeconds(new Map(response.headers), new Date((this.settings.now ?? Date.now)()));
+      const wait = retryAfterSeconds(
+        new Map(response.headers),
+        new Date((this.settings.now ?? Date.now)()),
+        AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS,
+      );
       throw new LwaError('token_endpoint_unavailable', `the LWA token endpoint answered HTTP ${response.status}`, {
         ...answered,
         ...(wait === undefined ? {} : { retryAfterSeconds: wait }),

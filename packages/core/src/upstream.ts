@@ -232,7 +232,7 @@ function redirectRefusal(current: URL, next: URL, hop: number): 'cross_origin' |
 
 /**
  * Sends the request and follows redirects by hand, within one origin only: a redirect to another
- * origin would carry the request's credentials (`x-amz-access-token`, `Authorization`) there.
+ * origin would carry the request's credentials (`Authorization`, an API's own token header) there.
  *
  * @throws UpstreamClientError with a `redirect` failure for a cross-origin redirect or too many hops.
  */

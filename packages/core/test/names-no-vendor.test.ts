@@ -18,6 +18,8 @@ const FORBIDDEN: readonly { readonly name: string; readonly pattern: RegExp }[] 
   { name: 'Atza', pattern: /atza/i },
   { name: 'sp_api', pattern: /sp_api/i },
   { name: 'ads_api', pattern: /ads_api/i },
+  { name: 'x-amz', pattern: /x-amz/i },
+  { name: 'SP-API', pattern: /sp-api/i },
 ];
 
 function sourceFiles(folder: string): string[] {
@@ -40,7 +42,7 @@ function mentions(files: readonly string[]): string[] {
 }
 
 describe('core names no server and no vendor', () => {
-  it('no file under packages/core/src mentions amzn, amazon, lwa, Atza, sp_api or ads_api', () => {
+  it('no file under packages/core/src mentions amzn, amazon, lwa, Atza, sp_api, ads_api, x-amz or SP-API', () => {
     const files = sourceFiles(SOURCE);
     expect(files.length).toBeGreaterThan(20);
     expect(mentions(files)).toEqual([]);
@@ -56,9 +58,11 @@ describe('core names no server and no vendor', () => {
       'Atza|token',
       'SP_API_HTTP_400',
       'ads_api_client',
+      'X-Amz-Retry-After',
+      'an SP-API operation',
     ];
     expect(lines.map((line) => FORBIDDEN.filter(({ pattern }) => pattern.test(line)).map(({ name }) => name))).toEqual([
-      ['amzn'],
+      ['amzn', 'x-amz'],
       ['amazon'],
       ['lwa'],
       ['lwa'],
@@ -66,6 +70,8 @@ describe('core names no server and no vendor', () => {
       ['Atza'],
       ['sp_api'],
       ['ads_api'],
+      ['x-amz'],
+      ['SP-API'],
     ]);
     expect(FORBIDDEN.some(({ pattern }) => pattern.test('it always answers; the flaws are known'))).toBe(false);
   });

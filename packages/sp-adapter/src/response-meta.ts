@@ -8,6 +8,7 @@
  */
 import { headerValue, lowerCaseHeaders, responseMetaFromHeaders } from '@mcp-envelope/core';
 import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
+import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from '@mcp-envelope/amazon';
 
 /**
  * SP-API's rate-limit headers. SP-API sends only `x-amzn-RateLimit-Limit` (requests per second of
@@ -17,6 +18,7 @@ export const SP_RATE_LIMIT_HEADERS = {
   limit: ['x-amzn-RateLimit-Limit'],
   remaining: ['x-amzn-RateLimit-Remaining'],
   reset: ['x-amzn-RateLimit-Reset'],
+  retryAfterMilliseconds: AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS,
 } as const satisfies RateLimitHeaderNames;
 
 /** Where the request id is, in order of preference. */

@@ -36,6 +36,11 @@ export interface RateLimitHeaderNames {
   readonly limit: readonly string[];
   readonly remaining: readonly string[];
   readonly reset: readonly string[];
+  /**
+   * The server's own headers that carry a wait in milliseconds, read when `Retry-After` is absent
+   * (default none).
+   */
+  readonly retryAfterMilliseconds?: readonly string[];
 }
 
 /**
@@ -96,7 +101,7 @@ export function parseRetryAfter(raw: string | undefined, now: Date, responseDate
 }
 
 /**
- * Parses `x-amz-retry-after` (milliseconds, non-negative integer or decimal) into seconds.
+ * Parses a wait in milliseconds (a non-negative integer or decimal) into seconds.
  *
  * @param raw - the header value.
  * @returns seconds (>= 0), or `undefined` when absent or not a number.
@@ -110,15 +115,21 @@ export function parseRetryAfterMilliseconds(raw: string | undefined): number | u
 }
 
 /**
- * `_meta.retry_after_seconds` from a response: `Retry-After` first, then `x-amz-retry-after`.
+ * `_meta.retry_after_seconds` from a response: `Retry-After` first, then the first of
+ * `millisecondsHeaders` present (a server's own spelling of a wait in milliseconds).
  *
  * @param headers - lower-cased headers.
  * @param now - the current time, for HTTP-dates.
+ * @param millisecondsHeaders - header names whose value is a wait in milliseconds (default none).
  * @returns seconds (>= 0), or `undefined`.
  */
-export function retryAfterSeconds(headers: ReadonlyMap<string, string>, now: Date): number | undefined {
+export function retryAfterSeconds(
+  headers: ReadonlyMap<string, string>,
+  now: Date,
+  millisecondsHeaders: readonly string[] = [],
+): number | undefined {
   return (
     parseRetryAfter(headerValue(headers, 'retry-after'), now, headerValue(headers, 'date')) ??
-    parseRetryAfterMilliseconds(headerValue(headers, 'x-amz-retry-after'))
+    parseRetryAfterMilliseconds(headerValue(headers, ...millisecondsHeaders))
   );
 }

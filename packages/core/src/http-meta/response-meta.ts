@@ -11,8 +11,9 @@ import type { RateLimitHeaderNames } from './rate-limit.js';
 import { upstreamWarnings } from './warning.js';
 
 /**
- * `rate_limit` from the server's header names, `retry_after_seconds` from `Retry-After` (else
- * `x-amz-retry-after`), one `upstream_warning` per `Warning` value. Absent keys stay absent.
+ * `rate_limit` from the server's header names, `retry_after_seconds` from `Retry-After` (else the
+ * server's `retryAfterMilliseconds` headers), one `upstream_warning` per `Warning` value. Absent
+ * keys stay absent.
  * Implements CONTRACT.md "_meta" (rate_limit, retry_after_seconds, warnings).
  *
  * @param headers - the response headers in any container and casing.
@@ -27,7 +28,7 @@ export function responseMetaFromHeaders(
 ): ResponseMeta {
   const lower = lowerCaseHeaders(headers);
   const rateLimit = rateLimitMeta(lower, names);
-  const retryAfter = retryAfterSeconds(lower, now);
+  const retryAfter = retryAfterSeconds(lower, now, names.retryAfterMilliseconds);
   const warnings = upstreamWarnings(headerValue(lower, 'warning'));
   return {
     ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),

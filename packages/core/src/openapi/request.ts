@@ -49,7 +49,7 @@ function scalarText(value: unknown): string {
 /**
  * The encoded values to write for one argument: one entry per query pair (`multi`), else one
  * text with the items encoded one by one and joined by the separator (a literal comma for `csv`,
- * as SP-API lists are written: `MarketplaceIds=ATVPDKIKX0DER,A2EUQ1WTGCTBG2`).
+ * as OpenAPI 2 `collectionFormat: csv` lists are written: `ids=A1,B2`).
  */
 function wireValues(value: unknown, format: CollectionFormat): string[] {
   if (!Array.isArray(value)) return [encodeComponent(scalarText(value))];

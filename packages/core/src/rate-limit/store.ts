@@ -9,9 +9,9 @@
 
 /** A token bucket's plan: tokens added per second and the most the bucket holds. */
 export interface RateLimitPlan {
-  /** Tokens added per second (SP-API's "Rate (requests per second)"); > 0. */
+  /** Tokens added per second (a usage plan's rate); > 0. */
   readonly ratePerSecond: number;
-  /** Capacity of the bucket (SP-API's "Burst"); >= 1. */
+  /** Capacity of the bucket (a usage plan's burst); >= 1. */
   readonly burst: number;
 }
 

@@ -109,11 +109,13 @@ describe('Retry-After', () => {
     expect(parseRetryAfter('Mon Mar  2 10:00:05 2026', NOW)).toBe(5);
   });
 
-  it('reads x-amz-retry-after as milliseconds, after Retry-After', () => {
+  it("reads a server's own milliseconds header after Retry-After, and only the headers it names", () => {
+    const waitMs = ['X-Wait-Ms'];
     expect(parseRetryAfterMilliseconds('1500')).toBe(1.5);
     expect(parseRetryAfterMilliseconds('abc')).toBeUndefined();
-    expect(retryAfterSeconds(lowerCaseHeaders({ 'x-amz-retry-after': '250' }), NOW)).toBe(0.25);
-    expect(retryAfterSeconds(lowerCaseHeaders({ 'Retry-After': '2', 'x-amz-retry-after': '250' }), NOW)).toBe(2);
+    expect(retryAfterSeconds(lowerCaseHeaders({ 'x-wait-ms': '250' }), NOW, waitMs)).toBe(0.25);
+    expect(retryAfterSeconds(lowerCaseHeaders({ 'Retry-After': '2', 'x-wait-ms': '250' }), NOW, waitMs)).toBe(2);
+    expect(retryAfterSeconds(lowerCaseHeaders({ 'x-wait-ms': '250' }), NOW)).toBeUndefined();
     expect(retryAfterSeconds(lowerCaseHeaders({ 'Retry-After': 'later' }), NOW)).toBeUndefined();
   });
 });
