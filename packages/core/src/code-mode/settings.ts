@@ -23,13 +23,13 @@ export interface CodeModeSettings {
 }
 
 /** The defaults: off; 5 s, 64 MiB, 1 MiB of output, 50 inner calls. */
-export const CODE_MODE_DEFAULTS: CodeModeSettings = {
+export const CODE_MODE_DEFAULTS: CodeModeSettings = Object.freeze({
   CODE_MODE: false,
   CODE_MODE_WALL_TIME_MS: 5000,
   CODE_MODE_MEMORY_MB: 64,
   CODE_MODE_OUTPUT_BYTES: 1024 * 1024,
   CODE_MODE_MAX_CALLS: 50,
-};
+});
 
 /** Explicit Code Mode settings; an option that is set wins over the environment. */
 export interface CodeModeOptions {

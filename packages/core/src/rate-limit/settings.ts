@@ -23,11 +23,11 @@ export interface RateLimitSettings {
 }
 
 /** The defaults: on, 2000 ms of waiting, buckets in this process. */
-export const RATE_LIMIT_DEFAULTS: RateLimitSettings = {
+export const RATE_LIMIT_DEFAULTS: RateLimitSettings = Object.freeze({
   MCP_RATE_LIMIT: true,
   MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
   MCP_RATE_LIMIT_STORE: 'memory',
-};
+});
 
 /** Explicit limiter settings; an option that is set wins over the environment. */
 export interface RateLimitOptions {

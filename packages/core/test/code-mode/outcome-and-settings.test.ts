@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { sandboxFailureError } from '../../src/code-mode/outcome.js';
 import { CODE_MODE_DEFAULTS, resolveCodeModeSettings } from '../../src/code-mode/settings.js';
+import { RATE_LIMIT_DEFAULTS } from '../../src/rate-limit/settings.js';
 import type { EnvelopeLogger } from '../../src/logger.js';
 
 function captureLog(): { logger: EnvelopeLogger; lines: { details: Record<string, unknown>; message: string }[] } {
@@ -101,6 +102,18 @@ describe('resolveCodeModeSettings', () => {
       CODE_MODE_OUTPUT_BYTES: 1048576,
       CODE_MODE_MAX_CALLS: 50,
     });
+  });
+
+  it('the exported defaults cannot be changed by a caller, which every later server would read', () => {
+    const defaults = CODE_MODE_DEFAULTS as { CODE_MODE_WALL_TIME_MS: number };
+    expect(() => {
+      defaults.CODE_MODE_WALL_TIME_MS = 1;
+    }).toThrow(TypeError);
+    expect(resolveCodeModeSettings({}, {}, captureLog().logger).CODE_MODE_WALL_TIME_MS).toBe(5000);
+    const limiter = RATE_LIMIT_DEFAULTS as { MCP_RATE_LIMIT_MAX_WAIT_MS: number };
+    expect(() => {
+      limiter.MCP_RATE_LIMIT_MAX_WAIT_MS = 1;
+    }).toThrow(TypeError);
   });
 
   it('reads the env like the other switches; options win; a bad value falls back with a warning', () => {
