@@ -238,8 +238,8 @@ class LineTransport implements Transport {
     if (line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
-      // Checked against the JSON-RPC schema, but passed on as parsed: the schema's copy would
-      // drop an own `__proto__` key, which normalization must see as data.
+      // Checked against the JSON-RPC schema and passed on as parsed; the SDK checks each request's
+      // params against its method's schema again.
       message = JSON.parse(line) as JSONRPCMessage;
       parseJSONRPCMessage(message);
     } catch (error) {
