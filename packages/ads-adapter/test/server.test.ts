@@ -2,6 +2,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 import { validateEnvelope } from '@mcp-envelope/contract';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -13,6 +15,7 @@ import {
   testEnv,
 } from './support/harness.js';
 import type { Harness } from './support/harness.js';
+import { createAdsServer } from '../src/server/create-server.js';
 import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
@@ -350,7 +353,7 @@ describe('set_active_profile', () => {
       'Available profiles: 1110001 (US, seller, North Shop); 2220002 (CA, agency, Media House).',
       'Profiles belong to one region: call set_region first when the profile is in another one.',
     ]);
-    expect(harness.server.session.profileId).toBe(TEST_PROFILE_ID);
+    expect(harness.server.sessions.forSession(undefined).profileId).toBe(TEST_PROFILE_ID);
   });
 
   it('an unknown profile keeps the telemetry of the profile list it was checked against', async () => {
@@ -401,7 +404,7 @@ describe('set_active_profile', () => {
       false,
       ['profile_scope_warning'],
     ]);
-    expect(harness.server.session.profileId).toBe(3330003);
+    expect(harness.server.sessions.forSession(undefined).profileId).toBe(3330003);
   });
 
   it('a 401 while reading the profiles is the auth envelope, and the profile is unchanged', async () => {
@@ -409,7 +412,7 @@ describe('set_active_profile', () => {
     replay.enqueue({ status: 401, body: { code: '401', details: 'Authentication failed' } });
     const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 3330003 }));
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['auth_error', 'ADS_API_HTTP_401']);
-    expect(harness.server.session.profileId).toBe(TEST_PROFILE_ID);
+    expect(harness.server.sessions.forSession(undefined).profileId).toBe(TEST_PROFILE_ID);
   });
 
   it('an empty profile list sets the profile unverified', async () => {
@@ -417,6 +420,39 @@ describe('set_active_profile', () => {
     replay.enqueue({ status: 200, body: [] });
     const result = await harness.call('set_active_profile', { profileId: 3330003 });
     expect((result.structuredContent as { verified: boolean }).verified).toBe(false);
+  });
+});
+
+describe('two clients of one Streamable HTTP server', () => {
+  it('keep their own active profile and region', async () => {
+    const server = await createAdsServer({ env: testEnv(replay), upstream: replay.url });
+    const handle = await server.envelope.serveStreamableHttp({ port: 0 });
+    const [first, second] = [new Client({ name: 'first', version: '1' }), new Client({ name: 'second', version: '1' })];
+    try {
+      await first.connect(new StreamableHTTPClientTransport(handle.url));
+      await second.connect(new StreamableHTTPClientTransport(handle.url));
+      const scopeOf = async (client: Client): Promise<string | undefined> => {
+        replay.enqueue({ status: 200, body: { campaigns: [] } });
+        const before = replay.requests.length;
+        await client.callTool({ name: 'list_sp_campaigns', arguments: {} });
+        return replay.requests[before]?.headers['amazon-advertising-api-scope'] as string | undefined;
+      };
+      expect(await scopeOf(second)).toBe(String(TEST_PROFILE_ID));
+      replay.enqueue({ status: 200, body: PROFILES });
+      await first.callTool({ name: 'set_active_profile', arguments: { profileId: 2220002 } });
+      expect(await scopeOf(first)).toBe('2220002');
+      // the other client's calls still act for its own profile
+      expect(await scopeOf(second)).toBe(String(TEST_PROFILE_ID));
+      await first.callTool({ name: 'set_region', arguments: { region: 'fe' } });
+      replay.enqueue({ status: 200, body: PROFILES });
+      const chosen = await second.callTool({ name: 'set_active_profile', arguments: { profileId: 1110001 } });
+      // the profile is checked in the other client's region, which the first client's choice left alone
+      expect(chosen.structuredContent).toMatchObject({ profileId: 1110001, region: 'na', verified: true });
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+      await handle.close();
+      await server.envelope.close();
+    }
   });
 });
 
@@ -430,7 +466,7 @@ describe('set_region', () => {
       activeProfileId: null,
       profileCleared: true,
     });
-    expect(harness.server.session.region).toBe('eu');
+    expect(harness.server.sessions.forSession(undefined).region).toBe('eu');
   });
 
   it('an alias is refused by the enum with a did-you-mean hint', async () => {

@@ -2,8 +2,9 @@ import { createAmazonRedactor } from '@mcp-envelope/amazon';
 import { describe, expect, it } from 'vitest';
 
 import { loadModelOperations } from '../src/server/models.js';
-import { AdsSession, profilesFromBody } from '../src/server/session.js';
+import { AdsSession, AdsTokenClients, profilesFromBody } from '../src/server/session.js';
 import { adsServerSettings } from '../src/server/settings.js';
+import type { AdsServerSettings } from '../src/server/settings.js';
 import { TEST_MODELS_DIR } from './support/harness.js';
 
 describe('adsServerSettings', () => {
@@ -62,9 +63,14 @@ describe('adsServerSettings', () => {
   }
 });
 
+/** A session of a server with these settings. */
+function sessionOf(settings: AdsServerSettings): AdsSession {
+  return new AdsSession(settings, new AdsTokenClients(settings, createAmazonRedactor()));
+}
+
 describe('AdsSession', () => {
   it('region hosts and LWA endpoints follow set_region unless overridden', () => {
-    const session = new AdsSession(adsServerSettings({}), createAmazonRedactor());
+    const session = sessionOf(adsServerSettings({}));
     expect([session.baseUrl(), session.tokenUrl()]).toEqual([
       'https://advertising-api.amazon.com',
       'https://api.amazon.com/auth/o2/token',
@@ -79,16 +85,15 @@ describe('AdsSession', () => {
       'https://advertising-api-fe.amazon.com',
       'https://api.amazon.co.jp/auth/o2/token',
     ]);
-    const pinned = new AdsSession(
+    const pinned = sessionOf(
       adsServerSettings({ LWA_TOKEN_URL: 'http://127.0.0.1:9/token' }, { upstream: 'http://127.0.0.1:8' }),
-      createAmazonRedactor(),
     );
     pinned.setRegion('fe');
     expect([pinned.baseUrl(), pinned.tokenUrl()]).toEqual(['http://127.0.0.1:8', 'http://127.0.0.1:9/token']);
   });
 
   it('keeps the profile across regions only when it is known in the new one', () => {
-    const session = new AdsSession(adsServerSettings({ ADS_API_PROFILE_ID: '5' }), createAmazonRedactor());
+    const session = sessionOf(adsServerSettings({ ADS_API_PROFILE_ID: '5' }));
     session.rememberProfiles([{ profileId: 5 }]);
     expect(session.setRegion('eu')).toBe(true);
     expect(session.profileId).toBeUndefined();

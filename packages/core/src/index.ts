@@ -18,6 +18,8 @@ export type {
   ToolHandlerContext,
 } from './server.js';
 export { inputRequiredResult, toolResult } from './tool-result.js';
+// what one MCP session of a server chose, kept for that session only
+export { MAX_SESSION_STATES, SessionStates } from './session-states.js';
 export { shutdownOnSignals } from './http-host.js';
 // the protocol era EnvelopeServer.createSdkServer builds a server for
 export type { ProtocolEra } from './result-shaping.js';

@@ -7,7 +7,7 @@
  */
 import { EnvelopeError, UpstreamHttpError } from '@mcp-envelope/core';
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
-import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
+import type { EnvelopeTool, SessionStates } from '@mcp-envelope/core';
 
 import type { SpIdentity, SpIdentitySource } from './identities.js';
 import { parseSpRegion, SP_REGION_CODES } from './regions.js';
@@ -15,12 +15,6 @@ import type { SpRegion } from './regions.js';
 
 /** The domain-validator code of `set_active_identity` (an id not in the cached identity list). */
 export const SP_IDENTITY_NOT_FOUND_CODE = 'SCHEMA_IDENTITY_NOT_FOUND' as const;
-
-/**
- * The most sessions whose state is kept; past it, the session unused the longest is forgotten
- * (and starts over on the initial identity if it comes back).
- */
-export const MAX_TRACKED_SESSIONS = 10_000;
 
 /** The mutable state of one MCP session. */
 export interface SpSessionState {
@@ -30,29 +24,6 @@ export interface SpSessionState {
   region: SpRegion | undefined;
   /** A sandbox choice made with `set_region` in this session, over the server's setting. */
   sandbox?: boolean | undefined;
-}
-
-/** Every session's state, keyed by MCP session id (`''` for a transport without sessions). */
-export class SpSessions {
-  private readonly states = new Map<string, SpSessionState>();
-  private readonly initialIdentity: number | undefined;
-
-  /** @param initialIdentity - the identity a new session starts with. */
-  constructor(initialIdentity: number | undefined) {
-    this.initialIdentity = initialIdentity;
-  }
-
-  /** The state of the session a call belongs to (created on first use). */
-  of(context: ToolHandlerContext): SpSessionState {
-    const key = context.request.sessionId ?? '';
-    const state = this.states.get(key) ?? { identityId: this.initialIdentity, region: undefined };
-    // re-inserted on every use, so the map's first key is the session unused the longest; sessions
-    // end without telling the tools, hence the bound
-    this.states.delete(key);
-    this.states.set(key, state);
-    if (this.states.size > MAX_TRACKED_SESSIONS) this.states.delete(this.states.keys().next().value ?? key);
-    return state;
-  }
 }
 
 function identityWarning(summary: string): EnvelopeWarning {
@@ -116,7 +87,7 @@ function isCredentialFailure(error: unknown): boolean {
  * @param sessions - the per-session state.
  * @returns the tool.
  */
-export function setActiveIdentityTool(source: SpIdentitySource, sessions: SpSessions): EnvelopeTool {
+export function setActiveIdentityTool(source: SpIdentitySource, sessions: SessionStates<SpSessionState>): EnvelopeTool {
   return {
     name: 'set_active_identity',
     title: 'Choose the selling partner',
@@ -211,7 +182,7 @@ function regionFilter(value: unknown): SpRegion | undefined {
  * @param sessions - the per-session state.
  * @returns the tool.
  */
-export function listIdentitiesTool(source: SpIdentitySource, sessions: SpSessions): EnvelopeTool {
+export function listIdentitiesTool(source: SpIdentitySource, sessions: SessionStates<SpSessionState>): EnvelopeTool {
   return {
     name: 'list_identities',
     title: 'List the selling partners',

@@ -16,6 +16,7 @@ import {
   createPipelineCaches,
   EnvelopeError,
   readSuccessBody,
+  SessionStates,
   UpstreamHttpError,
 } from '@mcp-envelope/core';
 import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
@@ -33,7 +34,7 @@ import { createSpAdapter } from './adapter.js';
 import { SP_REDACTION_PATTERNS } from './redaction.js';
 import { IdentityTokenClients, identitySourceFromEnv } from './identities.js';
 import type { SpIdentitySource } from './identities.js';
-import { listIdentitiesTool, setActiveIdentityTool, SpSessions } from './identity-tools.js';
+import { listIdentitiesTool, setActiveIdentityTool } from './identity-tools.js';
 import type { SpSessionState } from './identity-tools.js';
 import { SP_CURATED_ENUMS, SP_HINT_TABLES, SP_MARKETPLACE_ID_PROPERTIES } from './hint-tables.js';
 import type { SpModel, SpModelOperation } from './models.js';
@@ -348,7 +349,7 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
 
 /** The `set_region` tool: the choice belongs to the calling session and wins over its identity's region. */
 function setRegionTool(
-  sessions: SpSessions,
+  sessions: SessionStates<SpSessionState>,
   state: SpServerState,
   baseUrl: (region: SpRegion, sandbox: boolean) => string,
 ): EnvelopeTool {
@@ -383,7 +384,7 @@ function setRegionTool(
 
 /** What an operation tool's handler needs from its server. */
 interface OperationToolParts extends ReturnType<typeof identityCredentials> {
-  readonly sessions: SpSessions;
+  readonly sessions: SessionStates<SpSessionState>;
   readonly state: SpServerState;
   readonly baseUrl: (region: SpRegion, sandbox: boolean) => string;
   readonly checkParsedBody: (operation: SpModelOperation, value: unknown) => void;
@@ -502,7 +503,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
   const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings, redactor);
   const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs, redactor);
   const identityTokens = new IdentityTokenClients(lwaSettings, redactor);
-  const sessions = new SpSessions(identities?.initialId);
+  const sessions = new SessionStates<SpSessionState>(() => ({ identityId: identities?.initialId, region: undefined }));
   const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
   const envelopeOptions: EnvelopeServerOptions = {
     env,

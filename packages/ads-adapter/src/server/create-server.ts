@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 
 import { createAmazonRedactor } from '@mcp-envelope/amazon';
-import { createEnvelopeServer } from '@mcp-envelope/core';
+import { createEnvelopeServer, SessionStates } from '@mcp-envelope/core';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/core/testing';
 
@@ -17,7 +17,8 @@ import { ADS_REDACTIONS } from '../redaction.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
 import { loadModelOperations } from './models.js';
 import type { ModelLoadResult } from './models.js';
-import { AdsSession } from './session.js';
+import { AdsSession, AdsTokenClients } from './session.js';
+import type { AdsSessions } from './session.js';
 import { adsServerSettings } from './settings.js';
 import type { AdsServerSettings } from './settings.js';
 import { operationTool, setActiveProfileTool, setRegionTool } from './tools.js';
@@ -48,7 +49,11 @@ export interface AdsServerOptions {
 /** What {@link createAdsServer} returns. */
 export interface AdsServer {
   readonly envelope: EnvelopeServer;
-  readonly session: AdsSession;
+  /**
+   * Each MCP session's state (region, active profile), keyed by session id;
+   * `sessions.forSession(undefined)` is the state of a connection without sessions (stdio).
+   */
+  readonly sessions: AdsSessions;
   readonly settings: AdsServerSettings;
   /** Every tool name, in `tools/list` order (without `get_envelope_contract`). */
   readonly toolNames: readonly string[];
@@ -65,7 +70,7 @@ export const ADS_PACKAGE_VERSION: string = (
  * Builds the reference server (not yet connected to a transport).
  *
  * @param options - see {@link AdsServerOptions}.
- * @returns the server, its session and settings.
+ * @returns the server, its sessions and settings.
  * @throws TypeError for unreadable settings (see `adsServerSettings`) or an invalid tool schema;
  *   Error when the `--models` folder cannot be listed.
  */
@@ -74,14 +79,15 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
   const settings = adsServerSettings(env, { upstream: options.upstream, timeoutMs: options.timeoutMs });
   // this server's redactor: its LWA clients register their secrets with it
   const redactor = createAmazonRedactor(ADS_REDACTIONS);
-  const session = new AdsSession(settings, redactor);
-  const builtIn = BUILT_IN_OPERATIONS.map((operation) => operationTool(operation, session));
-  const fixedTools: EnvelopeTool[] = [...builtIn, setRegionTool(session), setActiveProfileTool(session)];
+  const tokens = new AdsTokenClients(settings, redactor);
+  const sessions: AdsSessions = new SessionStates(() => new AdsSession(settings, tokens));
+  const builtIn = BUILT_IN_OPERATIONS.map((operation) => operationTool(operation, sessions));
+  const fixedTools: EnvelopeTool[] = [...builtIn, setRegionTool(sessions), setActiveProfileTool(sessions)];
   let models: ModelLoadResult | undefined;
   const modelTools: EnvelopeTool[] = [];
   if (options.modelsDir !== undefined) {
     models = await loadModelOperations(options.modelsDir, new Set(fixedTools.map((tool) => tool.name)));
-    for (const operation of models.operations) modelTools.push(operationTool(operation, session));
+    for (const operation of models.operations) modelTools.push(operationTool(operation, sessions));
     for (const skipped of models.skipped)
       options.logger?.warn({ file: skipped.file, reason: skipped.reason }, 'skipped a file in the --models folder');
   }
@@ -93,7 +99,8 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
     redactor,
     options: {
       // the first call's access token is fetched while the client reads the tool list
-      warmUp: (signal) => session.accessToken(signal),
+      // a new session's first call uses the starting region's token
+      warmUp: (signal) => new AdsSession(settings, tokens).accessToken(signal),
       ...options.envelope,
       env,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -104,7 +111,7 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
   });
   return {
     envelope,
-    session,
+    sessions,
     settings,
     toolNames: tools.map((tool) => tool.name),
     ...(models === undefined ? {} : { models }),

@@ -1,12 +1,14 @@
 /**
- * The reference server's mutable state: the region, the active profile, the profiles seen per
- * region and one LWA token client per token endpoint. One session serves every MCP client of a
- * server process, as one set of LWA credentials does.
+ * The reference server's mutable state. What an MCP session chose (its region, its active profile,
+ * the profiles it has seen per region) belongs to that session, so two clients of one Streamable
+ * HTTP server never call with each other's profile; the LWA token clients (one per token
+ * endpoint, for the server's one set of credentials) are shared by every session.
  *
  * @packageDocumentation
  */
 import { LwaTokenClient } from '@mcp-envelope/amazon';
 import type { SecretRegistry } from '@mcp-envelope/amazon';
+import type { SessionStates } from '@mcp-envelope/core';
 
 import { ADS_REGIONS } from '../hint-tables.js';
 import type { AdsServerSettings, SelectableAdsRegion } from './settings.js';
@@ -41,22 +43,51 @@ export function profilesFromBody(value: unknown): AdsProfile[] {
   return Array.isArray(value) ? value.filter(isProfile) : [];
 }
 
-/** The state of one reference server. */
+/** The LWA token clients of one server, one per token endpoint, shared by all its sessions. */
+export class AdsTokenClients {
+  private readonly clients = new Map<string, LwaTokenClient>();
+  private readonly settings: AdsServerSettings;
+  private readonly secrets: SecretRegistry;
+
+  /**
+   * @param settings - see {@link AdsServerSettings} (its `lwa` credentials).
+   * @param secrets - the server's redactor, handed to each LWA client.
+   */
+  constructor(settings: AdsServerSettings, secrets: SecretRegistry) {
+    this.settings = settings;
+    this.secrets = secrets;
+  }
+
+  /**
+   * The client of a token endpoint, created on first use.
+   *
+   * @param tokenUrl - the endpoint.
+   */
+  forEndpoint(tokenUrl: string): LwaTokenClient {
+    let client = this.clients.get(tokenUrl);
+    if (client === undefined) {
+      client = new LwaTokenClient({ ...this.settings.lwa, tokenUrl }, this.secrets);
+      this.clients.set(tokenUrl, client);
+    }
+    return client;
+  }
+}
+
+/** The state of one MCP session of the reference server (see the module comment). */
 export class AdsSession {
   readonly settings: AdsServerSettings;
   private currentRegion: SelectableAdsRegion;
   private activeProfile: number | undefined;
   private readonly profiles = new Map<SelectableAdsRegion, readonly AdsProfile[]>();
-  private readonly tokenClients = new Map<string, LwaTokenClient>();
-  private readonly secrets: SecretRegistry;
+  private readonly tokens: AdsTokenClients;
 
   /**
-   * @param settings - see {@link AdsServerSettings}.
-   * @param secrets - the server's redactor, handed to each LWA client (one per token endpoint).
+   * @param settings - see {@link AdsServerSettings}: the starting region and profile.
+   * @param tokens - the server's token clients.
    */
-  constructor(settings: AdsServerSettings, secrets: SecretRegistry) {
+  constructor(settings: AdsServerSettings, tokens: AdsTokenClients) {
     this.settings = settings;
-    this.secrets = secrets;
+    this.tokens = tokens;
     this.currentRegion = settings.region;
     this.activeProfile = settings.profileId;
   }
@@ -92,13 +123,7 @@ export class AdsSession {
   }
 
   private tokenClient(): LwaTokenClient {
-    const url = this.tokenUrl();
-    let client = this.tokenClients.get(url);
-    if (client === undefined) {
-      client = new LwaTokenClient({ ...this.settings.lwa, tokenUrl: url }, this.secrets);
-      this.tokenClients.set(url, client);
-    }
-    return client;
+    return this.tokens.forEndpoint(this.tokenUrl());
   }
 
   /**
@@ -149,3 +174,6 @@ export class AdsSession {
     this.profiles.set(this.currentRegion, profiles);
   }
 }
+
+/** Every MCP session's {@link AdsSession} of one server (`SessionStates` of core). */
+export type AdsSessions = SessionStates<AdsSession>;

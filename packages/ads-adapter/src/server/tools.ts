@@ -17,7 +17,7 @@ import { adsPartialResultsWarning } from '../partial-results.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
 import type { AdsOperation } from './operation.js';
 import { profilesFromBody } from './session.js';
-import type { AdsProfile, AdsSession } from './session.js';
+import type { AdsProfile, AdsSession, AdsSessions } from './session.js';
 import { SELECTABLE_ADS_REGIONS } from './settings.js';
 import type { SelectableAdsRegion } from './settings.js';
 
@@ -129,10 +129,10 @@ function adsIdentity(operation: AdsOperation, session: AdsSession): string | und
  * The tool for one upstream operation.
  *
  * @param operation - the operation.
- * @param session - the server's state.
- * @returns the tool; `list_profiles` also refreshes the session's profile list.
+ * @param sessions - the server's per-session state.
+ * @returns the tool; `list_profiles` also refreshes the calling session's profile list.
  */
-export function operationTool(operation: AdsOperation, session: AdsSession): EnvelopeTool {
+export function operationTool(operation: AdsOperation, sessions: AdsSessions): EnvelopeTool {
   return {
     name: operation.name,
     ...(operation.title === undefined ? {} : { title: operation.title }),
@@ -141,8 +141,9 @@ export function operationTool(operation: AdsOperation, session: AdsSession): Env
     ...(operation.annotations === undefined ? {} : { annotations: operation.annotations }),
     // no published plan: the limiter learns one from X-RateLimit-* headers and 429s, per profile
     // or account the call is sent for
-    rateLimitIdentity: () => adsIdentity(operation, session),
+    rateLimitIdentity: (_args, context) => adsIdentity(operation, sessions.of(context)),
     handler: async (args, context) => {
+      const session = sessions.of(context);
       const value = await callOperation(operation, session, args, context);
       if (operation.name === 'list_profiles') session.rememberProfiles(profilesFromBody(value));
       return operation.resultKey !== undefined && Array.isArray(value) ? { [operation.resultKey]: value } : value;
@@ -201,10 +202,10 @@ function profileNotFound(profileId: number, profiles: readonly AdsProfile[], reg
  * `profile_scope_warning`. Choosing an agency profile also warns, because campaign calls need an
  * advertiser (seller or vendor) profile.
  *
- * @param session - the server's state.
+ * @param sessions - the server's per-session state (the profile is the calling session's).
  * @returns the tool.
  */
-export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
+export function setActiveProfileTool(sessions: AdsSessions): EnvelopeTool {
   return {
     name: 'set_active_profile',
     title: 'Choose the active profile',
@@ -217,6 +218,7 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
       required: ['profileId'],
     },
     handler: async (args, context) => {
+      const session = sessions.of(context);
       const profileId = args['profileId'] as number;
       let profiles: AdsProfile[];
       try {
@@ -273,10 +275,10 @@ export function setActiveProfileTool(session: AdsSession): EnvelopeTool {
  * `set_region`: chooses the Ads region (`na`, `eu`, `fe`) whose host and LWA endpoint later calls
  * use. Aliases such as `us` or `europe` are refused by the enum with a `did_you_mean` hint.
  *
- * @param session - the server's state.
+ * @param sessions - the server's per-session state (the region is the calling session's).
  * @returns the tool.
  */
-export function setRegionTool(session: AdsSession): EnvelopeTool {
+export function setRegionTool(sessions: AdsSessions): EnvelopeTool {
   return {
     name: 'set_region',
     title: 'Choose the Ads API region',
@@ -293,7 +295,8 @@ export function setRegionTool(session: AdsSession): EnvelopeTool {
       },
       required: ['region'],
     },
-    handler: (args) => {
+    handler: (args, context) => {
+      const session = sessions.of(context);
       const region = args['region'] as SelectableAdsRegion;
       const cleared = session.setRegion(region);
       return { region, host: session.baseUrl(), activeProfileId: session.profileId ?? null, profileCleared: cleared };
