@@ -171,16 +171,15 @@ export function normalizeArguments(
   args: Readonly<Record<string, unknown>>,
   index: NormalizationIndex,
 ): NormalizationResult {
-  const keys = Object.keys(args);
-  // Common case: every key is exactly a property, so only coercion can happen.
+  // the copy is read from here on, so that no getter of the caller's object is read twice
   const output = copyArguments(args);
+  const keys = Object.keys(output);
+  if (!keys.every((key) => index.properties.has(key))) return normalizeSlowly(output, keys, index);
+  // Common case: every key is exactly a property, so only coercion can happen.
   let events: NormalizedEvent[] | undefined;
   for (const key of keys) {
-    const info = index.properties.get(key);
-    // the copy, so that no getter of the caller's object is read twice
-    if (info === undefined) return normalizeSlowly(output, keys, index);
     const value = output[key];
-    const fromType = scalarToWrap(info, value);
+    const fromType = scalarToWrap(index.properties.get(key) as PropertyInfo, value);
     if (fromType === undefined) continue;
     (events ??= []).push(coercedEvent(key, fromType));
     // the key exists already, so this replaces a value and never touches the prototype

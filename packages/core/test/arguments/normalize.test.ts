@@ -52,6 +52,28 @@ describe('pre-flight normalization events', () => {
     expect(reads).toBe(1);
   });
 
+  it('records the coercion of a canonical key whether it comes before or after a renamed one', () => {
+    const expected = { marketplaceIds: ['X'], createdAfter: '2025-01-02T03:04:05Z' };
+    const coerced = {
+      kind: 'coerced',
+      field: 'marketplaceIds',
+      from_type: 'string',
+      to_type: 'array',
+      reason: 'scalar_to_array',
+    };
+    const renamed = { kind: 'renamed', from: 'created_after', to: 'createdAfter', reason: 'schema_canonical_key' };
+    const first = passed(
+      tool(ORDER_SEARCH_SCHEMA).check({ marketplaceIds: 'X', created_after: '2025-01-02T03:04:05Z' }),
+    );
+    expect(first.args).toEqual(expected);
+    expect(first.events).toEqual([coerced, renamed]);
+    const second = passed(
+      tool(ORDER_SEARCH_SCHEMA).check({ created_after: '2025-01-02T03:04:05Z', marketplaceIds: 'X' }),
+    );
+    expect(second.args).toEqual(expected);
+    expect(second.events).toEqual([renamed, coerced]);
+  });
+
   it('keeps the renamed key at the position of the alias', () => {
     const result = passed(
       tool(ORDER_SEARCH_SCHEMA).check({ nextToken: 'n', MarketplaceIds: ['X'], maxResultsPerPage: 5 }),
