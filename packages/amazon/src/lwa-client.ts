@@ -11,6 +11,15 @@ import type { ClassifiedError, CredentialFailure, Redactor } from '@mcp-envelope
 import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from './headers.js';
 import { AMAZON_REGIONS } from './regions.js';
 
+/** Why a token request got no answer: its own timeout, its starter giving it up, or the network. */
+function unreachedReason(signal: AbortSignal): string {
+  if (!signal.aborted) return 'the LWA token endpoint could not be reached';
+  const timedOut = signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
+  return timedOut
+    ? 'the LWA token endpoint did not answer in time'
+    : 'the LWA token request was given up before an answer (the server is closing)';
+}
+
 /** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
 export const DEFAULT_LWA_TOKEN_URL: string = AMAZON_REGIONS.na.lwaTokenUrl;
 
@@ -192,8 +201,8 @@ export class LwaTokenClient {
    * Returns a valid access token, refreshing it when the cached one is missing or close to expiry.
    *
    * @param signal - aborts the token request when this call starts one (a server's warm-up passes
-   *   the signal its closing aborts); a request already under way, which other callers share, is
-   *   not affected by it.
+   *   the signal its closing aborts); callers that joined that request then share its failure. A
+   *   request already under way, started by another caller, is not affected by it.
    * @returns the access token (to send as `x-amz-access-token` or `Authorization: Bearer`).
    * @throws LwaError with reason `missing_credentials`, `token_rejected` or `token_endpoint_unavailable`.
    */
@@ -257,12 +266,7 @@ export class LwaTokenClient {
         signal,
       });
     } catch {
-      throw new LwaError(
-        'token_endpoint_unavailable',
-        signal.aborted
-          ? 'the LWA token endpoint did not answer in time'
-          : 'the LWA token endpoint could not be reached',
-      );
+      throw new LwaError('token_endpoint_unavailable', unreachedReason(signal));
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
@@ -280,9 +284,7 @@ export class LwaTokenClient {
       payload = text === undefined ? undefined : (JSON.parse(text) as unknown);
     } catch {
       if (signal.aborted)
-        throw new LwaError('token_endpoint_unavailable', 'the LWA token endpoint did not answer in time', {
-          status: response.status,
-        });
+        throw new LwaError('token_endpoint_unavailable', unreachedReason(signal), { status: response.status });
       payload = undefined;
     }
     const record = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};

@@ -95,6 +95,9 @@ describe('LwaTokenClient', () => {
       // settled by the abort, not by the request's own 10 s timeout
       expect(Date.now() - abortedAt).toBeLessThan(1000);
       expect(LwaError.isInstance(error) && error.reason).toBe('token_endpoint_unavailable');
+      expect((error as Error).message).toBe(
+        'the LWA token request was given up before an answer (the server is closing)',
+      );
       // a caller that joined the request shares its end
       await expect(joined).rejects.toMatchObject({ reason: 'token_endpoint_unavailable' });
     } finally {
