@@ -2,6 +2,10 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 import { validateEnvelope } from '@mcp-envelope/contract';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -450,6 +454,52 @@ describe('two clients of one Streamable HTTP server', () => {
       expect(chosen.structuredContent).toMatchObject({ profileId: 1110001, region: 'na', verified: true });
     } finally {
       await Promise.all([first.close(), second.close()]);
+      await handle.close();
+      await server.envelope.close();
+    }
+  });
+});
+
+describe('2026-07-28 clients of one Streamable HTTP server (no sessions)', () => {
+  it('act for the starting profile on every request: a choice lasts for the request that made it', async () => {
+    const server = await createAdsServer({ env: testEnv(replay), upstream: replay.url });
+    const handle = await server.envelope.serveStreamableHttp({ port: 0 });
+    const modern = (): ClientV2 =>
+      new ClientV2({ name: 'stateless', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const [first, second] = [modern(), modern()];
+    try {
+      await first.connect(new StreamableHTTPClientTransportV2(handle.url));
+      await second.connect(new StreamableHTTPClientTransportV2(handle.url));
+      replay.enqueue({ status: 200, body: PROFILES });
+      const chosen = await first.callTool({ name: 'set_active_profile', arguments: { profileId: 2220002 } });
+      expect(chosen.structuredContent).toMatchObject({ profileId: 2220002, verified: true });
+      for (const client of [second, first]) {
+        replay.enqueue({ status: 200, body: { campaigns: [] } });
+        const before = replay.requests.length;
+        await client.callTool({ name: 'list_sp_campaigns', arguments: {} });
+        expect(replay.requests[before]?.headers['amazon-advertising-api-scope']).toBe(String(TEST_PROFILE_ID));
+      }
+      expect(server.sessions.size).toBe(0);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+      await handle.close();
+      await server.envelope.close();
+    }
+  });
+
+  it('forget the state of a 2025-11-25 session once it ends', async () => {
+    const server = await createAdsServer({ env: testEnv(replay), upstream: replay.url });
+    const handle = await server.envelope.serveStreamableHttp({ port: 0 });
+    const transport = new StreamableHTTPClientTransport(handle.url);
+    const client = new Client({ name: 'ending', version: '1' });
+    try {
+      await client.connect(transport);
+      await client.callTool({ name: 'set_region', arguments: { region: 'eu' } });
+      expect(server.sessions.size).toBe(1);
+      await transport.terminateSession();
+      expect(server.sessions.size).toBe(0);
+    } finally {
+      await client.close();
       await handle.close();
       await server.envelope.close();
     }

@@ -102,6 +102,8 @@ export interface HttpHostServer {
   readonly logger: EnvelopeLogger;
   /** The `inputSchema` a listed tool publishes, or `undefined` for a name that is not listed. */
   toolInputSchema(name: string): unknown;
+  /** Told when a session ends (deleted by its client, expired, or closed with the host). */
+  readonly sessionClosed?: ((sessionId: string) => void) | undefined;
 }
 
 /**
@@ -277,8 +279,10 @@ function createSessionPool(
     };
     session.transport.onclose = () => {
       clearTimeout(session.idleTimer);
-      if (session.transport.sessionId !== undefined) sessions.delete(session.transport.sessionId);
+      const id = session.transport.sessionId;
       pending.delete(session);
+      if (id === undefined || !sessions.delete(id)) return;
+      host.sessionClosed?.(id);
     };
     return session;
   };
@@ -304,9 +308,10 @@ function createSessionPool(
     track,
     closeAll: async () => {
       const all = [...sessions.values(), ...pending];
-      sessions.clear();
       pending.clear();
+      // each transport's onclose removes its session and reports it
       await Promise.all(all.map(closeSession));
+      sessions.clear();
     },
   };
 }

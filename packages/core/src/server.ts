@@ -50,6 +50,7 @@ import type { FinalizeEnvironment } from './envelope-builder.js';
 import { serveStreamableHttp as serveHttp } from './http-host.js';
 import type { StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 import { createInFlightCalls } from './in-flight.js';
+import type { InFlightCalls } from './in-flight.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
 import { resolveLimits, resolveSettings } from './options.js';
@@ -224,6 +225,12 @@ export interface EnvelopeServerOptions
    * or a rejection is ignored: the call that needs the work does it again and reports its failure.
    */
   readonly warmUp?: (signal: AbortSignal) => unknown;
+  /**
+   * Told the id of each Streamable HTTP session of this server that ends (its client deleted it,
+   * it expired, or the host closed): what the tools kept for that session can go (see
+   * `SessionStates.forget`).
+   */
+  readonly onSessionClosed?: (sessionId: string) => void;
 }
 
 /** The input of {@link createEnvelopeServer}. */
@@ -273,7 +280,11 @@ export interface EnvelopeServer {
   serveStdio(options?: StdioOptions): Promise<EnvelopeStdioHandle>;
   /** Serves Streamable HTTP on node:http: one session per 2025-era client, stateless 2026-07-28 requests. */
   serveStreamableHttp(options?: StreamableHttpOptions): Promise<StreamableHttpHandle>;
-  /** Closes {@link EnvelopeServer.server}'s transport, and stops the idle Code Mode sandbox workers. */
+  /**
+   * Releases the server: closes {@link EnvelopeServer.server}'s transport, stops the warm-up and
+   * aborts the signal its `warmUp` work was given, stops the idle Code Mode sandbox workers and
+   * closes the limiter's store. A Streamable HTTP host is closed with its own handle.
+   */
   close(): Promise<void>;
 }
 
@@ -554,35 +565,27 @@ function finalizeEnvironmentOf(
   };
 }
 
-/**
- * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
- * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
- * `tools/call` handlers, the `logging` capability, and the envelope capability under both
- * `experimental.openbridge_envelope` and `extensions["io.github.mcp-envelope/envelope"]`.
- *
- * @param input - see {@link CreateEnvelopeServerInput}.
- * @returns see {@link EnvelopeServer}.
- * @throws TypeError on a duplicate tool name (including `get_envelope_contract`), a tool without a
- *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` that is not a
- *   JSON Schema object, an adapter kind outside the taxonomy, or a page size that is not a
- *   positive integer; RangeError when `options.version` or a version in `options.migrations` is
- *   not a `MAJOR.MINOR.PATCH` version.
- */
-export function createEnvelopeServer(input: CreateEnvelopeServerInput): EnvelopeServer {
-  const { info, adapter } = input;
-  const resolved = resolveServer(input);
-  const { options, settings, limits } = resolved;
-  const includeNormalized = settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
+/** What {@link serverCallPipeline} needs beyond the server's input and settings. */
+interface CallPipelineParts {
+  readonly registry: ToolRegistry;
+  readonly capability: EnvelopeCapabilityValue;
+  readonly limiter: RateLimiter | undefined;
+  readonly redactor: Redactor;
+  readonly logger: EnvelopeLogger;
+  readonly calls: InFlightCalls;
+  readonly requestState: ToolRequestState;
+}
+
+/** The `tools/call` answer of one server, and the classification environment Code Mode shares. */
+function serverCallPipeline(
+  input: CreateEnvelopeServerInput,
+  resolved: ResolvedServer,
+  { registry, capability, limiter, redactor, logger, calls, requestState }: CallPipelineParts,
+): { callTool: AnswerTool; classifyEnvironment: (call: CallContext) => ClassifyEnvironment } {
+  const { adapter } = input;
+  const { options, limits } = resolved;
+  const includeNormalized = resolved.settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
   const now = options.now ?? ((): Date => new Date());
-  const caches = createPipelineCaches();
-  const sandbox = createSandboxRunner();
-  const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
-  const limiter = createServerLimiter(resolved);
-  const { registry, capability } = registerTools(input, resolved, caches, codeMode, limiter);
-  const redactor = input.redactor ?? createRedactor(adapter.redactions);
-  const { logger, live } = clientLogging(resolved.logger, redactor);
-  const calls = createInFlightCalls();
-  const requestState = createToolRequestState(options.requestStateKey);
   const finalizeEnvironment = finalizeEnvironmentOf(adapter, options, redactor, capability, logger);
   const classifyEnvironment = (call: CallContext): ClassifyEnvironment => ({
     ...finalizeEnvironment,
@@ -608,6 +611,45 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     // with Code Mode on, tools/list hides the tools that search_tools finds
     ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
     rateLimit: limiterStep(limiter, capability, adapter.id, logger),
+  });
+  return { callTool, classifyEnvironment };
+}
+
+/**
+ * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
+ * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
+ * `tools/call` handlers, the `logging` capability, and the envelope capability under both
+ * `experimental.openbridge_envelope` and `extensions["io.github.mcp-envelope/envelope"]`.
+ *
+ * @param input - see {@link CreateEnvelopeServerInput}.
+ * @returns see {@link EnvelopeServer}.
+ * @throws TypeError on a duplicate tool name (including `get_envelope_contract`), a tool without a
+ *   name or handler, an invalid `inputSchema` (from `compileTool`), an `outputSchema` that is not a
+ *   JSON Schema object, an adapter kind outside the taxonomy, or a page size that is not a
+ *   positive integer; RangeError when `options.version` or a version in `options.migrations` is
+ *   not a `MAJOR.MINOR.PATCH` version.
+ */
+export function createEnvelopeServer(input: CreateEnvelopeServerInput): EnvelopeServer {
+  const { info, adapter } = input;
+  const resolved = resolveServer(input);
+  const { options, settings, limits } = resolved;
+  const caches = createPipelineCaches();
+  const sandbox = createSandboxRunner();
+  const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
+  const limiter = createServerLimiter(resolved);
+  const { registry, capability } = registerTools(input, resolved, caches, codeMode, limiter);
+  const redactor = input.redactor ?? createRedactor(adapter.redactions);
+  const { logger, live } = clientLogging(resolved.logger, redactor);
+  const calls = createInFlightCalls();
+  const requestState = createToolRequestState(options.requestStateKey);
+  const { callTool, classifyEnvironment } = serverCallPipeline(input, resolved, {
+    registry,
+    capability,
+    limiter,
+    redactor,
+    logger,
+    calls,
+    requestState,
   });
   const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool: innerCall });
@@ -637,7 +679,13 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     },
     serveStreamableHttp: (httpOptions: StreamableHttpOptions = {}): Promise<StreamableHttpHandle> =>
       serveHttp(
-        { createSdkServer, calls, logger, toolInputSchema: (name) => registry.get(name)?.listed.inputSchema },
+        {
+          createSdkServer,
+          calls,
+          logger,
+          toolInputSchema: (name) => registry.get(name)?.listed.inputSchema,
+          sessionClosed: options.onSessionClosed,
+        },
         httpOptions,
       ),
     close: async () => {

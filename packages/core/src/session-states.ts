@@ -10,40 +10,58 @@ import type { ToolHandlerContext } from './server.js';
 export const MAX_SESSION_STATES = 10_000;
 
 /**
- * The state of each MCP session of one server, keyed by the session id (`''` for a transport
- * without sessions: stdio, in-memory, and 2026-07-28 requests, which carry no session), created
- * on first use. Sessions end without telling the tools, so at most `maxSessions` states are kept:
- * past it, the state of the session unused the longest is forgotten, and that session starts
- * over with a new state if it comes back.
+ * The state of each MCP session of one server, created on first use:
+ * - a session with an id (a 2025-11-25 Streamable HTTP client) has its own state, until
+ *   {@link SessionStates.forget} drops it (pass `forget` as the server's `onSessionClosed`);
+ * - a connection without sessions (stdio, in-memory) has one state, as it has one client;
+ * - a Streamable HTTP request without a session (the 2026-07-28 era is stateless) gets a new state
+ *   that lasts for that request only (the inner calls of one `execute_code` share it): those
+ *   requests may come from any client, so no choice made in one may reach another.
+ *
+ * At most `maxSessions` session states are kept (sessions that end without `forget` being told
+ * would otherwise pile up); past it, the state of the session unused the longest is dropped, and
+ * that session starts over from a new state if it comes back.
  */
 export class SessionStates<State> {
   readonly #states = new Map<string, State>();
+  readonly #perRequest = new WeakMap<object, State>();
   readonly #create: () => State;
   readonly #maxSessions: number;
 
   /**
    * @param create - a new session's state.
-   * @param maxSessions - the most states kept (default {@link MAX_SESSION_STATES}).
+   * @param maxSessions - the most session states kept (default {@link MAX_SESSION_STATES}).
+   * @throws RangeError when `maxSessions` is not a positive integer.
    */
   constructor(create: () => State, maxSessions: number = MAX_SESSION_STATES) {
+    if (!Number.isInteger(maxSessions) || maxSessions < 1)
+      throw new RangeError(`maxSessions must be a positive integer, not ${String(maxSessions)}`);
     this.#create = create;
     this.#maxSessions = maxSessions;
   }
 
   /**
-   * The state of the session a call belongs to.
+   * The state of the session (or the stateless request) a call belongs to.
    *
-   * @param context - the call's context (its `request.sessionId` is read).
-   * @returns the session's state, created if it has none yet.
+   * @param context - the call's context (its `request.sessionId` and `request.http` are read).
+   * @returns the state, created if there is none yet.
    */
   of(context: Pick<ToolHandlerContext, 'request'>): State {
-    return this.forSession(context.request.sessionId);
+    const { sessionId, http } = context.request;
+    const request = http?.req;
+    if (sessionId !== undefined || request === undefined) return this.forSession(sessionId);
+    let state = this.#perRequest.get(request);
+    if (state === undefined) {
+      state = this.#create();
+      this.#perRequest.set(request, state);
+    }
+    return state;
   }
 
   /**
    * The state of the session with this id.
    *
-   * @param sessionId - the MCP session id; `undefined` for a transport without sessions.
+   * @param sessionId - the MCP session id; `undefined` for a connection without sessions (stdio).
    * @returns the session's state, created if it has none yet.
    */
   forSession(sessionId: string | undefined): State {
@@ -56,7 +74,16 @@ export class SessionStates<State> {
     return state;
   }
 
-  /** How many sessions have a state. */
+  /**
+   * Drops the state of a session that has ended.
+   *
+   * @param sessionId - the session's id.
+   */
+  readonly forget = (sessionId: string): void => {
+    this.#states.delete(sessionId);
+  };
+
+  /** How many sessions have a state (stateless requests not counted). */
   get size(): number {
     return this.#states.size;
   }

@@ -185,6 +185,47 @@ describe('sessions are capped and expire when idle', () => {
   });
 });
 
+describe("the server's onSessionClosed", () => {
+  /** A server that reports each ended session's id into `ended`. */
+  function reporting(ended: string[], sessionIdleTimeoutMs: number): Promise<StreamableHttpHandle> {
+    return createTestServer({ onSessionClosed: (id) => ended.push(id) }).serveStreamableHttp({
+      port: 0,
+      sessionIdleTimeoutMs,
+    });
+  }
+
+  /** A client session on `handle`; its transport knows the session id. */
+  async function session(handle: StreamableHttpHandle): Promise<StreamableHTTPClientTransport> {
+    const transport = new StreamableHTTPClientTransport(handle.url);
+    await new Client({ name: 'ending', version: '1' }).connect(transport);
+    return transport;
+  }
+
+  it('is told the id of a session its client deleted, then of one still open when the host closes', async () => {
+    const ended: string[] = [];
+    const handle = await reporting(ended, 60_000);
+    const deleted = await session(handle);
+    const open = await session(handle);
+    const deletedId = deleted.sessionId;
+    await deleted.terminateSession();
+    expect(ended).toEqual([deletedId]);
+    await handle.close();
+    expect(ended).toEqual([deletedId, open.sessionId]);
+  });
+
+  it('is told the id of a session that expired', async () => {
+    const ended: string[] = [];
+    const handle = await reporting(ended, 300);
+    try {
+      const expired = await session(handle);
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(ended).toEqual([expired.sessionId]);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
 describe('stdio: a line over the transport limit', () => {
   it('gets a JSON-RPC error with its id (written first or last) and a log line, and the connection stays up', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', STDIO_SERVER], {

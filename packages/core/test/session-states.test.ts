@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_STATES, SessionStates } from '../src/index.js';
 import type { ToolHandlerContext } from '../src/index.js';
 
-/** Only `request.sessionId` is read by SessionStates. */
-function call(sessionId: string | undefined): Pick<ToolHandlerContext, 'request'> {
-  return { request: { sessionId } } as unknown as Pick<ToolHandlerContext, 'request'>;
+/** Only `request.sessionId` and `request.http.req` are read by SessionStates. */
+function call(sessionId: string | undefined, httpRequest?: object): Pick<ToolHandlerContext, 'request'> {
+  return {
+    request: { sessionId, ...(httpRequest === undefined ? {} : { http: { req: httpRequest } }) },
+  } as unknown as Pick<ToolHandlerContext, 'request'>;
 }
 
 describe('SessionStates', () => {
@@ -40,5 +42,31 @@ describe('SessionStates', () => {
     expect(sessions.size).toBe(2);
     expect(sessions.of(call('b')).n).toBe(2);
     expect(sessions.of(call('a')).n).toBe(0);
+  });
+
+  it('gives a Streamable HTTP request without a session a state of its own, for that request only', () => {
+    const sessions = new SessionStates(() => ({ region: 'na' }));
+    const [first, second] = [{}, {}];
+    sessions.of(call(undefined, first)).region = 'eu';
+    // the inner calls of one request share its state
+    expect(sessions.of(call(undefined, first)).region).toBe('eu');
+    expect(sessions.of(call(undefined, second)).region).toBe('na');
+    // neither reaches the stdio client's state, nor counts as a session
+    expect(sessions.of(call(undefined)).region).toBe('na');
+    expect(sessions.size).toBe(1);
+  });
+
+  it('forgets the state of a session that ended', () => {
+    const sessions = new SessionStates(() => ({ region: 'na' }));
+    sessions.of(call('a')).region = 'eu';
+    const { forget } = sessions;
+    forget('a');
+    expect(sessions.size).toBe(0);
+    expect(sessions.of(call('a')).region).toBe('na');
+  });
+
+  it('refuses a bound that is not a positive integer', () => {
+    for (const bound of [0, -1, 1.5, Number.NaN])
+      expect(() => new SessionStates(() => ({}), bound)).toThrow(RangeError);
   });
 });

@@ -505,13 +505,12 @@ export function createSpServer(options: SpServerOptions): SpServer {
   const identityTokens = new IdentityTokenClients(lwaSettings, redactor);
   const sessions = new SessionStates<SpSessionState>(() => ({ identityId: identities?.initialId, region: undefined }));
   const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
-  const envelopeOptions: EnvelopeServerOptions = {
+  const envelopeOptions = spEnvelopeOptions(
     env,
-    // A new session calls with the LWA_* seller unless an identity starts active: its access
-    // token is fetched while the client reads the tool list, not during the first call.
-    ...(identities?.initialId === undefined ? { warmUp: (signal: AbortSignal) => tokens.accessToken(signal) } : {}),
-    ...options.envelope,
-  };
+    options.envelope,
+    identities?.initialId === undefined ? tokens : undefined,
+    sessions,
+  );
 
   const operations = new Map<string, SpModelOperation>();
   for (const model of options.models)
@@ -550,6 +549,29 @@ export function createSpServer(options: SpServerOptions): SpServer {
     },
   });
   return { envelope, state, operations, baseUrl: () => baseUrl() };
+}
+
+/**
+ * The core options of an SP server: the caller's, with the warm-up's token request (`tokens`, the
+ * `LWA_*` seller's, when a new session calls with it rather than an identity) and the sessions'
+ * state dropped when their session ends.
+ */
+function spEnvelopeOptions(
+  env: Readonly<Record<string, string | undefined>>,
+  given: EnvelopeServerOptions | undefined,
+  tokens: AccessTokenSource | undefined,
+  sessions: SessionStates<SpSessionState>,
+): EnvelopeServerOptions {
+  return {
+    env,
+    // fetched while the client reads the tool list, not during its first call
+    ...(tokens === undefined ? {} : { warmUp: (signal: AbortSignal) => tokens.accessToken(signal) }),
+    ...given,
+    onSessionClosed: (sessionId) => {
+      sessions.forget(sessionId);
+      given?.onSessionClosed?.(sessionId);
+    },
+  };
 }
 
 function unknownActiveIdentity(id: number): EnvelopeError {

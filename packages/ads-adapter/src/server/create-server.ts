@@ -102,6 +102,10 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
       // a new session's first call uses the starting region's token
       warmUp: (signal) => new AdsSession(settings, tokens).accessToken(signal),
       ...options.envelope,
+      onSessionClosed: (sessionId) => {
+        sessions.forget(sessionId);
+        options.envelope?.onSessionClosed?.(sessionId);
+      },
       env,
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       instructions:
