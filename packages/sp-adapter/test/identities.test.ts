@@ -4,6 +4,10 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -584,6 +588,31 @@ describe('sessions over Streamable HTTP', () => {
       expect(
         listed.map((result) => (result.structuredContent as { active_identity_id: number }).active_identity_id),
       ).toEqual([1, 2]);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await handle.close();
+    }
+  });
+
+  it('gives each 2026-07-28 request the first identity: a choice lasts for the request that made it', async () => {
+    const models = await loadBuiltInCatalog();
+    const sp = createSpServer({ models, env: fileEnv(), upstream: upstream.url, envelope: { logger } });
+    const handle = await sp.envelope.serveStreamableHttp({ port: 0 });
+    const modern = (): ClientV2 =>
+      new ClientV2({ name: 'stateless', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const clients = [modern(), modern()];
+    try {
+      for (const client of clients) await client.connect(new StreamableHTTPClientTransportV2(handle.url));
+      const [one, two] = clients as [ClientV2, ClientV2];
+      const chosen = await one.callTool({ name: 'set_active_identity', arguments: { identity_id: 2 } });
+      expect(chosen.isError).not.toBe(true);
+      const listed = await Promise.all(
+        [two, one].map((client) => client.callTool({ name: 'list_identities', arguments: {} })),
+      );
+      answers.push(...listed);
+      expect(
+        listed.map((result) => (result.structuredContent as { active_identity_id: number }).active_identity_id),
+      ).toEqual([1, 1]);
     } finally {
       await Promise.all(clients.map((client) => client.close()));
       await handle.close();
