@@ -11,14 +11,31 @@ import { ADS_API_SANDBOX_HOST, AMAZON_REGIONS } from '@mcp-envelope/amazon';
 
 /**
  * The Ads API regions: the API host of each, and the Login with Amazon token endpoint that issues
- * tokens for it. `test` is the sandbox host (it accepts tokens from the NA endpoint).
+ * tokens for it. `test` is the sandbox host (it accepts tokens from the NA endpoint). Frozen: the
+ * calls read it to choose where credentials go.
  */
-export const ADS_REGIONS = {
-  na: { host: AMAZON_REGIONS.na.adsApiHost, tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl, label: AMAZON_REGIONS.na.name },
-  eu: { host: AMAZON_REGIONS.eu.adsApiHost, tokenUrl: AMAZON_REGIONS.eu.lwaTokenUrl, label: AMAZON_REGIONS.eu.name },
-  fe: { host: AMAZON_REGIONS.fe.adsApiHost, tokenUrl: AMAZON_REGIONS.fe.lwaTokenUrl, label: AMAZON_REGIONS.fe.name },
-  test: { host: ADS_API_SANDBOX_HOST, tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl, label: 'Sandbox (test host)' },
-} as const;
+export const ADS_REGIONS = Object.freeze({
+  na: Object.freeze({
+    host: AMAZON_REGIONS.na.adsApiHost,
+    tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl,
+    label: AMAZON_REGIONS.na.name,
+  }),
+  eu: Object.freeze({
+    host: AMAZON_REGIONS.eu.adsApiHost,
+    tokenUrl: AMAZON_REGIONS.eu.lwaTokenUrl,
+    label: AMAZON_REGIONS.eu.name,
+  }),
+  fe: Object.freeze({
+    host: AMAZON_REGIONS.fe.adsApiHost,
+    tokenUrl: AMAZON_REGIONS.fe.lwaTokenUrl,
+    label: AMAZON_REGIONS.fe.name,
+  }),
+  test: Object.freeze({
+    host: ADS_API_SANDBOX_HOST,
+    tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl,
+    label: 'Sandbox (test host)',
+  }),
+});
 
 /** One Ads API region id: `na`, `eu`, `fe` or `test`. */
 export type AdsRegion = keyof typeof ADS_REGIONS;

@@ -33,7 +33,7 @@ export const AMAZON_REDACTION_TRIGGER =
   /atz[ar](?:\||%7c)|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|oa2-cs/i;
 
 /** Request headers whose values are Amazon credentials (LWA access tokens, STS session tokens). */
-export const AMAZON_SECRET_HEADERS: readonly string[] = ['x-amz-access-token', 'x-amz-security-token'];
+export const AMAZON_SECRET_HEADERS: readonly string[] = Object.freeze(['x-amz-access-token', 'x-amz-security-token']);
 
 /**
  * The public prefixes of LWA credentials: a registered secret is also replaced without them,

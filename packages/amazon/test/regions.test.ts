@@ -18,4 +18,15 @@ describe('AMAZON_REGIONS', () => {
       'https://advertising-api-test.amazon.com',
     ]);
   });
+
+  it('cannot be changed by a caller: every server reads it to choose where credentials go', () => {
+    const regions = AMAZON_REGIONS as unknown as Record<string, Record<string, string>>;
+    expect(() => {
+      (regions['na'] as Record<string, string>)['lwaTokenUrl'] = 'https://attacker.test/token';
+    }).toThrow(TypeError);
+    expect(() => {
+      regions['xx'] = {};
+    }).toThrow(TypeError);
+    expect(AMAZON_REGIONS.na.lwaTokenUrl).toBe('https://api.amazon.com/auth/o2/token');
+  });
 });

@@ -14,15 +14,19 @@ function spRegionEntry<Region extends (typeof AMAZON_REGIONS)[keyof typeof AMAZO
   readonly endpoint: Region['spApiEndpoint'];
   readonly sandboxEndpoint: Region['spApiSandboxEndpoint'];
 } {
-  return { name: region.name, endpoint: region.spApiEndpoint, sandboxEndpoint: region.spApiSandboxEndpoint };
+  return Object.freeze({
+    name: region.name,
+    endpoint: region.spApiEndpoint,
+    sandboxEndpoint: region.spApiSandboxEndpoint,
+  });
 }
 
-/** The three SP-API regions with their production and sandbox endpoints. */
-export const SP_REGIONS = {
+/** The three SP-API regions with their production and sandbox endpoints (frozen, as the calls read it). */
+export const SP_REGIONS = Object.freeze({
   na: spRegionEntry(AMAZON_REGIONS.na),
   eu: spRegionEntry(AMAZON_REGIONS.eu),
   fe: spRegionEntry(AMAZON_REGIONS.fe),
-} as const;
+});
 
 /** One canonical region code: `na`, `eu` or `fe`. */
 export type SpRegion = keyof typeof SP_REGIONS;
