@@ -174,17 +174,20 @@ export function normalizeArguments(
   // the copy is read from here on, so that no getter of the caller's object is read twice
   const output = copyArguments(args);
   const keys = Object.keys(output);
-  if (!keys.every((key) => index.properties.has(key))) return normalizeSlowly(output, keys, index);
-  // Common case: every key is exactly a property, so only coercion can happen.
+  // Common case: every key is exactly a property, so only coercion can happen. The copy is left
+  // as it is until every key is known to be one, for the general case to start from.
   let events: NormalizedEvent[] | undefined;
+  let wrapped: string[] | undefined;
   for (const key of keys) {
-    const value = output[key];
-    const fromType = scalarToWrap(index.properties.get(key) as PropertyInfo, value);
+    const info = index.properties.get(key);
+    if (info === undefined) return normalizeSlowly(output, keys, index);
+    const fromType = scalarToWrap(info, output[key]);
     if (fromType === undefined) continue;
     (events ??= []).push(coercedEvent(key, fromType));
-    // the key exists already, so this replaces a value and never touches the prototype
-    setOwn(output, key, [value]);
+    (wrapped ??= []).push(key);
   }
+  // each key exists already, so this replaces a value and never touches the prototype
+  for (const key of wrapped ?? []) setOwn(output, key, [output[key]]);
   return { args: output, events: events ?? NO_EVENTS };
 }
 
