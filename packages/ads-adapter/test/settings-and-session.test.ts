@@ -1,8 +1,8 @@
-import { createAmazonRedactor } from '@mcp-envelope/amazon';
+import { createAmazonRedactor, LwaTokenClients } from '@mcp-envelope/amazon';
 import { describe, expect, it } from 'vitest';
 
 import { loadModelOperations } from '../src/server/models.js';
-import { AdsSession, AdsTokenClients, profilesFromBody } from '../src/server/session.js';
+import { AdsSession, profilesFromBody } from '../src/server/session.js';
 import { adsServerSettings } from '../src/server/settings.js';
 import type { AdsServerSettings } from '../src/server/settings.js';
 import { TEST_MODELS_DIR } from './support/harness.js';
@@ -65,7 +65,7 @@ describe('adsServerSettings', () => {
 
 /** A session of a server with these settings. */
 function sessionOf(settings: AdsServerSettings): AdsSession {
-  return new AdsSession(settings, new AdsTokenClients(settings, createAmazonRedactor()));
+  return new AdsSession(settings, new LwaTokenClients<string>(settings.lwa, createAmazonRedactor()));
 }
 
 describe('AdsSession', () => {

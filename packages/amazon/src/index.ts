@@ -18,6 +18,7 @@ export {
   LwaTokenClient,
   MAX_TOKEN_RESPONSE_BYTES,
 } from './lwa-client.js';
+export { LwaTokenClients } from './lwa-clients.js';
 export type {
   LwaFailureClassification,
   LwaFailureReason,

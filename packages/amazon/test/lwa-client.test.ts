@@ -8,6 +8,7 @@ import {
   createAmazonRedactor,
   LwaError,
   LwaTokenClient,
+  LwaTokenClients,
   classifyLwaFailure,
   lwaSettingsFromEnv,
 } from '../src/index.js';
@@ -207,5 +208,19 @@ describe('classifyLwaFailure', () => {
     const result = classifyLwaFailure(new LwaError('token_endpoint_unavailable', 'down', { status: 503 }));
     expect(result.retryable).toBe(true);
     expect(result.details).toEqual([{ path: '', issue: 'down', received_type: 'null', http_status: 503 }]);
+  });
+});
+
+describe('LwaTokenClients', () => {
+  it('builds one client per key over the shared settings, keeps it, and builds a new one after forget', async () => {
+    const clients = new LwaTokenClients<number>({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
+    const first = clients.client(1, { refreshToken: 'Atzr|refresh-one' });
+    expect(clients.client(1, { refreshToken: 'Atzr|refresh-one' })).toBe(first);
+    const second = clients.client(2, { refreshToken: 'Atzr|refresh-two' });
+    expect(second).not.toBe(first);
+    await second.accessToken();
+    expect(requests.map((request) => request.get('refresh_token'))).toEqual(['Atzr|refresh-two']);
+    clients.forget(1);
+    expect(clients.client(1, { refreshToken: 'Atzr|refresh-one' })).not.toBe(first);
   });
 });

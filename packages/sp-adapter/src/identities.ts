@@ -8,8 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { LwaTokenClient } from '@mcp-envelope/amazon';
-import type { LwaSettings, SecretRegistry } from '@mcp-envelope/amazon';
+import type { SecretRegistry } from '@mcp-envelope/amazon';
 import { EnvelopeError, readSuccessBody } from '@mcp-envelope/core';
 import type { ToolHandlerContext } from '@mcp-envelope/core';
 
@@ -337,35 +336,4 @@ export function identitySourceFromEnv(
     { url: url.replace(/\/+$/, ''), bearerToken: bearerToken === '' ? undefined : bearerToken, timeoutMs },
     secrets,
   );
-}
-
-/** One LWA token client per identity, built on first use from the shared client settings. */
-export class IdentityTokenClients {
-  private readonly clients = new Map<number, LwaTokenClient>();
-  private readonly base: LwaSettings;
-  private readonly secrets: SecretRegistry;
-
-  /**
-   * @param base - the `LWA_*` settings every identity shares (client id, secret, token URL).
-   * @param secrets - the server's redactor, handed to each identity's client.
-   */
-  constructor(base: LwaSettings, secrets: SecretRegistry) {
-    this.base = base;
-    this.secrets = secrets;
-  }
-
-  /** The client of an identity (its refresh token, the shared application credentials). */
-  client(identity: SpIdentityCredentials): LwaTokenClient {
-    let client = this.clients.get(identity.id);
-    if (client === undefined) {
-      client = new LwaTokenClient({ ...this.base, refreshToken: identity.refreshToken }, this.secrets);
-      this.clients.set(identity.id, client);
-    }
-    return client;
-  }
-
-  /** Drops an identity's client (and its cached access token), so a new refresh token gets a new one. */
-  forget(id: number): void {
-    this.clients.delete(id);
-  }
 }

@@ -9,7 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 
-import { createAmazonRedactor, LwaError, LwaTokenClient, lwaSettingsFromEnv } from '@mcp-envelope/amazon';
+import {
+  createAmazonRedactor,
+  LwaError,
+  LwaTokenClient,
+  LwaTokenClients,
+  lwaSettingsFromEnv,
+} from '@mcp-envelope/amazon';
 import {
   compileTool,
   createEnvelopeServer,
@@ -32,7 +38,7 @@ import type {
 
 import { createSpAdapter } from './adapter.js';
 import { SP_REDACTION_PATTERNS } from './redaction.js';
-import { IdentityTokenClients, identitySourceFromEnv } from './identities.js';
+import { identitySourceFromEnv } from './identities.js';
 import type { SpIdentitySource } from './identities.js';
 import { listIdentitiesTool, setActiveIdentityTool } from './identity-tools.js';
 import type { SpSessionState } from './identity-tools.js';
@@ -296,7 +302,8 @@ function createBodyChecker(): (operation: SpModelOperation, value: unknown) => v
 interface IdentityCredentialParts {
   readonly identities: SpIdentitySource | undefined;
   readonly tokens: AccessTokenSource;
-  readonly identityTokens: IdentityTokenClients;
+  /** One token client per identity (its refresh token over the `LWA_*` application credentials). */
+  readonly identityTokens: LwaTokenClients<number>;
   readonly defaultRegion: () => SpRegion;
 }
 
@@ -321,7 +328,8 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
       return { tokens, region: session.region ?? defaultRegion() };
     const identity = await identities.credentials(session.identityId, context);
     if (identity === undefined) throw unknownActiveIdentity(session.identityId);
-    return { tokens: identityTokens.client(identity), region: session.region ?? identity.region };
+    const tokenClient = identityTokens.client(identity.id, { refreshToken: identity.refreshToken });
+    return { tokens: tokenClient, region: session.region ?? identity.region };
   }
 
   /**
@@ -502,7 +510,7 @@ export function createSpServer(options: SpServerOptions): SpServer {
   const lwaSettings = lwaSettingsFromEnv(env);
   const tokens: AccessTokenSource = options.tokens ?? new LwaTokenClient(lwaSettings, redactor);
   const identities = options.identities ?? identitySourceFromEnv(env, state.timeoutMs, redactor);
-  const identityTokens = new IdentityTokenClients(lwaSettings, redactor);
+  const identityTokens = new LwaTokenClients<number>(lwaSettings, redactor);
   const sessions = new SessionStates<SpSessionState>(() => ({ identityId: identities?.initialId, region: undefined }));
   const adapter = createSpAdapter({ region: () => state.region, identityServiceUrl: identities?.url });
   const envelopeOptions = spEnvelopeOptions(

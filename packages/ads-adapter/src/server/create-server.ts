@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { createAmazonRedactor } from '@mcp-envelope/amazon';
+import { createAmazonRedactor, LwaTokenClients } from '@mcp-envelope/amazon';
 import { createEnvelopeServer, SessionStates } from '@mcp-envelope/core';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/core/testing';
@@ -17,7 +17,7 @@ import { ADS_REDACTIONS } from '../redaction.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
 import { loadModelOperations } from './models.js';
 import type { ModelLoadResult } from './models.js';
-import { AdsSession, AdsTokenClients } from './session.js';
+import { AdsSession } from './session.js';
 import type { AdsSessions } from './session.js';
 import { adsServerSettings } from './settings.js';
 import type { AdsServerSettings } from './settings.js';
@@ -79,7 +79,7 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
   const settings = adsServerSettings(env, { upstream: options.upstream, timeoutMs: options.timeoutMs });
   // this server's redactor: its LWA clients register their secrets with it
   const redactor = createAmazonRedactor(ADS_REDACTIONS);
-  const tokens = new AdsTokenClients(settings, redactor);
+  const tokens = new LwaTokenClients<string>(settings.lwa, redactor);
   const sessions: AdsSessions = new SessionStates(() => new AdsSession(settings, tokens));
   const builtIn = BUILT_IN_OPERATIONS.map((operation) => operationTool(operation, sessions));
   const fixedTools: EnvelopeTool[] = [...builtIn, setRegionTool(sessions), setActiveProfileTool(sessions)];

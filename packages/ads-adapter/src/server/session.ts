@@ -6,8 +6,7 @@
  *
  * @packageDocumentation
  */
-import { LwaTokenClient } from '@mcp-envelope/amazon';
-import type { SecretRegistry } from '@mcp-envelope/amazon';
+import type { LwaTokenClient, LwaTokenClients } from '@mcp-envelope/amazon';
 import type { SessionStates } from '@mcp-envelope/core';
 
 import { ADS_REGIONS } from '../hint-tables.js';
@@ -43,49 +42,19 @@ export function profilesFromBody(value: unknown): AdsProfile[] {
   return Array.isArray(value) ? value.filter(isProfile) : [];
 }
 
-/** The LWA token clients of one server, one per token endpoint, shared by all its sessions. */
-export class AdsTokenClients {
-  private readonly clients = new Map<string, LwaTokenClient>();
-  private readonly settings: AdsServerSettings;
-  private readonly secrets: SecretRegistry;
-
-  /**
-   * @param settings - see {@link AdsServerSettings} (its `lwa` credentials).
-   * @param secrets - the server's redactor, handed to each LWA client.
-   */
-  constructor(settings: AdsServerSettings, secrets: SecretRegistry) {
-    this.settings = settings;
-    this.secrets = secrets;
-  }
-
-  /**
-   * The client of a token endpoint, created on first use.
-   *
-   * @param tokenUrl - the endpoint.
-   */
-  forEndpoint(tokenUrl: string): LwaTokenClient {
-    let client = this.clients.get(tokenUrl);
-    if (client === undefined) {
-      client = new LwaTokenClient({ ...this.settings.lwa, tokenUrl }, this.secrets);
-      this.clients.set(tokenUrl, client);
-    }
-    return client;
-  }
-}
-
 /** The state of one MCP session of the reference server (see the module comment). */
 export class AdsSession {
   readonly settings: AdsServerSettings;
   private currentRegion: SelectableAdsRegion;
   private activeProfile: number | undefined;
   private readonly profiles = new Map<SelectableAdsRegion, readonly AdsProfile[]>();
-  private readonly tokens: AdsTokenClients;
+  private readonly tokens: LwaTokenClients<string>;
 
   /**
    * @param settings - see {@link AdsServerSettings}: the starting region and profile.
-   * @param tokens - the server's token clients.
+   * @param tokens - the server's token clients, one per token endpoint, shared by its sessions.
    */
-  constructor(settings: AdsServerSettings, tokens: AdsTokenClients) {
+  constructor(settings: AdsServerSettings, tokens: LwaTokenClients<string>) {
     this.settings = settings;
     this.tokens = tokens;
     this.currentRegion = settings.region;
@@ -123,7 +92,8 @@ export class AdsSession {
   }
 
   private tokenClient(): LwaTokenClient {
-    return this.tokens.forEndpoint(this.tokenUrl());
+    const tokenUrl = this.tokenUrl();
+    return this.tokens.client(tokenUrl, { tokenUrl });
   }
 
   /**
