@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { envelopeOf, TEST_MODELS_DIR, testEnv } from './support/harness.js';
-import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
+import { startAmazonReplay, startSilentTokenEndpoint } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 // The bin as users run it: the built dist/cli.js (turbo builds before testing).
@@ -36,16 +34,11 @@ function childEnv(extra: Record<string, string | undefined> = {}): Record<string
 
 describe('mcp-envelope-ads stops when the client closes stdin', () => {
   it('exits at once, even while the token request it made after tools/list is still unanswered', async () => {
-    // a token endpoint that accepts the connection and never answers
-    const silent = createNetServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    let accepted = 0;
-    silent.on('connection', () => (accepted += 1));
-    const tokenUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/auth/o2/token`;
+    const silent = await startSilentTokenEndpoint();
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, '--upstream', replay.url],
-      env: childEnv({ LWA_TOKEN_URL: tokenUrl }),
+      env: childEnv({ LWA_TOKEN_URL: silent.tokenUrl }),
       stderr: 'pipe',
     });
     const client = new Client({ name: 'cli-stop-test', version: '1.0.0' });
@@ -53,8 +46,9 @@ describe('mcp-envelope-ads stops when the client closes stdin', () => {
     try {
       await client.listTools();
       const deadline = Date.now() + 10_000;
-      while (accepted === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(accepted).toBe(1);
+      while (silent.connections() === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(silent.connections()).toBe(1);
       const closing = Date.now();
       // the SDK client closes stdin and waits up to 2 s for the exit before it sends SIGTERM
       await client.close();

@@ -1,9 +1,13 @@
 /**
  * `@mcp-envelope/amazon/testing`: core's loopback upstream replay server answering as Login with
- * Amazon does at its token path, for the tests of Amazon-facing servers and the conformance gate.
+ * Amazon does at its token path, and a token endpoint that never answers, for the tests of
+ * Amazon-facing servers and the conformance gate.
  *
  * @packageDocumentation
  */
+import { createServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+
 import { startUpstreamReplay } from '@mcp-envelope/core/testing';
 import type { UpstreamReplay, UpstreamReplayOptions } from '@mcp-envelope/core/testing';
 
@@ -22,4 +26,44 @@ export const LWA_TOKEN_PATH = '/auth/o2/token';
  */
 export function startAmazonReplay(options: UpstreamReplayOptions = {}): Promise<UpstreamReplay> {
   return startUpstreamReplay({ tokenPath: LWA_TOKEN_PATH, accessToken: REPLAY_ACCESS_TOKEN, ...options });
+}
+
+/** A token endpoint that accepts connections and never answers: see {@link startSilentTokenEndpoint}. */
+export interface SilentTokenEndpoint {
+  /** `http://127.0.0.1:<port>/auth/o2/token`, for `LWA_TOKEN_URL`. */
+  readonly tokenUrl: string;
+  /** How many connections it has accepted so far. */
+  connections(): number;
+  /** Stops listening and drops the connections it holds. */
+  close(): void;
+}
+
+/**
+ * Starts, on 127.0.0.1, a token endpoint that takes every connection and never writes a byte:
+ * for testing what a server does while a token request hangs (closing, aborting, exiting), which
+ * the replay cannot show because it always answers.
+ *
+ * @returns the listening endpoint.
+ * @throws Error when no loopback port can be bound.
+ */
+export async function startSilentTokenEndpoint(): Promise<SilentTokenEndpoint> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    tokenUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}${LWA_TOKEN_PATH}`,
+    connections: () => accepted,
+    close: () => {
+      server.close();
+      for (const socket of sockets) socket.destroy();
+    },
+  };
 }

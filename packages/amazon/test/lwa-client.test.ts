@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import {
   classifyLwaFailure,
   lwaSettingsFromEnv,
 } from '../src/index.js';
+import { startSilentTokenEndpoint } from '../src/testing.js';
 
 interface Reply {
   status: number;
@@ -77,19 +77,14 @@ describe('LwaTokenClient', () => {
   });
 
   it('gives up the request it started when the caller aborts its signal; callers that joined it share the end', async () => {
-    // a token endpoint that takes the request and never answers
-    const silent = createNetServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    let connections = 0;
-    silent.on('connection', () => (connections += 1));
-    const tokenUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/auth/o2/token`;
-    const client = new LwaTokenClient({ ...credentials, tokenUrl }, createAmazonRedactor());
+    const silent = await startSilentTokenEndpoint();
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: silent.tokenUrl }, createAmazonRedactor());
     try {
       const closing = new AbortController();
       const pending = client.accessToken(closing.signal);
       const joined = client.accessToken();
       await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(connections).toBe(1);
+      expect(silent.connections()).toBe(1);
       const abortedAt = Date.now();
       closing.abort();
       const error = await pending.catch((caught: unknown) => caught);
@@ -222,5 +217,26 @@ describe('LwaTokenClients', () => {
     expect(requests.map((request) => request.get('refresh_token'))).toEqual(['Atzr|refresh-two']);
     clients.forget(1);
     expect(clients.client(1, { refreshToken: 'Atzr|refresh-one' })).not.toBe(first);
+  });
+});
+
+describe('startSilentTokenEndpoint', () => {
+  it('accepts connections, counts them and never answers, until closed', async () => {
+    const silent = await startSilentTokenEndpoint();
+    expect(silent.tokenUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\/o2\/token$/);
+    const aborting = new AbortController();
+    const answer = fetch(silent.tokenUrl, { method: 'POST', signal: aborting.signal }).catch((error: unknown) => error);
+    const deadline = Date.now() + 5000;
+    while (silent.connections() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(silent.connections()).toBe(1);
+    // still no answer 200 ms later
+    const settled = await Promise.race([
+      answer.then(() => 'answered'),
+      new Promise((r) => setTimeout(r, 200, 'waiting')),
+    ]);
+    expect(settled).toBe('waiting');
+    silent.close();
+    // closing drops the held connection, so the request fails rather than hanging
+    expect(await answer).toBeInstanceOf(TypeError);
   });
 });

@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { startSilentTokenEndpoint } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { lwaEnv, startSpUpstream } from './helpers/sp-client.js';
@@ -212,16 +211,11 @@ describe('mcp-envelope-sp over stdio', () => {
 
 describe('mcp-envelope-sp stops when the client closes stdin', () => {
   it('exits 0 at once, even while the token request it made after tools/list is still unanswered', async () => {
-    // a token endpoint that accepts the connection and never answers
-    const silent = createNetServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const port = (silent.address() as AddressInfo).port;
+    const silent = await startSilentTokenEndpoint();
     const child = spawn(process.execPath, CLI, {
       cwd: PACKAGE,
-      env: { ...baseEnv(), LWA_TOKEN_URL: `http://127.0.0.1:${port}/auth/o2/token` },
+      env: { ...baseEnv(), LWA_TOKEN_URL: silent.tokenUrl },
     });
-    let accepted = 0;
-    silent.on('connection', () => (accepted += 1));
     try {
       const lines = (messages: readonly object[]): string => messages.map((m) => `${JSON.stringify(m)}\n`).join('');
       let stdout = '';
@@ -239,9 +233,9 @@ describe('mcp-envelope-sp stops when the client closes stdin', () => {
         ]),
       );
       const deadline = Date.now() + 20_000;
-      while ((accepted === 0 || !stdout.includes('"id":2')) && Date.now() < deadline)
+      while ((silent.connections() === 0 || !stdout.includes('"id":2')) && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(accepted).toBe(1);
+      expect(silent.connections()).toBe(1);
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       const closedAt = Date.now();
       child.stdin.end();
@@ -257,15 +251,15 @@ describe('mcp-envelope-sp stops when the client closes stdin', () => {
 
 describe('an application embedding the server', () => {
   it('exits at once after closing it, even while the token request made after tools/list is unanswered', async () => {
-    const silent = createNetServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    let accepted = 0;
-    silent.on('connection', () => (accepted += 1));
-    const tokenUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/auth/o2/token`;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/embed-and-close.ts', tokenUrl, '300'], {
-      cwd: PACKAGE,
-      env: baseEnv(),
-    });
+    const silent = await startSilentTokenEndpoint();
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/fixtures/embed-and-close.ts', silent.tokenUrl, '300'],
+      {
+        cwd: PACKAGE,
+        env: baseEnv(),
+      },
+    );
     try {
       let closedAt = 0;
       child.stdout.on('data', (chunk: Buffer) => {
@@ -274,7 +268,7 @@ describe('an application embedding the server', () => {
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       expect(code).toBe(0);
       // the token request reached the endpoint (Node's fetch may open a spare connection after an abort)
-      expect(accepted).toBeGreaterThanOrEqual(1);
+      expect(silent.connections()).toBeGreaterThanOrEqual(1);
       expect(closedAt).toBeGreaterThan(0);
       // the token request's own timeout is 10 s
       expect(Date.now() - closedAt).toBeLessThan(3000);
