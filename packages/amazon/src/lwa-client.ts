@@ -11,20 +11,51 @@ import type { ClassifiedError, CredentialFailure, Redactor } from '@mcp-envelope
 import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from './headers.js';
 import { AMAZON_REGIONS } from './regions.js';
 
-/** Why a token request got no answer: its own timeout, its starter giving it up, or the network. */
+/** What a caller that stops waiting for a token request is told. */
+const GIVEN_UP = 'the call stopped waiting for the LWA token request (it was cancelled, or the server is closing)';
+
+/** Why a token request got no answer: its own timeout, every caller giving it up, or the network. */
 function unreachedReason(signal: AbortSignal): string {
   if (!signal.aborted) return 'the LWA token endpoint could not be reached';
   const timedOut = signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
-  return timedOut
-    ? 'the LWA token endpoint did not answer in time'
-    : 'the LWA token request was given up before an answer (the server is closing)';
+  return timedOut ? 'the LWA token endpoint did not answer in time' : GIVEN_UP;
+}
+
+/** One token request and the callers waiting for it. */
+interface TokenRequest {
+  readonly answer: Promise<string>;
+  /** Aborts the exchange. */
+  readonly controller: AbortController;
+  /** Callers waiting with a signal that has not aborted. */
+  waiting: number;
+  /** Whether a caller without a signal waits: nobody can then give the request up. */
+  kept: boolean;
+}
+
+/**
+ * `request.answer` for a caller whose `signal` may abort first: that caller then settles at once,
+ * and when nobody else waits for the request, it is aborted.
+ */
+function waitFor(request: TokenRequest, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    request.waiting += 1;
+    const giveUp = (): void => {
+      request.waiting -= 1;
+      if (request.waiting === 0 && !request.kept) request.controller.abort(signal.reason);
+      reject(new LwaError('token_endpoint_unavailable', GIVEN_UP));
+    };
+    signal.addEventListener('abort', giveUp, { once: true });
+    void request.answer.then(resolve, reject).finally(() => {
+      signal.removeEventListener('abort', giveUp);
+    });
+  });
 }
 
 /** Amazon's LWA token endpoint, used unless `LWA_TOKEN_URL` or `tokenUrl` says otherwise. */
 export const DEFAULT_LWA_TOKEN_URL: string = AMAZON_REGIONS.na.lwaTokenUrl;
 
 /** The env variables the refresh flow reads. */
-export const LWA_ENV_VARIABLES = ['LWA_CLIENT_ID', 'LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN'] as const;
+export const LWA_ENV_VARIABLES = Object.freeze(['LWA_CLIENT_ID', 'LWA_CLIENT_SECRET', 'LWA_REFRESH_TOKEN'] as const);
 
 /** Why getting an access token failed. */
 export type LwaFailureReason =
@@ -127,7 +158,7 @@ export function lwaSettingsFromEnv(env: Readonly<Record<string, string | undefin
 }
 
 /** The response headers that may name the token endpoint's request id, in the order they are read. */
-export const LWA_REQUEST_ID_HEADERS = ['x-amzn-requestid', 'x-amz-rid', 'x-amz-request-id'] as const;
+export const LWA_REQUEST_ID_HEADERS = Object.freeze(['x-amzn-requestid', 'x-amz-rid', 'x-amz-request-id'] as const);
 
 /** The request id of a token-endpoint answer: the first {@link LWA_REQUEST_ID_HEADERS} header, else the body's `request_id`. */
 function requestIdOf(response: Response, record: Readonly<Record<string, unknown>>): string | undefined {
@@ -172,7 +203,7 @@ export class LwaTokenClient {
   private readonly settings: LwaSettings;
   private readonly secrets: SecretRegistry;
   private cached: CachedToken | undefined;
-  private inFlight: Promise<string> | undefined;
+  private inFlight: TokenRequest | undefined;
 
   /**
    * @param settings - credentials and options; see {@link lwaSettingsFromEnv}.
@@ -200,19 +231,37 @@ export class LwaTokenClient {
   /**
    * Returns a valid access token, refreshing it when the cached one is missing or close to expiry.
    *
-   * @param signal - aborts the token request when this call starts one (a server's warm-up passes
-   *   the signal its closing aborts); callers that joined that request then share its failure. A
-   *   request already under way, started by another caller, is not affected by it.
+   * Concurrent callers share one token request.
+   *
+   * @param signal - when it aborts (a cancelled call, a closing server), this caller stops waiting
+   *   at once, with a `token_endpoint_unavailable` error. The request itself is given up only
+   *   when every caller waiting for it has stopped, so a caller without a signal keeps it going.
    * @returns the access token (to send as `x-amz-access-token` or `Authorization: Bearer`).
    * @throws LwaError with reason `missing_credentials`, `token_rejected` or `token_endpoint_unavailable`.
    */
   async accessToken(signal?: AbortSignal): Promise<string> {
     const now = (this.settings.now ?? Date.now)();
     if (this.cached !== undefined && now < this.cached.refreshAt) return this.cached.accessToken;
-    this.inFlight ??= this.refresh(signal).finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    if (signal?.aborted === true) throw new LwaError('token_endpoint_unavailable', GIVEN_UP);
+    // a request every caller gave up stays in flight until its fetch ends, but is no use to anyone
+    if (this.inFlight === undefined || this.inFlight.controller.signal.aborted) this.inFlight = this.startRequest();
+    const request = this.inFlight;
+    if (signal !== undefined) return waitFor(request, signal);
+    request.kept = true;
+    return request.answer;
+  }
+
+  private startRequest(): TokenRequest {
+    const controller = new AbortController();
+    const request: TokenRequest = {
+      controller,
+      waiting: 0,
+      kept: false,
+      answer: this.refresh(controller).finally(() => {
+        if (this.inFlight === request) this.inFlight = undefined;
+      }),
+    };
+    return request;
   }
 
   /** Drops the cached token, e.g. after the upstream answered 401 with it. */
@@ -220,7 +269,7 @@ export class LwaTokenClient {
     this.cached = undefined;
   }
 
-  private async refresh(caller: AbortSignal | undefined): Promise<string> {
+  private async refresh(controller: AbortController): Promise<string> {
     const missing = this.missingCredentials();
     if (missing.length > 0) {
       throw new LwaError('missing_credentials', `LWA credentials are not configured: set ${missing.join(', ')}`, {
@@ -235,20 +284,13 @@ export class LwaTokenClient {
     });
     // One timer for the whole exchange: it holds its controller, so it fires while the body is
     // still arriving (a timeout signal nobody references can be collected before it fires).
-    const controller = new AbortController();
     const timer = setTimeout(() => {
       controller.abort(new DOMException('the LWA token exchange took too long', 'TimeoutError'));
     }, this.settings.timeoutMs ?? 10_000);
-    const abort = (): void => {
-      controller.abort(caller?.reason);
-    };
-    if (caller?.aborted === true) abort();
-    caller?.addEventListener('abort', abort, { once: true });
     try {
       return await this.exchange(body, controller.signal);
     } finally {
       clearTimeout(timer);
-      caller?.removeEventListener('abort', abort);
     }
   }
 

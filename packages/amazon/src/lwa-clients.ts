@@ -7,13 +7,20 @@
 import { LwaTokenClient } from './lwa-client.js';
 import type { LwaSettings, SecretRegistry } from './lwa-client.js';
 
+function sameChanges(made: Partial<LwaSettings>, asked: Partial<LwaSettings>): boolean {
+  const names = Object.keys(made) as (keyof LwaSettings)[];
+  return (
+    names.length === Object.keys(asked).length && names.every((name) => name in asked && made[name] === asked[name])
+  );
+}
+
 /**
  * LWA token clients built on first use from settings every client shares (the application's
  * credentials) and what one key changes (a refresh token, a token endpoint). Each client caches
  * its own access token; all register their secrets with the same redactor.
  */
 export class LwaTokenClients<Key> {
-  readonly #clients = new Map<Key, LwaTokenClient>();
+  readonly #clients = new Map<Key, { readonly client: LwaTokenClient; readonly changes: Partial<LwaSettings> }>();
   readonly #base: LwaSettings;
   readonly #secrets: SecretRegistry;
 
@@ -27,18 +34,18 @@ export class LwaTokenClients<Key> {
   }
 
   /**
-   * The client of `key`, created on first use with `changes` over the shared settings.
+   * The client of `key`, created on first use with `changes` over the shared settings. When the
+   * changes differ from those the key's client was made with (a refresh token rotated at its
+   * source), a new client replaces it, so a call never gets a token for the old credentials.
    *
    * @param key - what tells the clients apart (an identity id, a token URL).
-   * @param changes - what this key's client changes; read only when the client is created, so the
-   *   same key must always come with the same changes.
+   * @param changes - what this key's client changes; compared member by member with `===`.
    */
   client(key: Key, changes: Partial<LwaSettings>): LwaTokenClient {
-    let client = this.#clients.get(key);
-    if (client === undefined) {
-      client = new LwaTokenClient({ ...this.#base, ...changes }, this.#secrets);
-      this.#clients.set(key, client);
-    }
+    const known = this.#clients.get(key);
+    if (known !== undefined && sameChanges(known.changes, changes)) return known.client;
+    const client = new LwaTokenClient({ ...this.#base, ...changes }, this.#secrets);
+    this.#clients.set(key, { client, changes: { ...changes } });
     return client;
   }
 

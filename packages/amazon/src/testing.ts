@@ -53,6 +53,8 @@ export async function startSilentTokenEndpoint(): Promise<SilentTokenEndpoint> {
     accepted += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
+    // a client that resets its connection is simply gone; unhandled, the error would end the process
+    socket.on('error', () => undefined);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createConnection } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ import { startSilentTokenEndpoint } from '../src/testing.js';
 interface Reply {
   status: number;
   body: string;
+  /** How long the endpoint waits before it answers, in ms. */
+  delayMs?: number;
 }
 
 let reply: Reply;
@@ -26,8 +29,11 @@ const server = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
   request.on('end', () => {
     requests.push(new URLSearchParams(raw));
-    response.writeHead(reply.status, { 'content-type': 'application/json' });
-    response.end(reply.body);
+    const { status, body, delayMs = 0 } = reply;
+    setTimeout(() => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(body);
+    }, delayMs);
   });
 });
 
@@ -49,6 +55,12 @@ beforeEach(() => {
     body: JSON.stringify({ access_token: 'Atza|access-one', token_type: 'bearer', expires_in: 3600 }),
   };
 });
+
+/** Resolves once `condition()` holds, checking every 10 ms for up to 5 s. */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 const credentials = {
   clientId: 'amzn1.application-oa2-client.test',
@@ -76,29 +88,82 @@ describe('LwaTokenClient', () => {
     expect(requests).toHaveLength(2);
   });
 
-  it('gives up the request it started when the caller aborts its signal; callers that joined it share the end', async () => {
+  it('lets each caller stop waiting when its signal aborts, and gives the request up when the last one does', async () => {
     const silent = await startSilentTokenEndpoint();
-    const client = new LwaTokenClient({ ...credentials, tokenUrl: silent.tokenUrl }, createAmazonRedactor());
+    // the real fetch, watched: which signal each token request was sent with
+    const sent: AbortSignal[] = [];
+    const watchedFetch: typeof fetch = (input, init) => {
+      if (init?.signal) sent.push(init.signal);
+      return fetch(input, init);
+    };
+    const client = new LwaTokenClient(
+      { ...credentials, tokenUrl: silent.tokenUrl, fetch: watchedFetch },
+      createAmazonRedactor(),
+    );
     try {
-      const closing = new AbortController();
-      const pending = client.accessToken(closing.signal);
-      const joined = client.accessToken();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(silent.connections()).toBe(1);
+      const [first, second] = [new AbortController(), new AbortController()];
+      const firstToken = client.accessToken(first.signal).catch((caught: unknown) => caught);
+      const secondToken = client.accessToken(second.signal).catch((caught: unknown) => caught);
+      await waitUntil(() => silent.connections() === 1);
       const abortedAt = Date.now();
-      closing.abort();
-      const error = await pending.catch((caught: unknown) => caught);
-      // settled by the abort, not by the request's own 10 s timeout
+      first.abort();
+      const error = await firstToken;
+      // settled by its own abort, not by the request's 10 s timeout
       expect(Date.now() - abortedAt).toBeLessThan(1000);
       expect(LwaError.isInstance(error) && error.reason).toBe('token_endpoint_unavailable');
       expect((error as Error).message).toBe(
-        'the LWA token request was given up before an answer (the server is closing)',
+        'the call stopped waiting for the LWA token request (it was cancelled, or the server is closing)',
       );
-      // a caller that joined the request shares its end
-      await expect(joined).rejects.toMatchObject({ reason: 'token_endpoint_unavailable' });
+      // the other caller still waits for the one request
+      expect(sent.map((signal) => signal.aborted)).toEqual([false]);
+      second.abort();
+      await expect(secondToken).resolves.toMatchObject({ reason: 'token_endpoint_unavailable' });
+      // nobody waits any more: the request was given up
+      expect(sent.map((signal) => signal.aborted)).toEqual([true]);
+      // and a later caller sends a request of its own
+      const later = new AbortController();
+      const laterToken = client.accessToken(later.signal).catch((caught: unknown) => caught);
+      expect(sent.map((signal) => signal.aborted)).toEqual([true, false]);
+      later.abort();
+      await laterToken;
     } finally {
       silent.close();
     }
+  });
+
+  it('keeps the request going for the callers still waiting when one of them gives up', async () => {
+    reply = { ...reply, delayMs: 300 };
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
+    const cancelled = new AbortController();
+    const given = client.accessToken(cancelled.signal).catch((caught: unknown) => caught);
+    const withSignal = client.accessToken(new AbortController().signal);
+    const withoutSignal = client.accessToken();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    cancelled.abort();
+    expect(await given).toMatchObject({ reason: 'token_endpoint_unavailable' });
+    expect(await Promise.all([withSignal, withoutSignal])).toEqual(['Atza|access-one', 'Atza|access-one']);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('never gives up a request that a caller without a signal waits for', async () => {
+    reply = { ...reply, delayMs: 300 };
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
+    const withoutSignal = client.accessToken();
+    const cancelled = new AbortController();
+    const given = client.accessToken(cancelled.signal).catch((caught: unknown) => caught);
+    cancelled.abort();
+    expect(await given).toMatchObject({ reason: 'token_endpoint_unavailable' });
+    expect(await withoutSignal).toBe('Atza|access-one');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('answers a caller whose signal aborted before it asked without sending a request', async () => {
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
+    const error = await client.accessToken(AbortSignal.abort()).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ reason: 'token_endpoint_unavailable' });
+    // the next caller starts a request of its own rather than joining the one given up
+    expect(await client.accessToken()).toBe('Atza|access-one');
+    expect(requests).toHaveLength(1);
   });
 
   it('shares one request between concurrent callers, and invalidate forces a refresh', async () => {
@@ -218,6 +283,18 @@ describe('LwaTokenClients', () => {
     clients.forget(1);
     expect(clients.client(1, { refreshToken: 'Atzr|refresh-one' })).not.toBe(first);
   });
+
+  it('replaces the client of a key when its changes differ: a rotated refresh token gets its own token', async () => {
+    const clients = new LwaTokenClients<number>({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
+    await clients.client(1, { refreshToken: 'Atzr|seller-a' }).accessToken();
+    reply = { status: 200, body: JSON.stringify({ access_token: 'Atza|for-seller-b', expires_in: 3600 }) };
+    const rotated = clients.client(1, { refreshToken: 'Atzr|seller-b' });
+    expect(await rotated.accessToken()).toBe('Atza|for-seller-b');
+    expect(requests.map((request) => request.get('refresh_token'))).toEqual(['Atzr|seller-a', 'Atzr|seller-b']);
+    // the same changes again keep the new client and its cached token
+    expect(clients.client(1, { refreshToken: 'Atzr|seller-b' })).toBe(rotated);
+    expect(clients.client(1, { refreshToken: 'Atzr|seller-b', tokenUrl: baseUrl })).not.toBe(rotated);
+  });
 });
 
 describe('startSilentTokenEndpoint', () => {
@@ -226,8 +303,7 @@ describe('startSilentTokenEndpoint', () => {
     expect(silent.tokenUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\/o2\/token$/);
     const aborting = new AbortController();
     const answer = fetch(silent.tokenUrl, { method: 'POST', signal: aborting.signal }).catch((error: unknown) => error);
-    const deadline = Date.now() + 5000;
-    while (silent.connections() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil(() => silent.connections() === 1);
     expect(silent.connections()).toBe(1);
     // still no answer 200 ms later
     const settled = await Promise.race([
@@ -238,5 +314,29 @@ describe('startSilentTokenEndpoint', () => {
     silent.close();
     // closing drops the held connection, so the request fails rather than hanging
     expect(await answer).toBeInstanceOf(TypeError);
+  });
+
+  it('drops a connection its client resets, and goes on', async () => {
+    const silent = await startSilentTokenEndpoint();
+    try {
+      const { port } = new URL(silent.tokenUrl);
+      const socket = createConnection(Number(port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write('POST /auth/o2/token HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 0\r\n\r\n');
+      await waitUntil(() => silent.connections() === 1);
+      // once the endpoint has read the request, a reset reaches it as an ECONNRESET error
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.resetAndDestroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // still serving: without an error listener the reset would have ended this test process
+      const again = new AbortController();
+      const answer = fetch(silent.tokenUrl, { method: 'POST', signal: again.signal }).catch((error: unknown) => error);
+      await waitUntil(() => silent.connections() === 2);
+      expect(silent.connections()).toBe(2);
+      again.abort();
+      await answer;
+    } finally {
+      silent.close();
+    }
   });
 });
