@@ -34,6 +34,6 @@ export { createAdsServer } from './server/create-server.js';
 export type { AdsServer, AdsServerOptions } from './server/create-server.js';
 export { SELECTABLE_ADS_REGIONS } from './server/settings.js';
 export type { AdsCommandLineSettings, AdsServerSettings, SelectableAdsRegion } from './server/settings.js';
-export type { AdsProfile, AdsSession, AdsSessions } from './server/session.js';
+export type { AdsProfile, AdsRoute, AdsSession, AdsSessions } from './server/session.js';
 export type { ModelLoadResult } from './server/models.js';
 export type { AdsAccountHeader, AdsOperation } from './server/operation.js';

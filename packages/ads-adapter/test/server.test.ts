@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import {
   envelopeOf,
@@ -20,7 +20,7 @@ import {
 } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { createAdsServer } from '../src/server/create-server.js';
-import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
+import { REPLAY_ACCESS_TOKEN, startAmazonReplay, startSilentTokenEndpoint } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
 let replay: UpstreamReplay;
@@ -313,6 +313,35 @@ describe('the access token is fetched while the client reads the tool list', () 
     expect((await harness.call('list_profiles')).isError).toBeFalsy();
     expect(replay.requests.at(-1)?.headers['authorization']).toBe(`Bearer ${REPLAY_ACCESS_TOKEN}`);
     expect(replay.tokenRequests.length).toBe(before + 1);
+  });
+});
+
+describe('closing the server while a call waits for its access token', () => {
+  it('gives up the token request the call started, so an embedding application can exit', async () => {
+    const silent = await startSilentTokenEndpoint();
+    // the real fetch, watched: which signal each token request was sent with
+    const sent: AbortSignal[] = [];
+    const realFetch = globalThis.fetch;
+    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+      if (init?.signal) sent.push(init.signal);
+      return realFetch(input, init);
+    });
+    try {
+      const harness = await harnessWith(testEnv(replay, { LWA_TOKEN_URL: silent.tokenUrl }));
+      // a call before tools/list starts the token request itself
+      const call = harness.call('list_profiles').catch((error: unknown) => error);
+      const deadline = Date.now() + 5000;
+      while (silent.connections() === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(sent.map((signal) => signal.aborted)).toEqual([false]);
+      await harness.close();
+      expect(sent.map((signal) => signal.aborted)).toEqual([true]);
+      // the client was closed under the call, which never gets an answer
+      expect(await call).toBeInstanceOf(Error);
+    } finally {
+      vi.unstubAllGlobals();
+      silent.close();
+    }
   });
 });
 

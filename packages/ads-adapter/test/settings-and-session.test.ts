@@ -68,20 +68,23 @@ function sessionOf(settings: AdsServerSettings): AdsSession {
   return new AdsSession(settings, new LwaTokenClients<string>(settings.lwa, createAmazonRedactor()));
 }
 
+/** Where a call made now would go: the API host and the token endpoint. */
+function endpoints(session: AdsSession): [string, string] {
+  const { baseUrl, tokenUrl } = session.route();
+  return [baseUrl, tokenUrl];
+}
+
 describe('AdsSession', () => {
   it('region hosts and LWA endpoints follow set_region unless overridden', () => {
     const session = sessionOf(adsServerSettings({}));
-    expect([session.baseUrl(), session.tokenUrl()]).toEqual([
-      'https://advertising-api.amazon.com',
-      'https://api.amazon.com/auth/o2/token',
-    ]);
+    expect(endpoints(session)).toEqual(['https://advertising-api.amazon.com', 'https://api.amazon.com/auth/o2/token']);
     session.setRegion('eu');
-    expect([session.baseUrl(), session.tokenUrl()]).toEqual([
+    expect(endpoints(session)).toEqual([
       'https://advertising-api-eu.amazon.com',
       'https://api.amazon.co.uk/auth/o2/token',
     ]);
     session.setRegion('fe');
-    expect([session.baseUrl(), session.tokenUrl()]).toEqual([
+    expect(endpoints(session)).toEqual([
       'https://advertising-api-fe.amazon.com',
       'https://api.amazon.co.jp/auth/o2/token',
     ]);
@@ -89,7 +92,7 @@ describe('AdsSession', () => {
       adsServerSettings({ LWA_TOKEN_URL: 'http://127.0.0.1:9/token' }, { upstream: 'http://127.0.0.1:8' }),
     );
     pinned.setRegion('fe');
-    expect([pinned.baseUrl(), pinned.tokenUrl()]).toEqual(['http://127.0.0.1:8', 'http://127.0.0.1:9/token']);
+    expect(endpoints(pinned)).toEqual(['http://127.0.0.1:8', 'http://127.0.0.1:9/token']);
   });
 
   it('keeps the profile across regions only when it is known in the new one', () => {

@@ -96,7 +96,7 @@ export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
 export interface ToolHandlerContext {
   /** The tool being run. */
   readonly tool: string;
-  /** Aborted when the client cancels the call. */
+  /** Aborted when the client cancels the call, or when its connection closes (e.g. the server is closed). */
   readonly signal: AbortSignal;
   /** The normalization events of this call's arguments (whether or not they are emitted). */
   readonly normalized: readonly NormalizedEvent[];

@@ -62,7 +62,7 @@ export const SET_REGION_TOOL_NAME = 'set_region';
 /** Where access tokens come from (core's `LwaTokenClient`, or a stand-in in tests). */
 export interface AccessTokenSource {
   /**
-   * @param signal - aborts a token request this call starts (the server's warm-up passes one).
+   * @param signal - when it aborts (a cancelled call, a closing server), this caller stops waiting.
    * @returns a valid access token.
    * @throws LwaError when none can be had.
    */
@@ -310,10 +310,10 @@ interface IdentityCredentialParts {
 /** The per-call credential lookups of the SP server: which token source and region a session's call uses. */
 function identityCredentials({ identities, tokens, identityTokens, defaultRegion }: IdentityCredentialParts): {
   callCredentials: (
-    session: SpSessionState,
+    session: Readonly<SpSessionState>,
     context: ToolHandlerContext,
   ) => Promise<{ tokens: AccessTokenSource; region: SpRegion }>;
-  identityAccessToken: (id: number | undefined, source: AccessTokenSource) => Promise<string>;
+  identityAccessToken: (id: number | undefined, source: AccessTokenSource, signal: AbortSignal) => Promise<string>;
 } {
   /**
    * The token source and region of this session's active identity (the `LWA_*` credentials and
@@ -321,7 +321,7 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
    * adapter as an `lwa` failure; an identity service failure is classified as `OPENBRIDGE_HTTP_*`.
    */
   async function callCredentials(
-    session: SpSessionState,
+    session: Readonly<SpSessionState>,
     context: ToolHandlerContext,
   ): Promise<{ tokens: AccessTokenSource; region: SpRegion }> {
     if (session.identityId === undefined || identities === undefined)
@@ -334,11 +334,16 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
 
   /**
    * The access token of a call. When LWA refuses an identity's refresh token, its cached
-   * credentials are dropped, so a token rotated at the source is picked up by the next call.
+   * credentials are dropped, so a token rotated at the source is picked up by the next call. The
+   * call's signal (a cancellation, or the server closing) stops its wait for the token.
    */
-  async function identityAccessToken(id: number | undefined, source: AccessTokenSource): Promise<string> {
+  async function identityAccessToken(
+    id: number | undefined,
+    source: AccessTokenSource,
+    signal: AbortSignal,
+  ): Promise<string> {
     try {
-      return await source.accessToken();
+      return await source.accessToken(signal);
     } catch (error) {
       if (
         id !== undefined &&
@@ -444,16 +449,16 @@ function operationTool(operation: SpModelOperation, parts: OperationToolParts): 
     },
     handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
       const prepared = withParsedBody(operation, args, checkParsedBody);
-      const session = sessions.of(context);
-      // read before any await: a set_active_identity meanwhile must not change this call's identity
-      const identityId = session.identityId;
-      const credentials = await callCredentials(session, context);
+      // a copy, read before any await: a set_active_identity or set_region meanwhile must not
+      // change this call's identity, region or endpoint
+      const chosen: Readonly<SpSessionState> = { ...sessions.of(context) };
+      const credentials = await callCredentials(chosen, context);
       const request = buildOperationRequest(
         operation,
         prepared,
-        baseUrl(credentials.region, session.sandbox ?? state.sandbox),
+        baseUrl(credentials.region, chosen.sandbox ?? state.sandbox),
       );
-      const token = await identityAccessToken(identityId, credentials.tokens);
+      const token = await identityAccessToken(chosen.identityId, credentials.tokens, context.signal);
       try {
         const response = await context.fetch(request.url, {
           method: request.method,

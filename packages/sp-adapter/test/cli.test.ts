@@ -250,11 +250,15 @@ describe('mcp-envelope-sp stops when the client closes stdin', () => {
 });
 
 describe('an application embedding the server', () => {
-  it('exits at once after closing it, even while the token request made after tools/list is unanswered', async () => {
+  it.each([
+    ['list', 'the token request made after tools/list'],
+    ['call', 'the token request a call started'],
+    ['identity', "the token request a call started for an identity's own credentials"],
+  ])('exits at once after closing it (%s), even while %s is unanswered', async (mode) => {
     const silent = await startSilentTokenEndpoint();
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'test/fixtures/embed-and-close.ts', silent.tokenUrl, '300'],
+      ['--import', 'tsx', 'test/fixtures/embed-and-close.ts', silent.tokenUrl, '300', mode],
       {
         cwd: PACKAGE,
         env: baseEnv(),

@@ -100,7 +100,7 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
     options: {
       // the first call's access token is fetched while the client reads the tool list
       // a new session's first call uses the starting region's token
-      warmUp: (signal) => new AdsSession(settings, tokens).accessToken(signal),
+      warmUp: (signal) => new AdsSession(settings, tokens).route().tokens.accessToken(signal),
       ...options.envelope,
       onSessionClosed: (sessionId) => {
         sessions.forget(sessionId);

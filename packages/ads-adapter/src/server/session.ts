@@ -42,6 +42,21 @@ export function profilesFromBody(value: unknown): AdsProfile[] {
   return Array.isArray(value) ? value.filter(isProfile) : [];
 }
 
+/**
+ * Where one call goes, read from its session at one moment: a `set_region` while the call waits
+ * for its token must not send one region's token to another region's host.
+ */
+export interface AdsRoute {
+  /** The session's region when the call started. */
+  readonly region: SelectableAdsRegion;
+  /** `--upstream` when set, else the region's host. */
+  readonly baseUrl: string;
+  /** `LWA_TOKEN_URL` when set, else the region's token endpoint. */
+  readonly tokenUrl: string;
+  /** The LWA token client of that endpoint (an LwaError from it reaches core as an `lwa` failure). */
+  readonly tokens: LwaTokenClient;
+}
+
 /** The state of one MCP session of the reference server (see the module comment). */
 export class AdsSession {
   readonly settings: AdsServerSettings;
@@ -71,14 +86,16 @@ export class AdsSession {
     return this.activeProfile;
   }
 
-  /** The base URL calls go to: `--upstream` when set, else the region's host. */
-  baseUrl(): string {
-    return this.settings.upstream ?? ADS_REGIONS[this.currentRegion].host;
-  }
-
-  /** The LWA token endpoint: `LWA_TOKEN_URL` when set, else the region's. */
-  tokenUrl(): string {
-    return this.settings.lwa.tokenUrl ?? ADS_REGIONS[this.currentRegion].tokenUrl;
+  /** Where a call made now goes (see {@link AdsRoute}). */
+  route(): AdsRoute {
+    const region = this.currentRegion;
+    const tokenUrl = this.settings.lwa.tokenUrl ?? ADS_REGIONS[region].tokenUrl;
+    return {
+      region,
+      baseUrl: this.settings.upstream ?? ADS_REGIONS[region].host,
+      tokenUrl,
+      tokens: this.tokens.client(tokenUrl, { tokenUrl }),
+    };
   }
 
   /** `LWA_CLIENT_ID`, sent as the client id header; `''` when unset (the token call fails first). */
@@ -89,29 +106,6 @@ export class AdsSession {
   /** The `Amazon-Ads-AccountId` for unified v1 calls: `ADS_API_ACCOUNT_ID`, else the active profile id. */
   accountId(): string | undefined {
     return this.settings.accountId ?? (this.activeProfile === undefined ? undefined : String(this.activeProfile));
-  }
-
-  private tokenClient(): LwaTokenClient {
-    const tokenUrl = this.tokenUrl();
-    return this.tokens.client(tokenUrl, { tokenUrl });
-  }
-
-  /**
-   * An access token for the current region.
-   *
-   * @param signal - aborts a token request this call starts (the server's warm-up passes one).
-   * @returns the token.
-   * @throws EnvelopeError (`auth_error` / `AUTHENTICATION_ERROR`) naming missing variables or the
-   *   LWA rejection.
-   */
-  accessToken(signal?: AbortSignal): Promise<string> {
-    // An LwaError escapes to core, which hands it to the adapter as an `lwa` failure.
-    return this.tokenClient().accessToken(signal);
-  }
-
-  /** Forgets the cached access token (after the Ads API answered 401 with it). */
-  invalidateToken(): void {
-    this.tokenClient().invalidate();
   }
 
   /**
@@ -139,9 +133,14 @@ export class AdsSession {
     this.activeProfile = profileId;
   }
 
-  /** Records the profiles the current region answered with. */
-  rememberProfiles(profiles: readonly AdsProfile[]): void {
-    this.profiles.set(this.currentRegion, profiles);
+  /**
+   * Records the profiles a region answered with.
+   *
+   * @param profiles - the profiles.
+   * @param region - the region they came from (the call's route; default: the current region).
+   */
+  rememberProfiles(profiles: readonly AdsProfile[], region: SelectableAdsRegion = this.currentRegion): void {
+    this.profiles.set(region, profiles);
   }
 }
 

@@ -10,7 +10,7 @@ import type { LwaSettings } from '@mcp-envelope/amazon';
 import { DEFAULT_ADS_REGION } from '../hint-tables.js';
 
 /** The regions a user can choose (`ADS_API_REGION`, `set_region`); the sandbox is reached with `--upstream`. */
-export const SELECTABLE_ADS_REGIONS = ['na', 'eu', 'fe'] as const;
+export const SELECTABLE_ADS_REGIONS = Object.freeze(['na', 'eu', 'fe'] as const);
 
 /** One selectable region. */
 export type SelectableAdsRegion = (typeof SELECTABLE_ADS_REGIONS)[number];

@@ -17,7 +17,7 @@ import { adsPartialResultsWarning } from '../partial-results.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
 import type { AdsOperation } from './operation.js';
 import { profilesFromBody } from './session.js';
-import type { AdsProfile, AdsSession, AdsSessions } from './session.js';
+import type { AdsProfile, AdsRoute, AdsSession, AdsSessions } from './session.js';
 import { SELECTABLE_ADS_REGIONS } from './settings.js';
 import type { SelectableAdsRegion } from './settings.js';
 
@@ -64,7 +64,9 @@ function accountHeaders(operation: AdsOperation, session: AdsSession): Record<st
 
 /**
  * Sends one operation call: token, account headers, vendor media type, body; records a
- * `partial_results` warning when a 2xx answer lists failed items.
+ * `partial_results` warning when a 2xx answer lists failed items. The token and host come from
+ * `route`, read by the caller before any await; waiting for the token ends when the call's signal
+ * aborts.
  *
  * @returns the parsed 2xx body.
  * @throws EnvelopeError for LWA failures and a missing profile; `UpstreamHttpError` /
@@ -73,11 +75,12 @@ function accountHeaders(operation: AdsOperation, session: AdsSession): Record<st
 async function callOperation(
   operation: AdsOperation,
   session: AdsSession,
+  route: AdsRoute,
   args: Record<string, unknown>,
   context: ToolHandlerContext,
 ): Promise<unknown> {
   const account = accountHeaders(operation, session);
-  const token = await session.accessToken();
+  const token = await route.tokens.accessToken(context.signal);
   const headers = {
     [ADS_REQUEST_HEADERS.authorization]: `Bearer ${token}`,
     [ADS_REQUEST_HEADERS.clientId]: session.clientId(),
@@ -92,7 +95,7 @@ async function callOperation(
       [operation.body.property]: body,
     };
   }
-  const request = buildOperationRequest(operation, callArgs, session.baseUrl());
+  const request = buildOperationRequest(operation, callArgs, route.baseUrl);
   const mediaType = operation.mediaType ?? expectedMediaType(operation.method, operation.path);
   const sent: Record<string, string> = { ...request.headers, ...headers, accept: mediaType ?? 'application/json' };
   if (request.body !== undefined && mediaType !== undefined) sent['content-type'] = mediaType;
@@ -105,7 +108,7 @@ async function callOperation(
       timeoutMs: session.settings.timeoutMs,
     });
   } catch (error) {
-    if (UpstreamHttpError.isInstance(error) && error.status === 401) session.invalidateToken();
+    if (UpstreamHttpError.isInstance(error) && error.status === 401) route.tokens.invalidate();
     throw error;
   }
   const value = await readSuccessBody(response);
@@ -144,8 +147,10 @@ export function operationTool(operation: AdsOperation, sessions: AdsSessions): E
     rateLimitIdentity: (_args, context) => adsIdentity(operation, sessions.of(context)),
     handler: async (args, context) => {
       const session = sessions.of(context);
-      const value = await callOperation(operation, session, args, context);
-      if (operation.name === 'list_profiles') session.rememberProfiles(profilesFromBody(value));
+      // read before any await: a set_region meanwhile must not mix this call's token, host and profiles
+      const route = session.route();
+      const value = await callOperation(operation, session, route, args, context);
+      if (operation.name === 'list_profiles') session.rememberProfiles(profilesFromBody(value), route.region);
       return operation.resultKey !== undefined && Array.isArray(value) ? { [operation.resultKey]: value } : value;
     },
   };
@@ -155,8 +160,9 @@ const LIST_PROFILES = BUILT_IN_OPERATIONS.find((operation) => operation.name ===
 
 async function fetchProfiles(session: AdsSession, context: ToolHandlerContext): Promise<AdsProfile[]> {
   if (LIST_PROFILES === undefined) return [];
-  const profiles = profilesFromBody(await callOperation(LIST_PROFILES, session, {}, context));
-  session.rememberProfiles(profiles);
+  const route = session.route();
+  const profiles = profilesFromBody(await callOperation(LIST_PROFILES, session, route, {}, context));
+  session.rememberProfiles(profiles, route.region);
   return profiles;
 }
 
@@ -299,7 +305,12 @@ export function setRegionTool(sessions: AdsSessions): EnvelopeTool {
       const session = sessions.of(context);
       const region = args['region'] as SelectableAdsRegion;
       const cleared = session.setRegion(region);
-      return { region, host: session.baseUrl(), activeProfileId: session.profileId ?? null, profileCleared: cleared };
+      return {
+        region,
+        host: session.route().baseUrl,
+        activeProfileId: session.profileId ?? null,
+        profileCleared: cleared,
+      };
     },
   };
 }

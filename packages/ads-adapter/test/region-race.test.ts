@@ -1,0 +1,104 @@
+/**
+ * A call reads its region once: a `set_region` made while the call waits for its access token must
+ * not send one region's token to another region's host, nor file one region's profiles under the
+ * other. The regions' real hosts are reached through a fetch that sends each of them to a loopback
+ * server, standing in for DNS; nothing leaves 127.0.0.1.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import { startHarness, TEST_CLIENT_ID } from './support/harness.js';
+
+/** Each region's token endpoint and API host, and the loopback path that plays it. */
+const ORIGINS: Readonly<Record<string, string>> = {
+  'https://api.amazon.com': '/na-lwa',
+  'https://api.amazon.co.uk': '/eu-lwa',
+  'https://advertising-api.amazon.com': '/na-api',
+  'https://advertising-api-eu.amazon.com': '/eu-api',
+};
+
+interface Seen {
+  readonly path: string;
+  readonly authorization: string | undefined;
+}
+
+let seen: Seen[] = [];
+const loopback = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    const path = request.url ?? '';
+    seen.push({ path, authorization: request.headers.authorization });
+    const region = path.startsWith('/na') ? 'na' : 'eu';
+    if (path.endsWith('/auth/o2/token')) {
+      // the North American token endpoint is slow: the client switches region meanwhile
+      setTimeout(
+        () => response.end(JSON.stringify({ access_token: `Atza|${region}-token`, expires_in: 3600 })),
+        region === 'na' ? 300 : 0,
+      );
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify([{ profileId: region === 'na' ? 111 : 222, countryCode: region.toUpperCase() }]));
+  });
+});
+let base = '';
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(loopback.address() as AddressInfo).port}`;
+  const realFetch = globalThis.fetch;
+  vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const path = ORIGINS[url.origin];
+    if (path === undefined) throw new Error(`the test sends nothing to ${url.origin}`);
+    return realFetch(`${base}${path}${url.pathname}${url.search}`, init);
+  });
+});
+afterEach(() => {
+  seen = [];
+});
+afterAll(async () => {
+  vi.unstubAllGlobals();
+  await new Promise<void>((resolve) =>
+    loopback.close(() => {
+      resolve();
+    }),
+  );
+});
+
+describe('a set_region while a call waits for its token', () => {
+  it('leaves the call with its own region: its token, its host and its profiles', async () => {
+    const harness = await startHarness({
+      env: {
+        LWA_CLIENT_ID: TEST_CLIENT_ID,
+        LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.testsecret000000000000000000000001',
+        LWA_REFRESH_TOKEN: 'Atzr|test-refresh-token-0001',
+      },
+    });
+    try {
+      const listing = harness.call('list_profiles');
+      // the call now waits for the slow North American token
+      const deadline = Date.now() + 5000;
+      while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(seen.map((entry) => entry.path)).toEqual(['/na-lwa/auth/o2/token']);
+      expect((await harness.call('set_region', { region: 'eu' })).isError).not.toBe(true);
+      const listed = await listing;
+      expect(listed.isError).not.toBe(true);
+      expect(listed.structuredContent).toEqual({ profiles: [{ profileId: 111, countryCode: 'NA' }] });
+      expect(seen.map((entry) => [entry.path, entry.authorization])).toEqual([
+        ['/na-lwa/auth/o2/token', undefined],
+        ['/na-api/v2/profiles', 'Bearer Atza|na-token'],
+      ]);
+      // the North American profiles were filed under na: a profile of theirs survives a switch back
+      const session = harness.server.sessions.forSession(undefined);
+      expect(session.region).toBe('eu');
+      session.setProfile(111);
+      expect(session.setRegion('na')).toBe(false);
+      expect(session.profileId).toBe(111);
+    } finally {
+      await harness.close();
+    }
+  });
+});
