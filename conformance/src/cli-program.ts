@@ -31,14 +31,14 @@ import type { ConformanceReport } from './report-types.js';
 import { validatePaths } from './validate-files.js';
 
 /** Exit codes of the CLI. */
-export const EXIT_CODES = {
+export const EXIT_CODES = Object.freeze({
   /** Everything passed (or `--allow-nonconformant` was given). */
   ok: 0,
   /** A file failed validation, or the server is not conformant. */
   failed: 1,
   /** Usage error, the server cannot be reached, or a report cannot be written. */
   usage: 2,
-} as const;
+} as const);
 
 /** Where the CLI writes. */
 export interface CliIo {

@@ -7,7 +7,7 @@ import type { GateReport } from './gate/gate-report.js';
 import type { SuiteReport } from './mcp-suite/official-suite.js';
 
 /** A row's outcome. */
-export const ROW_RESULTS = ['PASS', 'FAIL', 'SKIP'] as const;
+export const ROW_RESULTS = Object.freeze(['PASS', 'FAIL', 'SKIP'] as const);
 
 /** One of {@link ROW_RESULTS}. */
 export type RowResult = (typeof ROW_RESULTS)[number];
@@ -16,7 +16,7 @@ export type RowResult = (typeof ROW_RESULTS)[number];
  * The probes, in the order the battery runs them. `capability`, `tools-list` and `contract-tool`
  * (`get_envelope_contract`) check the session; `unknown-tool` runs once; the others run per tool.
  */
-export const PROBE_NAMES = [
+export const PROBE_NAMES = Object.freeze([
   'capability',
   'tools-list',
   'contract-tool',
@@ -26,19 +26,19 @@ export const PROBE_NAMES = [
   'unknown-extra',
   'enum-mismatch',
   'wrong-case',
-] as const;
+] as const);
 
 /** One of {@link PROBE_NAMES}. */
 export type ProbeName = (typeof PROBE_NAMES)[number];
 
 /** The probes that run once per tool, in order. */
-export const TOOL_PROBE_NAMES = [
+export const TOOL_PROBE_NAMES = Object.freeze([
   'missing-required',
   'wrong-type',
   'unknown-extra',
   'enum-mismatch',
   'wrong-case',
-] as const;
+] as const);
 
 /** One of {@link TOOL_PROBE_NAMES}. */
 export type ToolProbeName = (typeof TOOL_PROBE_NAMES)[number];

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from './frozen.js';
 import SemVer from 'semver/classes/semver.js';
 
 import { migrationsDocument } from './data/migrations-table.js';
@@ -48,8 +49,9 @@ export interface MigrationEntry {
  * project introduces the contract's three phased reclassifications: the release that first ships
  * them emits `legacy_error_kind`, and the next one drops it, with the entries deleted.
  */
-export const MIGRATIONS: readonly MigrationEntry[] = (migrationsDocument as { migrations: MigrationEntry[] })
-  .migrations;
+export const MIGRATIONS: readonly MigrationEntry[] = deepFrozen(
+  (migrationsDocument as { migrations: MigrationEntry[] }).migrations,
+);
 
 function parseVersion(version: string): SemVer {
   const trimmed = version.trim();

@@ -6,13 +6,14 @@
  */
 import { errorEnvelopeSchemaDocument } from './data/error-envelope-schema.js';
 import { schemaCodeTableDocument } from './data/jsonschema-error-codes.js';
+import { deepFrozen } from './frozen.js';
 import type { SchemaErrorCode, SchemaKeyword } from './taxonomy.js';
 
 /**
  * The v1 envelope JSON Schema (draft 2020-12), as parsed JSON. Same content as
  * `@mcp-envelope/contract/schemas/error-envelope.schema.json`.
  */
-export const ERROR_ENVELOPE_SCHEMA = errorEnvelopeSchemaDocument as Readonly<Record<string, unknown>>;
+export const ERROR_ENVELOPE_SCHEMA = deepFrozen(errorEnvelopeSchemaDocument as Readonly<Record<string, unknown>>);
 
 /** The `$id` of {@link ERROR_ENVELOPE_SCHEMA}. */
 export const ERROR_ENVELOPE_SCHEMA_ID = ERROR_ENVELOPE_SCHEMA['$id'] as string;

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from './frozen.js';
 
 /**
  * The contract version every envelope carries as `_envelope_version` and every server advertises
@@ -20,7 +21,7 @@ export type ContractVersion = typeof CONTRACT_VERSION;
  * The closed `error_kind` taxonomy (10 values). A conforming server never emits a value outside
  * this list. Implements CONTRACT.md "error_kind".
  */
-export const ERROR_KINDS = [
+export const ERROR_KINDS = deepFrozen([
   'mcp_input_validation',
   'tool_not_found',
   'sp_api_http',
@@ -31,7 +32,7 @@ export const ERROR_KINDS = [
   'rate_limited',
   'sandbox_runtime',
   'internal_error',
-] as const;
+] as const);
 
 /** One value of the closed `error_kind` taxonomy. */
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -42,7 +43,7 @@ export type ErrorKind = (typeof ERROR_KINDS)[number];
  * client kind (`sp_api_client` or `ads_api_client`), written here as `'*_api_client'`.
  * Implements CONTRACT.md "Canonical error codes".
  */
-export const CANONICAL_ERROR_CODES = {
+export const CANONICAL_ERROR_CODES = deepFrozen({
   INPUT_VALIDATION_FAILED: 'mcp_input_validation',
   TOOL_NOT_FOUND: 'tool_not_found',
   AUTHENTICATION_ERROR: 'auth_error',
@@ -51,7 +52,7 @@ export const CANONICAL_ERROR_CODES = {
   BODY_COERCION_INVALID_JSON: '*_api_client',
   RATE_LIMITED: 'rate_limited',
   CODE_MODE_SANDBOX_LIMITATION: 'sandbox_runtime',
-} as const;
+} as const);
 
 /** One cross-server canonical `error_code`. */
 export type CanonicalErrorCode = keyof typeof CANONICAL_ERROR_CODES;
@@ -60,7 +61,7 @@ export type CanonicalErrorCode = keyof typeof CANONICAL_ERROR_CODES;
  * Codes the contract reserves for later use. Servers do not emit them in v1; clients must
  * tolerate them. Implements CONTRACT.md "Reserved codes".
  */
-export const RESERVED_ERROR_CODES = ['OAUTH_ERROR', 'TOKEN_ERROR', 'PERMISSION_DENIED'] as const;
+export const RESERVED_ERROR_CODES = deepFrozen(['OAUTH_ERROR', 'TOKEN_ERROR', 'PERMISSION_DENIED'] as const);
 
 /** One reserved `error_code`. */
 export type ReservedErrorCode = (typeof RESERVED_ERROR_CODES)[number];
@@ -71,7 +72,7 @@ export type ReservedErrorCode = (typeof RESERVED_ERROR_CODES)[number];
  * and hints, ships as `schemas/jsonschema-error-codes.json`; a test keeps the two identical.
  * Implements CONTRACT.md "Schema validation codes".
  */
-export const SCHEMA_KEYWORD_CODES = {
+export const SCHEMA_KEYWORD_CODES = deepFrozen({
   type: 'SCHEMA_TYPE_MISMATCH',
   required: 'SCHEMA_REQUIRED',
   maxItems: 'SCHEMA_MAX_ITEMS',
@@ -90,7 +91,7 @@ export const SCHEMA_KEYWORD_CODES = {
   uniqueItems: 'SCHEMA_UNIQUE_ITEMS',
   const: 'SCHEMA_CONST_MISMATCH',
   multipleOf: 'SCHEMA_MULTIPLE_OF',
-} as const;
+} as const);
 
 /** A JSON Schema keyword that has its own `SCHEMA_*` code. */
 export type SchemaKeyword = keyof typeof SCHEMA_KEYWORD_CODES;
@@ -102,18 +103,18 @@ export const SCHEMA_FALLBACK_CODE = 'SCHEMA_VALIDATION_FAILED' as const;
  * Domain validator codes: closed-enum checks against runtime data that share the `SCHEMA_*`
  * envelope shape but match no JSON Schema keyword.
  */
-export const SCHEMA_DOMAIN_CODES = ['SCHEMA_IDENTITY_NOT_FOUND', 'SCHEMA_PROFILE_NOT_FOUND'] as const;
+export const SCHEMA_DOMAIN_CODES = deepFrozen(['SCHEMA_IDENTITY_NOT_FOUND', 'SCHEMA_PROFILE_NOT_FOUND'] as const);
 
 /** Every `SCHEMA_*` code: one per keyword, the fallback and the domain codes. */
 export type SchemaErrorCode =
   (typeof SCHEMA_KEYWORD_CODES)[SchemaKeyword] | typeof SCHEMA_FALLBACK_CODE | (typeof SCHEMA_DOMAIN_CODES)[number];
 
 /** Every `SCHEMA_*` code as a list, in the table's order, then the fallback, then domain codes. */
-export const SCHEMA_ERROR_CODES: readonly SchemaErrorCode[] = [
+export const SCHEMA_ERROR_CODES: readonly SchemaErrorCode[] = deepFrozen([
   ...Object.values(SCHEMA_KEYWORD_CODES),
   SCHEMA_FALLBACK_CODE,
   ...SCHEMA_DOMAIN_CODES,
-];
+]);
 
 /** `SP_API_HTTP_<status>`: upstream SP-API answered with that HTTP status. */
 export type SpApiHttpCode = `SP_API_HTTP_${number}`;
@@ -126,11 +127,11 @@ export type OpenbridgeHttpCode = `OPENBRIDGE_HTTP_${number}`;
 export type UpstreamHttpCode = SpApiHttpCode | AdsApiHttpCode | OpenbridgeHttpCode;
 
 /** The prefixes of the per-server upstream HTTP codes, by the server family that emits them. */
-export const UPSTREAM_HTTP_CODE_PREFIXES = {
+export const UPSTREAM_HTTP_CODE_PREFIXES = deepFrozen({
   sp: 'SP_API_HTTP_',
   ads: 'ADS_API_HTTP_',
   openbridge: 'OPENBRIDGE_HTTP_',
-} as const;
+} as const);
 
 /** Every `error_code` the contract defines. The schema admits any UPPER_SNAKE code beyond these. */
 export type ErrorCode = CanonicalErrorCode | ReservedErrorCode | SchemaErrorCode | UpstreamHttpCode;
@@ -159,28 +160,35 @@ export function upstreamHttpCode(server: keyof typeof UPSTREAM_HTTP_CODE_PREFIXE
  * The five `_meta.normalized[].kind` values, each with the fields its event requires.
  * Implements CONTRACT.md "Normalization events" (five kinds, `canonical` not `to`).
  */
-export const NORMALIZED_EVENT_KINDS = {
+export const NORMALIZED_EVENT_KINDS = deepFrozen({
   renamed: ['from', 'to'],
   dropped_alias: ['from', 'canonical'],
   coerced: ['field', 'from_type', 'to_type'],
   unknown_field_passed_through: ['field'],
   unknown_field_rejected: ['field'],
-} as const;
+} as const);
 
 /** One `_meta.normalized[].kind` value. */
 export type NormalizedEventKind = keyof typeof NORMALIZED_EVENT_KINDS;
 
 /** The normalized event kinds as a list, in the table's order. */
-export const NORMALIZED_KINDS = Object.keys(NORMALIZED_EVENT_KINDS) as readonly NormalizedEventKind[];
+export const NORMALIZED_KINDS: readonly NormalizedEventKind[] = deepFrozen(
+  Object.keys(NORMALIZED_EVENT_KINDS) as NormalizedEventKind[],
+);
 
 /** A kind the contract reserves for a later version; never emitted in v1. */
-export const RESERVED_NORMALIZED_KINDS = ['unknown_field_dropped'] as const;
+export const RESERVED_NORMALIZED_KINDS = deepFrozen(['unknown_field_dropped'] as const);
 
 /**
  * The four hint categories. In v1 hints travel as plain strings; the category names what kind
  * of help a hint gives. Implements CONTRACT.md "Hints".
  */
-export const HINT_CATEGORIES = ['case_mismatch', 'did_you_mean', 'enum_suggest', 'missing_required'] as const;
+export const HINT_CATEGORIES = deepFrozen([
+  'case_mismatch',
+  'did_you_mean',
+  'enum_suggest',
+  'missing_required',
+] as const);
 
 /** One hint category. */
 export type HintCategory = (typeof HINT_CATEGORIES)[number];
@@ -190,7 +198,7 @@ export type HintCategory = (typeof HINT_CATEGORIES)[number];
  * servers) and the reserved domain kinds. Servers may emit a reserved kind when they detect its
  * condition; clients must tolerate any of them. Implements CONTRACT.md "Warnings".
  */
-export const WARNING_KINDS = {
+export const WARNING_KINDS = deepFrozen({
   upstream_warning: ['sp', 'ads'],
   cached_or_stale_data: ['sp', 'ads'],
   partial_results: ['sp', 'ads'],
@@ -198,7 +206,7 @@ export const WARNING_KINDS = {
   marketplace_not_enabled_for_identity: ['sp'],
   profile_scope_warning: ['ads'],
   identity_unverified: ['sp'],
-} as const;
+} as const);
 
 /** One `_meta.warnings[].kind` value. */
 export type WarningKind = keyof typeof WARNING_KINDS;
@@ -207,11 +215,11 @@ export type WarningKind = keyof typeof WARNING_KINDS;
  * The env switches that control pre-flight normalization, with their defaults. Both servers read
  * these exact names with these exact meanings. Implements CONTRACT.md "Configuration".
  */
-export const ENV_SWITCHES = {
+export const ENV_SWITCHES = deepFrozen({
   MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true,
   MCP_SCHEMA_KEY_NORMALIZATION_META: false,
   MCP_STRICT_UNKNOWN_FIELDS: true,
-} as const;
+} as const);
 
 /** The name of one env switch. */
 export type EnvSwitch = keyof typeof ENV_SWITCHES;

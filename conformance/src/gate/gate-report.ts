@@ -9,7 +9,15 @@ import type { TableColumn } from '../render.js';
 import type { RowResult } from '../report-types.js';
 
 /** The gate's sections, in report order. */
-export const GATE_SECTIONS = ['capability', 'probe', 'upstream', 'fixtures', 'parity', 'code-mode', 'limiter'] as const;
+export const GATE_SECTIONS = Object.freeze([
+  'capability',
+  'probe',
+  'upstream',
+  'fixtures',
+  'parity',
+  'code-mode',
+  'limiter',
+] as const);
 
 /** One of {@link GATE_SECTIONS}. */
 export type GateSection = (typeof GATE_SECTIONS)[number];

@@ -15,7 +15,7 @@ import { quote } from 'shell-quote';
 import { isRecord } from '../json-schema.js';
 
 /** The reference servers, in report order. */
-export const SERVER_IDS = ['sp', 'ads'] as const;
+export const SERVER_IDS = Object.freeze(['sp', 'ads'] as const);
 
 /** One reference server's id (also its fixture folder and case-file prefix). */
 export type ServerId = (typeof SERVER_IDS)[number];

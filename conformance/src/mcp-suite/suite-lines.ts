@@ -11,7 +11,7 @@
 export type SuiteLineId = 'pinned' | 'next';
 
 /** The line ids in run order. */
-export const SUITE_LINE_IDS: readonly SuiteLineId[] = ['pinned', 'next'];
+export const SUITE_LINE_IDS: readonly SuiteLineId[] = Object.freeze(['pinned', 'next']);
 
 /** What one line runs. */
 export interface SuiteLine {

@@ -102,7 +102,10 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     writeFileSync(
       wrapper,
       [
-        `import { adsAdapter } from ${JSON.stringify(pathToFileURL(join(adsPackage, 'dist', 'index.js')).href)};`,
+        // the adapter is frozen when its module loads: this wrapper, which breaks it on purpose,
+        // turns freezing off before it loads anything
+        'Object.freeze = (value) => value;',
+        `const { adsAdapter } = await import(${JSON.stringify(pathToFileURL(join(adsPackage, 'dist', 'index.js')).href)});`,
         'const classify = adsAdapter.classify;',
         "adsAdapter.classify = (failure, context) => { const verdict = classify(failure, context); return verdict.error_kind === 'rate_limited' ? { ...verdict, error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_429', retryable: false } : verdict; };",
         `await import(${JSON.stringify(pathToFileURL(join(adsPackage, 'dist', 'cli.js')).href)});`,

@@ -30,13 +30,18 @@ export const ADS_HINT_TABLES = {
     ],
   },
 } as const satisfies AdapterHintTables;
+// frozen, as SP's: every call's hints are read from it (the tables it names are frozen where they are defined)
+Object.freeze(ADS_HINT_TABLES.extraHintsByCode.SCHEMA_ENUM_MISMATCH);
+Object.freeze(ADS_HINT_TABLES.extraHintsByCode);
+Object.freeze(ADS_HINT_TABLES.valueAliases);
+Object.freeze(ADS_HINT_TABLES);
 
 /**
  * The Amazon Ads API adapter for `createEnvelopeServer`: `id` `ads`, the kinds it can emit
  * (`ads_api_http`, `ads_api_client`, `auth_error`, `rate_limited`), {@link classifyAdsFailure},
  * {@link parseAdsResponseMeta}, `ADS_HINT_TABLES` and {@link ADS_REDACTIONS}.
  */
-export const adsAdapter: EnvelopeAdapter = {
+export const adsAdapter: EnvelopeAdapter = Object.freeze({
   id: 'ads',
   errorKinds: ADS_ERROR_KINDS,
   classify: classifyAdsFailure,
@@ -44,4 +49,4 @@ export const adsAdapter: EnvelopeAdapter = {
   hints: ADS_HINT_TABLES,
   redactions: amazonRedactorOptions(ADS_REDACTIONS),
   isCredentialError: isAmazonCredentialError,
-};
+} satisfies EnvelopeAdapter);

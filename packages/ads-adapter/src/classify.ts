@@ -39,6 +39,7 @@ export const ADS_ERROR_KINDS = [
   'auth_error',
   'rate_limited',
 ] as const satisfies readonly ErrorKind[];
+Object.freeze(ADS_ERROR_KINDS);
 
 /** One diagnosis id from {@link ADS_AUTH_DIAGNOSES}. */
 export type AdsAuthDiagnosis = (typeof ADS_AUTH_DIAGNOSES)[number]['id'];

@@ -87,6 +87,7 @@ export const ADS_REGION_ALIASES = {
   au: 'fe',
   sg: 'fe',
 } as const satisfies Readonly<Record<string, Exclude<AdsRegion, 'test'>>>;
+Object.freeze(ADS_REGION_ALIASES);
 
 /**
  * Known wrong keys -> the canonical key the Ads API uses. Ads query and body fields are
@@ -113,6 +114,7 @@ export const ADS_KEY_RENAMES = {
   ReportId: 'reportId',
   CampaignId: 'campaignId',
 } as const;
+Object.freeze(ADS_KEY_RENAMES);
 
 /**
  * Values the Ads API accepts for fields whose schemas (or docs) give them only in prose. Used for
@@ -146,6 +148,8 @@ export const ADS_CURATED_ENUMS = {
   ],
   accountType: ['seller', 'vendor', 'agency'],
 } as const;
+for (const values of Object.values(ADS_CURATED_ENUMS)) Object.freeze(values);
+Object.freeze(ADS_CURATED_ENUMS);
 
 /**
  * The vendor media types of versioned Ads endpoints: `[method, path template, media type]`.
@@ -206,6 +210,8 @@ export const ADS_MEDIA_TYPES = [
   ['POST', '/targets/export', 'application/vnd.targetsexport.v1+json'],
   ['GET', '/brands', 'application/vnd.brand.v3+json'],
 ] as const satisfies readonly (readonly [string, string, string])[];
+for (const row of ADS_MEDIA_TYPES) Object.freeze(row);
+Object.freeze(ADS_MEDIA_TYPES);
 
 /** The request headers of the Ads API, by role. */
 export const ADS_REQUEST_HEADERS = {
@@ -308,6 +314,8 @@ export const ADS_HINTS = {
   contentTooLarge:
     'The request body is too large: send fewer items per call (the Ads API caps batch sizes per endpoint).',
 } as const;
+Object.freeze(ADS_HINTS.authFallback);
+Object.freeze(ADS_HINTS);
 
 /** Short reason phrases for the statuses the Ads API sends, used in summaries. */
 export const ADS_STATUS_REASONS: Readonly<Record<number, string>> = {

@@ -15,8 +15,11 @@ import { createTextRedaction } from '@mcp-envelope/core';
  *   `Amazon-Advertising-API-ClientId` and error messages echo: not a secret, but it identifies the
  *   application and no envelope needs it.
  * LWA client secrets are among the Amazon rules, camelCase credential fields among core's.
+ * Frozen, list and pattern: every later server's redactor is built from them.
  */
-export const ADS_REDACTIONS: readonly RegExp[] = [/amzn1\.application-oa2-client\.[A-Za-z0-9]+/];
+export const ADS_REDACTIONS: readonly RegExp[] = Object.freeze([
+  Object.freeze(/amzn1\.application-oa2-client\.[A-Za-z0-9]+/),
+]);
 
 /**
  * Redacts one string with core's defaults, the Amazon rules and {@link ADS_REDACTIONS}: patterns

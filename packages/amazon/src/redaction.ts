@@ -17,29 +17,35 @@ import type { Redactor, RedactorOptions } from '@mcp-envelope/core';
  * - LWA client secrets `amzn1.oa2-cs.v<n>.<secret>` (dots also written as slashes, as a field
  *   path rewrite spells them).
  * Without the `g` flag, so that a caller's `test` keeps no `lastIndex` between calls (the
- * redactor adds the flag to its own copies).
+ * redactor adds the flag to its own copies). Frozen, list and patterns: every later server's
+ * redactor is built from them.
  */
-export const AMAZON_REDACTION_PATTERNS: readonly RegExp[] = [
-  /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/i,
-  /(?<keep>(?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/i,
-  /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/,
-];
+export const AMAZON_REDACTION_PATTERNS: readonly RegExp[] = Object.freeze(
+  [
+    /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/i,
+    /(?<keep>(?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/i,
+    /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/,
+  ].map((pattern) => Object.freeze(pattern)),
+);
 
 /**
  * A cheap test each of {@link AMAZON_REDACTION_PATTERNS} needs to match: a string without any of
  * these words is not scanned by them.
  */
-export const AMAZON_REDACTION_TRIGGER =
-  /atz[ar](?:\||%7c)|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|oa2-cs/i;
+export const AMAZON_REDACTION_TRIGGER: RegExp = Object.freeze(
+  /atz[ar](?:\||%7c)|signature(?:=|%3d)|credential(?:=|%3d)|security-token(?:=|%3d)|oa2-cs/i,
+);
 
 /** Request headers whose values are Amazon credentials (LWA access tokens, STS session tokens). */
 export const AMAZON_SECRET_HEADERS: readonly string[] = Object.freeze(['x-amz-access-token', 'x-amz-security-token']);
 
 /**
  * The public prefixes of LWA credentials: a registered secret is also replaced without them,
- * as upstreams sometimes echo only the rest.
+ * as upstreams sometimes echo only the rest. Frozen, as {@link AMAZON_REDACTION_PATTERNS}.
  */
-export const AMAZON_PUBLIC_PREFIXES: readonly RegExp[] = [/^Atz[ar]\|/, /^amzn1\.oa2-cs\.v\d+\./];
+export const AMAZON_PUBLIC_PREFIXES: readonly RegExp[] = Object.freeze(
+  [/^Atz[ar]\|/, /^amzn1\.oa2-cs\.v\d+\./].map((pattern) => Object.freeze(pattern)),
+);
 
 /**
  * The redactor options of an Amazon-facing server: the Amazon rules above plus the server's own
@@ -49,12 +55,15 @@ export const AMAZON_PUBLIC_PREFIXES: readonly RegExp[] = [/^Atz[ar]\|/, /^amzn1\
  * @returns options for core's `createRedactor` (or an adapter's `redactions`).
  */
 export function amazonRedactorOptions(extraPatterns: readonly RegExp[] = []): RedactorOptions {
-  return {
-    triggeredPatterns: [{ trigger: AMAZON_REDACTION_TRIGGER, patterns: AMAZON_REDACTION_PATTERNS }],
-    patterns: extraPatterns,
+  // frozen: an adapter keeps these options, and every server made with it builds its redactor from them
+  return Object.freeze({
+    triggeredPatterns: Object.freeze([
+      Object.freeze({ trigger: AMAZON_REDACTION_TRIGGER, patterns: AMAZON_REDACTION_PATTERNS }),
+    ]),
+    patterns: Object.freeze([...extraPatterns]),
     secretHeaders: AMAZON_SECRET_HEADERS,
     publicPrefixes: AMAZON_PUBLIC_PREFIXES,
-  };
+  });
 }
 
 /**

@@ -37,7 +37,7 @@ export interface SpAdapterOptions {
  *   `rate_limited`), `classify`, `parseResponseMeta`, `hints` and `redactions`.
  */
 export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter {
-  return {
+  const adapter: EnvelopeAdapter = {
     id: SP_SERVER_ID,
     errorKinds: SP_ERROR_KINDS,
     classify: (failure, context) =>
@@ -50,6 +50,8 @@ export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter
     redactions: amazonRedactorOptions(SP_REDACTION_PATTERNS),
     isCredentialError: isAmazonCredentialError,
   };
+  // frozen: every server made with this adapter reads it
+  return Object.freeze(adapter);
 }
 
 /** The SP adapter for servers that call the region endpoints directly. */

@@ -47,7 +47,7 @@ export const OPENBRIDGE_UPSTREAM_FAMILY = {
 } as const satisfies UpstreamFamily;
 
 /** Every kind {@link classifySpFailure} can return. */
-export const SP_ERROR_KINDS = ['sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited'] as const;
+export const SP_ERROR_KINDS = Object.freeze(['sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited'] as const);
 
 /** The longest summary, in characters. */
 export const SP_SUMMARY_LIMIT = 300;

@@ -172,6 +172,8 @@ export const SP_CURATED_ENUMS = {
   /** ordersV0 getOrders. */
   ElectronicInvoiceStatuses: ['NotRequired', 'NotFound', 'Processing', 'Errored', 'Accepted'],
 } as const satisfies Readonly<Record<string, readonly string[]>>;
+for (const values of Object.values(SP_CURATED_ENUMS)) Object.freeze(values);
+Object.freeze(SP_CURATED_ENUMS);
 
 /** Extra hints by error code, appended after core's own. */
 export const SP_EXTRA_HINTS_BY_CODE = {
@@ -182,6 +184,8 @@ export const SP_EXTRA_HINTS_BY_CODE = {
     'Every SP-API list operation needs the marketplace: MarketplaceIds on v0 operations, marketplaceIds on newer ones.',
   ],
 } as const satisfies Readonly<Record<string, readonly string[]>>;
+for (const hints of Object.values(SP_EXTRA_HINTS_BY_CODE)) Object.freeze(hints);
+Object.freeze(SP_EXTRA_HINTS_BY_CODE);
 
 function buildValueAliases(): Readonly<Record<string, Readonly<Record<string, string>>>> {
   const aliases: Record<string, Readonly<Record<string, string>>> = { region: SP_REGION_VALUE_ALIASES };

@@ -29,6 +29,9 @@ export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
   /(?<=(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[A-Za-z0-9/+=]{16,}/,
   /AWS4-HMAC-SHA256\s+[^"'\r\n]+/,
 ];
+// frozen, list and patterns: every later server's redactor is built from them
+for (const pattern of SP_REDACTION_PATTERNS) Object.freeze(pattern);
+Object.freeze(SP_REDACTION_PATTERNS);
 
 /**
  * Redacts one string with core's defaults, the Amazon rules and {@link SP_REDACTION_PATTERNS}:

@@ -72,8 +72,8 @@ export const SP_MARKETPLACES = {
 export type SpMarketplaceCountry = keyof typeof SP_MARKETPLACES;
 
 /** Every known marketplace id, in table order. */
-export const SP_MARKETPLACE_IDS: readonly string[] = Object.values(SP_MARKETPLACES).map(
-  (marketplace) => marketplace.marketplaceId,
+export const SP_MARKETPLACE_IDS: readonly string[] = Object.freeze(
+  Object.values(SP_MARKETPLACES).map((marketplace) => marketplace.marketplaceId),
 );
 
 /**
@@ -114,6 +114,9 @@ export const SP_REGION_ALIASES = {
   asia: 'fe',
   'us-west-2': 'fe',
 } as const satisfies Readonly<Record<string, SpRegion>>;
+// frozen, rows and table: classification and hints read it on every call
+for (const marketplace of Object.values(SP_MARKETPLACES)) Object.freeze(marketplace);
+Object.freeze(SP_MARKETPLACES);
 
 function buildRegionValueAliases(): Readonly<Record<string, SpRegion>> {
   const aliases: Record<string, SpRegion> = { ...SP_REGION_ALIASES };

@@ -19,7 +19,16 @@ import type { ReferenceMode, ReferenceResolver } from './schema.js';
 import { lowerCamelIdentifier } from './tool-name.js';
 
 /** HTTP methods that carry operations, in the order operations are listed. */
-export const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export const OPERATION_METHODS = Object.freeze([
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+] as const);
 
 /** One HTTP method of {@link OPERATION_METHODS}. */
 export type OperationMethod = (typeof OPERATION_METHODS)[number];

@@ -1,0 +1,21 @@
+/**
+ * Deep freezing for the contract's exported tables.
+ *
+ * @packageDocumentation
+ */
+
+/**
+ * Freezes `value` and every object reachable through its own properties, then returns it. The
+ * contract's tables and schema are read by every server and client in a process; frozen, a caller
+ * that changes one by mistake gets a TypeError instead of changing what all the others see.
+ *
+ * @param value - a table built from literals or JSON (no cycles, no accessors).
+ * @returns `value` itself, frozen.
+ */
+export function deepFrozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFrozen(member);
+    Object.freeze(value);
+  }
+  return value;
+}
