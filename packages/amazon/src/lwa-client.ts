@@ -192,8 +192,11 @@ interface CachedToken {
   readonly refreshAt: number;
 }
 
-/** Where a credential client registers the secret values it holds: the server's redactor. */
-export type SecretRegistry = Pick<Redactor, 'registerSecret'>;
+/**
+ * The server's redactor, as a credential client uses it: it registers the secret values it holds,
+ * and redacts what an endpoint's answer echoes before it goes into an error message.
+ */
+export type SecretRegistry = Pick<Redactor, 'registerSecret' | 'string'>;
 
 /**
  * Exchanges a refresh token for access tokens and caches each until shortly before it expires.
@@ -340,7 +343,8 @@ export class LwaTokenClient {
       return record['access_token'];
     }
     const oauthError = typeof record['error'] === 'string' ? record['error'] : undefined;
-    const requestId = requestIdOf(response, record);
+    const echoedId = requestIdOf(response, record);
+    const requestId = echoedId === undefined ? undefined : this.secrets.string(echoedId);
     const answered = { status: response.status, ...(requestId === undefined ? {} : { requestId }) };
     // 429 and 5xx: the endpoint is busy or broken, not the credentials; a retry may succeed.
     if (response.status >= 500 || response.status === 429 || (oauthError === undefined && response.ok)) {
@@ -355,8 +359,11 @@ export class LwaTokenClient {
         ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
       });
     }
+    // an endpoint may echo the form it was sent: the refresh token and the client secret
     const description =
-      typeof record['error_description'] === 'string' ? `: ${capText(record['error_description'], 200)}` : '';
+      typeof record['error_description'] === 'string'
+        ? `: ${capText(this.secrets.string(record['error_description']), 200)}`
+        : '';
     throw new LwaError(
       'token_rejected',
       `the LWA token endpoint rejected the refresh (${oauthError ?? `HTTP ${response.status}`})${description}`,

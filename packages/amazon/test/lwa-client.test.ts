@@ -271,6 +271,22 @@ describe('classifyLwaFailure', () => {
   });
 });
 
+describe('LwaError', () => {
+  it('holds none of the credentials a token endpoint echoes back', async () => {
+    const echo = `refresh_token=${credentials.refreshToken} client_secret=${credentials.clientSecret}`;
+    reply = {
+      status: 400,
+      body: JSON.stringify({ error: 'invalid_grant', error_description: `bad grant: ${echo}`, request_id: echo }),
+    };
+    const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
+    const error = (await client.accessToken().catch((caught: unknown) => caught)) as LwaError;
+    expect(error.message).toBe(
+      'the LWA token endpoint rejected the refresh (invalid_grant): bad grant: refresh_token=[REDACTED] client_secret=[REDACTED]',
+    );
+    expect(error.requestId).toBe('refresh_token=[REDACTED] client_secret=[REDACTED]');
+  });
+});
+
 describe('LwaTokenClients', () => {
   it('builds one client per key over the shared settings, keeps it, and builds a new one after forget', async () => {
     const clients = new LwaTokenClients<number>({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
