@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { startHarness, TEST_CLIENT_ID } from './support/harness.js';
+import { envelopeOf, startHarness, TEST_CLIENT_ID } from './support/harness.js';
 
 /** Each region's token endpoint and API host, and the loopback path that plays it. */
 const ORIGINS: Readonly<Record<string, string>> = {
@@ -68,20 +68,25 @@ afterAll(async () => {
   );
 });
 
+/** Resolves once the loopback has seen `count` requests, checking every 10 ms for up to 5 s. */
+async function requestsSeen(count: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (seen.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const LWA_ENV = {
+  LWA_CLIENT_ID: TEST_CLIENT_ID,
+  LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.testsecret000000000000000000000001',
+  LWA_REFRESH_TOKEN: 'Atzr|test-refresh-token-0001',
+};
+
 describe('a set_region while a call waits for its token', () => {
   it('leaves the call with its own region: its token, its host and its profiles', async () => {
-    const harness = await startHarness({
-      env: {
-        LWA_CLIENT_ID: TEST_CLIENT_ID,
-        LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.testsecret000000000000000000000001',
-        LWA_REFRESH_TOKEN: 'Atzr|test-refresh-token-0001',
-      },
-    });
+    const harness = await startHarness({ env: LWA_ENV });
     try {
       const listing = harness.call('list_profiles');
       // the call now waits for the slow North American token
-      const deadline = Date.now() + 5000;
-      while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await requestsSeen(1);
       expect(seen.map((entry) => entry.path)).toEqual(['/na-lwa/auth/o2/token']);
       expect((await harness.call('set_region', { region: 'eu' })).isError).not.toBe(true);
       const listed = await listing;
@@ -97,6 +102,52 @@ describe('a set_region while a call waits for its token', () => {
       session.setProfile(111);
       expect(session.setRegion('na')).toBe(false);
       expect(session.profileId).toBe(111);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('set_active_profile while the session changes', () => {
+  it('refuses a profile checked in one region when the session switched to another meanwhile', async () => {
+    const harness = await startHarness({ env: LWA_ENV });
+    try {
+      const choosing = harness.call('set_active_profile', { profileId: 111 });
+      await requestsSeen(1);
+      expect((await harness.call('set_region', { region: 'eu' })).isError).not.toBe(true);
+      const envelope = envelopeOf(await choosing);
+      expect([envelope['error_kind'], envelope['error_code']]).toEqual([
+        'mcp_input_validation',
+        'SCHEMA_PROFILE_NOT_FOUND',
+      ]);
+      expect(envelope['summary']).toBe(
+        'Profile 111 was checked in region na, but this session switched to region eu meanwhile, where it is not known.',
+      );
+      // the North American profile never becomes the scope of calls to the EU host
+      expect(harness.server.sessions.forSession(undefined).profileId).toBeUndefined();
+      expect(seen.map((entry) => entry.path)).toEqual(['/na-lwa/auth/o2/token', '/na-api/v2/profiles']);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('changes nothing when the call is cancelled while it waits for its token', async () => {
+    const harness = await startHarness({ env: LWA_ENV });
+    try {
+      const cancelling = new AbortController();
+      const choosing = harness.client
+        .callTool({ name: 'set_active_profile', arguments: { profileId: 999 } }, undefined, {
+          signal: cancelling.signal,
+        })
+        .catch((error: unknown) => error);
+      await requestsSeen(1);
+      cancelling.abort();
+      expect(await choosing).toBeInstanceOf(Error);
+      // the token answers 300 ms after it was asked for; the handler has ended well before then
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(harness.server.sessions.forSession(undefined).profileId).toBeUndefined();
+      // the token request was given up with the call: the profiles were never read
+      expect(seen.map((entry) => entry.path)).toEqual(['/na-lwa/auth/o2/token']);
     } finally {
       await harness.close();
     }

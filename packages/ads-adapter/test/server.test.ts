@@ -448,6 +448,13 @@ describe('set_active_profile', () => {
     expect(harness.server.sessions.forSession(undefined).profileId).toBe(TEST_PROFILE_ID);
   });
 
+  it('missing LWA credentials are the auth envelope, not an unverified profile', async () => {
+    const harness = await harnessWith(testEnv(replay, { LWA_REFRESH_TOKEN: undefined }));
+    const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 3330003 }));
+    expect([envelope['error_kind'], envelope['error_code']]).toEqual(['auth_error', 'AUTHENTICATION_ERROR']);
+    expect(harness.server.sessions.forSession(undefined).profileId).toBe(TEST_PROFILE_ID);
+  });
+
   it('an empty profile list sets the profile unverified', async () => {
     const harness = await harnessWith(testEnv(replay));
     replay.enqueue({ status: 200, body: [] });

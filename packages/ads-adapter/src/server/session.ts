@@ -128,9 +128,20 @@ export class AdsSession {
     return false;
   }
 
-  /** Makes `profileId` the active profile (validation is the caller's). */
-  setProfile(profileId: number): void {
+  /**
+   * Makes `profileId` the active profile (validation is the caller's), unless it was checked in
+   * another region than the current one and is not among the profiles seen in the current one: a
+   * `set_region` ran while it was being checked.
+   *
+   * @param profileId - the profile.
+   * @param region - the region it was checked in (default: the current one).
+   * @returns whether it was set.
+   */
+  setProfile(profileId: number, region: SelectableAdsRegion = this.currentRegion): boolean {
+    const known = this.profiles.get(this.currentRegion) ?? [];
+    if (region !== this.currentRegion && !known.some((profile) => profile.profileId === profileId)) return false;
     this.activeProfile = profileId;
+    return true;
   }
 
   /**

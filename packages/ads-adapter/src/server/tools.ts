@@ -8,6 +8,7 @@
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
 import { EnvelopeError, headerRecord, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
 import { buildOperationRequest } from '@mcp-envelope/core/openapi';
+import { LwaError } from '@mcp-envelope/amazon';
 import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 
 import { ADS_PROFILE_NOT_FOUND_CODE } from '../adapter.js';
@@ -158,9 +159,8 @@ export function operationTool(operation: AdsOperation, sessions: AdsSessions): E
 
 const LIST_PROFILES = BUILT_IN_OPERATIONS.find((operation) => operation.name === 'list_profiles');
 
-async function fetchProfiles(session: AdsSession, context: ToolHandlerContext): Promise<AdsProfile[]> {
+async function fetchProfiles(session: AdsSession, route: AdsRoute, context: ToolHandlerContext): Promise<AdsProfile[]> {
   if (LIST_PROFILES === undefined) return [];
-  const route = session.route();
   const profiles = profilesFromBody(await callOperation(LIST_PROFILES, session, route, {}, context));
   session.rememberProfiles(profiles, route.region);
   return profiles;
@@ -203,9 +203,9 @@ function profileNotFound(profileId: number, profiles: readonly AdsProfile[], reg
 /**
  * `set_active_profile`: checks the id against the profiles the account has in the current region
  * (the contract's domain-validator pattern: `mcp_input_validation` / `SCHEMA_PROFILE_NOT_FOUND`
- * with the available ids in the hints), then makes it the scope of later calls. When the profile
- * list cannot be read for a reason other than credentials, the id is accepted unverified with a
- * `profile_scope_warning`. Choosing an agency profile also warns, because campaign calls need an
+ * with the available ids in the hints), then makes it the scope of later calls. The region is the
+ * one the call started in. When the profile list cannot be read for a reason other than
+ * credentials or a cancelled call, the id is accepted unverified with a `profile_scope_warning`. Choosing an agency profile also warns, because campaign calls need an
  * advertiser (seller or vendor) profile.
  *
  * @param sessions - the server's per-session state (the profile is the calling session's).
@@ -225,17 +225,15 @@ export function setActiveProfileTool(sessions: AdsSessions): EnvelopeTool {
     },
     handler: async (args, context) => {
       const session = sessions.of(context);
+      // the region the profile is checked in, read before any await
+      const route = session.route();
       const profileId = args['profileId'] as number;
       let profiles: AdsProfile[];
       try {
-        profiles = await fetchProfiles(session, context);
+        profiles = await fetchProfiles(session, route, context);
       } catch (error) {
-        if (
-          EnvelopeError.isInstance(error) ||
-          (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))
-        )
-          throw error;
-        session.setProfile(profileId);
+        if (!profileListUnreadable(error, context.signal)) throw error;
+        activate(session, profileId, route.region);
         context.recordResponseMeta({
           warnings: [
             profileWarning(
@@ -244,36 +242,79 @@ export function setActiveProfileTool(sessions: AdsSessions): EnvelopeTool {
             ),
           ],
         });
-        return { profileId, region: session.region, verified: false };
+        return { profileId, region: route.region, verified: false };
       }
-      const profile = profiles.find((candidate) => candidate.profileId === profileId);
-      if (profile === undefined && profiles.length > 0) throw profileNotFound(profileId, profiles, session.region);
-      session.setProfile(profileId);
-      if (profile === undefined) {
-        context.recordResponseMeta({
-          warnings: [
-            profileWarning(
-              `Profile ${profileId} was set without checking it: the account lists no profiles in region ${session.region}.`,
-              'Call list_profiles to confirm the profile exists in this region.',
-            ),
-          ],
-        });
-        return { profileId, region: session.region, verified: false };
-      }
-      if (profile.accountInfo?.type === 'agency') {
-        context.recordResponseMeta({
-          warnings: [profileWarning(`Profile ${profileId} is an agency profile.`, ADS_HINTS.profileScope)],
-        });
-      }
-      return {
-        profileId,
-        region: session.region,
-        verified: true,
-        ...(profile.countryCode === undefined ? {} : { countryCode: profile.countryCode }),
-        ...(profile.accountInfo?.type === undefined ? {} : { accountType: profile.accountInfo.type }),
-        ...(profile.accountInfo?.name === undefined ? {} : { accountName: profile.accountInfo.name }),
-      };
+      return checkedProfile(session, profileId, profiles, route.region, context);
     },
+  };
+}
+
+/**
+ * Whether a failed profile-list read leaves `set_active_profile` free to set the id unverified: the
+ * list was unreadable (a 5xx, a network failure), not refused for the credentials, and the call
+ * was not cancelled.
+ */
+function profileListUnreadable(error: unknown, signal: AbortSignal): boolean {
+  if (signal.aborted || EnvelopeError.isInstance(error) || LwaError.isInstance(error)) return false;
+  return !(UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403));
+}
+
+/**
+ * Makes the profile active, as checked in `region`; refuses it when the session has switched to
+ * another region meanwhile where the profile is not known (it would go to that region's host).
+ */
+function activate(session: AdsSession, profileId: number, region: SelectableAdsRegion): void {
+  if (session.setProfile(profileId, region)) return;
+  throw new EnvelopeError({
+    error_kind: 'mcp_input_validation',
+    error_code: ADS_PROFILE_NOT_FOUND_CODE,
+    summary: `Profile ${profileId} was checked in region ${region}, but this session switched to region ${session.region} meanwhile, where it is not known.`,
+    details: [
+      {
+        path: 'profileId',
+        field: 'profileId',
+        issue: `${profileId} is not a known profile of region ${session.region}.`,
+        received_type: 'integer',
+      },
+    ],
+    hints: ['Call list_profiles in the current region, then set_active_profile again.'],
+  });
+}
+
+/** `set_active_profile` once the profile list of `region` was read: refuse, or set with its warnings. */
+function checkedProfile(
+  session: AdsSession,
+  profileId: number,
+  profiles: readonly AdsProfile[],
+  region: SelectableAdsRegion,
+  context: ToolHandlerContext,
+): Record<string, unknown> {
+  const profile = profiles.find((candidate) => candidate.profileId === profileId);
+  if (profile === undefined && profiles.length > 0) throw profileNotFound(profileId, profiles, region);
+  activate(session, profileId, region);
+  if (profile === undefined) {
+    context.recordResponseMeta({
+      warnings: [
+        profileWarning(
+          `Profile ${profileId} was set without checking it: the account lists no profiles in region ${region}.`,
+          'Call list_profiles to confirm the profile exists in this region.',
+        ),
+      ],
+    });
+    return { profileId, region, verified: false };
+  }
+  if (profile.accountInfo?.type === 'agency') {
+    context.recordResponseMeta({
+      warnings: [profileWarning(`Profile ${profileId} is an agency profile.`, ADS_HINTS.profileScope)],
+    });
+  }
+  return {
+    profileId,
+    region,
+    verified: true,
+    ...(profile.countryCode === undefined ? {} : { countryCode: profile.countryCode }),
+    ...(profile.accountInfo?.type === undefined ? {} : { accountType: profile.accountInfo.type }),
+    ...(profile.accountInfo?.name === undefined ? {} : { accountName: profile.accountInfo.name }),
   };
 }
 
