@@ -40,6 +40,12 @@ describe('exported tables', () => {
     });
   }
 
+  it('include the schema-code table that schemaCodeEntry hands out', async () => {
+    const { schemaCodeEntry } = await import('@mcp-envelope/contract');
+    const entries = ['type', 'required', 'additionalProperties', 'a-keyword-without-a-code'].map(schemaCodeEntry);
+    expect(entries.flatMap((entry, index) => mutablePaths(entry, `entry${index}`, new Set()))).toEqual([]);
+  });
+
   it('catch a table that is not frozen at some level', () => {
     const table = Object.freeze({ rows: Object.freeze([Object.freeze({ id: 1 }), { id: 2 }]) });
     expect(mutablePaths(table, 'TABLE', new Set())).toEqual(['TABLE.rows.1']);

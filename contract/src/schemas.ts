@@ -44,7 +44,7 @@ export interface SchemaCodeTable {
  * The JSON Schema keyword -> `SCHEMA_*` table with summary and hint templates. Implements
  * CONTRACT.md "Schema validation codes".
  */
-export const SCHEMA_CODE_TABLE = schemaCodeTableDocument as SchemaCodeTable;
+export const SCHEMA_CODE_TABLE: SchemaCodeTable = deepFrozen(schemaCodeTableDocument as SchemaCodeTable);
 
 /**
  * Looks up the table entry for a JSON Schema keyword (an Ajv `ErrorObject.keyword`).
