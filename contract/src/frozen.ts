@@ -1,13 +1,14 @@
 /**
- * Deep freezing for the contract's exported tables.
+ * Deep freezing for exported tables: the contract's own, and those of the packages built on it.
  *
  * @packageDocumentation
  */
 
 /**
- * Freezes `value` and every object reachable through its own properties, then returns it. The
- * contract's tables and schema are read by every server and client in a process; frozen, a caller
- * that changes one by mistake gets a TypeError instead of changing what all the others see.
+ * Freezes `value` and every object reachable through its own enumerable properties (arrays, plain
+ * objects, regular expressions), then returns it. Exported tables are read by every server and
+ * client in a process; frozen, a caller that changes one by mistake gets a TypeError instead of
+ * changing what all the others see.
  *
  * @param value - a table built from literals or JSON (no cycles, no accessors).
  * @returns `value` itself, frozen.

@@ -3,6 +3,8 @@
  *
  * @packageDocumentation
  */
+// freezing for tables shared by every server in a process
+export { deepFrozen } from './frozen.js';
 export {
   CANONICAL_ERROR_CODES,
   CONTRACT_VERSION,

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import { amazonRedactorOptions, isAmazonCredentialError } from '@mcp-envelope/amazon';
 import type { AdapterHintTables, EnvelopeAdapter } from '@mcp-envelope/core';
 
@@ -20,7 +21,7 @@ export const ADS_PROFILE_NOT_FOUND_CODE = 'SCHEMA_PROFILE_NOT_FOUND' as const;
  * The Ads hint tables core's argument pipeline reads: PascalCase -> camelCase key renames, region
  * aliases, curated enums, and an extra hint for enum mismatches.
  */
-export const ADS_HINT_TABLES = {
+export const ADS_HINT_TABLES = deepFrozen({
   keyRenames: ADS_KEY_RENAMES,
   valueAliases: { region: ADS_REGION_ALIASES },
   curatedEnums: ADS_CURATED_ENUMS,
@@ -29,12 +30,7 @@ export const ADS_HINT_TABLES = {
       'Ads API enum values are case-sensitive: v3 and unified v1 endpoints take UPPER_SNAKE values (ENABLED, SPONSORED_PRODUCTS), v2 endpoints lower case (enabled).',
     ],
   },
-} as const satisfies AdapterHintTables;
-// frozen, as SP's: every call's hints are read from it (the tables it names are frozen where they are defined)
-Object.freeze(ADS_HINT_TABLES.extraHintsByCode.SCHEMA_ENUM_MISMATCH);
-Object.freeze(ADS_HINT_TABLES.extraHintsByCode);
-Object.freeze(ADS_HINT_TABLES.valueAliases);
-Object.freeze(ADS_HINT_TABLES);
+} as const satisfies AdapterHintTables);
 
 /**
  * The Amazon Ads API adapter for `createEnvelopeServer`: `id` `ads`, the kinds it can emit

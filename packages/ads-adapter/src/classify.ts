@@ -8,6 +8,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import type { EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
 import { classifyAmazonCredentialFailure } from '@mcp-envelope/amazon';
 import { classifyClientFailure, classifyUpstreamStatus, lowerCaseHeaders, requestPath } from '@mcp-envelope/core';
@@ -33,13 +34,12 @@ export const ADS_UPSTREAM_FAMILY = { httpKind: 'ads_api_http', codePrefix: 'ADS_
  * Every `error_kind` the Ads classifier can return. Core adds its own (`mcp_input_validation`,
  * `tool_not_found`, `internal_error`) when it builds the capability.
  */
-export const ADS_ERROR_KINDS = [
+export const ADS_ERROR_KINDS = deepFrozen([
   'ads_api_http',
   'ads_api_client',
   'auth_error',
   'rate_limited',
-] as const satisfies readonly ErrorKind[];
-Object.freeze(ADS_ERROR_KINDS);
+] as const satisfies readonly ErrorKind[]);
 
 /** One diagnosis id from {@link ADS_AUTH_DIAGNOSES}. */
 export type AdsAuthDiagnosis = (typeof ADS_AUTH_DIAGNOSES)[number]['id'];

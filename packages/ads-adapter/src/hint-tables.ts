@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import { ADS_API_SANDBOX_HOST, AMAZON_REGIONS } from '@mcp-envelope/amazon';
 
 /**
@@ -14,28 +15,28 @@ import { ADS_API_SANDBOX_HOST, AMAZON_REGIONS } from '@mcp-envelope/amazon';
  * tokens for it. `test` is the sandbox host (it accepts tokens from the NA endpoint). Frozen: the
  * calls read it to choose where credentials go.
  */
-export const ADS_REGIONS = Object.freeze({
-  na: Object.freeze({
+export const ADS_REGIONS = deepFrozen({
+  na: {
     host: AMAZON_REGIONS.na.adsApiHost,
     tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl,
     label: AMAZON_REGIONS.na.name,
-  }),
-  eu: Object.freeze({
+  },
+  eu: {
     host: AMAZON_REGIONS.eu.adsApiHost,
     tokenUrl: AMAZON_REGIONS.eu.lwaTokenUrl,
     label: AMAZON_REGIONS.eu.name,
-  }),
-  fe: Object.freeze({
+  },
+  fe: {
     host: AMAZON_REGIONS.fe.adsApiHost,
     tokenUrl: AMAZON_REGIONS.fe.lwaTokenUrl,
     label: AMAZON_REGIONS.fe.name,
-  }),
-  test: Object.freeze({
+  },
+  test: {
     host: ADS_API_SANDBOX_HOST,
     tokenUrl: AMAZON_REGIONS.na.lwaTokenUrl,
     label: 'Sandbox (test host)',
-  }),
-});
+  },
+} as const);
 
 /** One Ads API region id: `na`, `eu`, `fe` or `test`. */
 export type AdsRegion = keyof typeof ADS_REGIONS;
@@ -52,7 +53,7 @@ export const DEFAULT_ADS_REGION: AdsRegion = 'na';
  * Mexico by the NA host). Used for `did_you_mean` hints only; values are never rewritten. The
  * sandbox is not a region one selects (it is reached with `--upstream`), so no alias leads to it.
  */
-export const ADS_REGION_ALIASES = {
+export const ADS_REGION_ALIASES = deepFrozen({
   'north america': 'na',
   northamerica: 'na',
   'north-america': 'na',
@@ -86,8 +87,7 @@ export const ADS_REGION_ALIASES = {
   jp: 'fe',
   au: 'fe',
   sg: 'fe',
-} as const satisfies Readonly<Record<string, Exclude<AdsRegion, 'test'>>>;
-Object.freeze(ADS_REGION_ALIASES);
+} as const satisfies Readonly<Record<string, Exclude<AdsRegion, 'test'>>>);
 
 /**
  * Known wrong keys -> the canonical key the Ads API uses. Ads query and body fields are
@@ -96,7 +96,7 @@ Object.freeze(ADS_REGION_ALIASES);
  * `campaignIdFilter` (v2 list query), `maxResults`/`nextToken` and the `*Filter` objects (v3 and
  * unified v1 list bodies), `pageSize` (budget rules), `limit` (Marketing Cloud lists).
  */
-export const ADS_KEY_RENAMES = {
+export const ADS_KEY_RENAMES = deepFrozen({
   StateFilter: 'stateFilter',
   CampaignIdFilter: 'campaignIdFilter',
   AdGroupIdFilter: 'adGroupIdFilter',
@@ -113,14 +113,13 @@ export const ADS_KEY_RENAMES = {
   ProfileId: 'profileId',
   ReportId: 'reportId',
   CampaignId: 'campaignId',
-} as const;
-Object.freeze(ADS_KEY_RENAMES);
+} as const);
 
 /**
  * Values the Ads API accepts for fields whose schemas (or docs) give them only in prose. Used for
  * `enum_suggest` hints when a value is close to one of these; never enforced.
  */
-export const ADS_CURATED_ENUMS = {
+export const ADS_CURATED_ENUMS = deepFrozen({
   region: ['na', 'eu', 'fe'],
   state: ['ENABLED', 'PAUSED', 'ARCHIVED'],
   targetingType: ['MANUAL', 'AUTO'],
@@ -147,16 +146,14 @@ export const ADS_CURATED_ENUMS = {
     'sdPurchasedProduct',
   ],
   accountType: ['seller', 'vendor', 'agency'],
-} as const;
-for (const values of Object.values(ADS_CURATED_ENUMS)) Object.freeze(values);
-Object.freeze(ADS_CURATED_ENUMS);
+} as const);
 
 /**
  * The vendor media types of versioned Ads endpoints: `[method, path template, media type]`.
  * `{id}` in a template matches one path segment. The same type goes in `Content-Type` (when there
  * is a body) and `Accept`. Unversioned endpoints (profiles, v2) take `application/json`.
  */
-export const ADS_MEDIA_TYPES = [
+export const ADS_MEDIA_TYPES = deepFrozen([
   ['POST', '/sp/campaigns/list', 'application/vnd.spCampaign.v3+json'],
   ['POST', '/sp/campaigns', 'application/vnd.spCampaign.v3+json'],
   ['PUT', '/sp/campaigns', 'application/vnd.spCampaign.v3+json'],
@@ -209,9 +206,7 @@ export const ADS_MEDIA_TYPES = [
   ['POST', '/adGroups/export', 'application/vnd.adgroupsexport.v1+json'],
   ['POST', '/targets/export', 'application/vnd.targetsexport.v1+json'],
   ['GET', '/brands', 'application/vnd.brand.v3+json'],
-] as const satisfies readonly (readonly [string, string, string])[];
-for (const row of ADS_MEDIA_TYPES) Object.freeze(row);
-Object.freeze(ADS_MEDIA_TYPES);
+] as const satisfies readonly (readonly [string, string, string])[]);
 
 /** The request headers of the Ads API, by role. */
 export const ADS_REQUEST_HEADERS = {
@@ -281,7 +276,7 @@ export const ADS_PROFILE_SCOPE_PATTERN =
   /advertiser id cannot be decrypted|invalid advertiser(?:[ _-]?id)?|invalid marketplace(?:[ _-]?id)?|advertiser[^.]{0,40}not found|marketplace[^.]{0,40}not (?:supported|valid|enabled)|UNSUPPORTED_MARKETPLACE|profile[^.]{0,40}(?:invalid|not found|not supported)/i;
 
 /** Hint texts, one place for every sentence the Ads classifier emits. */
-export const ADS_HINTS = {
+export const ADS_HINTS = deepFrozen({
   authFallback: [
     'Check, in order: LWA_CLIENT_ID is the client id of an application approved for the Ads API; LWA_REFRESH_TOKEN was issued to that application; the active profile (set_active_profile) belongs to the authorized account and to the current region.',
   ],
@@ -313,9 +308,7 @@ export const ADS_HINTS = {
   conflict: 'The resource changed or already exists: read it again, then retry with current values.',
   contentTooLarge:
     'The request body is too large: send fewer items per call (the Ads API caps batch sizes per endpoint).',
-} as const;
-Object.freeze(ADS_HINTS.authFallback);
-Object.freeze(ADS_HINTS);
+} as const);
 
 /** Short reason phrases for the statuses the Ads API sends, used in summaries. */
 export const ADS_STATUS_REASONS: Readonly<Record<number, string>> = {

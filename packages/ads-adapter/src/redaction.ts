@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import { amazonRedactorOptions } from '@mcp-envelope/amazon';
 import { createTextRedaction } from '@mcp-envelope/core';
 
@@ -17,9 +18,7 @@ import { createTextRedaction } from '@mcp-envelope/core';
  * LWA client secrets are among the Amazon rules, camelCase credential fields among core's.
  * Frozen, list and pattern: every later server's redactor is built from them.
  */
-export const ADS_REDACTIONS: readonly RegExp[] = Object.freeze([
-  Object.freeze(/amzn1\.application-oa2-client\.[A-Za-z0-9]+/),
-]);
+export const ADS_REDACTIONS: readonly RegExp[] = deepFrozen([/amzn1\.application-oa2-client\.[A-Za-z0-9]+/]);
 
 /**
  * Redacts one string with core's defaults, the Amazon rules and {@link ADS_REDACTIONS}: patterns

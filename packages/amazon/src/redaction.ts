@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import { createRedactor } from '@mcp-envelope/core';
 import type { Redactor, RedactorOptions } from '@mcp-envelope/core';
 
@@ -20,13 +21,11 @@ import type { Redactor, RedactorOptions } from '@mcp-envelope/core';
  * redactor adds the flag to its own copies). Frozen, list and patterns: every later server's
  * redactor is built from them.
  */
-export const AMAZON_REDACTION_PATTERNS: readonly RegExp[] = Object.freeze(
-  [
-    /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/i,
-    /(?<keep>(?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/i,
-    /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/,
-  ].map((pattern) => Object.freeze(pattern)),
-);
+export const AMAZON_REDACTION_PATTERNS: readonly RegExp[] = deepFrozen([
+  /Atz[ar](?:\||%7C)[^\s"'&,;<>}\]]+/i,
+  /(?<keep>(?:X-Amz-)?(?:Signature|Credential|Security-Token)(?:=|%3D))[^&\s"',;]+/i,
+  /amzn1[./]oa2-cs[./]v\d+[./][A-Za-z0-9]+/,
+]);
 
 /**
  * A cheap test each of {@link AMAZON_REDACTION_PATTERNS} needs to match: a string without any of
@@ -43,9 +42,7 @@ export const AMAZON_SECRET_HEADERS: readonly string[] = Object.freeze(['x-amz-ac
  * The public prefixes of LWA credentials: a registered secret is also replaced without them,
  * as upstreams sometimes echo only the rest. Frozen, as {@link AMAZON_REDACTION_PATTERNS}.
  */
-export const AMAZON_PUBLIC_PREFIXES: readonly RegExp[] = Object.freeze(
-  [/^Atz[ar]\|/, /^amzn1\.oa2-cs\.v\d+\./].map((pattern) => Object.freeze(pattern)),
-);
+export const AMAZON_PUBLIC_PREFIXES: readonly RegExp[] = deepFrozen([/^Atz[ar]\|/, /^amzn1\.oa2-cs\.v\d+\./]);
 
 /**
  * The redactor options of an Amazon-facing server: the Amazon rules above plus the server's own

@@ -4,34 +4,35 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 
 /**
  * The three Amazon API regions with their token endpoint and hosts. Frozen: the servers read it on
  * every call to choose where credentials go.
  */
-export const AMAZON_REGIONS = Object.freeze({
-  na: Object.freeze({
+export const AMAZON_REGIONS = deepFrozen({
+  na: {
     name: 'North America',
     lwaTokenUrl: 'https://api.amazon.com/auth/o2/token',
     spApiEndpoint: 'https://sellingpartnerapi-na.amazon.com',
     spApiSandboxEndpoint: 'https://sandbox.sellingpartnerapi-na.amazon.com',
     adsApiHost: 'https://advertising-api.amazon.com',
-  } as const),
-  eu: Object.freeze({
+  },
+  eu: {
     name: 'Europe',
     lwaTokenUrl: 'https://api.amazon.co.uk/auth/o2/token',
     spApiEndpoint: 'https://sellingpartnerapi-eu.amazon.com',
     spApiSandboxEndpoint: 'https://sandbox.sellingpartnerapi-eu.amazon.com',
     adsApiHost: 'https://advertising-api-eu.amazon.com',
-  } as const),
-  fe: Object.freeze({
+  },
+  fe: {
     name: 'Far East',
     lwaTokenUrl: 'https://api.amazon.co.jp/auth/o2/token',
     spApiEndpoint: 'https://sellingpartnerapi-fe.amazon.com',
     spApiSandboxEndpoint: 'https://sandbox.sellingpartnerapi-fe.amazon.com',
     adsApiHost: 'https://advertising-api-fe.amazon.com',
-  } as const),
-});
+  },
+} as const);
 
 /** One Amazon region code: `na`, `eu` or `fe`. */
 export type AmazonRegion = keyof typeof AMAZON_REGIONS;

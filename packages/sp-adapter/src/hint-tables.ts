@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import type { AdapterHintTables } from '@mcp-envelope/core';
 
 import { SP_MARKETPLACES, SP_MARKETPLACE_IDS, SP_REGION_VALUE_ALIASES } from './regions.js';
@@ -134,7 +135,7 @@ export const SP_MARKETPLACE_ALIASES: Readonly<Record<string, string>> = buildMar
  * `enum` on the matching property (array items for lists), so a wrong value is rejected before
  * any upstream call with `SCHEMA_ENUM_MISMATCH` and an `enum_suggest` hint.
  */
-export const SP_CURATED_ENUMS = {
+export const SP_CURATED_ENUMS = deepFrozen({
   /** ordersV0 getOrders. */
   OrderStatuses: [
     'PendingAvailability',
@@ -171,21 +172,17 @@ export const SP_CURATED_ENUMS = {
   ],
   /** ordersV0 getOrders. */
   ElectronicInvoiceStatuses: ['NotRequired', 'NotFound', 'Processing', 'Errored', 'Accepted'],
-} as const satisfies Readonly<Record<string, readonly string[]>>;
-for (const values of Object.values(SP_CURATED_ENUMS)) Object.freeze(values);
-Object.freeze(SP_CURATED_ENUMS);
+} as const satisfies Readonly<Record<string, readonly string[]>>);
 
 /** Extra hints by error code, appended after core's own. */
-export const SP_EXTRA_HINTS_BY_CODE = {
+export const SP_EXTRA_HINTS_BY_CODE = deepFrozen({
   SCHEMA_ADDITIONAL_PROPERTIES: [
     'SP-API v0 operations (ordersV0, fulfillmentInboundV0, productPricingV0, financesV0, catalogItemsV0) take PascalCase query parameters such as MarketplaceIds; newer versions take camelCase such as marketplaceIds.',
   ],
   SCHEMA_REQUIRED: [
     'Every SP-API list operation needs the marketplace: MarketplaceIds on v0 operations, marketplaceIds on newer ones.',
   ],
-} as const satisfies Readonly<Record<string, readonly string[]>>;
-for (const hints of Object.values(SP_EXTRA_HINTS_BY_CODE)) Object.freeze(hints);
-Object.freeze(SP_EXTRA_HINTS_BY_CODE);
+} as const satisfies Readonly<Record<string, readonly string[]>>);
 
 function buildValueAliases(): Readonly<Record<string, Readonly<Record<string, string>>>> {
   const aliases: Record<string, Readonly<Record<string, string>>> = { region: SP_REGION_VALUE_ALIASES };

@@ -8,6 +8,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import { amazonRedactorOptions } from '@mcp-envelope/amazon';
 import { createTextRedaction } from '@mcp-envelope/core';
 
@@ -20,7 +21,7 @@ import { createTextRedaction } from '@mcp-envelope/core';
  * - a SigV4 `Authorization` value's `SignedHeaders=... Signature=...` tail when written without
  *   the header name.
  */
-export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
+export const SP_REDACTION_PATTERNS: readonly RegExp[] = deepFrozen([
   /Atz\.[a-z]+\|[^\s"'&,;<>}\]]+/,
   /Atz[a-z.]*%7[cC][^\s"'&,;<>}\]]+/,
   /(?:AKIA|ASIA)[A-Z0-9]{16}/,
@@ -28,10 +29,7 @@ export const SP_REDACTION_PATTERNS: readonly RegExp[] = [
   // at every position of it (quadratic: 100 kB of spaces took 20 s)
   /(?<=(?:aws_secret_access_key|secretAccessKey|SecretAccessKey|aws_session_token|sessionToken|SessionToken)["']?[ \t]{0,8}[:=][ \t]{0,8}["']?)[A-Za-z0-9/+=]{16,}/,
   /AWS4-HMAC-SHA256\s+[^"'\r\n]+/,
-];
-// frozen, list and patterns: every later server's redactor is built from them
-for (const pattern of SP_REDACTION_PATTERNS) Object.freeze(pattern);
-Object.freeze(SP_REDACTION_PATTERNS);
+]);
 
 /**
  * Redacts one string with core's defaults, the Amazon rules and {@link SP_REDACTION_PATTERNS}:

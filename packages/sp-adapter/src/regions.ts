@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { deepFrozen } from '@mcp-envelope/contract';
 import { AMAZON_REGIONS } from '@mcp-envelope/amazon';
 
 /** One SP-API region's name and endpoints, from the Amazon region table. */
@@ -40,7 +41,7 @@ export const DEFAULT_SP_REGION: SpRegion = 'na';
 /**
  * Every SP-API marketplace: country code (ISO 3166-1 alpha-2) -> marketplace id and region.
  */
-export const SP_MARKETPLACES = {
+export const SP_MARKETPLACES = deepFrozen({
   CA: { marketplaceId: 'A2EUQ1WTGCTBG2', region: 'na', country: 'Canada' },
   US: { marketplaceId: 'ATVPDKIKX0DER', region: 'na', country: 'United States' },
   MX: { marketplaceId: 'A1AM78C64UM0Y8', region: 'na', country: 'Mexico' },
@@ -66,7 +67,7 @@ export const SP_MARKETPLACES = {
   JP: { marketplaceId: 'A1VC38T7YXB528', region: 'fe', country: 'Japan' },
 } as const satisfies Readonly<
   Record<string, { readonly marketplaceId: string; readonly region: SpRegion; readonly country: string }>
->;
+>);
 
 /** One marketplace country code. */
 export type SpMarketplaceCountry = keyof typeof SP_MARKETPLACES;
@@ -114,9 +115,6 @@ export const SP_REGION_ALIASES = {
   asia: 'fe',
   'us-west-2': 'fe',
 } as const satisfies Readonly<Record<string, SpRegion>>;
-// frozen, rows and table: classification and hints read it on every call
-for (const marketplace of Object.values(SP_MARKETPLACES)) Object.freeze(marketplace);
-Object.freeze(SP_MARKETPLACES);
 
 function buildRegionValueAliases(): Readonly<Record<string, SpRegion>> {
   const aliases: Record<string, SpRegion> = { ...SP_REGION_ALIASES };
