@@ -92,6 +92,14 @@ interface SpawnPlan {
   readonly timeoutMs: number;
 }
 
+/** The error for an executable that is not installed: what to install, on the two usual systems. */
+function missingRedisServer(command: string, cause: Error): Error {
+  return new Error(
+    `${command} was not found on PATH; the Redis rate-limit tests and bench start a real one. Install it (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis) or pass its path as options.command.`,
+    { cause },
+  );
+}
+
 /** Spawns the server on its port and waits until it answers. */
 async function spawnRedis({ command, port, password, timeoutMs }: SpawnPlan): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
@@ -99,7 +107,9 @@ async function spawnRedis({ command, port, password, timeoutMs }: SpawnPlan): Pr
   const child = spawn(command, [...args, '--daemonize', 'no', '--loglevel', 'warning'], { stdio: 'ignore' });
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
-    child.once('error', reject);
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      reject(error.code === 'ENOENT' ? missingRedisServer(command, error) : error);
+    });
   });
   await spawned;
   await waitUntilAnswering(child, port, timeoutMs);

@@ -1,0 +1,103 @@
+// `npm test` on a machine without its prerequisites stops in its first seconds naming what to
+// install, and a red run names every step and how it ended. The step runner is driven through a
+// stand-in `pnpm` on PATH: running the real steps here would run this suite inside itself.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { packageRoot } from '../helpers/cli-runner.js';
+
+const scripts = join(packageRoot, '..', 'scripts');
+const folders: string[] = [];
+
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A folder holding `node` and the given shell scripts, to be the whole PATH of a run. */
+function pathWith(programs: Record<string, string>): string {
+  const folder = mkdtempSync(join(tmpdir(), 'npm-test-path-'));
+  folders.push(folder);
+  symlinkSync(process.execPath, join(folder, 'node'));
+  for (const [name, body] of Object.entries(programs)) {
+    writeFileSync(join(folder, name), `#!/bin/sh\n${body}\n`);
+    chmodSync(join(folder, name), 0o755);
+  }
+  return folder;
+}
+
+function run(script: string, path: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [join(scripts, script)], {
+    env: { PATH: path },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('prerequisites', () => {
+  it('names redis-server and how to install it when it is not on PATH', () => {
+    const result = run('prerequisites.mjs', pathWith({}));
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'missing prerequisite: redis-server is needed on PATH (the rate limiter tests start a real one on 127.0.0.1): Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis.',
+    ]);
+  });
+
+  it('passes silently when redis-server answers --version', () => {
+    const result = run('prerequisites.mjs', pathWith({ 'redis-server': 'echo "Redis server v=7.0.15"' }));
+    expect(result).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+});
+
+/** A stand-in pnpm that fails `pnpm run -s <failing>` and passes every other script. */
+function pnpmFailing(failing: string): string {
+  return pathWith({ pnpm: `echo "ran $3"; if [ "$3" = "${failing}" ]; then exit 3; fi; exit 0` });
+}
+
+describe('the steps of npm test', () => {
+  it('runs every step after a failed one and names each in the summary', () => {
+    const result = run('test-steps.mjs', pnpmFailing('test:all'));
+    expect(result.status).toBe(1);
+    const ran = result.stdout.split('\n').filter((line) => line.startsWith('ran '));
+    expect(ran).toEqual([
+      'ran build',
+      'ran lint',
+      'ran typecheck',
+      'ran test:all',
+      'ran conformance',
+      'ran conformance:mcp',
+      'ran release:check',
+      'ran test:registry',
+    ]);
+    expect(result.stdout).toMatch(/ {2}test:all {9}FAILED \(exit 3\) {2}\d+ s\n/);
+    expect(result.stdout).toMatch(/ {2}test:registry {4}passed {2}\d+ s\n/);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('steps: 7 passed, 1 failed');
+  });
+
+  it('names every step a failed build leaves not run', () => {
+    const result = run('test-steps.mjs', pnpmFailing('build'));
+    expect(result.status).toBe(1);
+    expect(result.stdout.split('\n').filter((line) => line.startsWith('ran '))).toEqual(['ran build']);
+    const notRun = result.stdout.split('\n').filter((line) => line.endsWith('not run (build failed)'));
+    expect(notRun.map((line) => line.trim().split(/\s+/)[0])).toEqual([
+      'lint',
+      'typecheck',
+      'test:all',
+      'conformance',
+      'conformance:mcp',
+      'release:check',
+      'test:registry',
+    ]);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('steps: 0 passed, 8 failed');
+  });
+
+  it('passes when every step passes', () => {
+    const result = run('test-steps.mjs', pnpmFailing('none'));
+    expect(result.status).toBe(0);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('steps: 8 passed, 0 failed');
+  });
+});
