@@ -107,7 +107,9 @@ export function activeMigrations(
 
 /** The `error_code` and `error_kind` being emitted, and the condition that gave them, when known. */
 export interface MigrationSubject {
+  /** The envelope's `error_code`. */
   readonly error_code: string;
+  /** The envelope's `error_kind` (matched against an entry's `to_kind`). */
   readonly error_kind: ErrorKind;
   /**
    * The condition behind the envelope (`upstream_http` for an adapter's verdict on the fronted

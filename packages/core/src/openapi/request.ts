@@ -59,7 +59,8 @@ function wireValues(value: unknown, format: CollectionFormat): string[] {
 
 /** Whether a string body argument is meant as JSON text (an object or array written out). */
 function looksLikeJson(text: string): boolean {
-  return /^\s*[[{]/.test(text);
+  // `[` or `{` after white space, escaped: a bare brace in the class misleads brace-counting tools
+  return /^\s*[\x5B\x7B]/.test(text);
 }
 
 /**
