@@ -32,7 +32,11 @@ beforeAll(async () => {
   tokenUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/auth/o2/token`;
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
 });
 
 describe('the redactor under token rotation', () => {
