@@ -64,7 +64,7 @@ export type { EnvelopeValidation, EnvelopeViolation } from './validate.js';
 export { ENVELOPE_CAPABILITY_KEY, ENVELOPE_EXTENSION_ID, envelopeCapability } from './capability.js';
 export type { EnvelopeCapabilityValue } from './capability.js';
 export { activeMigrations, compareVersions, coveringMigration, legacyErrorKindFor, MIGRATIONS } from './migrations.js';
-export type { MigrationEntry } from './migrations.js';
+export type { MigrationEntry, MigrationSubject } from './migrations.js';
 
 // The client helpers (no `node:` imports: they run in browsers and edge runtimes).
 export { isReceivedEnvelope, retryAfterSecondsOf } from './received-envelope.js';

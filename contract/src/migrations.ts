@@ -24,6 +24,14 @@ export interface MigrationEntry {
   readonly error_codes: readonly string[];
   /** The servers it applies to (`sp`, `ads`, ...); absent means every server. */
   readonly servers?: readonly string[];
+  /**
+   * The conditions it covers, when a code is shared by conditions that had different kinds
+   * before: `upstream_http` is an adapter's verdict on the HTTP answer of the upstream API the
+   * server fronts (not a pre-flight limiter refusal, not an internal service such as an identity
+   * service). An envelope covered by such an entry must name its condition (see
+   * {@link coveringMigration}); absent means every envelope with a covered code.
+   */
+  readonly conditions?: readonly string[];
   /** The kind these codes had before. */
   readonly from_kind: ErrorKind;
   /** The kind they have now. */
@@ -97,17 +105,30 @@ export function activeMigrations(
   );
 }
 
+/** The `error_code` and `error_kind` being emitted, and the condition that gave them, when known. */
+export interface MigrationSubject {
+  /** The envelope's `error_code`. */
+  readonly error_code: string;
+  /** The envelope's `error_kind` (matched against an entry's `to_kind`). */
+  readonly error_kind: ErrorKind;
+  /**
+   * The condition behind the envelope (`upstream_http` for an adapter's verdict on the fronted
+   * API's HTTP answer); an entry with `conditions` covers only the envelopes that name one of them.
+   */
+  readonly condition?: string | undefined;
+}
+
 /**
- * The entry of `entries` that covers an envelope's code and kind on `server`, whatever the
- * entries' versions: for a server that selected its open entries once with {@link activeMigrations}.
+ * The entry of `entries` that covers an envelope's code, kind and condition on `server`, whatever
+ * the entries' versions: for a server that selected its open entries once with {@link activeMigrations}.
  *
- * @param envelope - the `error_code` and `error_kind` being emitted.
+ * @param envelope - the `error_code`, `error_kind` and condition being emitted.
  * @param server - the emitting server's id (`sp`, `ads`, ...).
  * @param entries - the entries to search, e.g. the open ones.
  * @returns the first covering entry, in table order; else `undefined`.
  */
 export function coveringMigration(
-  envelope: { readonly error_code: string; readonly error_kind: ErrorKind },
+  envelope: MigrationSubject,
   server: string,
   entries: readonly MigrationEntry[],
 ): MigrationEntry | undefined {
@@ -115,22 +136,24 @@ export function coveringMigration(
     (candidate) =>
       candidate.to_kind === envelope.error_kind &&
       candidate.error_codes.includes(envelope.error_code) &&
-      (candidate.servers === undefined || candidate.servers.includes(server)),
+      (candidate.servers === undefined || candidate.servers.includes(server)) &&
+      (candidate.conditions === undefined ||
+        (envelope.condition !== undefined && candidate.conditions.includes(envelope.condition))),
   );
 }
 
 /**
  * The `legacy_error_kind` an envelope must carry, if any.
  *
- * @param envelope - the `error_code` and `error_kind` being emitted.
+ * @param envelope - the `error_code`, `error_kind` and condition being emitted.
  * @param server - the emitting server's id (`sp`, `ads`, ...).
  * @param version - the emitting release's version.
  * @param table - defaults to {@link MIGRATIONS}.
- * @returns the prior kind when an open entry covers this code, kind and server; else `undefined`.
+ * @returns the prior kind when an open entry covers this code, kind, condition and server; else `undefined`.
  * @throws RangeError when a version string is malformed.
  */
 export function legacyErrorKindFor(
-  envelope: { readonly error_code: string; readonly error_kind: ErrorKind },
+  envelope: MigrationSubject,
   server: string,
   version: string,
   table: readonly MigrationEntry[] = MIGRATIONS,

@@ -256,23 +256,33 @@ describe('MIGRATIONS', () => {
     expect(activeMigrations('0.0.9')).toEqual([]);
     expect(expiredMigrations('0.1.5')).toEqual([]);
     expect(expiredMigrations('9.0.0')).toEqual([]);
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.1.0')).toBe(
-      'sp_api_http',
-    );
+    const upstream429 = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited', condition: 'upstream_http' } as const;
+    expect(legacyErrorKindFor(upstream429, 'sp', '0.1.0')).toBe('sp_api_http');
+    expect(legacyErrorKindFor(upstream429, 'ads', '0.1.0')).toBe('ads_api_http');
+    // the same code from the server's own limiter, or without a condition, never had the old kind
+    expect(
+      legacyErrorKindFor(
+        { error_code: 'RATE_LIMITED', error_kind: 'rate_limited', condition: 'rate_limiter' },
+        'sp',
+        '0.1.0',
+      ),
+    ).toBe(undefined);
     expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'ads', '0.1.0')).toBe(
-      'ads_api_http',
+      undefined,
     );
     expect(legacyErrorKindFor({ error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found' }, 'ads', '0.1.0')).toBe(
       'mcp_input_validation',
     );
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '0.1.0')).toBe(
-      'sp_api_http',
-    );
+    expect(
+      legacyErrorKindFor(
+        { error_code: 'SP_API_HTTP_403', error_kind: 'auth_error', condition: 'upstream_http' },
+        'sp',
+        '0.1.0',
+      ),
+    ).toBe('sp_api_http');
     expect(legacyErrorKindFor({ error_code: 'ADS_API_HTTP_403', error_kind: 'auth_error' }, 'ads', '0.1.0')).toBe(
       undefined,
     );
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'sp', '0.2.0')).toBe(
-      'sp_api_http',
-    );
+    expect(legacyErrorKindFor(upstream429, 'sp', '0.2.0')).toBe('sp_api_http');
   });
 });

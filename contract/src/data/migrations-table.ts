@@ -11,6 +11,9 @@ export const migrationsDocument: unknown = {
       "servers": [
         "sp"
       ],
+      "conditions": [
+        "upstream_http"
+      ],
       "from_kind": "sp_api_http",
       "to_kind": "rate_limited",
       "introduced_in": "0.1.0",
@@ -23,6 +26,9 @@ export const migrationsDocument: unknown = {
       ],
       "servers": [
         "ads"
+      ],
+      "conditions": [
+        "upstream_http"
       ],
       "from_kind": "ads_api_http",
       "to_kind": "rate_limited",
@@ -47,6 +53,9 @@ export const migrationsDocument: unknown = {
       ],
       "servers": [
         "sp"
+      ],
+      "conditions": [
+        "upstream_http"
       ],
       "from_kind": "sp_api_http",
       "to_kind": "auth_error",

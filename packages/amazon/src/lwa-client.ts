@@ -338,7 +338,8 @@ export class LwaTokenClient {
         typeof record['expires_in'] === 'number' && record['expires_in'] > 0 ? record['expires_in'] : 3600;
       const skew = this.settings.refreshSkewSeconds ?? 60;
       const now = (this.settings.now ?? Date.now)();
-      this.secrets.registerSecret(record['access_token']);
+      // an access token is short-lived: kept until it expires, so rotations cannot crowd out the credentials
+      this.secrets.registerSecret(record['access_token'], { expiresInSeconds: expiresIn });
       this.cached = { accessToken: record['access_token'], refreshAt: now + Math.max(0, expiresIn - skew) * 1000 };
       return record['access_token'];
     }

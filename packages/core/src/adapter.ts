@@ -146,6 +146,15 @@ export interface ClassifiedError {
   readonly examples?: readonly unknown[];
   /** `_meta` keys to set; each key set here wins over the same key read from response headers. */
   readonly meta?: Partial<EnvelopeMeta>;
+  /**
+   * The condition behind this verdict, for the migrations table (CONTRACT.md "Migration
+   * windows"): an entry with `conditions` gives `legacy_error_kind` only to the envelopes of its
+   * conditions. Defaults to the failure's `type` (`upstream_http`: the HTTP answer of the API
+   * the server fronts). An adapter names another when the failure came from somewhere else, e.g.
+   * an internal service the server calls besides that API (`identity_service_http`), so that
+   * condition does not inherit a kind it never had.
+   */
+  readonly condition?: string;
 }
 
 /**

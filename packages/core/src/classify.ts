@@ -228,7 +228,7 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
       _envelope_version: CONTRACT_VERSION,
       ...(meta === undefined ? {} : { _meta: meta }),
     };
-    return finalizeEnvelope(envelope, environment);
+    return finalizeEnvelope(envelope, environment, 0, classified.condition ?? failure.type);
   } catch (unexpected) {
     return internalError(unexpected, 'classify', environment);
   }

@@ -170,9 +170,18 @@ function redactEnvelope(envelope: ErrorEnvelope, redactor: Redactor): ErrorEnvel
   return redactor.mayRedact(JSON.stringify(envelope)) ? redactor.value(envelope) : envelope;
 }
 
-/** The prior kind an envelope of this server must carry as `legacy_error_kind`, if any. */
-function legacyKindOf(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorKind | undefined {
-  return coveringMigration(envelope, environment.serverId, environment.openMigrations)?.from_kind;
+/**
+ * The prior kind an envelope of this server must carry as `legacy_error_kind`, if any: the
+ * condition takes part, so a code shared by conditions with different pasts (an upstream 429 and
+ * the server's own limiter, both `RATE_LIMITED`) is given only the kind its own condition had.
+ */
+function legacyKindOf(
+  envelope: ErrorEnvelope,
+  environment: FinalizeEnvironment,
+  condition: string | undefined,
+): ErrorKind | undefined {
+  const subject = { error_code: envelope.error_code, error_kind: envelope.error_kind, condition };
+  return coveringMigration(subject, environment.serverId, environment.openMigrations)?.from_kind;
 }
 
 /** What {@link finalizeEnvelope} needs to know about the server. */
@@ -190,25 +199,29 @@ export interface FinalizeEnvironment {
 /**
  * Makes an envelope ready for the wire: redaction of summary, details, hints, examples and
  * `_meta.warnings`; bounds ({@link boundEnvelope}); `legacy_error_kind` when an open migration
- * covers its code and kind; then checks. An envelope whose kind is not advertised, or that fails
+ * covers its code, kind and condition; then checks. An envelope whose kind is not advertised, or that fails
  * the contract schema, is logged (with a correlation id and the violations, never its content)
  * and replaced by {@link internalErrorEnvelope}.
  *
  * @param envelope - the envelope to send.
  * @param environment - see {@link FinalizeEnvironment}.
  * @param omittedDetails - details left out before the envelope was built (see {@link boundEnvelope}).
+ * @param condition - what gave the envelope, for migration entries that name their conditions
+ *   (`upstream_http` for an adapter's verdict on the fronted API's answer); `undefined` for
+ *   envelopes core or a handler made, which such entries never cover.
  * @returns a schema-valid envelope.
  */
 export function finalizeEnvelope(
   envelope: ErrorEnvelope,
   environment: FinalizeEnvironment,
   omittedDetails = 0,
+  condition?: string,
 ): ErrorEnvelope {
   let result: ErrorEnvelope;
   try {
     result = boundEnvelope(redactEnvelope(envelope, environment.redactor), omittedDetails);
     if (result.legacy_error_kind === undefined && typeof result.error_code === 'string') {
-      const legacy = legacyKindOf(result, environment);
+      const legacy = legacyKindOf(result, environment, condition);
       if (legacy !== undefined) result = { ...result, legacy_error_kind: legacy };
     }
   } catch (error) {

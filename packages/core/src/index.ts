@@ -70,7 +70,7 @@ export type { UpstreamFetchInit } from './upstream.js';
 export { createEnvelopeLogger } from './logger.js';
 export type { EnvelopeLogger } from './logger.js';
 export { createRedactor, createTextRedaction } from './redact.js';
-export type { Redactor, RedactorOptions, TriggeredPatterns } from './redact.js';
+export type { Redactor, RedactorOptions, SecretLifetime, TriggeredPatterns } from './redact.js';
 export { PACKAGE_VERSION } from './envelope-builder.js';
 
 // The argument pipeline an adapter compiles its tools with.

@@ -35,7 +35,8 @@ export type ParamHeaderRule =
   | 'param-header-duplicated'
   | 'param-header-invalid-encoding'
   | 'param-header-mismatch'
-  | 'param-header-alias';
+  | 'param-header-alias'
+  | 'param-header-unsafe-integer';
 
 /** A refused request: the rule and the header name, never a value. */
 export interface ParamHeaderRefusal {
@@ -74,6 +75,11 @@ function headerForm(value: unknown): string | undefined {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
   return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : String(value);
+}
+
+/** An integer-valued number outside ±(2^53 - 1): JSON text for it may have been rounded on the way in. */
+function isUnsafeInteger(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value);
 }
 
 /** A header value decoded from the `=?base64?...?=` form, or as sent; `undefined` when that form is broken. */
@@ -116,6 +122,13 @@ function checkOne(
     };
   }
   const body = args[property];
+  // past 2^53 a JSON number is rounded: the body and the header would name one value and the tool act for another
+  if (declaration.type === 'integer' && isUnsafeInteger(body))
+    return {
+      rule: 'param-header-unsafe-integer',
+      header,
+      reason: `the body's ${property} is an integer beyond ±(2^53 - 1), which JSON numbers cannot carry exactly`,
+    };
   const bodyForm = body === undefined || body === null ? undefined : headerForm(body);
   // with no value in the body, no header is expected (one that is sent is ignored)
   if (bodyForm === undefined) return undefined;
@@ -135,6 +148,12 @@ function checkOne(
       header,
       reason: `the ${header} header carries a malformed =?base64?...?= value`,
     };
+  if (declaration.type === 'integer' && CANONICAL_DECIMAL.test(decoded) && isUnsafeInteger(Number(decoded)))
+    return {
+      rule: 'param-header-unsafe-integer',
+      header,
+      reason: `the ${header} header carries an integer beyond ±(2^53 - 1), which cannot be compared exactly`,
+    };
   if (!sameValue(declaration, decoded, body, bodyForm))
     return { rule: 'param-header-mismatch', header, reason: `the ${header} header and the body's ${property} differ` };
   return undefined;
@@ -146,7 +165,10 @@ function checkOne(
  * UTF-8) before comparing, numbers compared numerically, booleans as `true`/`false`, a null or
  * absent body value expecting no header. Stricter than the SDK on two points: a header sent more
  * than once is refused as `param-header-duplicated`, and a body key that key normalization would
- * rename to a mirrored property (`Region` for `region`) is refused as `param-header-alias`.
+ * rename to a mirrored property (`Region` for `region`) is refused as `param-header-alias`; and
+ * an `integer` property whose body value or header lies outside ±(2^53 - 1) is refused as
+ * `param-header-unsafe-integer` (JSON parsing rounds such a number, so `9007199254740993` in the
+ * body would otherwise be checked, and acted on, as `9007199254740992`).
  *
  * @param declarations - from {@link paramHeaderDeclarations}.
  * @param args - the call's `arguments` (anything else than an object is left to the call pipeline).

@@ -139,8 +139,29 @@ export const MIN_SECRET_LENGTH = 8;
  */
 export const FRAGMENT_LENGTH = 16;
 
-/** At most this many secrets are remembered; the oldest are forgotten first (access tokens rotate). */
-const MAX_KNOWN_SECRETS = 256;
+/**
+ * At most this many short-lived secrets (see {@link SecretLifetime}) are remembered; past it the
+ * oldest short-lived one is forgotten first. A last resort only: expiry drops them long before,
+ * and a long-lived secret is never forgotten.
+ */
+export const MAX_SHORT_LIVED_SECRETS = 256;
+
+/** How long a short-lived secret is still looked for after its stated expiry, in milliseconds. */
+export const SHORT_LIVED_MARGIN_MS = 10 * 60 * 1000;
+
+/**
+ * How long a registered secret stays live (see {@link Redactor.registerSecret}). Without one, a
+ * secret is long-lived (a client secret, a refresh token, an API key, a password) and kept for
+ * the life of the redactor.
+ */
+export interface SecretLifetime {
+  /**
+   * Seconds from now after which the secret is no longer valid (an access token's
+   * `expires_in`): it is looked for until then plus ten minutes (`SHORT_LIVED_MARGIN_MS`), on the
+   * redactor's clock (`Date.now`), and forgotten after.
+   */
+  readonly expiresInSeconds: number;
+}
 
 /**
  * A known secret as the redactor looks for it: the literal spellings replaced wherever they
@@ -241,14 +262,43 @@ function replaceFragmentAt(
 /** The secret values one redactor knows, by value, oldest first. */
 type KnownSecrets = Map<string, KnownSecret>;
 
-function replaceKnownSecrets(text: string, known: KnownSecrets): string {
+/** A short-lived secret with the epoch millisecond after which it is forgotten. */
+interface ShortLivedSecret {
+  readonly secret: KnownSecret;
+  readonly forgetAt: number;
+}
+
+/**
+ * The two kinds of secrets a redactor holds: long-lived ones for its whole life, short-lived ones
+ * until their expiry (plus a margin) or, past {@link MAX_SHORT_LIVED_SECRETS}, the oldest first.
+ * Kept apart so that no number of rotated access tokens can push a client secret out.
+ */
+interface SecretStore {
+  readonly lasting: KnownSecrets;
+  readonly shortLived: Map<string, ShortLivedSecret>;
+}
+
+/** Drops the short-lived secrets whose time is up (by `now`, epoch ms). */
+function forgetExpired(store: SecretStore, now: number): void {
+  for (const [value, entry] of store.shortLived) if (entry.forgetAt <= now) store.shortLived.delete(value);
+}
+
+/** Every secret the store holds now, long-lived first. */
+function liveSecrets(store: SecretStore): KnownSecret[] {
+  if (store.shortLived.size > 0) forgetExpired(store, Date.now());
+  const secrets = [...store.lasting.values()];
+  for (const entry of store.shortLived.values()) secrets.push(entry.secret);
+  return secrets;
+}
+
+function replaceKnownSecrets(text: string, known: readonly KnownSecret[]): string {
   let result = text;
   // every whole spelling first: a piece of one secret that another shares must not cut it apart
-  for (const secret of known.values()) {
+  for (const secret of known) {
     for (const spelling of secret.spellings)
       if (result.includes(spelling)) result = result.split(spelling).join(REDACTED);
   }
-  for (const secret of known.values()) {
+  for (const secret of known) {
     for (const window of secret.windows) {
       let at = result.indexOf(window.text);
       while (at !== -1) {
@@ -262,8 +312,8 @@ function replaceKnownSecrets(text: string, known: KnownSecrets): string {
 }
 
 /** Whether `text` holds a known secret, or a piece of one long enough to be redacted. */
-function holdsKnownSecret(text: string, known: KnownSecrets): boolean {
-  for (const secret of known.values()) {
+function holdsKnownSecret(text: string, known: readonly KnownSecret[]): boolean {
+  for (const secret of known) {
     if (
       secret.spellings.some((spelling) => text.includes(spelling)) ||
       secret.windows.some((window) => text.includes(window.text))
@@ -273,16 +323,35 @@ function holdsKnownSecret(text: string, known: KnownSecrets): boolean {
   return false;
 }
 
-/** Adds `value` to `known` (see {@link Redactor.registerSecret}), forgetting the oldest past the limit. */
-function rememberSecret(known: KnownSecrets, value: string | undefined, publicPrefixes: readonly RegExp[]): void {
+/**
+ * Adds `value` to `store` (see {@link Redactor.registerSecret}): long-lived without a lifetime,
+ * else short-lived until its expiry plus the margin, forgetting the oldest short-lived one past
+ * the limit. A value known as long-lived stays long-lived whatever it is registered as later.
+ */
+function rememberSecret(
+  store: SecretStore,
+  value: string | undefined,
+  publicPrefixes: readonly RegExp[],
+  lifetime: SecretLifetime | undefined,
+): void {
   if (value === undefined) return;
   const secret = value.trim();
-  if (secret.length < MIN_SECRET_LENGTH || known.has(secret)) return;
-  if (known.size >= MAX_KNOWN_SECRETS) {
-    const oldest = known.keys().next().value;
-    if (oldest !== undefined) known.delete(oldest);
+  if (secret.length < MIN_SECRET_LENGTH || store.lasting.has(secret)) return;
+  const known = store.shortLived.get(secret)?.secret ?? knownSecret(secret, publicPrefixes);
+  store.shortLived.delete(secret);
+  const seconds = lifetime?.expiresInSeconds;
+  // a lifetime that is not a finite number of seconds says nothing: the safe side is to keep it
+  if (seconds === undefined || !Number.isFinite(seconds)) {
+    store.lasting.set(secret, known);
+    return;
   }
-  known.set(secret, knownSecret(secret, publicPrefixes));
+  const now = Date.now();
+  forgetExpired(store, now);
+  if (store.shortLived.size >= MAX_SHORT_LIVED_SECRETS) {
+    const oldest = store.shortLived.keys().next().value;
+    if (oldest !== undefined) store.shortLived.delete(oldest);
+  }
+  store.shortLived.set(secret, { secret: known, forgetAt: now + Math.max(0, seconds) * 1000 + SHORT_LIVED_MARGIN_MS });
 }
 
 /** A server's redactor: replaces every secret in a string, or in every string inside a value. */
@@ -314,9 +383,13 @@ export interface Redactor {
    * server in the same process does not.
    *
    * @param value - the secret; values shorter than `MIN_SECRET_LENGTH` characters (after
-   *   trimming), or `undefined`, are ignored. At most 256 are kept, the oldest forgotten first.
+   *   trimming), or `undefined`, are ignored.
+   * @param lifetime - omitted for a long-lived secret (client secret, refresh token, API key,
+   *   password): kept, with every spelling above, for the life of the redactor. Given for a
+   *   short-lived one (an access token): kept until its expiry plus `SHORT_LIVED_MARGIN_MS`; at
+   *   most `MAX_SHORT_LIVED_SECRETS` short-lived ones are kept, the oldest forgotten first.
    */
-  readonly registerSecret: (value: string | undefined) => void;
+  readonly registerSecret: (value: string | undefined, lifetime?: SecretLifetime) => void;
 }
 
 /** How deep {@link Redactor.value} walks a value object by object; deeper parts go through their JSON text. */
@@ -445,11 +518,13 @@ export function createTextRedaction(options: RedactorOptions = {}): (text: strin
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const { defaults, trigger, secretKey, extra: extraRules, triggered } = compileRules(options);
   const publicPrefixes = options.publicPrefixes ?? [];
-  const known: KnownSecrets = new Map();
+  const store: SecretStore = { lasting: new Map(), shortLived: new Map() };
   const redactPatterns = patternRedaction({ defaults, trigger, extraRules, triggered });
   const redactString = (text: string): string => {
     const afterPatterns = redactPatterns(text);
-    return known.size === 0 ? afterPatterns : replaceKnownSecrets(afterPatterns, known);
+    return store.lasting.size === 0 && store.shortLived.size === 0
+      ? afterPatterns
+      : replaceKnownSecrets(afterPatterns, liveSecrets(store));
   };
   // Copy-on-write: a container is copied only when something inside it changed.
   // keys repeat across the items of a body: each distinct key is redacted once per walk
@@ -491,7 +566,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return copy ?? value;
   };
   const mayRedact = (text: string): boolean => {
-    if (trigger.test(text) || holdsKnownSecret(text, known)) return true;
+    if (trigger.test(text) || holdsKnownSecret(text, liveSecrets(store))) return true;
     if (
       triggered.some(
         (set) =>
@@ -512,8 +587,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     string: redactString,
     value: <Value>(value: Value): Value => redactValue(value, 0, new Map()) as Value,
     mayRedact,
-    registerSecret: (value) => {
-      rememberSecret(known, value, publicPrefixes);
+    registerSecret: (value, lifetime) => {
+      rememberSecret(store, value, publicPrefixes, lifetime);
     },
   };
 }

@@ -347,6 +347,8 @@ function classifyOpenbridgeHttp(
     // each detail says which boundary failed, so a 429 (code RATE_LIMITED) still names the service
     details: body.details.map((detail) => ({ ...detail, service: 'identity' })),
     hints: [hint],
+    // not SP-API's answer: a 429 here never had SP-API's `sp_api_http` kind, so no legacy kind
+    condition: 'identity_service_http',
   };
 }
 

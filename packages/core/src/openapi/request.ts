@@ -59,7 +59,8 @@ function wireValues(value: unknown, format: CollectionFormat): string[] {
 
 /** Whether a string body argument is meant as JSON text (an object or array written out). */
 function looksLikeJson(text: string): boolean {
-  return /^\s*[[{]/.test(text);
+  // `[` or `{` after white space, escaped: a bare brace in the class misleads brace-counting tools
+  return /^\s*[\x5B\x7B]/.test(text);
 }
 
 /**
@@ -83,8 +84,28 @@ export function coerceJsonBody(value: unknown, property: string): unknown {
 }
 
 /**
- * Builds the HTTP request of an operation call. Arguments not described by the operation are
- * ignored (strict validation rejects them before this point unless strict mode is off).
+ * The query pairs of the arguments the operation does not describe: the top-level arguments of a
+ * converted operation are its parameters (its JSON body is one argument of its own), so a key
+ * none of them names is a parameter the packaged description does not list yet, and it travels
+ * as one, written like a `csv` query parameter. Strict validation refuses such keys before this
+ * point; they only arrive with `MCP_STRICT_UNKNOWN_FIELDS=false` (CONTRACT.md "Strict unknown
+ * fields") or where the tool's schema admits extra keys.
+ */
+function undeclaredQuery(operation: OperationWireShape, args: Readonly<Record<string, unknown>>): string[] {
+  const declared = new Set(operation.parameters.map((parameter) => parameter.property));
+  if (operation.body !== undefined) declared.add(operation.body.property);
+  const pairs: string[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (declared.has(key) || value === undefined || value === null) continue;
+    for (const text of wireValues(value, 'csv')) pairs.push(`${encodeComponent(key)}=${text}`);
+  }
+  return pairs;
+}
+
+/**
+ * Builds the HTTP request of an operation call. An argument the operation does not describe
+ * (strict validation rejects them before this point unless strict mode is off) is passed through
+ * as a query parameter of its own name, after the described ones.
  *
  * @param operation - the converted operation.
  * @param args - the validated arguments, by input property.
@@ -127,6 +148,7 @@ export function buildOperationRequest(
     body = typeof value === 'string' && !/json/i.test(operation.body.mediaType) ? value : JSON.stringify(value);
     headers['content-type'] = operation.body.mediaType;
   }
+  query.push(...undeclaredQuery(operation, args));
   const unfilled = /\{([^}]+)\}/.exec(path);
   if (unfilled !== null) throw new TypeError(`path parameter "${unfilled[1] ?? ''}" has no value`);
   const search = query.join('&');

@@ -9,18 +9,40 @@ import type { EnvelopeLogger } from '../logger.js';
 import type { RateLimitStore } from './store.js';
 
 /**
- * The password-free form of a store URL, without loading the Redis client.
+ * Query parameters of a Redis URL shown as they are: options that cannot carry a credential. The
+ * Redis client turns every other query parameter into a connection option of the same name
+ * (`?password=`, `?username=`, `?sentinelPassword=`, ...), so any other value is masked.
+ */
+const HARMLESS_QUERY_KEYS: ReadonlySet<string> = new Set(['db', 'family', 'connectionName', 'keyPrefix']);
+
+/** What replaces a user name, a password or a query value in a shown Redis URL. */
+const MASK = '***';
+
+/**
+ * A Redis URL fit for logs and settings, without loading the Redis client: the user name and
+ * the password (`redis://user:password@host`, `redis://:password@host`) and the value of every
+ * query parameter but `db`, `family`, `connectionName` and `keyPrefix` (`?password=`,
+ * `?username=`, `?sentinelPassword=`, ...) replaced by `***`, as the Redis client reads
+ * credentials from all of these.
  *
- * @returns the URL with any password removed (an unparsable URL becomes `redis://(unparsable)`).
+ * @param url - a `redis://` or `rediss://` URL.
+ * @returns the masked URL (an unparsable URL becomes `redis://(unparsable)`).
  */
 export function withoutPassword(url: string): string {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    return parsed.toString();
+    parsed = new URL(url);
   } catch {
     return 'redis://(unparsable)';
   }
+  if (parsed.username !== '') parsed.username = MASK;
+  if (parsed.password !== '') parsed.password = MASK;
+  if (parsed.search !== '') {
+    const shown = new URLSearchParams();
+    for (const [key, value] of parsed.searchParams) shown.append(key, HARMLESS_QUERY_KEYS.has(key) ? value : MASK);
+    parsed.search = shown.toString();
+  }
+  return parsed.toString();
 }
 
 /**
@@ -29,7 +51,7 @@ export function withoutPassword(url: string): string {
  *
  * @param url - the `redis://` URL of `MCP_RATE_LIMIT_STORE`.
  * @param options - the logger handed to the Redis store.
- * @returns the store; its `description` is the URL without its password.
+ * @returns the store; its `description` is the URL with its credentials masked ({@link withoutPassword}).
  * @throws from its methods (rejecting) what the Redis store throws, or the import's error when the module cannot load.
  */
 export function createLazyRedisRateLimitStore(

@@ -9,7 +9,7 @@ import type { EnvelopeLogger } from '../logger.js';
 import { parseBooleanSwitch } from '../options.js';
 
 import { createMemoryRateLimitStore } from './memory-store.js';
-import { createLazyRedisRateLimitStore } from './redis-lazy.js';
+import { createLazyRedisRateLimitStore, withoutPassword } from './redis-lazy.js';
 import type { RateLimitStore } from './store.js';
 
 /** The resolved limiter settings, keyed by their env variable names. */
@@ -125,17 +125,14 @@ export function resolveRateLimitSettings(
 
 /**
  * A store setting fit to show in logs and `get_envelope_contract`: `memory`, or the URL with its
- * user name and password replaced by `***`.
+ * user name, password and every query value that may carry a credential replaced by `***` (see
+ * `withoutPassword`).
  *
  * @param setting - `MCP_RATE_LIMIT_STORE` as {@link resolveRateLimitSettings} accepted it.
  * @returns the description.
  */
 export function storeDescription(setting: string): string {
-  if (setting === 'memory') return setting;
-  const parsed = new URL(setting);
-  if (parsed.password !== '') parsed.password = '***';
-  if (parsed.username !== '') parsed.username = '***';
-  return parsed.toString();
+  return setting === 'memory' ? setting : withoutPassword(setting);
 }
 
 /**

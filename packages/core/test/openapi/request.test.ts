@@ -18,7 +18,7 @@ const OPERATION: OperationWireShape = {
 };
 
 describe('buildOperationRequest', () => {
-  it('fills path, query (per collection format, literal commas for csv) and header parameters', () => {
+  it('fills path, query (per collection format, literal commas for csv) and header parameters; an undeclared argument goes to the query', () => {
     expect(
       buildOperationRequest(
         OPERATION,
@@ -29,13 +29,13 @@ describe('buildOperationRequest', () => {
           states: ['ON', 'OFF'],
           filter: { k: 1 },
           trace: 'abc',
-          ignored: 1,
+          undeclared: 1,
         },
         'https://h.example/base/',
       ),
     ).toEqual({
       method: 'GET',
-      url: 'https://h.example/base/v1/things/a%2Fb/parts?ids=1,2&tag=x&tag=y&states=ON%7COFF&filter=%7B%22k%22%3A1%7D',
+      url: 'https://h.example/base/v1/things/a%2Fb/parts?ids=1,2&tag=x&tag=y&states=ON%7COFF&filter=%7B%22k%22%3A1%7D&undeclared=1',
       headers: { 'x-trace': 'abc' },
     });
   });

@@ -172,7 +172,7 @@ describe('Redis rate-limit store when Redis goes away', () => {
     try {
       const plan = { ratePerSecond: 1, burst: 2 };
       expect((await outage.take('outage', plan, 0)).granted).toBe(true);
-      expect(outage.description).toBe(`redis://127.0.0.1:${own.port}`);
+      expect(outage.description).toBe(`redis://:***@127.0.0.1:${own.port}`);
       await own.stop();
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const started = Date.now();
@@ -206,7 +206,7 @@ describe('Redis rate-limit store when Redis goes away', () => {
     const { lines, logger } = capturingLogger();
     const nowhere = createRedisRateLimitStore('redis://:hunter2@127.0.0.1:1/0', { logger });
     try {
-      expect(nowhere.description).toBe('redis://127.0.0.1:1/0');
+      expect(nowhere.description).toBe('redis://:***@127.0.0.1:1/0');
       const started = Date.now();
       await expect(nowhere.take('k', { ratePerSecond: 1, burst: 1 }, 0)).rejects.toMatchObject({
         code: 'ECONNREFUSED',
