@@ -637,7 +637,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const resolved = resolveServer(input);
   const { options, settings, limits } = resolved;
   const caches = createPipelineCaches();
-  const sandbox = createSandboxRunner();
+  const sandbox = createSandboxRunner({ maxSessionRuns: resolved.codeMode.CODE_MODE_MAX_SESSION_RUNS });
   const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
   const limiter = createServerLimiter(resolved);
   const { registry, capability } = registerTools(input, resolved, caches, codeMode, limiter);

@@ -63,6 +63,7 @@ describe('CODE_MODE on: listing and capability', () => {
       CODE_MODE_MEMORY_MB: 64,
       CODE_MODE_OUTPUT_BYTES: 1048576,
       CODE_MODE_MAX_CALLS: 50,
+      CODE_MODE_MAX_SESSION_RUNS: 8,
     });
   });
 });
@@ -225,24 +226,47 @@ describe('execute_code: failures of the code itself', () => {
 
 describe('execute_code: a burst of calls', () => {
   it('10 concurrent execute_code calls run at most 4 at once, all finish, and a plain call is answered meanwhile', async () => {
-    const gauge = { running: 0, most: 0 };
+    // each gate call waits for the test, so how many run at once depends on the runner, not the clock
+    const gauge = { running: 0, most: 0, settled: 0 };
+    const held: (() => void)[] = [];
+    const waiters: (() => void)[] = [];
+    const wake = (): void => {
+      for (const waiter of waiters.splice(0)) waiter();
+    };
+    const until = async (check: () => boolean): Promise<void> => {
+      while (!check()) await new Promise<void>((resolve) => waiters.push(resolve));
+    };
     const gate: EnvelopeTool = {
       name: 'gate',
       inputSchema: { type: 'object' },
       handler: async () => {
         gauge.running += 1;
         gauge.most = Math.max(gauge.most, gauge.running);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        wake();
+        await new Promise<void>((resolve) => held.push(resolve));
         gauge.running -= 1;
         return { passed: true };
       },
     };
-    await session.start(CODE_MODE_ON, [...TEST_TOOLS, gate]);
+    const env = { CODE_MODE: 'true', CODE_MODE_WALL_TIME_MS: '60000', CODE_MODE_MAX_SESSION_RUNS: '10' };
+    await session.start({ env, additionalErrorKinds: [] }, [...TEST_TOOLS, gate]);
     const burst = Array.from({ length: 10 }, (_, index) =>
-      call('execute_code', { code: `const reply = await callTool('gate', {});\nreturn [${index}, reply.passed];` }),
+      call('execute_code', {
+        code: `const reply = await callTool('gate', {});\nreturn [${index}, reply.passed];`,
+      }).then((result) => {
+        gauge.settled += 1;
+        wake();
+        return result;
+      }),
     );
+    await until(() => gauge.running === 4);
     const plain = await call('list_orders', { marketplaceIds: ['A1'] });
     expect(plain.structuredContent?.['orders']).toEqual([]);
+    expect(gauge.running).toBe(4);
+    while (gauge.settled < 10) {
+      for (const release of held.splice(0)) release();
+      await until(() => held.length > 0 || gauge.settled === 10);
+    }
     const results = await Promise.all(burst);
     expect(results.map((result) => result.structuredContent?.['result'])).toEqual(
       Array.from({ length: 10 }, (_, index) => [index, true]),
