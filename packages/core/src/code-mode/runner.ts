@@ -10,11 +10,25 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+import { createFairSlots } from './fair-slots.js';
 import type { FromWorker, ToWorker } from './runner-worker.js';
-import type { InnerCall, InnerCallOutcome, Sandbox, SandboxOutcome } from './sandbox.js';
+import type { InnerCall, InnerCallOutcome, Sandbox, SandboxLimits, SandboxOutcome } from './sandbox.js';
+import { CODE_MODE_DEFAULTS } from './settings.js';
 
-/** Runs code in the server's sandbox (see `Sandbox.run`). */
-export type SandboxRunner = Sandbox['run'];
+/**
+ * Runs code in the server's sandbox (see `Sandbox.run`), queued with the other runs of `session`
+ * (a session id, or an object standing for a client without one; default: one shared session).
+ *
+ * @throws SessionRunsExceededError (as a rejection) when `session` already has its most runs
+ *   queued or running; the signal's reason when it aborts first.
+ */
+export type SandboxRunner = (
+  code: string,
+  callTool: InnerCall,
+  limits: SandboxLimits,
+  signal: AbortSignal,
+  session?: unknown,
+) => ReturnType<Sandbox['run']>;
 
 /** Idle workers kept for the next runs. */
 const MAX_IDLE_WORKERS = 2;
@@ -174,59 +188,33 @@ export interface SandboxRunnerOptions {
   readonly maxWorkers?: number;
   /** How long past its wall time a program may run before its worker is stopped (default 2000 ms). */
   readonly watchdogSlackMs?: number;
-}
-
-/**
- * The slots of a runner: at most `limit` held at once; a caller past the limit waits its turn,
- * first come first served, or until its signal aborts.
- */
-function createSlots(limit: number): { acquire(signal: AbortSignal): Promise<void>; release(): void } {
-  const state = { held: 0 };
-  const waiting: (() => void)[] = [];
-  return {
-    acquire: (signal) => {
-      signal.throwIfAborted();
-      if (state.held < limit) {
-        state.held += 1;
-        return Promise.resolve();
-      }
-      return new Promise((resolve, reject) => {
-        const onAbort = (): void => {
-          waiting.splice(waiting.indexOf(turn), 1);
-          reject(signal.reason as Error);
-        };
-        // the slot passes from the releasing run to this one, so `held` stays as it is
-        const turn = (): void => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        waiting.push(turn);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-    },
-    release: () => {
-      const next = waiting.shift();
-      if (next === undefined) state.held -= 1;
-      else next();
-    },
-  };
+  /**
+   * The most runs one session may have queued or running at once; the next is refused at once
+   * (default `CODE_MODE_MAX_SESSION_RUNS` of {@link CODE_MODE_DEFAULTS}).
+   */
+  readonly maxSessionRuns?: number;
 }
 
 /**
  * A runner whose programs run in worker threads, one program per worker at a time and at most
  * `options.maxWorkers` at once: each worker holds a QuickJS heap of up to the memory limit, so
- * a burst of `execute_code` calls waits for a worker instead of starting one per call. A
- * program's wall time starts when a worker takes it.
+ * a burst of `execute_code` calls waits for a worker instead of starting one per call. The
+ * sessions waiting for a worker take turns, and a session past `options.maxSessionRuns` runs
+ * queued or running is refused at once (see `createFairSlots`). A program's wall time starts
+ * when a worker takes it.
  *
  * @returns the runner; an idle worker does not keep the process alive.
  */
 export function createSandboxRunner(options: SandboxRunnerOptions = {}): SandboxWorkers {
   const idle: Worker[] = [];
-  const slots = createSlots(options.maxWorkers ?? MAX_WORKERS);
+  const slots = createFairSlots(
+    options.maxWorkers ?? MAX_WORKERS,
+    options.maxSessionRuns ?? CODE_MODE_DEFAULTS.CODE_MODE_MAX_SESSION_RUNS,
+  );
   const watchdogSlackMs = options.watchdogSlackMs ?? WATCHDOG_SLACK_MS;
   return {
-    run: async (code, callTool, limits, signal) => {
-      await slots.acquire(signal);
+    run: async (code, callTool, limits, signal, session = '') => {
+      const release = await slots.acquire(session, signal);
       try {
         // the call may have been cancelled between its turn coming and this line
         signal.throwIfAborted();
@@ -242,7 +230,7 @@ export function createSandboxRunner(options: SandboxRunnerOptions = {}): Sandbox
           } else if (run.reusable()) void worker.terminate();
         }
       } finally {
-        slots.release();
+        release();
       }
     },
     close: () => {

@@ -20,22 +20,31 @@ export interface CodeModeSettings {
   readonly CODE_MODE_OUTPUT_BYTES: number;
   /** The most `callTool` calls one `execute_code` call may make. */
   readonly CODE_MODE_MAX_CALLS: number;
+  /**
+   * The most `execute_code` runs one session may have queued or running at once; the next is
+   * refused at once with a retryable `sandbox_runtime` envelope.
+   */
+  readonly CODE_MODE_MAX_SESSION_RUNS: number;
 }
 
-/** The defaults: off; 5 s, 64 MiB, 1 MiB of output, 50 inner calls. */
+/**
+ * The defaults: off; 5 s, 64 MiB, 1 MiB of output, 50 inner calls, 8 runs per session (enough to
+ * fill the four workers and have as many waiting).
+ */
 export const CODE_MODE_DEFAULTS: CodeModeSettings = Object.freeze({
   CODE_MODE: false,
   CODE_MODE_WALL_TIME_MS: 5000,
   CODE_MODE_MEMORY_MB: 64,
   CODE_MODE_OUTPUT_BYTES: 1024 * 1024,
   CODE_MODE_MAX_CALLS: 50,
+  CODE_MODE_MAX_SESSION_RUNS: 8,
 });
 
 /** Explicit Code Mode settings; an option that is set wins over the environment. */
 export interface CodeModeOptions {
   /** `CODE_MODE`: serve the meta tools and hide the other tools from `tools/list` (default false). */
   readonly codeMode?: boolean;
-  /** `CODE_MODE_WALL_TIME_MS`, `CODE_MODE_MEMORY_MB`, `CODE_MODE_OUTPUT_BYTES`, `CODE_MODE_MAX_CALLS`: positive integers; the wall time at most 3600000 ms, the memory at most 4095 MiB. */
+  /** `CODE_MODE_WALL_TIME_MS`, `CODE_MODE_MEMORY_MB`, `CODE_MODE_OUTPUT_BYTES`, `CODE_MODE_MAX_CALLS`, `CODE_MODE_MAX_SESSION_RUNS`: positive integers; the wall time at most 3600000 ms, the memory at most 4095 MiB. */
   readonly codeModeLimits?: Partial<Omit<CodeModeSettings, 'CODE_MODE'>>;
 }
 
@@ -46,6 +55,7 @@ const LIMIT_NAMES: readonly LimitName[] = [
   'CODE_MODE_MEMORY_MB',
   'CODE_MODE_OUTPUT_BYTES',
   'CODE_MODE_MAX_CALLS',
+  'CODE_MODE_MAX_SESSION_RUNS',
 ];
 
 /**

@@ -144,6 +144,12 @@ export interface RateLimitStepInput {
   readonly limiter: RateLimiter;
   readonly serverId: string;
   readonly logger: EnvelopeLogger;
+  /**
+   * Tools the limiter leaves alone: the server's own tools that never go upstream themselves
+   * (`get_envelope_contract`, Code Mode's meta tools). They take no token and learn nothing, since
+   * `execute_code` carries its inner calls' telemetry, from which it would learn their limit.
+   */
+  readonly unlimited?: ReadonlySet<string>;
 }
 
 /** The parts of a tool the step reads. */
@@ -158,7 +164,8 @@ export interface RateLimitedTool {
  * The limiter step of one call, which never fails the call: a limiter that throws (an identity
  * function, a broken store and fallback) logs a line and lets the call through unlimited.
  *
- * @returns the decision, or `undefined` when the limiter is off or failed.
+ * @returns the decision, or `undefined` when the limiter is off or failed, or the tool is one of
+ *   `input.unlimited`.
  */
 export async function rateLimitStep(
   input: RateLimitStepInput | undefined,
@@ -166,7 +173,7 @@ export async function rateLimitStep(
   args: Record<string, unknown>,
   context: ToolHandlerContext,
 ): Promise<RateLimitDecision | undefined> {
-  if (input === undefined) return undefined;
+  if (input === undefined || input.unlimited?.has(tool.name) === true) return undefined;
   try {
     const identity = tool.rateLimitIdentity?.(args, context);
     return await decideRateLimit(

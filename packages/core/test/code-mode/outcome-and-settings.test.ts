@@ -93,7 +93,7 @@ describe('sandboxFailureError', () => {
 });
 
 describe('resolveCodeModeSettings', () => {
-  it('defaults: off, 5000 ms, 64 MiB, 1 MiB, 50 calls', () => {
+  it('defaults: off, 5000 ms, 64 MiB, 1 MiB, 50 calls, 8 runs per session', () => {
     const { logger } = captureLog();
     expect(resolveCodeModeSettings({}, {}, logger)).toEqual({
       CODE_MODE: false,
@@ -101,7 +101,29 @@ describe('resolveCodeModeSettings', () => {
       CODE_MODE_MEMORY_MB: 64,
       CODE_MODE_OUTPUT_BYTES: 1048576,
       CODE_MODE_MAX_CALLS: 50,
+      CODE_MODE_MAX_SESSION_RUNS: 8,
     });
+  });
+
+  it('CODE_MODE_MAX_SESSION_RUNS: read from the env, an option wins, 0 or a word falls back with a warning', () => {
+    const { logger, lines } = captureLog();
+    expect(resolveCodeModeSettings({ CODE_MODE_MAX_SESSION_RUNS: '3' }, {}, logger).CODE_MODE_MAX_SESSION_RUNS).toBe(3);
+    expect(
+      resolveCodeModeSettings(
+        { CODE_MODE_MAX_SESSION_RUNS: '3' },
+        { codeModeLimits: { CODE_MODE_MAX_SESSION_RUNS: 20 } },
+        logger,
+      ).CODE_MODE_MAX_SESSION_RUNS,
+    ).toBe(20);
+    for (const bad of ['0', 'lots', '-2'])
+      expect(resolveCodeModeSettings({ CODE_MODE_MAX_SESSION_RUNS: bad }, {}, logger).CODE_MODE_MAX_SESSION_RUNS).toBe(
+        8,
+      );
+    expect(lines.map((line) => line.details['variable'])).toEqual([
+      'CODE_MODE_MAX_SESSION_RUNS',
+      'CODE_MODE_MAX_SESSION_RUNS',
+      'CODE_MODE_MAX_SESSION_RUNS',
+    ]);
   });
 
   it('the exported defaults cannot be changed by a caller, which every later server would read', () => {

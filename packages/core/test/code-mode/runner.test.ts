@@ -1,12 +1,29 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { createSandboxRunner } from '../../src/code-mode/runner.js';
 import type { SandboxWorkers } from '../../src/code-mode/runner.js';
 import type { InnerCall } from '../../src/code-mode/sandbox.js';
 
-const LIMITS = { wallTimeMs: 5_000, memoryBytes: 64 * 1024 * 1024, outputBytes: 1024 * 1024, innerCalls: 10 };
+// A minute of wall time: no test here waits for a wall-time limit on the real clock, so a loaded
+// machine cannot end a run that the test meant to finish.
+const LIMITS = { wallTimeMs: 60_000, memoryBytes: 64 * 1024 * 1024, outputBytes: 1024 * 1024, innerCalls: 10 };
 
 const echo: InnerCall = (name, args) => Promise.resolve({ value: { name, args } });
+
+/** An inner call `started` that resolves `reached` when the code makes it, and answers at once. */
+function startSignal(): { call: InnerCall; reached: Promise<void> } {
+  const gate: { open: () => void } = { open: () => undefined };
+  const reached = new Promise<void>((resolve) => {
+    gate.open = resolve;
+  });
+  return {
+    reached,
+    call: (name, args) => {
+      if (name === 'started') gate.open();
+      return Promise.resolve({ value: { name, args } });
+    },
+  };
+}
 
 let workers: SandboxWorkers | undefined;
 
@@ -29,29 +46,45 @@ describe('createSandboxRunner (programs in worker threads)', () => {
 
   it('a short program finishes while another one spins in its own worker', async () => {
     workers = createSandboxRunner();
+    const controller = new AbortController();
+    const spin = startSignal();
+    const state = { spinningSettled: false };
     const spinning = workers.run(
-      'while (true) {}',
-      echo,
-      { ...LIMITS, wallTimeMs: 1_500 },
-      new AbortController().signal,
+      "await callTool('started', {});\nwhile (true) {}",
+      spin.call,
+      LIMITS,
+      controller.signal,
     );
-    const started = performance.now();
+    void spinning
+      .catch(() => undefined)
+      .finally(() => {
+        state.spinningSettled = true;
+      });
+    await spin.reached;
     const quick = await workers.run('return 1 + 1;', echo, LIMITS, new AbortController().signal);
-    const quickMs = performance.now() - started;
     expect(quick).toEqual({ ok: true, value: 2, logs: [] });
-    expect(await spinning).toMatchObject({ ok: false, limit: 'wall_time' });
-    expect(quickMs).toBeLessThan(performance.now() - started);
+    // the spinning one has a minute of wall time: it is still running, and is only stopped by its cancellation
+    expect(state.spinningSettled).toBe(false);
+    controller.abort(new Error('done'));
+    await expect(spinning).rejects.toThrow('done');
   });
 
   it('cancelling a spinning program rejects at once with the signal reason, long before its wall time', async () => {
     workers = createSandboxRunner();
     const controller = new AbortController();
-    const running = workers.run('while (true) {}', echo, LIMITS, controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const spin = startSignal();
+    const running = workers.run(
+      "await callTool('started', {});\nwhile (true) {}",
+      spin.call,
+      LIMITS,
+      controller.signal,
+    );
+    await spin.reached;
     const cancelledAt = performance.now();
     controller.abort(new Error('client cancelled'));
     await expect(running).rejects.toThrow('client cancelled');
-    expect(performance.now() - cancelledAt).toBeLessThan(1_000);
+    // generous for a loaded machine, and still a sixth of the minute of wall time the program had
+    expect(performance.now() - cancelledAt).toBeLessThan(10_000);
     // the terminated worker is not reused: the next program gets a fresh one
     expect(await workers.run('return "again";', echo, LIMITS, new AbortController().signal)).toMatchObject({
       ok: true,
@@ -92,12 +125,10 @@ describe('createSandboxRunner (programs in worker threads)', () => {
 
   it('a program cancelled while it waits for a worker rejects with the reason and never runs', async () => {
     workers = createSandboxRunner({ maxWorkers: 1 });
-    const spinning = workers.run(
-      'while (true) {}',
-      echo,
-      { ...LIMITS, wallTimeMs: 1_000 },
-      new AbortController().signal,
-    );
+    const spinner = new AbortController();
+    const spin = startSignal();
+    const spinning = workers.run("await callTool('started', {});\nwhile (true) {}", spin.call, LIMITS, spinner.signal);
+    await spin.reached;
     const controller = new AbortController();
     const calls: string[] = [];
     const record: InnerCall = (name) => {
@@ -105,11 +136,12 @@ describe('createSandboxRunner (programs in worker threads)', () => {
       return Promise.resolve({ value: name });
     };
     const waiting = workers.run("return await callTool('waited', {});", record, LIMITS, controller.signal);
-    // long enough for a worker of its own to have run it, well within the spinning one's wall time
+    // long enough for a worker of its own to have run it; the spinning one has a minute
     await new Promise((resolve) => setTimeout(resolve, 700));
     controller.abort(new Error('client cancelled'));
     await expect(waiting).rejects.toThrow('client cancelled');
-    expect(await spinning).toMatchObject({ ok: false, limit: 'wall_time' });
+    spinner.abort(new Error('spinning stopped'));
+    await expect(spinning).rejects.toThrow('spinning stopped');
     expect(
       await workers.run("return await callTool('next', {});", record, LIMITS, new AbortController().signal),
     ).toEqual({ ok: true, value: 'next', logs: [] });
@@ -164,18 +196,50 @@ describe('createSandboxRunner (programs in worker threads)', () => {
     });
   });
 
-  it("the watchdog counts from the code's start, not from the worker's: a fresh worker's load is not wall time", async () => {
-    // without slack, a watchdog armed when the program was posted would fire while QuickJS loads
-    workers = createSandboxRunner({ watchdogSlackMs: 0 });
-    const limits = { ...LIMITS, wallTimeMs: 100 };
-    expect(await workers.run('return "ran";', echo, limits, new AbortController().signal)).toEqual({
-      ok: true,
-      value: 'ran',
-      logs: [],
-    });
-    expect(await workers.run('while (true) {}', echo, limits, new AbortController().signal)).toMatchObject({
-      ok: false,
-      limit: 'wall_time',
-    });
+  it("the watchdog counts from the code's start, not from the program's posting: a fresh worker's load is not wall time", async () => {
+    // This thread's clock is the test's: the watchdog fires only when the test moves it, however
+    // slowly a loaded machine starts the worker or runs the code. The worker keeps its real clock,
+    // and the minute of wall time it counts itself is never reached.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      workers = createSandboxRunner({ watchdogSlackMs: 0 });
+      const limits = { ...LIMITS, wallTimeMs: 10_000 };
+      const first = startSignal();
+      const ran = workers.run(
+        "await callTool('started', {});\nreturn 'ran';",
+        first.call,
+        limits,
+        new AbortController().signal,
+      );
+      // posted: the startup limit (30 s) is armed; the worker cannot have started the code, since
+      // its messages arrive on the event loop, which this loop does not yield to
+      for (let tick = 0; tick < 100 && vi.getTimerCount() === 0; tick += 1) await Promise.resolve();
+      expect(vi.getTimerCount()).toBe(1);
+      // 15 s while the worker loads: a watchdog armed at posting (10 s) would stop the run here
+      vi.advanceTimersByTime(15_000);
+      // a watchdog that fired ends the run before the code starts
+      await Promise.race([first.reached, ran]);
+      vi.advanceTimersByTime(9_000);
+      expect(await ran).toEqual({ ok: true, value: 'ran', logs: [] });
+      // counted from the code's start, the watchdog stops a program that outlives its wall time
+      const second = startSignal();
+      const stuck = workers.run(
+        "await callTool('started', {});\nwhile (true) {}",
+        second.call,
+        limits,
+        new AbortController().signal,
+      );
+      await second.reached;
+      vi.advanceTimersByTime(9_999);
+      vi.advanceTimersByTime(1);
+      expect(await stuck).toEqual({
+        ok: false,
+        limit: 'wall_time',
+        detail: 'the code ran longer than the 10000 ms wall-time limit and its worker was stopped',
+        logs: [],
+      });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -310,6 +310,25 @@ return { first: first.items, kind: second.error_kind, code: second.error_code, w
       wait: 1.112,
     });
   });
+
+  it('execute_code and the meta tools take no token: an inner call that learns a limit leaves later runs unthrottled', async () => {
+    const { call, replay } = await start(
+      (upstream) => [upstreamTool('learner', '/learn', upstream, { ratePerSecond: 10, burst: 3 })],
+      { rateLimitStore: fakeClockStore(), rateLimitMaxWaitMs: 0, codeMode: true },
+    );
+    // the upstream reports 0.5 per second: learner learns it, and execute_code's _meta carries it
+    const learned = await call('execute_code', { code: "await callTool('learner', {}); return 0;" });
+    expect(learned.structuredContent?.['_meta']).toMatchObject({ rate_limit: { limit_per_second: 0.5 } });
+    // the store's clock stands still: a tool holding a 0.5/s bucket of one would be refused from here on
+    for (let index = 0; index < 5; index += 1) {
+      const again = await call('execute_code', { code: 'return 1;' });
+      expect(again.structuredContent, `run ${index + 2}`).toEqual({ result: 1 });
+      expect((await call('search_tools', { query: 'learner' })).isError).toBeUndefined();
+      expect((await call('get_tool_schema', { name: 'learner' })).isError).toBeUndefined();
+      expect((await call('get_envelope_contract')).isError).toBeUndefined();
+    }
+    expect(replay.requests).toHaveLength(1);
+  });
 });
 
 describe('limiter settings', () => {
