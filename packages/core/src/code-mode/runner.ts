@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import type { FromWorker, ToWorker } from './runner-worker.js';
+import { SANDBOX_BASE_MEMORY_BYTES } from './sandbox.js';
 import type { InnerCall, InnerCallOutcome, Sandbox, SandboxOutcome } from './sandbox.js';
 
 /** Runs code in the server's sandbox (see `Sandbox.run`). */
@@ -18,6 +19,13 @@ export type SandboxRunner = Sandbox['run'];
 
 /** Idle workers kept for the next runs. */
 const MAX_IDLE_WORKERS = 2;
+
+/**
+ * The most WebAssembly memory a worker may hold and still be kept for the next run, in bytes: a
+ * module's memory never shrinks, so a worker whose run grew it further is replaced, which gives
+ * the memory back to the system.
+ */
+export const MAX_IDLE_WORKER_MEMORY_BYTES = SANDBOX_BASE_MEMORY_BYTES + 16 * 1024 * 1024;
 
 /**
  * The most programs a runner runs at once unless told otherwise: enough for programs that mostly
@@ -137,7 +145,8 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
       else if (message.type === 'cancel') {
         calls.get(message.call)?.abort();
         calls.delete(message.call);
-      } else if (message.type === 'end') settle({ outcome: message.outcome as SandboxOutcome }, true);
+      } else if (message.type === 'end')
+        settle({ outcome: message.outcome as SandboxOutcome }, message.memoryBytes <= MAX_IDLE_WORKER_MEMORY_BYTES);
       else settle({ error: new Error(message.message) }, false);
     };
     const onError = (error: Error): void => {
