@@ -56,6 +56,14 @@ describe('CODE_MODE_MEMORY_MB holds for every allocation kind', () => {
     expect((await execute('return "still working"')).structuredContent).toEqual({ result: 'still working' });
   });
 
+  it('the bound follows CODE_MODE_MEMORY_MB: 32 MiB of 1 MiB ArrayBuffers fail at 16 MiB and pass at 64', async () => {
+    const code = 'const k = [];\nfor (let i = 0; i < 32; i++) k.push(new ArrayBuffer(1024 * 1024));\nreturn k.length;';
+    await session.start({ ...CODE_MODE_ON, env: { ...CODE_MODE_ON.env, CODE_MODE_MEMORY_MB: '16' } });
+    expect((await execute(code)).structuredContent).toMatchObject({ details: [{ reason: 'memory', limit: 16 }] });
+    await session.start(CODE_MODE_ON);
+    expect((await execute(code)).structuredContent).toEqual({ result: 32 });
+  });
+
   it('four concurrent runs at the limit keep the process under the documented bound, and idle workers give it back', async () => {
     await session.start(CODE_MODE_ON);
     // warm the workers up, so that the baseline holds the loaded code and a QuickJS module each
