@@ -309,8 +309,9 @@ function thrownEnd(session: Session, error: QuickJSHandle, phase: 'compile' | 'r
     described.value.dispose();
     outcome = thrownOutcome(parseDescribedError(json), phase, input.code, input.limits);
   }
-  // QuickJS throws null when it cannot even allocate its out-of-memory error: a memory grown to
-  // its maximum tells that apart from the code's own throw
+  // QuickJS throws null when it cannot even allocate its out-of-memory error: a growth the memory
+  // refused during the run tells that apart from the code's own throw (code that caught running
+  // out of memory and then threw something else is reported as the memory limit too)
   return 'error' in outcome && outcome.error === 'runtime' && session.memoryExhausted()
     ? memoryLimitEnd(input.limits)
     : outcome;
