@@ -16,12 +16,15 @@ export type ToWorker =
   | { readonly type: 'run'; readonly code: string; readonly limits: SandboxLimits }
   | { readonly type: 'answer'; readonly call: number; readonly json: string };
 
-/** To the server's thread: the code started, an inner call, its cancellation, or the end of the run. */
+/**
+ * To the server's thread: the code started, an inner call, its cancellation, or the end of the
+ * run with the size the sandbox's WebAssembly memory grew to, in bytes (it never shrinks).
+ */
 export type FromWorker =
   | { readonly type: 'started' }
   | { readonly type: 'call'; readonly call: number; readonly name: string; readonly args: unknown }
   | { readonly type: 'cancel'; readonly call: number }
-  | { readonly type: 'end'; readonly outcome: unknown }
+  | { readonly type: 'end'; readonly outcome: unknown; readonly memoryBytes: number }
   | { readonly type: 'failed'; readonly message: string };
 
 function serve(port: MessagePort): void {
@@ -54,14 +57,15 @@ function serve(port: MessagePort): void {
       return;
     }
     sandbox
-      .then((loaded) => {
+      .then(async (loaded) => {
         // the wall time starts now, QuickJS loaded: the server's watchdog counts from here too
         post({ type: 'started' });
-        return loaded.run(message.code, callTool, message.limits, new AbortController().signal);
+        const outcome = await loaded.run(message.code, callTool, message.limits, new AbortController().signal);
+        return { outcome, memoryBytes: loaded.memoryBytes() };
       })
       .then(
-        (outcome) => {
-          post({ type: 'end', outcome });
+        ({ outcome, memoryBytes }) => {
+          post({ type: 'end', outcome, memoryBytes });
         },
         (error: unknown) => {
           post({ type: 'failed', message: error instanceof Error ? error.message : String(error) });

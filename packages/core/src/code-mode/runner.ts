@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 
 import { createFairSlots } from './fair-slots.js';
 import type { FromWorker, ToWorker } from './runner-worker.js';
+import { SANDBOX_BASE_MEMORY_BYTES } from './sandbox.js';
 import type { InnerCall, InnerCallOutcome, Sandbox, SandboxLimits, SandboxOutcome } from './sandbox.js';
 import { CODE_MODE_DEFAULTS } from './settings.js';
 
@@ -32,6 +33,13 @@ export type SandboxRunner = (
 
 /** Idle workers kept for the next runs. */
 const MAX_IDLE_WORKERS = 2;
+
+/**
+ * The most WebAssembly memory a worker may hold and still be kept for the next run, in bytes: a
+ * module's memory never shrinks, so a worker whose run grew it further is replaced, which gives
+ * the memory back to the system.
+ */
+export const MAX_IDLE_WORKER_MEMORY_BYTES = SANDBOX_BASE_MEMORY_BYTES + 16 * 1024 * 1024;
 
 /**
  * The most programs a runner runs at once unless told otherwise: enough for programs that mostly
@@ -151,7 +159,8 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
       else if (message.type === 'cancel') {
         calls.get(message.call)?.abort();
         calls.delete(message.call);
-      } else if (message.type === 'end') settle({ outcome: message.outcome as SandboxOutcome }, true);
+      } else if (message.type === 'end')
+        settle({ outcome: message.outcome as SandboxOutcome }, message.memoryBytes <= MAX_IDLE_WORKER_MEMORY_BYTES);
       else settle({ error: new Error(message.message) }, false);
     };
     const onError = (error: Error): void => {

@@ -82,12 +82,7 @@ export function thrownOutcome(
   code: string,
   limits: SandboxLimits,
 ): SandboxEnd {
-  if (described.name === 'InternalError' && described.message === 'out of memory')
-    return {
-      ok: false,
-      limit: 'memory',
-      detail: `the code used more than the ${limits.memoryBytes}-byte memory limit`,
-    };
+  if (described.name === 'InternalError' && described.message === 'out of memory') return memoryLimitEnd(limits);
   if (described.name === 'InternalError' && described.message === 'stack overflow')
     return { ok: false, limit: 'memory', detail: STACK_EXHAUSTED };
   const error = phase === 'compile' && described.name === 'SyntaxError' ? 'syntax' : 'runtime';
@@ -95,6 +90,16 @@ export function thrownOutcome(
   const message = text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
   const location = locateInCode(described.stack, code);
   return location === undefined ? { ok: false, error, message } : { ok: false, error, message, ...location };
+}
+
+/**
+ * The end of a run that used more memory than its limit.
+ *
+ * @param limits - the run's limits, named in the detail.
+ * @returns the `memory` limit end.
+ */
+export function memoryLimitEnd(limits: SandboxLimits): SandboxEnd {
+  return { ok: false, limit: 'memory', detail: `the code used more than the ${limits.memoryBytes}-byte memory limit` };
 }
 
 /**

@@ -101,7 +101,8 @@ function startCall(
     };
     throw new Error('the inner-call limit is reached');
   }
-  if (nameHandle === undefined || jsonHandle === undefined) throw new TypeError('hostCall(name, argsJson)');
+  if (nameHandle === undefined || jsonHandle === undefined || context.typeof(nameHandle) !== 'string')
+    throw new TypeError('hostCall(name, argsJson)');
   const name = context.getString(nameHandle);
   const json = argumentsJson(context, jsonHandle);
   const deferred = context.newPromise();
@@ -122,6 +123,9 @@ export const MAX_INNER_ARGS_BYTES = 1024 * 1024;
 
 /** The arguments' JSON, copied out of the sandbox unless it is over {@link MAX_INNER_ARGS_BYTES}. */
 function argumentsJson(context: QuickJSContext, jsonHandle: QuickJSHandle): string {
+  // anything but a string would be read through the code's own toString, measured and copied apart
+  if (context.typeof(jsonHandle) !== 'string')
+    throw new TypeError('hostCall(name, argsJson): argsJson must be a string');
   // UTF-8 takes at least one byte per UTF-16 code unit: a longer string is over the bound unread
   const length = stringLength(context, jsonHandle);
   const json = length > MAX_INNER_ARGS_BYTES ? undefined : context.getString(jsonHandle);
@@ -167,15 +171,20 @@ function deliver(context: QuickJSContext, state: RunState, deferred: QuickJSDefe
   }
 }
 
-/** `hostLog(text)`: keeps the line unless the output limit is exceeded, which ends the run. */
+/**
+ * `hostLog(text)`: keeps the line unless the output limit is exceeded, which ends the run. Only a
+ * string is accepted, and it is read once: reading anything else would run the code's own
+ * `toString`, which could answer one string when measured and another when kept.
+ */
 function log(context: QuickJSContext, state: RunState, input: RunInput, text: QuickJSHandle | undefined): void {
-  if (text === undefined) return;
+  if (text === undefined || context.typeof(text) !== 'string')
+    throw new TypeError('hostLog(text): text must be a string');
   // UTF-8 takes at least one byte per UTF-16 code unit: a longer string is over the limit unread
   const length = stringLength(context, text);
-  const bytes = length > input.limits.outputBytes ? length : Buffer.byteLength(context.getString(text));
+  const line = length > input.limits.outputBytes ? undefined : context.getString(text);
   // one more for the line itself, so that endless empty lines run into the limit too
-  state.outputBytes += bytes + 1;
-  if (state.outputBytes > input.limits.outputBytes) {
+  state.outputBytes += (line === undefined ? length : Buffer.byteLength(line)) + 1;
+  if (line === undefined || state.outputBytes > input.limits.outputBytes) {
     state.stop ??= {
       ok: false,
       limit: 'output',
@@ -183,7 +192,7 @@ function log(context: QuickJSContext, state: RunState, input: RunInput, text: Qu
     };
     throw new Error('the output limit is reached');
   }
-  state.logs.push(context.getString(text));
+  state.logs.push(line);
 }
 
 /**

@@ -57,6 +57,12 @@ export function wrapUserCode(code: string): string {
 }
 
 /**
+ * The most UTF-16 code units of a thrown error's name, message and stack that cross to the host:
+ * a thrown string of the whole memory limit is not copied out (the host cuts messages shorter).
+ */
+const MAX_DESCRIBED_CHARS = 8_000;
+
+/**
  * The prelude: a function expression taking the host functions `hostCall(name, argsJson)` (a
  * promise of the outcome's JSON), `hostLog(text)` and `hostBlocked(name)`. It installs `callTool`,
  * `console` and the blocked-global getters (all non-configurable, so the code cannot swap them
@@ -75,6 +81,10 @@ export const PRELUDE_SOURCE = `(function (hostCall, hostLog, hostBlocked) {
   const StringOf = String;
   const define = Object.defineProperty;
   const freeze = Object.freeze;
+  const apply = Reflect.apply;
+  const sliceString = String.prototype.slice;
+  // cut with the captured slice: the code may have replaced String.prototype.slice by now
+  const cut = (text, chars) => (text.length > chars ? apply(sliceString, text, [0, chars]) : text);
   const constant = (value) => ({ value, writable: false, enumerable: false, configurable: false });
 
   const callTool = async function callTool(name, args) {
@@ -101,7 +111,12 @@ export const PRELUDE_SOURCE = `(function (hostCall, hostLog, hostBlocked) {
       try { return StringOf(value); } catch { return '[unprintable]'; }
     }
   };
-  const log = (...values) => { hostLog(values.map(show).join(' ')); };
+  // built with + on strings only: the code may have replaced Array.prototype.map and join
+  const log = (...values) => {
+    let line = '';
+    for (let index = 0; index < values.length; index += 1) line += (index === 0 ? '' : ' ') + show(values[index]);
+    hostLog(line);
+  };
   define(globalThis, 'console', constant(freeze({ log, info: log, warn: log, error: log, debug: log })));
 
   for (const name of ${JSON.stringify(BLOCKED_GLOBALS)}) {
@@ -129,9 +144,11 @@ export const PRELUDE_SOURCE = `(function (hostCall, hostLog, hostBlocked) {
   const describe = (error) => {
     try {
       if (error instanceof ErrorClass) {
-        return stringify({ name: StringOf(error.name), message: StringOf(error.message), stack: StringOf(error.stack ?? '') });
+        const name = cut(StringOf(error.name), ${MAX_DESCRIBED_CHARS});
+        const message = cut(StringOf(error.message), ${MAX_DESCRIBED_CHARS});
+        return stringify({ name, message, stack: cut(StringOf(error.stack ?? ''), ${MAX_DESCRIBED_CHARS}) });
       }
-      return stringify({ name: '', message: 'the code threw a value that is not an Error: ' + show(error), stack: '' });
+      return stringify({ name: '', message: 'the code threw a value that is not an Error: ' + cut(show(error), ${MAX_DESCRIBED_CHARS}), stack: '' });
     } catch {
       return '{"name":"","message":"the code threw a value that cannot be read","stack":""}';
     }

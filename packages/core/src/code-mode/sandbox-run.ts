@@ -10,10 +10,11 @@ import { setMaxListeners } from 'node:events';
 import { Scope } from 'quickjs-emscripten';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 
-import { blocked, parseDescribedError, thrownOutcome, UNREADABLE_ERROR } from './sandbox-errors.js';
+import { blocked, memoryLimitEnd, parseDescribedError, thrownOutcome, UNREADABLE_ERROR } from './sandbox-errors.js';
 import { installHostFunctions, stringLength } from './sandbox-host.js';
 import type { RunState } from './sandbox-host.js';
 import { CODE_FILENAME, wrapUserCode } from './sandbox-prelude.js';
+import type { BoundedModule } from './sandbox-memory.js';
 import type { InnerCall, SandboxEnd, SandboxLimits, SandboxOutcome } from './sandbox.js';
 
 /** What one run is given. */
@@ -32,8 +33,19 @@ export interface RunInput {
  */
 const MAX_STACK_BYTES = 256 * 1024;
 
-/** Memory granted beyond the limit to read a thrown error, so that an exhausted run can still say why. */
+/**
+ * Memory kept aside to read a thrown error, so that an exhausted run can still say why: QuickJS's
+ * counter is raised by this much, and a block this large, allocated before the code runs and
+ * held by the host alone, is freed for it (the module's memory cannot grow past its maximum).
+ */
 const DESCRIBE_HEADROOM_BYTES = 1024 * 1024;
+
+/**
+ * The deepest nesting of arrays and objects a return value may have: the server and its clients
+ * copy and walk the value with recursive code (JSON, validation, redaction) whose stack a few
+ * thousand levels exhaust.
+ */
+export const MAX_OUTPUT_DEPTH = 100;
 
 /** The handles a run works with, owned by its scope. */
 interface Session {
@@ -43,6 +55,10 @@ interface Session {
   readonly input: RunInput;
   readonly scope: Scope;
   readonly describe: QuickJSHandle;
+  /** The block of {@link DESCRIBE_HEADROOM_BYTES} freed before a thrown error is read. */
+  readonly reserve: QuickJSHandle;
+  /** Whether the module's memory could not grow since the run started. */
+  readonly memoryExhausted: () => boolean;
 }
 
 /**
@@ -110,16 +126,16 @@ function newRuntime(module: QuickJSWASMModule, state: RunState, input: RunInput)
 /**
  * Runs `input.code` in a fresh runtime of `module` and disposes the runtime afterwards.
  *
- * @param module - the loaded QuickJS module.
+ * @param bounded - the loaded QuickJS module.
  * @param input - the code, the host side of `callTool`, the limits and the host's abort signal.
  * @returns how the run ended, with what it logged.
  * @throws the signal's reason when `input.signal` aborts first.
  * @throws {@link SandboxModuleFailure} when the module failed; it must not be used again.
  */
-export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): Promise<SandboxOutcome> {
+export async function runInSandbox(bounded: BoundedModule, input: RunInput): Promise<SandboxOutcome> {
   input.signal.throwIfAborted();
   const state = newRunState(input);
-  const runtime = newRuntime(module, state, input);
+  const runtime = newRuntime(bounded.module, state, input);
   const context = runtime.newContext();
   const scope = new Scope();
   const wakeUp = (): void => {
@@ -137,7 +153,7 @@ export async function runInSandbox(module: QuickJSWASMModule, input: RunInput): 
   let outcome: SandboxOutcome;
   try {
     runtime.setMemoryLimit(input.limits.memoryBytes);
-    outcome = { ...(await execute(runtime, context, state, input, scope)), logs: state.logs };
+    outcome = { ...(await execute(bounded, runtime, context, state, input, scope)), logs: state.logs };
   } catch (error) {
     // a failed module is abandoned with its runtime, not disposed
     if (isModuleFailure(error)) {
@@ -177,12 +193,14 @@ function disposeRun(state: RunState, scope: Scope, context: QuickJSContext, runt
 
 /** Installs the prelude, compiles the code, starts it and follows it to its end. */
 async function execute(
+  bounded: BoundedModule,
   runtime: QuickJSRuntime,
   context: QuickJSContext,
   state: RunState,
   input: RunInput,
   scope: Scope,
 ): Promise<SandboxEnd> {
+  const reserve = scope.manage(context.newArrayBuffer(new ArrayBuffer(DESCRIBE_HEADROOM_BYTES)));
   const installed = installHostFunctions(context, state, input, scope);
   if (installed === undefined)
     return (
@@ -192,7 +210,18 @@ async function execute(
         detail: `the ${input.limits.memoryBytes}-byte memory limit is too small for the sandbox to start`,
       }
     );
-  const session: Session = { runtime, context, state, input, scope, describe: installed.describe };
+  const failedBefore = bounded.failedGrows();
+  const memoryExhausted = (): boolean => bounded.failedGrows() > failedBefore;
+  const session: Session = {
+    runtime,
+    context,
+    state,
+    input,
+    scope,
+    describe: installed.describe,
+    reserve,
+    memoryExhausted,
+  };
   const compiled = context.evalCode(wrapUserCode(input.code), CODE_FILENAME);
   if (compiled.error !== undefined) return thrownEnd(session, scope.manage(compiled.error), 'compile');
   const fn = scope.manage(compiled.value);
@@ -268,15 +297,24 @@ function thrownEnd(session: Session, error: QuickJSHandle, phase: 'compile' | 'r
   const ended = limitEnd(state, input);
   if (ended !== undefined) return ended;
   runtime.setMemoryLimit(input.limits.memoryBytes + DESCRIBE_HEADROOM_BYTES);
+  if (session.reserve.alive) session.reserve.dispose();
   const described = context.callFunction(session.describe, context.undefined, error);
+  let outcome: SandboxEnd;
   if (described.error !== undefined) {
     described.error.dispose();
     // reading the value may itself have run into a limit (a Proxy whose traps loop, say)
-    return limitEnd(state, input) ?? thrownOutcome(UNREADABLE_ERROR, phase, input.code, input.limits);
+    outcome = limitEnd(state, input) ?? thrownOutcome(UNREADABLE_ERROR, phase, input.code, input.limits);
+  } else {
+    const json = context.typeof(described.value) === 'string' ? context.getString(described.value) : '';
+    described.value.dispose();
+    outcome = thrownOutcome(parseDescribedError(json), phase, input.code, input.limits);
   }
-  const json = context.typeof(described.value) === 'string' ? context.getString(described.value) : '';
-  described.value.dispose();
-  return thrownOutcome(parseDescribedError(json), phase, input.code, input.limits);
+  // QuickJS throws null when it cannot even allocate its out-of-memory error: a growth the memory
+  // refused during the run tells that apart from the code's own throw (code that caught running
+  // out of memory and then threw something else is reported as the memory limit too)
+  return 'error' in outcome && outcome.error === 'runtime' && session.memoryExhausted()
+    ? memoryLimitEnd(input.limits)
+    : outcome;
 }
 
 /** The end for the runner's result (the JSON of the code's value), within the output limit. */
@@ -295,5 +333,32 @@ function readValue(session: Session, value: QuickJSHandle): SandboxEnd {
   const json = context.getString(value);
   const bytes = Buffer.byteLength(json);
   if (bytes > budget) return over(String(bytes));
+  if (nestsDeeperThan(json, MAX_OUTPUT_DEPTH))
+    return {
+      ok: false,
+      error: 'runtime',
+      message: `the return value nests arrays and objects more than ${MAX_OUTPUT_DEPTH} levels deep, more than the output allows`,
+    };
   return { ok: true, value: JSON.parse(json) as unknown };
+}
+
+/**
+ * Whether the arrays and objects of a JSON text nest deeper than `limit`, read in one pass
+ * without recursion (brackets inside strings do not count).
+ */
+function nestsDeeperThan(json: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < json.length; index += 1) {
+    const char = json.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index += 1;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (char === 0x5d || char === 0x7d) depth -= 1;
+  }
+  return false;
 }

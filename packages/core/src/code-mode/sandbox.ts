@@ -5,16 +5,21 @@
  *
  * @packageDocumentation
  */
-import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
-
 import { STACK_EXHAUSTED } from './sandbox-errors.js';
+import { loadBoundedModule } from './sandbox-memory.js';
+import type { BoundedModule } from './sandbox-memory.js';
 import { runInSandbox, SandboxModuleFailure } from './sandbox-run.js';
+
+export { SANDBOX_BASE_MEMORY_BYTES } from './sandbox-memory.js';
 
 /** The limits of one run; every one is enforced, none is optional. */
 export interface SandboxLimits {
   /** Milliseconds from the start of the run to its end, time awaiting inner calls included. */
   readonly wallTimeMs: number;
-  /** Bytes the interpreter may allocate (heap and stack together). */
+  /**
+   * Bytes the interpreter may allocate (heap and stack together): the module's WebAssembly
+   * memory never grows past its {@link SANDBOX_BASE_MEMORY_BYTES} start plus this.
+   */
   readonly memoryBytes: number;
   /** UTF-8 bytes of the return value's JSON plus everything the code logs with `console` (one more per line). */
   readonly outputBytes: number;
@@ -92,35 +97,44 @@ export interface Sandbox {
   run(code: string, callTool: InnerCall, limits: SandboxLimits, signal: AbortSignal): Promise<SandboxOutcome>;
   /**
    * The size of the WebAssembly memory the runs share, in bytes: it grows to the largest
-   * concurrent demand and never shrinks; for monitoring and tests.
+   * concurrent demand, at most {@link SANDBOX_BASE_MEMORY_BYTES} plus the memory limit, and never
+   * shrinks (so the owner of a sandbox whose memory grew may discard it after a run).
    */
   memoryBytes(): number;
 }
 
 /**
- * Loads the QuickJS WebAssembly module (a few milliseconds; once per server) and answers a
- * {@link Sandbox} that runs code in it. Runs are independent: each gets its own runtime, so
- * several can be in flight at once.
+ * Loads the QuickJS WebAssembly module (a few milliseconds) and answers a {@link Sandbox} that
+ * runs code in it. Runs are independent: each gets its own runtime, so several can be in flight
+ * at once; they share the module's memory, whose maximum is set by the memory limit (a run with
+ * another limit than the module's loads a module of its own, used by the runs after it).
  *
  * @returns the sandbox.
  * @throws when the WebAssembly module cannot be loaded.
  */
 export async function createSandbox(): Promise<Sandbox> {
-  let module = await newQuickJSWASMModule(RELEASE_SYNC);
+  const loaded: { current: BoundedModule } = {
+    current: await loadBoundedModule(DEFAULT_SANDBOX_LIMITS.memoryBytes),
+  };
+  // the memory's maximum is set by the limit: a run with another limit needs a module of its own
+  const moduleFor = async (memoryBytes: number): Promise<BoundedModule> => {
+    if (loaded.current.memoryBytes !== memoryBytes) loaded.current = await loadBoundedModule(memoryBytes);
+    return loaded.current;
+  };
   return {
     run: async (code, callTool, limits, signal) => {
       try {
-        return await runInSandbox(module, { code, callTool, limits, signal });
+        return await runInSandbox(await moduleFor(limits.memoryBytes), { code, callTool, limits, signal });
       } catch (error) {
         if (!(error instanceof SandboxModuleFailure)) throw error;
         // a failed module's memory is not trusted again: runs after this one get a fresh module
-        module = await newQuickJSWASMModule(RELEASE_SYNC);
+        loaded.current = await loadBoundedModule(limits.memoryBytes);
         // the run had ended before freeing it failed the module: its end stands
         if (error.settled === undefined) return { ok: false, limit: 'memory', detail: STACK_EXHAUSTED, logs: [] };
         if ('thrown' in error.settled) throw error.settled.thrown;
         return error.settled.outcome;
       }
     },
-    memoryBytes: () => (module.getWasmMemory() as unknown as { readonly buffer: ArrayBufferLike }).buffer.byteLength,
+    memoryBytes: () => loaded.current.sizeBytes(),
   };
 }
