@@ -27,7 +27,11 @@ function holdingCalls(): {
     call: (name) => {
       started.push(name);
       for (const wake of waiters.splice(0)) wake();
-      return new Promise((resolve) => held.set(name, () => resolve({ value: name })));
+      return new Promise((resolve) => {
+        held.set(name, () => {
+          resolve({ value: name });
+        });
+      });
     },
     release: (name) => held.get(name)?.(),
     // woken by each start, so it waits for the queue and never for a timer

@@ -28,14 +28,14 @@ interface Result {
 interface Events {
   readonly seen: string[];
   /** Answers every `hold` call waiting. */
-  releaseAll(): void;
+  readonly releaseAll: () => void;
   /** Answers the oldest `hold` call waiting. */
-  releaseOne(): void;
+  readonly releaseOne: () => void;
   /** Resolves once `check` holds, re-checked at each event (never on a timer). */
-  until(check: () => boolean): Promise<void>;
+  readonly until: (check: () => boolean) => Promise<void>;
 }
 
-function createEvents(): Events & { hold: EnvelopeTool; mark: EnvelopeTool; wake(): void } {
+function createEvents(): Events & { hold: EnvelopeTool; mark: EnvelopeTool; wake: () => void } {
   const seen: string[] = [];
   const held: (() => void)[] = [];
   const waiters: (() => void)[] = [];
