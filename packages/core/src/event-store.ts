@@ -35,6 +35,8 @@ export type EventIdStatus = 'kept' | 'evicted' | 'unknown';
 
 /** One session's view of an endpoint's event store: the SDK transport's `eventStore`, and more. */
 export interface SessionEventStore extends EventStore {
+  /** The stream of a kept event of this session (`undefined`: unknown here, or events after it evicted). */
+  getStreamIdForEventId(eventId: string): Promise<string | undefined>;
   /** Whether `eventId` is an event of this session still kept, one evicted by the bounds, or unknown here. */
   status(eventId: string): EventIdStatus;
   /** Forgets every event of this session (when it closes). */

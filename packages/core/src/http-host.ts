@@ -304,54 +304,69 @@ function clientCounts(): { add(client: string): void; remove(client: string): vo
   };
 }
 
+/** Where a session's lifecycle is recorded: the initialized sessions, the ones opening, the per-client counts. */
+interface SessionRegistry {
+  readonly sessions: Map<string, Session>;
+  readonly pending: Set<Session>;
+  readonly perClient: ReturnType<typeof clientCounts>;
+}
+
+/** A new session from `client`, counted under its cap, its transport with this session's view of the event store. */
+function newSession(
+  host: HttpHostServer,
+  transportClass: typeof NodeStreamableHTTPServerTransport,
+  eventStore: EndpointEventStore,
+  registry: SessionRegistry,
+  client: string,
+): Session {
+  const { sessions, pending, perClient } = registry;
+  const events = eventStore.forSession();
+  perClient.add(client);
+  let counted = true;
+  const forget = (): void => {
+    if (!counted) return;
+    counted = false;
+    perClient.remove(client);
+    events.release();
+  };
+  const session: Session = {
+    events,
+    client,
+    forget,
+    transport: new transportClass({
+      sessionIdGenerator: randomUUID,
+      eventStore: events,
+      // tells a client that lost an SSE stream when to reconnect with Last-Event-ID
+      retryInterval: 1000,
+      onsessioninitialized: (id) => {
+        sessions.set(id, session);
+        pending.delete(session);
+      },
+    }),
+    server: host.createSdkServer('legacy'),
+    active: 0,
+    idleTimer: undefined,
+  };
+  session.transport.onclose = () => {
+    clearTimeout(session.idleTimer);
+    forget();
+    const id = session.transport.sessionId;
+    pending.delete(session);
+    if (id === undefined || !sessions.delete(id)) return;
+    host.sessionClosed?.(id);
+  };
+  return session;
+}
+
 function createSessionPool(
   host: HttpHostServer,
   transportClass: typeof NodeStreamableHTTPServerTransport,
   eventStore: EndpointEventStore,
   limits: PoolLimits,
 ): SessionPool {
-  const sessions = new Map<string, Session>();
-  const pending = new Set<Session>();
-  const perClient = clientCounts();
+  const registry: SessionRegistry = { sessions: new Map(), pending: new Set(), perClient: clientCounts() };
+  const { sessions, pending, perClient } = registry;
   const { track, expireWhenIdle } = sessionActivity(limits.idleTimeout, (id) => sessions.has(id));
-  const newSession = (client: string): Session => {
-    const events = eventStore.forSession();
-    perClient.add(client);
-    let counted = true;
-    const forget = (): void => {
-      if (!counted) return;
-      counted = false;
-      perClient.remove(client);
-      events.release();
-    };
-    const session: Session = {
-      events,
-      client,
-      forget,
-      transport: new transportClass({
-        sessionIdGenerator: randomUUID,
-        eventStore: events,
-        // tells a client that lost an SSE stream when to reconnect with Last-Event-ID
-        retryInterval: 1000,
-        onsessioninitialized: (id) => {
-          sessions.set(id, session);
-          pending.delete(session);
-        },
-      }),
-      server: host.createSdkServer('legacy'),
-      active: 0,
-      idleTimer: undefined,
-    };
-    session.transport.onclose = () => {
-      clearTimeout(session.idleTimer);
-      forget();
-      const id = session.transport.sessionId;
-      pending.delete(session);
-      if (id === undefined || !sessions.delete(id)) return;
-      host.sessionClosed?.(id);
-    };
-    return session;
-  };
   return {
     get size() {
       return sessions.size;
@@ -362,7 +377,7 @@ function createSessionPool(
       return perClient.of(client) >= limits.maxSessionsPerClient ? 'client' : undefined;
     },
     open: async (request, response, body, client) => {
-      const session = newSession(client);
+      const session = newSession(host, transportClass, eventStore, registry, client);
       pending.add(session);
       track(session, request, response);
       try {

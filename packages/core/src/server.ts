@@ -455,15 +455,17 @@ const LOG_LEVELS: readonly LoggingLevel[] = [
   'emergency',
 ];
 
-/** A file path in a log text (`/srv/app/x.js:10:5`, `file:///...`, `C:\\app\\x.js`), not a URL's path. */
-const FILE_PATH = /file:\/\/[^\s'"()<>]+|(?<![\w:/.])(?:\/|[A-Za-z]:\\)[^\s'"()<>]*[/\\][^\s'"()<>]*/g;
+/** A file path in a log text (`/srv/app/x.js:10:5`, `file:///...`, `C:\\app\\x.js`), not a URL's path; a new one per use, since it is global. */
+function filePaths(): RegExp {
+  return /file:\/\/[^\s'"()<>]+|(?<![\w:/.])(?:\/|[A-Za-z]:\\)[^\s'"()<>]*[/\\][^\s'"()<>]*/g;
+}
 
 /**
  * A log line's details as a client may read them: no `stack` at any depth and no file path,
  * which tell the server's layout and code to whoever set a log level.
  */
 function clientSafe(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(FILE_PATH, '<path>');
+  if (typeof value === 'string') return value.replace(filePaths(), '<path>');
   if (Array.isArray(value)) return value.map(clientSafe);
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(

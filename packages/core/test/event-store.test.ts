@@ -17,7 +17,7 @@ async function replayed(
   const sent: string[] = [];
   await store.replayEventsAfter(after, {
     send: (_id, message) => {
-      sent.push(String((message as { params: { text: string } }).params.text));
+      sent.push((message as unknown as { params: { text: string } }).params.text);
       return Promise.resolve();
     },
   });

@@ -240,8 +240,19 @@ describe('work nobody waits for stops', () => {
       inputSchema: { type: 'object' },
       handler: async (_args, context) => {
         started.shift()?.();
-        context.signal.addEventListener('abort', () => aborted.push('aborted'), { once: true });
-        await Promise.race([gate, new Promise((resolve) => context.signal.addEventListener('abort', resolve))]);
+        context.signal.addEventListener(
+          'abort',
+          () => {
+            aborted.push('aborted');
+          },
+          { once: true },
+        );
+        await Promise.race([
+          gate,
+          new Promise((resolve) => {
+            context.signal.addEventListener('abort', resolve);
+          }),
+        ]);
         context.signal.throwIfAborted();
         const response = await context.fetch(upstream.url, { timeoutMs: 5000 });
         return response.status;
