@@ -4,9 +4,11 @@
  * connection cancels its calls, one client address cannot take every session, and an oversized
  * body gets HTTP 413 with a JSON-RPC error. Real SDK clients and raw sockets on 127.0.0.1.
  */
+import { spawn } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { LoggingMessageNotification } from '@modelcontextprotocol/client';
@@ -141,6 +143,52 @@ describe('the event store is bounded in bytes', () => {
     expect(deleted.status).toBe(200);
     expect(handle.eventStoreBytes).toBe(0);
   });
+});
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIG_SERVER = fileURLToPath(new URL('./fixtures/http-big-server.ts', import.meta.url));
+
+describe('a server process under a burst of large answers', () => {
+  it('survives 60 answers of 1 MiB on a 64 MiB heap with an 8 MiB event store', async () => {
+    const child = spawn(process.execPath, ['--max-old-space-size=64', '--import', 'tsx', BIG_SERVER], {
+      cwd: PACKAGE_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', EVENT_STORE_BYTES: String(8 * MIB) },
+    });
+    const exited = new Promise<string>((resolve) => {
+      child.on('exit', (code, signal) => {
+        resolve(`exit ${String(code)} ${String(signal)}`);
+      });
+    });
+    cleanups.push(async () => {
+      child.kill();
+      await exited;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        resolve(chunk.toString('utf8').trim());
+      });
+      void exited.then((how) => {
+        reject(new Error(how));
+      });
+    });
+    const handle = { url: new URL(url) } as StreamableHttpHandle;
+    const session = await openSession(handle);
+    let answered = 0;
+    try {
+      for (let call = 1; call <= 60; call += 1) {
+        const answer = await post(
+          handle,
+          { jsonrpc: '2.0', id: call, method: 'tools/call', params: { name: 'big_answer', arguments: { bytes: MIB } } },
+          session,
+        );
+        if ((await answer.text()).length > MIB) answered += 1;
+      }
+    } catch {
+      // the server died: the count says how far it got
+    }
+    expect(answered).toBe(60);
+    expect(child.exitCode).toBeNull();
+  }, 120_000);
 });
 
 describe('a session sees only its own', () => {
