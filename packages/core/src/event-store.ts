@@ -61,7 +61,16 @@ interface StreamRecord {
   /** The highest sequence number evicted so far (0: none). */
   evictedThrough: number;
   sequence: number;
+  /** Called when eviction leaves the stream without events: its session forgets it (see {@link RETIRED_STREAMS}). */
+  readonly emptied: (stream: StreamRecord) => void;
 }
+
+/**
+ * Streams a session remembers after eviction emptied them, so that a `Last-Event-ID` of theirs
+ * still reads `evicted`; older ones read `unknown`. Bounded, since a session opens a stream per
+ * request and would otherwise keep a record of each forever.
+ */
+const RETIRED_STREAMS = 64;
 
 interface StoredEvent {
   readonly stream: StreamRecord;
@@ -116,6 +125,12 @@ export function createEventStore(bounds: EventStoreBounds = {}): EndpointEventSt
     stream.evictedThrough = oldest.sequence;
     held.bytes -= oldest.bytes;
     all.delete(oldest);
+    if (stream.head >= stream.events.length) {
+      stream.events.length = 0;
+      stream.head = 0;
+      stream.emptied(stream);
+      return;
+    }
     // compact now and then, so that a long stream does not keep an array of holes
     if (stream.head > 1024 && stream.head * 2 > stream.events.length) {
       stream.events.splice(0, stream.head);
@@ -158,12 +173,19 @@ function sessionView(
 ): SessionEventStore {
   const byStream = new Map<string, StreamRecord>();
   const byToken = new Map<string, StreamRecord>();
+  const retired = new Map<string, StreamRecord>();
+  const emptied = (stream: StreamRecord): void => {
+    if (byStream.get(stream.streamId) === stream) byStream.delete(stream.streamId);
+    byToken.delete(stream.token);
+    retired.set(stream.token, stream);
+    if (retired.size > RETIRED_STREAMS) retired.delete(retired.keys().next().value ?? stream.token);
+  };
   const streamOf = (streamId: string): StreamRecord => {
     let stream = byStream.get(streamId);
     if (stream === undefined) {
       // 128 random bits: an event id of one stream tells nothing about another's
       const token = randomBytes(16).toString('base64url');
-      stream = { streamId, token, events: [], head: 0, bytes: 0, evictedThrough: 0, sequence: 0 };
+      stream = { streamId, token, events: [], head: 0, bytes: 0, evictedThrough: 0, sequence: 0, emptied };
       byStream.set(streamId, stream);
       byToken.set(token, stream);
     }
@@ -171,7 +193,7 @@ function sessionView(
   };
   const find = (eventId: string): { stream: StreamRecord; sequence: number } | undefined => {
     const parsed = parseEventId(eventId);
-    const stream = parsed === undefined ? undefined : byToken.get(parsed.token);
+    const stream = parsed === undefined ? undefined : (byToken.get(parsed.token) ?? retired.get(parsed.token));
     if (parsed === undefined || stream === undefined || parsed.sequence > stream.sequence) return undefined;
     return { stream, sequence: parsed.sequence };
   };
@@ -199,9 +221,10 @@ function sessionView(
       return stream.streamId;
     },
     release: () => {
-      for (const stream of byStream.values()) while (stream.head < stream.events.length) evictHead(stream);
+      for (const stream of [...byStream.values()]) while (stream.head < stream.events.length) evictHead(stream);
       byStream.clear();
       byToken.clear();
+      retired.clear();
     },
   };
 }

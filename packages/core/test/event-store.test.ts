@@ -25,16 +25,16 @@ async function replayed(
 }
 
 describe('createEventStore', () => {
-  it('holds at most maxTotalBytes through 100,000 tiny events, counting each one’s overhead', async () => {
-    const endpoint = createEventStore({ maxTotalBytes: 1024 * 1024 });
+  it('holds at most maxTotalBytes through 30,000 tiny events, counting each one’s overhead', async () => {
+    const endpoint = createEventStore({ maxTotalBytes: 256 * 1024 });
     const session = endpoint.forSession();
     let last = '';
-    for (let index = 0; index < 100_000; index += 1) {
+    for (let index = 0; index < 30_000; index += 1) {
       last = await session.storeEvent('s', {} as JSONRPCMessage);
-      expect(endpoint.bytesHeld).toBeLessThanOrEqual(1024 * 1024);
+      expect(endpoint.bytesHeld).toBeLessThanOrEqual(256 * 1024);
     }
-    // 2 bytes of JSON each: without the overhead, all 100,000 would be counted as 200 KB and kept
-    expect(endpoint.bytesHeld).toBeGreaterThan(1024 * 1024 - (EVENT_OVERHEAD_BYTES + 2));
+    // 2 bytes of JSON each: without the overhead, all 30,000 would be counted as 60 KB and kept
+    expect(endpoint.bytesHeld).toBeGreaterThan(256 * 1024 - (EVENT_OVERHEAD_BYTES + 2));
     expect(session.status(last)).toBe('kept');
   });
 
@@ -79,5 +79,25 @@ describe('createEventStore', () => {
   it('refuses bounds that are not whole numbers of bytes', () => {
     expect(() => createEventStore({ maxTotalBytes: 0 })).toThrow(RangeError);
     expect(() => createEventStore({ maxStreamBytes: Number.NaN })).toThrow(/maxStreamBytes must be a whole number/);
+  });
+});
+
+describe('createEventStore: one stream per request', () => {
+  it('keeps no record of the streams eviction emptied but the last 64, which still read evicted', async () => {
+    const endpoint = createEventStore({ maxTotalBytes: 64 * 1024 });
+    const session = endpoint.forSession();
+    const firsts: string[] = [];
+    // 20,000 requests, each its own stream with a priming event and an answer
+    for (let request = 0; request < 20_000; request += 1) {
+      firsts.push(await session.storeEvent(`stream-${request}`, {} as JSONRPCMessage));
+      await session.storeEvent(`stream-${request}`, note('answer'));
+    }
+    expect(endpoint.bytesHeld).toBeLessThanOrEqual(64 * 1024);
+    // kept, retired (evicted), and forgotten (unknown), oldest last
+    expect(session.status(firsts[19_999] ?? '')).toBe('kept');
+    const statuses = firsts.map((id) => session.status(id));
+    expect(statuses.filter((status) => status === 'kept').length).toBeLessThan(200);
+    expect(statuses.filter((status) => status === 'evicted')).toHaveLength(64);
+    expect(statuses[0]).toBe('unknown');
   });
 });
