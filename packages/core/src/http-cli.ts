@@ -1,6 +1,7 @@
 /**
  * The Streamable HTTP options of a server's command line (`--http`, `--host`, `--allowed-origins`,
- * `--max-sessions`, `--session-idle-timeout`, `--shutdown-grace`), shared by every CLI of the
+ * `--max-sessions`, `--max-sessions-per-client`, `--event-store-stream-bytes`, `--event-store-bytes`,
+ * `--session-idle-timeout`, `--shutdown-grace`), shared by every CLI of the
  * family so that each server reads them the same way.
  *
  * @packageDocumentation
@@ -8,8 +9,10 @@
 import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 
+import { DEFAULT_EVENT_STORE_STREAM_BYTES, DEFAULT_EVENT_STORE_TOTAL_BYTES } from './event-store.js';
 import {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_CLIENT,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
   parseAllowedOrigins,
@@ -23,6 +26,12 @@ export interface StreamableHttpCliOptions {
   readonly host: string;
   readonly allowedOrigins?: string[];
   readonly maxSessions: number;
+  /** `--max-sessions-per-client`: sessions open at once from one client address. */
+  readonly maxSessionsPerClient: number;
+  /** `--event-store-stream-bytes`: bytes of SSE events kept for one stream. */
+  readonly eventStoreStreamBytes: number;
+  /** `--event-store-bytes`: bytes of SSE events kept over every session. */
+  readonly eventStoreBytes: number;
   /** Seconds. */
   readonly sessionIdleTimeout: number;
   /** Seconds. */
@@ -75,6 +84,24 @@ export function addStreamableHttpOptions(command: Command): Command {
     )
     .option('--max-sessions <n>', 'with --http: the most sessions open at once', parseCount, DEFAULT_MAX_SESSIONS)
     .option(
+      '--max-sessions-per-client <n>',
+      'with --http: the most sessions open at once from one client address (behind a proxy, raise it to --max-sessions)',
+      parseCount,
+      DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    )
+    .option(
+      '--event-store-stream-bytes <n>',
+      'with --http: bytes of SSE events kept for resuming one stream',
+      parseCount,
+      DEFAULT_EVENT_STORE_STREAM_BYTES,
+    )
+    .option(
+      '--event-store-bytes <n>',
+      'with --http: bytes of SSE events kept for resuming, over every session',
+      parseCount,
+      DEFAULT_EVENT_STORE_TOTAL_BYTES,
+    )
+    .option(
       '--session-idle-timeout <seconds>',
       'with --http: close a session after this long without a request',
       parseSeconds,
@@ -102,6 +129,9 @@ export function streamableHttpOptionsFrom(
     host: options.host,
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     maxSessions: options.maxSessions,
+    maxSessionsPerClient: options.maxSessionsPerClient,
+    eventStoreMaxStreamBytes: options.eventStoreStreamBytes,
+    eventStoreMaxTotalBytes: options.eventStoreBytes,
     sessionIdleTimeoutMs: options.sessionIdleTimeout * 1000,
   };
 }

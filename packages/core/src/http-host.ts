@@ -17,9 +17,10 @@ import type {
   NodeStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/node';
 import { SUPPORTED_PROTOCOL_VERSIONS as supportedProtocolVersions } from '@modelcontextprotocol/server';
-import type { EventStore, Server as LowLevelServer } from '@modelcontextprotocol/server';
+import type { Server as LowLevelServer } from '@modelcontextprotocol/server';
 
 import { createEventStore } from './event-store.js';
+import type { EndpointEventStore, SessionEventStore } from './event-store.js';
 import { checkParamHeaders, HEADER_MISMATCH_CODE, paramHeaderDeclarations } from './param-headers.js';
 
 import type { InFlightCalls } from './in-flight.js';
@@ -57,10 +58,31 @@ export interface StreamableHttpOptions {
    * open notification stream (GET) does not count as activity.
    */
   readonly sessionIdleTimeoutMs?: number;
+  /**
+   * At most this many open sessions per client address (default `DEFAULT_MAX_SESSIONS_PER_CLIENT`),
+   * so that one client cannot take every session; past it, a new session from that address gets
+   * HTTP 429. Behind a reverse proxy every client has the proxy's address: raise it to `maxSessions`.
+   */
+  readonly maxSessionsPerClient?: number;
+  /**
+   * Bytes of SSE events kept for one resumable stream (default `DEFAULT_EVENT_STORE_STREAM_BYTES`,
+   * 16 MiB), counted as the UTF-8 JSON of each message; the oldest go first.
+   */
+  readonly eventStoreMaxStreamBytes?: number;
+  /**
+   * Bytes of SSE events kept over every session (default `DEFAULT_EVENT_STORE_TOTAL_BYTES`, 128 MiB);
+   * the endpoint's oldest events go first. A client whose `Last-Event-ID` is followed by an
+   * evicted event gets HTTP 410 instead of a replay with a gap.
+   */
+  readonly eventStoreMaxTotalBytes?: number;
 }
 
 /** Default {@link StreamableHttpOptions.maxSessions}: about 40 MB of session state at most. */
 export const DEFAULT_MAX_SESSIONS = 1000;
+/** The SDK's request body limit (its `DEFAULT_MAX_REQUEST_BODY_SIZE`), in bytes: a longer body gets HTTP 413. */
+export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+/** Default {@link StreamableHttpOptions.maxSessionsPerClient}: a tenth of the default session cap. */
+export const DEFAULT_MAX_SESSIONS_PER_CLIENT = 100;
 /** Default {@link StreamableHttpOptions.sessionIdleTimeoutMs}: 30 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 /** Default grace period of {@link StreamableHttpHandle.shutdown}, in milliseconds. */
@@ -80,6 +102,8 @@ export interface StreamableHttpHandle {
   readonly httpServer: HttpServer;
   /** The number of open sessions. */
   readonly sessionCount: number;
+  /** Bytes of SSE events the resumability store holds now, over every session (at most `eventStoreMaxTotalBytes`). */
+  readonly eventStoreBytes: number;
   /** Closes every session and the listener at once; calls still running get no answer. */
   close(): Promise<void>;
   /**
@@ -143,6 +167,12 @@ function loopbackHosts(host: string, canonical: string, port: number): string[] 
 interface Session {
   readonly transport: NodeStreamableHTTPServerTransport;
   readonly server: LowLevelServer;
+  /** This session's view of the endpoint's event store. */
+  readonly events: SessionEventStore;
+  /** The client address the session was opened from (see {@link StreamableHttpOptions.maxSessionsPerClient}). */
+  readonly client: string;
+  /** Gives back the session's place under the per-client cap and its events; idempotent. */
+  readonly forget: () => void;
   /** Requests of this session in progress (a notification stream excluded). */
   active: number;
   idleTimer: NodeJS.Timeout | undefined;
@@ -155,10 +185,12 @@ function refuse(
   code: number,
   message: string,
   headers: Record<string, string> = {},
+  data?: Record<string, unknown>,
 ): void {
+  const error = data === undefined ? { code, message } : { code, message, data };
   response
     .writeHead(status, { 'content-type': 'application/json', ...headers })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+    .end(JSON.stringify({ jsonrpc: '2.0', error, id: null }));
 }
 
 function headerValue(request: IncomingMessage, name: string): string | undefined {
@@ -211,10 +243,10 @@ interface SessionPool {
   readonly size: number;
   /** The session with this id, or `undefined`. */
   get(id: string): Session | undefined;
-  /** Whether one more session may be opened. */
-  hasRoom(): boolean;
+  /** Which cap one more session from `client` would pass, or `undefined` when it may be opened. */
+  capReached(client: string): 'endpoint' | 'client' | undefined;
   /** Serves a request that opens a session (an `initialize`, its body parsed), keeping the session when it is initialized. */
-  open(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void>;
+  open(request: IncomingMessage, response: ServerResponse, body: unknown, client: string): Promise<void>;
   /** Counts a request of a session as activity until its response closes. */
   track(session: Session, request: IncomingMessage, response: ServerResponse): void;
   closeAll(): Promise<void>;
@@ -251,58 +283,114 @@ function sessionActivity(
   return { track, expireWhenIdle };
 }
 
+/** The caps of a session pool (see {@link StreamableHttpOptions}). */
+interface PoolLimits {
+  readonly maxSessions: number;
+  readonly maxSessionsPerClient: number;
+  readonly idleTimeout: number;
+}
+
+/** Sessions open (or opening) per client address. */
+function clientCounts(): { add(client: string): void; remove(client: string): void; of(client: string): number } {
+  const counts = new Map<string, number>();
+  return {
+    add: (client) => counts.set(client, (counts.get(client) ?? 0) + 1),
+    remove: (client) => {
+      const left = (counts.get(client) ?? 1) - 1;
+      if (left > 0) counts.set(client, left);
+      else counts.delete(client);
+    },
+    of: (client) => counts.get(client) ?? 0,
+  };
+}
+
+/** Where a session's lifecycle is recorded: the initialized sessions, the ones opening, the per-client counts. */
+interface SessionRegistry {
+  readonly sessions: Map<string, Session>;
+  readonly pending: Set<Session>;
+  readonly perClient: ReturnType<typeof clientCounts>;
+}
+
+/** A new session from `client`, counted under its cap, its transport with this session's view of the event store. */
+function newSession(
+  host: HttpHostServer,
+  transportClass: typeof NodeStreamableHTTPServerTransport,
+  eventStore: EndpointEventStore,
+  registry: SessionRegistry,
+  client: string,
+): Session {
+  const { sessions, pending, perClient } = registry;
+  const events = eventStore.forSession();
+  perClient.add(client);
+  let counted = true;
+  const forget = (): void => {
+    if (!counted) return;
+    counted = false;
+    perClient.remove(client);
+    events.release();
+  };
+  const session: Session = {
+    events,
+    client,
+    forget,
+    transport: new transportClass({
+      sessionIdGenerator: randomUUID,
+      eventStore: events,
+      // tells a client that lost an SSE stream when to reconnect with Last-Event-ID
+      retryInterval: 1000,
+      onsessioninitialized: (id) => {
+        sessions.set(id, session);
+        pending.delete(session);
+      },
+    }),
+    server: host.createSdkServer('legacy'),
+    active: 0,
+    idleTimer: undefined,
+  };
+  session.transport.onclose = () => {
+    clearTimeout(session.idleTimer);
+    forget();
+    const id = session.transport.sessionId;
+    pending.delete(session);
+    if (id === undefined || !sessions.delete(id)) return;
+    host.sessionClosed?.(id);
+  };
+  return session;
+}
+
 function createSessionPool(
   host: HttpHostServer,
   transportClass: typeof NodeStreamableHTTPServerTransport,
-  eventStore: EventStore,
-  maxSessions: number,
-  idleTimeout: number,
+  eventStore: EndpointEventStore,
+  limits: PoolLimits,
 ): SessionPool {
-  const sessions = new Map<string, Session>();
-  const pending = new Set<Session>();
-  const { track, expireWhenIdle } = sessionActivity(idleTimeout, (id) => sessions.has(id));
-  const newSession = (): Session => {
-    const session: Session = {
-      transport: new transportClass({
-        sessionIdGenerator: randomUUID,
-        eventStore,
-        // tells a client that lost an SSE stream when to reconnect with Last-Event-ID
-        retryInterval: 1000,
-        onsessioninitialized: (id) => {
-          sessions.set(id, session);
-          pending.delete(session);
-        },
-      }),
-      server: host.createSdkServer('legacy'),
-      active: 0,
-      idleTimer: undefined,
-    };
-    session.transport.onclose = () => {
-      clearTimeout(session.idleTimer);
-      const id = session.transport.sessionId;
-      pending.delete(session);
-      if (id === undefined || !sessions.delete(id)) return;
-      host.sessionClosed?.(id);
-    };
-    return session;
-  };
+  const registry: SessionRegistry = { sessions: new Map(), pending: new Set(), perClient: clientCounts() };
+  const { sessions, pending, perClient } = registry;
+  const { track, expireWhenIdle } = sessionActivity(limits.idleTimeout, (id) => sessions.has(id));
   return {
     get size() {
       return sessions.size;
     },
     get: (id) => sessions.get(id),
-    hasRoom: () => sessions.size + pending.size < maxSessions,
-    open: async (request, response, body) => {
-      const session = newSession();
+    capReached: (client) => {
+      if (sessions.size + pending.size >= limits.maxSessions) return 'endpoint';
+      return perClient.of(client) >= limits.maxSessionsPerClient ? 'client' : undefined;
+    },
+    open: async (request, response, body, client) => {
+      const session = newSession(host, transportClass, eventStore, registry, client);
       pending.add(session);
       track(session, request, response);
-      await session.server.connect(session.transport);
-      await session.transport.handleRequest(request, response, body);
-      if (session.transport.sessionId === undefined) {
-        pending.delete(session);
-        await session.server.close();
-      } else {
-        expireWhenIdle(session);
+      try {
+        await session.server.connect(session.transport);
+        await session.transport.handleRequest(request, response, body);
+      } finally {
+        if (session.transport.sessionId === undefined) {
+          pending.delete(session);
+          session.forget();
+          await session.server.close();
+        } else {
+          expireWhenIdle(session);
+        }
       }
     },
     track,
@@ -335,12 +423,27 @@ function accessFor(
   };
 }
 
+/** A request's era and body, as {@link EraRouting.classify} read them. */
+interface Classified {
+  readonly era: 'modern' | 'legacy';
+  readonly body: unknown;
+  readonly outcome: 'parsed' | 'invalid' | 'too-large';
+}
+
+/** The SDK's body-size refusal, told by its documented `name` and `status` (the class is not exported). */
+function isBodyTooLarge(error: unknown): boolean {
+  return (
+    error instanceof Error && error.name === 'RequestBodyTooLargeError' && 'status' in error && error.status === 413
+  );
+}
+
 /** How a request without a session is told apart and served (the SDK's pieces, loaded once). */
 interface EraRouting {
-  /** Reads the body and decides: `modern` (a 2026-07-28 request), else `legacy` with the parsed body. */
-  classify(
-    request: IncomingMessage,
-  ): Promise<{ readonly era: 'modern' | 'legacy'; readonly body: unknown; readonly parsed: boolean }>;
+  /**
+   * Reads the body and decides: `modern` (a 2026-07-28 request), else `legacy`, with the parsed
+   * body; `outcome` says whether the body was JSON, or over the SDK's size limit (then unread).
+   */
+  classify(request: IncomingMessage): Promise<Classified>;
   /** Serves a 2026-07-28 request on a fresh SDK server. */
   readonly modern: NodeMcpRequestHandler;
 }
@@ -354,17 +457,23 @@ async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close():
   const handler = createMcpHandler(() => host.createSdkServer('modern'), { legacy: 'reject' });
   return {
     classify: async (request) => {
-      const web = await toWebRequest(request as NodeIncomingMessageLike);
+      let web: Request;
+      try {
+        web = await toWebRequest(request as NodeIncomingMessageLike);
+      } catch (error) {
+        if (isBodyTooLarge(error)) return { era: 'legacy', body: undefined, outcome: 'too-large' };
+        throw error;
+      }
       const legacy = await isLegacyRequest(web);
       const text = request.method === 'POST' ? await web.text() : '';
       try {
         return {
           era: legacy ? 'legacy' : 'modern',
           body: text === '' ? undefined : (JSON.parse(text) as unknown),
-          parsed: true,
+          outcome: 'parsed',
         };
       } catch {
-        return { era: 'legacy', body: undefined, parsed: false };
+        return { era: 'legacy', body: undefined, outcome: 'invalid' };
       }
     },
     modern: toNodeHandler(handler),
@@ -425,6 +534,179 @@ function alignProtocolVersion(session: Session, request: IncomingMessage): void 
     if (request.rawHeaders[index]?.toLowerCase() === 'mcp-protocol-version') request.rawHeaders[index + 1] = negotiated;
 }
 
+/** Answers a body over the SDK's size limit: HTTP 413 and a JSON-RPC error saying the limit, whatever the era or session. */
+function refuseTooLarge(response: ServerResponse): void {
+  refuse(
+    response,
+    413,
+    -32000,
+    `Payload Too Large: the request body is over ${MAX_REQUEST_BODY_BYTES} bytes; send a smaller request`,
+    // the unread rest of the body would otherwise be taken for the next request
+    { connection: 'close' },
+    { limit_bytes: MAX_REQUEST_BODY_BYTES },
+  );
+}
+
+/** The JSON-RPC request ids in a parsed POST body (a message or a batch). */
+function requestIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+  return messages.flatMap((message) =>
+    isPlainObject(message) &&
+    typeof message['method'] === 'string' &&
+    (typeof message['id'] === 'string' || typeof message['id'] === 'number')
+      ? [message['id']]
+      : [],
+  );
+}
+
+/**
+ * Cancels a session's requests whose answers were to go on `response` when the connection closes
+ * before the response is complete: nobody waits for them, and their handlers (a queued sandbox
+ * run, a rate-limit reservation, an upstream request) stop on the abort of their signal. A stream
+ * the server ends itself (SSE polling) completes, so its calls go on.
+ */
+function cancelWhenAbandoned(session: Session, response: ServerResponse, body: unknown): void {
+  const ids = requestIds(body);
+  if (ids.length === 0) return;
+  response.once('close', () => {
+    if (response.writableFinished) return;
+    for (const requestId of ids)
+      session.transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'the HTTP connection that was to carry the answer closed' },
+      });
+  });
+}
+
+/**
+ * Refuses a session's GET whose `Last-Event-ID` the session cannot replay: an id of another
+ * session's stream, or no id at all, gets HTTP 400 (the SDK's answer to an unknown id); one whose
+ * stream lost events after it to the store's byte bounds gets HTTP 410, rather than a replay
+ * with a gap.
+ *
+ * @returns whether the request was refused (and answered).
+ */
+function refusedReplay(session: Session, request: IncomingMessage, response: ServerResponse): boolean {
+  const lastEventId = headerValue(request, 'last-event-id');
+  if (request.method !== 'GET' || lastEventId === undefined || lastEventId === '') return false;
+  const status = session.events.status(lastEventId);
+  if (status === 'kept') return false;
+  if (status === 'unknown') {
+    refuse(
+      response,
+      400,
+      -32000,
+      'Bad Request: Last-Event-ID is not an event of this session',
+      {},
+      {
+        reason: 'unknown_event_id',
+      },
+    );
+    return true;
+  }
+  refuse(
+    response,
+    410,
+    -32000,
+    'Gone: events after Last-Event-ID were dropped by the event store bound; the answers they carried are lost: open a new stream without Last-Event-ID and send again the requests still unanswered',
+    {},
+    { reason: 'events_evicted' },
+  );
+  return true;
+}
+
+/** Serves a request of an open session. */
+async function sessionRequest(
+  routing: EraRouting,
+  session: Session,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  alignProtocolVersion(session, request);
+  if (request.method !== 'POST') {
+    if (refusedReplay(session, request, response)) return;
+    await session.transport.handleRequest(request, response);
+    return;
+  }
+  const { body, outcome } = await routing.classify(request);
+  if (outcome === 'too-large') {
+    refuseTooLarge(response);
+    return;
+  }
+  if (outcome === 'invalid') {
+    refuse(response, 400, -32700, 'Parse error: the body is not valid JSON');
+    return;
+  }
+  cancelWhenAbandoned(session, response, body);
+  await session.transport.handleRequest(request, response, body);
+}
+
+/** Refuses a new session past a cap: HTTP 503 when the endpoint is full, 429 when this client has its share. */
+function refuseSession(
+  host: HttpHostServer,
+  response: ServerResponse,
+  cap: 'endpoint' | 'client',
+  limits: PoolLimits,
+): void {
+  const retryAfter = { 'retry-after': String(Math.ceil(Math.min(limits.idleTimeout, 60_000) / 1000)) };
+  if (cap === 'endpoint') {
+    host.logger.warn(
+      { max_sessions: limits.maxSessions },
+      'streamable HTTP session refused: the session limit is reached',
+    );
+    refuse(response, 503, -32000, `Too many sessions (at most ${limits.maxSessions}); try again later`, retryAfter, {
+      limit: 'max_sessions',
+      max: limits.maxSessions,
+    });
+    return;
+  }
+  host.logger.warn(
+    { max_sessions_per_client: limits.maxSessionsPerClient },
+    'streamable HTTP session refused: this client address has its share of sessions',
+  );
+  refuse(
+    response,
+    429,
+    -32000,
+    `Too many sessions from this client address (at most ${limits.maxSessionsPerClient}); end one you no longer use (HTTP DELETE with its Mcp-Session-Id) or reuse it, then try again`,
+    retryAfter,
+    { limit: 'max_sessions_per_client', max: limits.maxSessionsPerClient },
+  );
+}
+
+/** Serves a request without a session: a 2026-07-28 request, or a 2025-era `initialize`. */
+async function sessionlessRequest(
+  host: HttpHostServer,
+  pool: SessionPool,
+  routing: EraRouting,
+  limits: PoolLimits,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const { era, body, outcome } = await routing.classify(request);
+  if (outcome === 'too-large') {
+    refuseTooLarge(response);
+    return;
+  }
+  if (era === 'modern') {
+    if (refusedParamHeaders(host, request, response, body)) return;
+    await routing.modern(request as NodeIncomingMessageLike, response, body);
+    return;
+  }
+  if (outcome === 'invalid') {
+    refuse(response, 400, -32700, 'Parse error: the body is not valid JSON');
+    return;
+  }
+  const client = request.socket.remoteAddress ?? 'unknown';
+  const cap = pool.capReached(client);
+  if (cap !== undefined) {
+    refuseSession(host, response, cap, limits);
+    return;
+  }
+  await pool.open(request, response, body, client);
+}
+
 /** The request handler of an endpoint, given its settings once the port is known. */
 function requestHandler(
   host: HttpHostServer,
@@ -432,8 +714,7 @@ function requestHandler(
   routing: EraRouting,
   path: string,
   state: EndpointState,
-  maxSessions: number,
-  idleTimeout: number,
+  limits: PoolLimits,
 ) {
   return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://placeholder');
@@ -451,35 +732,17 @@ function requestHandler(
       return;
     }
     const sessionId = headerValue(request, 'mcp-session-id');
-    if (sessionId !== undefined) {
-      const session = pool.get(sessionId);
-      if (session === undefined) {
-        refuse(response, 404, -32001, 'Session not found');
-        return;
-      }
-      pool.track(session, request, response);
-      alignProtocolVersion(session, request);
-      await session.transport.handleRequest(request, response);
+    if (sessionId === undefined) {
+      await sessionlessRequest(host, pool, routing, limits, request, response);
       return;
     }
-    const { era, body, parsed } = await routing.classify(request);
-    if (era === 'modern') {
-      if (refusedParamHeaders(host, request, response, body)) return;
-      await routing.modern(request as NodeIncomingMessageLike, response, body);
+    const session = pool.get(sessionId);
+    if (session === undefined) {
+      refuse(response, 404, -32001, 'Session not found');
       return;
     }
-    if (!parsed) {
-      refuse(response, 400, -32700, 'Parse error: the body is not valid JSON');
-      return;
-    }
-    if (!pool.hasRoom()) {
-      host.logger.warn({ max_sessions: maxSessions }, 'streamable HTTP session refused: the session limit is reached');
-      refuse(response, 503, -32000, `Too many sessions (at most ${maxSessions}); try again later`, {
-        'retry-after': String(Math.ceil(Math.min(idleTimeout, 60_000) / 1000)),
-      });
-      return;
-    }
-    await pool.open(request, response, body);
+    pool.track(session, request, response);
+    await sessionRequest(routing, session, request, response);
   };
 }
 
@@ -508,8 +771,8 @@ function createListener(
         { error: error instanceof Error ? { type: error.name, message: error.message } : { type: typeof error } },
         'streamable HTTP request failed',
       );
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
-      response.end();
+      if (response.headersSent) response.end();
+      else refuse(response, 500, -32603, 'Internal error: the request failed; see the server log');
     });
   });
 }
@@ -588,14 +851,21 @@ export async function serveStreamableHttp(
       `serveStreamableHttp: ${bindHost} is not a loopback address, so allowedOrigins must be given (the origins browsers may call from; [] refuses every request that sends an Origin): MCP servers must validate Origin`,
     );
   }
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const idleTimeout = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
-  const pool = createSessionPool(host, NodeStreamableHTTPServerTransport, createEventStore(), maxSessions, idleTimeout);
+  const limits: PoolLimits = {
+    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    maxSessionsPerClient: options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    idleTimeout: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  };
+  const eventStore = createEventStore({
+    maxStreamBytes: options.eventStoreMaxStreamBytes,
+    maxTotalBytes: options.eventStoreMaxTotalBytes,
+  });
+  const pool = createSessionPool(host, NodeStreamableHTTPServerTransport, eventStore, limits);
   const routing = await eraRouting(host);
   const requests = requestCounter();
   const state: EndpointState = { draining: false, access: undefined };
   const path = options.path ?? '/mcp';
-  const handle = requestHandler(host, pool, routing, path, state, maxSessions, idleTimeout);
+  const handle = requestHandler(host, pool, routing, path, state, limits);
   const httpServer = createListener(host, requests, handle);
   const port = await listen(httpServer, options.port ?? 0, bindHost);
   state.access = accessFor(options, bindHost, canonical, port);
@@ -606,6 +876,9 @@ export async function serveStreamableHttp(
     httpServer,
     get sessionCount() {
       return pool.size;
+    },
+    get eventStoreBytes() {
+      return eventStore.bytesHeld;
     },
     ...endpointStoppers({ host, httpServer, pool, routing, requests, state }),
   };

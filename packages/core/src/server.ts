@@ -7,6 +7,8 @@
  *
  * @packageDocumentation
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import {
   activeMigrations,
   envelopeCapability,
@@ -454,27 +456,56 @@ const LOG_LEVELS: readonly LoggingLevel[] = [
   'emergency',
 ];
 
+/** A file path in a log text (`/srv/app/x.js:10:5`, `file:///...`, `C:\\app\\x.js`), not a URL's path; a new one per use, since it is global. */
+function filePaths(): RegExp {
+  return /file:\/\/[^\s'"()<>]+|(?<![\w:/.])(?:\/|[A-Za-z]:\\)[^\s'"()<>]*[/\\][^\s'"()<>]*/g;
+}
+
+/**
+ * A log line's details as a client may read them: no `stack` at any depth and no file path,
+ * which tell the server's layout and code to whoever set a log level.
+ */
+function clientSafe(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(filePaths(), '<path>');
+  if (Array.isArray(value)) return value.map(clientSafe);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'stack')
+      .map(([key, entry]) => [key, clientSafe(entry)]),
+  );
+}
+
+/** The log forwarding of one envelope server (see {@link clientLogging}). */
+interface ClientLogging {
+  readonly logger: EnvelopeLogger;
+  /** The SDK servers alive, each with the level its client set (`undefined`: none). */
+  readonly live: Map<SdkServer, LoggingLevel | undefined>;
+  /** Runs `work` (a call of `server`'s client) so that the lines it logs go to that client only. */
+  runFor<T>(server: SdkServer, work: () => T): T;
+}
+
 /**
  * The SDK servers alive for one envelope server, each with the level its client set through
- * `logging/setLevel`, and a logger that also sends each line at or above that level to the client
- * as `notifications/message`, redacted like every other output. A client that set no level gets
- * no log notifications (stdio clients read the server's stderr instead).
+ * `logging/setLevel`, and a logger that also sends each line at or above that level, logged
+ * during one of a client's calls, to that client alone as `notifications/message`: redacted,
+ * without stack traces or file paths. A client that set no level gets no log notifications
+ * (stdio clients read the server's stderr instead), and no client gets lines about another's calls.
  */
-function clientLogging(
-  logger: EnvelopeLogger,
-  redactor: FinalizeEnvironment['redactor'],
-): { logger: EnvelopeLogger; live: Map<SdkServer, LoggingLevel | undefined> } {
+function clientLogging(logger: EnvelopeLogger, redactor: FinalizeEnvironment['redactor']): ClientLogging {
   const live = new Map<SdkServer, LoggingLevel | undefined>();
+  const callers = new AsyncLocalStorage<SdkServer>();
   const forward = (level: 'error' | 'warning', details: Record<string, unknown>, message: string): void => {
-    let data: Record<string, unknown> | undefined;
-    for (const [server, threshold] of live) {
-      if (threshold === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) continue;
-      data ??= { message: redactor.string(message), ...redactor.value<Record<string, unknown>>(details) };
-      void server.sendLoggingMessage({ level, logger: 'mcp-envelope', data }).catch(() => undefined);
-    }
+    const server = callers.getStore();
+    const threshold = server === undefined ? undefined : live.get(server);
+    if (server === undefined || threshold === undefined) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return;
+    const data = clientSafe({ message: redactor.string(message), ...redactor.value<Record<string, unknown>>(details) });
+    void server.sendLoggingMessage({ level, logger: 'mcp-envelope', data }).catch(() => undefined);
   };
   return {
     live,
+    runFor: (server, work) => callers.run(server, work),
     logger: {
       error: (details, message) => {
         logger.error(details, message);
@@ -495,7 +526,7 @@ function sdkServerFactory(
   instructions: string | undefined,
   registry: ToolRegistry,
   callTool: AnswerTool,
-  live: Map<SdkServer, LoggingLevel | undefined>,
+  logging: Pick<ClientLogging, 'live' | 'runFor'>,
   warmUp: WarmUp,
   extras: { readonly requestState: ToolRequestState; readonly extend?: EnvelopeServerOptions['extendSdkServer'] },
 ) {
@@ -514,17 +545,19 @@ function sdkServerFactory(
       return page;
     });
     // `params` is read as the transport parsed it: callTool checks `name` and `arguments` itself.
-    server.setRequestHandler('tools/call', (request, context: ServerContext) => callTool(request.params, context, era));
+    server.setRequestHandler('tools/call', (request, context: ServerContext) =>
+      logging.runFor(server, () => callTool(request.params, context, era)),
+    );
     // Replaces the SDK's own handler, whose level only filters the SDK's `log` helper: this one
     // filters the server's log lines (see clientLogging).
     server.setRequestHandler('logging/setLevel', (request) => {
-      live.set(server, request.params.level);
+      logging.live.set(server, request.params.level);
       return {};
     });
     extras.extend?.(server, era);
-    live.set(server, undefined);
+    logging.live.set(server, undefined);
     server.onclose = () => {
-      live.delete(server);
+      logging.live.delete(server);
     };
     return server;
   };
@@ -642,7 +675,8 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const limiter = createServerLimiter(resolved);
   const { registry, capability } = registerTools(input, resolved, caches, codeMode, limiter);
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
-  const { logger, live } = clientLogging(resolved.logger, redactor);
+  const logging = clientLogging(resolved.logger, redactor);
+  const { logger } = logging;
   const calls = createInFlightCalls();
   const requestState = createToolRequestState(options.requestStateKey);
   const { callTool, classifyEnvironment } = serverCallPipeline(input, resolved, {
@@ -664,7 +698,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     options.instructions,
     registry,
     callTool,
-    live,
+    logging,
     warmUp,
     { requestState, ...(options.extendSdkServer === undefined ? {} : { extend: options.extendSdkServer }) },
   );

@@ -142,7 +142,11 @@ describe('sessions are capped and expire when idle', () => {
       expect(refused.headers.get('retry-after')).toBe('60');
       expect(await refused.json()).toEqual({
         jsonrpc: '2.0',
-        error: { code: -32000, message: 'Too many sessions (at most 2); try again later' },
+        error: {
+          code: -32000,
+          message: 'Too many sessions (at most 2); try again later',
+          data: { limit: 'max_sessions', max: 2 },
+        },
         id: null,
       });
       await transports[0]?.terminateSession();
