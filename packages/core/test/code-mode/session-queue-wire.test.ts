@@ -149,14 +149,22 @@ describe('Code Mode sessions over Streamable HTTP', () => {
       });
     }
     const quick = execute(other, "return await callTool('mark', {});");
-    events.releaseOne();
+    // The other session's request reaches the queue at some point while the greedy session still
+    // has four runs queued: from then on the next freed worker is its own. Workers are freed one at
+    // a time, each after the previous one was taken, until its program has started.
+    while (!events.seen.includes('mark')) {
+      const before = events.seen.length;
+      events.releaseOne();
+      await events.until(() => events.seen.length > before);
+    }
     expect((await quick).structuredContent).toEqual({ result: { marked: true } });
-    // the other session's run went ahead of the four runs the greedy session had queued
-    await events.until(() => events.seen.length === 6);
-    expect(events.seen).toEqual(['hold', 'hold', 'hold', 'hold', 'mark', 'hold']);
-    // four held (three first ones, the fifth): answered, the three runs still queued start
-    events.releaseAll();
-    await events.until(() => events.seen.length === 9);
+    // first come first served would have started all four queued greedy runs first (mark ninth)
+    expect(events.seen.indexOf('mark')).toBeLessThan(8);
+    while (events.seen.filter((seen) => seen === 'hold').length < 8) {
+      const before = events.seen.length;
+      events.releaseAll();
+      await events.until(() => events.seen.length > before);
+    }
     events.releaseAll();
     const settled = await Promise.all(runs);
     expect(settled.filter((result) => result.isError !== true)).toHaveLength(8);
@@ -220,7 +228,8 @@ describe('Code Mode sessions over Streamable HTTP', () => {
       result: { marked: true },
     });
     // four workers were held and twelve runs queued: the other session's run found a free worker
-    expect(performance.now() - started).toBeLessThan(10_000);
+    // (a fresh one, loaded within its 30 s startup limit however busy the machine)
+    expect(performance.now() - started).toBeLessThan(30_000);
     expect(events.seen).toEqual(['hold', 'hold', 'hold', 'mark']);
     // the waiting inner call's token was given back: one token is owed (the first call), so at
     // 0.05 per second the next is 20 s away, not 40 s
