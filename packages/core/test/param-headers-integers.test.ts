@@ -4,8 +4,6 @@
  * tool as 9007199254740992 while the header (or its absence) was checked against the rounded
  * value. The SDK v2 client records an honest call; raw replays then change the body and header.
  */
-import { request } from 'node:http';
-
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -13,6 +11,7 @@ import { createEnvelopeServer } from '../src/index.js';
 import type { EnvelopeTool, StreamableHttpHandle } from '../src/index.js';
 
 import { captureLog } from './fixtures/log-capture.js';
+import { rawPost } from './fixtures/raw-post.js';
 import { testAdapter } from './fixtures/test-adapter.js';
 
 const SHARD_TOOL: EnvelopeTool = {
@@ -29,30 +28,6 @@ const SHARD_TOOL: EnvelopeTool = {
 const log = captureLog();
 let handle: StreamableHttpHandle;
 let recorded: { headers: Record<string, string>; body: string };
-
-/** POSTs `body` with exactly `headers`; the JSON-RPC message of the answer (JSON or one SSE event). */
-function post(
-  headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      { host: '127.0.0.1', port: handle.port, path: '/mcp', method: 'POST', headers },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const data = text.split('\n').find((line) => line.startsWith('data:'));
-          const json = JSON.parse(data === undefined ? text : data.slice('data:'.length)) as Record<string, unknown>;
-          resolve({ status: response.statusCode ?? 0, json });
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
 
 beforeAll(async () => {
   const server = createEnvelopeServer({
@@ -92,7 +67,11 @@ afterAll(async () => {
 describe('Mcp-Param-* on an integer property', () => {
   it('admits a safe integer with its header', async () => {
     const body = recorded.body.replace('"shard":7', '"shard":9007199254740991');
-    const { status, json } = await post({ ...recorded.headers, 'Mcp-Param-Shard': '9007199254740991' }, body);
+    const { status, json } = await rawPost(
+      handle.port,
+      { ...recorded.headers, 'Mcp-Param-Shard': '9007199254740991' },
+      body,
+    );
     expect(status).toBe(200);
     expect((json['result'] as Record<string, unknown>)['structuredContent']).toEqual({ shard: 9007199254740991 });
   });
@@ -104,7 +83,7 @@ describe('Mcp-Param-* on an integer property', () => {
   ])('refuses a body above 2^53 with %s: 400, -32020, param-header-unsafe-integer', async (_label, extra) => {
     const body = recorded.body.replace('"shard":7', '"shard":9007199254740993');
     expect(body).toContain('9007199254740993');
-    const { status, json } = await post({ ...recorded.headers, ...extra }, body);
+    const { status, json } = await rawPost(handle.port, { ...recorded.headers, ...extra }, body);
     expect(status).toBe(400);
     expect(json['error']).toMatchObject({
       code: -32020,
@@ -113,7 +92,11 @@ describe('Mcp-Param-* on an integer property', () => {
   });
 
   it('refuses a header above 2^53 whatever the body: the header alone names no exact value', async () => {
-    const { status, json } = await post({ ...recorded.headers, 'Mcp-Param-Shard': '-9007199254740993' }, recorded.body);
+    const { status, json } = await rawPost(
+      handle.port,
+      { ...recorded.headers, 'Mcp-Param-Shard': '-9007199254740993' },
+      recorded.body,
+    );
     expect(status).toBe(400);
     expect(json['error']).toMatchObject({ code: -32020, data: { rule: 'param-header-unsafe-integer' } });
   });

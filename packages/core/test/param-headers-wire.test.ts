@@ -4,8 +4,6 @@
  * call with the header changed get HTTP 400 and JSON-RPC -32020; the log names headers, never
  * values; a 2025-11-25 session is not subject to the check.
  */
-import { request } from 'node:http';
-
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,6 +14,7 @@ import type { StreamableHttpHandle } from '../src/index.js';
 
 import { GOOD_HEADER_TOOL } from './fixtures/admission-tools.js';
 import { captureLog } from './fixtures/log-capture.js';
+import { rawPost } from './fixtures/raw-post.js';
 import { testAdapter } from './fixtures/test-adapter.js';
 
 const log = captureLog();
@@ -39,33 +38,6 @@ afterAll(async () => {
 interface Recorded {
   readonly headers: Headers;
   readonly body: string;
-}
-
-/** The JSON-RPC message of an answer, whether sent as JSON or as one SSE event. */
-function message(text: string): Record<string, unknown> {
-  const data = text.split('\n').find((line) => line.startsWith('data:'));
-  return JSON.parse(data === undefined ? text : data.slice('data:'.length)) as Record<string, unknown>;
-}
-
-/** POSTs `body` with exactly `headers` (an array value is sent as that many header lines). */
-function post(
-  headers: Record<string, string | string[]>,
-  body: string,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      { host: '127.0.0.1', port: handle.port, path: '/mcp', method: 'POST', headers },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          resolve({ status: response.statusCode ?? 0, json: message(Buffer.concat(chunks).toString('utf8')) });
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
 }
 
 /** The recorded call's headers without any `Mcp-Param-Region`, plus `extra`. */
@@ -121,7 +93,7 @@ describe('Mcp-Param-* headers on a 2026-07-28 tools/call', () => {
     ['a lower-case header name', { 'mcp-param-region': 'eu-west' }],
     ['the base64 form', { 'Mcp-Param-Region': `=?base64?${Buffer.from('eu-west').toString('base64')}?=` }],
   ])('accepts %s: 200 and the tool result', async (_label, extra) => {
-    const { status, json } = await post(replayHeaders(call, extra), call.body);
+    const { status, json } = await rawPost(handle.port, replayHeaders(call, extra), call.body);
     expect(status).toBe(200);
     expect((json['result'] as Record<string, unknown>)['structuredContent']).toEqual({ region: 'eu-west' });
   });
@@ -134,7 +106,7 @@ describe('Mcp-Param-* headers on a 2026-07-28 tools/call', () => {
     ['base64 of another value', { 'Mcp-Param-Region': '=?base64?dXMtZWFzdA==?=' }, 'param-header-mismatch'],
   ])('refuses the header %s: 400, -32020, one log line with the header name', async (_label, extra, rule) => {
     const before = log.lines.length;
-    const { status, json } = await post(replayHeaders(call, extra), call.body);
+    const { status, json } = await rawPost(handle.port, replayHeaders(call, extra), call.body);
     expect(status).toBe(400);
     const error = json['error'] as { code: number; message: string; data: Record<string, unknown> };
     expect(error.code).toBe(-32020);
@@ -148,7 +120,7 @@ describe('Mcp-Param-* headers on a 2026-07-28 tools/call', () => {
   it('refuses an alias key of the mirrored property (it would be renamed past the header)', async () => {
     const body = call.body.replace('"region":"eu-west"', '"Region":"eu-west"');
     expect(body).toContain('"Region"');
-    const { status, json } = await post(replayHeaders(call, {}), body);
+    const { status, json } = await rawPost(handle.port, replayHeaders(call, {}), body);
     expect(status).toBe(400);
     expect(json['error']).toMatchObject({ code: -32020, data: { rule: 'param-header-alias' } });
   });

@@ -7,9 +7,7 @@ import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 import { createMemoryRateLimitStore } from '@mcp-envelope/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadBuiltInCatalog } from '../src/index.js';
-import type { SpModel } from '../src/index.js';
-import { connect, envelopeOf, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
+import { connect, envelopeOf, lwaEnv, modelsWithPlan, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
 const GET_ORDERS = { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-01-01T00:00:00Z' };
@@ -23,19 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await upstream.close();
 });
-
-/** The built-in catalog with getOrders on a plan of one call per minute, burst 1. */
-async function modelsWithPlan(): Promise<SpModel[]> {
-  const catalog = await loadBuiltInCatalog();
-  return catalog.map((model) => ({
-    ...model,
-    operations: model.operations.map((operation) =>
-      operation.toolName === 'ordersV0_getOrders'
-        ? { ...operation, rateLimit: { ratePerSecond: 1 / 60, burst: 1 } }
-        : operation,
-    ),
-  }));
-}
 
 describe('sellers sharing one rate-limit store', () => {
   it('keeps the buckets of two LWA sellers apart, and refuses a seller past its own budget', async () => {

@@ -89,3 +89,16 @@ export function envelopeOf(result: CallToolResult): ErrorEnvelope {
   expect(block?.type === 'text' ? (JSON.parse(block.text) as unknown) : block).toEqual(envelope);
   return envelope;
 }
+
+/** The built-in catalog with getOrders on a plan of one call per minute, burst 1: its second call is refused by the limiter. */
+export async function modelsWithPlan(): Promise<SpModel[]> {
+  const models = await loadBuiltInCatalog();
+  return models.map((model) => ({
+    ...model,
+    operations: model.operations.map((operation) =>
+      operation.toolName === 'ordersV0_getOrders'
+        ? { ...operation, rateLimit: { ratePerSecond: 1 / 60, burst: 1 } }
+        : operation,
+    ),
+  }));
+}
