@@ -64,8 +64,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
       'sp-identity-cache-down': 'PASS success _meta{warnings}',
       'sp-identity-list': 'PASS success no _meta',
       'sp-identity-service-401': 'PASS auth_error/OPENBRIDGE_HTTP_401 retryable=false no _meta',
-      'sp-identity-service-429':
-        'PASS rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}',
+      'sp-identity-service-429': 'PASS rate_limited/RATE_LIMITED retryable=true _meta{retry_after_seconds}',
       'sp-identity-service-503': 'PASS sp_api_http/OPENBRIDGE_HTTP_503 retryable=true no _meta',
       'sp-identity-switch': 'PASS success no _meta',
       'sp-identity-unknown-id': 'PASS mcp_input_validation/SCHEMA_IDENTITY_NOT_FOUND retryable=false no _meta',
