@@ -534,17 +534,45 @@ function alignProtocolVersion(session: Session, request: IncomingMessage): void 
     if (request.rawHeaders[index]?.toLowerCase() === 'mcp-protocol-version') request.rawHeaders[index + 1] = negotiated;
 }
 
-/** Answers a body over the SDK's size limit: HTTP 413 and a JSON-RPC error saying the limit, whatever the era or session. */
-function refuseTooLarge(response: ServerResponse): void {
-  refuse(
-    response,
-    413,
-    -32000,
-    `Payload Too Large: the request body is over ${MAX_REQUEST_BODY_BYTES} bytes; send a smaller request`,
-    // the unread rest of the body would otherwise be taken for the next request
-    { connection: 'close' },
-    { limit_bytes: MAX_REQUEST_BODY_BYTES },
-  );
+/**
+ * How much of an oversized body is read and thrown away before the 413 goes out, and for how long,
+ * in bytes and milliseconds: a socket closed with the body still arriving is reset, and a client
+ * still sending never reads the answer. Past either bound the answer goes out and the socket is cut.
+ */
+const OVERSIZED_BODY_DRAIN = { bytes: 64 * 1024 * 1024, ms: 10_000 };
+
+/**
+ * Answers a body over the SDK's size limit, whatever the era or session: HTTP 413 and a JSON-RPC
+ * error saying the limit, sent once the rest of the body has been read (within
+ * {@link OVERSIZED_BODY_DRAIN}), so the client is done sending and reads it.
+ */
+function refuseTooLarge(request: IncomingMessage, response: ServerResponse): void {
+  const answer = (): void => {
+    if (response.headersSent) return;
+    clearTimeout(timer);
+    refuse(
+      response,
+      413,
+      -32000,
+      `Payload Too Large: the request body is over ${MAX_REQUEST_BODY_BYTES} bytes; send a smaller request`,
+      // the unread rest of a body cut short would otherwise be taken for the next request
+      { connection: 'close' },
+      { limit_bytes: MAX_REQUEST_BODY_BYTES },
+    );
+  };
+  const cut = (): void => {
+    answer();
+    request.destroy();
+  };
+  const timer = setTimeout(cut, OVERSIZED_BODY_DRAIN.ms);
+  const drained = { bytes: 0 };
+  request.on('data', (chunk: Buffer) => {
+    drained.bytes += chunk.length;
+    if (drained.bytes > OVERSIZED_BODY_DRAIN.bytes) cut();
+  });
+  request.once('end', answer).once('error', answer);
+  if (request.readableEnded) answer();
+  request.resume();
 }
 
 /** The JSON-RPC request ids in a parsed POST body (a message or a batch). */
@@ -631,7 +659,7 @@ async function sessionRequest(
   }
   const { body, outcome } = await routing.classify(request);
   if (outcome === 'too-large') {
-    refuseTooLarge(response);
+    refuseTooLarge(request, response);
     return;
   }
   if (outcome === 'invalid') {
@@ -686,7 +714,7 @@ async function sessionlessRequest(
 ): Promise<void> {
   const { era, body, outcome } = await routing.classify(request);
   if (outcome === 'too-large') {
-    refuseTooLarge(response);
+    refuseTooLarge(request, response);
     return;
   }
   if (era === 'modern') {

@@ -5,6 +5,7 @@
  * body gets HTTP 413 with a JSON-RPC error. Real SDK clients and raw sockets on 127.0.0.1.
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -148,30 +149,44 @@ describe('the event store is bounded in bytes', () => {
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIG_SERVER = fileURLToPath(new URL('./fixtures/http-big-server.ts', import.meta.url));
 
+/**
+ * Starts the big-answer test server as a process of its own (`options.heapMb` of V8 heap, its
+ * event store bounded to `options.eventStoreBytes`), killed after the test.
+ *
+ * @returns its endpoint and the process.
+ */
+async function startServerProcess(options: {
+  heapMb?: number;
+  eventStoreBytes?: number;
+}): Promise<{ handle: StreamableHttpHandle; child: ChildProcess }> {
+  const heap = options.heapMb === undefined ? [] : [`--max-old-space-size=${options.heapMb}`];
+  const child = spawn(process.execPath, [...heap, '--import', 'tsx', BIG_SERVER], {
+    cwd: PACKAGE_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', EVENT_STORE_BYTES: String(options.eventStoreBytes ?? 0) },
+  });
+  const exited = new Promise<string>((resolve) => {
+    child.on('exit', (code, signal) => {
+      resolve(`exit ${String(code)} ${String(signal)}`);
+    });
+  });
+  cleanups.push(async () => {
+    child.kill();
+    await exited;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      resolve(chunk.toString('utf8').trim());
+    });
+    void exited.then((how) => {
+      reject(new Error(how));
+    });
+  });
+  return { handle: { url: new URL(url) } as StreamableHttpHandle, child };
+}
+
 describe('a server process under a burst of large answers', () => {
   it('survives 60 answers of 1 MiB on a 64 MiB heap with an 8 MiB event store', async () => {
-    const child = spawn(process.execPath, ['--max-old-space-size=64', '--import', 'tsx', BIG_SERVER], {
-      cwd: PACKAGE_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', EVENT_STORE_BYTES: String(8 * MIB) },
-    });
-    const exited = new Promise<string>((resolve) => {
-      child.on('exit', (code, signal) => {
-        resolve(`exit ${String(code)} ${String(signal)}`);
-      });
-    });
-    cleanups.push(async () => {
-      child.kill();
-      await exited;
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        resolve(chunk.toString('utf8').trim());
-      });
-      void exited.then((how) => {
-        reject(new Error(how));
-      });
-    });
-    const handle = { url: new URL(url) } as StreamableHttpHandle;
+    const { handle, child } = await startServerProcess({ heapMb: 64, eventStoreBytes: 8 * MIB });
     const session = await openSession(handle);
     let answered = 0;
     try {
@@ -463,4 +478,24 @@ describe('an oversized body', () => {
     );
     expect(await after.text()).toContain('xxxx');
   });
+
+  it('reaches a client of a server process every time, the body read to its end first', async () => {
+    // In one process the server reads as fast as the client writes; across processes a socket
+    // closed with the body still arriving was reset, and the client read no answer (EPIPE).
+    const { handle } = await startServerProcess({});
+    const outcomes: unknown[] = [];
+    for (const size of [5 * MIB, 50 * MIB])
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { pad: 'x'.repeat(size) } });
+        const response = await fetch(handle.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body,
+        }).catch((error: unknown) => (error instanceof Error ? `no answer: ${error.message}` : 'no answer'));
+        outcomes.push(
+          typeof response === 'string' ? response : { status: response.status, body: await response.json() },
+        );
+      }
+    expect(outcomes).toEqual(Array.from({ length: 8 }, () => ({ status: 413, body: expected })));
+  }, 120_000);
 });
