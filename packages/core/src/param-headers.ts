@@ -63,10 +63,20 @@ export function paramHeaderDeclarations(inputSchema: unknown): ParamHeaderDeclar
   const declarations: ParamHeaderDeclaration[] = [];
   for (const [property, schema] of Object.entries(properties)) {
     if (!isPlainObject(schema) || typeof schema['x-mcp-header'] !== 'string') continue;
-    const type = typeof schema['type'] === 'string' ? schema['type'] : 'string';
-    declarations.push({ property, header: `${PARAM_HEADER_PREFIX}${schema['x-mcp-header']}`, type });
+    declarations.push({ property, header: `${PARAM_HEADER_PREFIX}${schema['x-mcp-header']}`, type: typeOf(schema) });
   }
   return declarations;
+}
+
+/**
+ * The type a mirrored property's value is compared as: its `type`, or for a list of types
+ * (`["integer", "null"]`) the first numeric one, else `string`.
+ */
+function typeOf(schema: Record<string, unknown>): string {
+  const type = schema['type'];
+  if (typeof type === 'string') return type;
+  if (!Array.isArray(type)) return 'string';
+  return ['integer', 'number'].find((numeric) => type.includes(numeric)) ?? 'string';
 }
 
 /** A body value as its header must spell it, or `undefined` when no header is expected. */
@@ -122,8 +132,9 @@ function checkOne(
     };
   }
   const body = args[property];
-  // past 2^53 a JSON number is rounded: the body and the header would name one value and the tool act for another
-  if (declaration.type === 'integer' && isUnsafeInteger(body))
+  // past 2^53 a JSON number is rounded: the body and the header would name one value and the tool
+  // act for another, whatever the schema says the property is (a type list, anyOf, number)
+  if (isUnsafeInteger(body))
     return {
       rule: 'param-header-unsafe-integer',
       header,
@@ -148,7 +159,7 @@ function checkOne(
       header,
       reason: `the ${header} header carries a malformed =?base64?...?= value`,
     };
-  if (declaration.type === 'integer' && CANONICAL_DECIMAL.test(decoded) && isUnsafeInteger(Number(decoded)))
+  if (typeof body === 'number' && CANONICAL_DECIMAL.test(decoded) && isUnsafeInteger(Number(decoded)))
     return {
       rule: 'param-header-unsafe-integer',
       header,
@@ -166,9 +177,10 @@ function checkOne(
  * absent body value expecting no header. Stricter than the SDK on two points: a header sent more
  * than once is refused as `param-header-duplicated`, and a body key that key normalization would
  * rename to a mirrored property (`Region` for `region`) is refused as `param-header-alias`; and
- * an `integer` property whose body value or header lies outside ±(2^53 - 1) is refused as
- * `param-header-unsafe-integer` (JSON parsing rounds such a number, so `9007199254740993` in the
- * body would otherwise be checked, and acted on, as `9007199254740992`).
+ * a body number, or the header of one, that is an integer outside ±(2^53 - 1) is refused as
+ * `param-header-unsafe-integer` whatever the property's schema (`integer`, `number`, a type list,
+ * `anyOf`): JSON parsing rounds such a number, so `9007199254740993` in the body would otherwise be
+ * checked, and acted on, as `9007199254740992`.
  *
  * @param declarations - from {@link paramHeaderDeclarations}.
  * @param args - the call's `arguments` (anything else than an object is left to the call pipeline).
