@@ -22,10 +22,19 @@ export type ToWorker =
  */
 export type FromWorker =
   | { readonly type: 'started' }
-  | { readonly type: 'call'; readonly call: number; readonly name: string; readonly args: unknown }
+  | { readonly type: 'call'; readonly call: number; readonly name: string; readonly argsJson: string }
   | { readonly type: 'cancel'; readonly call: number }
   | { readonly type: 'end'; readonly outcome: unknown; readonly memoryBytes: number }
   | { readonly type: 'failed'; readonly message: string };
+
+/** `value` as JSON text, or `undefined` when it cannot be written (too deep for the stack). */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value ?? null);
+  } catch {
+    return undefined;
+  }
+}
 
 function serve(port: MessagePort): void {
   const sandbox = createSandbox();
@@ -36,6 +45,13 @@ function serve(port: MessagePort): void {
   };
   const callTool = (name: string, args: unknown, signal: AbortSignal): Promise<InnerCallOutcome> =>
     new Promise((resolve) => {
+      // the arguments cross to the server's thread as JSON text: a structured clone the other
+      // side cannot read (deep nesting) is dropped there without a word, and the call never answered
+      const argsJson = jsonOf(args);
+      if (argsJson === undefined) {
+        resolve({ throw: `callTool(${JSON.stringify(name)}, args): args cannot be sent as JSON (nested too deeply?)` });
+        return;
+      }
       const call = counter.next++;
       // every call of a run shares the run's signal: an answered call takes its listener away
       const onAbort = (): void => {
@@ -47,7 +63,7 @@ function serve(port: MessagePort): void {
         signal.removeEventListener('abort', onAbort);
         resolve(outcome);
       });
-      post({ type: 'call', call, name, args });
+      post({ type: 'call', call, name, argsJson });
       signal.addEventListener('abort', onAbort, { once: true });
     });
   port.on('message', (message: ToWorker) => {

@@ -119,14 +119,16 @@ function startInnerCall(
   const rejected = (error: unknown): InnerCallOutcome => ({
     throw: error instanceof Error ? error.message : String(error),
   });
-  void request.callTool(message.name, message.args, controller.signal).then(
-    (outcome) => {
-      answer(message.call, outcomeJson(outcome, message.name));
-    },
-    (error: unknown) => {
-      answer(message.call, outcomeJson(rejected(error), message.name));
-    },
-  );
+  void Promise.resolve()
+    .then(() => request.callTool(message.name, JSON.parse(message.argsJson), controller.signal))
+    .then(
+      (outcome) => {
+        answer(message.call, outcomeJson(outcome, message.name));
+      },
+      (error: unknown) => {
+        answer(message.call, outcomeJson(rejected(error), message.name));
+      },
+    );
 }
 
 /** Runs one program on `worker`; `reusable` says afterwards whether the worker can run another. */
@@ -139,7 +141,7 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
       state.reusable &&= reusable;
       watchdog.clear();
       request.signal.removeEventListener('abort', onAbort);
-      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      worker.off('message', onMessage).off('messageerror', onError).off('error', onError).off('exit', onExit);
       for (const controller of calls.values()) controller.abort();
       if (!reusable) void worker.terminate();
       if ('outcome' in end) resolve(end.outcome);
@@ -177,7 +179,8 @@ function runOn(worker: Worker, request: RunRequest): { done: Promise<SandboxOutc
     watchdog.arm(STARTUP_LIMIT_MS, () => {
       settle({ error: new Error(`the sandbox worker did not start the code within ${STARTUP_LIMIT_MS} ms`) }, false);
     });
-    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    // a message this thread cannot read would otherwise be dropped silently, and the run wait for it
+    worker.on('message', onMessage).on('messageerror', onError).on('error', onError).on('exit', onExit);
     request.signal.addEventListener('abort', onAbort, { once: true });
     worker.postMessage({ type: 'run', code: request.code, limits: request.limits } satisfies ToWorker);
   });

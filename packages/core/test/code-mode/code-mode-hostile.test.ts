@@ -166,3 +166,20 @@ describe('deeply nested output', () => {
     expect(result.structuredContent).toEqual({ result: 1, logs: [`${'['.repeat(3000)}1${']'.repeat(3000)}`] });
   });
 });
+
+describe('deeply nested arguments of an inner call', () => {
+  it('a 3,000-deep argument gets its answer at once, the same a tools/call over the wire gets', async () => {
+    await session.start({ ...CODE_MODE_ON, env: { ...CODE_MODE_ON.env, CODE_MODE_WALL_TIME_MS: '60000' } });
+    const deep = 'let v = 1;\nfor (let i = 0; i < 3000; i++) v = { v };';
+    const inner = await execute(
+      `${deep}\nconst reply = await callTool('get_tags', { filter: v });\nreturn reply.error_kind ?? 'no envelope';`,
+    );
+    // the worker posted the arguments as a structured clone the server's thread could not read, so the
+    // call was never answered and the run ended at its wall time
+    expect(inner.structuredContent).toEqual({ result: 'mcp_input_validation' });
+    let nested: unknown = 1;
+    for (let depth = 0; depth < 3000; depth += 1) nested = { v: nested };
+    const direct = await session.current.client.callTool({ name: 'get_tags', arguments: { filter: nested } });
+    expect((direct.structuredContent as Record<string, unknown>)['error_kind']).toBe('mcp_input_validation');
+  });
+});
