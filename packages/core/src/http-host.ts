@@ -423,6 +423,41 @@ function accessFor(
   };
 }
 
+/**
+ * Reads a request body as UTF-8 text, or stops at `limit` bytes with `too-large` and leaves the
+ * rest unread but not destroyed, so the 413 can drain it and reach the client (a body sent without
+ * Content-Length is found too large only while it is read).
+ */
+function readBounded(request: IncomingMessage, limit: number): Promise<{ text: string } | 'too-large'> {
+  if (Number(headerValue(request, 'content-length')) > limit) return Promise.resolve('too-large');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const received = { bytes: 0 };
+    const stop = (): void => {
+      request.off('data', onData).off('end', onEnd).off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      received.bytes += chunk.length;
+      if (received.bytes <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      request.pause();
+      resolve('too-large');
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve({ text: Buffer.concat(chunks).toString('utf8') });
+    };
+    const onError = (error: Error): void => {
+      stop();
+      reject(error);
+    };
+    request.on('data', onData).once('end', onEnd).once('error', onError);
+  });
+}
+
 /** A request's era and body, as {@link EraRouting.classify} read them. */
 interface Classified {
   readonly era: 'modern' | 'legacy';
@@ -430,18 +465,11 @@ interface Classified {
   readonly outcome: 'parsed' | 'invalid' | 'too-large';
 }
 
-/** The SDK's body-size refusal, told by its documented `name` and `status` (the class is not exported). */
-function isBodyTooLarge(error: unknown): boolean {
-  return (
-    error instanceof Error && error.name === 'RequestBodyTooLargeError' && 'status' in error && error.status === 413
-  );
-}
-
 /** How a request without a session is told apart and served (the SDK's pieces, loaded once). */
 interface EraRouting {
   /**
    * Reads the body and decides: `modern` (a 2026-07-28 request), else `legacy`, with the parsed
-   * body; `outcome` says whether the body was JSON, or over the SDK's size limit (then unread).
+   * body; `outcome` says whether the body was JSON, or over the size limit (the rest then left for the 413 to drain).
    */
   classify(request: IncomingMessage): Promise<Classified>;
   /** Serves a 2026-07-28 request on a fresh SDK server. */
@@ -457,24 +485,17 @@ async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close():
   const handler = createMcpHandler(() => host.createSdkServer('modern'), { legacy: 'reject' });
   return {
     classify: async (request) => {
-      let web: Request;
+      const read = request.method === 'POST' ? await readBounded(request, MAX_REQUEST_BODY_BYTES) : { text: '' };
+      if (read === 'too-large') return { era: 'legacy', body: undefined, outcome: 'too-large' };
+      let body: unknown;
       try {
-        web = await toWebRequest(request as NodeIncomingMessageLike);
-      } catch (error) {
-        if (isBodyTooLarge(error)) return { era: 'legacy', body: undefined, outcome: 'too-large' };
-        throw error;
-      }
-      const legacy = await isLegacyRequest(web);
-      const text = request.method === 'POST' ? await web.text() : '';
-      try {
-        return {
-          era: legacy ? 'legacy' : 'modern',
-          body: text === '' ? undefined : (JSON.parse(text) as unknown),
-          outcome: 'parsed',
-        };
+        body = read.text === '' ? undefined : (JSON.parse(read.text) as unknown);
       } catch {
         return { era: 'legacy', body: undefined, outcome: 'invalid' };
       }
+      const web = await toWebRequest(request as NodeIncomingMessageLike, body);
+      const legacy = await isLegacyRequest(web, body);
+      return { era: legacy ? 'legacy' : 'modern', body, outcome: 'parsed' };
     },
     modern: toNodeHandler(handler),
     close: () => handler.close(),

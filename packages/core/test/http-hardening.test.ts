@@ -498,4 +498,29 @@ describe('an oversized body', () => {
       }
     expect(outcomes).toEqual(Array.from({ length: 8 }, () => ({ status: 413, body: expected })));
   }, 120_000);
+
+  it('reaches a client that streams the body without Content-Length, every time', async () => {
+    // Found too large only while read: the body reader stopped by destroying the request, so the
+    // rest of the body met a closed socket and the client read no answer.
+    const { handle } = await startServerProcess({});
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    const outcomes: unknown[] = [];
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const sent = { chunks: 0 };
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          if (sent.chunks === 320) controller.close();
+          else controller.enqueue(sent.chunks++ === 0 ? new TextEncoder().encode('{"pad":"') : chunk);
+        },
+      });
+      const response = await fetch(handle.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+        duplex: 'half',
+      }).catch((error: unknown) => (error instanceof Error ? `no answer: ${error.message}` : 'no answer'));
+      outcomes.push(typeof response === 'string' ? response : { status: response.status, body: await response.json() });
+    }
+    expect(outcomes).toEqual(Array.from({ length: 4 }, () => ({ status: 413, body: expected })));
+  }, 120_000);
 });
