@@ -96,8 +96,11 @@ function lost(found: { readonly stream: StreamRecord; readonly sequence: number 
 function parseEventId(eventId: string): { token: string; sequence: number } | undefined {
   const dot = eventId.lastIndexOf('.');
   if (dot <= 0) return undefined;
-  const sequence = Number(eventId.slice(dot + 1));
-  return Number.isSafeInteger(sequence) && sequence > 0 ? { token: eventId.slice(0, dot), sequence } : undefined;
+  const digits = eventId.slice(dot + 1);
+  // only the spelling the store writes: `01`, `1e0` or ` 1` name no event
+  if (!/^[1-9]\d*$/.test(digits)) return undefined;
+  const sequence = Number(digits);
+  return Number.isSafeInteger(sequence) ? { token: eventId.slice(0, dot), sequence } : undefined;
 }
 
 /**

@@ -104,10 +104,16 @@ function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
+/**
+ * Whether a header names the body's value. A number is compared by its text once a fraction of
+ * zeros is dropped (`42.0` and `42` are one number): comparing parsed numbers would let
+ * `9007199254740990.5`, `01` or `0.1000000000000000001` pass for a value a gateway reading the
+ * header text would take for another.
+ */
 function sameValue(declaration: ParamHeaderDeclaration, decoded: string, body: unknown, bodyForm: string): boolean {
   const numeric = declaration.type === 'integer' || declaration.type === 'number';
-  // 42.0 in a header and 42 in the body are one number
-  if (numeric && typeof body === 'number' && CANONICAL_DECIMAL.test(decoded)) return Number(decoded) === body;
+  if (numeric && typeof body === 'number' && CANONICAL_DECIMAL.test(decoded))
+    return decoded.replace(/\.0+$/, '') === bodyForm && Number(decoded) === body;
   return decoded === bodyForm;
 }
 

@@ -76,6 +76,16 @@ describe('createEventStore', () => {
     expect(a.status(first)).toBe('unknown');
   });
 
+  it('knows an event id only in the spelling it wrote', async () => {
+    const session = createEventStore().forSession();
+    const first = await session.storeEvent('_GET_stream', note('one'));
+    const token = first.slice(0, first.lastIndexOf('.'));
+    expect(first).toBe(`${token}.1`);
+    expect(session.status(first)).not.toBe('unknown');
+    for (const spelling of ['.01', '.1e0', '. 1', '.1 ', '.+1', '.0x1'])
+      expect([spelling, session.status(`${token}${spelling}`)]).toEqual([spelling, 'unknown']);
+  });
+
   it('refuses bounds that are not whole numbers of bytes', () => {
     expect(() => createEventStore({ maxTotalBytes: 0 })).toThrow(RangeError);
     expect(() => createEventStore({ maxStreamBytes: Number.NaN })).toThrow(/maxStreamBytes must be a whole number/);

@@ -51,3 +51,35 @@ describe('an unsafe integer in a mirrored property', () => {
     expect(checkParamHeaders(declarations, { shard: 42 }, { 'mcp-param-shard': ['42.0'] })).toBeUndefined();
   });
 });
+
+describe('a numeric header compared with its body value', () => {
+  const declarations = paramHeaderDeclarations({
+    type: 'object',
+    properties: {
+      count: { type: 'integer', 'x-mcp-header': 'Count' },
+      ratio: { type: 'number', 'x-mcp-header': 'Ratio' },
+    },
+  });
+  const check = (args: Record<string, unknown>, headers: Record<string, string>): string | undefined =>
+    checkParamHeaders(
+      declarations,
+      args,
+      Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    )?.rule;
+
+  it('admits the number as written, with or without a fraction of zeros', () => {
+    expect(check({ count: 42 }, { 'mcp-param-count': '42' })).toBeUndefined();
+    expect(check({ count: 42 }, { 'mcp-param-count': '42.0' })).toBeUndefined();
+    expect(check({ ratio: 0.1 }, { 'mcp-param-ratio': '0.1' })).toBeUndefined();
+    expect(check({ ratio: -2.5 }, { 'mcp-param-ratio': '-2.5' })).toBeUndefined();
+  });
+
+  it('refuses a header text that only parses to the same number', () => {
+    // each parsed to the body's number, and a gateway reading the text would route on another value
+    expect(check({ count: 9007199254740990 }, { 'mcp-param-count': '9007199254740990.5' })).toBe(
+      'param-header-mismatch',
+    );
+    expect(check({ count: 1 }, { 'mcp-param-count': '01' })).toBe('param-header-mismatch');
+    expect(check({ ratio: 0.1 }, { 'mcp-param-ratio': '0.1000000000000000001' })).toBe('param-header-mismatch');
+  });
+});
