@@ -16,14 +16,15 @@ const STEPS = [
   { name: 'test:registry' },
 ];
 
-/** Runs one workspace script with the terminal attached; resolves to its exit status and seconds. */
+/** Runs one workspace script with the terminal attached: its exit status, how it ended, and its seconds. */
 function runStep(name) {
   const started = performance.now();
   const result = spawnSync('pnpm', ['run', '-s', name], { stdio: 'inherit' });
   const seconds = (performance.now() - started) / 1000;
-  const status = result.error === undefined ? (result.status ?? 1) : 1;
   if (result.error !== undefined) console.error(`npm test: could not start pnpm for ${name}: ${result.error.message}`);
-  return { status, seconds };
+  const status = result.error === undefined ? (result.status ?? 1) : 1;
+  const how = result.signal === null ? `exit ${status}` : `killed by ${result.signal}`;
+  return { status, how, seconds };
 }
 
 /** Runs every step; a failed needed step marks the rest not run. */
@@ -36,8 +37,8 @@ function runAll() {
       continue;
     }
     console.log(`\n=== npm test: step ${index + 1} of ${STEPS.length}: ${step.name} ===`);
-    const { status, seconds } = runStep(step.name);
-    rows.push({ name: step.name, outcome: status === 0 ? 'passed' : `FAILED (exit ${status})`, seconds });
+    const { status, how, seconds } = runStep(step.name);
+    rows.push({ name: step.name, outcome: status === 0 ? 'passed' : `FAILED (${how})`, seconds });
     if (status !== 0 && step.needed) stoppedBy = step.name;
   }
   return rows;

@@ -95,6 +95,15 @@ describe('the steps of npm test', () => {
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('steps: 0 passed, 1 failed, 7 skipped');
   });
 
+  it('says a step was killed by a signal', () => {
+    const result = run(
+      'test-steps.mjs',
+      pathWith({ pnpm: 'if [ "$3" = "typecheck" ]; then kill -TERM $$; fi; exit 0' }),
+    );
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/ {2}typecheck +FAILED \(killed by SIGTERM\) {2}\d+ s\n/);
+  });
+
   it('passes when every step passes', () => {
     const result = run('test-steps.mjs', pnpmFailing('none'));
     expect(result.status).toBe(0);
