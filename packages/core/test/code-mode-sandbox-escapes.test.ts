@@ -280,13 +280,12 @@ describe('sandbox: the host abort signal', () => {
   it('aborting stops a run between its inner calls, which rejects with the signal reason', async () => {
     const controller = new AbortController();
     const reason = new Error('cancelled by the client');
-    setTimeout(() => {
-      controller.abort(reason);
-    }, 100);
     let calls = 0;
+    // the fifth call aborts the run while it is pending, as a client cancelling mid-run would
     const tick: InnerCall = async () => {
       calls += 1;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (calls === 5) controller.abort(reason);
+      await Promise.resolve();
       return { value: calls };
     };
     const started = performance.now();

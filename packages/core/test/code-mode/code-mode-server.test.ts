@@ -2,6 +2,8 @@ import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
 import type { EnvelopeTool } from '../../src/index.js';
+import { createChanges } from '../fixtures/changes.js';
+import type { Changes } from '../fixtures/changes.js';
 import { useTestSession } from '../fixtures/session.js';
 import { TEST_TOOLS } from '../fixtures/test-server.js';
 
@@ -165,13 +167,28 @@ return [a.error_kind, a.hints, b.error_kind, c.error_kind, c.error_code];`);
 describe('execute_code: failures of the code itself', () => {
   it('an endless loop ends with the wall_time limit envelope; the server answers another call meanwhile', async () => {
     // 3 s of wall time, counted from the code's start: time enough for the other call on a loaded machine
-    await session.start({ ...CODE_MODE_ON, env: { ...CODE_MODE_ON.env, CODE_MODE_WALL_TIME_MS: '3000' } });
+    const mark = { started: (): void => undefined };
+    const loopStarted = new Promise<void>((resolve) => {
+      mark.started = resolve;
+    });
+    const markStarted: EnvelopeTool = {
+      name: 'mark_started',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        mark.started();
+        return 'marked';
+      },
+    };
+    await session.start({ ...CODE_MODE_ON, env: { ...CODE_MODE_ON.env, CODE_MODE_WALL_TIME_MS: '3000' } }, [
+      ...TEST_TOOLS,
+      markStarted,
+    ]);
     const started = performance.now();
-    const looping = call('execute_code', { code: 'while (true) {}' }).then((result) => ({
-      result,
-      at: performance.now(),
-    }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const looping = call('execute_code', { code: "await callTool('mark_started', {});\nwhile (true) {}" }).then(
+      (result) => ({ result, at: performance.now() }),
+    );
+    // the loop is running once its first line has called mark_started
+    await loopStarted;
     const other = await call('list_orders', { marketplaceIds: ['A1'] });
     const otherAt = performance.now();
     const { result, at } = await looping;
@@ -235,13 +252,7 @@ describe('execute_code: a burst of calls', () => {
     // each gate call waits for the test, so how many run at once depends on the runner, not the clock
     const gauge = { running: 0, most: 0, settled: 0 };
     const held: (() => void)[] = [];
-    const waiters: (() => void)[] = [];
-    const wake = (): void => {
-      for (const waiter of waiters.splice(0)) waiter();
-    };
-    const until = async (check: () => boolean): Promise<void> => {
-      while (!check()) await new Promise<void>((resolve) => waiters.push(resolve));
-    };
+    const { changed: wake, until } = createChanges();
     const gate: EnvelopeTool = {
       name: 'gate',
       inputSchema: { type: 'object' },
@@ -283,51 +294,52 @@ describe('execute_code: a burst of calls', () => {
 
 describe('execute_code: inner calls outliving their program', () => {
   /** A tool that answers after a minute unless its call's signal aborts first, recording which. */
-  function slowTool(events: string[]): EnvelopeTool {
+  function slowTool(events: string[], changes: Changes): EnvelopeTool {
     return {
       name: 'slow',
       inputSchema: { type: 'object' },
       handler: (_args, context) =>
         new Promise((resolve) => {
           events.push('started');
+          changes.changed();
           const timer = setTimeout(() => {
             events.push('finished');
+            changes.changed();
             resolve({ late: true });
           }, 60_000);
           context.signal.addEventListener('abort', () => {
             clearTimeout(timer);
             events.push('aborted');
+            changes.changed();
             resolve({ late: false });
           });
         }),
     };
   }
 
-  const until = async (check: () => boolean): Promise<void> => {
-    while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
-  };
-
   it('a callTool the code never awaits is aborted when the code returns', async () => {
     const events: string[] = [];
-    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events)]);
+    const changes = createChanges();
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events, changes)]);
     expect(await run("callTool('slow', {});\nreturn 'returned';")).toBe('returned');
-    await until(() => events.length === 2);
+    await changes.until(() => events.length === 2);
     expect(events).toEqual(['started', 'aborted']);
   });
 
   it('cancelling execute_code (notifications/cancelled) aborts its pending inner call; the next run works', async () => {
     const events: string[] = [];
-    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events)]);
+    const changes = createChanges();
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, slowTool(events, changes)]);
     const controller = new AbortController();
     const cancelled = session.current.client.callTool(
       { name: 'execute_code', arguments: { code: "return await callTool('slow', {});" } },
       undefined,
       { signal: controller.signal },
     );
-    await until(() => events.length === 1);
+    await changes.until(() => events.length === 1);
     controller.abort(new Error('the agent moved on'));
     await expect(cancelled).rejects.toThrow('the agent moved on');
-    await until(() => events.length === 2);
+    await changes.until(() => events.length === 2);
     expect(events).toEqual(['started', 'aborted']);
     expect(await run('return 2 + 2;')).toBe(4);
   });

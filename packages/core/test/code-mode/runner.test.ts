@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandboxRunner } from '../../src/code-mode/runner.js';
 import type { SandboxWorkers } from '../../src/code-mode/runner.js';
 import type { InnerCall } from '../../src/code-mode/sandbox.js';
+import { createChanges } from '../fixtures/changes.js';
 
 // A minute of wall time: no test here waits for a wall-time limit on the real clock, so a loaded
 // machine cannot end a run that the test meant to finish.
@@ -97,23 +98,21 @@ describe('createSandboxRunner (programs in worker threads)', () => {
     workers = runner;
     const started: string[] = [];
     const held = new Map<string, () => void>();
+    const { changed, until } = createChanges();
     const hold: InnerCall = (name) => {
       started.push(name);
+      changed();
       return new Promise((resolve) => {
         held.set(name, () => {
           resolve({ value: name });
         });
       });
     };
-    const until = async (check: () => boolean): Promise<void> => {
-      while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
-    };
     const runs = ['a', 'b', 'c'].map((name) =>
       runner.run(`return await callTool('${name}', {});`, hold, LIMITS, new AbortController().signal),
     );
     await until(() => started.length === 2);
-    // c waits for a worker while a and b hold theirs
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // c waits for a worker while a and b hold theirs: it starts only once a is released
     expect(started.toSorted()).toEqual(['a', 'b']);
     held.get('a')?.();
     await until(() => started.length === 3);
