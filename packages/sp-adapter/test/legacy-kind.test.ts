@@ -3,28 +3,19 @@
  * `sp_api_http` before it became `rate_limited`; the server's own limiter and the identity service
  * share the code `RATE_LIMITED` but never had that kind.
  */
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { connect, envelopeOf, lwaEnv, modelsWithPlan, startSpUpstream } from './helpers/sp-client.js';
+import { connect, envelopeOf, lwaEnv, modelsWithPlan, useSpUpstream } from './helpers/sp-client.js';
 
 const GET_ORDERS = { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-01-01T00:00:00Z' };
 
-let upstream: UpstreamReplay;
-
-beforeAll(async () => {
-  upstream = await startSpUpstream();
-});
-
-afterAll(async () => {
-  await upstream.close();
-});
+const upstream = useSpUpstream();
 
 describe('legacy_error_kind of RATE_LIMITED envelopes on the SP server', () => {
   it('an upstream SP-API 429 still carries sp_api_http', async () => {
-    const connected = await connect({ env: lwaEnv(upstream), upstream: upstream.url });
+    const connected = await connect({ env: lwaEnv(upstream()), upstream: upstream().url });
     try {
-      upstream.route({
+      upstream().route({
         method: 'GET',
         path: '/orders/v0/orders',
         response: { status: 429, headers: { 'Retry-After': '3' }, body: { errors: [{ code: 'QuotaExceeded' }] } },
@@ -35,7 +26,7 @@ describe('legacy_error_kind of RATE_LIMITED envelopes on the SP server', () => {
         legacy_error_kind: 'sp_api_http',
       });
     } finally {
-      upstream.route({ method: 'GET', path: '/orders/v0/orders', response: { status: 200, body: {} } });
+      upstream().route({ method: 'GET', path: '/orders/v0/orders', response: { status: 200, body: {} } });
       await connected.close();
     }
   });
@@ -43,8 +34,8 @@ describe('legacy_error_kind of RATE_LIMITED envelopes on the SP server', () => {
   it("the server's own limiter refusal carries none", async () => {
     const connected = await connect({
       models: await modelsWithPlan(),
-      upstream: upstream.url,
-      env: { ...lwaEnv(upstream), MCP_RATE_LIMIT: 'on', MCP_RATE_LIMIT_MAX_WAIT_MS: '0' },
+      upstream: upstream().url,
+      env: { ...lwaEnv(upstream()), MCP_RATE_LIMIT: 'on', MCP_RATE_LIMIT_MAX_WAIT_MS: '0' },
     });
     try {
       expect((await connected.call('ordersV0_getOrders', GET_ORDERS)).isError).toBeUndefined();
@@ -58,15 +49,15 @@ describe('legacy_error_kind of RATE_LIMITED envelopes on the SP server', () => {
 
   it('an identity service 429 carries none', async () => {
     const connected = await connect({
-      upstream: upstream.url,
+      upstream: upstream().url,
       env: {
-        ...lwaEnv(upstream),
-        SP_IDENTITY_SERVICE_URL: `${upstream.url}/idsvc`,
+        ...lwaEnv(upstream()),
+        SP_IDENTITY_SERVICE_URL: `${upstream().url}/idsvc`,
         SP_IDENTITY_SERVICE_TOKEN: 'idsvc-bearer-secret-0123456789',
       },
     });
     try {
-      upstream.route({
+      upstream().route({
         method: 'GET',
         path: '/idsvc/identities',
         response: { status: 429, headers: { 'Retry-After': '7' }, body: { message: 'slow down' } },

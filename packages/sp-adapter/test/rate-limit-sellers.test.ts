@@ -3,24 +3,15 @@
  * rate-limit store, as replicas of two sellers on one Redis would: each seller spends its own
  * bucket of an operation, never the other's.
  */
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 import { createMemoryRateLimitStore } from '@mcp-envelope/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { connect, envelopeOf, lwaEnv, modelsWithPlan, startSpUpstream } from './helpers/sp-client.js';
+import { connect, envelopeOf, lwaEnv, modelsWithPlan, useSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
 const GET_ORDERS = { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-01-01T00:00:00Z' };
 
-let upstream: UpstreamReplay;
-
-beforeAll(async () => {
-  upstream = await startSpUpstream();
-});
-
-afterAll(async () => {
-  await upstream.close();
-});
+const upstream = useSpUpstream();
 
 describe('sellers sharing one rate-limit store', () => {
   it('keeps the buckets of two LWA sellers apart, and refuses a seller past its own budget', async () => {
@@ -29,9 +20,9 @@ describe('sellers sharing one rate-limit store', () => {
     const seller = (refreshToken: string): Promise<Connected> =>
       connect({
         models,
-        upstream: upstream.url,
+        upstream: upstream().url,
         env: {
-          ...lwaEnv(upstream),
+          ...lwaEnv(upstream()),
           LWA_REFRESH_TOKEN: refreshToken,
           MCP_RATE_LIMIT: 'on',
           MCP_RATE_LIMIT_MAX_WAIT_MS: '0',
@@ -46,7 +37,7 @@ describe('sellers sharing one rate-limit store', () => {
       expect(refused).toMatchObject({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true });
       // the other seller's bucket is untouched by the first seller's call
       expect((await second.call('ordersV0_getOrders', GET_ORDERS)).isError).toBeUndefined();
-      expect(upstream.requests.filter((request) => request.path === '/orders/v0/orders')).toHaveLength(2);
+      expect(upstream().requests.filter((request) => request.path === '/orders/v0/orders')).toHaveLength(2);
     } finally {
       await first.close();
       await second.close();

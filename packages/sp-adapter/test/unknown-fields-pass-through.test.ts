@@ -4,29 +4,20 @@
  * name (top-level arguments are the operation's parameters; the JSON body is an argument of its
  * own). The loopback upstream records the request it got.
  */
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
+import { connect, lwaEnv, useSpUpstream } from './helpers/sp-client.js';
 
-let upstream: UpstreamReplay;
-
-beforeAll(async () => {
-  upstream = await startSpUpstream();
-});
-
-afterAll(async () => {
-  await upstream.close();
-});
+const upstream = useSpUpstream();
 
 describe('an unknown top-level key with MCP_STRICT_UNKNOWN_FIELDS=false on the SP server', () => {
   it('reaches SP-API as a query parameter, beside the declared ones, and the event says so', async () => {
     const connected = await connect({
-      upstream: upstream.url,
-      env: { ...lwaEnv(upstream), MCP_STRICT_UNKNOWN_FIELDS: 'false', MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' },
+      upstream: upstream().url,
+      env: { ...lwaEnv(upstream()), MCP_STRICT_UNKNOWN_FIELDS: 'false', MCP_SCHEMA_KEY_NORMALIZATION_META: 'true' },
     });
     try {
-      const before = upstream.requests.length;
+      const before = upstream().requests.length;
       const result = await connected.call('ordersV0_getOrders', {
         MarketplaceIds: ['ATVPDKIKX0DER'],
         CreatedAfter: '2026-01-01T00:00:00Z',
@@ -40,7 +31,9 @@ describe('an unknown top-level key with MCP_STRICT_UNKNOWN_FIELDS=false on the S
           expect.objectContaining({ kind: 'unknown_field_passed_through', field: 'NewlyAddedFilter' }),
         ]),
       );
-      const sent = upstream.requests.slice(before).filter((request) => request.path === '/orders/v0/orders');
+      const sent = upstream()
+        .requests.slice(before)
+        .filter((request) => request.path === '/orders/v0/orders');
       expect(sent).toHaveLength(1);
       expect(sent[0]?.method).toBe('GET');
       expect(sent[0]?.rawQuery).toBe(

@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validateEnvelope } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
 import type { SpModel, SpServer, SpServerOptions } from '../../src/index.js';
@@ -101,4 +101,23 @@ export async function modelsWithPlan(): Promise<SpModel[]> {
         : operation,
     ),
   }));
+}
+
+/**
+ * A loopback SP upstream for the tests of one file: started before them, closed after.
+ *
+ * @returns a getter for it (it exists once the file's `beforeAll` has run).
+ */
+export function useSpUpstream(): () => UpstreamReplay {
+  const held: { upstream?: UpstreamReplay } = {};
+  beforeAll(async () => {
+    held.upstream = await startSpUpstream();
+  });
+  afterAll(async () => {
+    await held.upstream?.close();
+  });
+  return () => {
+    if (held.upstream === undefined) throw new Error('the SP upstream is used before its beforeAll ran');
+    return held.upstream;
+  };
 }
