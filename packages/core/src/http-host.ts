@@ -458,19 +458,31 @@ function readBounded(request: IncomingMessage, limit: number): Promise<{ text: s
   });
 }
 
+/** A request's body as {@link readJsonBody} read it: JSON, not JSON, or over the size limit. */
+type ReadBody =
+  | { readonly outcome: 'parsed'; readonly body: unknown }
+  | { readonly outcome: 'invalid' | 'too-large'; readonly body: undefined };
+
 /** A request's era and body, as {@link EraRouting.classify} read them. */
-interface Classified {
-  readonly era: 'modern' | 'legacy';
-  readonly body: unknown;
-  readonly outcome: 'parsed' | 'invalid' | 'too-large';
+type Classified = ReadBody & { readonly era: 'modern' | 'legacy' };
+
+/**
+ * Reads a POST's body as JSON (no body: `undefined`); a body over the size limit is left for the
+ * 413 to drain.
+ */
+async function readJsonBody(request: IncomingMessage): Promise<ReadBody> {
+  const read = request.method === 'POST' ? await readBounded(request, MAX_REQUEST_BODY_BYTES) : { text: '' };
+  if (read === 'too-large') return { outcome: 'too-large', body: undefined };
+  try {
+    return { outcome: 'parsed', body: read.text === '' ? undefined : (JSON.parse(read.text) as unknown) };
+  } catch {
+    return { outcome: 'invalid', body: undefined };
+  }
 }
 
 /** How a request without a session is told apart and served (the SDK's pieces, loaded once). */
 interface EraRouting {
-  /**
-   * Reads the body and decides: `modern` (a 2026-07-28 request), else `legacy`, with the parsed
-   * body; `outcome` says whether the body was JSON, or over the size limit (the rest then left for the 413 to drain).
-   */
+  /** Reads the body ({@link readJsonBody}) and decides: `modern` (a 2026-07-28 request), else `legacy`. */
   classify(request: IncomingMessage): Promise<Classified>;
   /** Serves a 2026-07-28 request on a fresh SDK server. */
   readonly modern: NodeMcpRequestHandler;
@@ -485,17 +497,10 @@ async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close():
   const handler = createMcpHandler(() => host.createSdkServer('modern'), { legacy: 'reject' });
   return {
     classify: async (request) => {
-      const read = request.method === 'POST' ? await readBounded(request, MAX_REQUEST_BODY_BYTES) : { text: '' };
-      if (read === 'too-large') return { era: 'legacy', body: undefined, outcome: 'too-large' };
-      let body: unknown;
-      try {
-        body = read.text === '' ? undefined : (JSON.parse(read.text) as unknown);
-      } catch {
-        return { era: 'legacy', body: undefined, outcome: 'invalid' };
-      }
-      const web = await toWebRequest(request as NodeIncomingMessageLike, body);
-      const legacy = await isLegacyRequest(web, body);
-      return { era: legacy ? 'legacy' : 'modern', body, outcome: 'parsed' };
+      const read = await readJsonBody(request);
+      if (read.outcome !== 'parsed') return { ...read, era: 'legacy' };
+      const web = await toWebRequest(request as NodeIncomingMessageLike, read.body);
+      return { ...read, era: (await isLegacyRequest(web, read.body)) ? 'legacy' : 'modern' };
     },
     modern: toNodeHandler(handler),
     close: () => handler.close(),
@@ -666,19 +671,15 @@ function refusedReplay(session: Session, request: IncomingMessage, response: Ser
 }
 
 /** Serves a request of an open session. */
-async function sessionRequest(
-  routing: EraRouting,
-  session: Session,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
+async function sessionRequest(session: Session, request: IncomingMessage, response: ServerResponse): Promise<void> {
   alignProtocolVersion(session, request);
   if (request.method !== 'POST') {
     if (refusedReplay(session, request, response)) return;
     await session.transport.handleRequest(request, response);
     return;
   }
-  const { body, outcome } = await routing.classify(request);
+  // a session's era is settled: only its body is read
+  const { body, outcome } = await readJsonBody(request);
   if (outcome === 'too-large') {
     refuseTooLarge(request, response);
     return;
@@ -791,7 +792,7 @@ function requestHandler(
       return;
     }
     pool.track(session, request, response);
-    await sessionRequest(routing, session, request, response);
+    await sessionRequest(session, request, response);
   };
 }
 
