@@ -7,8 +7,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const EMBEDDED = [
   {
     json: 'schemas/error-envelope.schema.json',
-    module: 'src/data/error-envelope-schema.ts',
-    name: 'errorEnvelopeSchemaDocument',
+    module: 'src/data/error-envelope-v1-schema.ts',
+    name: 'errorEnvelopeSchemaV1Document',
+  },
+  {
+    json: 'schemas/error-envelope-v2.schema.json',
+    module: 'src/data/error-envelope-v2-schema.ts',
+    name: 'errorEnvelopeSchemaV2Document',
   },
   {
     json: 'schemas/jsonschema-error-codes.json',

@@ -8,8 +8,10 @@ export { deepFrozen } from './frozen.js';
 export {
   CANONICAL_ERROR_CODES,
   CONTRACT_VERSION,
+  CONTRACT_VERSIONS,
   ENV_SWITCHES,
   ERROR_KINDS,
+  ERROR_KINDS_V1,
   HINT_CATEGORIES,
   NORMALIZED_EVENT_KINDS,
   NORMALIZED_KINDS,
@@ -19,37 +21,39 @@ export {
   SCHEMA_ERROR_CODES,
   SCHEMA_FALLBACK_CODE,
   SCHEMA_KEYWORD_CODES,
-  UPSTREAM_HTTP_CODE_PREFIXES,
+  UPSTREAM_HTTP_CODE_PREFIX,
   upstreamHttpCode,
   WARNING_KINDS,
 } from './taxonomy.js';
 export type {
-  AdsApiHttpCode,
   CanonicalErrorCode,
   ContractVersion,
   EnvSwitch,
   ErrorCode,
   ErrorKind,
+  ErrorKindV1,
   HintCategory,
   NormalizedEventKind,
-  OpenbridgeHttpCode,
   ReservedErrorCode,
   SchemaErrorCode,
   SchemaKeyword,
-  SpApiHttpCode,
   UpstreamHttpCode,
   WarningKind,
 } from './taxonomy.js';
 export type {
+  AnyErrorEnvelope,
   CoercedEvent,
   DroppedAliasEvent,
   EnvelopeDetail,
   EnvelopeMeta,
   EnvelopeWarning,
+  EnvelopeMetaV1,
   ErrorEnvelope,
+  ErrorEnvelopeV1,
   NormalizedEvent,
   NormalizedEventOfKind,
   RateLimitMeta,
+  RateLimitMetaV1,
   RenamedEvent,
   SuccessMeta,
   UnknownFieldPassedThroughEvent,
@@ -57,12 +61,38 @@ export type {
 } from './envelope.js';
 
 // The JSON documents, the validator and the capability servers advertise.
-export { ERROR_ENVELOPE_SCHEMA, fillTemplate, schemaCodeEntry } from './schemas.js';
+export {
+  ERROR_ENVELOPE_SCHEMA,
+  ERROR_ENVELOPE_SCHEMA_V1,
+  ERROR_ENVELOPE_SCHEMA_V2,
+  fillTemplate,
+  schemaCodeEntry,
+} from './schemas.js';
 export type { SchemaCodeEntry } from './schemas.js';
-export { isEnvelope, isEnvelopeMeta, validateEnvelope, validateMeta } from './validate.js';
-export type { EnvelopeValidation, EnvelopeViolation } from './validate.js';
+export {
+  isEnvelope,
+  isEnvelopeMeta,
+  isEnvelopeV1,
+  isEnvelopeV2,
+  validateEnvelope,
+  validateEnvelopeVersion,
+  validateMeta,
+} from './validate.js';
+export type { EnvelopeValidation, EnvelopeViolation, MetaValidation } from './validate.js';
 export { ENVELOPE_CAPABILITY_KEY, ENVELOPE_EXTENSION_ID, envelopeCapability } from './capability.js';
-export type { EnvelopeCapabilityValue } from './capability.js';
+export type { EnvelopeCapabilityInput, EnvelopeCapabilityValue } from './capability.js';
+// Contract version 1 beside version 2: the projection, the upgrade and the choice of version.
+export {
+  contractVersionsFor,
+  negotiateContractVersion,
+  speaksV1,
+  statedContractVersions,
+  toV1Envelope,
+  toV1Meta,
+  upgradeEnvelope,
+  V1_UPSTREAMS,
+} from './v1.js';
+export type { V1UpstreamSpelling } from './v1.js';
 export { activeMigrations, compareVersions, coveringMigration, legacyErrorKindFor, MIGRATIONS } from './migrations.js';
 export type { MigrationEntry, MigrationSubject } from './migrations.js';
 

@@ -9,7 +9,7 @@ import SemVer from 'semver/classes/semver.js';
 
 import { migrationsDocument } from './data/migrations-table.js';
 
-import type { ErrorKind } from './taxonomy.js';
+import type { ContractVersion, ErrorKind, ErrorKindV1 } from './taxonomy.js';
 
 /**
  * One reclassification. Implements CONTRACT.md "Migration windows": the first release that ships
@@ -20,10 +20,19 @@ import type { ErrorKind } from './taxonomy.js';
 export interface MigrationEntry {
   /** A stable slug, e.g. `upstream-429-to-rate-limited`. */
   readonly id: string;
-  /** The `error_code` values (as emitted after the change) that this entry covers. */
-  readonly error_codes: readonly string[];
-  /** The servers it applies to (`sp`, `ads`, ...); absent means every server. */
-  readonly servers?: readonly string[];
+  /** The `error_code` values (as emitted after the change) that this entry covers; absent: every code of `to_kind`. */
+  readonly error_codes?: readonly string[];
+  /**
+   * The servers it applies to (`sp`, `ads`, ...), always named: a server that joins the family
+   * later never carries a legacy value for a window that predates it.
+   */
+  readonly servers: readonly string[];
+  /**
+   * The envelope version the entry applies to (default 1): a version 1 entry moves a v1 kind to
+   * another v1 kind and shows in v1 envelopes only; a version 2 entry moves a v1 kind to its v2
+   * kind and shows in v2 envelopes only.
+   */
+  readonly contract_version?: ContractVersion;
   /**
    * The conditions it covers, when a code is shared by conditions that had different kinds
    * before: `upstream_http` is an adapter's verdict on the HTTP answer of the upstream API the
@@ -33,9 +42,9 @@ export interface MigrationEntry {
    */
   readonly conditions?: readonly string[];
   /** The kind these codes had before. */
-  readonly from_kind: ErrorKind;
+  readonly from_kind: ErrorKind | ErrorKindV1;
   /** The kind they have now. */
-  readonly to_kind: ErrorKind;
+  readonly to_kind: ErrorKind | ErrorKindV1;
   /** The lowest version (semver `MAJOR.MINOR.PATCH`) that emits `to_kind` and the legacy value. */
   readonly introduced_in: string;
   /**
@@ -110,7 +119,9 @@ export interface MigrationSubject {
   /** The envelope's `error_code`. */
   readonly error_code: string;
   /** The envelope's `error_kind` (matched against an entry's `to_kind`). */
-  readonly error_kind: ErrorKind;
+  readonly error_kind: ErrorKind | ErrorKindV1;
+  /** The envelope's `_envelope_version` (matched against an entry's `contract_version`, default 1). */
+  readonly version: ContractVersion;
   /**
    * The condition behind the envelope (`upstream_http` for an adapter's verdict on the fronted
    * API's HTTP answer); an entry with `conditions` covers only the envelopes that name one of them.
@@ -135,8 +146,9 @@ export function coveringMigration(
   return entries.find(
     (candidate) =>
       candidate.to_kind === envelope.error_kind &&
-      candidate.error_codes.includes(envelope.error_code) &&
-      (candidate.servers === undefined || candidate.servers.includes(server)) &&
+      (candidate.contract_version ?? 1) === envelope.version &&
+      (candidate.error_codes === undefined || candidate.error_codes.includes(envelope.error_code)) &&
+      candidate.servers.includes(server) &&
       (candidate.conditions === undefined ||
         (envelope.condition !== undefined && candidate.conditions.includes(envelope.condition))),
   );
@@ -157,7 +169,7 @@ export function legacyErrorKindFor(
   server: string,
   version: string,
   table: readonly MigrationEntry[] = MIGRATIONS,
-): ErrorKind | undefined {
+): ErrorKind | ErrorKindV1 | undefined {
   return coveringMigration(envelope, server, activeMigrations(version, table))?.from_kind;
 }
 

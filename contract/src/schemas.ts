@@ -4,19 +4,26 @@
  *
  * @packageDocumentation
  */
-import { errorEnvelopeSchemaDocument } from './data/error-envelope-schema.js';
+import { errorEnvelopeSchemaV1Document } from './data/error-envelope-v1-schema.js';
+import { errorEnvelopeSchemaV2Document } from './data/error-envelope-v2-schema.js';
 import { schemaCodeTableDocument } from './data/jsonschema-error-codes.js';
 import { deepFrozen } from './frozen.js';
 import type { SchemaErrorCode, SchemaKeyword } from './taxonomy.js';
 
 /**
- * The v1 envelope JSON Schema (draft 2020-12), as parsed JSON. Same content as
- * `@mcp-envelope/contract/schemas/error-envelope.schema.json`.
+ * The contract version 2 envelope JSON Schema (draft 2020-12), as parsed JSON. Same content as
+ * `@mcp-envelope/contract/schemas/error-envelope-v2.schema.json`. Implements CONTRACT.md "The envelope".
  */
-export const ERROR_ENVELOPE_SCHEMA = deepFrozen(errorEnvelopeSchemaDocument as Readonly<Record<string, unknown>>);
+export const ERROR_ENVELOPE_SCHEMA_V2 = deepFrozen(errorEnvelopeSchemaV2Document as Readonly<Record<string, unknown>>);
 
-/** The `$id` of {@link ERROR_ENVELOPE_SCHEMA}. */
-export const ERROR_ENVELOPE_SCHEMA_ID = ERROR_ENVELOPE_SCHEMA['$id'] as string;
+/**
+ * The contract version 1 envelope JSON Schema, unchanged since version 1 was published. Same
+ * content as `@mcp-envelope/contract/schemas/error-envelope.schema.json`.
+ */
+export const ERROR_ENVELOPE_SCHEMA_V1 = deepFrozen(errorEnvelopeSchemaV1Document as Readonly<Record<string, unknown>>);
+
+/** The schema of the version servers build envelopes in ({@link ERROR_ENVELOPE_SCHEMA_V2}). */
+export const ERROR_ENVELOPE_SCHEMA = ERROR_ENVELOPE_SCHEMA_V2;
 
 /** One entry of the keyword table: its code, a summary template and a hint template. */
 export interface SchemaCodeEntry {

@@ -9,19 +9,42 @@
 import { deepFrozen } from './frozen.js';
 
 /**
- * The contract version every envelope carries as `_envelope_version` and every server advertises
- * as `contract_version`. Implements CONTRACT.md "Versioning".
+ * The contract version servers build envelopes in, carried as `_envelope_version` and advertised
+ * as `contract_version` to clients that read it. Implements CONTRACT.md "Versioning".
  */
-export const CONTRACT_VERSION = 1 as const;
+export const CONTRACT_VERSION = 2 as const;
 
-/** The type of {@link CONTRACT_VERSION}: the integer literal `1`. */
-export type ContractVersion = typeof CONTRACT_VERSION;
+/** Every contract version a reader may meet, oldest first. Implements CONTRACT.md "Versioning". */
+export const CONTRACT_VERSIONS = deepFrozen([1, 2] as const);
+
+/** One contract version: `1` or `2`. */
+export type ContractVersion = (typeof CONTRACT_VERSIONS)[number];
 
 /**
- * The closed `error_kind` taxonomy (10 values). A conforming server never emits a value outside
- * this list. Implements CONTRACT.md "error_kind".
+ * The closed `error_kind` taxonomy of contract version 2 (8 values). No kind names a vendor: the
+ * upstream API is named by the envelope's `upstream` field. A conforming server never emits a
+ * value outside this list. Implements CONTRACT.md "error_kind".
  */
 export const ERROR_KINDS = deepFrozen([
+  'mcp_input_validation',
+  'tool_not_found',
+  'upstream_http',
+  'upstream_client',
+  'auth_error',
+  'rate_limited',
+  'sandbox_runtime',
+  'internal_error',
+] as const);
+
+/** One value of the closed `error_kind` taxonomy of contract version 2. */
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/**
+ * The closed `error_kind` taxonomy of contract version 1 (10 values), which named the first two
+ * servers' upstreams. Servers emit these only in the v1 form of an envelope, for readers of v1.
+ * Implements CONTRACT.md "Upgrading an agent from v1".
+ */
+export const ERROR_KINDS_V1 = deepFrozen([
   'mcp_input_validation',
   'tool_not_found',
   'sp_api_http',
@@ -34,13 +57,11 @@ export const ERROR_KINDS = deepFrozen([
   'internal_error',
 ] as const);
 
-/** One value of the closed `error_kind` taxonomy. */
-export type ErrorKind = (typeof ERROR_KINDS)[number];
+/** One value of the contract version 1 taxonomy. */
+export type ErrorKindV1 = (typeof ERROR_KINDS_V1)[number];
 
 /**
  * The cross-server canonical `error_code` values and the `error_kind` each one pairs with.
- * `TOOL_EXECUTION_FAILED` and `BODY_COERCION_INVALID_JSON` pair with the emitting server's own
- * client kind (`sp_api_client` or `ads_api_client`), written here as `'*_api_client'`.
  * Implements CONTRACT.md "Canonical error codes".
  */
 export const CANONICAL_ERROR_CODES = deepFrozen({
@@ -48,8 +69,8 @@ export const CANONICAL_ERROR_CODES = deepFrozen({
   TOOL_NOT_FOUND: 'tool_not_found',
   AUTHENTICATION_ERROR: 'auth_error',
   INTERNAL_ERROR: 'internal_error',
-  TOOL_EXECUTION_FAILED: '*_api_client',
-  BODY_COERCION_INVALID_JSON: '*_api_client',
+  TOOL_EXECUTION_FAILED: 'upstream_client',
+  BODY_COERCION_INVALID_JSON: 'upstream_client',
   RATE_LIMITED: 'rate_limited',
   CODE_MODE_SANDBOX_LIMITATION: 'sandbox_runtime',
 } as const);
@@ -58,8 +79,8 @@ export const CANONICAL_ERROR_CODES = deepFrozen({
 export type CanonicalErrorCode = keyof typeof CANONICAL_ERROR_CODES;
 
 /**
- * Codes the contract reserves for later use. Servers do not emit them in v1; clients must
- * tolerate them. Implements CONTRACT.md "Reserved codes".
+ * Codes the contract reserves for later use. Servers do not emit them; clients must tolerate
+ * them. Implements CONTRACT.md "Reserved codes".
  */
 export const RESERVED_ERROR_CODES = deepFrozen(['OAUTH_ERROR', 'TOKEN_ERROR', 'PERMISSION_DENIED'] as const);
 
@@ -116,44 +137,28 @@ export const SCHEMA_ERROR_CODES: readonly SchemaErrorCode[] = deepFrozen([
   ...SCHEMA_DOMAIN_CODES,
 ]);
 
-/** `SP_API_HTTP_<status>`: upstream SP-API answered with that HTTP status. */
-export type SpApiHttpCode = `SP_API_HTTP_${number}`;
-/** `ADS_API_HTTP_<status>`: upstream Amazon Ads API answered with that HTTP status. */
-export type AdsApiHttpCode = `ADS_API_HTTP_${number}`;
-/** `OPENBRIDGE_HTTP_<status>`: an internal service (identity and the like) answered with that status. */
-export type OpenbridgeHttpCode = `OPENBRIDGE_HTTP_${number}`;
+/** The prefix of every upstream HTTP code in contract version 2, whatever the server. */
+export const UPSTREAM_HTTP_CODE_PREFIX = 'UPSTREAM_HTTP_' as const;
 
-/** Any per-server upstream HTTP code. */
-export type UpstreamHttpCode = SpApiHttpCode | AdsApiHttpCode | OpenbridgeHttpCode;
-
-/** The prefixes of the per-server upstream HTTP codes, by the server family that emits them. */
-export const UPSTREAM_HTTP_CODE_PREFIXES = deepFrozen({
-  sp: 'SP_API_HTTP_',
-  ads: 'ADS_API_HTTP_',
-  openbridge: 'OPENBRIDGE_HTTP_',
-} as const);
+/** `UPSTREAM_HTTP_<status>`: the upstream API named by the envelope's `upstream` answered with that status. */
+export type UpstreamHttpCode = `UPSTREAM_HTTP_${number}`;
 
 /** Every `error_code` the contract defines. The schema admits any UPPER_SNAKE code beyond these. */
 export type ErrorCode = CanonicalErrorCode | ReservedErrorCode | SchemaErrorCode | UpstreamHttpCode;
 
 /**
- * Builds the per-server upstream HTTP code for a status, e.g. `upstreamHttpCode('sp', 404)`
- * -> `'SP_API_HTTP_404'`.
+ * Builds the upstream HTTP code for a status, e.g. `upstreamHttpCode(404)` -> `'UPSTREAM_HTTP_404'`.
+ * Implements CONTRACT.md "Upstream HTTP codes".
  *
- * @param server - which prefix to use: `sp`, `ads` or `openbridge`.
  * @param status - the HTTP status code (an integer from 100 to 599).
  * @returns the code string.
  * @throws RangeError when `status` is not an integer from 100 to 599.
  */
-export function upstreamHttpCode(server: 'sp', status: number): SpApiHttpCode;
-export function upstreamHttpCode(server: 'ads', status: number): AdsApiHttpCode;
-export function upstreamHttpCode(server: 'openbridge', status: number): OpenbridgeHttpCode;
-export function upstreamHttpCode(server: keyof typeof UPSTREAM_HTTP_CODE_PREFIXES, status: number): UpstreamHttpCode;
-export function upstreamHttpCode(server: keyof typeof UPSTREAM_HTTP_CODE_PREFIXES, status: number): UpstreamHttpCode {
+export function upstreamHttpCode(status: number): UpstreamHttpCode {
   if (!Number.isInteger(status) || status < 100 || status > 599) {
     throw new RangeError(`HTTP status must be an integer from 100 to 599, got ${String(status)}`);
   }
-  return `${UPSTREAM_HTTP_CODE_PREFIXES[server]}${status}` as UpstreamHttpCode;
+  return `${UPSTREAM_HTTP_CODE_PREFIX}${status}`;
 }
 
 /**
@@ -176,7 +181,7 @@ export const NORMALIZED_KINDS: readonly NormalizedEventKind[] = deepFrozen(
   Object.keys(NORMALIZED_EVENT_KINDS) as NormalizedEventKind[],
 );
 
-/** A kind the contract reserves for a later version; never emitted in v1. */
+/** A kind the contract reserves for a later version; never emitted in versions 1 and 2. */
 export const RESERVED_NORMALIZED_KINDS = deepFrozen(['unknown_field_dropped'] as const);
 
 /**

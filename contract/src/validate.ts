@@ -6,8 +6,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
-import type { ErrorEnvelope, EnvelopeMeta } from './envelope.js';
-import { ERROR_ENVELOPE_SCHEMA, ERROR_ENVELOPE_SCHEMA_ID } from './schemas.js';
+import type { AnyErrorEnvelope, EnvelopeMeta, EnvelopeMetaV1, ErrorEnvelope, ErrorEnvelopeV1 } from './envelope.js';
+import { ERROR_ENVELOPE_SCHEMA_V1, ERROR_ENVELOPE_SCHEMA_V2 } from './schemas.js';
+import type { ContractVersion } from './taxonomy.js';
 
 /**
  * One reason a value is not a valid envelope.
@@ -21,8 +22,13 @@ export interface EnvelopeViolation {
   readonly message: string;
 }
 
-/** The result of {@link validateEnvelope}. */
+/** The result of {@link validateEnvelope}: on success, which contract version the envelope is. */
 export type EnvelopeValidation =
+  | { readonly valid: true; readonly version: ContractVersion }
+  | { readonly valid: false; readonly version?: ContractVersion; readonly errors: readonly EnvelopeViolation[] };
+
+/** The result of {@link validateMeta}. */
+export type MetaValidation =
   { readonly valid: true } | { readonly valid: false; readonly errors: readonly EnvelopeViolation[] };
 
 /**
@@ -38,10 +44,16 @@ function once<Value>(make: () => Value): () => Value {
   return () => (made ??= { value: make() }).value;
 }
 
-function compileValidators(): { readonly envelope: ValidateFunction; readonly meta: ValidateFunction } {
-  // `validateSchema: false`: checking the contract's own constant schema against the 2020-12
+/** One contract version's compiled checks. */
+interface VersionValidators {
+  readonly envelope: ValidateFunction;
+  readonly meta: ValidateFunction;
+}
+
+function compileValidators(): { readonly 1: VersionValidators; readonly 2: VersionValidators } {
+  // `validateSchema: false`: checking the contract's own constant schemas against the 2020-12
   // meta-schema would compile that meta-schema first, which costs more than the rest; the tests
-  // check the schema against it once instead.
+  // check the schemas against it once instead.
   const ajv = new Ajv2020({
     allErrors: true,
     strict: true,
@@ -49,11 +61,15 @@ function compileValidators(): { readonly envelope: ValidateFunction; readonly me
     allowUnionTypes: true,
     validateSchema: false,
   });
-  ajv.addSchema(ERROR_ENVELOPE_SCHEMA, ERROR_ENVELOPE_SCHEMA_ID);
-  return {
-    envelope: ajv.getSchema(ERROR_ENVELOPE_SCHEMA_ID) as ValidateFunction,
-    meta: ajv.compile({ $ref: `${ERROR_ENVELOPE_SCHEMA_ID}#/$defs/meta` }),
+  const compileVersion = (schema: Readonly<Record<string, unknown>>): VersionValidators => {
+    const id = schema['$id'] as string;
+    ajv.addSchema(schema, id);
+    return {
+      envelope: ajv.getSchema(id) as ValidateFunction,
+      meta: ajv.compile({ $ref: `${id}#/$defs/meta` }),
+    };
   };
+  return { 1: compileVersion(ERROR_ENVELOPE_SCHEMA_V1), 2: compileVersion(ERROR_ENVELOPE_SCHEMA_V2) };
 }
 
 function describe(error: ErrorObject): EnvelopeViolation {
@@ -67,52 +83,106 @@ function describe(error: ErrorObject): EnvelopeViolation {
   return { path: error.instancePath, keyword: error.keyword, message };
 }
 
-function collect(validate: ValidateFunction, value: unknown): EnvelopeValidation {
+function collect(validate: ValidateFunction, value: unknown): MetaValidation {
   if (validate(value)) return { valid: true };
   // if/then failures repeat the inner `required` error; keep the specific one.
   const errors = (validate.errors ?? []).filter((error) => error.keyword !== 'if').map(describe);
   return { valid: false, errors };
 }
 
-/**
- * Checks a value against the v1 envelope schema (`schemas/error-envelope.schema.json`).
- * Implements CONTRACT.md "Conformance" rule 1. The schema is compiled on first use, then reused.
- *
- * @param value - any JSON value (typically a parsed tool error payload).
- * @returns `{ valid: true }`, or `{ valid: false, errors }` listing every violation found.
- */
-export function validateEnvelope(value: unknown): EnvelopeValidation {
-  return collect(validators().envelope, value);
+/** The contract version a value claims by its `_envelope_version` (the JSON integer 1 or 2), else `undefined`. */
+function claimedVersion(value: unknown): ContractVersion | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const version: unknown = (value as Record<string, unknown>)['_envelope_version'];
+  return version === 1 || version === 2 ? version : undefined;
 }
 
 /**
- * Type guard: true when `value` is a schema-valid v1 envelope.
+ * Checks a value against the envelope schema of the version it claims: `_envelope_version` 1
+ * against `schemas/error-envelope.schema.json`, 2 against `schemas/error-envelope-v2.schema.json`.
+ * Implements CONTRACT.md "Conformance" rule 1 and "Versioning". The schemas are compiled on first
+ * use, then reused.
+ *
+ * @param value - any JSON value (typically a parsed tool error payload).
+ * @returns `{ valid: true, version }`, or `{ valid: false, version?, errors }` listing every
+ *   violation; without a `_envelope_version` of 1 or 2 the only violation is that one (no version).
+ */
+export function validateEnvelope(value: unknown): EnvelopeValidation {
+  const version = claimedVersion(value);
+  if (version === undefined) {
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    const violation: EnvelopeViolation = isObject
+      ? { path: '/_envelope_version', keyword: 'enum', message: 'must be the integer 1 or 2' }
+      : { path: '', keyword: 'type', message: 'must be object' };
+    return { valid: false, errors: [violation] };
+  }
+  const result = collect(validators()[version].envelope, value);
+  return result.valid ? { valid: true, version } : { valid: false, version, errors: result.errors };
+}
+
+/**
+ * Checks a value against one version's envelope schema only.
+ *
+ * @param value - any JSON value.
+ * @param version - the contract version to check against.
+ * @returns `{ valid: true, version }` or `{ valid: false, version, errors }`.
+ */
+export function validateEnvelopeVersion(value: unknown, version: ContractVersion): EnvelopeValidation {
+  const result = collect(validators()[version].envelope, value);
+  return result.valid ? { valid: true, version } : { valid: false, version, errors: result.errors };
+}
+
+/**
+ * Type guard: true when `value` is a schema-valid envelope of version 1 or 2.
  *
  * @param value - any value.
  * @returns whether {@link validateEnvelope} accepts it.
  */
-export function isEnvelope(value: unknown): value is ErrorEnvelope {
-  return validators().envelope(value);
+export function isEnvelope(value: unknown): value is AnyErrorEnvelope {
+  const version = claimedVersion(value);
+  return version !== undefined && validators()[version].envelope(value);
 }
 
 /**
- * Checks the `_meta` object of a success result (or of an envelope) against the contract's
- * `_meta` rules: `normalized[]` events, the closed `rate_limit`, a non-negative
+ * Type guard: true when `value` is a schema-valid contract version 2 envelope.
+ *
+ * @param value - any value.
+ * @returns whether it passes `schemas/error-envelope-v2.schema.json`.
+ */
+export function isEnvelopeV2(value: unknown): value is ErrorEnvelope {
+  return validators()[2].envelope(value);
+}
+
+/**
+ * Type guard: true when `value` is a schema-valid contract version 1 envelope.
+ *
+ * @param value - any value.
+ * @returns whether it passes `schemas/error-envelope.schema.json` (v1).
+ */
+export function isEnvelopeV1(value: unknown): value is ErrorEnvelopeV1 {
+  return validators()[1].envelope(value);
+}
+
+/**
+ * Checks the `_meta` object of a success result (or of an envelope) against one version's
+ * `_meta` rules: `normalized[]` events, `rate_limit` (closed in v1, open in v2), a non-negative
  * `retry_after_seconds`, `warnings[]` and `correlation_id`.
  *
  * @param value - the `_meta` value.
+ * @param version - the contract version the result was sent in; defaults to 2.
  * @returns `{ valid: true }` or `{ valid: false, errors }` with paths relative to `_meta`.
  */
-export function validateMeta(value: unknown): EnvelopeValidation {
-  return collect(validators().meta, value);
+export function validateMeta(value: unknown, version: ContractVersion = 2): MetaValidation {
+  return collect(validators()[version].meta, value);
 }
 
 /**
- * Type guard: true when `value` is a valid `_meta` object.
+ * Type guard: true when `value` is a valid `_meta` object of contract version 2 (or of `version`).
  *
  * @param value - any value.
+ * @param version - defaults to 2.
  * @returns whether {@link validateMeta} accepts it.
  */
-export function isEnvelopeMeta(value: unknown): value is EnvelopeMeta {
-  return validators().meta(value);
+export function isEnvelopeMeta(value: unknown, version: ContractVersion = 2): value is EnvelopeMeta | EnvelopeMetaV1 {
+  return validators()[version].meta(value);
 }

@@ -1,10 +1,10 @@
-// Generated from schemas/error-envelope.schema.json by scripts/embed-json.mjs (run by the build); edit the JSON file.
-/** The parsed `schemas/error-envelope.schema.json`. */
-export const errorEnvelopeSchemaDocument: unknown = {
+// Generated from schemas/error-envelope-v2.schema.json by scripts/embed-json.mjs (run by the build); edit the JSON file.
+/** The parsed `schemas/error-envelope-v2.schema.json`. */
+export const errorEnvelopeSchemaV2Document: unknown = {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://mcp-envelope.dev/schemas/v1/error-envelope.schema.json",
-  "title": "MCP error envelope, contract version 1",
-  "description": "The object every conforming MCP tool server returns for a failed tools/call, on every channel. Covers the v1 core fields, _meta.normalized (v1), _meta.rate_limit and _meta.retry_after_seconds (v1.1), _meta.warnings (v1.2), legacy_error_kind, and _meta.correlation_id. Unknown top-level and _meta keys are allowed so that later additive fields do not break older validators.",
+  "$id": "https://mcp-envelope.dev/schemas/v2/error-envelope.schema.json",
+  "title": "MCP error envelope, contract version 2",
+  "description": "The object every conforming MCP tool server returns for a failed tools/call, on every channel, to a client that reads contract version 2. No error_kind names a vendor: the upstream API is named by the upstream field. Unknown top-level and _meta keys are allowed so that later additive fields do not break older validators.",
   "type": "object",
   "required": [
     "error_kind",
@@ -61,12 +61,17 @@ export const errorEnvelopeSchemaDocument: unknown = {
       "description": "True when sending the same call again could succeed."
     },
     "_envelope_version": {
-      "const": 1,
-      "description": "Contract version of this envelope; always the integer 1 in v1."
+      "const": 2,
+      "description": "Contract version of this envelope; the integer 2."
+    },
+    "upstream": {
+      "type": "string",
+      "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$",
+      "description": "The upstream API the failure came from (sp-api, ads-api, github, ...). Required with upstream_http, upstream_client and UPSTREAM_HTTP_* codes; absent when the server itself failed."
     },
     "legacy_error_kind": {
-      "$ref": "#/$defs/errorKind",
-      "description": "The error_kind this condition had before a reclassification. Present for one release only."
+      "$ref": "#/$defs/legacyErrorKind",
+      "description": "The error_kind the previous release emitted for this condition (a version 1 kind after the move to version 2). Present for one release only."
     },
     "_meta": {
       "$ref": "#/$defs/meta"
@@ -79,14 +84,30 @@ export const errorEnvelopeSchemaDocument: unknown = {
       "enum": [
         "mcp_input_validation",
         "tool_not_found",
-        "sp_api_http",
-        "ads_api_http",
-        "sp_api_client",
-        "ads_api_client",
+        "upstream_http",
+        "upstream_client",
         "auth_error",
         "rate_limited",
         "sandbox_runtime",
         "internal_error"
+      ]
+    },
+    "legacyErrorKind": {
+      "type": "string",
+      "description": "A kind of contract version 2 or 1.",
+      "enum": [
+        "mcp_input_validation",
+        "tool_not_found",
+        "upstream_http",
+        "upstream_client",
+        "auth_error",
+        "rate_limited",
+        "sandbox_runtime",
+        "internal_error",
+        "sp_api_http",
+        "ads_api_http",
+        "sp_api_client",
+        "ads_api_client"
       ]
     },
     "detail": {
@@ -244,29 +265,46 @@ export const errorEnvelopeSchemaDocument: unknown = {
     },
     "rateLimit": {
       "type": "object",
-      "description": "Upstream rate-limit headroom. Present only when at least one value was read from upstream headers; absent keys stay absent, never null.",
+      "description": "Upstream rate-limit headroom: a limit per any window and a reset, as far as the upstream stated them. Absent keys stay absent, never null. Unknown keys are allowed (a later minor release may add some).",
       "minProperties": 1,
       "properties": {
+        "limit": {
+          "type": [
+            "number",
+            "string"
+          ],
+          "description": "Requests allowed per window_seconds: a number when the header parses as one, else the raw header value."
+        },
+        "window_seconds": {
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "description": "The window limit counts over, in seconds."
+        },
         "limit_per_second": {
           "type": [
             "number",
             "string"
           ],
-          "description": "A number when the header parses as one, else the raw header value."
+          "description": "The limit as a rate per second, where the upstream states one (as in version 1)."
         },
         "remaining": {
           "type": [
             "number",
             "string"
           ],
-          "description": "A number when the header parses as one, else the raw header value."
+          "description": "Requests left in the current window: a number when the header parses as one, else the raw header value."
         },
         "reset_at": {
           "type": "string",
           "description": "The raw upstream value, whatever its format."
+        },
+        "reset_after_seconds": {
+          "type": "number",
+          "minimum": 0,
+          "description": "Seconds until the window resets; may be fractional."
         }
       },
-      "additionalProperties": false
+      "additionalProperties": true
     },
     "warning": {
       "type": "object",
@@ -333,5 +371,45 @@ export const errorEnvelopeSchemaDocument: unknown = {
       },
       "additionalProperties": true
     }
-  }
+  },
+  "allOf": [
+    {
+      "if": {
+        "properties": {
+          "error_kind": {
+            "enum": [
+              "upstream_http",
+              "upstream_client"
+            ]
+          }
+        },
+        "required": [
+          "error_kind"
+        ]
+      },
+      "then": {
+        "required": [
+          "upstream"
+        ]
+      }
+    },
+    {
+      "if": {
+        "properties": {
+          "error_code": {
+            "type": "string",
+            "pattern": "^UPSTREAM_HTTP_"
+          }
+        },
+        "required": [
+          "error_code"
+        ]
+      },
+      "then": {
+        "required": [
+          "upstream"
+        ]
+      }
+    }
+  ]
 };

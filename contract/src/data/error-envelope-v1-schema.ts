@@ -1,0 +1,337 @@
+// Generated from schemas/error-envelope.schema.json by scripts/embed-json.mjs (run by the build); edit the JSON file.
+/** The parsed `schemas/error-envelope.schema.json`. */
+export const errorEnvelopeSchemaV1Document: unknown = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://mcp-envelope.dev/schemas/v1/error-envelope.schema.json",
+  "title": "MCP error envelope, contract version 1",
+  "description": "The object every conforming MCP tool server returns for a failed tools/call, on every channel. Covers the v1 core fields, _meta.normalized (v1), _meta.rate_limit and _meta.retry_after_seconds (v1.1), _meta.warnings (v1.2), legacy_error_kind, and _meta.correlation_id. Unknown top-level and _meta keys are allowed so that later additive fields do not break older validators.",
+  "type": "object",
+  "required": [
+    "error_kind",
+    "tool",
+    "summary",
+    "details",
+    "hints",
+    "examples",
+    "error_code",
+    "retryable",
+    "_envelope_version"
+  ],
+  "properties": {
+    "error_kind": {
+      "$ref": "#/$defs/errorKind",
+      "description": "Which handler should run. Closed taxonomy."
+    },
+    "tool": {
+      "type": "string",
+      "minLength": 1,
+      "description": "Name of the tool that failed, or \"unknown_tool\" when the server cannot know it."
+    },
+    "summary": {
+      "type": "string",
+      "minLength": 1,
+      "description": "One line for humans. Do not match on its wording."
+    },
+    "details": {
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/detail"
+      },
+      "description": "One record per issue found."
+    },
+    "hints": {
+      "type": "array",
+      "items": {
+        "type": "string"
+      },
+      "description": "What to do next, as plain strings. Servers may cap the count and length."
+    },
+    "examples": {
+      "type": "array",
+      "description": "Examples of valid input; often empty."
+    },
+    "error_code": {
+      "type": "string",
+      "minLength": 1,
+      "pattern": "^[A-Z][A-Z0-9_]*$",
+      "description": "Stable UPPER_SNAKE_CASE code: the same condition gives the same code on every server."
+    },
+    "retryable": {
+      "type": "boolean",
+      "description": "True when sending the same call again could succeed."
+    },
+    "_envelope_version": {
+      "const": 1,
+      "description": "Contract version of this envelope; always the integer 1 in v1."
+    },
+    "legacy_error_kind": {
+      "$ref": "#/$defs/errorKind",
+      "description": "The error_kind this condition had before a reclassification. Present for one release only."
+    },
+    "_meta": {
+      "$ref": "#/$defs/meta"
+    }
+  },
+  "additionalProperties": true,
+  "$defs": {
+    "errorKind": {
+      "type": "string",
+      "enum": [
+        "mcp_input_validation",
+        "tool_not_found",
+        "sp_api_http",
+        "ads_api_http",
+        "sp_api_client",
+        "ads_api_client",
+        "auth_error",
+        "rate_limited",
+        "sandbox_runtime",
+        "internal_error"
+      ]
+    },
+    "detail": {
+      "type": "object",
+      "required": [
+        "path",
+        "issue",
+        "received_type"
+      ],
+      "properties": {
+        "path": {
+          "type": "string",
+          "description": "JSON-pointer path without the leading slash (filters/0/marketplaceId); a top-level field is its bare name; empty when no field applies."
+        },
+        "issue": {
+          "type": "string",
+          "description": "What is wrong, for humans."
+        },
+        "received_type": {
+          "type": "string",
+          "description": "JSON type of the value received (string, integer, number, boolean, array, object, null)."
+        }
+      },
+      "additionalProperties": true
+    },
+    "normalizedEvent": {
+      "type": "object",
+      "required": [
+        "kind"
+      ],
+      "properties": {
+        "kind": {
+          "enum": [
+            "renamed",
+            "dropped_alias",
+            "coerced",
+            "unknown_field_passed_through",
+            "unknown_field_rejected"
+          ]
+        },
+        "from": {
+          "type": "string"
+        },
+        "to": {
+          "type": "string"
+        },
+        "canonical": {
+          "type": "string"
+        },
+        "field": {
+          "type": "string"
+        },
+        "from_type": {
+          "type": "string"
+        },
+        "to_type": {
+          "type": "string"
+        },
+        "reason": {
+          "type": "string"
+        }
+      },
+      "allOf": [
+        {
+          "if": {
+            "properties": {
+              "kind": {
+                "const": "renamed"
+              }
+            },
+            "required": [
+              "kind"
+            ]
+          },
+          "then": {
+            "required": [
+              "from",
+              "to"
+            ]
+          }
+        },
+        {
+          "if": {
+            "properties": {
+              "kind": {
+                "const": "dropped_alias"
+              }
+            },
+            "required": [
+              "kind"
+            ]
+          },
+          "then": {
+            "required": [
+              "from",
+              "canonical"
+            ]
+          }
+        },
+        {
+          "if": {
+            "properties": {
+              "kind": {
+                "const": "coerced"
+              }
+            },
+            "required": [
+              "kind"
+            ]
+          },
+          "then": {
+            "required": [
+              "field",
+              "from_type",
+              "to_type"
+            ]
+          }
+        },
+        {
+          "if": {
+            "properties": {
+              "kind": {
+                "const": "unknown_field_passed_through"
+              }
+            },
+            "required": [
+              "kind"
+            ]
+          },
+          "then": {
+            "required": [
+              "field"
+            ]
+          }
+        },
+        {
+          "if": {
+            "properties": {
+              "kind": {
+                "const": "unknown_field_rejected"
+              }
+            },
+            "required": [
+              "kind"
+            ]
+          },
+          "then": {
+            "required": [
+              "field"
+            ]
+          }
+        }
+      ],
+      "additionalProperties": true
+    },
+    "rateLimit": {
+      "type": "object",
+      "description": "Upstream rate-limit headroom. Present only when at least one value was read from upstream headers; absent keys stay absent, never null.",
+      "minProperties": 1,
+      "properties": {
+        "limit_per_second": {
+          "type": [
+            "number",
+            "string"
+          ],
+          "description": "A number when the header parses as one, else the raw header value."
+        },
+        "remaining": {
+          "type": [
+            "number",
+            "string"
+          ],
+          "description": "A number when the header parses as one, else the raw header value."
+        },
+        "reset_at": {
+          "type": "string",
+          "description": "The raw upstream value, whatever its format."
+        }
+      },
+      "additionalProperties": false
+    },
+    "warning": {
+      "type": "object",
+      "required": [
+        "kind",
+        "summary",
+        "details",
+        "hints"
+      ],
+      "properties": {
+        "kind": {
+          "type": "string",
+          "minLength": 1
+        },
+        "summary": {
+          "type": "string"
+        },
+        "details": {
+          "type": "array"
+        },
+        "hints": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "additionalProperties": true
+    },
+    "meta": {
+      "type": "object",
+      "description": "Optional telemetry. Clients must accept its absence and ignore keys they do not know.",
+      "properties": {
+        "normalized": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/normalizedEvent"
+          }
+        },
+        "rate_limit": {
+          "$ref": "#/$defs/rateLimit"
+        },
+        "retry_after_seconds": {
+          "type": "number",
+          "minimum": 0,
+          "description": "Seconds to wait before retrying; may be fractional."
+        },
+        "warnings": {
+          "type": "array",
+          "items": {
+            "$ref": "#/$defs/warning"
+          }
+        },
+        "correlation_id": {
+          "type": "string",
+          "minLength": 1,
+          "description": "Matches the server log line that holds the detail of an internal error."
+        },
+        "validator": {
+          "type": "string",
+          "minLength": 1,
+          "description": "The JSON Schema keyword that failed, on SCHEMA_VALIDATION_FAILED envelopes (the fallback code)."
+        }
+      },
+      "additionalProperties": true
+    }
+  }
+};
