@@ -85,8 +85,18 @@ function describe(error: ErrorObject): EnvelopeViolation {
 
 function collect(validate: ValidateFunction, value: unknown): MetaValidation {
   if (validate(value)) return { valid: true };
-  // if/then failures repeat the inner `required` error; keep the specific one.
-  const errors = (validate.errors ?? []).filter((error) => error.keyword !== 'if').map(describe);
+  // if/then failures repeat the inner `required` error; keep the specific one. Two rules that
+  // require the same key (`upstream` for a kind and for a code) report it once.
+  const seen = new Set<string>();
+  const errors = (validate.errors ?? [])
+    .filter((error) => error.keyword !== 'if')
+    .map(describe)
+    .filter((violation) => {
+      const key = `${violation.path}\u0000${violation.keyword}\u0000${violation.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   return { valid: false, errors };
 }
 

@@ -3,7 +3,7 @@
  * (tool names, summaries, ids); only the field names and vocabularies come from the contract.
  */
 
-/** The smallest envelope the schema accepts: the nine required fields and nothing else. */
+/** The smallest envelope the v2 schema accepts: the nine required fields and nothing else. */
 export const MINIMAL_ENVELOPE = {
   error_kind: 'mcp_input_validation',
   tool: 'search_catalog_items',
@@ -13,11 +13,11 @@ export const MINIMAL_ENVELOPE = {
   examples: [],
   error_code: 'SCHEMA_REQUIRED',
   retryable: false,
-  _envelope_version: 1,
+  _envelope_version: 2,
 } as const;
 
 /**
- * An envelope with every optional part the contract defines: `legacy_error_kind`, all five
+ * An envelope with every optional part the contract defines: `upstream`, `legacy_error_kind`, all five
  * normalized event kinds, `rate_limit`, `retry_after_seconds`, `warnings`, `correlation_id`, plus
  * keys the contract does not know at the top level, in `_meta` and on a detail.
  */
@@ -39,7 +39,8 @@ export const FULL_ENVELOPE = {
   examples: [{ granularityType: 'Marketplace', sellerSkus: ['KB-0041'] }],
   error_code: 'RATE_LIMITED',
   retryable: true,
-  _envelope_version: 1,
+  _envelope_version: 2,
+  upstream: 'sp-api',
   legacy_error_kind: 'sp_api_http',
   _meta: {
     normalized: [
@@ -70,7 +71,7 @@ export const MAX_ITEMS_ENVELOPE = {
   examples: [],
   error_code: 'SCHEMA_MAX_ITEMS',
   retryable: false,
-  _envelope_version: 1,
+  _envelope_version: 2,
 } as const;
 
 /** An upstream throttling envelope from the Ads side. */
@@ -83,7 +84,7 @@ export const ADS_RATE_LIMITED_ENVELOPE = {
   examples: [],
   error_code: 'RATE_LIMITED',
   retryable: true,
-  _envelope_version: 1,
+  _envelope_version: 2,
   _meta: { retry_after_seconds: 3, rate_limit: { remaining: 0 } },
 } as const;
 
@@ -97,8 +98,35 @@ export const TOOL_NOT_FOUND_ENVELOPE = {
   examples: [],
   error_code: 'TOOL_NOT_FOUND',
   retryable: false,
-  _envelope_version: 1,
+  _envelope_version: 2,
 } as const;
+
+/** An upstream 404 from SP-API as a v2 reader gets it, during the window that moves `sp_api_http` to `upstream_http`. */
+export const SP_NOT_FOUND_ENVELOPE = {
+  error_kind: 'upstream_http',
+  tool: 'get_order',
+  summary: 'SP-API answered HTTP 404: the order does not exist for this seller.',
+  details: [{ path: 'orderId', issue: 'not found upstream', received_type: 'string', http_status: 404 }],
+  hints: ['Check the order id; list_orders returns the ids this seller can read.'],
+  examples: [],
+  error_code: 'UPSTREAM_HTTP_404',
+  retryable: false,
+  _envelope_version: 2,
+  upstream: 'sp-api',
+  legacy_error_kind: 'sp_api_http',
+  _meta: { rate_limit: { limit: 0.5, window_seconds: 1, limit_per_second: 0.5, remaining: 3, reset_after_seconds: 2 } },
+} as const;
+
+/**
+ * The same envelope as the v1 form `value` (`_envelope_version: 1`), for tests of readers of v1;
+ * only for envelopes whose kind and code exist in v1 unchanged.
+ *
+ * @param value - a v2 envelope without `upstream` and with a v1 `_meta`.
+ * @returns the copy.
+ */
+export function asV1<Value extends object>(value: Value): Omit<Value, '_envelope_version'> & { _envelope_version: 1 } {
+  return { ...value, _envelope_version: 1 };
+}
 
 /**
  * A copy of `value` without `key`, typed loosely: the tests feed it to validators on purpose.

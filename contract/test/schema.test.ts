@@ -1,12 +1,36 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 
-import { ERROR_ENVELOPE_SCHEMA, isEnvelope, isEnvelopeMeta, validateEnvelope, validateMeta } from '../src/index.js';
-import type { EnvelopeMeta, EnvelopeViolation, ErrorEnvelope } from '../src/index.js';
-import { FULL_ENVELOPE, MINIMAL_ENVELOPE, without } from './envelope-fixtures.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+import {
+  ERROR_ENVELOPE_SCHEMA,
+  ERROR_ENVELOPE_SCHEMA_V1,
+  isEnvelope,
+  isEnvelopeMeta,
+  isEnvelopeV1,
+  isEnvelopeV2,
+  validateEnvelope,
+  validateEnvelopeVersion,
+  validateMeta,
+} from '../src/index.js';
+import type {
+  AnyErrorEnvelope,
+  EnvelopeMeta,
+  EnvelopeViolation,
+  ErrorEnvelope,
+  ErrorEnvelopeV1,
+} from '../src/index.js';
+import { FULL_ENVELOPE, MINIMAL_ENVELOPE, SP_NOT_FOUND_ENVELOPE, asV1, without } from './envelope-fixtures.js';
 
 const ERROR_KIND_LIST =
+  '["mcp_input_validation","tool_not_found","upstream_http","upstream_client","auth_error","rate_limited","sandbox_runtime","internal_error"]';
+const ERROR_KIND_LIST_V1 =
   '["mcp_input_validation","tool_not_found","sp_api_http","ads_api_http","sp_api_client","ads_api_client","auth_error","rate_limited","sandbox_runtime","internal_error"]';
+const LEGACY_KIND_LIST =
+  '["mcp_input_validation","tool_not_found","upstream_http","upstream_client","auth_error","rate_limited","sandbox_runtime","internal_error","sp_api_http","ads_api_http","sp_api_client","ads_api_client"]';
+const VERSION_VIOLATION = { path: '/_envelope_version', keyword: 'enum', message: 'must be the integer 1 or 2' };
 const NORMALIZED_KIND_LIST =
   '["renamed","dropped_alias","coerced","unknown_field_passed_through","unknown_field_rejected"]';
 
@@ -31,27 +55,69 @@ function withNormalized(event: Record<string, unknown>): Record<string, unknown>
 
 const WARNING = { kind: 'upstream_warning', summary: '199 - "served from a replica"', details: [], hints: [] } as const;
 
-describe('the envelope schema', () => {
-  // validateEnvelope compiles it without a meta-schema check (see validate.ts), so it is checked here
-  it('is a valid JSON Schema 2020-12 document', () => {
+/** SHA-256 of `schemas/error-envelope.schema.json` as version 1 was published (release 0.1.0). */
+const PUBLISHED_V1_SCHEMA_SHA256 = 'ec87aa392bad99ab584449aada74ced0354c465e62f26c7b4571f857ea7e9e01';
+
+describe('the envelope schemas', () => {
+  // validateEnvelope compiles them without a meta-schema check (see validate.ts), so it is checked here
+  it.each([
+    ['v2', ERROR_ENVELOPE_SCHEMA],
+    ['v1', ERROR_ENVELOPE_SCHEMA_V1],
+  ])('the %s schema is a valid JSON Schema 2020-12 document', (_label, schema) => {
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
-    expect(ajv.validateSchema(ERROR_ENVELOPE_SCHEMA)).toBe(true);
-    expect(ajv.validateSchema({ ...ERROR_ENVELOPE_SCHEMA, type: 'envelope' })).toBe(false);
+    expect(ajv.validateSchema(schema)).toBe(true);
+    expect(ajv.validateSchema({ ...schema, type: 'envelope' })).toBe(false);
+  });
+
+  it('the v1 schema file is byte for byte the one version 1 published', () => {
+    const bytes = readFileSync(new URL('../schemas/error-envelope.schema.json', import.meta.url));
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(PUBLISHED_V1_SCHEMA_SHA256);
   });
 });
 
 describe('validateEnvelope accepts', () => {
-  it('the minimal envelope (nine required fields only)', () => {
-    expect(validateEnvelope(MINIMAL_ENVELOPE)).toEqual({ valid: true });
+  it('the minimal envelope (nine required fields only), in either version, and tells which', () => {
+    expect(validateEnvelope(MINIMAL_ENVELOPE)).toEqual({ valid: true, version: 2 });
+    expect(validateEnvelope(asV1(MINIMAL_ENVELOPE))).toEqual({ valid: true, version: 1 });
   });
 
   it('an envelope with every optional part and unknown extra keys', () => {
-    expect(validateEnvelope(FULL_ENVELOPE)).toEqual({ valid: true });
+    expect(validateEnvelope(FULL_ENVELOPE)).toEqual({ valid: true, version: 2 });
+  });
+
+  it('a v1 envelope with a v1 upstream kind and code', () => {
+    const v1 = { ...asV1(MINIMAL_ENVELOPE), error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_404' };
+    expect(validateEnvelope(v1)).toEqual({ valid: true, version: 1 });
+  });
+
+  it('a v2 upstream failure naming its upstream', () => {
+    expect(validateEnvelope(SP_NOT_FOUND_ENVELOPE)).toEqual({ valid: true, version: 2 });
   });
 
   it.each([
     ['tool "unknown_tool"', { ...MINIMAL_ENVELOPE, tool: 'unknown_tool' }],
-    ['an upstream HTTP code', { ...MINIMAL_ENVELOPE, error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_404' }],
+    [
+      'an upstream HTTP code',
+      { ...MINIMAL_ENVELOPE, error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_404', upstream: 'github' },
+    ],
+    ['an upstream client failure', { ...MINIMAL_ENVELOPE, error_kind: 'upstream_client', upstream: 'example-api' }],
+    [
+      'an auth_error from an upstream 401',
+      { ...MINIMAL_ENVELOPE, error_kind: 'auth_error', error_code: 'UPSTREAM_HTTP_401', upstream: 'ads-api' },
+    ],
+    [
+      'a rate_limit of any window, with a key a later minor may add',
+      withMeta({
+        rate_limit: {
+          limit: 5000,
+          window_seconds: 3600,
+          remaining: 4999,
+          reset_after_seconds: 3599.5,
+          policy: 'primary',
+        },
+      }),
+    ],
+    ['a v1 kind as legacy_error_kind', { ...MINIMAL_ENVELOPE, legacy_error_kind: 'ads_api_client' }],
     ['a code with digits after the first letter', { ...MINIMAL_ENVELOPE, error_code: 'X9_CODE' }],
     [
       'a detail with an empty path and extra keys',
@@ -65,26 +131,24 @@ describe('validateEnvelope accepts', () => {
     ['a warning kind nobody defined yet', withMeta({ warnings: [{ ...WARNING, kind: 'brand_new_kind' }] })],
     ['a normalized event with extra keys', withNormalized({ kind: 'renamed', from: 'A', to: 'a', at: 'preflight' })],
   ])('%s', (_label, envelope) => {
-    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
   });
 });
 
 describe('validateEnvelope rejects', () => {
-  it.each([
-    'error_kind',
-    'tool',
-    'summary',
-    'details',
-    'hints',
-    'examples',
-    'error_code',
-    'retryable',
-    '_envelope_version',
-  ])('an envelope without %s', (field) => {
-    expect(violations(without(MINIMAL_ENVELOPE, field))).toEqual([
-      { path: '', keyword: 'required', message: `missing required property "${field}"` },
-    ]);
-  });
+  it.each(['error_kind', 'tool', 'summary', 'details', 'hints', 'examples', 'error_code', 'retryable'])(
+    'an envelope without %s, in either version',
+    (field) => {
+      expect(violations(without(MINIMAL_ENVELOPE, field))).toEqual([
+        { path: '', keyword: 'required', message: `missing required property "${field}"` },
+      ]);
+      expect(validateEnvelope(without(asV1(MINIMAL_ENVELOPE), field))).toEqual({
+        valid: false,
+        version: 1,
+        errors: [{ path: '', keyword: 'required', message: `missing required property "${field}"` }],
+      });
+    },
+  );
 
   it('a value that is not an object', () => {
     expect(violations('{"error_kind":"internal_error"}')).toEqual([
@@ -97,6 +161,41 @@ describe('validateEnvelope rejects', () => {
   it('an error_kind outside the taxonomy', () => {
     expect(violations({ ...MINIMAL_ENVELOPE, error_kind: 'precondition_failed' })).toEqual([
       { path: '/error_kind', keyword: 'enum', message: `must be one of ${ERROR_KIND_LIST}` },
+    ]);
+  });
+
+  it('a v1 kind in a v2 envelope, and a v2 kind in a v1 envelope', () => {
+    expect(validateEnvelope({ ...MINIMAL_ENVELOPE, error_kind: 'sp_api_http' })).toEqual({
+      valid: false,
+      version: 2,
+      errors: [{ path: '/error_kind', keyword: 'enum', message: `must be one of ${ERROR_KIND_LIST}` }],
+    });
+    expect(validateEnvelope({ ...asV1(MINIMAL_ENVELOPE), error_kind: 'upstream_http' })).toEqual({
+      valid: false,
+      version: 1,
+      errors: [{ path: '/error_kind', keyword: 'enum', message: `must be one of ${ERROR_KIND_LIST_V1}` }],
+    });
+  });
+
+  it.each([
+    ['upstream_http', 'INTERNAL_ERROR'],
+    ['upstream_client', 'TOOL_EXECUTION_FAILED'],
+    ['auth_error', 'UPSTREAM_HTTP_403'],
+  ])('a %s envelope with code %s but no upstream', (kind, code) => {
+    expect(violations({ ...MINIMAL_ENVELOPE, error_kind: kind, error_code: code })).toEqual([
+      { path: '', keyword: 'required', message: 'missing required property "upstream"' },
+    ]);
+  });
+
+  it('an upstream_http envelope with an UPSTREAM_HTTP_ code but no upstream: the violation once, not once per rule', () => {
+    expect(violations({ ...MINIMAL_ENVELOPE, error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_404' })).toEqual([
+      { path: '', keyword: 'required', message: 'missing required property "upstream"' },
+    ]);
+  });
+
+  it.each(['SP-API', '', '-sp', 'sp api', 'a'.repeat(65)])('an upstream named "%s"', (upstream) => {
+    expect(violations({ ...SP_NOT_FOUND_ENVELOPE, upstream }).map(({ path, keyword }) => ({ path, keyword }))).toEqual([
+      { path: '/upstream', keyword: 'pattern' },
     ]);
   });
 
@@ -182,20 +281,44 @@ describe('validateEnvelope rejects', () => {
   });
 
   it.each([
-    ['2', 2],
+    ['3', 3],
     ['"1"', '1'],
+    ['"2"', '2'],
     ['1.5', 1.5],
     ['0', 0],
-  ])('_envelope_version %s', (_label, version) => {
-    expect(violations({ ...MINIMAL_ENVELOPE, _envelope_version: version })).toEqual([
-      { path: '/_envelope_version', keyword: 'const', message: 'must be 1' },
-    ]);
+    ['null', null],
+  ])('_envelope_version %s: one violation, no version', (_label, version) => {
+    expect(validateEnvelope({ ...MINIMAL_ENVELOPE, _envelope_version: version })).toEqual({
+      valid: false,
+      errors: [VERSION_VIOLATION],
+    });
   });
 
-  it('a legacy_error_kind outside the taxonomy', () => {
-    expect(violations({ ...MINIMAL_ENVELOPE, legacy_error_kind: 'upstream_http' })).toEqual([
-      { path: '/legacy_error_kind', keyword: 'enum', message: `must be one of ${ERROR_KIND_LIST}` },
+  it('a missing _envelope_version: one violation, whatever else is wrong', () => {
+    expect(validateEnvelope({ ...without(MINIMAL_ENVELOPE, '_envelope_version'), tool: '' })).toEqual({
+      valid: false,
+      errors: [VERSION_VIOLATION],
+    });
+  });
+
+  it('validateEnvelopeVersion checks against the version asked for only', () => {
+    expect(validateEnvelopeVersion(MINIMAL_ENVELOPE, 2)).toEqual({ valid: true, version: 2 });
+    expect(validateEnvelopeVersion(MINIMAL_ENVELOPE, 1)).toEqual({
+      valid: false,
+      version: 1,
+      errors: [{ path: '/_envelope_version', keyword: 'const', message: 'must be 1' }],
+    });
+  });
+
+  it('a legacy_error_kind outside both taxonomies', () => {
+    expect(violations({ ...MINIMAL_ENVELOPE, legacy_error_kind: 'github_api_http' })).toEqual([
+      { path: '/legacy_error_kind', keyword: 'enum', message: `must be one of ${LEGACY_KIND_LIST}` },
     ]);
+    expect(validateEnvelope({ ...asV1(MINIMAL_ENVELOPE), legacy_error_kind: 'upstream_http' })).toEqual({
+      valid: false,
+      version: 1,
+      errors: [{ path: '/legacy_error_kind', keyword: 'enum', message: `must be one of ${ERROR_KIND_LIST_V1}` }],
+    });
   });
 
   it('_meta that is not an object', () => {
@@ -204,9 +327,36 @@ describe('validateEnvelope rejects', () => {
     ]);
   });
 
-  it('an extra key in rate_limit', () => {
-    expect(violations(withMeta({ rate_limit: { remaining: 4, burst: 10 } }))).toEqual([
-      { path: '/_meta/rate_limit', keyword: 'additionalProperties', message: 'unexpected property "burst"' },
+  it('an extra key in a v1 rate_limit (v1 keeps its closed three keys; v2 admits it)', () => {
+    const meta = { rate_limit: { remaining: 4, window_seconds: 60 } };
+    expect(validateEnvelope({ ...asV1(MINIMAL_ENVELOPE), _meta: meta })).toEqual({
+      valid: false,
+      version: 1,
+      errors: [
+        { path: '/_meta/rate_limit', keyword: 'additionalProperties', message: 'unexpected property "window_seconds"' },
+      ],
+    });
+    expect(violations(withMeta(meta))).toEqual([]);
+  });
+
+  it.each([
+    [0, 'exclusiveMinimum'],
+    [-60, 'exclusiveMinimum'],
+    ['3600', 'type'],
+  ])('window_seconds %s', (windowSeconds, keyword) => {
+    expect(
+      violations(withMeta({ rate_limit: { limit: 10, window_seconds: windowSeconds } })).map(
+        ({ path, keyword: k }) => ({
+          path,
+          keyword: k,
+        }),
+      ),
+    ).toEqual([{ path: '/_meta/rate_limit/window_seconds', keyword }]);
+  });
+
+  it('a negative reset_after_seconds', () => {
+    expect(violations(withMeta({ rate_limit: { reset_after_seconds: -1 } }))).toEqual([
+      { path: '/_meta/rate_limit/reset_after_seconds', keyword: 'minimum', message: 'must be >= 0' },
     ]);
   });
 
@@ -392,20 +542,28 @@ describe('validateMeta on the _meta of success results', () => {
 });
 
 describe('type guards', () => {
-  it('isEnvelope tells envelopes from everything else', () => {
+  it('isEnvelope tells envelopes of either version from everything else; isEnvelopeV1/V2 one version each', () => {
     expect(isEnvelope(MINIMAL_ENVELOPE)).toBe(true);
+    expect(isEnvelope(asV1(MINIMAL_ENVELOPE))).toBe(true);
     expect(isEnvelope(FULL_ENVELOPE)).toBe(true);
     expect(isEnvelope(without(MINIMAL_ENVELOPE, 'hints'))).toBe(false);
-    expect(isEnvelope({ ...MINIMAL_ENVELOPE, _envelope_version: 2 })).toBe(false);
+    expect(isEnvelope({ ...MINIMAL_ENVELOPE, _envelope_version: 3 })).toBe(false);
+    expect([isEnvelopeV2(MINIMAL_ENVELOPE), isEnvelopeV2(asV1(MINIMAL_ENVELOPE))]).toEqual([true, false]);
+    expect([isEnvelopeV1(MINIMAL_ENVELOPE), isEnvelopeV1(asV1(MINIMAL_ENVELOPE))]).toEqual([false, true]);
     expect(isEnvelope(JSON.stringify(MINIMAL_ENVELOPE))).toBe(false);
     expect(isEnvelope(undefined)).toBe(false);
   });
 
-  it('isEnvelope narrows unknown to ErrorEnvelope', () => {
+  it('isEnvelope narrows unknown to AnyErrorEnvelope, the per-version guards to their version', () => {
     const value: unknown = JSON.parse(JSON.stringify(MINIMAL_ENVELOPE));
     if (!isEnvelope(value)) throw new Error('expected an envelope');
-    expectTypeOf(value).toEqualTypeOf<ErrorEnvelope>();
+    expectTypeOf(value).toEqualTypeOf<AnyErrorEnvelope>();
     expect(value.error_code).toBe('SCHEMA_REQUIRED');
+    if (!isEnvelopeV2(value)) throw new Error('expected a v2 envelope');
+    expectTypeOf(value).toEqualTypeOf<ErrorEnvelope>();
+    const old: unknown = asV1(MINIMAL_ENVELOPE);
+    if (!isEnvelopeV1(old)) throw new Error('expected a v1 envelope');
+    expectTypeOf(old).toEqualTypeOf<ErrorEnvelopeV1>();
   });
 
   it('isEnvelopeMeta tells _meta objects from everything else', () => {
@@ -414,6 +572,8 @@ describe('type guards', () => {
     expect(isEnvelopeMeta({ rate_limit: {} })).toBe(false);
     expect(isEnvelopeMeta({ correlation_id: 12 })).toBe(false);
     expect(isEnvelopeMeta(null)).toBe(false);
+    expect(isEnvelopeMeta({ rate_limit: { limit: 1, window_seconds: 1 } })).toBe(true);
+    expect(isEnvelopeMeta({ rate_limit: { limit: 1, window_seconds: 1 } }, 1)).toBe(false);
   });
 
   it('isEnvelopeMeta narrows unknown to EnvelopeMeta', () => {
@@ -425,6 +585,10 @@ describe('type guards', () => {
 
   it('the validators agree with the guards', () => {
     expect(validateEnvelope(FULL_ENVELOPE).valid).toBe(isEnvelope(FULL_ENVELOPE));
+    expect(validateMeta({ rate_limit: { limit: 1 } }, 1)).toEqual({
+      valid: false,
+      errors: [{ path: '/rate_limit', keyword: 'additionalProperties', message: 'unexpected property "limit"' }],
+    });
     expect(validateMeta({ rate_limit: {} }).valid).toBe(isEnvelopeMeta({ rate_limit: {} }));
   });
 });

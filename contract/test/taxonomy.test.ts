@@ -9,9 +9,13 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   CANONICAL_ERROR_CODES,
   CONTRACT_VERSION,
+  CONTRACT_VERSIONS,
   ENV_SWITCHES,
   ERROR_ENVELOPE_SCHEMA,
+  ERROR_ENVELOPE_SCHEMA_V1,
+  ERROR_ENVELOPE_SCHEMA_V2,
   ERROR_KINDS,
+  ERROR_KINDS_V1,
   HINT_CATEGORIES,
   NORMALIZED_EVENT_KINDS,
   NORMALIZED_KINDS,
@@ -21,25 +25,23 @@ import {
   SCHEMA_ERROR_CODES,
   SCHEMA_FALLBACK_CODE,
   SCHEMA_KEYWORD_CODES,
-  UPSTREAM_HTTP_CODE_PREFIXES,
+  UPSTREAM_HTTP_CODE_PREFIX,
   WARNING_KINDS,
   upstreamHttpCode,
 } from '../src/index.js';
-import { ERROR_ENVELOPE_SCHEMA_ID, SCHEMA_CODE_TABLE } from '../src/schemas.js';
+import { SCHEMA_CODE_TABLE } from '../src/schemas.js';
 import type {
-  AdsApiHttpCode,
   CanonicalErrorCode,
   ContractVersion,
   EnvSwitch,
   ErrorCode,
   ErrorKind,
+  ErrorKindV1,
   HintCategory,
   NormalizedEventKind,
-  OpenbridgeHttpCode,
   ReservedErrorCode,
   SchemaErrorCode,
   SchemaKeyword,
-  SpApiHttpCode,
   UpstreamHttpCode,
   WarningKind,
 } from '../src/index.js';
@@ -71,16 +73,32 @@ interface CodesFile {
   domain_codes: Record<string, unknown>;
 }
 
-const envelopeSchemaFile = readSchemaFile('error-envelope.schema.json') as unknown as EnvelopeSchemaFile;
+const envelopeSchemaFile = readSchemaFile('error-envelope-v2.schema.json') as unknown as EnvelopeSchemaFile;
+const envelopeSchemaFileV1 = readSchemaFile('error-envelope.schema.json') as unknown as EnvelopeSchemaFile;
 const codesFile = readSchemaFile('jsonschema-error-codes.json') as unknown as CodesFile;
 
 describe('pinned vocabularies', () => {
-  it('CONTRACT_VERSION is 1', () => {
-    expect(CONTRACT_VERSION).toBe(1);
+  it('CONTRACT_VERSION is 2, CONTRACT_VERSIONS [1, 2] (frozen)', () => {
+    expect(CONTRACT_VERSION).toBe(2);
+    expect(CONTRACT_VERSIONS).toEqual([1, 2]);
+    expect(Object.isFrozen(CONTRACT_VERSIONS)).toBe(true);
   });
 
-  it('ERROR_KINDS: the ten kinds, in order', () => {
+  it('ERROR_KINDS: the eight v2 kinds, in order, none naming a vendor', () => {
     expect(ERROR_KINDS).toEqual([
+      'mcp_input_validation',
+      'tool_not_found',
+      'upstream_http',
+      'upstream_client',
+      'auth_error',
+      'rate_limited',
+      'sandbox_runtime',
+      'internal_error',
+    ]);
+  });
+
+  it('ERROR_KINDS_V1: the ten v1 kinds, in their published order', () => {
+    expect(ERROR_KINDS_V1).toEqual([
       'mcp_input_validation',
       'tool_not_found',
       'sp_api_http',
@@ -100,8 +118,8 @@ describe('pinned vocabularies', () => {
       ['TOOL_NOT_FOUND', 'tool_not_found'],
       ['AUTHENTICATION_ERROR', 'auth_error'],
       ['INTERNAL_ERROR', 'internal_error'],
-      ['TOOL_EXECUTION_FAILED', '*_api_client'],
-      ['BODY_COERCION_INVALID_JSON', '*_api_client'],
+      ['TOOL_EXECUTION_FAILED', 'upstream_client'],
+      ['BODY_COERCION_INVALID_JSON', 'upstream_client'],
       ['RATE_LIMITED', 'rate_limited'],
       ['CODE_MODE_SANDBOX_LIMITATION', 'sandbox_runtime'],
     ]);
@@ -216,12 +234,8 @@ describe('pinned vocabularies', () => {
     ]);
   });
 
-  it('UPSTREAM_HTTP_CODE_PREFIXES', () => {
-    expect(UPSTREAM_HTTP_CODE_PREFIXES).toEqual({
-      sp: 'SP_API_HTTP_',
-      ads: 'ADS_API_HTTP_',
-      openbridge: 'OPENBRIDGE_HTTP_',
-    });
+  it('UPSTREAM_HTTP_CODE_PREFIX', () => {
+    expect(UPSTREAM_HTTP_CODE_PREFIX).toBe('UPSTREAM_HTTP_');
   });
 
   it('no reserved code or kind is also an active one', () => {
@@ -232,15 +246,13 @@ describe('pinned vocabularies', () => {
 
 describe('upstreamHttpCode', () => {
   it.each([
-    ['sp', 404, 'SP_API_HTTP_404'],
-    ['sp', 401, 'SP_API_HTTP_401'],
-    ['ads', 403, 'ADS_API_HTTP_403'],
-    ['ads', 503, 'ADS_API_HTTP_503'],
-    ['openbridge', 502, 'OPENBRIDGE_HTTP_502'],
-    ['sp', 100, 'SP_API_HTTP_100'],
-    ['ads', 599, 'ADS_API_HTTP_599'],
-  ] as const)('(%s, %i) -> %s', (server, status, code) => {
-    expect(upstreamHttpCode(server, status)).toBe(code);
+    [404, 'UPSTREAM_HTTP_404'],
+    [401, 'UPSTREAM_HTTP_401'],
+    [503, 'UPSTREAM_HTTP_503'],
+    [100, 'UPSTREAM_HTTP_100'],
+    [599, 'UPSTREAM_HTTP_599'],
+  ] as const)('%i -> %s', (status, code) => {
+    expect(upstreamHttpCode(status)).toBe(code);
   });
 
   it.each([
@@ -251,16 +263,11 @@ describe('upstreamHttpCode', () => {
     [Number.POSITIVE_INFINITY, 'HTTP status must be an integer from 100 to 599, got Infinity'],
     [-404, 'HTTP status must be an integer from 100 to 599, got -404'],
   ])('throws RangeError for status %s', (status, message) => {
-    expect(() => upstreamHttpCode('sp', status)).toThrow(new RangeError(message));
-    expect(() => upstreamHttpCode('ads', status)).toThrow(RangeError);
+    expect(() => upstreamHttpCode(status)).toThrow(new RangeError(message));
   });
 
-  it('returns the narrow template-literal type per server', () => {
-    expectTypeOf(upstreamHttpCode('sp', 404)).toEqualTypeOf<SpApiHttpCode>();
-    expectTypeOf(upstreamHttpCode('ads', 429)).toEqualTypeOf<AdsApiHttpCode>();
-    expectTypeOf(upstreamHttpCode('openbridge', 500)).toEqualTypeOf<OpenbridgeHttpCode>();
-    const server: 'sp' | 'ads' = Math.random() < 2 ? 'sp' : 'ads';
-    expectTypeOf(upstreamHttpCode(server, 500)).toEqualTypeOf<UpstreamHttpCode>();
+  it('returns the template-literal type', () => {
+    expectTypeOf(upstreamHttpCode(404)).toEqualTypeOf<UpstreamHttpCode>();
   });
 });
 
@@ -279,8 +286,13 @@ describe('the JSON documents match the TypeScript tables', () => {
     ]);
   });
 
-  it("the envelope schema's error_kind enum equals ERROR_KINDS", () => {
+  it("the envelope schemas' error_kind enums equal ERROR_KINDS (v2) and ERROR_KINDS_V1 (v1)", () => {
     expect(envelopeSchemaFile.$defs.errorKind.enum).toEqual([...ERROR_KINDS]);
+    expect(envelopeSchemaFileV1.$defs.errorKind.enum).toEqual([...ERROR_KINDS_V1]);
+  });
+
+  it('the v1 schema lists the same nine required fields as v2', () => {
+    expect(envelopeSchemaFileV1.required).toEqual(envelopeSchemaFile.required);
   });
 
   it("the envelope schema's normalized kind enum equals NORMALIZED_KINDS", () => {
@@ -294,8 +306,9 @@ describe('the JSON documents match the TypeScript tables', () => {
     expect(fromSchema).toEqual(NORMALIZED_EVENT_KINDS);
   });
 
-  it("the envelope schema's _envelope_version const equals CONTRACT_VERSION", () => {
+  it("the envelope schemas' _envelope_version consts are 2 (CONTRACT_VERSION) and 1", () => {
     expect(envelopeSchemaFile.properties._envelope_version.const).toBe(CONTRACT_VERSION);
+    expect(envelopeSchemaFileV1.properties._envelope_version.const).toBe(1);
   });
 
   it('jsonschema-error-codes.json mapping (keyword -> error_code) equals SCHEMA_KEYWORD_CODES, in order', () => {
@@ -309,8 +322,9 @@ describe('the JSON documents match the TypeScript tables', () => {
   });
 
   it('jsonschema-error-codes.json declares the kind, retryability and version of every SCHEMA_* envelope', () => {
+    // the table was published with version 1 and reads the same in version 2
     expect([codesFile.contract_version, codesFile.error_kind, codesFile.retryable]).toEqual([
-      CONTRACT_VERSION,
+      1,
       'mcp_input_validation',
       false,
     ]);
@@ -318,36 +332,44 @@ describe('the JSON documents match the TypeScript tables', () => {
 
   it('the loaded copies in src/schemas.ts are the files on disk', () => {
     expect(ERROR_ENVELOPE_SCHEMA).toEqual(envelopeSchemaFile);
+    expect(ERROR_ENVELOPE_SCHEMA_V2).toBe(ERROR_ENVELOPE_SCHEMA);
+    expect(ERROR_ENVELOPE_SCHEMA_V1).toEqual(envelopeSchemaFileV1);
     expect(SCHEMA_CODE_TABLE).toEqual(codesFile);
-    expect(ERROR_ENVELOPE_SCHEMA_ID).toBe('https://mcp-envelope.dev/schemas/v1/error-envelope.schema.json');
+    expect(envelopeSchemaFile.$id).toBe('https://mcp-envelope.dev/schemas/v2/error-envelope.schema.json');
+    expect(envelopeSchemaFileV1.$id).toBe('https://mcp-envelope.dev/schemas/v1/error-envelope.schema.json');
   });
 });
 
 describe('type-level pins', () => {
-  it('the per-server HTTP code types accept numeric suffixes only', () => {
-    expectTypeOf<'SP_API_HTTP_404'>().toExtend<SpApiHttpCode>();
-    expectTypeOf<'SP_API_HTTP_x'>().not.toExtend<SpApiHttpCode>();
-    expectTypeOf<'SP_API_HTTP_'>().not.toExtend<SpApiHttpCode>();
-    expectTypeOf<'ADS_API_HTTP_429'>().toExtend<AdsApiHttpCode>();
-    expectTypeOf<'ADS_API_HTTP_429'>().not.toExtend<SpApiHttpCode>();
-    expectTypeOf<'SP_API_HTTP_404'>().not.toExtend<AdsApiHttpCode>();
-    expectTypeOf<'OPENBRIDGE_HTTP_502'>().toExtend<OpenbridgeHttpCode>();
-    expectTypeOf<'OPENBRIDGE_HTTP_502'>().toExtend<UpstreamHttpCode>();
-    expectTypeOf<'AMAZON_HTTP_500'>().not.toExtend<UpstreamHttpCode>();
+  it('the upstream HTTP code type accepts numeric suffixes only', () => {
+    expectTypeOf<'UPSTREAM_HTTP_404'>().toExtend<UpstreamHttpCode>();
+    expectTypeOf<'UPSTREAM_HTTP_x'>().not.toExtend<UpstreamHttpCode>();
+    expectTypeOf<'UPSTREAM_HTTP_'>().not.toExtend<UpstreamHttpCode>();
+    expectTypeOf<'SP_API_HTTP_404'>().not.toExtend<UpstreamHttpCode>();
   });
 
   it('ErrorCode covers canonical, reserved, SCHEMA_* and upstream HTTP codes', () => {
     expectTypeOf<'RATE_LIMITED'>().toExtend<ErrorCode>();
     expectTypeOf<'PERMISSION_DENIED'>().toExtend<ErrorCode>();
     expectTypeOf<'SCHEMA_IDENTITY_NOT_FOUND'>().toExtend<ErrorCode>();
-    expectTypeOf<'SP_API_HTTP_500'>().toExtend<ErrorCode>();
+    expectTypeOf<'UPSTREAM_HTTP_500'>().toExtend<ErrorCode>();
     expectTypeOf<'RATE_LIMIT'>().not.toExtend<ErrorCode>();
     expectTypeOf<'PERMISSION_DENIED'>().not.toExtend<CanonicalErrorCode>();
   });
 
   it('the literal unions are exactly the pinned lists', () => {
-    expectTypeOf<ContractVersion>().toEqualTypeOf<1>();
+    expectTypeOf<ContractVersion>().toEqualTypeOf<1 | 2>();
     expectTypeOf<ErrorKind>().toEqualTypeOf<
+      | 'mcp_input_validation'
+      | 'tool_not_found'
+      | 'upstream_http'
+      | 'upstream_client'
+      | 'auth_error'
+      | 'rate_limited'
+      | 'sandbox_runtime'
+      | 'internal_error'
+    >();
+    expectTypeOf<ErrorKindV1>().toEqualTypeOf<
       | 'mcp_input_validation'
       | 'tool_not_found'
       | 'sp_api_http'
