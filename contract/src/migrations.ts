@@ -120,8 +120,11 @@ export interface MigrationSubject {
   readonly error_code: string;
   /** The envelope's `error_kind` (matched against an entry's `to_kind`). */
   readonly error_kind: ErrorKind | ErrorKindV1;
-  /** The envelope's `_envelope_version` (matched against an entry's `contract_version`, default 1). */
-  readonly version: ContractVersion;
+  /**
+   * The envelope's `_envelope_version`, matched against an entry's `contract_version` (default 1);
+   * absent: 2, the version servers build envelopes in.
+   */
+  readonly version?: ContractVersion | undefined;
   /**
    * The condition behind the envelope (`upstream_http` for an adapter's verdict on the fronted
    * API's HTTP answer); an entry with `conditions` covers only the envelopes that name one of them.
@@ -146,7 +149,7 @@ export function coveringMigration(
   return entries.find(
     (candidate) =>
       candidate.to_kind === envelope.error_kind &&
-      (candidate.contract_version ?? 1) === envelope.version &&
+      (candidate.contract_version ?? 1) === (envelope.version ?? 2) &&
       (candidate.error_codes === undefined || candidate.error_codes.includes(envelope.error_code)) &&
       candidate.servers.includes(server) &&
       (candidate.conditions === undefined ||

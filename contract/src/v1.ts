@@ -77,10 +77,17 @@ function rateLimitV1(rateLimit: RateLimitMeta): RateLimitMetaV1 | undefined {
  */
 export function toV1Meta(meta: EnvelopeMeta): EnvelopeMetaV1 {
   const rateLimit = meta.rate_limit;
-  if (typeof rateLimit !== 'object' || rateLimit === null) return meta as EnvelopeMetaV1;
-  const { rate_limit: _dropped, ...rest } = meta;
+  if (typeof rateLimit !== 'object' || rateLimit === null) return meta;
+  const rest = omitted(meta, ['rate_limit']);
   const reduced = rateLimitV1(rateLimit);
   return reduced === undefined ? rest : { ...rest, rate_limit: reduced };
+}
+
+/** A shallow copy of `value` without `keys` (own enumerable keys only, as a spread copies). */
+function omitted<Value extends object, Key extends string>(value: Value, keys: readonly Key[]): Omit<Value, Key> {
+  return Object.fromEntries(
+    Object.entries(value).filter(([name]) => !(keys as readonly string[]).includes(name)),
+  ) as Omit<Value, Key>;
 }
 
 /** The v1 kind of a v2 kind for an envelope naming `spelling`'s upstream. */
@@ -102,7 +109,12 @@ function kindV1(kind: ErrorKind, spelling: V1UpstreamSpelling | undefined): Erro
  *   (or an upstream kind or code without any upstream).
  */
 export function toV1Envelope(envelope: ErrorEnvelope): ErrorEnvelopeV1 | undefined {
-  const { upstream, legacy_error_kind: _legacy, _meta, ...rest } = envelope;
+  const { upstream, _meta } = envelope;
+  // the fields v1 has unchanged: the nine required ones but the three rewritten below, and extra keys
+  const rest = omitted(envelope, ['upstream', 'legacy_error_kind', '_meta']) as Pick<
+    ErrorEnvelopeV1,
+    'tool' | 'summary' | 'details' | 'hints' | 'examples' | 'retryable'
+  >;
   const spelling = spellingOf(upstream);
   const kind = kindV1(envelope.error_kind, spelling);
   if (kind === undefined) return undefined;

@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import type { Plugin } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { ERROR_ENVELOPE_SCHEMA, MIGRATIONS } from '../src/index.js';
+import { ERROR_ENVELOPE_SCHEMA, ERROR_ENVELOPE_SCHEMA_V1, MIGRATIONS } from '../src/index.js';
 import { SCHEMA_CODE_TABLE } from '../src/schemas.js';
 import { ADS_RATE_LIMITED_ENVELOPE, MAX_ITEMS_ENVELOPE } from './envelope-fixtures.js';
 
@@ -105,14 +105,16 @@ describe('the main entry in a browser bundle', () => {
   });
 
   it('validates an envelope against the embedded schema where code strings are allowed (browsers)', () => {
-    const script = `return [contract.isEnvelope(${JSON.stringify(MAX_ITEMS_ENVELOPE)}), contract.validateEnvelope({ error_kind: 'auth_error' }).valid];`;
-    expect(runInFreshContext(bundle.code, script, true)).toEqual([true, false]);
+    const v1 = { ...MAX_ITEMS_ENVELOPE, _envelope_version: 1 };
+    const script = `return [contract.isEnvelope(${JSON.stringify(MAX_ITEMS_ENVELOPE)}), contract.validateEnvelope(${JSON.stringify(v1)}), contract.validateEnvelope({ error_kind: 'auth_error' }).valid];`;
+    expect(runInFreshContext(bundle.code, script, true)).toEqual([true, { valid: true, version: 1 }, false]);
   });
 });
 
 describe('the embedded JSON documents', () => {
   it('hold exactly what the shipped JSON files hold', () => {
-    expect(ERROR_ENVELOPE_SCHEMA).toEqual(packageJson('schemas/error-envelope.schema.json'));
+    expect(ERROR_ENVELOPE_SCHEMA).toEqual(packageJson('schemas/error-envelope-v2.schema.json'));
+    expect(ERROR_ENVELOPE_SCHEMA_V1).toEqual(packageJson('schemas/error-envelope.schema.json'));
     expect(SCHEMA_CODE_TABLE).toEqual(packageJson('schemas/jsonschema-error-codes.json'));
     expect({ migrations: MIGRATIONS }).toEqual({
       migrations: (packageJson('migrations.json') as { migrations: unknown }).migrations,

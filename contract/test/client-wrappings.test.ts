@@ -130,7 +130,7 @@ const LATER_RELEASE_ENVELOPES = [
     { ...MAX_ITEMS_ENVELOPE, _meta: { normalized: [{ kind: 'unknown_field_dropped', field: 'debugLevel' }] } },
   ],
   ['an unknown error_code shape', { ...MAX_ITEMS_ENVELOPE, error_code: 'quota.exhausted' }],
-  ['_envelope_version 2', { ...MAX_ITEMS_ENVELOPE, _envelope_version: 2 }],
+  ['_envelope_version 3', { ...MAX_ITEMS_ENVELOPE, _envelope_version: 3 }],
 ] as const;
 
 describe('envelopes of a later minor release', () => {

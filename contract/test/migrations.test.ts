@@ -17,6 +17,7 @@ const SP_THROTTLE: MigrationEntry = {
 const UNKNOWN_TOOL: MigrationEntry = {
   id: 'unknown-tool-to-tool-not-found',
   error_codes: ['TOOL_NOT_FOUND'],
+  servers: ['sp', 'ads'],
   from_kind: 'mcp_input_validation',
   to_kind: 'tool_not_found',
   introduced_in: '0.3.0',
@@ -43,7 +44,19 @@ const SP_AUTH: MigrationEntry = {
   removed_in: '1.10.0',
 };
 
+/** A v2 entry: every code of upstream_http on sp, shown in v2 envelopes only. */
+const SP_HTTP_V2: MigrationEntry = {
+  id: 'sp-api-http-to-upstream-http',
+  servers: ['sp'],
+  contract_version: 2,
+  from_kind: 'sp_api_http',
+  to_kind: 'upstream_http',
+  introduced_in: '2.0.0',
+  removed_in: '2.1.0',
+};
+
 const TABLE: readonly MigrationEntry[] = [SP_THROTTLE, UNKNOWN_TOOL, ADS_THROTTLE, SP_AUTH];
+const TABLE_V2: readonly MigrationEntry[] = [...TABLE, SP_HTTP_V2];
 
 describe('compareVersions', () => {
   it.each([
@@ -130,7 +143,7 @@ describe('expiredMigrations', () => {
 });
 
 describe('coveringMigration', () => {
-  const throttled = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited' } as const;
+  const throttled = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited', version: 1 } as const;
 
   it('finds the entry for the code, kind and server whatever its versions', () => {
     expect(coveringMigration(throttled, 'sp', TABLE)?.id).toBe('sp-429-to-rate-limited');
@@ -142,10 +155,32 @@ describe('coveringMigration', () => {
     expect(coveringMigration(throttled, 'sp', activeMigrations('0.4.0', TABLE))).toBeUndefined();
     expect(coveringMigration(throttled, 'sp', activeMigrations('0.3.0', TABLE))?.from_kind).toBe('sp_api_http');
   });
+
+  it('matches the envelope version: a v1 entry covers v1 envelopes only, a v2 entry v2 ones (the default)', () => {
+    expect(coveringMigration({ ...throttled, version: 2 }, 'sp', TABLE)).toBeUndefined();
+    const notFound = { error_code: 'UPSTREAM_HTTP_404', error_kind: 'upstream_http' } as const;
+    expect(coveringMigration(notFound, 'sp', TABLE_V2)?.id).toBe('sp-api-http-to-upstream-http');
+    expect(coveringMigration({ ...notFound, version: 2 }, 'sp', TABLE_V2)?.id).toBe('sp-api-http-to-upstream-http');
+    expect(coveringMigration({ ...notFound, version: 1 }, 'sp', TABLE_V2)).toBeUndefined();
+  });
+
+  it('an entry without error_codes covers every code of its to_kind, on its servers only', () => {
+    for (const code of ['UPSTREAM_HTTP_404', 'UPSTREAM_HTTP_500', 'UPSTREAM_HTTP_409']) {
+      expect(coveringMigration({ error_code: code, error_kind: 'upstream_http' }, 'sp', TABLE_V2)?.from_kind).toBe(
+        'sp_api_http',
+      );
+    }
+    expect(
+      coveringMigration({ error_code: 'UPSTREAM_HTTP_404', error_kind: 'upstream_http' }, 'github', TABLE_V2),
+    ).toBe(undefined);
+    expect(coveringMigration({ error_code: 'UPSTREAM_HTTP_404', error_kind: 'auth_error' }, 'sp', TABLE_V2)).toBe(
+      undefined,
+    );
+  });
 });
 
 describe('legacyErrorKindFor', () => {
-  const throttled = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited' } as const;
+  const throttled = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited', version: 1 } as const;
 
   it.each([
     ['sp', '0.3.0', 'sp_api_http'],
@@ -160,31 +195,36 @@ describe('legacyErrorKindFor', () => {
     expect(legacyErrorKindFor(throttled, server, version, TABLE)).toBe(legacy);
   });
 
-  it('an entry without servers applies to every server', () => {
-    const notFound = { error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found' } as const;
+  it('an entry applies to the servers it names only: a server that joins later inherits no window', () => {
+    const notFound = { error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found', version: 1 } as const;
     expect(legacyErrorKindFor(notFound, 'sp', '0.3.0', TABLE)).toBe('mcp_input_validation');
     expect(legacyErrorKindFor(notFound, 'ads', '0.3.2', TABLE)).toBe('mcp_input_validation');
-    expect(legacyErrorKindFor(notFound, 'some-future-server', '0.3.0', TABLE)).toBe('mcp_input_validation');
+    expect(legacyErrorKindFor(notFound, 'github', '0.3.0', TABLE)).toBe(undefined);
   });
 
   it('matches on every listed code', () => {
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_401', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(
-      'sp_api_http',
-    );
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(
-      'sp_api_http',
-    );
-    expect(legacyErrorKindFor({ error_code: 'SP_API_HTTP_404', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE)).toBe(
-      undefined,
-    );
+    expect(
+      legacyErrorKindFor({ error_code: 'SP_API_HTTP_401', error_kind: 'auth_error', version: 1 }, 'sp', '1.3.0', TABLE),
+    ).toBe('sp_api_http');
+    expect(
+      legacyErrorKindFor({ error_code: 'SP_API_HTTP_403', error_kind: 'auth_error', version: 1 }, 'sp', '1.3.0', TABLE),
+    ).toBe('sp_api_http');
+    expect(
+      legacyErrorKindFor({ error_code: 'SP_API_HTTP_404', error_kind: 'auth_error', version: 1 }, 'sp', '1.3.0', TABLE),
+    ).toBe(undefined);
   });
 
   it('needs the envelope to carry the new kind', () => {
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'sp_api_http' }, 'sp', '0.3.0', TABLE)).toBe(
-      undefined,
-    );
     expect(
-      legacyErrorKindFor({ error_code: 'AUTHENTICATION_ERROR', error_kind: 'auth_error' }, 'sp', '1.3.0', TABLE),
+      legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'sp_api_http', version: 1 }, 'sp', '0.3.0', TABLE),
+    ).toBe(undefined);
+    expect(
+      legacyErrorKindFor(
+        { error_code: 'AUTHENTICATION_ERROR', error_kind: 'auth_error', version: 1 },
+        'sp',
+        '1.3.0',
+        TABLE,
+      ),
     ).toBe(undefined);
   });
 
@@ -194,12 +234,13 @@ describe('legacyErrorKindFor', () => {
 });
 
 describe('MIGRATIONS', () => {
-  it('pins the three phased reclassifications, open from 0.1.0 until the release after the first one that ships them', () => {
+  it('pins the v1 reclassifications (open since 0.1.0) and the four v2 entries of the window release 0.2.0', () => {
     expect(
       MIGRATIONS.map((entry) => [
         entry.id,
-        entry.error_codes,
-        entry.servers ?? 'all',
+        entry.error_codes ?? 'any',
+        entry.servers,
+        entry.contract_version ?? 1,
         entry.from_kind,
         entry.to_kind,
         entry.introduced_in,
@@ -211,6 +252,7 @@ describe('MIGRATIONS', () => {
         'sp-upstream-429-to-rate-limited',
         ['RATE_LIMITED'],
         ['sp'],
+        1,
         'sp_api_http',
         'rate_limited',
         '0.1.0',
@@ -221,6 +263,7 @@ describe('MIGRATIONS', () => {
         'ads-upstream-429-to-rate-limited',
         ['RATE_LIMITED'],
         ['ads'],
+        1,
         'ads_api_http',
         'rate_limited',
         '0.1.0',
@@ -230,7 +273,8 @@ describe('MIGRATIONS', () => {
       [
         'unknown-tool-to-tool-not-found',
         ['TOOL_NOT_FOUND'],
-        'all',
+        ['sp', 'ads'],
+        1,
         'mcp_input_validation',
         'tool_not_found',
         '0.1.0',
@@ -241,48 +285,109 @@ describe('MIGRATIONS', () => {
         'sp-401-403-to-auth-error',
         ['SP_API_HTTP_401', 'SP_API_HTTP_403'],
         ['sp'],
+        1,
         'sp_api_http',
         'auth_error',
         '0.1.0',
         '2027-03-01',
         undefined,
       ],
+      [
+        'sp-api-http-to-upstream-http',
+        'any',
+        ['sp'],
+        2,
+        'sp_api_http',
+        'upstream_http',
+        '0.2.0',
+        '2027-03-01',
+        undefined,
+      ],
+      [
+        'sp-api-client-to-upstream-client',
+        'any',
+        ['sp'],
+        2,
+        'sp_api_client',
+        'upstream_client',
+        '0.2.0',
+        '2027-03-01',
+        undefined,
+      ],
+      [
+        'ads-api-http-to-upstream-http',
+        'any',
+        ['ads'],
+        2,
+        'ads_api_http',
+        'upstream_http',
+        '0.2.0',
+        '2027-03-01',
+        undefined,
+      ],
+      [
+        'ads-api-client-to-upstream-client',
+        'any',
+        ['ads'],
+        2,
+        'ads_api_client',
+        'upstream_client',
+        '0.2.0',
+        '2027-03-01',
+        undefined,
+      ],
     ]);
   });
 
+  it('every entry names its servers', () => {
+    expect(MIGRATIONS.filter((entry) => !Array.isArray(entry.servers) || entry.servers.length === 0)).toEqual([]);
+  });
+
   it('is the default table of every helper; without removed_in a window stays open while the entry is present', () => {
-    expect(activeMigrations('0.1.0').map((entry) => entry.id)).toHaveLength(4);
-    expect(activeMigrations('0.2.0').map((entry) => entry.id)).toHaveLength(4);
+    expect(activeMigrations('0.1.0')).toHaveLength(4);
+    expect(activeMigrations('0.2.0')).toHaveLength(8);
     expect(activeMigrations('0.0.9')).toEqual([]);
     expect(expiredMigrations('0.1.5')).toEqual([]);
     expect(expiredMigrations('9.0.0')).toEqual([]);
-    const upstream429 = { error_code: 'RATE_LIMITED', error_kind: 'rate_limited', condition: 'upstream_http' } as const;
+    const upstream429 = {
+      error_code: 'RATE_LIMITED',
+      error_kind: 'rate_limited',
+      condition: 'upstream_http',
+      version: 1,
+    } as const;
     expect(legacyErrorKindFor(upstream429, 'sp', '0.1.0')).toBe('sp_api_http');
     expect(legacyErrorKindFor(upstream429, 'ads', '0.1.0')).toBe('ads_api_http');
+    // the v1 entries show in v1 envelopes only: the v2 form of the same 429 carries none
+    expect(legacyErrorKindFor({ ...upstream429, version: 2 }, 'sp', '0.2.0')).toBe(undefined);
     // the same code from the server's own limiter, or without a condition, never had the old kind
+    expect(legacyErrorKindFor({ ...upstream429, condition: 'rate_limiter' }, 'sp', '0.1.0')).toBe(undefined);
+    expect(legacyErrorKindFor({ ...upstream429, condition: undefined }, 'ads', '0.1.0')).toBe(undefined);
+    expect(
+      legacyErrorKindFor({ error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found', version: 1 }, 'ads', '0.1.0'),
+    ).toBe('mcp_input_validation');
     expect(
       legacyErrorKindFor(
-        { error_code: 'RATE_LIMITED', error_kind: 'rate_limited', condition: 'rate_limiter' },
-        'sp',
-        '0.1.0',
-      ),
-    ).toBe(undefined);
-    expect(legacyErrorKindFor({ error_code: 'RATE_LIMITED', error_kind: 'rate_limited' }, 'ads', '0.1.0')).toBe(
-      undefined,
-    );
-    expect(legacyErrorKindFor({ error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found' }, 'ads', '0.1.0')).toBe(
-      'mcp_input_validation',
-    );
-    expect(
-      legacyErrorKindFor(
-        { error_code: 'SP_API_HTTP_403', error_kind: 'auth_error', condition: 'upstream_http' },
+        { error_code: 'SP_API_HTTP_403', error_kind: 'auth_error', condition: 'upstream_http', version: 1 },
         'sp',
         '0.1.0',
       ),
     ).toBe('sp_api_http');
-    expect(legacyErrorKindFor({ error_code: 'ADS_API_HTTP_403', error_kind: 'auth_error' }, 'ads', '0.1.0')).toBe(
-      undefined,
-    );
-    expect(legacyErrorKindFor(upstream429, 'sp', '0.2.0')).toBe('sp_api_http');
+    expect(
+      legacyErrorKindFor({ error_code: 'ADS_API_HTTP_403', error_kind: 'auth_error', version: 1 }, 'ads', '0.1.0'),
+    ).toBe(undefined);
+  });
+
+  it('the window release 0.2.0: a v2 upstream envelope of SP and Ads carries the v1 kind, a new server none', () => {
+    const notFound = { error_code: 'UPSTREAM_HTTP_404', error_kind: 'upstream_http' } as const;
+    const timeout = { error_code: 'TOOL_EXECUTION_FAILED', error_kind: 'upstream_client' } as const;
+    expect(legacyErrorKindFor(notFound, 'sp', '0.2.0')).toBe('sp_api_http');
+    expect(legacyErrorKindFor(timeout, 'sp', '0.2.0')).toBe('sp_api_client');
+    expect(legacyErrorKindFor(notFound, 'ads', '0.2.0')).toBe('ads_api_http');
+    expect(legacyErrorKindFor(timeout, 'ads', '0.2.0')).toBe('ads_api_client');
+    expect(legacyErrorKindFor(notFound, 'github', '0.2.0')).toBe(undefined);
+    expect(
+      legacyErrorKindFor({ error_code: 'SCHEMA_REQUIRED', error_kind: 'mcp_input_validation' }, 'github', '0.2.0'),
+    ).toBe(undefined);
+    expect(legacyErrorKindFor(notFound, 'sp', '0.1.0')).toBe(undefined);
   });
 });

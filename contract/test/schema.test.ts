@@ -18,6 +18,7 @@ import {
 import type {
   AnyErrorEnvelope,
   EnvelopeMeta,
+  EnvelopeMetaV1,
   EnvelopeViolation,
   ErrorEnvelope,
   ErrorEnvelopeV1,
@@ -576,10 +577,10 @@ describe('type guards', () => {
     expect(isEnvelopeMeta({ rate_limit: { limit: 1, window_seconds: 1 } }, 1)).toBe(false);
   });
 
-  it('isEnvelopeMeta narrows unknown to EnvelopeMeta', () => {
+  it('isEnvelopeMeta narrows unknown to the _meta of either version', () => {
     const value: unknown = { retry_after_seconds: 2 };
     if (!isEnvelopeMeta(value)) throw new Error('expected a _meta object');
-    expectTypeOf(value).toEqualTypeOf<EnvelopeMeta>();
+    expectTypeOf(value).toEqualTypeOf<EnvelopeMeta | EnvelopeMetaV1>();
     expect(value.retry_after_seconds).toBe(2);
   });
 

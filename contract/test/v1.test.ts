@@ -1,0 +1,303 @@
+/**
+ * Version 1 beside version 2: the projection a reader of v1 gets, the upgrade a reader of v2
+ * applies, and the choice of version per client.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import {
+  V1_UPSTREAMS,
+  contractVersionsFor,
+  negotiateContractVersion,
+  speaksV1,
+  statedContractVersions,
+  toV1Envelope,
+  toV1Meta,
+  upgradeEnvelope,
+  validateEnvelope,
+} from '../src/index.js';
+import type { ContractVersion, ErrorEnvelope, ErrorEnvelopeV1 } from '../src/index.js';
+import { MINIMAL_ENVELOPE, SP_NOT_FOUND_ENVELOPE } from './envelope-fixtures.js';
+
+const RUNS = 300;
+
+describe('V1_UPSTREAMS and speaksV1', () => {
+  it('pins how version 1 spelled each upstream', () => {
+    expect(V1_UPSTREAMS).toEqual({
+      'sp-api': { http_kind: 'sp_api_http', client_kind: 'sp_api_client', http_code_prefix: 'SP_API_HTTP_' },
+      openbridge: { http_kind: 'sp_api_http', client_kind: 'sp_api_client', http_code_prefix: 'OPENBRIDGE_HTTP_' },
+      'ads-api': { http_kind: 'ads_api_http', client_kind: 'ads_api_client', http_code_prefix: 'ADS_API_HTTP_' },
+    });
+    expect(Object.isFrozen(V1_UPSTREAMS) && Object.isFrozen(V1_UPSTREAMS['sp-api'])).toBe(true);
+  });
+
+  it.each([
+    [['sp-api', 'openbridge'], true, [1, 2]],
+    [['ads-api'], true, [1, 2]],
+    [['github'], false, [2]],
+    [['sp-api', 'github'], false, [2]],
+    [[], false, [2]],
+    [['constructor'], false, [2]],
+    [['__proto__'], false, [2]],
+    [['hasOwnProperty'], false, [2]],
+  ])('%j: speaksV1 %s, versions %j', (upstreams, speaks, versions) => {
+    expect(speaksV1(upstreams)).toBe(speaks);
+    expect(contractVersionsFor(new Set(upstreams))).toEqual(versions);
+  });
+});
+
+describe('toV1Envelope', () => {
+  it('an SP-API 404 during the window: the v1 kind and code, no upstream, no legacy value, v1 rate_limit keys', () => {
+    expect(toV1Envelope(SP_NOT_FOUND_ENVELOPE)).toEqual({
+      error_kind: 'sp_api_http',
+      tool: 'get_order',
+      summary: 'SP-API answered HTTP 404: the order does not exist for this seller.',
+      details: [{ path: 'orderId', issue: 'not found upstream', received_type: 'string', http_status: 404 }],
+      hints: ['Check the order id; list_orders returns the ids this seller can read.'],
+      examples: [],
+      error_code: 'SP_API_HTTP_404',
+      retryable: false,
+      _envelope_version: 1,
+      _meta: { rate_limit: { limit_per_second: 0.5, remaining: 3 } },
+    });
+  });
+
+  it.each([
+    ['openbridge', 'upstream_http', 'UPSTREAM_HTTP_502', 'sp_api_http', 'OPENBRIDGE_HTTP_502'],
+    ['ads-api', 'upstream_http', 'UPSTREAM_HTTP_503', 'ads_api_http', 'ADS_API_HTTP_503'],
+    ['ads-api', 'upstream_client', 'TOOL_EXECUTION_FAILED', 'ads_api_client', 'TOOL_EXECUTION_FAILED'],
+    ['sp-api', 'upstream_client', 'BODY_COERCION_INVALID_JSON', 'sp_api_client', 'BODY_COERCION_INVALID_JSON'],
+    ['sp-api', 'auth_error', 'UPSTREAM_HTTP_403', 'auth_error', 'SP_API_HTTP_403'],
+    ['ads-api', 'rate_limited', 'RATE_LIMITED', 'rate_limited', 'RATE_LIMITED'],
+  ] as const)('%s %s %s -> %s %s', (upstream, kind, code, kindV1, codeV1) => {
+    const projected = toV1Envelope({ ...MINIMAL_ENVELOPE, error_kind: kind, error_code: code, upstream });
+    expect([
+      projected?.error_kind,
+      projected?.error_code,
+      projected?._envelope_version,
+      projected?.['upstream'],
+    ]).toEqual([kindV1, codeV1, 1, undefined]);
+  });
+
+  it('a failure of the server itself projects unchanged but for the version', () => {
+    expect(toV1Envelope(MINIMAL_ENVELOPE)).toEqual({ ...MINIMAL_ENVELOPE, _envelope_version: 1 });
+  });
+
+  it.each(['github', 'example-api', 'constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+    'undefined for an envelope naming upstream "%s", which v1 never knew',
+    (upstream) => {
+      for (const [kind, code] of [
+        ['upstream_http', 'UPSTREAM_HTTP_404'],
+        ['upstream_client', 'TOOL_EXECUTION_FAILED'],
+        ['auth_error', 'UPSTREAM_HTTP_401'],
+        ['rate_limited', 'RATE_LIMITED'],
+      ] as const) {
+        expect(toV1Envelope({ ...MINIMAL_ENVELOPE, error_kind: kind, error_code: code, upstream })).toBeUndefined();
+      }
+    },
+  );
+
+  it('undefined for an upstream kind or code without any upstream', () => {
+    expect(toV1Envelope({ ...MINIMAL_ENVELOPE, error_kind: 'upstream_http' })).toBeUndefined();
+    expect(toV1Envelope({ ...MINIMAL_ENVELOPE, error_kind: 'auth_error', error_code: 'UPSTREAM_HTTP_401' })).toBe(
+      undefined,
+    );
+  });
+
+  it('toV1Meta keeps limit_per_second, remaining and reset_at, and drops a rate_limit left empty', () => {
+    expect(
+      toV1Meta({ rate_limit: { limit: 5000, window_seconds: 3600, reset_after_seconds: 12 }, correlation_id: 'c' }),
+    ).toEqual({ correlation_id: 'c' });
+    expect(
+      toV1Meta({ rate_limit: { limit: 2, window_seconds: 1, limit_per_second: 2, reset_at: '1741079700' } }),
+    ).toEqual({ rate_limit: { limit_per_second: 2, reset_at: '1741079700' } });
+    const plain = { retry_after_seconds: 3 };
+    expect(toV1Meta(plain)).toBe(plain);
+  });
+});
+
+describe('upgradeEnvelope', () => {
+  const v1 = (fields: Partial<ErrorEnvelopeV1>): ErrorEnvelopeV1 => ({
+    ...MINIMAL_ENVELOPE,
+    _envelope_version: 1,
+    ...fields,
+  });
+
+  it.each([
+    ['sp_api_http', 'SP_API_HTTP_404', 'upstream_http', 'UPSTREAM_HTTP_404', 'sp-api'],
+    ['sp_api_http', 'OPENBRIDGE_HTTP_502', 'upstream_http', 'UPSTREAM_HTTP_502', 'openbridge'],
+    ['sp_api_client', 'TOOL_EXECUTION_FAILED', 'upstream_client', 'TOOL_EXECUTION_FAILED', 'sp-api'],
+    ['ads_api_http', 'ADS_API_HTTP_500', 'upstream_http', 'UPSTREAM_HTTP_500', 'ads-api'],
+    ['ads_api_client', 'BODY_COERCION_INVALID_JSON', 'upstream_client', 'BODY_COERCION_INVALID_JSON', 'ads-api'],
+    ['auth_error', 'SP_API_HTTP_401', 'auth_error', 'UPSTREAM_HTTP_401', 'sp-api'],
+    ['auth_error', 'ADS_API_HTTP_403', 'auth_error', 'UPSTREAM_HTTP_403', 'ads-api'],
+    ['auth_error', 'AUTHENTICATION_ERROR', 'auth_error', 'AUTHENTICATION_ERROR', undefined],
+    ['rate_limited', 'RATE_LIMITED', 'rate_limited', 'RATE_LIMITED', undefined],
+    ['tool_not_found', 'TOOL_NOT_FOUND', 'tool_not_found', 'TOOL_NOT_FOUND', undefined],
+  ] as const)('%s %s -> %s %s, upstream %s', (kind, code, kindV2, codeV2, upstream) => {
+    const upgraded = upgradeEnvelope(v1({ error_kind: kind, error_code: code }));
+    expect([upgraded.error_kind, upgraded.error_code, upgraded._envelope_version, upgraded.upstream]).toEqual([
+      kindV2,
+      codeV2,
+      2,
+      upstream,
+    ]);
+    expect(validateEnvelope(upgraded)).toEqual({ valid: true, version: 2 });
+    expect(Object.hasOwn(upgraded, 'upstream')).toBe(upstream !== undefined);
+  });
+
+  it('keeps a v1 legacy_error_kind and a v1 _meta', () => {
+    const upgraded = upgradeEnvelope(
+      v1({
+        error_kind: 'rate_limited',
+        error_code: 'RATE_LIMITED',
+        legacy_error_kind: 'sp_api_http',
+        _meta: { rate_limit: { limit_per_second: 1, remaining: 0 }, retry_after_seconds: 2 },
+      }),
+    );
+    expect([upgraded.legacy_error_kind, upgraded._meta]).toEqual([
+      'sp_api_http',
+      { rate_limit: { limit_per_second: 1, remaining: 0 }, retry_after_seconds: 2 },
+    ]);
+    expect(validateEnvelope(upgraded)).toEqual({ valid: true, version: 2 });
+  });
+
+  it('what v1 could not say stays unsaid: a 429 loses its upstream, the identity service outside HTTP reads as sp-api', () => {
+    const throttled = { ...SP_NOT_FOUND_ENVELOPE, error_kind: 'rate_limited', error_code: 'RATE_LIMITED' } as const;
+    expect(upgradeEnvelope(toV1Envelope(throttled) as ErrorEnvelopeV1).upstream).toBeUndefined();
+    const identity = { ...MINIMAL_ENVELOPE, error_kind: 'upstream_client', upstream: 'openbridge' } as const;
+    expect(upgradeEnvelope(toV1Envelope(identity) as ErrorEnvelopeV1).upstream).toBe('sp-api');
+  });
+});
+
+/** A valid v2 envelope naming a v1 upstream in a way its v1 form keeps (an UPSTREAM_HTTP_ code or an upstream kind). */
+function recoverableEnvelopeArbitrary(): fc.Arbitrary<ErrorEnvelope> {
+  const status = fc.integer({ min: 100, max: 599 });
+  const otherCode = fc.constantFrom('TOOL_EXECUTION_FAILED', 'BODY_COERCION_INVALID_JSON', 'X9_UPSTREAM_TIMEOUT');
+  const head = fc.oneof(
+    fc.record({
+      upstream: fc.constantFrom('sp-api', 'openbridge', 'ads-api'),
+      error_kind: fc.constantFrom('upstream_http', 'auth_error'),
+      error_code: status.map((value) => `UPSTREAM_HTTP_${value}`),
+    }),
+    fc.record({
+      // the identity service's kinds are SP's, so only its prefixed codes name it in v1
+      upstream: fc.constantFrom('sp-api', 'ads-api'),
+      error_kind: fc.constantFrom('upstream_http', 'upstream_client'),
+      error_code: otherCode,
+    }),
+  );
+  const rateLimit = fc.record(
+    {
+      limit: fc.oneof(fc.nat(), fc.constant('n/a')),
+      window_seconds: fc.constantFrom(1, 60, 3600, 86400, 0.5),
+      limit_per_second: fc.oneof(fc.double({ min: 0, max: 100, noNaN: true }), fc.constant('2')),
+      remaining: fc.oneof(fc.nat(), fc.constant('0 ')),
+      reset_at: fc.string(),
+      reset_after_seconds: fc.double({ min: 0, max: 1e6, noNaN: true }),
+    },
+    { requiredKeys: [] },
+  );
+  const meta = fc.record(
+    {
+      rate_limit: rateLimit.filter((value) => Object.keys(value).length > 0),
+      retry_after_seconds: fc.double({ min: 0, max: 3600, noNaN: true }),
+      correlation_id: fc.constant('corr-1'),
+    },
+    { requiredKeys: [] },
+  );
+  return fc
+    .record({
+      head,
+      retryable: fc.boolean(),
+      legacy: fc.option(fc.constantFrom('sp_api_http', 'ads_api_client', 'upstream_http'), { nil: undefined }),
+      meta: fc.option(meta, { nil: undefined }),
+      tool: fc.constantFrom('get_order', 'list_campaigns', 'unknown_tool'),
+    })
+    .map(({ head: { upstream, error_kind, error_code }, retryable, legacy, meta: _meta, tool }) => ({
+      ...MINIMAL_ENVELOPE,
+      tool,
+      upstream,
+      error_kind,
+      error_code,
+      retryable,
+      ...(legacy === undefined ? {} : { legacy_error_kind: legacy }),
+      ...(_meta === undefined ? {} : { _meta }),
+    }));
+}
+
+/** `envelope` as its upgraded v1 form must read: no legacy value, the rate_limit keys v1 has. */
+function withoutV2Only(envelope: ErrorEnvelope): ErrorEnvelope {
+  const expected: Record<string, unknown> = { ...envelope };
+  delete expected['legacy_error_kind'];
+  const meta = envelope._meta;
+  if (meta === undefined) return expected as ErrorEnvelope;
+  const expectedMeta: Record<string, unknown> = { ...meta };
+  delete expectedMeta['rate_limit'];
+  const kept = Object.fromEntries(
+    Object.entries(meta.rate_limit ?? {}).filter(([key]) =>
+      ['limit_per_second', 'remaining', 'reset_at'].includes(key),
+    ),
+  );
+  if (Object.keys(kept).length > 0) expectedMeta['rate_limit'] = kept;
+  return { ...expected, _meta: expectedMeta } as ErrorEnvelope;
+}
+
+describe('the round trip (property)', () => {
+  it('every generated envelope is a valid v2 envelope', () => {
+    fc.assert(
+      fc.property(recoverableEnvelopeArbitrary(), (envelope) => {
+        expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('upgradeEnvelope(toV1Envelope(e)) is e without legacy_error_kind and the v2-only rate_limit keys; every projection is valid v1', () => {
+    fc.assert(
+      fc.property(recoverableEnvelopeArbitrary(), (envelope) => {
+        const projected = toV1Envelope(envelope);
+        expect(projected).toBeDefined();
+        expect(validateEnvelope(projected)).toEqual({ valid: true, version: 1 });
+        expect(upgradeEnvelope(projected as ErrorEnvelopeV1)).toEqual(withoutV2Only(envelope));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('statedContractVersions and negotiateContractVersion', () => {
+  it.each([
+    [{ contract_versions: [1, 2] }, [1, 2]],
+    [{ contract_versions: [2] }, [2]],
+    [{ contract_versions: [2, 1, 2] }, [1, 2]],
+    [{ contract_versions: [3, '2', 1.5, null] }, []],
+    [{ contract_versions: [] }, []],
+    [{ contract_versions: '1,2' }, undefined],
+    [{ contract_version: 2 }, undefined],
+    [{}, undefined],
+    [null, undefined],
+    ['[1,2]', undefined],
+    [[1, 2], undefined],
+  ])('statedContractVersions(%j) -> %j', (stated, versions) => {
+    expect(statedContractVersions(stated)).toEqual(versions);
+  });
+
+  it.each<[readonly ContractVersion[] | undefined, readonly ContractVersion[], ContractVersion]>([
+    [undefined, [1, 2], 1],
+    [[], [1, 2], 1],
+    [[1], [1, 2], 1],
+    [[2], [1, 2], 2],
+    [[1, 2], [1, 2], 2],
+    [undefined, [2], 2],
+    [[1], [2], 2],
+    [[1, 2], [2], 2],
+    [[2], [1], 1],
+  ])('stated %j, spoken %j -> %i', (stated, spoken, version) => {
+    expect(negotiateContractVersion(stated, spoken)).toBe(version);
+  });
+
+  it('a client stating a later version only gets the default', () => {
+    expect(negotiateContractVersion(statedContractVersions({ contract_versions: [3] }), [1, 2])).toBe(1);
+  });
+});
