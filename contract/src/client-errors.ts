@@ -48,6 +48,13 @@ export class ToolEnvelopeError extends Error {
   readonly retry_after_seconds: number | undefined;
   /** The prior kind during a reclassification window, else `undefined`. */
   readonly legacy_error_kind: ReceivedEnvelope['legacy_error_kind'];
+  /**
+   * The contract version the envelope was sent in (`_envelope_version`): 1 (v1 kinds such as
+   * `sp_api_http`), 2 (`upstream_http` with `upstream`), or a later integer.
+   */
+  readonly envelope_version: number;
+  /** Version 2: the upstream API named by the envelope, else `undefined`. */
+  readonly upstream: string | undefined;
   private readonly [TOOL_ENVELOPE_ERROR_BRAND] = true;
 
   /**
@@ -66,6 +73,8 @@ export class ToolEnvelopeError extends Error {
     this.hints = envelope.hints;
     this.retry_after_seconds = retryAfterSecondsOf(envelope);
     this.legacy_error_kind = envelope.legacy_error_kind;
+    this.envelope_version = envelope._envelope_version;
+    this.upstream = envelope.upstream;
   }
 
   /**

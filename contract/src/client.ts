@@ -16,8 +16,10 @@
  *
  * @packageDocumentation
  */
+import { ENVELOPE_EXTENSION_ID } from './capability.js';
 import { ToolCallError, ToolEnvelopeError } from './client-errors.js';
 import type { FailureChannel, InBandError } from './client-errors.js';
+import { deepFrozen } from './frozen.js';
 import { findInJsonObjects } from './json-scan.js';
 import { isReceivedEnvelope } from './received-envelope.js';
 import type { ReceivedEnvelope } from './received-envelope.js';
@@ -304,18 +306,60 @@ export function unwrapOrThrow(result: unknown, tool = 'unknown_tool'): unknown {
   throw new ToolCallError(tool, unwrapped.text, unwrapped.channel, unwrapped.error);
 }
 
-/** The minimal client surface {@link callWithEnvelope} needs; an SDK v1 `Client` fits it. */
+/**
+ * The minimal client surface {@link callWithEnvelope} needs; the MCP SDK's v1 `Client`
+ * (`@modelcontextprotocol/sdk`) and v2 `Client` (`@modelcontextprotocol/client`) fit it, and both
+ * send `params._meta` on the wire as given.
+ */
 export interface ToolCallingClient {
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+  callTool(params: {
+    name: string;
+    arguments?: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  }): Promise<unknown>;
+}
+
+/**
+ * The contract versions the helpers state by default: both, so a server that speaks v2 answers
+ * in v2 and a server of the v1 era (which ignores the statement) in v1. Implements CONTRACT.md
+ * "Receiving envelopes".
+ */
+export const CLIENT_CONTRACT_VERSIONS = deepFrozen([1, 2] as const);
+
+/** Options of {@link callWithEnvelope} and {@link callOrThrow}. */
+export interface CallOptions {
+  /**
+   * The contract versions this caller reads, stated to the server in the request's `_meta` under
+   * `io.github.mcp-envelope/envelope` (default `[1, 2]`); the server answers in the highest one
+   * it speaks. `[1]` keeps v1 envelopes from every server that still speaks v1.
+   */
+  readonly contractVersions?: readonly number[];
+}
+
+/** The request `_meta` that states `versions`, after checking them. */
+function statedMeta(options: CallOptions): Record<string, unknown> {
+  const versions = options.contractVersions ?? CLIENT_CONTRACT_VERSIONS;
+  if (
+    !Array.isArray(versions) ||
+    versions.length === 0 ||
+    !versions.every((version) => Number.isInteger(version) && (version as number) >= 1)
+  ) {
+    throw new TypeError(
+      `contractVersions must be a non-empty list of contract versions (integers from 1), got ${safeStringify(versions)}`,
+    );
+  }
+  return { [ENVELOPE_EXTENSION_ID]: { contract_versions: Array.from(versions as readonly number[]) } };
 }
 
 async function callTool(
   client: ToolCallingClient,
   name: string,
   args: Record<string, unknown>,
+  options: CallOptions,
 ): Promise<{ result: unknown } | { envelope: ReceivedEnvelope }> {
+  const _meta = statedMeta(options);
   try {
-    return { result: await client.callTool({ name, arguments: args }) };
+    return { result: await client.callTool({ name, arguments: args, _meta }) };
   } catch (error) {
     const envelope = envelopeFromJsonRpcError(error);
     if (envelope !== undefined) return { envelope };
@@ -325,14 +369,20 @@ async function callTool(
 
 /**
  * Calls a tool and returns exactly one of value and envelope, whatever the channel, so that one
- * `error_kind` branch handles every conforming server.
+ * `error_kind` branch handles every conforming server. The request states the contract versions
+ * the caller reads (`_meta["io.github.mcp-envelope/envelope"] = { contract_versions: [1, 2] }`),
+ * so a server that speaks v2 answers in v2; `envelope._envelope_version` tells which version
+ * arrived (`upgradeEnvelope` turns a v1 one into v2).
  *
- * @param client - an MCP SDK `Client` (or anything with a compatible `callTool`).
+ * @param client - an MCP SDK `Client` of either major version (or anything with a compatible `callTool`).
  * @param name - the tool name.
  * @param args - the tool arguments.
+ * @param options - {@link CallOptions}: the versions to state (default `[1, 2]`).
  * @returns `[value, null]` on success (see {@link UnwrappedToolResult} for `value`), or
  *   `[null, envelope]` for an envelope-shaped failure on any channel, including a JSON-RPC error
  *   that carries an envelope.
+ * @throws TypeError when `options.contractVersions` is not a non-empty list of integers from 1
+ *   (before anything is sent).
  * @throws ToolCallError when the call failed without an envelope.
  * @throws the original error for transport and protocol failures that carry no envelope.
  */
@@ -340,8 +390,9 @@ export async function callWithEnvelope(
   client: ToolCallingClient,
   name: string,
   args: Record<string, unknown> = {},
+  options: CallOptions = {},
 ): Promise<readonly [unknown, null] | readonly [null, ReceivedEnvelope]> {
-  const called = await callTool(client, name, args);
+  const called = await callTool(client, name, args, options);
   if ('envelope' in called) return [null, called.envelope];
   const unwrapped = unwrapToolResult(called.result);
   if (unwrapped.ok) return [unwrapped.value, null];
@@ -351,14 +402,17 @@ export async function callWithEnvelope(
 
 /**
  * Calls a tool and returns its success value; every failure is thrown as a typed error, so a
- * `catch` branches on `ToolEnvelopeError.isInstance(error) && error.error_kind`.
+ * `catch` branches on `ToolEnvelopeError.isInstance(error) && error.error_kind`. States the
+ * contract versions the caller reads, as {@link callWithEnvelope} does.
  *
- * @param client - an MCP SDK `Client` (or anything with a compatible `callTool`).
+ * @param client - an MCP SDK `Client` of either major version (or anything with a compatible `callTool`).
  * @param name - the tool name.
  * @param args - the tool arguments.
+ * @param options - {@link CallOptions}: the versions to state (default `[1, 2]`).
  * @returns the success value (see {@link UnwrappedToolResult}).
+ * @throws TypeError when `options.contractVersions` is not a non-empty list of integers from 1.
  * @throws ToolEnvelopeError for a failure carrying an envelope, on any channel (`channel` says
- *   which, `json_rpc_error` included).
+ *   which, `json_rpc_error` included; `envelope_version` which contract version).
  * @throws ToolCallError for a failure without an envelope (`code`, `field` and `details` set for
  *   a `{ error: { code, message, field, details } }` refusal, in band or on `isError`).
  * @throws the original error for transport and protocol failures that carry no envelope.
@@ -367,8 +421,9 @@ export async function callOrThrow(
   client: ToolCallingClient,
   name: string,
   args: Record<string, unknown> = {},
+  options: CallOptions = {},
 ): Promise<unknown> {
-  const called = await callTool(client, name, args);
+  const called = await callTool(client, name, args, options);
   if ('envelope' in called) throw new ToolEnvelopeError(called.envelope, 'json_rpc_error');
   return unwrapOrThrow(called.result, name);
 }

@@ -102,6 +102,7 @@ export type { ReceivedEnvelope, ReceivedMeta } from './received-envelope.js';
 export { ToolCallError, ToolEnvelopeError } from './client-errors.js';
 export type { EnvelopeChannel, FailureChannel, InBandError } from './client-errors.js';
 export {
+  CLIENT_CONTRACT_VERSIONS,
   callOrThrow,
   callWithEnvelope,
   envelopeFromJsonRpcError,
@@ -109,5 +110,5 @@ export {
   unwrapOrThrow,
   unwrapToolResult,
 } from './client.js';
-export type { ToolCallingClient, ToolResultLike, UnwrappedToolResult } from './client.js';
+export type { CallOptions, ToolCallingClient, ToolResultLike, UnwrappedToolResult } from './client.js';
 export { MAX_SCANNED_TEXT_LENGTH } from './json-scan.js';

@@ -7,16 +7,17 @@
  * @packageDocumentation
  */
 import type { EnvelopeDetail } from './envelope.js';
-import type { ErrorCode, ErrorKind } from './taxonomy.js';
+import type { ErrorCode, ErrorKind, ErrorKindV1 } from './taxonomy.js';
 
 /**
- * An envelope as a client receives it: the nine required fields with their JSON types, and the
- * vocabularies left open, because a later minor release may add values. Every schema-valid
- * {@link ErrorEnvelope} is one; check with `isEnvelope` to get the closed v1 types.
+ * An envelope as a client receives it, of any contract version: the nine required fields with
+ * their JSON types, and the vocabularies left open, because a later release may add values.
+ * Every schema-valid `ErrorEnvelope` (v2) and `ErrorEnvelopeV1` is one; `_envelope_version` tells
+ * which, and `isEnvelope` gives the closed types.
  */
 export interface ReceivedEnvelope {
-  /** One of the ten v1 kinds, or a kind a later release added: keep a default branch. */
-  readonly error_kind: ErrorKind | (string & {});
+  /** A v2 kind (`_envelope_version` 2), a v1 kind (1), or a kind a later release added: keep a default branch. */
+  readonly error_kind: ErrorKind | ErrorKindV1 | (string & {});
   readonly tool: string;
   readonly summary: string;
   readonly details: readonly EnvelopeDetail[];
@@ -24,9 +25,11 @@ export interface ReceivedEnvelope {
   readonly examples: readonly unknown[];
   readonly error_code: ErrorCode | (string & {});
   readonly retryable: boolean;
-  /** An integer, 1 or more (`1` for every v1 server). */
+  /** The contract version of this envelope: 1, 2, or a later integer. */
   readonly _envelope_version: number;
-  readonly legacy_error_kind?: ErrorKind | (string & {});
+  /** Version 2: the upstream API the failure came from (`sp-api`, `github`, ...), when one was involved. */
+  readonly upstream?: string;
+  readonly legacy_error_kind?: ErrorKind | ErrorKindV1 | (string & {});
   /** Telemetry: the known keys with their JSON types checked, their contents left open. */
   readonly _meta?: ReceivedMeta;
   readonly [extra: string]: unknown;
@@ -39,10 +42,15 @@ export interface ReceivedEnvelope {
  */
 export interface ReceivedMeta {
   readonly normalized?: readonly unknown[];
+  /** Upstream rate-limit headroom: v1's three keys, v2's window keys, or keys a later release adds. */
   readonly rate_limit?: {
+    readonly limit?: unknown;
+    readonly window_seconds?: unknown;
     readonly limit_per_second?: unknown;
     readonly remaining?: unknown;
     readonly reset_at?: unknown;
+    readonly reset_after_seconds?: unknown;
+    readonly [extra: string]: unknown;
   };
   /** Seconds to wait before a retry; see {@link retryAfterSecondsOf} for the checked value. */
   readonly retry_after_seconds?: number;
@@ -85,7 +93,7 @@ function isDetail(value: unknown): boolean {
  * - `hints`: an array of strings; `examples`: an array;
  * - `retryable`: a boolean;
  * - `_envelope_version`: an integer, 1 or more (the string `"1"` is not);
- * - `legacy_error_kind`, when present, a string;
+ * - `upstream` and `legacy_error_kind`, when present, strings;
  * - `_meta`, when present, an object whose `normalized` and `warnings` (when present) are arrays,
  *   `rate_limit` an object, `retry_after_seconds` a number and `correlation_id` a string.
  *
@@ -112,6 +120,7 @@ export function isReceivedEnvelope(value: unknown): value is ReceivedEnvelope {
     Array.isArray(value['hints']) &&
     value['hints'].every(isString) &&
     Array.isArray(value['examples']) &&
+    isOptional(value['upstream'], isString) &&
     isOptional(value['legacy_error_kind'], isString) &&
     isOptional(value['_meta'], isMeta)
   );

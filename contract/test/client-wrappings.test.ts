@@ -30,6 +30,7 @@ import {
   FULL_ENVELOPE,
   MAX_ITEMS_ENVELOPE,
   MINIMAL_ENVELOPE,
+  SP_NOT_FOUND_ENVELOPE,
   without,
 } from './envelope-fixtures.js';
 
@@ -215,6 +216,8 @@ describe('envelopes of a later minor release', () => {
     ['a detail without received_type', { details: [{ path: 'x', issue: 'bad' }] }],
     ['examples as an object', { examples: {} }],
     ['legacy_error_kind as null', { legacy_error_kind: null }],
+    ['upstream as a number', { upstream: 404 }],
+    ['upstream as null', { upstream: null }],
     ['_meta as an array', { _meta: [] }],
     ['_meta.retry_after_seconds as a string', { _meta: { retry_after_seconds: '3' } }],
     ['_meta.normalized as an object', { _meta: { normalized: { kind: 'renamed' } } }],
@@ -369,6 +372,28 @@ describe('ToolEnvelopeError', () => {
       channel: 'is_error',
       envelope: ADS_RATE_LIMITED_ENVELOPE,
     });
+  });
+
+  it('tells the contract version and the upstream: 2 with sp-api, 1 without, and a later integer as sent', () => {
+    const v2 = new ToolEnvelopeError(SP_NOT_FOUND_ENVELOPE, 'is_error');
+    expect([v2.envelope_version, v2.error_kind, v2.upstream, v2.legacy_error_kind]).toEqual([
+      2,
+      'upstream_http',
+      'sp-api',
+      'sp_api_http',
+    ]);
+    const v1 = new ToolEnvelopeError(
+      {
+        ...MAX_ITEMS_ENVELOPE,
+        _envelope_version: 1,
+        error_kind: 'ads_api_client',
+        error_code: 'TOOL_EXECUTION_FAILED',
+      },
+      'json_rpc_error',
+    );
+    expect([v1.envelope_version, v1.error_kind, v1.upstream]).toEqual([1, 'ads_api_client', undefined]);
+    expect(new ToolEnvelopeError({ ...MAX_ITEMS_ENVELOPE, _envelope_version: 3 }, 'in_band').envelope_version).toBe(3);
+    expect(isReceivedEnvelope(SP_NOT_FOUND_ENVELOPE)).toBe(true);
   });
 
   it('keeps legacy_error_kind and a fractional wait, and ignores a negative wait', () => {
@@ -560,7 +585,16 @@ describe('the client helpers run in browsers', () => {
         if (specifier.startsWith('./')) pending.push(specifier.slice(2).replace(/\.js$/, '.ts'));
       }
     }
-    expect([...seen].sort()).toEqual(['client-errors.ts', 'client.ts', 'json-scan.ts', 'received-envelope.ts']);
+    expect([...seen].sort()).toEqual([
+      'capability.ts',
+      'client-errors.ts',
+      'client.ts',
+      'frozen.ts',
+      'json-scan.ts',
+      'received-envelope.ts',
+      'taxonomy.ts',
+      'v1.ts',
+    ]);
     expect(specifiers.filter((specifier) => !specifier.startsWith('./'))).toEqual([]);
   });
 });

@@ -331,13 +331,25 @@ describe('callWithEnvelope with a stub client', () => {
       { total: 3 },
       null,
     ]);
-    expect(client.calls).toEqual([{ name: 'count_orders', arguments: { status: 'Shipped' } }]);
+    expect(client.calls).toEqual([
+      {
+        name: 'count_orders',
+        arguments: { status: 'Shipped' },
+        _meta: { 'io.github.mcp-envelope/envelope': { contract_versions: [1, 2] } },
+      },
+    ]);
   });
 
   it('sends empty arguments by default', async () => {
     const client = stubClient({ resolve: { content: [text('pong')] } });
     await expect(callWithEnvelope(client, 'ping_upstream')).resolves.toEqual(['pong', null]);
-    expect(client.calls).toEqual([{ name: 'ping_upstream', arguments: {} }]);
+    expect(client.calls).toEqual([
+      {
+        name: 'ping_upstream',
+        arguments: {},
+        _meta: { 'io.github.mcp-envelope/envelope': { contract_versions: [1, 2] } },
+      },
+    ]);
   });
 
   it('returns [null, envelope] for an isError envelope', async () => {
