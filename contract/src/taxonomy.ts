@@ -199,9 +199,10 @@ export const HINT_CATEGORIES = deepFrozen([
 export type HintCategory = (typeof HINT_CATEGORIES)[number];
 
 /**
- * `_meta.warnings[].kind` values: `upstream_warning` (from an HTTP `Warning` header, both
- * servers) and the reserved domain kinds. Servers may emit a reserved kind when they detect its
- * condition; clients must tolerate any of them. Implements CONTRACT.md "Warnings".
+ * `_meta.warnings[].kind` values, each with the reference servers that emit it today:
+ * `upstream_warning` (from an HTTP `Warning` header) and the reserved domain kinds. Any server of
+ * the family may emit any of these kinds when it detects the condition; clients must tolerate
+ * every one of them. Implements CONTRACT.md "Warnings".
  */
 export const WARNING_KINDS = deepFrozen({
   upstream_warning: ['sp', 'ads'],
