@@ -144,10 +144,12 @@ function upstreamOfV1(envelope: ErrorEnvelopeV1): readonly [string, V1UpstreamSp
   );
 }
 
-/** The v2 kind of a v1 kind. */
-function kindV2(kind: ErrorKindV1, spelling: V1UpstreamSpelling | undefined): ErrorKind {
-  if (spelling !== undefined && kind === spelling.http_kind) return 'upstream_http';
-  if (spelling !== undefined && kind === spelling.client_kind) return 'upstream_client';
+/** The v2 kind of a v1 kind: a vendor kind of any upstream becomes its upstream kind. */
+function kindV2(kind: ErrorKindV1): ErrorKind {
+  const spellings = Object.values(V1_UPSTREAMS);
+  if (spellings.some((spelling) => spelling.http_kind === kind)) return 'upstream_http';
+  if (spellings.some((spelling) => spelling.client_kind === kind)) return 'upstream_client';
+  // the six kinds v1 and v2 share, or a kind of a later release, which a reader passes on as is
   return kind as ErrorKind;
 }
 
@@ -163,7 +165,7 @@ function kindV2(kind: ErrorKindV1, spelling: V1UpstreamSpelling | undefined): Er
 export function upgradeEnvelope(envelope: ErrorEnvelopeV1): ErrorEnvelope {
   const named = upstreamOfV1(envelope);
   const spelling = named?.[1];
-  const kind = kindV2(envelope.error_kind, spelling);
+  const kind = kindV2(envelope.error_kind);
   const prefixed = spelling !== undefined && envelope.error_code.startsWith(spelling.http_code_prefix);
   const code = prefixed
     ? UPSTREAM_HTTP_CODE_PREFIX + envelope.error_code.slice(spelling.http_code_prefix.length)

@@ -146,6 +146,16 @@ describe('upgradeEnvelope', () => {
     expect(Object.hasOwn(upgraded, 'upstream')).toBe(upstream !== undefined);
   });
 
+  it('a v1 kind and a code of different upstreams still give a v2 kind (the code names the upstream)', () => {
+    const upgraded = upgradeEnvelope(v1({ error_kind: 'sp_api_http', error_code: 'ADS_API_HTTP_500' }));
+    expect([upgraded.error_kind, upgraded.error_code, upgraded.upstream]).toEqual([
+      'upstream_http',
+      'UPSTREAM_HTTP_500',
+      'ads-api',
+    ]);
+    expect(validateEnvelope(upgraded)).toEqual({ valid: true, version: 2 });
+  });
+
   it('keeps a v1 legacy_error_kind and a v1 _meta', () => {
     const upgraded = upgradeEnvelope(
       v1({
