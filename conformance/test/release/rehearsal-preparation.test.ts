@@ -140,7 +140,7 @@ describe('the rehearsal runs the real v2 window', () => {
       join(clone, 'contract', 'migrations.json'),
       `${JSON.stringify({ ...table, migrations: others }, null, 2)}\n`,
     );
-    git(clone, 'commit', '--quiet', '-am', 'cutover of the v2 window');
+    git(clone, 'commit', '--quiet', '--allow-empty', '-am', 'cutover of the v2 window');
     const first = await prepareFirstRelease(clone);
     expect(first.restored).toEqual(V2_IDS);
     const after = readTable(clone).migrations;
