@@ -35,10 +35,10 @@ function errorMessage(error: unknown): string {
 }
 
 /**
- * The contract version an envelope is. The one place that reads it, so that taking it from the
- * contract's validator result instead is a one-line change.
+ * The contract version an envelope states. The one place that reads it: once the contract's
+ * `validateEnvelope` result carries `version`, `checkEnvelope` takes it from there instead.
  */
-function envelopeVersionOf(value: unknown, _validation: EnvelopeValidation): EnvelopeVersion | undefined {
+function envelopeVersionOf(value: unknown): EnvelopeVersion | undefined {
   const stated = isRecord(value) ? value['_envelope_version'] : undefined;
   return stated === 1 || stated === 2 ? stated : undefined;
 }
@@ -46,7 +46,7 @@ function envelopeVersionOf(value: unknown, _validation: EnvelopeValidation): Env
 /** The violations of one envelope and, when it states one, its version. */
 function checkEnvelope(prefix: string, value: unknown): DocumentCheck & { shape: 'envelope' } {
   const validation = validateEnvelope(value);
-  const version = envelopeVersionOf(value, validation);
+  const version = envelopeVersionOf(value);
   return {
     shape: 'envelope',
     violations: violations(prefix, validation),
