@@ -23,6 +23,7 @@ export { PROBE_NAMES, ROW_RESULTS, TOOL_PROBE_NAMES } from './report-types.js';
 export type {
   CapabilityStatus,
   ConformanceReport,
+  EnvelopeVersion,
   FileResult,
   FileShape,
   FileViolation,

@@ -131,8 +131,14 @@ export function renderProbeReport(report: ProbeReport): string {
   ].join('\n');
 }
 
+/** `envelope`, `envelope, valid v2 envelope`, `envelope fixture, v1 envelope` (a failing one)... */
+function fileKind(file: FileResult): string {
+  if (file.version === undefined) return file.shape;
+  return `${file.shape}, ${file.result === 'PASS' ? 'valid ' : ''}v${file.version} envelope`;
+}
+
 function renderFile(file: FileResult): string[] {
-  const lines = [`${file.result} ${file.path} (${file.shape})`];
+  const lines = [`${file.result} ${file.path} (${fileKind(file)})`];
   for (const violation of file.violations)
     lines.push(`  ${violation.path === '' ? '(root)' : violation.path}: ${violation.reason}`);
   return lines;
@@ -149,7 +155,8 @@ export function validateSummaryLine(report: ValidateReport): string {
 }
 
 /**
- * Renders a validate report: per file `PASS <path> (<shape>)` or `FAIL <path> (<shape>)`, then
+ * Renders a validate report: per file `PASS <path> (<shape>)` or `FAIL <path> (<shape>)`, the shape
+ * followed for an envelope by its version (`PASS e.json (envelope, valid v2 envelope)`), then
  * for a failure one indented line per violation, `  <JSON pointer>: <reason>` (`(root)` for the
  * file's root value), then the closing summary line.
  *

@@ -121,12 +121,17 @@ export interface FileViolation {
 /** What a validated file was taken to be. */
 export type FileShape = 'envelope' | 'envelope fixture' | 'response fixture' | 'unknown';
 
+/** A version of the envelope contract (`_envelope_version`). */
+export type EnvelopeVersion = 1 | 2;
+
 /** One file (or an argument that yielded no file) in the validate report. */
 export interface FileResult {
   readonly path: string;
   readonly result: 'PASS' | 'FAIL';
   readonly shape: FileShape;
   readonly violations: readonly FileViolation[];
+  /** The contract version of the envelope the file holds (absent: no envelope, or no version 1 or 2 stated). */
+  readonly version?: EnvelopeVersion;
 }
 
 /** The `--json` report of `validate`. */

@@ -11,7 +11,15 @@ import { ERROR_ENVELOPE_SCHEMA, validateEnvelope, validateMeta } from '@mcp-enve
 import type { EnvelopeValidation } from '@mcp-envelope/contract';
 
 import { isRecord, jsonTypeOf } from './json-schema.js';
-import type { FileResult, FileShape, FileViolation, ValidateReport } from './report-types.js';
+import type { EnvelopeVersion, FileResult, FileShape, FileViolation, ValidateReport } from './report-types.js';
+
+/** What checking one parsed document found. */
+export interface DocumentCheck {
+  readonly shape: FileShape;
+  readonly violations: FileViolation[];
+  /** The envelope version of the envelope it holds, when it states one the contract knows. */
+  readonly version?: EnvelopeVersion;
+}
 
 /** The envelope's required field names, read from the contract's schema (used to recognise a bare envelope). */
 const ENVELOPE_FIELDS: readonly string[] = Array.isArray(ERROR_ENVELOPE_SCHEMA['required'])
@@ -24,6 +32,26 @@ function errorMessage(error: unknown): string {
     return code === undefined ? error.message : `${code}: ${error.message}`;
   }
   return String(error);
+}
+
+/**
+ * The contract version an envelope states. The one place that reads it: once the contract's
+ * `validateEnvelope` result carries `version`, `checkEnvelope` takes it from there instead.
+ */
+function envelopeVersionOf(value: unknown): EnvelopeVersion | undefined {
+  const stated = isRecord(value) ? value['_envelope_version'] : undefined;
+  return stated === 1 || stated === 2 ? stated : undefined;
+}
+
+/** The violations of one envelope and, when it states one, its version. */
+function checkEnvelope(prefix: string, value: unknown): DocumentCheck & { shape: 'envelope' } {
+  const validation = validateEnvelope(value);
+  const version = envelopeVersionOf(value);
+  return {
+    shape: 'envelope',
+    violations: violations(prefix, validation),
+    ...(version === undefined ? {} : { version }),
+  };
 }
 
 function violations(prefix: string, validation: EnvelopeValidation): FileViolation[] {
@@ -42,11 +70,12 @@ function responseMeta(
   return { found: false };
 }
 
-function checkFixture(value: Record<string, unknown>): { shape: FileShape; violations: FileViolation[] } {
+function checkFixture(value: Record<string, unknown>): DocumentCheck {
   const found: FileViolation[] = [];
   const hasEnvelope = Object.hasOwn(value, 'envelope');
   const hasResponse = Object.hasOwn(value, 'response');
-  if (hasEnvelope) found.push(...violations('/envelope', validateEnvelope(value['envelope'])));
+  const envelope = hasEnvelope ? checkEnvelope('/envelope', value['envelope']) : undefined;
+  if (envelope !== undefined) found.push(...envelope.violations);
   if (hasResponse) {
     const response = value['response'];
     if (!isRecord(response))
@@ -58,7 +87,11 @@ function checkFixture(value: Record<string, unknown>): { shape: FileShape; viola
     }
   }
   if (!hasEnvelope && !hasResponse) found.push({ path: '', reason: 'fixture has neither "envelope" nor "response"' });
-  return { shape: hasEnvelope ? 'envelope fixture' : hasResponse ? 'response fixture' : 'unknown', violations: found };
+  return {
+    shape: hasEnvelope ? 'envelope fixture' : hasResponse ? 'response fixture' : 'unknown',
+    violations: found,
+    ...(envelope?.version === undefined ? {} : { version: envelope.version }),
+  };
 }
 
 /**
@@ -68,9 +101,10 @@ function checkFixture(value: Record<string, unknown>): { shape: FileShape; viola
  * for files.
  *
  * @param value - the parsed file content.
- * @returns the shape it was taken for and its violations (JSON pointers into the file).
+ * @returns the shape it was taken for, its violations (JSON pointers into the file) and, for an
+ * envelope that states `_envelope_version` 1 or 2, that version.
  */
-export function checkDocument(value: unknown): { shape: FileShape; violations: FileViolation[] } {
+export function checkDocument(value: unknown): DocumentCheck {
   if (!isRecord(value)) {
     return {
       shape: 'unknown',
@@ -86,7 +120,7 @@ export function checkDocument(value: unknown): { shape: FileShape; violations: F
       ],
     };
   }
-  return { shape: 'envelope', violations: violations('', validateEnvelope(value)) };
+  return checkEnvelope('', value);
 }
 
 async function checkFile(path: string): Promise<FileResult> {

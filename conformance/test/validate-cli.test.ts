@@ -6,6 +6,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureBuilt, runCliProcess } from './helpers/cli-runner.js';
 
+/** The same failure as a v2 reader gets it during the v2 window. */
+const validEnvelopeV2 = {
+  error_kind: 'upstream_http',
+  legacy_error_kind: 'sp_api_http',
+  upstream: 'sp-api',
+  tool: 'fba_inventory_summaries',
+  summary: 'SP-API request failed with HTTP 400.',
+  details: [{ path: 'granularityId', issue: 'Invalid granularityId.', received_type: 'string', http_status: 400 }],
+  hints: ['Use the marketplace id as granularityId.'],
+  examples: [],
+  error_code: 'UPSTREAM_HTTP_400',
+  retryable: false,
+  _envelope_version: 2,
+};
+
 const validEnvelope = {
   error_kind: 'sp_api_http',
   tool: 'fba_inventory_summaries',
@@ -32,6 +47,9 @@ beforeAll(async () => {
   await mkdir(join(folder, 'tree', 'deeper'), { recursive: true });
   await mkdir(join(folder, 'empty'));
   await write('good.json', validEnvelope);
+  await write('good-v2.json', validEnvelopeV2);
+  await write('v3.json', { ...validEnvelopeV2, _envelope_version: 3 });
+  await write('v2-fixture.json', { _fixture_meta: { server: 'sp' }, envelope: validEnvelopeV2 });
   await write('bad.json', { ...validEnvelope, retryable: undefined, error_kind: 'precondition_failed' });
   await write('array.json', [validEnvelope]);
   await write('invalid.json', '{ "error_kind": ');
@@ -64,7 +82,7 @@ describe('mcp-envelope-conformance validate', () => {
   it('passes a valid bare envelope with exit 0', async () => {
     const run = await runCliProcess(['validate', 'good.json'], folder);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('PASS good.json (envelope)\nvalidate: 1 passed, 0 failed\n');
+    expect(run.stdout).toBe('PASS good.json (envelope, valid v1 envelope)\nvalidate: 1 passed, 0 failed\n');
   });
 
   it('fails an invalid envelope with one line per violation and exit 1', async () => {
@@ -72,10 +90,10 @@ describe('mcp-envelope-conformance validate', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe(
       [
-        'FAIL bad.json (envelope)',
+        'FAIL bad.json (envelope, v1 envelope)',
         '  (root): missing required property "retryable"',
         '  /error_kind: must be one of ["mcp_input_validation","tool_not_found","sp_api_http","ads_api_http","sp_api_client","ads_api_client","auth_error","rate_limited","sandbox_runtime","internal_error"]',
-        'PASS good.json (envelope)',
+        'PASS good.json (envelope, valid v1 envelope)',
         'validate: 1 passed, 1 failed',
         '',
       ].join('\n'),
@@ -87,7 +105,7 @@ describe('mcp-envelope-conformance validate', () => {
     expect(run.code).toBe(1);
     const lines = run.stdout.split('\n');
     expect(lines.slice(0, 9)).toEqual([
-      'PASS tree/a-envelope-fixture.json (envelope fixture)',
+      'PASS tree/a-envelope-fixture.json (envelope fixture, valid v1 envelope)',
       'FAIL tree/b-response-without-meta.json (response fixture)',
       '  /response: response fixture carries no _meta',
       'FAIL tree/deeper/c-response-bad-meta.json (response fixture)',
@@ -131,14 +149,36 @@ describe('mcp-envelope-conformance validate', () => {
     const report = JSON.parse(await readFile(reportPath, 'utf8'));
     expect(report.command).toBe('validate');
     expect(report.summary).toEqual({ passed: 1, failed: 1 });
-    expect(report.files[0]).toEqual({ path: 'good.json', result: 'PASS', shape: 'envelope', violations: [] });
+    expect(report.files[0]).toEqual({
+      path: 'good.json',
+      result: 'PASS',
+      shape: 'envelope',
+      violations: [],
+      version: 1,
+    });
     expect(report.files[1].violations[0]).toEqual({ path: '', reason: 'missing required property "retryable"' });
     expect(report.files[1].violations[1].path).toBe('/error_kind');
   });
 
+  it('says which contract version each envelope is, in the text and in the --json report', async () => {
+    const reportPath = join(folder, 'out', 'versions.json');
+    const run = await runCliProcess(
+      ['validate', 'good.json', 'good-v2.json', 'v2-fixture.json', 'v3.json', '--json', reportPath],
+      folder,
+    );
+    expect(run.stdout.split('\n').slice(0, 4)).toEqual([
+      'PASS good.json (envelope, valid v1 envelope)',
+      'PASS good-v2.json (envelope, valid v2 envelope)',
+      'PASS v2-fixture.json (envelope fixture, valid v2 envelope)',
+      'FAIL v3.json (envelope)',
+    ]);
+    const report = JSON.parse(await readFile(reportPath, 'utf8')) as { files: { version?: number }[] };
+    expect(report.files.map((file) => file.version)).toEqual([1, 2, 2, undefined]);
+  });
+
   it('counts a file reached twice once', async () => {
     const run = await runCliProcess(['validate', 'good.json', './good.json'], folder);
-    expect(run.stdout).toBe('PASS good.json (envelope)\nvalidate: 1 passed, 0 failed\n');
+    expect(run.stdout).toBe('PASS good.json (envelope, valid v1 envelope)\nvalidate: 1 passed, 0 failed\n');
   });
 
   it('exits 2 without paths (usage error)', async () => {

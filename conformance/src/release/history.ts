@@ -8,8 +8,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-import type { MigrationEntry } from '@mcp-envelope/contract';
 import { compareVersions } from '@mcp-envelope/contract';
+
+import type { ReleaseMigrationEntry } from './workspace.js';
 
 const run = promisify(execFile);
 
@@ -58,9 +59,13 @@ export async function readReleases(root: string, packageNames: readonly string[]
  *
  * @returns the entries; `[]` when the file did not exist there.
  */
-export async function migrationsAt(root: string, ref: string, migrationsFile: string): Promise<MigrationEntry[]> {
+export async function migrationsAt(
+  root: string,
+  ref: string,
+  migrationsFile: string,
+): Promise<ReleaseMigrationEntry[]> {
   try {
-    return (JSON.parse(await git(root, 'show', `${ref}:${migrationsFile}`)) as { migrations: MigrationEntry[] })
+    return (JSON.parse(await git(root, 'show', `${ref}:${migrationsFile}`)) as { migrations: ReleaseMigrationEntry[] })
       .migrations;
   } catch {
     return [];
@@ -111,7 +116,7 @@ export async function firstCommit(root: string): Promise<string | undefined> {
 
 /** A migration entry as a release shipped it. */
 export interface ShippedMigration {
-  readonly entry: MigrationEntry;
+  readonly entry: ReleaseMigrationEntry;
   readonly release: Release;
 }
 

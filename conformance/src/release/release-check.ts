@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import getReleasePlan from '@changesets/get-release-plan';
 import getChangesets from '@changesets/read';
 import type { NewChangeset, VersionType } from '@changesets/types';
-import { activeMigrations } from '@mcp-envelope/contract';
-import type { MigrationEntry } from '@mcp-envelope/contract';
+import { compareVersions } from '@mcp-envelope/contract';
 import semver from 'semver';
 
 import { fileAt, firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
@@ -23,15 +22,26 @@ import {
   readChangelog,
   readFixtureEnvelopes,
   readLatestSnapshot,
+  entryVersion,
   readMigrations,
   readPublishedPackages,
+  snapshotKinds,
+  v1TwinOf,
 } from './workspace.js';
-import type { FixtureEnvelope, PublishedPackage, ReleaseSnapshot, WorkspaceLayout } from './workspace.js';
+import type {
+  FixtureEnvelope,
+  PublishedPackage,
+  ReleaseMigrationEntry,
+  ReleaseSnapshot,
+  WorkspaceLayout,
+} from './workspace.js';
 
 /** The rules, in the order they run. */
 export const RELEASE_RULES = [
   'lockstep',
+  'fixture-layout',
   'expired-migrations',
+  'window-required',
   'snapshot-drift',
   'changeset-required',
   'migration-changelog',
@@ -83,7 +93,7 @@ interface CheckContext {
   /** The pending changesets' highest bump, `none` without any. */
   readonly pendingBump: VersionType;
   readonly changesets: readonly NewChangeset[];
-  readonly migrations: readonly MigrationEntry[];
+  readonly migrations: readonly ReleaseMigrationEntry[];
   readonly fixtures: readonly FixtureEnvelope[];
   readonly releases: readonly Release[];
   /** Migration id -> the first release whose table held it. */
@@ -97,12 +107,30 @@ type Skip = (rule: ReleaseRule, reason: string) => void;
 
 const BUMP_RANK: Readonly<Record<VersionType, number>> = { none: 0, patch: 1, minor: 2, major: 3 };
 
-function covers(entry: MigrationEntry, server: string, code: string, from: string, to: string): boolean {
+/** The fixture facts an entry is matched against. */
+type Covered = Pick<FixtureEnvelope, 'server' | 'error_code' | 'version'>;
+
+/**
+ * Whether an entry explains `from -> to` for a fixture: same envelope version, a listed server (an
+ * entry without `servers` covers none: a server must never inherit a window that predates it), and
+ * a listed code or no `error_codes` at all.
+ */
+function covers(entry: ReleaseMigrationEntry, fixture: Covered, from: string, to: string): boolean {
   return (
-    entry.error_codes.includes(code) &&
-    (entry.servers === undefined || entry.servers.includes(server)) &&
+    entryVersion(entry) === fixture.version &&
+    (entry.error_codes === undefined || entry.error_codes.includes(fixture.error_code)) &&
+    entry.servers?.includes(fixture.server) === true &&
     entry.from_kind === from &&
     entry.to_kind === to
+  );
+}
+
+/** The entries whose window is open at `version`: introduced at or before it, and not yet `removed_in`. */
+function openAt(version: string, entries: readonly ReleaseMigrationEntry[]): ReleaseMigrationEntry[] {
+  return entries.filter(
+    (entry) =>
+      compareVersions(entry.introduced_in, version) <= 0 &&
+      (entry.removed_in === undefined || compareVersions(version, entry.removed_in) < 0),
   );
 }
 
@@ -172,11 +200,16 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
  * Runs every rule against a checkout.
  *
  * Rules: `lockstep` (every published package has one version, and the pending release moves them
- * together); `expired-migrations` (no entry that an earlier release already shipped, whatever the
- * bump since: a window is one release long; no entry with `removed_in` <= the target version; no
- * fixture carrying a `legacy_error_kind` that no open window explains); `snapshot-drift` (each
- * error code's kind per server equals the last release's snapshot, unless a migration entry
- * covers the change); `changeset-required` (a change to the taxonomy, the schemas, the migrations
+ * together); `fixture-layout` (a fixture's `_envelope_version` is its folder's: v2 under
+ * `fixtures/<server>/`, v1 under `fixtures/v1/<server>/`); `expired-migrations` (every entry names
+ * its `servers`; no entry that an earlier release already shipped, whatever the bump since: a
+ * window is one release long ("keeps it late"); no entry with `removed_in` <= the target version;
+ * no fixture carrying a `legacy_error_kind` that no open window of its envelope version and server
+ * explains); `window-required` ("drops it early": until a release has shipped a v2 kind for a
+ * server and code, a v2 fixture whose v1 twin has another kind carries the twin's kind as
+ * `legacy_error_kind` from an open v2 entry); `snapshot-drift` (each error code's kind per server
+ * and envelope version equals the last release's snapshot, unless a migration entry covers the
+ * change); `changeset-required` (a change to the taxonomy, the schemas, the migrations
  * table or a fixture since the last release needs a changeset, at least minor for the taxonomy);
  * `migration-changelog` (each migration not yet released is named in the CHANGELOG, or a pending
  * changeset, of every server it touches, with its cutover date and the release that drops it).
@@ -192,8 +225,12 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
   const report: Report = (finding) => findings.push(finding);
   const skip: Skip = (rule, reason) => skipped.push({ rule, reason });
   const context = await gatherContext(options.root, options.layout ?? DEFAULT_LAYOUT, report);
+  const snapshot = await baselineSnapshot(context);
+  checkFixtureLayout(context, report);
+  checkEntryShapes(context, report);
   checkExpiredMigrations(context, report);
-  const snapshot = await checkSnapshotDrift(context, report, skip);
+  checkWindowRequired(context, snapshot, report);
+  checkSnapshotDrift(context, snapshot, report, skip);
   await checkChangesetRequired(context, options.since, report, skip);
   checkMigrationChangelogs(context, snapshot, report);
   return {
@@ -214,12 +251,13 @@ function overlaps(a: readonly string[] | undefined, b: readonly string[] | undef
  * The earliest shipped entry with this id or with the same reclassification (same kinds, a shared
  * code and server): renaming an entry must not reopen a window a release already used.
  */
-function shippedAs(context: CheckContext, entry: MigrationEntry): ShippedMigration | undefined {
+function shippedAs(context: CheckContext, entry: ReleaseMigrationEntry): ShippedMigration | undefined {
   return context.shippedEntries
     .filter(
       ({ entry: old }) =>
         old.id === entry.id ||
-        (old.from_kind === entry.from_kind &&
+        (entryVersion(old) === entryVersion(entry) &&
+          old.from_kind === entry.from_kind &&
           old.to_kind === entry.to_kind &&
           overlaps(old.error_codes, entry.error_codes) &&
           overlaps(old.servers, entry.servers)),
@@ -244,20 +282,93 @@ function checkExpiredMigrations(context: CheckContext, report: Report): void {
       fix: `Delete the entry "${entry.id}" from ${layout.migrationsFile}, run \`pnpm fixtures:update\`, and drop legacy_error_kind "${entry.from_kind}" from the recorded cases that still expect it (conformance/cases, packages/*/test/fixtures/upstream).`,
     });
   }
-  const open = activeMigrations(targetVersion, migrations);
+  checkUnexplainedLegacy(context, report);
+}
+
+/** A fixture's legacy value must come from an open entry of its own envelope version and server. */
+function checkUnexplainedLegacy(context: CheckContext, report: Report): void {
+  const { targetVersion } = context;
+  const open = openAt(targetVersion, context.migrations);
   for (const fixture of context.fixtures) {
     const legacy = fixture.legacy_error_kind;
-    if (
-      legacy === undefined ||
-      open.some((entry) => covers(entry, fixture.server, fixture.error_code, legacy, fixture.error_kind))
-    )
-      continue;
+    if (legacy === undefined || open.some((entry) => covers(entry, fixture, legacy, fixture.error_kind))) continue;
     report({
       rule: 'expired-migrations',
-      message: `${fixture.file} still emits legacy_error_kind "${legacy}" for ${fixture.error_code}, which no migration window open at ${targetVersion} explains`,
+      message: `${fixture.file} still emits legacy_error_kind "${legacy}" for ${fixture.error_code}, which no v${fixture.version} migration window of ${fixture.server} open at ${targetVersion} explains`,
       fix: 'Regenerate the conformance fixtures from the servers (their legacy_error_kind follows the migrations table), or add the missing migration entry.',
     });
   }
+}
+
+/**
+ * Entries the table must not hold in any release: one without `servers` (a server new to the
+ * family would inherit a window that predates it) or with a `contract_version` other than 1 or 2.
+ */
+function checkEntryShapes(context: CheckContext, report: Report): void {
+  const file = context.layout.migrationsFile;
+  for (const entry of context.migrations) {
+    if (!Array.isArray(entry.servers) || entry.servers.length === 0)
+      report({
+        rule: 'expired-migrations',
+        message: `migration "${entry.id}" (${entry.from_kind} -> ${entry.to_kind}) names no servers, so every server, one that joins the family later included, would carry legacy_error_kind "${entry.from_kind}"`,
+        fix: `Give the entry "${entry.id}" in ${file} "servers": the ids of the servers that emitted "${entry.from_kind}" before (for example ["sp", "ads"]).`,
+      });
+    if (entry.contract_version !== undefined && entry.contract_version !== 1 && entry.contract_version !== 2)
+      report({
+        rule: 'expired-migrations',
+        message: `migration "${entry.id}" has contract_version ${JSON.stringify(entry.contract_version)}, which is not an envelope version (1 or 2)`,
+        fix: `Set "contract_version" of "${entry.id}" in ${file} to the envelope version whose envelopes carry its legacy value: 1 or 2 (absent means 1).`,
+      });
+  }
+}
+
+/** Each fixture's `_envelope_version` must be the version its folder holds. */
+function checkFixtureLayout(context: CheckContext, report: Report): void {
+  const folder = context.layout.fixturesFolder;
+  for (const fixture of context.fixtures) {
+    if (fixture.envelope_version === fixture.version) continue;
+    report({
+      rule: 'fixture-layout',
+      message: `${fixture.file} states _envelope_version ${JSON.stringify(fixture.envelope_version) ?? 'nothing'} but lies among the v${fixture.version} fixtures`,
+      fix: `Regenerate the fixtures (\`pnpm fixtures:update\`): v2 envelopes belong in ${folder}/<server>/, their v1 forms in ${folder}/v1/<server>/.`,
+    });
+  }
+}
+
+/**
+ * "Drops it early": while no release has shipped a v2 kind for a server and code, a v2 fixture
+ * whose v1 twin has another kind is the window release's case, and must carry the twin's kind as
+ * `legacy_error_kind`, explained by an open v2 entry (the servers read the table, not the fixture).
+ * A server with no v1 twin (new to the family) has no window to serve.
+ */
+function checkWindowRequired(context: CheckContext, snapshot: ReleaseSnapshot | undefined, report: Report): void {
+  const served = snapshot === undefined ? {} : snapshotKinds(snapshot, 2);
+  const open = openAt(context.targetVersion, context.migrations);
+  for (const fixture of context.fixtures) {
+    if (fixture.version !== 2) continue;
+    const twin = v1TwinOf(fixture, context.fixtures);
+    if (twin === undefined || twin.error_kind === fixture.error_kind) continue;
+    if (served[fixture.server]?.[fixture.error_code] !== undefined) continue;
+    const entry = open.find((candidate) => covers(candidate, fixture, twin.error_kind, fixture.error_kind));
+    if (entry !== undefined && fixture.legacy_error_kind === twin.error_kind) continue;
+    report(windowRequiredFinding(context, fixture, twin, entry));
+  }
+}
+
+function windowRequiredFinding(
+  context: CheckContext,
+  fixture: FixtureEnvelope,
+  twin: FixtureEnvelope,
+  entry: ReleaseMigrationEntry | undefined,
+): ReleaseFinding {
+  const { server, error_code: code, legacy_error_kind: legacy } = fixture;
+  const carries = legacy === undefined ? 'carries no legacy_error_kind' : `carries legacy_error_kind "${legacy}"`;
+  const explained = entry === undefined ? 'no open v2 migration entry covers it' : `entry "${entry.id}" is open`;
+  return {
+    rule: 'window-required',
+    message: `${fixture.file} is ${fixture.error_kind} where a v1 reader gets ${twin.error_kind} (${twin.file}); it ${carries} and ${explained}, but no release has shipped a v2 kind for ${server} ${code} yet, so ${context.targetVersion} must carry the window`,
+    fix: `Keep a v2 window open in ${context.layout.migrationsFile} until one release has shipped it ({"id": "...", "contract_version": 2, "servers": ["${server}"], "from_kind": "${twin.error_kind}", "to_kind": "${fixture.error_kind}", "introduced_in": "${context.targetVersion}", "cutover_date": "YYYY-MM-DD"}), then run \`pnpm fixtures:update\`; the release after it drops the entry.`,
+  };
 }
 
 /**
@@ -275,40 +386,42 @@ async function baselineSnapshot(context: CheckContext): Promise<ReleaseSnapshot 
   return readLatestSnapshot(context.root, context.layout, last?.version ?? context.currentVersion);
 }
 
-async function checkSnapshotDrift(
+function checkSnapshotDrift(
   context: CheckContext,
+  snapshot: ReleaseSnapshot | undefined,
   report: Report,
   skip: Skip,
-): Promise<ReleaseSnapshot | undefined> {
-  const snapshot = await baselineSnapshot(context);
+): void {
   if (snapshot === undefined) {
     skip(
       'snapshot-drift',
       `no released snapshot in ${context.layout.releasesFolder} at or below ${context.releases.at(-1)?.version ?? context.currentVersion}`,
     );
-    return undefined;
+    return;
   }
   // Every fixture is compared, not one per code: two cases can share a code, and a change in
   // either is a change of what clients see for that code.
   const reported = new Set<string>();
-  for (const { server, error_code: code, error_kind: after, file } of context.fixtures) {
-    const before = snapshot.kinds[server]?.[code];
-    const key = `${server} ${code} ${after}`;
+  // A snapshot from before contract v2 recorded v1 kinds only: v2 fixtures have nothing to drift from.
+  for (const fixture of context.fixtures) {
+    const { server, error_code: code, error_kind: after, file, version } = fixture;
+    const before = snapshotKinds(snapshot, version)[server]?.[code];
+    const key = `${version} ${server} ${code} ${after}`;
     if (
       before === undefined ||
       after === before ||
       reported.has(key) ||
-      context.migrations.some((entry) => covers(entry, server, code, before, after))
+      context.migrations.some((entry) => covers(entry, fixture, before, after))
     )
       continue;
     reported.add(key);
+    const versioned = version === 1 ? '' : ` "contract_version": ${version},`;
     report({
       rule: 'snapshot-drift',
       message: `${server} ${code} was ${before} in ${snapshot.version} and is ${after} now (${file}), with no migration entry`,
-      fix: `Add to ${context.layout.migrationsFile}: {"id": "...", "error_codes": ["${code}"], "servers": ["${server}"], "from_kind": "${before}", "to_kind": "${after}", "introduced_in": "${context.targetVersion}", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.`,
+      fix: `Add to ${context.layout.migrationsFile}: {"id": "...",${versioned} "error_codes": ["${code}"], "servers": ["${server}"], "from_kind": "${before}", "to_kind": "${after}", "introduced_in": "${context.targetVersion}", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.`,
     });
   }
-  return snapshot;
 }
 
 async function checkChangesetRequired(
@@ -360,7 +473,7 @@ async function checkChangesetRequired(
 }
 
 /** What a server's release notes must say about one migration, each as a phrase to find. */
-function requiredPhrases(entry: MigrationEntry, opening: string, others: readonly string[]): string[] {
+function requiredPhrases(entry: ReleaseMigrationEntry, opening: string, others: readonly string[]): string[] {
   return [
     `\`${entry.id}\``,
     entry.cutover_date ?? 'YYYY-MM-DD',

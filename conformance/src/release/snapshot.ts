@@ -1,6 +1,7 @@
 /**
  * Writing the release snapshot `contract/releases/<version>.json`: what each error code's kind
- * is, per server, and which migration entries exist, at a release. The release check compares
+ * is, per server and envelope version (`kinds` v2, `kinds_v1` v1, `format: 2`), and which
+ * migration entries exist, at a release. The release check compares
  * the next release against it.
  *
  * @packageDocumentation
@@ -8,8 +9,27 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DEFAULT_LAYOUT, kindMapOf, readFixtureEnvelopes, readMigrations, readPublishedPackages } from './workspace.js';
-import type { ReleaseSnapshot, WorkspaceLayout } from './workspace.js';
+import {
+  DEFAULT_LAYOUT,
+  SNAPSHOT_FORMAT,
+  kindMapOf,
+  readFixtureEnvelopes,
+  readMigrations,
+  readPublishedPackages,
+} from './workspace.js';
+import type { KindMap, ReleaseSnapshot, WorkspaceLayout } from './workspace.js';
+
+/** A kind map with servers and codes in sorted order, so a snapshot's diff shows only real changes. */
+function sortedKinds(kinds: KindMap): KindMap {
+  return Object.fromEntries(
+    Object.keys(kinds)
+      .sort()
+      .map((server) => [
+        server,
+        Object.fromEntries(Object.entries(kinds[server] ?? {}).sort(([a], [b]) => a.localeCompare(b))),
+      ]),
+  );
+}
 
 /**
  * Builds and writes the snapshot for the packages' current version.
@@ -25,18 +45,12 @@ export function writeReleaseSnapshot(
 ): { snapshot: ReleaseSnapshot; path: string } {
   const version = readPublishedPackages(root, layout)[0]?.version;
   if (version === undefined) throw new Error(`no published package found under ${root}`);
-  const kinds = kindMapOf(readFixtureEnvelopes(root, layout));
-  const sorted = Object.fromEntries(
-    Object.keys(kinds)
-      .sort()
-      .map((server) => [
-        server,
-        Object.fromEntries(Object.entries(kinds[server] ?? {}).sort(([a], [b]) => a.localeCompare(b))),
-      ]),
-  );
+  const fixtures = readFixtureEnvelopes(root, layout);
   const snapshot: ReleaseSnapshot = {
     version,
-    kinds: sorted,
+    format: SNAPSHOT_FORMAT,
+    kinds: sortedKinds(kindMapOf(fixtures, 2)),
+    kinds_v1: sortedKinds(kindMapOf(fixtures, 1)),
     migrations: readMigrations(root, layout).map((entry) => entry.id),
   };
   const folder = join(root, layout.releasesFolder);

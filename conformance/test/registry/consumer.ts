@@ -119,6 +119,28 @@ process.stdout.write(JSON.stringify(envelope));
 await client.close();
 `;
 
+/**
+ * Calls one tool of a server twice with the installed v1 SDK client and prints both answers: once
+ * stating per request that it reads contract versions 1 and 2, once stating nothing (as every v1
+ * reader does). Each answer gives the envelope as structuredContent and as the text block says it.
+ */
+const UPSTREAM_CALL_SCRIPT = `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const [bin, tool, ...args] = process.argv.slice(2);
+const client = new Client({ name: 'release-rehearsal', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command: 'npx', args: ['--no-install', bin, ...args], env: process.env, stderr: 'ignore' }));
+const text = (result) => {
+  const block = result.content?.[0]?.text;
+  try { return JSON.parse(block); } catch { return block; }
+};
+const read = (result) => ({ isError: result.isError, structured: result.structuredContent, text: text(result) });
+const stated = await client.callTool({ name: tool, arguments: {}, _meta: { 'io.github.mcp-envelope/envelope': { contract_versions: [1, 2] } } });
+const silent = await client.callTool({ name: tool, arguments: {} });
+process.stdout.write(JSON.stringify({ stated: read(stated), silent: read(silent) }));
+await client.close();
+`;
+
 /** A consumer using every published package's types; it compiles only if the published types resolve. */
 const CONSUMER_SOURCE = `import { MIGRATIONS, callWithEnvelope, validateEnvelope } from '@mcp-envelope/contract';
 import type { ErrorEnvelope, MigrationEntry } from '@mcp-envelope/contract';
@@ -151,7 +173,7 @@ export const region: import('@mcp-envelope/amazon').AmazonRegion = 'mars';
 `;
 
 /**
- * Lays out the consumer folder: package.json (ESM), .npmrc, the unknown-tool script, and a
+ * Lays out the consumer folder: package.json (ESM), .npmrc, the unknown-tool and upstream-call scripts, and a
  * TypeScript consumer with one tsconfig per module resolution (`NodeNext`, `Bundler`).
  */
 export function writeConsumer(folder: string, registry: string, cache: string): void {
@@ -162,6 +184,7 @@ export function writeConsumer(folder: string, registry: string, cache: string): 
   );
   writeRegistryNpmrc(folder, registry, cache);
   writeFileSync(join(folder, 'unknown-tool.mjs'), UNKNOWN_TOOL_SCRIPT);
+  writeFileSync(join(folder, 'upstream-call.mjs'), UPSTREAM_CALL_SCRIPT);
   writeFileSync(join(folder, 'src', 'consumer.ts'), CONSUMER_SOURCE);
   writeFileSync(join(folder, 'src', 'wrong.ts'), WRONG_SOURCE);
   // skipLibCheck: the third-party declarations (the MCP SDK's zod types) take most of a minute

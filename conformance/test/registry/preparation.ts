@@ -2,8 +2,9 @@
  * What the release rehearsal does to its clone before release 1, so that it runs the same way
  * whatever state the repository is in: changesets pending, just after a "Version Packages" commit,
  * or after a real release was tagged. The clone's history starts with no release, the versions
- * to expect are derived from the clone's own package.json and pending changesets, and the
- * rehearsal opens a migration window of its own, so release 1 always emits `legacy_error_kind`.
+ * to expect are derived from the clone's own package.json and pending changesets, and release 1
+ * always runs the contract's real v2 window: the four v2 entries of the migrations table, put back
+ * in the clone's table when the repository is already past their cutover.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,16 +16,39 @@ import semver from 'semver';
 import { DEFAULT_LAYOUT, readPublishedPackages } from '../../src/release/workspace.js';
 import { command, gitEnv } from './consumer.js';
 
-/** The rehearsal's own reclassification: an unknown tool's envelope names its old kind too. */
-export const REHEARSAL_MIGRATION = {
-  id: 'rehearsal-unknown-tool-window',
-  error_codes: ['TOOL_NOT_FOUND'],
-  from_kind: 'mcp_input_validation',
-  to_kind: 'tool_not_found',
-  cutover_date: '2030-01-01',
-} as const;
+/** One entry of the v2 window as `contract/migrations.json` holds it (without `introduced_in`). */
+export interface V2WindowEntry {
+  readonly id: string;
+  readonly contract_version: 2;
+  readonly servers: readonly ['sp' | 'ads'];
+  readonly from_kind: string;
+  readonly to_kind: string;
+  readonly cutover_date: string;
+}
 
-const SERVER_PACKAGES = ['@mcp-envelope/sp-adapter', '@mcp-envelope/ads-adapter'] as const;
+/** The cutover date of the contract's v2 window. */
+export const V2_CUTOVER_DATE = '2027-03-01';
+
+/**
+ * The contract's v2 window: the vendor kinds of v1 become `upstream_http` / `upstream_client`, and
+ * a v2 envelope of SP or Ads carries the v1 kind as `legacy_error_kind` for one release.
+ */
+export const V2_WINDOW: readonly V2WindowEntry[] = [
+  v2Entry('sp', 'sp-api-http-to-upstream-http', 'sp_api_http', 'upstream_http'),
+  v2Entry('sp', 'sp-api-client-to-upstream-client', 'sp_api_client', 'upstream_client'),
+  v2Entry('ads', 'ads-api-http-to-upstream-http', 'ads_api_http', 'upstream_http'),
+  v2Entry('ads', 'ads-api-client-to-upstream-client', 'ads_api_client', 'upstream_client'),
+];
+
+function v2Entry(server: 'sp' | 'ads', id: string, from_kind: string, to_kind: string): V2WindowEntry {
+  return { id, contract_version: 2, servers: [server], from_kind, to_kind, cutover_date: V2_CUTOVER_DATE };
+}
+
+/** Server id -> its package, and the package of the other server. */
+const SERVER_PACKAGES = {
+  sp: { name: '@mcp-envelope/sp-adapter', other: '@mcp-envelope/ads-adapter' },
+  ads: { name: '@mcp-envelope/ads-adapter', other: '@mcp-envelope/sp-adapter' },
+} as const;
 const BUMP_ORDER: readonly VersionType[] = ['none', 'patch', 'minor', 'major'];
 
 /** What {@link prepareFirstRelease} did and what release 1 must then produce. */
@@ -37,6 +61,8 @@ export interface FirstRelease {
   readonly version: string;
   /** Every id in the clone's migrations table: the windows release 1 opens. */
   readonly migrationIds: readonly string[];
+  /** The ids of {@link V2_WINDOW} the clone's table lacked and the preparation put back. */
+  readonly restored: readonly string[];
 }
 
 async function git(clone: string, ...args: string[]): Promise<string> {
@@ -102,32 +128,43 @@ export function nextVersion(version: string, bump: VersionType): string {
   return next;
 }
 
-/** Puts the rehearsal's entry first in the table (the first open entry decides an envelope's legacy value). */
-function addRehearsalMigration(clone: string, introducedIn: string): string[] {
+/**
+ * Puts back the v2 entries the clone's table lacks (a repository past the v2 cutover has deleted
+ * them), opening at the clone's version, after the entries it holds.
+ *
+ * @returns every id of the table, and the ids put back.
+ */
+function restoreV2Window(clone: string, introducedIn: string): { ids: string[]; restored: string[] } {
   const file = join(clone, DEFAULT_LAYOUT.migrationsFile);
   const table = JSON.parse(readFileSync(file, 'utf8')) as { migrations: { id: string }[] };
-  const migrations = [
-    { ...REHEARSAL_MIGRATION, introduced_in: introducedIn },
-    ...table.migrations.filter((entry) => entry.id !== REHEARSAL_MIGRATION.id),
-  ];
+  const missing = V2_WINDOW.filter((entry) => !table.migrations.some((held) => held.id === entry.id));
+  const migrations = [...table.migrations, ...missing.map((entry) => ({ ...entry, introduced_in: introducedIn }))];
   writeFileSync(file, `${JSON.stringify({ ...table, migrations }, null, 2)}\n`);
-  return migrations.map((entry) => entry.id);
-}
-
-/** The changeset announcing the rehearsal's window, in the words the release check asks each server's notes for. */
-function writeRehearsalChangeset(clone: string, opening: string): void {
-  const { id, from_kind, to_kind, cutover_date } = REHEARSAL_MIGRATION;
-  const front = ['@mcp-envelope/contract', ...SERVER_PACKAGES].map((name) => `'${name}': minor`).join('\n');
-  const servers = SERVER_PACKAGES.map((name) => `\`${name}\``).join(' and ');
-  const summary = `\`${id}\`: an unknown tool's envelope is ${to_kind} and carries legacy_error_kind ${from_kind}, in ${servers} alike; cutover date ${cutover_date}; the release after ${opening} drops \`legacy_error_kind\`.`;
-  writeFileSync(join(clone, '.changeset', 'rehearsal-window.md'), `---\n${front}\n---\n\n${summary}\n`);
+  return { ids: migrations.map((entry) => entry.id), restored: missing.map((entry) => entry.id) };
 }
 
 /**
- * Readies a fresh clone for release 1: deletes its copied tags, opens the rehearsal's migration
- * window (an entry first in the table and a minor changeset naming it for both servers), and
- * works out the version release 1 must publish from the clone's version and its pending
- * changesets. The fixtures still need regenerating (`pnpm fixtures:update`) to show the window.
+ * One changeset per server announcing its v2 window, in the words the release check asks each
+ * server's notes for (the repository's own changesets may say it too; two notes do no harm).
+ */
+function writeV2WindowChangesets(clone: string, opening: string): void {
+  for (const server of ['sp', 'ads'] as const) {
+    const { name, other } = SERVER_PACKAGES[server];
+    const own = V2_WINDOW.filter((entry) => entry.servers[0] === server);
+    const ids = own.map((entry) => `\`${entry.id}\``).join(' and ');
+    const legacy = own.map((entry) => `${entry.to_kind} carries legacy_error_kind ${entry.from_kind}`).join(', ');
+    const summary = `${ids}: in v2 envelopes ${legacy}; cutover date ${V2_CUTOVER_DATE}; the release after ${opening} drops \`legacy_error_kind\`. The same window applies to \`${other}\`.`;
+    const front = `'@mcp-envelope/contract': minor\n'${name}': minor`;
+    writeFileSync(join(clone, '.changeset', `rehearsal-v2-window-${server}.md`), `---\n${front}\n---\n\n${summary}\n`);
+  }
+}
+
+/**
+ * Readies a fresh clone for release 1: deletes its copied tags, makes sure the table holds the
+ * real v2 window ({@link V2_WINDOW}, put back when the repository is past its cutover), writes a
+ * minor changeset per server naming it, and works out the version release 1 must publish from
+ * the clone's version and its pending changesets. The fixtures still need regenerating
+ * (`pnpm fixtures:update`) to show the window.
  *
  * @throws Error when git fails or the packages are not in lockstep.
  */
@@ -135,7 +172,7 @@ export async function prepareFirstRelease(clone: string): Promise<FirstRelease> 
   const deletedTags = await deleteTags(clone);
   const from = lockstepVersion(clone);
   const version = nextVersion(from, highestBump([await pendingBump(clone), 'minor']));
-  const migrationIds = addRehearsalMigration(clone, from);
-  writeRehearsalChangeset(clone, version);
-  return { deletedTags, from, version, migrationIds };
+  const { ids, restored } = restoreV2Window(clone, from);
+  writeV2WindowChangesets(clone, version);
+  return { deletedTags, from, version, migrationIds: ids, restored };
 }

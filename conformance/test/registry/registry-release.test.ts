@@ -3,13 +3,16 @@
  * the same `pnpm run version-packages` and `pnpm run release` the release workflow runs, against
  * a real Verdaccio on 127.0.0.1 with no uplink; an empty folder outside the workspace then
  * installs the published packages with plain npm, runs and probes both servers, and type-checks
- * a TypeScript consumer. Nothing in it assumes the repository's version, pending changesets or
- * tags: the clone starts with no release and its own migration window (see preparation.ts), and
- * every expected version is derived from the clone.
+ * a TypeScript consumer. Release 1 is the contract's v2 window: a client that states it reads
+ * versions 1 and 2 gets a v2 envelope with `legacy_error_kind`, a client that states nothing
+ * (every v1 reader) the v1 envelope it always got; release 3 drops the legacy field. Nothing in
+ * it assumes the repository's version, pending changesets or tags: the clone starts with no
+ * release and the v2 window in its table (see preparation.ts), and every expected version is
+ * derived from the clone.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -19,7 +22,7 @@ import { parse } from 'yaml';
 
 import { command, gitEnv, loopbackNpmEnv, releaseNpmEnv, writeConsumer, writeRegistryNpmrc } from './consumer.js';
 import type { CommandResult } from './consumer.js';
-import { REHEARSAL_MIGRATION, nextVersion, prepareFirstRelease } from './preparation.js';
+import { V2_CUTOVER_DATE, V2_WINDOW, nextVersion, prepareFirstRelease } from './preparation.js';
 import type { FirstRelease } from './preparation.js';
 import { collectInstalled, seedStorage } from './third-party.js';
 import { startVerdaccio } from './verdaccio.js';
@@ -35,6 +38,38 @@ const PACKAGES = [
   ['conformance', '@mcp-envelope/conformance'],
 ] as const;
 const CONSUMER_TOOLS = ['typescript', '@types/node'];
+const LWA_TOKEN_PATH = '/auth/o2/token';
+
+/** Per server: a tool without arguments, the upstream path it calls (answered 404 here), and how v1 and v2 spell the failure. */
+const NOT_FOUND_CALLS = {
+  sp: {
+    bin: 'mcp-envelope-sp',
+    tool: 'sellers_getMarketplaceParticipations',
+    path: '/sellers/v1/marketplaceParticipations',
+    body: { errors: [{ code: 'NotFound', message: 'rehearsal upstream' }] },
+    upstream: 'sp-api',
+    v1Kind: 'sp_api_http',
+    v1Code: 'SP_API_HTTP_404',
+  },
+  ads: {
+    bin: 'mcp-envelope-ads',
+    tool: 'list_profiles',
+    path: '/v2/profiles',
+    body: { code: 'NOT_FOUND', details: 'rehearsal upstream' },
+    upstream: 'ads-api',
+    v1Kind: 'ads_api_http',
+    v1Code: 'ADS_API_HTTP_404',
+  },
+} as const;
+
+type NotFoundCall = (typeof NOT_FOUND_CALLS)[keyof typeof NOT_FOUND_CALLS];
+
+/** One answer of upstream-call.mjs: the envelope as structuredContent and as the text block gave it. */
+interface CallAnswer {
+  readonly isError?: boolean;
+  readonly structured?: Record<string, unknown>;
+  readonly text?: unknown;
+}
 
 interface Rehearsal {
   readonly base: string;
@@ -138,17 +173,99 @@ function readClone(path: string): string {
   return readFileSync(join(rehearsal().clone, path), 'utf8');
 }
 
+function answerJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+/** A token for any LWA request, 404 on the paths of {@link NOT_FOUND_CALLS}, 503 on anything else. */
+function answerUpstream(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+  if (request.method === 'POST' && path === LWA_TOKEN_PATH) {
+    answerJson(response, 200, { access_token: 'rehearsal-access-token', token_type: 'bearer', expires_in: 3600 });
+    return;
+  }
+  const notFound = Object.values(NOT_FOUND_CALLS).find((call) => call.path === path);
+  if (notFound !== undefined) answerJson(response, 404, notFound.body);
+  else answerJson(response, 503, { errors: [{ code: 'ServiceUnavailable', message: 'rehearsal upstream' }] });
+}
+
 function startUpstream(): Promise<Server> {
-  // Stands in for the Amazon APIs: the servers are pointed here, so no probe call leaves 127.0.0.1.
-  const server = createServer((_request, response) => {
-    response.writeHead(503, { 'content-type': 'application/json' });
-    response.end('{"errors":[{"code":"ServiceUnavailable","message":"rehearsal upstream"}]}');
-  });
+  // Stands in for the Amazon APIs and their token service: the servers are pointed here, so no
+  // call leaves 127.0.0.1.
+  const server = createServer(answerUpstream);
   return new Promise((done) =>
     server.listen(0, '127.0.0.1', () => {
       done(server);
     }),
   );
+}
+
+/** The consumer's environment plus dummy LWA credentials whose token service is the loopback upstream. */
+function credentialedEnv(): NodeJS.ProcessEnv {
+  const { consumer, upstreamUrl } = rehearsal();
+  return {
+    ...loopbackNpmEnv(consumer),
+    LWA_CLIENT_ID: 'amzn1.application-oa2-client.rehearsal0001',
+    LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.rehearsalsecret0001',
+    LWA_REFRESH_TOKEN: 'Atzr|rehearsal-refresh-0001',
+    LWA_TOKEN_URL: `${upstreamUrl}${LWA_TOKEN_PATH}`,
+    MCP_RATE_LIMIT: 'off',
+    SP_API_REGION: 'na',
+    ADS_API_REGION: 'na',
+  };
+}
+
+/** Calls the server's 404 tool as a client stating versions [1, 2] and as one stating nothing. */
+async function callBoth(call: NotFoundCall, version: string): Promise<{ stated: CallAnswer; silent: CallAnswer }> {
+  const { consumer, upstreamUrl } = rehearsal();
+  const answer = await step(
+    `consumer: ${call.bin} upstream 404, stated [1, 2] and silent (${version})`,
+    process.execPath,
+    ['upstream-call.mjs', call.bin, call.tool, '--upstream', upstreamUrl],
+    consumer,
+    credentialedEnv(),
+  );
+  return JSON.parse(answer.output) as { stated: CallAnswer; silent: CallAnswer };
+}
+
+/**
+ * The window as the design has it: a v2 reader gets `upstream_http`, `UPSTREAM_HTTP_404` and the
+ * upstream's name, with the v1 kind as `legacy_error_kind` only while the window is open; a
+ * client that states nothing gets the v1 envelope it always got. Both channels say the same.
+ */
+function expectWindow(answers: { stated: CallAnswer; silent: CallAnswer }, call: NotFoundCall, open: boolean): void {
+  for (const answer of [answers.stated, answers.silent]) {
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toEqual(answer.structured);
+  }
+  expect(answers.stated.structured).toMatchObject({
+    _envelope_version: 2,
+    error_kind: 'upstream_http',
+    error_code: 'UPSTREAM_HTTP_404',
+    upstream: call.upstream,
+  });
+  expect(answers.stated.structured?.['legacy_error_kind']).toBe(open ? call.v1Kind : undefined);
+  expect(answers.silent.structured).toMatchObject({
+    _envelope_version: 1,
+    error_kind: call.v1Kind,
+    error_code: call.v1Code,
+  });
+  expect(Object.keys(answers.silent.structured ?? {}).filter((key) => /upstream|legacy/.test(key))).toEqual([]);
+}
+
+function readCloneJson(path: string): { envelope?: Record<string, unknown> } {
+  return JSON.parse(readClone(path)) as { envelope?: Record<string, unknown> };
+}
+
+/** The fixture files of the clone (v2 and v1) that still carry a legacy_error_kind. */
+function fixturesWithLegacy(): string[] {
+  const folder = join(rehearsal().clone, 'conformance', 'fixtures');
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.json'))
+    .filter((file) => readFileSync(join(folder, file), 'utf8').includes('"legacy_error_kind"'))
+    .sort();
 }
 
 beforeAll(async () => {
@@ -206,20 +323,29 @@ afterAll(async () => {
 });
 
 describe('three releases through a real registry', () => {
-  it('release 1 is prepared from the clone itself: no copied tag, its own window, versions derived from its package.json and changesets', async () => {
+  it('release 1 is prepared from the clone itself: no copied tag, the real v2 window, versions derived from its package.json and changesets', async () => {
     const first = await prepareFirstRelease(rehearsal().clone);
     rehearsal().first = first;
     rehearsal().timings.push(
-      `release 1 prepared: ${first.from} -> ${first.version}, ${first.deletedTags.length} copied tag(s) deleted, windows ${first.migrationIds.join(', ')}`,
+      `release 1 prepared: ${first.from} -> ${first.version}, ${first.deletedTags.length} copied tag(s) deleted, windows ${first.migrationIds.join(', ')} (put back: ${first.restored.join(', ') || 'none'})`,
     );
     expect((await git('tag', '--list')).output).toBe('');
-    expect(first.migrationIds[0]).toBe(REHEARSAL_MIGRATION.id);
+    expect(first.migrationIds).toEqual(expect.arrayContaining(V2_WINDOW.map((entry) => entry.id)));
     await pnpm(['run', 'fixtures:update'], 'release 1: pnpm run fixtures:update');
-    expect(JSON.parse(readClone('conformance/fixtures/sp/tool-not-found.json'))).toMatchObject({
-      envelope: { error_kind: 'tool_not_found', legacy_error_kind: 'mcp_input_validation' },
-    });
+    for (const [server, call] of Object.entries(NOT_FOUND_CALLS)) {
+      expect(readCloneJson(`conformance/fixtures/${server}/api-http-404.json`).envelope).toMatchObject({
+        _envelope_version: 2,
+        error_kind: 'upstream_http',
+        error_code: 'UPSTREAM_HTTP_404',
+        upstream: call.upstream,
+        legacy_error_kind: call.v1Kind,
+      });
+      const v1 = readCloneJson(`conformance/fixtures/v1/${server}/api-http-404.json`).envelope;
+      expect(v1).toMatchObject({ _envelope_version: 1, error_kind: call.v1Kind, error_code: call.v1Code });
+      expect(v1?.['upstream']).toBeUndefined();
+    }
     await git('add', '-A');
-    await git('commit', '--quiet', '-m', 'rehearsal: open a migration window of its own');
+    await git('commit', '--quiet', '-m', 'rehearsal: the v2 window in the table and the fixtures');
   });
 
   it('release 1: version-packages and release publish every package at the derived version, lint-clean, tagged, with the windows open', async () => {
@@ -245,7 +371,7 @@ describe('three releases through a real registry', () => {
     expect(tags.sort()).toEqual(PACKAGES.map(([, name]) => `${name}@${version}`).sort());
   });
 
-  it('release 1 CHANGELOGs: each server names its migrations, the cutover date, the dropping release and the other server', () => {
+  it('release 1 CHANGELOGs: each server names its migrations; its v2 entries with the cutover date, the dropping release and the other server', () => {
     const { version } = firstRelease();
     const table = JSON.parse(readClone('contract/migrations.json')) as {
       migrations: { id: string; servers?: string[] }[];
@@ -256,11 +382,15 @@ describe('three releases through a real registry', () => {
     ] as const) {
       const changelog = readClone(`packages/${folder}/CHANGELOG.md`);
       expect(changelog.startsWith(`# @mcp-envelope/${folder}\n\n## ${version}\n`)).toBe(true);
-      const note = changelog.split('\n').find((line) => line.includes(`\`${REHEARSAL_MIGRATION.id}\``)) ?? '';
-      expect(note).toContain(
-        `cutover date ${REHEARSAL_MIGRATION.cutover_date}; the release after ${version} drops \`legacy_error_kind\``,
-      );
-      expect(note).toContain(`\`@mcp-envelope/${other}\``);
+      const lines = changelog.split('\n');
+      for (const entry of V2_WINDOW.filter((candidate) => candidate.servers[0] === server)) {
+        const note = lines.find((line) => line.includes(`\`${entry.id}\``) && line.includes('in v2 envelopes')) ?? '';
+        expect(note).toContain(`${entry.to_kind} carries legacy_error_kind ${entry.from_kind}`);
+        expect(note).toContain(
+          `cutover date ${V2_CUTOVER_DATE}; the release after ${version} drops \`legacy_error_kind\``,
+        );
+        expect(note).toContain(`\`@mcp-envelope/${other}\``);
+      }
       const touching = table.migrations.filter(
         (entry) => entry.servers === undefined || entry.servers.includes(server),
       );
@@ -268,7 +398,7 @@ describe('three releases through a real registry', () => {
     }
   });
 
-  it('release 1 from a clean folder: both servers answer an unknown tool with legacy_error_kind', async () => {
+  it('release 1 from a clean folder: the v2 window for a client stating [1, 2], the v1 envelope for one stating nothing', async () => {
     const { consumer, base, upstreamUrl } = rehearsal();
     const { version } = firstRelease();
     writeConsumer(consumer, rehearsal().registry.url, join(base, 'consumer-npm-cache'));
@@ -286,19 +416,23 @@ describe('three releases through a real registry', () => {
       consumer,
       loopbackNpmEnv(consumer),
     );
-    for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
+    for (const call of Object.values(NOT_FOUND_CALLS)) {
+      expectWindow(await callBoth(call, version), call, true);
+      // the published client helper states [1, 2]: it reads v2, and the v1 windows do not apply to v2
       const answer = await step(
-        `consumer: ${bin} unknown tool (${version})`,
+        `consumer: ${call.bin} unknown tool (${version})`,
         process.execPath,
-        ['unknown-tool.mjs', bin, '--upstream', upstreamUrl],
+        ['unknown-tool.mjs', call.bin, '--upstream', upstreamUrl],
         consumer,
         loopbackNpmEnv(consumer),
       );
-      expect(JSON.parse(answer.output)).toMatchObject({
+      const envelope = JSON.parse(answer.output) as Record<string, unknown>;
+      expect(envelope).toMatchObject({
+        _envelope_version: 2,
         error_kind: 'tool_not_found',
         error_code: 'TOOL_NOT_FOUND',
-        legacy_error_kind: REHEARSAL_MIGRATION.from_kind,
       });
+      expect(envelope['legacy_error_kind']).toBeUndefined();
     }
   });
 
@@ -331,7 +465,7 @@ describe('three releases through a real registry', () => {
       "---\n'@mcp-envelope/contract': patch\n'@mcp-envelope/sp-adapter': patch\n'@mcp-envelope/ads-adapter': patch\n---\n\nCutover: `legacy_error_kind` is no longer sent.\n",
     );
     await pnpm(['run', 'fixtures:update'], 'release 3: pnpm run fixtures:update');
-    expect(readClone('conformance/fixtures/sp/tool-not-found.json')).not.toContain('legacy_error_kind');
+    expect(fixturesWithLegacy()).toEqual([]);
     await git('add', '-A');
     await git('commit', '--quiet', '-m', 'drop the migrations release 1 shipped');
     await pnpm(workflowCommands().version, 'release 3: pnpm run version-packages');
@@ -342,7 +476,7 @@ describe('three releases through a real registry', () => {
       expect(await publishedVersions(name)).toEqual([firstRelease().version, patchRelease()]);
   });
 
-  it('release 3 from a clean folder: no legacy_error_kind, and both servers probe CONFORMANT with the installed CLI', async () => {
+  it('release 3 from a clean folder: no legacy_error_kind for either reader, and both servers probe CONFORMANT with the installed CLI', async () => {
     const { consumer, upstreamUrl } = rehearsal();
     const names = [
       '@mcp-envelope/sp-adapter',
@@ -358,6 +492,7 @@ describe('three releases through a real registry', () => {
       consumer,
       loopbackNpmEnv(consumer),
     );
+    for (const call of Object.values(NOT_FOUND_CALLS)) expectWindow(await callBoth(call, patchRelease()), call, false);
     for (const bin of ['mcp-envelope-sp', 'mcp-envelope-ads']) {
       const answer = JSON.parse(
         (

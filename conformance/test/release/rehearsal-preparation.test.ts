@@ -6,7 +6,7 @@
  * release check the workflow runs first passes on the prepared clone.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,17 +16,27 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 
 import { readReleases, runReleaseCheck, writeReleaseSnapshot } from '../../src/release/index.js';
 import { gitEnv } from '../registry/consumer.js';
-import {
-  REHEARSAL_MIGRATION,
-  highestBump,
-  lockstepVersion,
-  nextVersion,
-  prepareFirstRelease,
-} from '../registry/preparation.js';
+import { V2_WINDOW, highestBump, lockstepVersion, nextVersion, prepareFirstRelease } from '../registry/preparation.js';
 import { PACKAGES } from './release-repo.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const NAMES = PACKAGES.map(([, name]) => name);
+const V2_IDS = V2_WINDOW.map((entry) => entry.id);
+
+interface Table {
+  migrations: { id: string; introduced_in: string; contract_version?: number; servers?: string[] }[];
+}
+
+function readTable(root: string): Table {
+  return JSON.parse(readFileSync(join(root, 'contract', 'migrations.json'), 'utf8')) as Table;
+}
+
+/** The v2 window's ids the repository's own table lacks (all of them once it is past the cutover). */
+function missingFromRepository(): string[] {
+  const held = new Set(readTable(ROOT).migrations.map((entry) => entry.id));
+  return V2_IDS.filter((id) => !held.has(id));
+}
+
 const changesetBin = join(dirname(createRequire(import.meta.url).resolve('@changesets/cli/package.json')), 'bin.js');
 
 function git(cwd: string, ...args: string[]): string {
@@ -91,7 +101,8 @@ describe('the release rehearsal prepares release 1 from its clone', () => {
     expect(git(clone, 'tag', '--list')).toBe('');
     expect(await readReleases(clone, NAMES)).toEqual([]);
     expect([first.from, first.version]).toEqual([released, semver.inc(released, 'minor')]);
-    expect(first.migrationIds[0]).toBe(REHEARSAL_MIGRATION.id);
+    expect(first.migrationIds).toEqual(expect.arrayContaining(V2_IDS));
+    expect(first.restored).toEqual(missingFromRepository());
 
     const check = await runReleaseCheck({ root: clone });
     expect(check.findings).toEqual([]);
@@ -117,6 +128,37 @@ describe('the release rehearsal prepares release 1 from its clone', () => {
     expect(check.findings).toEqual([]);
     expect([check.ok, check.currentVersion, check.targetVersion]).toEqual([true, first.from, first.version]);
     expect(semver.diff(first.from, first.version)).toMatch(/^(minor|major)$/);
+  });
+});
+
+describe('the rehearsal runs the real v2 window', () => {
+  it("puts the v2 entries back, opening at the clone's version, when the repository is past their cutover", async () => {
+    const clone = cloneRepository();
+    const table = readTable(clone);
+    const others = table.migrations.filter((entry) => !V2_IDS.includes(entry.id));
+    writeFileSync(
+      join(clone, 'contract', 'migrations.json'),
+      `${JSON.stringify({ ...table, migrations: others }, null, 2)}\n`,
+    );
+    git(clone, 'commit', '--quiet', '--allow-empty', '-am', 'cutover of the v2 window');
+    const first = await prepareFirstRelease(clone);
+    expect(first.restored).toEqual(V2_IDS);
+    const after = readTable(clone).migrations;
+    expect(after.slice(0, others.length)).toEqual(others);
+    expect(after.slice(others.length)).toEqual(
+      V2_WINDOW.map((entry) => ({ ...entry, servers: [...entry.servers], introduced_in: first.from })),
+    );
+    expect(readFileSync(join(clone, '.changeset', 'rehearsal-v2-window-sp.md'), 'utf8')).toBe(
+      [
+        '---',
+        "'@mcp-envelope/contract': minor",
+        "'@mcp-envelope/sp-adapter': minor",
+        '---',
+        '',
+        `\`sp-api-http-to-upstream-http\` and \`sp-api-client-to-upstream-client\`: in v2 envelopes upstream_http carries legacy_error_kind sp_api_http, upstream_client carries legacy_error_kind sp_api_client; cutover date 2027-03-01; the release after ${first.version} drops \`legacy_error_kind\`. The same window applies to \`@mcp-envelope/ads-adapter\`.`,
+        '',
+      ].join('\n'),
+    );
   });
 });
 

@@ -5,7 +5,15 @@ import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { formatReleaseCheck, readReleases, runReleaseCheck, writeReleaseSnapshot } from '../../src/release/index.js';
+import {
+  DEFAULT_LAYOUT,
+  formatReleaseCheck,
+  readFixtureEnvelopes,
+  readReleases,
+  runReleaseCheck,
+  writeReleaseSnapshot,
+} from '../../src/release/index.js';
+import type { Migration } from './release-repo.js';
 import {
   PACKAGES,
   TOOL_NOT_FOUND_MIGRATION,
@@ -25,7 +33,7 @@ const REMOVE_FIX =
 
 function dropWindow(root: string): void {
   write(root, 'contract/migrations.json', { migrations: [] });
-  write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+  write(root, 'conformance/fixtures/v1/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
 }
 
 describe('release:check on a clean checkout', () => {
@@ -172,7 +180,7 @@ describe('expired-migrations: a window is one release long, whatever the bump', 
       ],
       [
         'expired-migrations',
-        'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.2.0 explains',
+        'conformance/fixtures/v1/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no v1 migration window of sp open at 0.2.0 explains',
       ],
     ]);
   });
@@ -183,7 +191,7 @@ describe('expired-migrations: a window is one release long, whatever the bump', 
     expect(result.findings.map((finding) => [finding.rule, finding.message])).toEqual([
       [
         'expired-migrations',
-        'conformance/fixtures/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no migration window open at 0.1.0 explains',
+        'conformance/fixtures/v1/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no v1 migration window of sp open at 0.1.0 explains',
       ],
     ]);
   });
@@ -201,14 +209,14 @@ describe('snapshot-drift', () => {
   ])('%s', async (_title, fixture) => {
     const root = makeReleaseRepo();
     writeReleaseSnapshot(root);
-    write(root, `conformance/fixtures/sp/${fixture}`, envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    write(root, `conformance/fixtures/v1/sp/${fixture}`, envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
     addChangeset(root, 'fix', 'patch', 'A fix.');
     dropWindow(root);
     const result = await runReleaseCheck({ root });
     expect(result.findings).toEqual([
       {
         rule: 'snapshot-drift',
-        message: `sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/${fixture}), with no migration entry`,
+        message: `sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/v1/sp/${fixture}), with no migration entry`,
         fix: 'Add to contract/migrations.json: {"id": "...", "error_codes": ["SP_API_HTTP_403"], "servers": ["sp"], "from_kind": "auth_error", "to_kind": "sp_api_http", "introduced_in": "0.1.1", "cutover_date": "YYYY-MM-DD"}, or restore the old kind.',
       },
     ]);
@@ -216,44 +224,44 @@ describe('snapshot-drift', () => {
 
   it('compares with the last release, not with a snapshot written for a release that never shipped', async () => {
     const root = makeReleaseRepo({ migrations: [] });
-    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    write(root, 'conformance/fixtures/v1/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
     writeReleaseSnapshot(root);
     write(root, 'contract/releases/0.1.1.json', {
       version: '0.1.1',
       kinds: { sp: { SP_API_HTTP_403: 'sp_api_http' } },
       migrations: [],
     });
-    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    write(root, 'conformance/fixtures/v1/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
     for (const [folder, name] of PACKAGES) write(root, `${folder}/package.json`, { name, version: '0.1.1' });
     const result = await runReleaseCheck({ root });
     expect(result.findings.map((finding) => finding.message)).toEqual([
-      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403.json), with no migration entry',
+      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/v1/sp/sp-http-403.json), with no migration entry',
     ]);
   });
 
   it('reads the snapshot the release tag holds, so editing it in the checkout cannot hide a change', async () => {
     const root = makeReleaseRepo({ migrations: [], tag: false });
-    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    write(root, 'conformance/fixtures/v1/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
     writeReleaseSnapshot(root);
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'release 0.1.0');
     tagRelease(root, '0.1.0');
-    write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
+    write(root, 'conformance/fixtures/v1/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'sp_api_http'));
     writeReleaseSnapshot(root);
     addChangeset(root, 'quiet', 'minor', 'Nothing to see.');
     const result = await runReleaseCheck({ root });
     expect(result.findings.map((finding) => finding.message)).toEqual([
-      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/sp/sp-http-403.json), with no migration entry',
+      'sp SP_API_HTTP_403 was auth_error in 0.1.0 and is sp_api_http now (conformance/fixtures/v1/sp/sp-http-403.json), with no migration entry',
     ]);
   });
 
   it('passes when a migration entry covers the change, named in the server CHANGELOG', async () => {
     const root = makeReleaseRepo({ migrations: [] });
-    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    write(root, 'conformance/fixtures/v1/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
     writeReleaseSnapshot(root);
     write(
       root,
-      'conformance/fixtures/sp/sp-http-403.json',
+      'conformance/fixtures/v1/sp/sp-http-403.json',
       envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'),
     );
     const entry = {
@@ -276,7 +284,9 @@ describe('snapshot-drift', () => {
     expect(path).toBe(join(root, 'contract/releases/0.1.0.json'));
     expect(snapshot).toEqual({
       version: '0.1.0',
-      kinds: { sp: { SP_API_HTTP_403: 'auth_error', TOOL_NOT_FOUND: 'tool_not_found' } },
+      format: 2,
+      kinds: {},
+      kinds_v1: { sp: { SP_API_HTTP_403: 'auth_error', TOOL_NOT_FOUND: 'tool_not_found' } },
       migrations: ['unknown-tool-to-tool-not-found'],
     });
     expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(snapshot);
@@ -286,13 +296,13 @@ describe('snapshot-drift', () => {
 describe('changeset-required', () => {
   it('fails when a fixture changed since the last release tag with no pending changeset', async () => {
     const root = makeReleaseRepo();
-    write(root, 'conformance/fixtures/sp/new-case.json', envelopeFixture('SP_API_HTTP_404', 'sp_api_http'));
+    write(root, 'conformance/fixtures/v1/sp/new-case.json', envelopeFixture('SP_API_HTTP_404', 'sp_api_http'));
     const result = await runReleaseCheck({ root });
     expect(result.findings).toEqual([
       {
         rule: 'changeset-required',
         message:
-          'contract files changed since @mcp-envelope/contract@0.1.0 with no pending changeset: conformance/fixtures/sp/new-case.json',
+          'contract files changed since @mcp-envelope/contract@0.1.0 with no pending changeset: conformance/fixtures/v1/sp/new-case.json',
         fix: 'Run `pnpm changeset`, pick the bump that fits, and describe the change for users.',
       },
     ]);
@@ -300,12 +310,12 @@ describe('changeset-required', () => {
 
   it('runs before any release too, from the first commit', async () => {
     const root = makeReleaseRepo({ tag: false });
-    write(root, 'conformance/fixtures/sp/new-case.json', envelopeFixture('SP_API_HTTP_404', 'sp_api_http'));
+    write(root, 'conformance/fixtures/v1/sp/new-case.json', envelopeFixture('SP_API_HTTP_404', 'sp_api_http'));
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'new case');
     const first = git(root, 'rev-list', '--max-parents=0', 'HEAD').trim();
     expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toEqual([
-      `contract files changed since ${first} with no pending changeset: conformance/fixtures/sp/new-case.json`,
+      `contract files changed since ${first} with no pending changeset: conformance/fixtures/v1/sp/new-case.json`,
     ]);
   });
 
@@ -331,13 +341,13 @@ describe('changeset-required', () => {
 
   it('fails a reclassification (a new migration entry) released as a patch, passes it as minor', async () => {
     const root = makeReleaseRepo({ migrations: [] });
-    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    write(root, 'conformance/fixtures/v1/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
     writeReleaseSnapshot(root);
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'snapshot');
     write(
       root,
-      'conformance/fixtures/sp/sp-http-403.json',
+      'conformance/fixtures/v1/sp/sp-http-403.json',
       envelopeFixture('SP_API_HTTP_403', 'sp_api_http', 'auth_error'),
     );
     const entry = {
@@ -480,6 +490,328 @@ describe('a dry run of changeset version', () => {
     expect(after.currentVersion).toBe('0.2.0');
     expect(after.findings.map((finding) => finding.message)).toEqual([
       'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) shipped in 0.1.0 (tag @mcp-envelope/contract@0.1.0); its window closes with the next release, and 0.2.0 is about to be released',
+    ]);
+  });
+});
+
+const CUTOVER = '2027-03-01';
+const V2_ENTRIES: Migration[] = [
+  {
+    id: 'sp-api-http-to-upstream-http',
+    contract_version: 2,
+    servers: ['sp'],
+    from_kind: 'sp_api_http',
+    to_kind: 'upstream_http',
+    introduced_in: '0.2.0',
+    cutover_date: CUTOVER,
+  },
+  {
+    id: 'sp-api-client-to-upstream-client',
+    contract_version: 2,
+    servers: ['sp'],
+    from_kind: 'sp_api_client',
+    to_kind: 'upstream_client',
+    introduced_in: '0.2.0',
+    cutover_date: CUTOVER,
+  },
+];
+
+/** The cases of the v2 window: SP's v2 envelopes (with or without the legacy value) beside their v1 twins. */
+function writeWindowFixtures(root: string, legacy: boolean): void {
+  write(root, 'conformance/fixtures/v1/sp/api-http-404.json', envelopeFixture('SP_API_HTTP_404', 'sp_api_http'));
+  write(
+    root,
+    'conformance/fixtures/v1/sp/api-client-network.json',
+    envelopeFixture('TOOL_EXECUTION_FAILED', 'sp_api_client'),
+  );
+  write(root, 'conformance/fixtures/v1/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+  write(
+    root,
+    'conformance/fixtures/sp/api-http-404.json',
+    envelopeFixture('UPSTREAM_HTTP_404', 'upstream_http', legacy ? 'sp_api_http' : undefined, 2),
+  );
+  write(
+    root,
+    'conformance/fixtures/sp/api-client-network.json',
+    envelopeFixture('TOOL_EXECUTION_FAILED', 'upstream_client', legacy ? 'sp_api_client' : undefined, 2),
+  );
+  write(
+    root,
+    'conformance/fixtures/sp/tool-not-found.json',
+    envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found', undefined, 2),
+  );
+  // a server new to the family: v2 only, no v1 twin, so no window to serve
+  write(
+    root,
+    'conformance/fixtures/github/api-http-404.json',
+    envelopeFixture('UPSTREAM_HTTP_404', 'upstream_http', undefined, 2),
+  );
+}
+
+/**
+ * A repository whose last release (0.1.0) predates contract v2: its snapshot has the old format,
+ * whose `kinds` are v1 kinds (SP's TOOL_EXECUTION_FAILED was sp_api_client). Pending: the v2
+ * window release 0.2.0 with `entries` in the table and the fixtures of {@link writeWindowFixtures}.
+ */
+function makeWindowRepo(entries: Migration[], legacy: boolean): string {
+  const root = makeReleaseRepo({ migrations: [], tag: false });
+  write(root, 'contract/releases/0.1.0.json', {
+    version: '0.1.0',
+    kinds: {
+      sp: { SP_API_HTTP_403: 'auth_error', TOOL_EXECUTION_FAILED: 'sp_api_client', TOOL_NOT_FOUND: 'tool_not_found' },
+    },
+    migrations: [],
+  });
+  write(root, 'conformance/fixtures/v1/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'release 0.1.0');
+  tagRelease(root, '0.1.0');
+  write(root, 'contract/migrations.json', { migrations: entries });
+  writeWindowFixtures(root, legacy);
+  addChangeset(root, 'v2', 'minor', 'Contract v2.');
+  addChangeset(
+    root,
+    'v2-sp',
+    'minor',
+    entries.map((entry) => migrationNote(entry, '0.2.0')).join('\n'),
+    '@mcp-envelope/sp-adapter',
+  );
+  return root;
+}
+
+/** Runs `changeset version`, writes the snapshot and tags the release, as the release workflow does. */
+function releaseAs(root: string, version: string): void {
+  execFileSync(process.execPath, [changesetBin, 'version'], { cwd: root, encoding: 'utf8' });
+  writeReleaseSnapshot(root);
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', `release ${version}`);
+  tagRelease(root, version);
+}
+
+const WINDOW_FIX = (server: string, from: string, to: string, target: string): string =>
+  `Keep a v2 window open in contract/migrations.json until one release has shipped it ({"id": "...", "contract_version": 2, "servers": ["${server}"], "from_kind": "${from}", "to_kind": "${to}", "introduced_in": "${target}", "cutover_date": "YYYY-MM-DD"}), then run \`pnpm fixtures:update\`; the release after it drops the entry.`;
+
+describe('contract v2: the window release carries both fields, the next drops the legacy one', () => {
+  it('(a) passes the window release: v2 fixtures carry the v1 kind as legacy_error_kind from open v2 entries; a new server carries none', async () => {
+    const root = makeWindowRepo(V2_ENTRIES, true);
+    const result = await runReleaseCheck({ root });
+    expect([result.currentVersion, result.targetVersion, result.releases, result.findings]).toEqual([
+      '0.1.0',
+      '0.2.0',
+      ['0.1.0'],
+      [],
+    ]);
+  });
+
+  it('(b) refuses a release that drops the window early: v2 entries gone before any release shipped them', async () => {
+    const root = makeWindowRepo([], false);
+    const result = await runReleaseCheck({ root });
+    expect(result.findings).toEqual([
+      {
+        rule: 'window-required',
+        message:
+          'conformance/fixtures/sp/api-client-network.json is upstream_client where a v1 reader gets sp_api_client (conformance/fixtures/v1/sp/api-client-network.json); it carries no legacy_error_kind and no open v2 migration entry covers it, but no release has shipped a v2 kind for sp TOOL_EXECUTION_FAILED yet, so 0.2.0 must carry the window',
+        fix: WINDOW_FIX('sp', 'sp_api_client', 'upstream_client', '0.2.0'),
+      },
+      {
+        rule: 'window-required',
+        message:
+          'conformance/fixtures/sp/api-http-404.json is upstream_http where a v1 reader gets sp_api_http (conformance/fixtures/v1/sp/api-http-404.json); it carries no legacy_error_kind and no open v2 migration entry covers it, but no release has shipped a v2 kind for sp UPSTREAM_HTTP_404 yet, so 0.2.0 must carry the window',
+        fix: WINDOW_FIX('sp', 'sp_api_http', 'upstream_http', '0.2.0'),
+      },
+    ]);
+  });
+
+  it('(b) refuses it too when the entries are gone but the fixtures were not regenerated: the servers read the table, not the fixtures', async () => {
+    const root = makeWindowRepo([], true);
+    const result = await runReleaseCheck({ root });
+    expect(result.findings.map((finding) => [finding.rule, finding.message])).toEqual([
+      [
+        'expired-migrations',
+        'conformance/fixtures/sp/api-client-network.json still emits legacy_error_kind "sp_api_client" for TOOL_EXECUTION_FAILED, which no v2 migration window of sp open at 0.2.0 explains',
+      ],
+      [
+        'expired-migrations',
+        'conformance/fixtures/sp/api-http-404.json still emits legacy_error_kind "sp_api_http" for UPSTREAM_HTTP_404, which no v2 migration window of sp open at 0.2.0 explains',
+      ],
+      [
+        'window-required',
+        'conformance/fixtures/sp/api-client-network.json is upstream_client where a v1 reader gets sp_api_client (conformance/fixtures/v1/sp/api-client-network.json); it carries legacy_error_kind "sp_api_client" and no open v2 migration entry covers it, but no release has shipped a v2 kind for sp TOOL_EXECUTION_FAILED yet, so 0.2.0 must carry the window',
+      ],
+      [
+        'window-required',
+        'conformance/fixtures/sp/api-http-404.json is upstream_http where a v1 reader gets sp_api_http (conformance/fixtures/v1/sp/api-http-404.json); it carries legacy_error_kind "sp_api_http" and no open v2 migration entry covers it, but no release has shipped a v2 kind for sp UPSTREAM_HTTP_404 yet, so 0.2.0 must carry the window',
+      ],
+    ]);
+  });
+
+  it("(b) refuses a v2 fixture whose legacy value is not its v1 twin's kind", async () => {
+    const root = makeWindowRepo(V2_ENTRIES, true);
+    write(
+      root,
+      'conformance/fixtures/sp/api-http-404.json',
+      envelopeFixture('UPSTREAM_HTTP_404', 'upstream_http', 'sp_api_client', 2),
+    );
+    const result = await runReleaseCheck({ root });
+    expect(result.findings.map((finding) => [finding.rule, finding.message])).toEqual([
+      [
+        'expired-migrations',
+        'conformance/fixtures/sp/api-http-404.json still emits legacy_error_kind "sp_api_client" for UPSTREAM_HTTP_404, which no v2 migration window of sp open at 0.2.0 explains',
+      ],
+      [
+        'window-required',
+        'conformance/fixtures/sp/api-http-404.json is upstream_http where a v1 reader gets sp_api_http (conformance/fixtures/v1/sp/api-http-404.json); it carries legacy_error_kind "sp_api_client" and entry "sp-api-http-to-upstream-http" is open, but no release has shipped a v2 kind for sp UPSTREAM_HTTP_404 yet, so 0.2.0 must carry the window',
+      ],
+    ]);
+  });
+
+  it('(c) after the window release: the next release keeps it late and fails; with the entries removed and no legacy value it passes', async () => {
+    const root = makeWindowRepo(V2_ENTRIES, true);
+    releaseAs(root, '0.2.0');
+    expect(JSON.parse(readFileSync(join(root, 'contract/releases/0.2.0.json'), 'utf8'))).toEqual({
+      version: '0.2.0',
+      format: 2,
+      kinds: {
+        github: { UPSTREAM_HTTP_404: 'upstream_http' },
+        sp: {
+          TOOL_EXECUTION_FAILED: 'upstream_client',
+          TOOL_NOT_FOUND: 'tool_not_found',
+          UPSTREAM_HTTP_404: 'upstream_http',
+        },
+      },
+      kinds_v1: {
+        sp: {
+          SP_API_HTTP_403: 'auth_error',
+          SP_API_HTTP_404: 'sp_api_http',
+          TOOL_EXECUTION_FAILED: 'sp_api_client',
+          TOOL_NOT_FOUND: 'tool_not_found',
+        },
+      },
+      migrations: ['sp-api-http-to-upstream-http', 'sp-api-client-to-upstream-client'],
+    });
+    addChangeset(root, 'fix', 'patch', 'A fix.');
+    const late = await runReleaseCheck({ root });
+    expect([late.targetVersion, late.findings.map((finding) => [finding.rule, finding.message])]).toEqual([
+      '0.2.1',
+      [
+        [
+          'expired-migrations',
+          'migration "sp-api-http-to-upstream-http" (sp_api_http -> upstream_http) shipped in 0.2.0 (tag @mcp-envelope/contract@0.2.0); its window closes with the next release, and 0.2.1 is about to be released',
+        ],
+        [
+          'expired-migrations',
+          'migration "sp-api-client-to-upstream-client" (sp_api_client -> upstream_client) shipped in 0.2.0 (tag @mcp-envelope/contract@0.2.0); its window closes with the next release, and 0.2.1 is about to be released',
+        ],
+      ],
+    ]);
+    write(root, 'contract/migrations.json', { migrations: [] });
+    const stale = await runReleaseCheck({ root });
+    expect(stale.findings.map((finding) => finding.message)).toEqual([
+      'conformance/fixtures/sp/api-client-network.json still emits legacy_error_kind "sp_api_client" for TOOL_EXECUTION_FAILED, which no v2 migration window of sp open at 0.2.1 explains',
+      'conformance/fixtures/sp/api-http-404.json still emits legacy_error_kind "sp_api_http" for UPSTREAM_HTTP_404, which no v2 migration window of sp open at 0.2.1 explains',
+    ]);
+    writeWindowFixtures(root, false);
+    expect((await runReleaseCheck({ root })).findings).toEqual([]);
+  });
+
+  it('(c) a v2 entry renamed after its window release is still the window that shipped (error_codes absent on both)', async () => {
+    const root = makeWindowRepo(V2_ENTRIES, true);
+    releaseAs(root, '0.2.0');
+    const [http] = V2_ENTRIES;
+    write(root, 'contract/migrations.json', {
+      migrations: [{ ...http, id: 'upstream-http-again', introduced_in: '0.3.0' }],
+    });
+    addChangeset(root, 'again', 'minor', 'Again.');
+    expect((await runReleaseCheck({ root })).findings.map((finding) => finding.message)).toContain(
+      'migration "upstream-http-again" (sp_api_http -> upstream_http) shipped in 0.2.0 (tag @mcp-envelope/contract@0.2.0) as "sp-api-http-to-upstream-http"; its window closes with the next release, and 0.3.0 is about to be released',
+    );
+  });
+
+  it('(d) fails an entry without servers: a server new to the family must not inherit its window', async () => {
+    const everywhere = { ...TOOL_NOT_FOUND_MIGRATION };
+    delete everywhere.servers;
+    const root = makeReleaseRepo({ tag: false, migrations: [everywhere] });
+    const result = await runReleaseCheck({ root });
+    expect(result.findings).toEqual([
+      {
+        rule: 'expired-migrations',
+        message:
+          'migration "unknown-tool-to-tool-not-found" (mcp_input_validation -> tool_not_found) names no servers, so every server, one that joins the family later included, would carry legacy_error_kind "mcp_input_validation"',
+        fix: 'Give the entry "unknown-tool-to-tool-not-found" in contract/migrations.json "servers": the ids of the servers that emitted "mcp_input_validation" before (for example ["sp", "ads"]).',
+      },
+      {
+        rule: 'expired-migrations',
+        message:
+          'conformance/fixtures/v1/sp/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no v1 migration window of sp open at 0.1.0 explains',
+        fix: 'Regenerate the conformance fixtures from the servers (their legacy_error_kind follows the migrations table), or add the missing migration entry.',
+      },
+    ]);
+  });
+
+  it("(e) fails a new server's fixture that carries a legacy value from windows of other servers, v1 or v2", async () => {
+    const root = makeWindowRepo([...V2_ENTRIES, { ...TOOL_NOT_FOUND_MIGRATION, introduced_in: '0.2.0' }], true);
+    write(
+      root,
+      'conformance/fixtures/github/api-http-404.json',
+      envelopeFixture('UPSTREAM_HTTP_404', 'upstream_http', 'sp_api_http', 2),
+    );
+    write(
+      root,
+      'conformance/fixtures/github/tool-not-found.json',
+      envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found', 'mcp_input_validation', 2),
+    );
+    const result = await runReleaseCheck({ root });
+    expect(
+      result.findings.filter((finding) => finding.rule !== 'migration-changelog').map((finding) => finding.message),
+    ).toEqual([
+      'conformance/fixtures/github/api-http-404.json still emits legacy_error_kind "sp_api_http" for UPSTREAM_HTTP_404, which no v2 migration window of github open at 0.2.0 explains',
+      'conformance/fixtures/github/tool-not-found.json still emits legacy_error_kind "mcp_input_validation" for TOOL_NOT_FOUND, which no v2 migration window of github open at 0.2.0 explains',
+    ]);
+  });
+});
+
+describe('fixture layout: v2 under fixtures/<server>/, v1 under fixtures/v1/<server>/', () => {
+  it('reads each fixture with the version of its folder; v1 is not a server', () => {
+    const root = makeWindowRepo(V2_ENTRIES, true);
+    const read = readFixtureEnvelopes(root, DEFAULT_LAYOUT).map((fixture) => [
+      fixture.server,
+      fixture.version,
+      fixture.name,
+    ]);
+    expect(read).toEqual([
+      ['github', 2, 'api-http-404.json'],
+      ['sp', 2, 'api-client-network.json'],
+      ['sp', 2, 'api-http-404.json'],
+      ['sp', 2, 'tool-not-found.json'],
+      ['sp', 1, 'api-client-network.json'],
+      ['sp', 1, 'api-http-404.json'],
+      ['sp', 1, 'sp-http-403.json'],
+      ['sp', 1, 'tool-not-found.json'],
+    ]);
+  });
+
+  it("fails a fixture whose _envelope_version is not its folder's", async () => {
+    const root = makeWindowRepo(V2_ENTRIES, true);
+    write(root, 'conformance/fixtures/sp/tool-not-found.json', envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found'));
+    write(
+      root,
+      'conformance/fixtures/v1/sp/sp-http-403.json',
+      envelopeFixture('SP_API_HTTP_403', 'auth_error', undefined, 2),
+    );
+    const result = await runReleaseCheck({ root });
+    expect(result.findings).toEqual([
+      {
+        rule: 'fixture-layout',
+        message:
+          'conformance/fixtures/sp/tool-not-found.json states _envelope_version 1 but lies among the v2 fixtures',
+        fix: 'Regenerate the fixtures (`pnpm fixtures:update`): v2 envelopes belong in conformance/fixtures/<server>/, their v1 forms in conformance/fixtures/v1/<server>/.',
+      },
+      {
+        rule: 'fixture-layout',
+        message:
+          'conformance/fixtures/v1/sp/sp-http-403.json states _envelope_version 2 but lies among the v1 fixtures',
+        fix: 'Regenerate the fixtures (`pnpm fixtures:update`): v2 envelopes belong in conformance/fixtures/<server>/, their v1 forms in conformance/fixtures/v1/<server>/.',
+      },
     ]);
   });
 });

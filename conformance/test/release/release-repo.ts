@@ -16,8 +16,9 @@ export const PACKAGES = [
 
 export interface Migration {
   id: string;
-  error_codes: string[];
+  error_codes?: string[];
   servers?: string[];
+  contract_version?: 1 | 2;
   from_kind: string;
   to_kind: string;
   introduced_in: string;
@@ -28,6 +29,7 @@ export interface Migration {
 export const TOOL_NOT_FOUND_MIGRATION: Migration = {
   id: 'unknown-tool-to-tool-not-found',
   error_codes: ['TOOL_NOT_FOUND'],
+  servers: ['sp', 'ads'],
   from_kind: 'mcp_input_validation',
   to_kind: 'tool_not_found',
   introduced_in: '0.1.0',
@@ -65,7 +67,14 @@ export function git(root: string, ...args: string[]): string {
   });
 }
 
-export function envelopeFixture(code: string, kind: string, legacy?: string): unknown {
+/** The package of each server of the scratch repositories. */
+export const SERVER_PACKAGES: Readonly<Record<string, string>> = {
+  sp: '@mcp-envelope/sp-adapter',
+  ads: '@mcp-envelope/ads-adapter',
+};
+
+/** An envelope fixture of one envelope version (v1 by default, as the v1 folder holds them). */
+export function envelopeFixture(code: string, kind: string, legacy?: string, version: 1 | 2 = 1): unknown {
   return {
     _fixture_meta: { scenario: code },
     envelope: {
@@ -77,15 +86,37 @@ export function envelopeFixture(code: string, kind: string, legacy?: string): un
       examples: [],
       error_code: code,
       retryable: false,
-      _envelope_version: 1,
+      _envelope_version: version,
       ...(legacy === undefined ? {} : { legacy_error_kind: legacy }),
     },
   };
 }
 
+/** A server's CHANGELOG naming every entry that touches it (an entry without `servers` touches both). */
+function writeChangelogs(root: string, migrations: readonly Migration[], version: string): void {
+  for (const [server, name] of Object.entries(SERVER_PACKAGES)) {
+    const touching = migrations.filter((entry) => entry.servers === undefined || entry.servers.includes(server));
+    const notes = touching.map((entry) =>
+      migrationNote(
+        entry,
+        version,
+        Object.keys(SERVER_PACKAGES)
+          .filter((other) => other !== server && (entry.servers === undefined || entry.servers.includes(other)))
+          .map((other) => SERVER_PACKAGES[other] ?? other),
+      ),
+    );
+    write(root, `${folderOf(name)}/CHANGELOG.md`, `# changelog\n\n${notes.join('\n')}\n`);
+  }
+}
+
+function folderOf(name: string): string {
+  return PACKAGES.find(([, candidate]) => candidate === name)?.[0] ?? name;
+}
+
 /**
  * A committed repository at version `version` with the given migrations, server CHANGELOGs
- * naming them, and two SP fixtures; tagged as released at `version` unless `tag` is false.
+ * naming them, and two v1 SP fixtures (under `conformance/fixtures/v1/sp/`); tagged as released
+ * at `version` unless `tag` is false.
  */
 export function makeReleaseRepo(
   options: { version?: string; migrations?: Migration[]; changelog?: boolean; tag?: boolean } = {},
@@ -108,24 +139,13 @@ export function makeReleaseRepo(
   for (const [folder, name] of PACKAGES) write(root, `${folder}/package.json`, { name, version });
   write(root, 'contract/src/taxonomy.ts', "export const ERROR_KINDS = ['internal_error'] as const;\n");
   write(root, 'contract/migrations.json', { migrations });
-  if (options.changelog ?? true) {
-    for (const [folder, other] of [
-      ['packages/sp-adapter', '@mcp-envelope/ads-adapter'],
-      ['packages/ads-adapter', '@mcp-envelope/sp-adapter'],
-    ] as const) {
-      write(
-        root,
-        `${folder}/CHANGELOG.md`,
-        `# changelog\n\n${migrations.map((entry) => migrationNote(entry, version, entry.servers === undefined ? [other] : [])).join('\n')}\n`,
-      );
-    }
-  }
+  if (options.changelog ?? true) writeChangelogs(root, migrations, version);
   write(
     root,
-    'conformance/fixtures/sp/tool-not-found.json',
+    'conformance/fixtures/v1/sp/tool-not-found.json',
     envelopeFixture('TOOL_NOT_FOUND', 'tool_not_found', 'mcp_input_validation'),
   );
-  write(root, 'conformance/fixtures/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'auth_error'));
+  write(root, 'conformance/fixtures/v1/sp/sp-http-403.json', envelopeFixture('SP_API_HTTP_403', 'auth_error'));
   git(root, 'init', '-q', '-b', 'main');
   git(root, 'add', '-A');
   git(root, 'commit', '-qm', 'initial');
