@@ -11,7 +11,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import { CONTRACT_VERSION, coveringMigration, validateEnvelope } from '@mcp-envelope/contract';
-import type { EnvelopeDetail, EnvelopeMeta, ErrorEnvelope, ErrorKind, MigrationEntry } from '@mcp-envelope/contract';
+import type {
+  EnvelopeDetail,
+  EnvelopeMeta,
+  ErrorEnvelope,
+  ErrorKind,
+  ErrorKindV1,
+  MigrationEntry,
+} from '@mcp-envelope/contract';
 
 import type { EnvelopeLogger } from './logger.js';
 import type { Redactor } from './redact.js';
@@ -179,8 +186,13 @@ function legacyKindOf(
   envelope: ErrorEnvelope,
   environment: FinalizeEnvironment,
   condition: string | undefined,
-): ErrorKind | undefined {
-  const subject = { error_code: envelope.error_code, error_kind: envelope.error_kind, condition };
+): ErrorKind | ErrorKindV1 | undefined {
+  const subject = {
+    error_code: envelope.error_code,
+    error_kind: envelope.error_kind,
+    version: CONTRACT_VERSION,
+    condition,
+  };
   return coveringMigration(subject, environment.serverId, environment.openMigrations)?.from_kind;
 }
 

@@ -28,6 +28,7 @@ import type {
 import { Server as LowLevelServer } from '@modelcontextprotocol/server';
 import type {
   Implementation,
+  JSONValue,
   LoggingLevel,
   ServerCapabilities,
   ServerContext,
@@ -415,8 +416,8 @@ function registerTools(
   // a limiter that can refuse a call (some tool has a plan) emits rate_limited whatever the adapter
   const limiterKinds: ErrorKind[] =
     limiter !== undefined && input.tools.some((tool) => tool.rateLimit !== undefined) ? ['rate_limited'] : [];
-  const capability = envelopeCapability(
-    [
+  const capability = envelopeCapability({
+    errorKinds: [
       ...CORE_ERROR_KINDS,
       ...adapter.errorKinds,
       ...codeMode.errorKinds,
@@ -424,18 +425,16 @@ function registerTools(
       ...(options.additionalErrorKinds ?? []),
     ],
     normalizedKinds,
-  )[ENVELOPE_CAPABILITY_KEY];
+    upstreams: adapter.upstreams,
+  })[ENVELOPE_CAPABILITY_KEY];
   state.capability = capability;
   return { registry, capability };
 }
 
 /** The capabilities every SDK server of an envelope server declares, for both eras' clients. */
 function serverCapabilities(capability: EnvelopeCapabilityValue): ServerCapabilities {
-  const value = {
-    ...capability,
-    error_kinds: [...capability.error_kinds],
-    normalized_kinds: [...capability.normalized_kinds],
-  };
+  // the SDK's capability type wants plain mutable JSON; the capability is frozen, readonly data
+  const value = JSON.parse(JSON.stringify(capability)) as Record<string, JSONValue>;
   return {
     tools: {},
     logging: {},
@@ -594,7 +593,7 @@ function finalizeEnvironmentOf(
     serverId: adapter.id,
     openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
     redactor,
-    advertisedKinds: new Set(capability.error_kinds),
+    advertisedKinds: new Set(capability.error_kinds_by_version['2']),
     logger,
   };
 }
