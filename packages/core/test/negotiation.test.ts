@@ -251,7 +251,16 @@ describe('what core builds in v2, as each reader gets it', () => {
   });
 
   it('in the window release a v2 reader gets the v2 legacy kind, a v1 reader the v1 form without it', async () => {
-    const call = await inMemory(createTestServer({ version: '0.2.0', migrations: MIGRATIONS }));
+    const relay = {
+      name: 'relay_github',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        throw new Error(`ToolError: ${JSON.stringify(GITHUB_404)}`);
+      },
+    } as const;
+    const call = await inMemory(createTestServer({ version: '0.2.0', migrations: MIGRATIONS }, [...TEST_TOOLS, relay]));
+    // another server's envelope never had SP's v1 kind: no legacy value for it
+    expect(await call('relay_github', stating([2]))).toEqual(GITHUB_404);
     expect(await call('report_summary', stating([2]), { fail: true })).toMatchObject({
       error_kind: 'upstream_http',
       upstream: 'sp-api',
