@@ -136,8 +136,9 @@ export interface ResponseMeta {
  * `tool`, `_envelope_version`, `legacy_error_kind`, redaction, bounds and the call's `_meta`.
  */
 export interface ClassifiedError {
+  /** A contract version 2 kind: a vendor kind (`github_api_http`) does not compile. */
   readonly error_kind: ErrorKind;
-  /** UPPER_SNAKE code, e.g. `EXAMPLE_HTTP_404`, `RATE_LIMITED`. */
+  /** UPPER_SNAKE code, e.g. `UPSTREAM_HTTP_404`, `RATE_LIMITED`. */
   readonly error_code: string;
   readonly retryable: boolean;
   readonly summary: string;
@@ -155,6 +156,12 @@ export interface ClassifiedError {
    * condition does not inherit a kind it never had.
    */
   readonly condition?: string;
+  /**
+   * The upstream API the failure came from, one of {@link EnvelopeAdapter.upstreams}. Core fills
+   * the primary (first) upstream when an `upstream_*` kind or `UPSTREAM_HTTP_*` code lacks it; a
+   * name outside `upstreams` makes the envelope an `internal_error` (logged).
+   */
+  readonly upstream?: string;
 }
 
 /**
@@ -165,6 +172,13 @@ export interface EnvelopeAdapter {
   readonly id: string;
   /** Every kind `classify` can return. Advertised in the capability, with core's own kinds. */
   readonly errorKinds: readonly ErrorKind[];
+  /**
+   * The `upstream` names the server's envelopes can carry (pattern `^[a-z0-9][a-z0-9._-]{0,63}$`),
+   * advertised in the capability. The first is the primary: the API the server fronts. A server
+   * whose upstreams all had a contract version 1 spelling (the contract's `V1_UPSTREAMS`) also
+   * answers readers of v1; any other answers in v2 only. Implements CONTRACT.md "Capabilities".
+   */
+  readonly upstreams: readonly string[];
   /**
    * Turns a failure into envelope fields. Must be pure and must not throw (a throw becomes an
    * `internal_error` envelope and a log line).

@@ -12,12 +12,12 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { CONTRACT_VERSION, isEnvelope, validateEnvelope } from '@mcp-envelope/contract';
-import type { EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, isEnvelope, upgradeEnvelope, validateEnvelope } from '@mcp-envelope/contract';
+import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
 
-import type { ClassifiableFailure, EnvelopeAdapter, ResponseMeta } from './adapter.js';
+import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import type { CallContext } from './context.js';
-import { composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
+import { checkAdapterUpstream, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 
@@ -36,14 +36,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * The envelope an error already carries, if any: the error itself, its `envelope` property, or
- * the `data` of a JSON-RPC error (`McpError`), directly or under `data.envelope`.
- *
- * @param error - anything thrown.
- * @returns the carried envelope, or `undefined`.
- */
-export function carriedEnvelope(error: unknown): ErrorEnvelope | undefined {
+/** A relayed envelope as core builds them: a version 1 one upgraded to version 2 (it keeps its own `upstream`). */
+function asV2(envelope: AnyErrorEnvelope): ErrorEnvelope {
+  return envelope._envelope_version === 1 ? upgradeEnvelope(envelope) : envelope;
+}
+
+/** The envelope a thrown value is or carries, of either contract version. */
+function carriedAnyVersion(error: unknown): AnyErrorEnvelope | undefined {
   if (!isRecord(error) && !(error instanceof Error)) return undefined;
   if (isEnvelope(error)) return error;
   const record = error as Record<string, unknown>;
@@ -54,16 +53,29 @@ export function carriedEnvelope(error: unknown): ErrorEnvelope | undefined {
   return undefined;
 }
 
+/**
+ * The envelope an error already carries, if any: the error itself, its `envelope` property, or
+ * the `data` of a JSON-RPC error (`McpError`), directly or under `data.envelope`. A version 1
+ * envelope is upgraded to version 2 (CONTRACT.md "Upgrading an agent from v1").
+ *
+ * @param error - anything thrown.
+ * @returns the carried envelope as version 2, or `undefined`.
+ */
+export function carriedEnvelope(error: unknown): ErrorEnvelope | undefined {
+  const carried = carriedAnyVersion(error);
+  return carried === undefined ? undefined : asV2(carried);
+}
+
 /** The prefixes an error message may carry in front of a relayed envelope's JSON. */
 const RELAY_PREFIXES = ['ToolError: ', 'Error: '] as const;
 
 /**
  * The envelope an `Error`'s message holds, alone or behind `ToolError: ` or `Error: `: how a
  * tool that called another conforming server usually rethrows that server's failure. Only a
- * message that parses to a schema-valid v1 envelope counts.
+ * message that parses to a schema-valid v1 or v2 envelope counts; a v1 one is upgraded to v2.
  *
  * @param error - anything thrown.
- * @returns the envelope, or `undefined`.
+ * @returns the envelope as version 2, or `undefined`.
  */
 export function envelopeInMessage(error: unknown): ErrorEnvelope | undefined {
   if (!(error instanceof Error) || typeof error.message !== 'string') return undefined;
@@ -77,7 +89,7 @@ export function envelopeInMessage(error: unknown): ErrorEnvelope | undefined {
   } catch {
     return undefined;
   }
-  return validateEnvelope(parsed).valid ? (parsed as ErrorEnvelope) : undefined;
+  return validateEnvelope(parsed).valid ? asV2(parsed as AnyErrorEnvelope) : undefined;
 }
 
 /** The `_meta` keys a call's telemetry fills, each `undefined` when nothing was recorded. */
@@ -185,6 +197,19 @@ function classifiedMeta(
 }
 
 /**
+ * The `upstream` of an adapter's verdict: its own, else the primary upstream when the verdict is
+ * about the fronted API's HTTP answer (an upstream 429 or 401 names the API that answered).
+ */
+function upstreamOf(
+  classified: ClassifiedError,
+  condition: string,
+  environment: ClassifyEnvironment,
+): { readonly upstream?: string } {
+  const upstream = classified.upstream ?? (condition === 'upstream_http' ? environment.upstreams[0] : undefined);
+  return upstream === undefined ? {} : { upstream };
+}
+
+/**
  * The envelope for anything a tool handler threw. Never throws.
  *
  * @param error - what was thrown.
@@ -216,6 +241,7 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
     const failureMeta =
       failure.type === 'upstream_http' ? environment.adapter.parseResponseMeta(failure.headers, now) : undefined;
     const meta = classifiedMeta(classified.meta, failureMeta, environment);
+    const condition = classified.condition ?? failure.type;
     const envelope: ErrorEnvelope = {
       error_kind: classified.error_kind,
       tool: environment.call.tool,
@@ -226,9 +252,12 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
       error_code: classified.error_code,
       retryable: classified.retryable,
       _envelope_version: CONTRACT_VERSION,
+      ...upstreamOf(classified, condition, environment),
       ...(meta === undefined ? {} : { _meta: meta }),
     };
-    return finalizeEnvelope(envelope, environment, 0, classified.condition ?? failure.type);
+    const checked = checkAdapterUpstream(envelope, environment);
+    if (checked !== envelope) return checked;
+    return finalizeEnvelope(envelope, environment, 0, condition);
   } catch (unexpected) {
     return internalError(unexpected, 'classify', environment);
   }

@@ -16,6 +16,7 @@ import type { EnvelopeLogger } from '../logger.js';
 import type { ToolHandlerContext } from '../server.js';
 
 import type { RateLimiter } from './limiter.js';
+import { ratePerSecond } from './per-second.js';
 import type { RateLimitPlan, RateLimitTake } from './store.js';
 
 /** What the step needs to know of a call. */
@@ -70,10 +71,14 @@ function refusal(tool: string, plan: RateLimitPlan, taken: RateLimitTake, cancel
     _envelope_version: CONTRACT_VERSION,
     _meta: {
       retry_after_seconds: retryAfterSeconds,
+      // the plan is a rate per second: `limit` over a one-second window, and the same as `limit_per_second` for v1 readers
       rate_limit: {
+        limit: plan.ratePerSecond,
+        window_seconds: 1,
         limit_per_second: plan.ratePerSecond,
         remaining: taken.remaining,
         reset_at: new Date(taken.resetAtMs).toISOString(),
+        reset_after_seconds: Math.ceil(taken.resetAfterMs ?? Math.max(0, taken.resetAtMs - Date.now())) / 1000,
       },
     },
   };
@@ -117,7 +122,7 @@ export async function decideRateLimit(
   const key = rateLimitKey(call.serverId, call.tool, call.identity);
   const learn = (context: CallContext): Promise<void> =>
     limiter.learn(key, call.plan, {
-      limitPerSecond: numeric(context.rateLimit?.limit_per_second),
+      limitPerSecond: ratePerSecond(context.rateLimit),
       remaining: numeric(context.rateLimit?.remaining),
       status: context.upstreamStatus,
       retryAfterSeconds: context.retryAfterSeconds,

@@ -1,15 +1,14 @@
 /**
  * Classification of the failures that happen on our side of the wire (no HTTP status to go by):
  * network failures, timeouts, request bodies that are broken JSON text, oversized answers and
- * refused redirects (credential failures are the adapter's own). The shape is the same for every server; only the kind, the upstream's name and
- * the hint wording differ, and those come from the server's {@link ClientFailureFamily}.
- * Implements CONTRACT.md "error_kind" (the server's client kind) and the canonical codes
+ * refused redirects (credential failures are the adapter's own). The shape is the same for every
+ * server (kind `upstream_client`); only the upstream's name and the hint wording differ, and those
+ * come from the server's {@link ClientFailureFamily}.
+ * Implements CONTRACT.md "error_kind" (`upstream_client`) and the canonical codes
  * `TOOL_EXECUTION_FAILED`, `BODY_COERCION_INVALID_JSON`.
  *
  * @packageDocumentation
  */
-import type { ErrorKind } from '@mcp-envelope/contract';
-
 import type {
   ClassifiableFailure,
   ClassifiedError,
@@ -27,8 +26,11 @@ export type NonHttpFailure = Exclude<ClassifiableFailure, UpstreamHttpFailure | 
 
 /** What one server family says about its client-side failures. */
 export interface ClientFailureFamily {
-  /** The contract's kind this server emits for client-side failures, e.g. `example_api_client`. */
-  readonly clientKind: ErrorKind;
+  /**
+   * The envelope's `upstream` for these failures, e.g. `example-api`; absent: core fills the
+   * adapter's primary upstream (the first of its `upstreams`).
+   */
+  readonly upstream?: string;
   /** How summaries name the upstream when the request's host is unknown, e.g. `the Example API`. */
   readonly upstreamLabel: string;
   /** One hint per failure type. */
@@ -45,6 +47,13 @@ export interface ClientFailureFamily {
 export const DEFAULT_TOO_LARGE_HINT =
   'Ask for less in one call: use the pagination parameters (a smaller page size, then the next page token), request fewer fields or items, or narrow the filters (date range, ids).';
 
+/** The kind and, when the family names one, the upstream of every verdict here. */
+function upstreamClient(family: ClientFailureFamily): Pick<ClassifiedError, 'error_kind' | 'upstream'> {
+  return family.upstream === undefined
+    ? { error_kind: 'upstream_client' }
+    : { error_kind: 'upstream_client', upstream: family.upstream };
+}
+
 function requestLabel(request: FailedRequest | undefined): string {
   return request === undefined ? '' : ` (${request.method.toUpperCase()} ${requestPath(request.url)})`;
 }
@@ -52,18 +61,18 @@ function requestLabel(request: FailedRequest | undefined): string {
 /**
  * Classifies a failure that has no HTTP status.
  *
- * - `network` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, retryable; the detail names the system
+ * - `network` -> `upstream_client` / `TOOL_EXECUTION_FAILED`, retryable; the detail names the system
  *   error code (`network_code`) when the cause chain has one, never the error message;
  * - `timeout` -> the same, with `timeout_ms` on the detail;
- * - `body_coercion` -> `<clientKind>` / `BODY_COERCION_INVALID_JSON`, not retryable, at the
+ * - `body_coercion` -> `upstream_client` / `BODY_COERCION_INVALID_JSON`, not retryable, at the
  *   argument's path;
- * - `response_too_large` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, not retryable as is; the
+ * - `response_too_large` -> `upstream_client` / `TOOL_EXECUTION_FAILED`, not retryable as is; the
  *   detail names the limit (`limit_bytes`, `setting`) and the hint says how to ask for less;
- * - `redirect` -> `<clientKind>` / `TOOL_EXECUTION_FAILED`, not retryable; the detail says where
+ * - `redirect` -> `upstream_client` / `TOOL_EXECUTION_FAILED`, not retryable; the detail says where
  *   it pointed (`location`, origin and path only) and why it was not followed.
  *
  * @param failure - the failure.
- * @param family - the server family's kind, label and hints.
+ * @param family - the server family's upstream, label and hints.
  * @returns the classified envelope fields. Never throws.
  */
 export function classifyClientFailure(failure: NonHttpFailure, family: ClientFailureFamily): ClassifiedError {
@@ -73,7 +82,7 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
       const host = requestHost(failure.request?.url, family.upstreamLabel);
       const body = failure.phase === 'body';
       return {
-        error_kind: family.clientKind,
+        ...upstreamClient(family),
         error_code: 'TOOL_EXECUTION_FAILED',
         retryable: true,
         summary: body
@@ -98,7 +107,7 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
       const host = requestHost(failure.request?.url, family.upstreamLabel);
       const body = failure.phase === 'body';
       return {
-        error_kind: family.clientKind,
+        ...upstreamClient(family),
         error_code: 'TOOL_EXECUTION_FAILED',
         retryable: true,
         summary: body
@@ -121,7 +130,7 @@ export function classifyClientFailure(failure: NonHttpFailure, family: ClientFai
       return redirected(failure, family);
     case 'body_coercion':
       return {
-        error_kind: family.clientKind,
+        ...upstreamClient(family),
         error_code: 'BODY_COERCION_INVALID_JSON',
         retryable: false,
         summary: `The argument ${failure.path === '' ? '(body)' : failure.path} is text that looks like JSON but does not parse; nothing was sent to ${family.upstreamLabel}.`,
@@ -142,7 +151,7 @@ function tooLarge(failure: ResponseTooLargeFailure, family: ClientFailureFamily)
   const what =
     failure.subject === 'result' ? `The result of this call` : `The answer of ${host}${requestLabel(failure.request)}`;
   return {
-    error_kind: family.clientKind,
+    ...upstreamClient(family),
     error_code: 'TOOL_EXECUTION_FAILED',
     retryable: false,
     summary: `${what} is larger than this server's limit of ${failure.limitBytes} bytes (${failure.setting}); nothing of it was sent.`,
@@ -170,7 +179,7 @@ function redirected(failure: RedirectFailure, family: ClientFailureFamily): Clas
   const host = requestHost(failure.request?.url, family.upstreamLabel);
   const why = REDIRECT_REFUSALS[failure.reason];
   return {
-    error_kind: family.clientKind,
+    ...upstreamClient(family),
     error_code: 'TOOL_EXECUTION_FAILED',
     retryable: false,
     summary: `${host}${requestLabel(failure.request)} redirected (HTTP ${failure.status}) to ${failure.location}; not followed: ${why}.`,

@@ -1,27 +1,29 @@
 /**
  * The status-based part of upstream HTTP classification that every server shares, as data:
- * 401/403 are credential problems, 429 is a rate limit, anything else is the server's own
- * `*_api_http` kind; 408, 429 and 5xx may succeed on retry. Implements CONTRACT.md "error_kind"
- * (429 -> `rate_limited`/`RATE_LIMITED`; 401/403 -> `auth_error` keeping the
- * per-server HTTP code).
+ * 401/403 are credential problems, 429 is a rate limit, anything else is `upstream_http`; 408,
+ * 429 and 5xx may succeed on retry. Every verdict names the upstream API that answered.
+ * Implements CONTRACT.md "error_kind" (429 -> `rate_limited`/`RATE_LIMITED`; 401/403 ->
+ * `auth_error` keeping the `UPSTREAM_HTTP_<status>` code).
  *
  * @packageDocumentation
  */
+import { UPSTREAM_HTTP_CODE_PREFIX } from '@mcp-envelope/contract';
 import type { ErrorKind } from '@mcp-envelope/contract';
 
-/** What one server family calls its upstream kinds and codes. */
+/** Which upstream API answered: the envelope's `upstream` value. */
 export interface UpstreamFamily {
-  /** The contract's kind this server emits for an upstream HTTP failure, e.g. `example_api_http`. */
-  readonly httpKind: ErrorKind;
-  /** Code prefix, e.g. `EXAMPLE_HTTP_`. */
-  readonly codePrefix: string;
+  /** The upstream's name, e.g. `example-api` (one of the adapter's `upstreams`). */
+  readonly upstream: string;
 }
 
-/** The status-derived triple an adapter starts from. */
+/** The status-derived verdict an adapter starts from. */
 export interface StatusClassification {
   readonly error_kind: ErrorKind;
+  /** `UPSTREAM_HTTP_<status>` or `RATE_LIMITED`. */
   readonly error_code: string;
   readonly retryable: boolean;
+  /** The family's upstream name. */
+  readonly upstream: string;
 }
 
 /** Statuses that classify as credential problems (`auth_error`). */
@@ -45,14 +47,17 @@ export function isRetryableStatus(status: number): boolean {
  * code, which upstreams set inconsistently).
  *
  * @param status - the HTTP status (4xx or 5xx; any other number is classified the same way).
- * @param family - the server family's kind and code prefix.
- * @returns `rate_limited`/`RATE_LIMITED`/retryable for 429; `auth_error`/`<prefix><status>`/not
- *   retryable for 401 and 403; else `<httpKind>`/`<prefix><status>` with `isRetryableStatus`.
+ * @param family - the upstream that answered.
+ * @returns `rate_limited`/`RATE_LIMITED`/retryable for 429; `auth_error`/`UPSTREAM_HTTP_<status>`/not
+ *   retryable for 401 and 403; else `upstream_http`/`UPSTREAM_HTTP_<status>` with
+ *   `isRetryableStatus`; each with `upstream: family.upstream`.
  */
 export function classifyUpstreamStatus(status: number, family: UpstreamFamily): StatusClassification {
+  const upstream = family.upstream;
   if (RATE_LIMIT_STATUSES.has(status))
-    return { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true };
-  const error_code = `${family.codePrefix}${Number.isInteger(status) ? status : 0}`;
-  if (AUTH_STATUSES.has(status)) return { error_kind: 'auth_error', error_code, retryable: false };
-  return { error_kind: family.httpKind, error_code, retryable: isRetryableStatus(status) };
+    return { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, upstream };
+  // a status outside 100..599 cannot reach here from fetch; 0 keeps the code well formed if it does
+  const error_code = `${UPSTREAM_HTTP_CODE_PREFIX}${Number.isInteger(status) ? status : 0}`;
+  if (AUTH_STATUSES.has(status)) return { error_kind: 'auth_error', error_code, retryable: false, upstream };
+  return { error_kind: 'upstream_http', error_code, retryable: isRetryableStatus(status), upstream };
 }
