@@ -28,6 +28,8 @@ export interface RateLimitTake {
   readonly remaining: number;
   /** When the bucket will be full again, in epoch milliseconds. */
   readonly resetAtMs: number;
+  /** How long until then, in milliseconds (>= 0), on the store's own clock. */
+  readonly resetAfterMs: number;
 }
 
 /**
