@@ -4,7 +4,7 @@
 // upstream named, inherits no migration window, and the probe says CONFORMANT. Over stdio (a child
 // process) and Streamable HTTP on 127.0.0.1, with the real SDK v2 and SDK v1 clients.
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +24,7 @@ const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER_FILE = fileURLToPath(new URL('./fixtures/example-api-server.ts', import.meta.url));
 
 /** What the loopback upstream answers for `/items/<id>`: a status, a dropped connection, or the item. */
-function answer(id: string, response: import('node:http').ServerResponse): void {
+function answer(id: string, response: ServerResponse): void {
   const status = Number(id);
   if (id === 'drop') {
     response.socket?.destroy();
@@ -49,7 +49,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await http.close();
-  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  await new Promise<void>((resolve) => {
+    upstream.close(() => {
+      resolve();
+    });
+  });
 });
 
 /** The command line that serves the example server over stdio. */

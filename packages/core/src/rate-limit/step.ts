@@ -78,7 +78,7 @@ function refusal(tool: string, plan: RateLimitPlan, taken: RateLimitTake, cancel
         limit_per_second: plan.ratePerSecond,
         remaining: taken.remaining,
         reset_at: new Date(taken.resetAtMs).toISOString(),
-        reset_after_seconds: Math.ceil(taken.resetAfterMs) / 1000,
+        reset_after_seconds: Math.ceil(taken.resetAfterMs ?? Math.max(0, taken.resetAtMs - Date.now())) / 1000,
       },
     },
   };
