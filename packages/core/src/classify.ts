@@ -17,7 +17,7 @@ import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelop
 
 import type { ClassifiableFailure, EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import type { CallContext } from './context.js';
-import { composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
+import { checkAdapterUpstream, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 
@@ -241,6 +241,8 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
       ...(classified.upstream === undefined ? {} : { upstream: classified.upstream }),
       ...(meta === undefined ? {} : { _meta: meta }),
     };
+    const checked = checkAdapterUpstream(envelope, environment);
+    if (checked !== envelope) return checked;
     return finalizeEnvelope(envelope, environment, 0, classified.condition ?? failure.type);
   } catch (unexpected) {
     return internalError(unexpected, 'classify', environment);

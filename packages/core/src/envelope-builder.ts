@@ -10,7 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-import { CONTRACT_VERSION, coveringMigration, validateEnvelope } from '@mcp-envelope/contract';
+import {
+  CONTRACT_VERSION,
+  coveringMigration,
+  UPSTREAM_HTTP_CODE_PREFIX,
+  validateEnvelope,
+} from '@mcp-envelope/contract';
 import type {
   EnvelopeDetail,
   EnvelopeMeta,
@@ -205,6 +210,11 @@ export interface FinalizeEnvironment {
   readonly redactor: Redactor;
   /** The kinds the server advertises; an envelope of any other kind is replaced. */
   readonly advertisedKinds: ReadonlySet<ErrorKind>;
+  /**
+   * The adapter's upstreams, the primary (the API the server fronts) first: filled into an
+   * upstream envelope that names none; an adapter verdict naming another is replaced.
+   */
+  readonly upstreams: readonly string[];
   readonly logger: EnvelopeLogger;
 }
 
@@ -231,7 +241,7 @@ export function finalizeEnvelope(
 ): ErrorEnvelope {
   let result: ErrorEnvelope;
   try {
-    result = boundEnvelope(redactEnvelope(envelope, environment.redactor), omittedDetails);
+    result = boundEnvelope(redactEnvelope(withUpstream(envelope, environment), environment.redactor), omittedDetails);
     if (result.legacy_error_kind === undefined && typeof result.error_code === 'string') {
       const legacy = legacyKindOf(result, environment, condition);
       if (legacy !== undefined) result = { ...result, legacy_error_kind: legacy };
@@ -242,6 +252,41 @@ export function finalizeEnvelope(
     ]);
   }
   return checkEnvelope(result, environment);
+}
+
+/** Whether an envelope is about an upstream call and so must name its upstream (CONTRACT.md "The upstream field"). */
+function involvesUpstream(envelope: ErrorEnvelope): boolean {
+  return (
+    envelope.error_kind === 'upstream_http' ||
+    envelope.error_kind === 'upstream_client' ||
+    (typeof envelope.error_code === 'string' && envelope.error_code.startsWith(UPSTREAM_HTTP_CODE_PREFIX))
+  );
+}
+
+/** `envelope` naming the primary upstream when it is about an upstream call and names none. */
+function withUpstream(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+  const primary = environment.upstreams[0];
+  if (envelope.upstream !== undefined || primary === undefined || !involvesUpstream(envelope)) return envelope;
+  return { ...envelope, upstream: primary };
+}
+
+/**
+ * Checks an adapter's verdict names one of the adapter's own upstreams (or none, filled later):
+ * an envelope naming an upstream the server does not advertise would mislead an agent.
+ *
+ * @param envelope - built from the adapter's verdict.
+ * @param environment - see {@link FinalizeEnvironment}.
+ * @returns `envelope` itself, or an `internal_error` replacement (and a log line).
+ */
+export function checkAdapterUpstream(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+  if (envelope.upstream === undefined || environment.upstreams.includes(envelope.upstream)) return envelope;
+  return replaceInvalid(envelope, environment, [
+    {
+      path: '/upstream',
+      keyword: 'advertised',
+      message: `upstream "${envelope.upstream}" is not one of this server's upstreams`,
+    },
+  ]);
 }
 
 /**

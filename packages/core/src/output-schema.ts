@@ -1,23 +1,30 @@
 /**
  * Widening a tool's `outputSchema` so error results validate against it. The SDK v1 client checks
  * `structuredContent` against the tool's `outputSchema` even when `isError` is true, and throws;
- * publishing `{ type: "object", anyOf: [<author schema>, <envelope schema>] }` lets v1 and v2
- * clients accept both outcomes. A schema of another root type (protocol revision 2026-07-28 admits
+ * publishing `{ type: "object", anyOf: [<author schema>, <envelope schemas>] }` lets v1 and v2
+ * clients accept both outcomes; the envelope branch admits contract versions 2 and 1 (whichever the
+ * client was answered in). A schema of another root type (protocol revision 2026-07-28 admits
  * any JSON value as `structuredContent`) is published as `{ anyOf: [<author>, <envelope>] }`.
  *
  * Both branches are embedded with their internal references re-rooted: a `$ref` of `#/...` in the
- * author schema becomes `#/anyOf/0/...`, and in the envelope schema `#/anyOf/1/...`, so every
+ * author schema becomes `#/anyOf/0/...`, and in the envelope schemas `#/anyOf/1/anyOf/<n>/...`, so every
  * `$defs` keeps resolving without adding any `$id` (clients compile the schema again on every
  * `tools/list`; a repeated `$id` would make Ajv refuse it).
  *
  * @packageDocumentation
  */
-import { ERROR_ENVELOPE_SCHEMA } from '@mcp-envelope/contract';
+import { ERROR_ENVELOPE_SCHEMA_V1, ERROR_ENVELOPE_SCHEMA_V2 } from '@mcp-envelope/contract';
 
 import { SchemaCompiler } from './arguments/schema-validation.js';
 
 /** A JSON Schema object. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** Where the envelope branch sits in a published output schema. */
+const ENVELOPE_BRANCH = '#/anyOf/1';
+
+/** The contract's `_meta` schema (version 2, whose `rate_limit` also admits every v1 one) inside a published output schema. */
+const META_REF = `${ENVELOPE_BRANCH}/anyOf/0/$defs/meta`;
 
 /** Keywords whose values are data, not schemas: never rewritten. */
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples', 'example']);
@@ -61,11 +68,18 @@ export function embedSchema(schema: JsonSchema, pointer: string): JsonSchema {
   return rebase(rest, pointer, true) as JsonSchema;
 }
 
-// computed once at load: a constant of this module, never changed
-const EMBEDDED_ENVELOPE: JsonSchema = embedSchema(ERROR_ENVELOPE_SCHEMA, '#/anyOf/1');
+// computed once at load: a constant of this module, never changed. Both versions: a reader of
+// contract version 1 gets v1 envelopes, and the SDK v1 client checks them against this schema too.
+const EMBEDDED_ENVELOPE: JsonSchema = {
+  anyOf: [
+    embedSchema(ERROR_ENVELOPE_SCHEMA_V2, `${ENVELOPE_BRANCH}/anyOf/0`),
+    embedSchema(ERROR_ENVELOPE_SCHEMA_V1, `${ENVELOPE_BRANCH}/anyOf/1`),
+  ],
+};
 
 /**
- * The contract's envelope schema, ready to sit at `#/anyOf/1` of a published output schema.
+ * The contract's envelope schemas (version 2, then version 1, as `anyOf`), ready to sit at
+ * `#/anyOf/1` of a published output schema.
  *
  * @returns the embedded schema (the same object on every call).
  */
@@ -106,7 +120,7 @@ export function widenOutputSchema(authorSchema: JsonSchema): JsonSchema {
   const closed = author['additionalProperties'] === false || author['unevaluatedProperties'] === false;
   const properties = isRecord(author['properties']) ? author['properties'] : {};
   if (closed && !Object.hasOwn(properties, '_meta')) {
-    author = { ...author, properties: { ...properties, _meta: { $ref: '#/anyOf/1/$defs/meta' } } };
+    author = { ...author, properties: { ...properties, _meta: { $ref: META_REF } } };
   }
   return { ...root, type: 'object', anyOf: [author, embeddedEnvelopeSchema()] };
 }

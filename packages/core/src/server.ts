@@ -17,6 +17,7 @@ import {
   MIGRATIONS,
 } from '@mcp-envelope/contract';
 import type {
+  ContractVersion,
   EnvelopeCapabilityValue,
   EnvelopeMeta,
   ErrorKind,
@@ -25,9 +26,11 @@ import type {
 } from '@mcp-envelope/contract';
 // The low-level `Server`: core needs it because `McpServer` cannot take raw JSON Schemas and
 // rewrites every failure into fixed prose.
-import { Server as LowLevelServer } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, Server as LowLevelServer } from '@modelcontextprotocol/server';
 import type {
+  CallToolResult,
   Implementation,
+  InputRequiredResult,
   JSONValue,
   LoggingLevel,
   ServerCapabilities,
@@ -42,6 +45,8 @@ import type { JsonSchemaObject, PipelineCaches } from './arguments/index.js';
 import { completeOnly, createCallPipeline, invalidParams } from './call-pipeline.js';
 import type { AnswerTool } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
+import { answerVersion, jsonRpcErrorFor, resultFor } from './contract-version.js';
+import type { VersionSettings } from './contract-version.js';
 import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
 import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
 import { FIND_TOOL_HINT } from './code-mode/meta-tools.js';
@@ -140,7 +145,7 @@ export interface ToolHandlerContext {
  * - `toolResult({ content, structuredContent?, isError?, _meta? })` is sent as that result.
  *
  * Every result passes the server's redactor (known secrets and credential patterns) and its size
- * limit (`MCP_MAX_RESULT_BYTES`; past it, the adapter's `*_api_client` envelope). Anything the
+ * limit (`MCP_MAX_RESULT_BYTES`; past it, an `upstream_client` envelope). Anything the
  * handler throws becomes an envelope (see `envelopeForThrown`).
  */
 export interface EnvelopeTool<Args extends Record<string, unknown> = Record<string, unknown>> {
@@ -518,6 +523,40 @@ function clientLogging(logger: EnvelopeLogger, redactor: FinalizeEnvironment['re
   };
 }
 
+/**
+ * The contract version a `tools/call` is answered in: the request's own `_meta` key, else the
+ * client's capabilities (a 2026-07-28 request declares them in its `_meta`; a 2025-11-25 client
+ * declared them at `initialize`).
+ */
+function clientVersion(
+  server: SdkServer,
+  params: unknown,
+  context: ServerContext,
+  spoken: readonly ContractVersion[],
+): ContractVersion {
+  // the SDK types the lifted `_meta` envelope as an empty object; its keys are the `_meta` keys
+  const lifted: Record<string, unknown> = context.mcpReq.envelope ?? {};
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the per-request view above covers 2026-07-28; initialize-scoped capabilities are read here only for 2025-era connections
+  const capabilities = lifted[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();
+  const requestMeta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+  return answerVersion(requestMeta, capabilities, spoken);
+}
+
+/** Runs a `tools/call` answer and projects it, or the JSON-RPC envelope error it throws, into `version`. */
+async function inVersion(
+  answer: () => Promise<CallToolResult | InputRequiredResult>,
+  version: ContractVersion,
+  settings: VersionSettings,
+): Promise<CallToolResult | InputRequiredResult> {
+  try {
+    return resultFor(await answer(), version, settings);
+  } catch (error) {
+    const projected = ProtocolError.isInstance(error) ? jsonRpcErrorFor(error.data, version, settings) : undefined;
+    if (projected === undefined || !ProtocolError.isInstance(error)) throw error;
+    throw new ProtocolError(error.code, projected.message, projected.data);
+  }
+}
+
 /** Builds SDK servers that answer `tools/list` from `registry`, `tools/call` through `callTool`, and `logging/setLevel`. */
 function sdkServerFactory(
   info: Implementation,
@@ -527,7 +566,11 @@ function sdkServerFactory(
   callTool: AnswerTool,
   logging: Pick<ClientLogging, 'live' | 'runFor'>,
   warmUp: WarmUp,
-  extras: { readonly requestState: ToolRequestState; readonly extend?: EnvelopeServerOptions['extendSdkServer'] },
+  extras: {
+    readonly requestState: ToolRequestState;
+    readonly versions: VersionSettings;
+    readonly extend?: EnvelopeServerOptions['extendSdkServer'];
+  },
 ) {
   return (era: ProtocolEra = 'legacy'): SdkServer => {
     const server = new LowLevelServer(info, {
@@ -544,9 +587,12 @@ function sdkServerFactory(
       return page;
     });
     // `params` is read as the transport parsed it: callTool checks `name` and `arguments` itself.
-    server.setRequestHandler('tools/call', (request, context: ServerContext) =>
-      logging.runFor(server, () => callTool(request.params, context, era)),
-    );
+    server.setRequestHandler('tools/call', (request, context: ServerContext) => {
+      const version = clientVersion(server, request.params, context, extras.versions.spoken);
+      return logging.runFor(server, () =>
+        inVersion(() => callTool(request.params, context, era), version, extras.versions),
+      );
+    });
     // Replaces the SDK's own handler, whose level only filters the SDK's `log` helper: this one
     // filters the server's log lines (see clientLogging).
     server.setRequestHandler('logging/setLevel', (request) => {
@@ -594,6 +640,7 @@ function finalizeEnvironmentOf(
     openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
     redactor,
     advertisedKinds: new Set(capability.error_kinds_by_version['2']),
+    upstreams: adapter.upstreams,
     logger,
   };
 }
@@ -699,7 +746,16 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     callTool,
     logging,
     warmUp,
-    { requestState, ...(options.extendSdkServer === undefined ? {} : { extend: options.extendSdkServer }) },
+    {
+      requestState,
+      versions: {
+        spoken: capability.contract_versions,
+        serverId: adapter.id,
+        primaryUpstream: adapter.upstreams[0],
+        openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
+      },
+      ...(options.extendSdkServer === undefined ? {} : { extend: options.extendSdkServer }),
+    },
   );
   const server = createSdkServer();
   return {

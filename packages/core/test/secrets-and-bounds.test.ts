@@ -167,7 +167,7 @@ describe('size bounds', () => {
       examples: [],
       error_code: 'SCHEMA_ADDITIONAL_PROPERTIES',
       retryable: false,
-      _envelope_version: 1,
+      _envelope_version: 2,
     });
     expect([bounded.tool.length, bounded.summary.length]).toEqual([MAX_TOOL_LENGTH, MAX_SUMMARY_LENGTH]);
     const detail = bounded.details[0]!;

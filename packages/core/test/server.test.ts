@@ -1,4 +1,4 @@
-import { validateEnvelope } from '@mcp-envelope/contract';
+import { ENVELOPE_EXTENSION_ID, validateEnvelope } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer, toolResult } from '../src/index.js';
@@ -7,7 +7,13 @@ import { connectInMemory } from './fixtures/connect.js';
 import { captureLog } from './fixtures/log-capture.js';
 import { useTestSession } from './fixtures/session.js';
 import { testAdapter } from './fixtures/test-adapter.js';
-import { createTestServer, RELAYED_ENVELOPE, REPORT_NOT_FOUND, TEST_TOOLS } from './fixtures/test-server.js';
+import {
+  createTestServer,
+  RELAYED_ENVELOPE,
+  REPORT_NOT_FOUND,
+  REPORT_NOT_FOUND_V2,
+  TEST_TOOLS,
+} from './fixtures/test-server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -22,24 +28,51 @@ function firstText(result: unknown): string {
   return ((result as { content: { text: string }[] }).content[0] as { text: string }).text;
 }
 
+/** The capability of the test server: SP's upstream, so it answers readers of v1 (its default) and v2. */
+const TEST_CAPABILITY = {
+  contract_version: 1,
+  error_kinds: [
+    'mcp_input_validation',
+    'tool_not_found',
+    'sp_api_http',
+    'sp_api_client',
+    'auth_error',
+    'rate_limited',
+    'sandbox_runtime',
+    'internal_error',
+  ],
+  normalized_kinds: [],
+  contract_versions: [1, 2],
+  upstreams: ['sp-api'],
+  error_kinds_by_version: {
+    '1': [
+      'mcp_input_validation',
+      'tool_not_found',
+      'sp_api_http',
+      'sp_api_client',
+      'auth_error',
+      'rate_limited',
+      'sandbox_runtime',
+      'internal_error',
+    ],
+    '2': [
+      'mcp_input_validation',
+      'tool_not_found',
+      'upstream_http',
+      'upstream_client',
+      'auth_error',
+      'rate_limited',
+      'sandbox_runtime',
+      'internal_error',
+    ],
+  },
+};
+
 describe('capabilities and listing', () => {
   it('advertises experimental.openbridge_envelope with exactly the kinds core and the adapter emit', async () => {
     const { client } = await start();
     expect(client.getServerCapabilities()?.experimental).toEqual({
-      openbridge_envelope: {
-        contract_version: 1,
-        error_kinds: [
-          'mcp_input_validation',
-          'tool_not_found',
-          'sp_api_http',
-          'sp_api_client',
-          'auth_error',
-          'rate_limited',
-          'sandbox_runtime',
-          'internal_error',
-        ],
-        normalized_kinds: [],
-      },
+      openbridge_envelope: TEST_CAPABILITY,
     });
   });
 
@@ -71,18 +104,7 @@ describe('capabilities and listing', () => {
     const result = await client.callTool({ name: 'get_envelope_contract', arguments: {} });
     expect(result.isError).toBeUndefined();
     expect(structured(result)).toEqual({
-      contract_version: 1,
-      error_kinds: [
-        'mcp_input_validation',
-        'tool_not_found',
-        'sp_api_http',
-        'sp_api_client',
-        'auth_error',
-        'rate_limited',
-        'sandbox_runtime',
-        'internal_error',
-      ],
-      normalized_kinds: [],
+      ...TEST_CAPABILITY,
       settings: {
         MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true,
         MCP_SCHEMA_KEY_NORMALIZATION_META: false,
@@ -289,7 +311,7 @@ describe('failures', () => {
     expect(log.lines[0]).toMatchObject({
       correlation_id: correlationId,
       tool: 'teapot',
-      error_kind: 'sp_api_http',
+      error_kind: 'upstream_http',
       error_code: 'teapot',
       violations: [{ path: '/error_code', keyword: 'pattern', message: 'must match pattern "^[A-Z][A-Z0-9_]*$"' }],
     });
@@ -495,7 +517,8 @@ describe('failures', () => {
     ]) {
       const result = await client.callTool({ name, arguments: {} });
       expect(result.isError).toBe(true);
-      expect(validateEnvelope(structured(result))).toEqual({ valid: true });
+      // a client that states no version reads this server's default, v1
+      expect(validateEnvelope(structured(result))).toEqual({ valid: true, version: 1 });
       expect(JSON.parse(firstText(result))).toEqual(structured(result));
     }
   });
@@ -510,16 +533,21 @@ describe('outputSchema widening with the SDK v1 client', () => {
     expect(schema.type).toBe('object');
     expect(schema.anyOf[0]).toEqual({
       type: 'object',
-      properties: { total: { $ref: '#/anyOf/0/$defs/amount' }, _meta: { $ref: '#/anyOf/1/$defs/meta' } },
+      properties: { total: { $ref: '#/anyOf/0/$defs/amount' }, _meta: { $ref: '#/anyOf/1/anyOf/0/$defs/meta' } },
       required: ['total'],
       additionalProperties: false,
       $defs: { amount: { type: 'number', minimum: 0 } },
     });
-    expect((schema.anyOf[1]!['properties'] as Record<string, unknown>)['error_kind']).toEqual({
-      $ref: '#/anyOf/1/$defs/errorKind',
+    // the envelope branch admits both contract versions: v2 first, then v1
+    const [v2, v1] = schema.anyOf[1]!['anyOf'] as Record<string, unknown>[];
+    expect((v2!['properties'] as Record<string, unknown>)['error_kind']).toMatchObject({
+      $ref: '#/anyOf/1/anyOf/0/$defs/errorKind',
+    });
+    expect((v1!['properties'] as Record<string, unknown>)['error_kind']).toEqual({
+      $ref: '#/anyOf/1/anyOf/1/$defs/errorKind',
       description: 'Which handler should run. Closed taxonomy.',
     });
-    expect(Object.hasOwn(schema.anyOf[1]!, '$id')).toBe(false);
+    expect([Object.hasOwn(v2!, '$id'), Object.hasOwn(v1!, '$id')]).toEqual([false, false]);
   });
 
   it('the v1 client accepts both the success result (with _meta) and the error envelope', async () => {
@@ -532,6 +560,13 @@ describe('outputSchema widening with the SDK v1 client', () => {
     const failed = await client.callTool({ name: 'report_summary', arguments: { fail: true } });
     expect(failed.isError).toBe(true);
     expect(structured(failed)).toEqual(REPORT_NOT_FOUND);
+    // the same client asking for v2 in the request gets the v2 envelope, checked against the same schema
+    const failedV2 = await client.callTool({
+      name: 'report_summary',
+      arguments: { fail: true },
+      _meta: { [ENVELOPE_EXTENSION_ID]: { contract_versions: [1, 2] } },
+    });
+    expect(structured(failedV2)).toEqual(REPORT_NOT_FOUND_V2);
     // A second listing recompiles the schemas: no duplicate-$id failure.
     await client.listTools();
     expect((await client.callTool({ name: 'report_summary', arguments: { fail: true } })).isError).toBe(true);

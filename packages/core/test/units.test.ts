@@ -1,4 +1,4 @@
-import { ERROR_ENVELOPE_SCHEMA } from '@mcp-envelope/contract';
+import { ERROR_ENVELOPE_SCHEMA_V1, ERROR_ENVELOPE_SCHEMA_V2 } from '@mcp-envelope/contract';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 
@@ -8,6 +8,20 @@ import { createRedactor, EnvelopeError, UpstreamClientError, UpstreamHttpError }
 import { embedSchema, widenOutputSchema } from '../src/output-schema.js';
 
 const BASE = {
+  error_kind: 'upstream_http',
+  tool: 't',
+  summary: 's',
+  details: [],
+  hints: [],
+  examples: [],
+  error_code: 'UPSTREAM_HTTP_400',
+  retryable: false,
+  _envelope_version: 2,
+  upstream: 'sp-api',
+} as const;
+
+/** {@link BASE} as a reader of contract version 1 gets it. */
+const BASE_V1 = {
   error_kind: 'sp_api_http',
   tool: 't',
   summary: 's',
@@ -175,7 +189,7 @@ describe('errors', () => {
       examples: [],
       error_code: 'CODE_MODE_SANDBOX_LIMITATION',
       retryable: true,
-      _envelope_version: 1,
+      _envelope_version: 2,
     };
     expect(error.toEnvelope()).toEqual(wire);
     expect(JSON.parse(JSON.stringify(error))).toEqual(wire);
@@ -267,8 +281,12 @@ describe('output schema widening', () => {
     expect(validate({ total: 1 })).toBe(true);
     expect(validate({ total: 1, _meta: { rate_limit: { remaining: 2 } } })).toBe(true);
     expect(validate(BASE)).toBe(true);
+    expect(validate(BASE_V1)).toBe(true);
     expect(validate({ total: 'x' })).toBe(false);
-    expect(validate({ ...BASE, _envelope_version: 2 })).toBe(false);
+    expect(validate({ ...BASE, _envelope_version: 3 })).toBe(false);
+    // a v1 envelope keeps v1's closed taxonomy, a v2 one v2's
+    expect(validate({ ...BASE_V1, error_kind: 'upstream_http' })).toBe(false);
+    expect(validate({ ...BASE, error_kind: 'sp_api_http' })).toBe(false);
   });
 
   it('widens a non-object root to { anyOf: [schema, envelope] }, its $ref re-rooted and its $schema kept on top', () => {
@@ -282,12 +300,18 @@ describe('output schema widening', () => {
       $schema: 'http://json-schema.org/draft-07/schema#',
       anyOf: [
         { type: 'array', items: { $ref: '#/anyOf/0/$defs/tag' }, $defs: { tag: { type: 'string', minLength: 1 } } },
-        embedSchema(ERROR_ENVELOPE_SCHEMA, '#/anyOf/1'),
+        {
+          anyOf: [
+            embedSchema(ERROR_ENVELOPE_SCHEMA_V2, '#/anyOf/1/anyOf/0'),
+            embedSchema(ERROR_ENVELOPE_SCHEMA_V1, '#/anyOf/1/anyOf/1'),
+          ],
+        },
       ],
     });
     const validate = new Ajv({ strict: false, allErrors: true, validateSchema: false }).compile(widened);
     expect(validate(['red'])).toBe(true);
     expect(validate(BASE)).toBe(true);
+    expect(validate(BASE_V1)).toBe(true);
     expect(validate([''])).toBe(false);
     expect(validate('red')).toBe(false);
   });

@@ -134,7 +134,7 @@ function executeDescription(settings: CodeModeSettings): string {
   return [
     'Runs JavaScript in a sandbox: `code` is the body of an async function.',
     '`await callTool(name, args)` calls any tool of this server (find them with search_tools, read their schemas with get_tool_schema) and returns its result;',
-    'a failure that carries an error envelope is returned as that object (branch on `result._envelope_version === 1` and `result.error_kind`), a failure without one throws.',
+    'a failure that carries an error envelope is returned as that object (branch on `result._envelope_version === 2` and `result.error_kind`), a failure without one throws.',
     'The returned value (any JSON) comes back as `result`, what the code logged with console.log as `logs`.',
     `No require, import, network, file system, process or timers. Limits: ${settings.CODE_MODE_WALL_TIME_MS} ms, ${settings.CODE_MODE_MEMORY_MB} MiB, ${settings.CODE_MODE_OUTPUT_BYTES} bytes of output, ${settings.CODE_MODE_MAX_CALLS} callTool calls; at most ${settings.CODE_MODE_MAX_SESSION_RUNS} execute_code calls of one session queued or running at once.`,
   ].join(' ');

@@ -9,6 +9,7 @@ import type { EnvelopeWarning, RateLimitMeta } from '@mcp-envelope/contract';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { ResponseMeta } from '../adapter.js';
+import { ratePerSecond } from '../rate-limit/per-second.js';
 
 /** The most warnings one `execute_code` result carries. */
 export const MAX_AGGREGATED_WARNINGS = 20;
@@ -26,13 +27,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * How much budget a `rate_limit` says is left: `remaining / limit_per_second` when both are
- * numbers, else `remaining`; `Infinity` when `remaining` is not a number. Lower is more restrictive.
+ * How much budget a `rate_limit` says is left: `remaining` over its rate per second (see
+ * {@link ratePerSecond}: `limit_per_second`, else `limit / window_seconds`) when both are numbers,
+ * else `remaining`; `Infinity` when `remaining` is not a number. Lower is more restrictive.
  */
 export function headroom(rateLimit: RateLimitMeta): number {
-  const { remaining, limit_per_second: limit } = rateLimit;
+  const { remaining } = rateLimit;
   if (typeof remaining !== 'number') return Number.POSITIVE_INFINITY;
-  return typeof limit === 'number' && limit > 0 ? remaining / limit : remaining;
+  const rate = ratePerSecond(rateLimit);
+  return rate === undefined ? remaining : remaining / rate;
 }
 
 function isRateLimit(value: unknown): value is RateLimitMeta {

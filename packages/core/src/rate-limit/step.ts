@@ -16,6 +16,7 @@ import type { EnvelopeLogger } from '../logger.js';
 import type { ToolHandlerContext } from '../server.js';
 
 import type { RateLimiter } from './limiter.js';
+import { ratePerSecond } from './per-second.js';
 import type { RateLimitPlan, RateLimitTake } from './store.js';
 
 /** What the step needs to know of a call. */
@@ -43,7 +44,13 @@ export function rateLimitKey(serverId: string, tool: string, identity: string | 
   return identity === undefined || identity === '' ? base : `${base}\u0000${identity}`;
 }
 
-function refusal(tool: string, plan: RateLimitPlan, taken: RateLimitTake, cancelled: boolean): ErrorEnvelope {
+function refusal(
+  tool: string,
+  plan: RateLimitPlan,
+  taken: RateLimitTake,
+  cancelled: boolean,
+  nowMs: number,
+): ErrorEnvelope {
   const retryAfterSeconds = Math.ceil(taken.waitMs) / 1000;
   const summary = cancelled
     ? `The call to ${tool} was cancelled while waiting for this server's rate limiter; nothing was sent upstream.`
@@ -70,10 +77,14 @@ function refusal(tool: string, plan: RateLimitPlan, taken: RateLimitTake, cancel
     _envelope_version: CONTRACT_VERSION,
     _meta: {
       retry_after_seconds: retryAfterSeconds,
+      // the plan is a rate per second: `limit` over a one-second window, and the same as `limit_per_second` for v1 readers
       rate_limit: {
+        limit: plan.ratePerSecond,
+        window_seconds: 1,
         limit_per_second: plan.ratePerSecond,
         remaining: taken.remaining,
         reset_at: new Date(taken.resetAtMs).toISOString(),
+        reset_after_seconds: Math.max(0, Math.ceil(taken.resetAtMs - nowMs)) / 1000,
       },
     },
   };
@@ -117,7 +128,7 @@ export async function decideRateLimit(
   const key = rateLimitKey(call.serverId, call.tool, call.identity);
   const learn = (context: CallContext): Promise<void> =>
     limiter.learn(key, call.plan, {
-      limitPerSecond: numeric(context.rateLimit?.limit_per_second),
+      limitPerSecond: ratePerSecond(context.rateLimit),
       remaining: numeric(context.rateLimit?.remaining),
       status: context.upstreamStatus,
       retryAfterSeconds: context.retryAfterSeconds,
@@ -125,10 +136,10 @@ export async function decideRateLimit(
   const plan = limiter.planFor(key, call.plan);
   if (plan === undefined) return { go: true, after: learn };
   const taken = await limiter.take(key, plan);
-  if (!taken.granted) return { go: false, envelope: refusal(call.tool, plan, taken, false) };
+  if (!taken.granted) return { go: false, envelope: refusal(call.tool, plan, taken, false, limiter.now()) };
   if (taken.waitMs > 0 && !(await wait(taken.waitMs, signal))) {
     await limiter.refund(key, plan);
-    return { go: false, envelope: refusal(call.tool, plan, taken, true) };
+    return { go: false, envelope: refusal(call.tool, plan, taken, true, limiter.now()) };
   }
   return {
     go: true,

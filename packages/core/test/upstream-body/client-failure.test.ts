@@ -5,7 +5,7 @@ import { networkErrorCode, requestHost } from '../../src/upstream-body/index.js'
 import type { ClientFailureFamily } from '../../src/index.js';
 
 const FAMILY: ClientFailureFamily = {
-  clientKind: 'ads_api_client',
+  upstream: 'example-api',
   upstreamLabel: 'the Example API',
   hints: { network: 'Check the network.', timeout: 'Ask for less.', bodyCoercion: 'Send an object.' },
 };
@@ -15,7 +15,8 @@ describe('classifyClientFailure', () => {
   it('network failures name the system code, never the message', () => {
     const cause = Object.assign(new TypeError('fetch failed: secret-host-detail'), { cause: { code: 'ECONNREFUSED' } });
     expect(classifyClientFailure({ type: 'network', cause, request: REQUEST }, FAMILY)).toEqual({
-      error_kind: 'ads_api_client',
+      error_kind: 'upstream_client',
+      upstream: 'example-api',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
       summary: 'Could not reach api.example.test (POST /v2/items/list) (ECONNREFUSED); no HTTP answer arrived.',
@@ -29,7 +30,8 @@ describe('classifyClientFailure', () => {
 
   it('timeouts carry timeout_ms', () => {
     expect(classifyClientFailure({ type: 'timeout', timeoutMs: 2500, request: REQUEST }, FAMILY)).toEqual({
-      error_kind: 'ads_api_client',
+      error_kind: 'upstream_client',
+      upstream: 'example-api',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
       summary: 'No answer from api.example.test (POST /v2/items/list) within 2500 ms.',
@@ -40,7 +42,8 @@ describe('classifyClientFailure', () => {
 
   it('broken JSON text in a body argument', () => {
     expect(classifyClientFailure({ type: 'body_coercion', path: 'body', received: '{"a":' }, FAMILY)).toEqual({
-      error_kind: 'ads_api_client',
+      error_kind: 'upstream_client',
+      upstream: 'example-api',
       error_code: 'BODY_COERCION_INVALID_JSON',
       retryable: false,
       summary:

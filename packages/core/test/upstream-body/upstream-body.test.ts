@@ -9,8 +9,8 @@ import {
   parseUpstreamBody,
 } from '../../src/upstream-body/index.js';
 
-const SP = { httpKind: 'sp_api_http', codePrefix: 'SP_API_HTTP_' } as const;
-const ADS = { httpKind: 'ads_api_http', codePrefix: 'ADS_API_HTTP_' } as const;
+const SP = { upstream: 'sp-api' } as const;
+const ADS = { upstream: 'example-api' } as const;
 
 describe('parseUpstreamBody', () => {
   it.each([undefined, null, '', '   \n'])('%j is empty', (body) => {
@@ -103,15 +103,27 @@ describe('capText', () => {
 
 describe('classifyUpstreamStatus', () => {
   it.each([
-    [429, SP, { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true }],
-    [429, ADS, { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true }],
-    [401, SP, { error_kind: 'auth_error', error_code: 'SP_API_HTTP_401', retryable: false }],
-    [403, ADS, { error_kind: 'auth_error', error_code: 'ADS_API_HTTP_403', retryable: false }],
-    [400, SP, { error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_400', retryable: false }],
-    [404, ADS, { error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_404', retryable: false }],
-    [408, SP, { error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_408', retryable: true }],
-    [500, SP, { error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_500', retryable: true }],
-    [504, ADS, { error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_504', retryable: true }],
+    [429, SP, { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, upstream: 'sp-api' }],
+    [429, ADS, { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, upstream: 'example-api' }],
+    [401, SP, { error_kind: 'auth_error', error_code: 'UPSTREAM_HTTP_401', retryable: false, upstream: 'sp-api' }],
+    [
+      403,
+      ADS,
+      { error_kind: 'auth_error', error_code: 'UPSTREAM_HTTP_403', retryable: false, upstream: 'example-api' },
+    ],
+    [400, SP, { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_400', retryable: false, upstream: 'sp-api' }],
+    [
+      404,
+      ADS,
+      { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_404', retryable: false, upstream: 'example-api' },
+    ],
+    [408, SP, { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_408', retryable: true, upstream: 'sp-api' }],
+    [500, SP, { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_500', retryable: true, upstream: 'sp-api' }],
+    [
+      504,
+      ADS,
+      { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_504', retryable: true, upstream: 'example-api' },
+    ],
   ] as const)('%i (%o)', (status, family, expected) => {
     expect(classifyUpstreamStatus(status, family)).toEqual(expected);
   });

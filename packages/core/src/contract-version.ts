@@ -1,0 +1,199 @@
+/**
+ * The contract version each client is answered in, and the version 1 form of what core builds in
+ * version 2. Core builds, checks and logs envelopes in version 2 only; a reader of version 1 gets
+ * the projection at the way out, with the legacy kind of a version 1 migration window.
+ * Implements CONTRACT.md "Versioning" and "Upgrading an agent from v1".
+ *
+ * @packageDocumentation
+ */
+import {
+  coveringMigration,
+  ENVELOPE_CAPABILITY_KEY,
+  ENVELOPE_EXTENSION_ID,
+  isEnvelopeV2,
+  negotiateContractVersion,
+  statedContractVersions,
+  toV1Envelope,
+  toV1Meta,
+} from '@mcp-envelope/contract';
+import type {
+  AnyErrorEnvelope,
+  ContractVersion,
+  EnvelopeMeta,
+  ErrorEnvelope,
+  ErrorKindV1,
+  MigrationEntry,
+} from '@mcp-envelope/contract';
+
+/** What projecting an answer for one client needs to know about the server. */
+export interface VersionSettings {
+  /** The versions the server answers in, oldest first (its capability's `contract_versions`). */
+  readonly spoken: readonly ContractVersion[];
+  /** The adapter id, for the migrations table. */
+  readonly serverId: string;
+  /** The API the server fronts (the adapter's first upstream), if any. */
+  readonly primaryUpstream: string | undefined;
+  /** The migrations open in the emitting release. */
+  readonly openMigrations: readonly MigrationEntry[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The envelope entry of a capabilities object: the extension first, then the experimental key. */
+function capabilityEntry(capabilities: unknown): unknown {
+  if (!isRecord(capabilities)) return undefined;
+  const extensions = capabilities['extensions'];
+  const extension = isRecord(extensions) ? extensions[ENVELOPE_EXTENSION_ID] : undefined;
+  if (extension !== undefined) return extension;
+  const experimental = capabilities['experimental'];
+  return isRecord(experimental) ? experimental[ENVELOPE_CAPABILITY_KEY] : undefined;
+}
+
+/**
+ * The versions a client stated it reads: the request's `_meta` key wins; else its capabilities
+ * (declared at `initialize`, or in a 2026-07-28 request's `_meta`).
+ *
+ * @param requestMeta - the request's `params._meta`, of any shape.
+ * @param capabilities - the client's capabilities for this request, of any shape.
+ * @returns the stated versions (possibly none in common with any), or `undefined` when none were stated.
+ */
+export function statedVersions(requestMeta: unknown, capabilities: unknown): readonly ContractVersion[] | undefined {
+  const perRequest = isRecord(requestMeta) ? statedContractVersions(requestMeta[ENVELOPE_EXTENSION_ID]) : undefined;
+  return perRequest ?? statedContractVersions(capabilityEntry(capabilities));
+}
+
+/**
+ * The version to answer a client in: the highest both know, else the server's oldest.
+ *
+ * @param requestMeta - the request's `params._meta`.
+ * @param capabilities - the client's capabilities.
+ * @param spoken - the server's versions, oldest first.
+ * @returns the version.
+ */
+export function answerVersion(
+  requestMeta: unknown,
+  capabilities: unknown,
+  spoken: readonly ContractVersion[],
+): ContractVersion {
+  return negotiateContractVersion(statedVersions(requestMeta, capabilities), spoken);
+}
+
+/** The version 1 window's legacy kind for a projected envelope: only a verdict on the primary upstream's answer is `upstream_http`. */
+function legacyKindV1(
+  envelope: ErrorEnvelope,
+  projected: { readonly error_code: string; readonly error_kind: ErrorKindV1 },
+  settings: VersionSettings,
+): ErrorKindV1 | undefined {
+  const fromPrimary = envelope.upstream !== undefined && envelope.upstream === settings.primaryUpstream;
+  const subject = {
+    error_code: projected.error_code,
+    error_kind: projected.error_kind,
+    version: 1 as const,
+    condition: fromPrimary ? 'upstream_http' : undefined,
+  };
+  // version 1 entries move version 1 kinds only
+  return coveringMigration(subject, settings.serverId, settings.openMigrations)?.from_kind as ErrorKindV1 | undefined;
+}
+
+/**
+ * An envelope in the version a client reads. Version 1: {@link toV1Envelope} plus the legacy kind
+ * of an open version 1 window; an envelope version 1 cannot express (an upstream it never knew)
+ * stays version 2 rather than being lost.
+ *
+ * @param envelope - a version 2 envelope as core built it.
+ * @param version - the client's version.
+ * @param settings - see {@link VersionSettings}.
+ * @returns the envelope to send.
+ */
+export function envelopeFor(
+  envelope: ErrorEnvelope,
+  version: ContractVersion,
+  settings: VersionSettings,
+): AnyErrorEnvelope {
+  if (version === 2) return envelope;
+  const projected = toV1Envelope(envelope);
+  if (projected === undefined) return envelope;
+  const legacy = legacyKindV1(envelope, projected, settings);
+  return legacy === undefined ? projected : { ...projected, legacy_error_kind: legacy };
+}
+
+/** A `tools/call` result as far as projection reads it. */
+interface ResultShape {
+  readonly isError?: unknown;
+  readonly structuredContent?: unknown;
+  readonly content?: unknown;
+  readonly [key: string]: unknown;
+}
+
+/** An error result whose envelope is shown to a reader of another version: both channels carry the new form. */
+function projectErrorResult<Result extends ResultShape>(
+  result: Result,
+  envelope: ErrorEnvelope,
+  version: ContractVersion,
+  settings: VersionSettings,
+): Result {
+  const projected = envelopeFor(envelope, version, settings);
+  if (projected === envelope) return result;
+  const content = Array.isArray(result.content) ? [...(result.content as unknown[])] : [];
+  const first: unknown = content[0];
+  if (isRecord(first) && first['type'] === 'text') content[0] = { ...first, text: JSON.stringify(projected) };
+  return { ...result, structuredContent: projected, content };
+}
+
+/** A success result whose data carries the server's `_meta.rate_limit`: reduced to the v1 keys, in the data and in the text that mirrors it. */
+function projectSuccessResult<Result extends ResultShape>(result: Result): Result {
+  const data = result.structuredContent;
+  if (!isRecord(data) || !isRecord(data['_meta']) || !isRecord(data['_meta']['rate_limit'])) return result;
+  const mirror = JSON.stringify(data);
+  const projected = { ...data, _meta: toV1Meta(data['_meta'] as EnvelopeMeta) };
+  const text = JSON.stringify(projected);
+  const content = Array.isArray(result.content)
+    ? (result.content as unknown[]).map((block) =>
+        isRecord(block) && block['type'] === 'text' && block['text'] === mirror ? { ...block, text } : block,
+      )
+    : result.content;
+  return { ...result, structuredContent: projected, content };
+}
+
+/**
+ * A `tools/call` result in the version a client reads: an error result's envelope (its
+ * `structuredContent` and `content[0].text`) projected with {@link envelopeFor}; a success
+ * result's `_meta.rate_limit` (in its data, where core puts the call's telemetry, and in the text
+ * mirroring it) reduced to the version 1 keys. Anything else comes back unchanged.
+ *
+ * @param result - the result core built (version 2).
+ * @param version - the client's version.
+ * @param settings - see {@link VersionSettings}.
+ * @returns the same object when nothing changes, else a projected copy.
+ */
+export function resultFor<Result extends ResultShape>(
+  result: Result,
+  version: ContractVersion,
+  settings: VersionSettings,
+): Result {
+  if (version === 2 || !isRecord(result)) return result;
+  if (result.isError === true && isEnvelopeV2(result.structuredContent))
+    return projectErrorResult(result, result.structuredContent, version, settings);
+  return result.isError === true ? result : projectSuccessResult(result);
+}
+
+/**
+ * The `data` and message of a JSON-RPC error in the version a client reads, when its `data` is
+ * an envelope (an unknown tool with `unknownToolAs: 'jsonrpc'`).
+ *
+ * @param data - the error's `data`.
+ * @param version - the client's version.
+ * @param settings - see {@link VersionSettings}.
+ * @returns the projected `{ message, data }`, or `undefined` when nothing changes.
+ */
+export function jsonRpcErrorFor(
+  data: unknown,
+  version: ContractVersion,
+  settings: VersionSettings,
+): { readonly message: string; readonly data: AnyErrorEnvelope } | undefined {
+  if (version === 2 || !isEnvelopeV2(data)) return undefined;
+  const projected = envelopeFor(data, version, settings);
+  return projected === data ? undefined : { message: JSON.stringify(projected), data: projected };
+}
