@@ -9,7 +9,7 @@ import { deepFrozen } from '@mcp-envelope/contract';
 import { amazonRedactorOptions, isAmazonCredentialError } from '@mcp-envelope/amazon';
 import type { AdapterHintTables, EnvelopeAdapter } from '@mcp-envelope/core';
 
-import { ADS_ERROR_KINDS, classifyAdsFailure } from './classify.js';
+import { ADS_ERROR_KINDS, ADS_UPSTREAMS, classifyAdsFailure } from './classify.js';
 import { ADS_CURATED_ENUMS, ADS_KEY_RENAMES, ADS_REGION_ALIASES } from './hint-tables.js';
 import { ADS_REDACTIONS } from './redaction.js';
 import { parseAdsResponseMeta } from './response-meta.js';
@@ -34,12 +34,14 @@ export const ADS_HINT_TABLES = deepFrozen({
 
 /**
  * The Amazon Ads API adapter for `createEnvelopeServer`: `id` `ads`, the kinds it can emit
- * (`ads_api_http`, `ads_api_client`, `auth_error`, `rate_limited`), {@link classifyAdsFailure},
+ * (`upstream_http`, `upstream_client`, `auth_error`, `rate_limited`), its one upstream (`ads-api`),
+ * {@link classifyAdsFailure},
  * {@link parseAdsResponseMeta}, `ADS_HINT_TABLES` and {@link ADS_REDACTIONS}.
  */
 export const adsAdapter: EnvelopeAdapter = Object.freeze({
   id: 'ads',
   errorKinds: ADS_ERROR_KINDS,
+  upstreams: ADS_UPSTREAMS,
   classify: classifyAdsFailure,
   parseResponseMeta: (headers, now) => parseAdsResponseMeta(headers, now),
   hints: ADS_HINT_TABLES,

@@ -3,8 +3,9 @@
  * depend on the upstream (kind, code, retryable, summary, details, hints, `_meta`). Statuses go
  * through core's `classifyUpstreamStatus`; what is Ads-specific here is the throttling flag, the
  * credential and scope diagnosis for 401/403, the profile-scope reading of 400s, the media-type
- * hint for 415 and the hint wording. Implements CONTRACT.md "error_kind" and
- * "Per-server upstream HTTP codes".
+ * hint for 415 and the hint wording. Every verdict on a failure of the Ads API names it
+ * (`upstream: "ads-api"`). Implements CONTRACT.md "error_kind", "Upstream HTTP codes" and
+ * "The upstream field".
  *
  * @packageDocumentation
  */
@@ -18,6 +19,7 @@ import type {
   ClassifyContext,
   ClientFailureFamily,
   ResponseMeta,
+  UpstreamFamily,
   UpstreamHttpFailure,
 } from '@mcp-envelope/core';
 
@@ -27,16 +29,26 @@ import { ADS_AUTH_DIAGNOSES, ADS_HINTS, ADS_PROFILE_SCOPE_PATTERN, ADS_STATUS_RE
 import { expectedMediaType } from './media-types.js';
 import { isThrottledResponse, parseAdsResponseMeta } from './response-meta.js';
 
-/** The Ads server family as core's status classifier needs it. */
-export const ADS_UPSTREAM_FAMILY = { httpKind: 'ads_api_http', codePrefix: 'ADS_API_HTTP_' } as const;
+/** The `upstream` of the Ads API's answers and failures: the API the server fronts. */
+export const ADS_API_UPSTREAM = 'ads-api';
+
+/**
+ * Every `upstream` an Ads envelope can name. It had a contract version 1 spelling (`ads_api_*`,
+ * `ADS_API_HTTP_`), so the Ads server answers readers of v1 as well. Implements CONTRACT.md
+ * "The upstream field".
+ */
+export const ADS_UPSTREAMS = deepFrozen([ADS_API_UPSTREAM] as const);
+
+/** The Ads API's family for core's status table: `UPSTREAM_HTTP_<status>` with `upstream: "ads-api"`. */
+export const ADS_UPSTREAM_FAMILY = deepFrozen({ upstream: ADS_API_UPSTREAM } as const satisfies UpstreamFamily);
 
 /**
  * Every `error_kind` the Ads classifier can return. Core adds its own (`mcp_input_validation`,
  * `tool_not_found`, `internal_error`) when it builds the capability.
  */
 export const ADS_ERROR_KINDS = deepFrozen([
-  'ads_api_http',
-  'ads_api_client',
+  'upstream_http',
+  'upstream_client',
   'auth_error',
   'rate_limited',
 ] as const satisfies readonly ErrorKind[]);
@@ -131,13 +143,15 @@ function upstreamSummary(failure: UpstreamHttpFailure, body: AdsErrorBody, throt
  *
  * - `amazon-advertising-api-throttled: true` (on any 4xx/5xx) or 429 -> `rate_limited` /
  *   `RATE_LIMITED`, retryable, whatever `x-amzn-ErrorType` says;
- * - 401/403 -> `auth_error` / `ADS_API_HTTP_401|403`, with a hint for the diagnosed cause
+ * - 401/403 -> `auth_error` / `UPSTREAM_HTTP_401|403`, with a hint for the diagnosed cause
  *   (missing scope header, scope not authorized, expired token, rejected client id, malformed
  *   Authorization header, resource permission);
- * - 400 that is a profile/scope problem -> `ads_api_http` / `ADS_API_HTTP_400`, a profile-scope
+ * - 400 that is a profile/scope problem -> `upstream_http` / `UPSTREAM_HTTP_400`, a profile-scope
  *   hint and a `_meta.warnings` entry of kind `profile_scope_warning`;
  * - 415 (and 406, 404) -> a hint naming the vendor media type the endpoint expects;
- * - anything else -> `ads_api_http` / `ADS_API_HTTP_<status>`, retryable for 408 and 5xx.
+ * - anything else -> `upstream_http` / `UPSTREAM_HTTP_<status>`, retryable for 408 and 5xx.
+ *
+ * Every verdict carries `upstream: "ads-api"`.
  *
  * @param failure - the failed response (status, headers, body, request).
  * @param now - when it arrived (for HTTP-date `Retry-After`).
@@ -149,7 +163,7 @@ export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date):
   const body = parseAdsErrorBody(failure.body, failure.status, headers);
   const throttled = failure.status >= 400 && isThrottledResponse(headers);
   const base = throttled
-    ? ({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true } as const)
+    ? ({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, upstream: ADS_API_UPSTREAM } as const)
     : classifyUpstreamStatus(failure.status, ADS_UPSTREAM_FAMILY);
   const meta = parseAdsResponseMeta(headers, now);
   const extraWarnings: EnvelopeWarning[] = [];
@@ -175,6 +189,7 @@ export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date):
     error_kind: base.error_kind,
     error_code: base.error_code,
     retryable: base.retryable,
+    upstream: base.upstream,
     summary: upstreamSummary(failure, body, base.error_kind === 'rate_limited'),
     details: body.details,
     hints,
@@ -184,17 +199,17 @@ export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date):
 
 /** What Ads says about failures without an HTTP status; core's `classifyClientFailure` does the rest. */
 export const ADS_CLIENT_FAILURES: ClientFailureFamily = {
-  clientKind: 'ads_api_client',
+  upstream: ADS_API_UPSTREAM,
   upstreamLabel: 'the Amazon Ads API',
   hints: { network: ADS_HINTS.network, timeout: ADS_HINTS.timeout, bodyCoercion: ADS_HINTS.bodyCoercion },
 };
 
 /**
  * Classifies any failure core hands over: HTTP failures through
- * {@link classifyAdsHttpFailure}; network failures and timeouts as `ads_api_client` /
+ * {@link classifyAdsHttpFailure}; network failures and timeouts as `upstream_client` /
  * `TOOL_EXECUTION_FAILED`, retryable (the contract reserves that kind for exactly this); a request
- * body that holds broken JSON as `ads_api_client` / `BODY_COERCION_INVALID_JSON`. Pure; never
- * throws.
+ * body that holds broken JSON as `upstream_client` / `BODY_COERCION_INVALID_JSON`; each with
+ * `upstream: "ads-api"`. Pure; never throws.
  *
  * @param failure - the failure.
  * @param context - the tool and the clock.

@@ -6,9 +6,9 @@
  *
  * @packageDocumentation
  */
-import { headerValue, responseMetaFromHeaders } from '@mcp-envelope/core';
+import { headerValue } from '@mcp-envelope/core';
 import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
-import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from '@mcp-envelope/amazon';
+import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS, amazonResponseMeta } from '@mcp-envelope/amazon';
 
 import { ADS_RESPONSE_HEADERS } from './hint-tables.js';
 
@@ -21,7 +21,8 @@ const RATE_LIMIT_NAMES: RateLimitHeaderNames = {
 
 /**
  * `_meta` telemetry from an Ads API response (success or failure): `rate_limit` from
- * `X-RateLimit-Limit` / `-Remaining` / `-Reset` in any casing, `retry_after_seconds` from
+ * `X-RateLimit-Limit` / `-Remaining` / `-Reset` in any casing (the limit, requests per second, as
+ * `limit_per_second` and as `limit` with `window_seconds: 1`), `retry_after_seconds` from
  * `Retry-After` (seconds with decimals, or an HTTP-date measured against the response `Date`) or
  * `x-amz-retry-after` (milliseconds),
  * and one `upstream_warning` per `Warning` value. Keys whose headers are absent are absent.
@@ -31,7 +32,7 @@ const RATE_LIMIT_NAMES: RateLimitHeaderNames = {
  * @returns the meta; `{}` when the response carried none of these headers.
  */
 export function parseAdsResponseMeta(headers: HeaderSource | undefined, now: Date): ResponseMeta {
-  return responseMetaFromHeaders(headers, now, RATE_LIMIT_NAMES);
+  return amazonResponseMeta(headers, now, RATE_LIMIT_NAMES);
 }
 
 /**

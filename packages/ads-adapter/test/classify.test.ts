@@ -9,6 +9,7 @@ import {
   diagnoseAuthFailure,
   isProfileScopeProblem,
 } from '../src/classify.js';
+import { adsAdapter } from '../src/adapter.js';
 import { parseAdsErrorBody } from '../src/error-body.js';
 import { ADS_REGION_ALIASES } from '../src/hint-tables.js';
 import { expectedMediaType } from '../src/media-types.js';
@@ -36,38 +37,43 @@ function asEnvelope(classified: ClassifiedError): Record<string, unknown> {
     ...rest,
     tool: 'a_tool',
     examples: [],
-    _envelope_version: 1,
+    _envelope_version: 2,
     ...(meta === undefined ? {} : { _meta: meta }),
   };
 }
 
 describe('status table', () => {
   const cases: readonly [number, string, string, boolean][] = [
-    [400, 'ads_api_http', 'ADS_API_HTTP_400', false],
-    [401, 'auth_error', 'ADS_API_HTTP_401', false],
-    [403, 'auth_error', 'ADS_API_HTTP_403', false],
-    [404, 'ads_api_http', 'ADS_API_HTTP_404', false],
-    [405, 'ads_api_http', 'ADS_API_HTTP_405', false],
-    [406, 'ads_api_http', 'ADS_API_HTTP_406', false],
-    [408, 'ads_api_http', 'ADS_API_HTTP_408', true],
-    [409, 'ads_api_http', 'ADS_API_HTTP_409', false],
-    [413, 'ads_api_http', 'ADS_API_HTTP_413', false],
-    [415, 'ads_api_http', 'ADS_API_HTTP_415', false],
-    [422, 'ads_api_http', 'ADS_API_HTTP_422', false],
-    [425, 'ads_api_http', 'ADS_API_HTTP_425', false],
+    [400, 'upstream_http', 'UPSTREAM_HTTP_400', false],
+    [401, 'auth_error', 'UPSTREAM_HTTP_401', false],
+    [403, 'auth_error', 'UPSTREAM_HTTP_403', false],
+    [404, 'upstream_http', 'UPSTREAM_HTTP_404', false],
+    [405, 'upstream_http', 'UPSTREAM_HTTP_405', false],
+    [406, 'upstream_http', 'UPSTREAM_HTTP_406', false],
+    [408, 'upstream_http', 'UPSTREAM_HTTP_408', true],
+    [409, 'upstream_http', 'UPSTREAM_HTTP_409', false],
+    [413, 'upstream_http', 'UPSTREAM_HTTP_413', false],
+    [415, 'upstream_http', 'UPSTREAM_HTTP_415', false],
+    [422, 'upstream_http', 'UPSTREAM_HTTP_422', false],
+    [425, 'upstream_http', 'UPSTREAM_HTTP_425', false],
     [429, 'rate_limited', 'RATE_LIMITED', true],
-    [500, 'ads_api_http', 'ADS_API_HTTP_500', true],
-    [502, 'ads_api_http', 'ADS_API_HTTP_502', true],
-    [503, 'ads_api_http', 'ADS_API_HTTP_503', true],
-    [504, 'ads_api_http', 'ADS_API_HTTP_504', true],
-    [599, 'ads_api_http', 'ADS_API_HTTP_599', true],
+    [500, 'upstream_http', 'UPSTREAM_HTTP_500', true],
+    [502, 'upstream_http', 'UPSTREAM_HTTP_502', true],
+    [503, 'upstream_http', 'UPSTREAM_HTTP_503', true],
+    [504, 'upstream_http', 'UPSTREAM_HTTP_504', true],
+    [599, 'upstream_http', 'UPSTREAM_HTTP_599', true],
   ];
   for (const [status, kind, code, retryable] of cases) {
-    it(`${status} -> ${kind} / ${code} / retryable ${retryable}`, () => {
+    it(`${status} -> ${kind} / ${code} / retryable ${retryable}, from ads-api`, () => {
       const classified = http(status, { message: 'x' });
-      expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([kind, code, retryable]);
+      expect([classified.error_kind, classified.error_code, classified.retryable, classified.upstream]).toEqual([
+        kind,
+        code,
+        retryable,
+        'ads-api',
+      ]);
       expect(classified.details[0]?.['http_status']).toBe(status);
-      expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true });
+      expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true, version: 2 });
     });
   }
 
@@ -189,12 +195,12 @@ describe('profile-scope 400s', () => {
       'upstream_warning',
       'profile_scope_warning',
     ]);
-    expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true });
+    expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true, version: 2 });
   });
 });
 
 describe('client-side failures', () => {
-  it('network failure: ads_api_client / TOOL_EXECUTION_FAILED, retryable, the system code only', () => {
+  it('network failure: upstream_client / TOOL_EXECUTION_FAILED from ads-api, retryable, the system code only', () => {
     const cause = Object.assign(new TypeError('fetch failed'), {
       cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1 secret=abc'), { code: 'ECONNREFUSED' }),
     });
@@ -207,7 +213,8 @@ describe('client-side failures', () => {
       { tool: 'list_profiles', now: NOW },
     );
     expect(classified).toEqual({
-      error_kind: 'ads_api_client',
+      error_kind: 'upstream_client',
+      upstream: 'ads-api',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
       summary:
@@ -227,13 +234,20 @@ describe('client-side failures', () => {
     expect(classified.summary).toBe('Could not reach the Amazon Ads API; no HTTP answer arrived.');
   });
 
-  it('timeout: retryable ads_api_client', () => {
+  it('timeout: retryable upstream_client from ads-api', () => {
     const classified = classifyAdsFailure(
       { type: 'timeout', timeoutMs: 1500, request: { method: 'POST', url: 'http://127.0.0.1:9/sp/campaigns/list' } },
       { tool: 't', now: NOW },
     );
-    expect([classified.error_kind, classified.error_code, classified.retryable, classified.summary]).toEqual([
-      'ads_api_client',
+    expect([
+      classified.error_kind,
+      classified.upstream,
+      classified.error_code,
+      classified.retryable,
+      classified.summary,
+    ]).toEqual([
+      'upstream_client',
+      'ads-api',
       'TOOL_EXECUTION_FAILED',
       true,
       'No answer from 127.0.0.1:9 (POST /sp/campaigns/list) within 1500 ms.',
@@ -248,8 +262,9 @@ describe('client-side failures', () => {
       { type: 'body_coercion', path: 'body/campaigns', received: '[{"name":' },
       { tool: 't', now: NOW },
     );
-    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([
-      'ads_api_client',
+    expect([classified.error_kind, classified.upstream, classified.error_code, classified.retryable]).toEqual([
+      'upstream_client',
+      'ads-api',
       'BODY_COERCION_INVALID_JSON',
       false,
     ]);
@@ -262,8 +277,9 @@ describe('client-side failures', () => {
     ]);
   });
 
-  it('every kind it returns is advertised', () => {
-    expect(ADS_ERROR_KINDS).toEqual(['ads_api_http', 'ads_api_client', 'auth_error', 'rate_limited']);
+  it('every kind it returns is advertised, with its one upstream', () => {
+    expect(ADS_ERROR_KINDS).toEqual(['upstream_http', 'upstream_client', 'auth_error', 'rate_limited']);
+    expect(adsAdapter.upstreams).toEqual(['ads-api']);
   });
 });
 

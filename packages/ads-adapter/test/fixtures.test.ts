@@ -15,7 +15,7 @@ describe('recorded Ads API answers, classified directly', () => {
   });
 
   for (const fixture of UPSTREAM_FIXTURES.filter((entry) => entry.response.status >= 400)) {
-    it(`${fixture.id}: ${fixture.expected.error_kind} / ${fixture.expected.error_code}`, () => {
+    it(`${fixture.id}: ${fixture.expected.error_kind} / ${fixture.expected.error_code} from ${fixture.expected.upstream}`, () => {
       const classified = classifyAdsHttpFailure(
         {
           type: 'upstream_http',
@@ -28,6 +28,7 @@ describe('recorded Ads API answers, classified directly', () => {
       );
       expect(classified.error_kind).toBe(fixture.expected.error_kind);
       expect(classified.error_code).toBe(fixture.expected.error_code);
+      expect(classified.upstream).toBe(fixture.expected.upstream);
       expect(classified.retryable).toBe(fixture.expected.retryable);
       expect(classified.details).toEqual(fixture.expected.details);
       for (const fragment of fixture.expected.hints_contain ?? []) {
@@ -43,10 +44,10 @@ describe('recorded Ads API answers, classified directly', () => {
         ...fields,
         tool: fixture.call.tool,
         examples: [],
-        _envelope_version: 1,
+        _envelope_version: 2,
         ...(meta === undefined ? {} : { _meta: meta }),
       };
-      expect(validateEnvelope(envelope)).toEqual({ valid: true });
+      expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
     });
   }
 

@@ -1,4 +1,4 @@
-import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
+import { toV1Envelope, validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -104,11 +104,16 @@ describe('parser and classifier properties', () => {
           ...rest,
           tool: 'property_tool',
           examples: [],
-          _envelope_version: 1,
+          _envelope_version: 2 as const,
           ...(meta === undefined ? {} : { _meta: meta }),
         };
-        expect(validateEnvelope(envelope)).toEqual({ valid: true });
-        expect(['ads_api_http', 'auth_error', 'rate_limited']).toContain(classified.error_kind);
+        expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
+        expect(['upstream_http', 'auth_error', 'rate_limited']).toContain(classified.error_kind);
+        expect(classified.upstream).toBe('ads-api');
+        // what a reader of v1 gets of the same verdict is a valid v1 envelope of the v1 kinds
+        const v1 = toV1Envelope(envelope);
+        expect(validateEnvelope(v1)).toEqual({ valid: true, version: 1 });
+        expect(['ads_api_http', 'auth_error', 'rate_limited']).toContain(v1?.error_kind);
         if (classified.error_kind === 'rate_limited') expect(classified.retryable).toBe(true);
         if (code >= 500) expect(classified.retryable).toBe(true);
       }),

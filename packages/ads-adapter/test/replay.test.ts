@@ -1,4 +1,5 @@
-import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
+import { MIGRATIONS, validateEnvelope, validateMeta } from '@mcp-envelope/contract';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -11,8 +12,15 @@ import {
 } from './support/harness.js';
 import type { Harness } from './support/harness.js';
 import { UPSTREAM_FIXTURES } from './support/fixtures.js';
+import type { UpstreamFixture } from './support/fixtures.js';
 import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+
+/**
+ * The release the recorded cases describe: the one that opens the Ads v2 windows (their v2 form
+ * carries `legacy_error_kind`); once the table drops those windows, the package's own version.
+ */
+const WINDOW_RELEASE = MIGRATIONS.find((entry) => entry.id === 'ads-api-http-to-upstream-http')?.introduced_in;
 
 let replay: UpstreamReplay;
 let harness: Harness;
@@ -25,7 +33,10 @@ beforeAll(async () => {
     env: testEnv(replay, { MCP_RATE_LIMIT: 'off' }),
     upstream: replay.url,
     modelsDir: TEST_MODELS_DIR,
-    envelope: { now: () => new Date('2026-09-03T11:59:00Z') },
+    envelope: {
+      now: () => new Date('2026-09-03T11:59:00Z'),
+      ...(WINDOW_RELEASE === undefined ? {} : { version: WINDOW_RELEASE }),
+    },
   });
 });
 
@@ -34,66 +45,106 @@ afterAll(async () => {
   await replay.close();
 });
 
-describe('every recorded Ads answer, replayed over HTTP through the reference server and the SDK client', () => {
+/** The request `_meta` by which a client states it reads contract versions 1 and 2 (so it gets v2). */
+const READS_V1_AND_V2 = { 'io.github.mcp-envelope/envelope': { contract_versions: [1, 2] } };
+
+/** Replays a fixture's answer for one call, checks the request the server sent, returns the result. */
+async function replayCase(fixture: UpstreamFixture, meta?: Record<string, unknown>): Promise<CallToolResult> {
+  replay.enqueue({ status: fixture.response.status, headers: fixture.response.headers, body: fixture.response.body });
+  const before = replay.requests.length;
+  const result = (await harness.client.callTool({
+    name: fixture.call.tool,
+    arguments: fixture.call.arguments,
+    ...(meta === undefined ? {} : { _meta: meta }),
+  })) as CallToolResult;
+  expect(replay.requests.length).toBe(before + 1);
+  const sent = replay.requests[before]!;
+  expect(sent.method).toBe(fixture.request.method);
+  expect(sent.url.replace(/\?.*$/, '')).toBe(fixture.request.path);
+  expect(sent.headers['authorization']).toBe(`Bearer ${REPLAY_ACCESS_TOKEN}`);
+  expect(sent.headers['amazon-advertising-api-clientid']).toBe(TEST_CLIENT_ID);
+  if (fixture.request.path.startsWith('/adsApi/v1/')) {
+    expect(sent.headers['amazon-ads-clientid']).toBe(TEST_CLIENT_ID);
+    expect(sent.headers['amazon-ads-accountid']).toBe(String(TEST_PROFILE_ID));
+  } else if (fixture.call.tool !== 'list_profiles') {
+    expect(sent.headers['amazon-advertising-api-scope']).toBe(String(TEST_PROFILE_ID));
+  } else {
+    expect(sent.headers['amazon-advertising-api-scope']).toBeUndefined();
+  }
+  return result;
+}
+
+/** A success result: the recorded result with the `_meta` of the version the client reads. */
+function expectSuccess(
+  fixture: UpstreamFixture,
+  result: CallToolResult,
+  meta: Record<string, unknown> | undefined,
+): void {
+  expect(result.isError).toBeFalsy();
+  const expected = meta === undefined ? fixture.expected.result : { ...fixture.expected.result, _meta: meta };
+  expect(result.structuredContent).toEqual(expected);
+  const block = result.content[0];
+  expect(block?.type === 'text' ? JSON.parse(block.text) : undefined).toEqual(expected);
+}
+
+/** What every form of an error envelope of this fixture shares. */
+function expectSharedFields(fixture: UpstreamFixture, envelope: Record<string, unknown>): void {
+  expect(envelope['retryable']).toBe(fixture.expected.retryable);
+  expect(envelope['tool']).toBe(fixture.call.tool);
+  expect(envelope['examples']).toEqual([]);
+  expect(envelope['details']).toEqual(fixture.expected.details);
+  expect(String(envelope['summary'])).toContain(`HTTP ${fixture.response.status}`);
+  const hints = envelope['hints'] as string[];
+  for (const fragment of fixture.expected.hints_contain ?? []) {
+    expect(
+      hints.some((hint) => hint.includes(fragment)),
+      `a hint containing "${fragment}" in ${JSON.stringify(hints)}`,
+    ).toBe(true);
+  }
+  expect(JSON.stringify(envelope)).not.toContain('replay-access-token');
+}
+
+describe('every recorded Ads answer, replayed through the reference server to a client that states nothing (a reader of v1)', () => {
   for (const fixture of UPSTREAM_FIXTURES) {
     it(fixture.id, async () => {
-      replay.enqueue({
-        status: fixture.response.status,
-        headers: fixture.response.headers,
-        body: fixture.response.body,
-      });
-      const before = replay.requests.length;
-      const result = await harness.call(fixture.call.tool, fixture.call.arguments);
-
-      // The request the reference server sent.
-      expect(replay.requests.length).toBe(before + 1);
-      const sent = replay.requests[before]!;
-      expect(sent.method).toBe(fixture.request.method);
-      expect(sent.url.replace(/\?.*$/, '')).toBe(fixture.request.path);
-      expect(sent.headers['authorization']).toBe(`Bearer ${REPLAY_ACCESS_TOKEN}`);
-      expect(sent.headers['amazon-advertising-api-clientid']).toBe(TEST_CLIENT_ID);
-      if (fixture.request.path.startsWith('/adsApi/v1/')) {
-        expect(sent.headers['amazon-ads-clientid']).toBe(TEST_CLIENT_ID);
-        expect(sent.headers['amazon-ads-accountid']).toBe(String(TEST_PROFILE_ID));
-      } else if (fixture.call.tool !== 'list_profiles') {
-        expect(sent.headers['amazon-advertising-api-scope']).toBe(String(TEST_PROFILE_ID));
-      } else {
-        expect(sent.headers['amazon-advertising-api-scope']).toBeUndefined();
-      }
-
-      if (fixture.expected.error_kind === null) {
-        expect(result.isError).toBeFalsy();
-        const expected =
-          fixture.expected.meta === undefined
-            ? fixture.expected.result
-            : { ...fixture.expected.result, _meta: fixture.expected.meta };
-        expect(result.structuredContent).toEqual(expected);
-        const block = result.content[0];
-        expect(block?.type === 'text' ? JSON.parse(block.text) : undefined).toEqual(expected);
-        if (fixture.expected.meta !== undefined) expect(validateMeta(fixture.expected.meta)).toEqual({ valid: true });
+      const result = await replayCase(fixture);
+      const expected = fixture.expected_v1;
+      if (expected.error_kind === null) {
+        expectSuccess(fixture, result, expected.meta);
         return;
       }
-
       const envelope = envelopeOf(result);
-      expect(validateEnvelope(envelope)).toEqual({ valid: true });
-      expect(envelope['error_kind']).toBe(fixture.expected.error_kind);
-      expect(envelope['error_code']).toBe(fixture.expected.error_code);
-      expect(envelope['retryable']).toBe(fixture.expected.retryable);
-      expect(envelope['tool']).toBe(fixture.call.tool);
+      expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
       expect(envelope['_envelope_version']).toBe(1);
-      expect(envelope['examples']).toEqual([]);
-      expect(envelope['details']).toEqual(fixture.expected.details);
-      expect(String(envelope['summary'])).toContain(`HTTP ${fixture.response.status}`);
-      const hints = envelope['hints'] as string[];
-      for (const fragment of fixture.expected.hints_contain ?? []) {
-        expect(
-          hints.some((hint) => hint.includes(fragment)),
-          `a hint containing "${fragment}" in ${JSON.stringify(hints)}`,
-        ).toBe(true);
+      expect(envelope['error_kind']).toBe(expected.error_kind);
+      expect(envelope['error_code']).toBe(expected.error_code);
+      expect(envelope['legacy_error_kind']).toBe(expected.legacy_error_kind);
+      expect(Object.hasOwn(envelope, 'upstream')).toBe(false);
+      expect(envelope['_meta']).toEqual(expected.meta);
+      expectSharedFields(fixture, envelope);
+    });
+  }
+});
+
+describe('every recorded Ads answer, replayed through the reference server to a client that reads v1 and v2', () => {
+  for (const fixture of UPSTREAM_FIXTURES) {
+    it(fixture.id, async () => {
+      const result = await replayCase(fixture, READS_V1_AND_V2);
+      const expected = fixture.expected;
+      if (expected.error_kind === null) {
+        expectSuccess(fixture, result, expected.meta);
+        if (expected.meta !== undefined) expect(validateMeta(expected.meta)).toEqual({ valid: true });
+        return;
       }
-      expect(envelope['_meta']).toEqual(fixture.expected.meta);
-      expect(envelope['legacy_error_kind']).toBe(fixture.expected.legacy_error_kind);
-      expect(JSON.stringify(envelope)).not.toContain('replay-access-token');
+      const envelope = envelopeOf(result);
+      expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
+      expect(envelope['_envelope_version']).toBe(2);
+      expect(envelope['error_kind']).toBe(expected.error_kind);
+      expect(envelope['error_code']).toBe(expected.error_code);
+      expect(envelope['upstream']).toBe(expected.upstream);
+      expect(envelope['legacy_error_kind']).toBe(expected.legacy_error_kind);
+      expect(envelope['_meta']).toEqual(expected.meta);
+      expectSharedFields(fixture, envelope);
     });
   }
 });

@@ -11,12 +11,14 @@ describe('parseAdsResponseMeta', () => {
     {
       name: 'canonical casing',
       headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '3', 'X-RateLimit-Reset': '1777888999' },
-      expected: { rate_limit: { limit_per_second: 10, remaining: 3, reset_at: '1777888999' } },
+      expected: {
+        rate_limit: { limit: 10, window_seconds: 1, limit_per_second: 10, remaining: 3, reset_at: '1777888999' },
+      },
     },
     {
       name: 'upper casing, decimals and padding',
       headers: { 'X-RATELIMIT-LIMIT': ' 0.5 ', 'X-RATELIMIT-REMAINING': '0' },
-      expected: { rate_limit: { limit_per_second: 0.5, remaining: 0 } },
+      expected: { rate_limit: { limit: 0.5, window_seconds: 1, limit_per_second: 0.5, remaining: 0 } },
     },
     {
       name: 'empty values are absent',
@@ -26,7 +28,7 @@ describe('parseAdsResponseMeta', () => {
     {
       name: 'non-numeric values stay raw strings',
       headers: { 'x-ratelimit-limit': '10/s', 'x-ratelimit-remaining': 'unknown', 'x-ratelimit-reset': '' },
-      expected: { rate_limit: { limit_per_second: '10/s', remaining: 'unknown' } },
+      expected: { rate_limit: { limit: '10/s', window_seconds: 1, limit_per_second: '10/s', remaining: 'unknown' } },
     },
     {
       name: 'only the reset',
@@ -91,7 +93,10 @@ describe('parseAdsResponseMeta', () => {
 
   it('reads WHATWG Headers too', () => {
     const headers = new Headers({ 'x-ratelimit-limit': '4', 'retry-after': '9' });
-    expect(parseAdsResponseMeta(headers, NOW)).toEqual({ rate_limit: { limit_per_second: 4 }, retry_after_seconds: 9 });
+    expect(parseAdsResponseMeta(headers, NOW)).toEqual({
+      rate_limit: { limit: 4, window_seconds: 1, limit_per_second: 4 },
+      retry_after_seconds: 9,
+    });
   });
 
   it('ignores the SP-API header family', () => {

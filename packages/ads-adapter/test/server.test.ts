@@ -148,7 +148,7 @@ describe('credentials', () => {
     const harness = await harnessWith({ ADS_API_PROFILE_ID: '77' });
     const before = replay.requests.length + replay.tokenRequests.length;
     const envelope = envelopeOf(await harness.call('list_sp_campaigns'));
-    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
       'auth_error',
       'AUTHENTICATION_ERROR',
@@ -367,7 +367,7 @@ describe('set_active_profile', () => {
     const harness = await harnessWith(testEnv(replay));
     replay.enqueue({ status: 200, body: PROFILES });
     const envelope = envelopeOf(await harness.call('set_active_profile', { profileId: 9990009 }));
-    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
       'mcp_input_validation',
       'SCHEMA_PROFILE_NOT_FOUND',
@@ -397,7 +397,7 @@ describe('set_active_profile', () => {
       body: PROFILES,
     });
     const envelope = envelopeOf(await harness.call('set_active_profile', { ProfileId: 9990009 }));
-    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
     expect(envelope['error_code']).toBe('SCHEMA_PROFILE_NOT_FOUND');
     expect(envelope['_meta']).toEqual({
       normalized: [{ kind: 'renamed', from: 'ProfileId', to: 'profileId', reason: 'schema_canonical_key' }],
@@ -594,7 +594,7 @@ describe('arguments and client-side failures', () => {
     );
     const harness = await harnessWith(testEnv(replay), { upstream: `http://127.0.0.1:${port}` });
     const envelope = envelopeOf(await harness.call('list_profiles'));
-    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
       'ads_api_client',
       'TOOL_EXECUTION_FAILED',

@@ -34,6 +34,6 @@ export {
   amazonRedactorOptions,
   createAmazonRedactor,
 } from './redaction.js';
-export { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from './headers.js';
+export { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS, amazonResponseMeta, perSecondRateLimit } from './headers.js';
 export { ADS_API_SANDBOX_HOST, AMAZON_REGIONS } from './regions.js';
 export type { AmazonRegion } from './regions.js';

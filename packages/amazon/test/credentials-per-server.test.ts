@@ -17,6 +17,8 @@ import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '../src/testing.js';
 const adapter: EnvelopeAdapter = {
   id: 'amazon-test',
   errorKinds: ['auth_error'],
+  // no contract version 1 spelling: this server answers in v2 only
+  upstreams: ['amazon-test-api'],
   classify: (failure) =>
     failure.type === 'credential'
       ? classifyAmazonCredentialFailure(failure, { invalid_grant: 'Authorize the test application again.' })
@@ -129,7 +131,10 @@ describe('LWA secrets belong to the server whose client holds them', () => {
       error_code: 'AUTHENTICATION_ERROR',
       retryable: false,
       summary: 'The LWA token endpoint rejected the credentials (invalid_grant).',
+      _envelope_version: 2,
     });
+    // the server's own credentials failed, not an upstream API: the envelope names none
+    expect(Object.hasOwn(result.structuredContent ?? {}, 'upstream')).toBe(false);
     expect((result.structuredContent as { hints: string[] }).hints.at(-1)).toBe(
       'Authorize the test application again.',
     );

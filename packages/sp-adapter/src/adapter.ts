@@ -9,7 +9,7 @@
 import { amazonRedactorOptions, isAmazonCredentialError } from '@mcp-envelope/amazon';
 import type { EnvelopeAdapter } from '@mcp-envelope/core';
 
-import { classifySpFailure, SP_ERROR_KINDS } from './classify.js';
+import { classifySpFailure, SP_ERROR_KINDS, SP_UPSTREAMS } from './classify.js';
 import { SP_HINT_TABLES } from './hint-tables.js';
 import { SP_REDACTION_PATTERNS } from './redaction.js';
 import type { SpRegion } from './regions.js';
@@ -25,7 +25,7 @@ export interface SpAdapterOptions {
    * marketplace hints when requests go to a host that does not name its region.
    */
   readonly region?: () => SpRegion | undefined;
-  /** The identity service's base URL: failures of requests under it answer `OPENBRIDGE_HTTP_<status>`. */
+  /** The identity service's base URL: failures of requests under it name `upstream: "openbridge"`. */
   readonly identityServiceUrl?: string | undefined;
 }
 
@@ -33,13 +33,15 @@ export interface SpAdapterOptions {
  * Builds an SP adapter.
  *
  * @param options - see {@link SpAdapterOptions}.
- * @returns the adapter: `id: 'sp'`, `errorKinds` (`sp_api_http`, `sp_api_client`, `auth_error`,
- *   `rate_limited`), `classify`, `parseResponseMeta`, `hints` and `redactions`.
+ * @returns the adapter: `id: 'sp'`, `errorKinds` (`upstream_http`, `upstream_client`, `auth_error`,
+ *   `rate_limited`), `upstreams` (`sp-api`, then its identity service `openbridge`), `classify`,
+ *   `parseResponseMeta`, `hints` and `redactions`.
  */
 export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter {
   const adapter: EnvelopeAdapter = {
     id: SP_SERVER_ID,
     errorKinds: SP_ERROR_KINDS,
+    upstreams: SP_UPSTREAMS,
     classify: (failure, context) =>
       classifySpFailure(failure, context, {
         region: options.region?.(),

@@ -3,14 +3,16 @@
  * retryability, summary, details and hints. Classification is by HTTP status through core's
  * shared table (never by `x-amzn-ErrorType` or the body's `code`, which SP-API sets
  * inconsistently: posted 403s carry `InvalidInput`); the body only feeds details and hints.
- * Implements CONTRACT.md "error_kind", "Canonical error codes", "Per-server upstream HTTP codes",
- * and the SP appendix.
+ * Every verdict on a failure of an upstream names it: `sp-api` (the API the server fronts) or
+ * `openbridge` (its identity service). Implements CONTRACT.md "error_kind", "Canonical error
+ * codes", "Upstream HTTP codes", "The upstream field" and the SP appendix.
  *
  * @packageDocumentation
  */
 import { STATUS_CODES } from 'node:http';
 
 import { classifyAmazonCredentialFailure, classifyLwaError, LwaError } from '@mcp-envelope/amazon';
+import type { ErrorKind } from '@mcp-envelope/contract';
 import { capText, classifyClientFailure, classifyUpstreamStatus, requestPath } from '@mcp-envelope/core';
 import type {
   ClassifiableFailure,
@@ -31,23 +33,37 @@ import { SP_MARKETPLACES } from './regions.js';
 import type { SpRegion } from './regions.js';
 import { parseSpResponseMeta, spRequestId } from './response-meta.js';
 
-/** SP's upstream kind and code prefix for core's status table. */
-export const SP_UPSTREAM_FAMILY = {
-  httpKind: 'sp_api_http',
-  codePrefix: 'SP_API_HTTP_',
-} as const satisfies UpstreamFamily;
+/** The `upstream` of SP-API's own answers and failures: the API the server fronts. */
+export const SP_API_UPSTREAM = 'sp-api';
+
+/** The `upstream` of the identity service's answers and failures (SP's internal service). */
+export const OPENBRIDGE_UPSTREAM = 'openbridge';
 
 /**
- * The identity service's family: its own code prefix, and SP's HTTP kind, which names the SP
- * server's upstream side as a whole (the taxonomy has no kind of its own for internal services).
+ * Every `upstream` an SP envelope can name, the fronted API first. Both had a contract version 1
+ * spelling (`sp_api_*`, `SP_API_HTTP_` / `OPENBRIDGE_HTTP_`), so the SP server answers readers of
+ * v1 as well. Implements CONTRACT.md "The upstream field".
  */
-export const OPENBRIDGE_UPSTREAM_FAMILY = {
-  httpKind: 'sp_api_http',
-  codePrefix: 'OPENBRIDGE_HTTP_',
-} as const satisfies UpstreamFamily;
+export const SP_UPSTREAMS = Object.freeze([SP_API_UPSTREAM, OPENBRIDGE_UPSTREAM] as const);
 
-/** Every kind {@link classifySpFailure} can return. */
-export const SP_ERROR_KINDS = Object.freeze(['sp_api_http', 'sp_api_client', 'auth_error', 'rate_limited'] as const);
+/** SP-API's family for core's status table: `UPSTREAM_HTTP_<status>` with `upstream: "sp-api"`. */
+export const SP_UPSTREAM_FAMILY = Object.freeze({ upstream: SP_API_UPSTREAM } as const satisfies UpstreamFamily);
+
+/**
+ * The identity service's family: the same kinds and codes as SP-API's answers, told apart by
+ * `upstream: "openbridge"` (and by `service: "identity"` on each detail).
+ */
+export const OPENBRIDGE_UPSTREAM_FAMILY = Object.freeze({
+  upstream: OPENBRIDGE_UPSTREAM,
+} as const satisfies UpstreamFamily);
+
+/** Every kind {@link classifySpFailure} can return (contract version 2 kinds). */
+export const SP_ERROR_KINDS = Object.freeze([
+  'upstream_http',
+  'upstream_client',
+  'auth_error',
+  'rate_limited',
+] as const satisfies readonly ErrorKind[]);
 
 /** The longest summary, in characters. */
 export const SP_SUMMARY_LIMIT = 300;
@@ -341,13 +357,14 @@ function classifyOpenbridgeHttp(
     error_kind: status.error_kind,
     error_code: status.error_code,
     retryable: status.retryable,
+    upstream: status.upstream,
     summary: oneLine(
       `The identity service answered ${statusText(failure.status)}${label}${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`,
     ),
     // each detail says which boundary failed, so a 429 (code RATE_LIMITED) still names the service
     details: body.details.map((detail) => ({ ...detail, service: 'identity' })),
     hints: [hint],
-    // not SP-API's answer: a 429 here never had SP-API's `sp_api_http` kind, so no legacy kind
+    // not SP-API's answer: a 429 here never had the v1 kind `sp_api_http`, so no v1 legacy kind
     condition: 'identity_service_http',
   };
 }
@@ -400,6 +417,7 @@ function classifyHttp(
     error_kind: status.error_kind,
     error_code: status.error_code,
     retryable: status.retryable,
+    upstream: status.upstream,
     summary: oneLine(summary),
     details: body.details,
     hints: [...new Set(hints)],
@@ -408,7 +426,7 @@ function classifyHttp(
 
 /** What SP says about failures without an HTTP status; core's `classifyClientFailure` does the rest. */
 export const SP_CLIENT_FAILURES: ClientFailureFamily = {
-  clientKind: 'sp_api_client',
+  upstream: SP_API_UPSTREAM,
   upstreamLabel: 'SP-API',
   hints: {
     network:
@@ -420,11 +438,13 @@ export const SP_CLIENT_FAILURES: ClientFailureFamily = {
 };
 
 /**
- * What the identity service's failures without an HTTP status say: the same kind as SP-API's,
- * with hints that point at the service's settings instead of the SP-API endpoint.
+ * What the identity service's failures without an HTTP status say: the same kind as SP-API's
+ * (`upstream_client`) with `upstream: "openbridge"`, and hints that point at the service's
+ * settings instead of the SP-API endpoint.
  */
 export const IDENTITY_SERVICE_CLIENT_FAILURES: ClientFailureFamily = {
   ...SP_CLIENT_FAILURES,
+  upstream: OPENBRIDGE_UPSTREAM,
   upstreamLabel: 'the identity service',
   hints: {
     network:
@@ -446,14 +466,16 @@ function classifyIdentityServiceClientFailure(failure: NonHttpFailure): Classifi
  * Classifies any failure of an SP-API tool call. Pure and total: never throws.
  *
  * - HTTP failures: the status decides through core's table (429 -> `rate_limited` /
- *   `RATE_LIMITED`; 401/403 -> `auth_error` keeping `SP_API_HTTP_40x`; other statuses ->
- *   `sp_api_http` / `SP_API_HTTP_<status>`, retryable for 408 and 5xx); details come from the
+ *   `RATE_LIMITED`; 401/403 -> `auth_error` / `UPSTREAM_HTTP_40x`; other statuses ->
+ *   `upstream_http` / `UPSTREAM_HTTP_<status>`, retryable for 408 and 5xx), each with
+ *   `upstream: "sp-api"`, or `"openbridge"` for the identity service's answers; details come from the
  *   body (see `parseSpErrorBody`); hints tell the 401/403 causes apart and add status- and
  *   marketplace-specific advice. Calls to the LWA token endpoint become `auth_error` /
  *   `AUTHENTICATION_ERROR` with re-authorization hints.
- * - Network failures and timeouts -> `sp_api_client` / `TOOL_EXECUTION_FAILED`, retryable.
- * - A body argument that looks like JSON but does not parse -> `sp_api_client` /
- *   `BODY_COERCION_INVALID_JSON`.
+ * - Network failures and timeouts -> `upstream_client` / `TOOL_EXECUTION_FAILED`, retryable,
+ *   naming the upstream called (`sp-api`, or `openbridge` for the identity service).
+ * - A body argument that looks like JSON but does not parse -> `upstream_client` /
+ *   `BODY_COERCION_INVALID_JSON`, `upstream: "sp-api"` (nothing was sent to it).
  *
  * @param failure - what went wrong.
  * @param context - the tool and the time.

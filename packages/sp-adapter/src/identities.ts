@@ -197,7 +197,7 @@ export interface IdentityServiceSettings {
  * - `GET {url}/identities/{id}` -> `200` and `{id, name, region, marketplace_ids, refresh_token}`,
  *   `404` when there is no such identity.
  * Every request goes through the call's `context.fetch`, so a non-2xx answer reaches the SP
- * adapter (`OPENBRIDGE_HTTP_<status>`) with the call's telemetry. Fetched credentials are cached
+ * adapter (`UPSTREAM_HTTP_<status>`, `upstream: "openbridge"`) with the call's telemetry. Fetched credentials are cached
  * per identity until LWA refuses the refresh token (see `forget`).
  *
  * @param settings - see {@link IdentityServiceSettings}.
@@ -263,7 +263,7 @@ export function identityServiceSource(settings: IdentityServiceSettings, secrets
 
 /**
  * Runs a read of a 2xx identity service answer; a malformed answer becomes the SP server's client
- * failure (`sp_api_client` / `TOOL_EXECUTION_FAILED`): the service answered, but not in its shape.
+ * failure (`upstream_client` / `TOOL_EXECUTION_FAILED`): the service answered, but not in its shape.
  */
 function asServiceAnswer<T>(read: () => T): T {
   try {
@@ -271,7 +271,7 @@ function asServiceAnswer<T>(read: () => T): T {
   } catch (error) {
     if (!(error instanceof SpIdentityError)) throw error;
     throw new EnvelopeError({
-      error_kind: 'sp_api_client',
+      error_kind: 'upstream_client',
       error_code: 'TOOL_EXECUTION_FAILED',
       summary: `The identity service's answer is malformed: ${error.message}.`,
       details: [{ path: '', issue: error.message, received_type: 'object', service: 'identity' }],

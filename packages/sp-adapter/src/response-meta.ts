@@ -6,9 +6,9 @@
  *
  * @packageDocumentation
  */
-import { headerValue, lowerCaseHeaders, responseMetaFromHeaders } from '@mcp-envelope/core';
+import { headerValue, lowerCaseHeaders } from '@mcp-envelope/core';
 import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
-import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from '@mcp-envelope/amazon';
+import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS, amazonResponseMeta } from '@mcp-envelope/amazon';
 
 /**
  * SP-API's rate-limit headers. SP-API sends only `x-amzn-RateLimit-Limit` (requests per second of
@@ -40,7 +40,8 @@ export function spRequestId(headers: HeaderSource | undefined): string | undefin
 
 /**
  * The `_meta` telemetry of an SP-API response (success or failure): `rate_limit` from the
- * `x-amzn-RateLimit-*` headers, `retry_after_seconds` from `Retry-After` (delta-seconds or an
+ * `x-amzn-RateLimit-*` headers (the limit, requests per second, as `limit_per_second` and as
+ * `limit` with `window_seconds: 1`), `retry_after_seconds` from `Retry-After` (delta-seconds or an
  * HTTP-date measured against the response's `Date`) or `x-amz-retry-after` (milliseconds), and
  * one `upstream_warning` per `Warning` value. Absent headers give absent keys. Never throws.
  *
@@ -49,5 +50,5 @@ export function spRequestId(headers: HeaderSource | undefined): string | undefin
  * @returns `{ rate_limit?, retry_after_seconds?, warnings? }`.
  */
 export function parseSpResponseMeta(headers: HeaderSource | undefined, now: Date): ResponseMeta {
-  return responseMetaFromHeaders(headers, now, SP_RATE_LIMIT_HEADERS);
+  return amazonResponseMeta(headers, now, SP_RATE_LIMIT_HEADERS);
 }

@@ -318,7 +318,7 @@ function identityCredentials({ identities, tokens, identityTokens, defaultRegion
   /**
    * The token source and region of this session's active identity (the `LWA_*` credentials and
    * the server's region when none is active). An LwaError escapes to core, which hands it to the
-   * adapter as an `lwa` failure; an identity service failure is classified as `OPENBRIDGE_HTTP_*`.
+   * adapter as an `lwa` failure; an identity service failure names `upstream: "openbridge"`.
    */
   async function callCredentials(
     session: Readonly<SpSessionState>,

@@ -31,10 +31,11 @@ function failureOf(fixture: UpstreamFixture): UpstreamHttpFailure {
   };
 }
 
-/** The envelope core would build from a classification (for schema checks). */
+/** The v2 envelope core would build from a classification (for schema checks). */
 function envelopeOf(classified: ClassifiedError): Record<string, unknown> {
   return {
     error_kind: classified.error_kind,
+    ...(classified.upstream === undefined ? {} : { upstream: classified.upstream }),
     tool: 'ordersV0_getOrders',
     summary: classified.summary,
     details: classified.details,
@@ -42,7 +43,7 @@ function envelopeOf(classified: ClassifiedError): Record<string, unknown> {
     examples: [],
     error_code: classified.error_code,
     retryable: classified.retryable,
-    _envelope_version: 1,
+    _envelope_version: 2,
   };
 }
 
@@ -50,12 +51,14 @@ describe('classifySpFailure on every recorded SP-API error', () => {
   it.each(ERROR_FIXTURES.map((fixture) => [fixture.id, fixture] as const))('%s', (_id, fixture) => {
     const classified = classifySpFailure(failureOf(fixture), CONTEXT);
     const expected = fixture.expected;
-    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([
+    expect([classified.error_kind, classified.error_code, classified.upstream, classified.retryable]).toEqual([
       expected.error_kind,
       expected.error_code,
+      'sp-api',
       expected.retryable,
     ]);
-    expect(validateEnvelope(envelopeOf(classified))).toEqual({ valid: true });
+    expect(expected.upstream).toBe('sp-api');
+    expect(validateEnvelope(envelopeOf(classified))).toEqual({ valid: true, version: 2 });
     const first = classified.details[0]!;
     expect(first['http_status']).toBe(fixture.response.status);
     expect(first['request_id']).toBe(expected.request_id);
@@ -173,16 +176,17 @@ describe('an OAuth-shaped body from SP-API itself', () => {
       },
       CONTEXT,
     );
-    expect([classified.error_kind, classified.error_code, classified.retryable]).toEqual([
+    expect([classified.error_kind, classified.error_code, classified.retryable, classified.upstream]).toEqual([
       'rate_limited',
       'RATE_LIMITED',
       true,
+      'sp-api',
     ]);
   });
 });
 
 describe('client-side failures', () => {
-  it('network failure -> sp_api_client / TOOL_EXECUTION_FAILED, retryable, only the system code kept', () => {
+  it('network failure -> upstream_client / TOOL_EXECUTION_FAILED from sp-api, retryable, only the system code kept', () => {
     const cause = Object.assign(new TypeError('fetch failed'), {
       cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9 secret=abc'), { code: 'ECONNREFUSED' }),
     });
@@ -198,7 +202,8 @@ describe('client-side failures', () => {
       CONTEXT,
     );
     expect(classified).toEqual({
-      error_kind: 'sp_api_client',
+      error_kind: 'upstream_client',
+      upstream: 'sp-api',
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
       summary:
@@ -213,15 +218,22 @@ describe('client-side failures', () => {
 
   it('network failure without a code or request', () => {
     const classified = classifySpFailure({ type: 'network', cause: 'boom' }, CONTEXT);
-    expect([classified.error_kind, classified.error_code, classified.retryable, classified.summary]).toEqual([
-      'sp_api_client',
+    expect([
+      classified.error_kind,
+      classified.upstream,
+      classified.error_code,
+      classified.retryable,
+      classified.summary,
+    ]).toEqual([
+      'upstream_client',
+      'sp-api',
       'TOOL_EXECUTION_FAILED',
       true,
       'Could not reach SP-API; no HTTP answer arrived.',
     ]);
   });
 
-  it('timeout -> sp_api_client / TOOL_EXECUTION_FAILED, retryable', () => {
+  it('timeout -> upstream_client / TOOL_EXECUTION_FAILED from sp-api, retryable', () => {
     const classified = classifySpFailure(
       {
         type: 'timeout',
@@ -230,7 +242,8 @@ describe('client-side failures', () => {
       },
       CONTEXT,
     );
-    expect(classified.error_kind).toBe('sp_api_client');
+    expect(classified.error_kind).toBe('upstream_client');
+    expect(classified.upstream).toBe('sp-api');
     expect(classified.error_code).toBe('TOOL_EXECUTION_FAILED');
     expect(classified.retryable).toBe(true);
     expect(classified.summary).toBe(
@@ -241,12 +254,13 @@ describe('client-side failures', () => {
     ]);
   });
 
-  it('body coercion -> sp_api_client / BODY_COERCION_INVALID_JSON, not retryable', () => {
+  it('body coercion -> upstream_client / BODY_COERCION_INVALID_JSON for sp-api, not retryable', () => {
     const classified = classifySpFailure(
       { type: 'body_coercion', path: 'body', received: '{"reportType": GET_X}' },
       CONTEXT,
     );
-    expect(classified.error_kind).toBe('sp_api_client');
+    expect(classified.error_kind).toBe('upstream_client');
+    expect(classified.upstream).toBe('sp-api');
     expect(classified.error_code).toBe('BODY_COERCION_INVALID_JSON');
     expect(classified.retryable).toBe(false);
     expect(classified.details).toEqual([
@@ -299,7 +313,9 @@ describe('LWA token endpoint failures', () => {
     expect(classified.retryable).toBe(retryable);
     expect(classified.details[0]?.['upstream_code']).toBe(oauthError);
     expect(classified.hints.join(' ')).toContain(hint);
-    expect(validateEnvelope(envelopeOf(classified))).toEqual({ valid: true });
+    // Login with Amazon is no upstream the envelope names: the credentials of the server failed
+    expect(classified.upstream).toBeUndefined();
+    expect(validateEnvelope(envelopeOf(classified))).toEqual({ valid: true, version: 2 });
   });
 
   it('an OAuth error body from anywhere is an LWA failure', () => {

@@ -78,7 +78,7 @@ describe('mcp-envelope-sp over stdio', () => {
       })) as CallToolResult;
       const envelope = result.structuredContent as Record<string, unknown>;
       expect(result.isError).toBe(true);
-      expect(validateEnvelope(envelope)).toEqual({ valid: true });
+      expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
       expect([envelope['error_kind'], envelope['error_code'], envelope['retryable'], envelope['_meta']]).toEqual([
         'rate_limited',
         'RATE_LIMITED',
@@ -109,7 +109,7 @@ describe('mcp-envelope-sp over stdio', () => {
         arguments: {},
       })) as CallToolResult;
       const envelope = result.structuredContent as Record<string, unknown>;
-      expect(validateEnvelope(envelope)).toEqual({ valid: true });
+      expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
       expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
         'sp_api_client',
         'TOOL_EXECUTION_FAILED',

@@ -135,7 +135,7 @@ return { branch: 'success' };`,
     );
     const value = result.structuredContent?.['result'] as Record<string, unknown>;
     expect(value).toMatchObject({ branch: 'fix arguments', code: 'SCHEMA_REQUIRED', field: 'MarketplaceIds' });
-    expect(validateEnvelope(value['envelope'])).toEqual({ valid: true });
+    expect(validateEnvelope(value['envelope'])).toEqual({ valid: true, version: 1 });
     expect(upstream.requests.slice(before)).toEqual([]);
   });
 

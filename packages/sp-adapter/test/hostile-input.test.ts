@@ -100,7 +100,7 @@ describe('numbers are numbers, strings are Unicode (mcp-envelope-sp over Streama
     const result = answer['result'] as CallToolResult;
     const envelope = result.structuredContent as Record<string, unknown>;
     expect(result.isError).toBe(true);
-    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
     expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
       'mcp_input_validation',
       'SCHEMA_TYPE_MISMATCH',
@@ -126,7 +126,7 @@ describe('numbers are numbers, strings are Unicode (mcp-envelope-sp over Streama
     })) as CallToolResult;
     const envelope = result.structuredContent as Record<string, unknown>;
     expect(result.isError).toBe(true);
-    expect(validateEnvelope(envelope)).toEqual({ valid: true });
+    expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['mcp_input_validation', 'SCHEMA_FORMAT_INVALID']);
     expect((envelope['details'] as Record<string, unknown>[])[0]).toMatchObject({
       path: 'widgetId',
@@ -180,7 +180,7 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
       for (const result of answered) {
         const envelope = result.structuredContent as Record<string, unknown>;
         expect(result.isError).toBe(true);
-        expect(validateEnvelope(envelope)).toEqual({ valid: true });
+        expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
         expect([envelope['error_kind'], envelope['error_code'], envelope['retryable']]).toEqual([
           'internal_error',
           'INTERNAL_ERROR',

@@ -61,17 +61,21 @@ const headerRecord = fc.dictionary(
 
 describe('parseSpResponseMeta', () => {
   it.each([
-    ['Go-canonical names', { 'X-Amzn-Ratelimit-Limit': '0.0167' }, { rate_limit: { limit_per_second: 0.0167 } }],
+    [
+      'Go-canonical names',
+      { 'X-Amzn-Ratelimit-Limit': '0.0167' },
+      { rate_limit: { limit: 0.0167, window_seconds: 1, limit_per_second: 0.0167 } },
+    ],
     [
       'lower-case names',
       { 'x-amzn-ratelimit-limit': '5', 'x-amzn-ratelimit-remaining': '0' },
-      { rate_limit: { limit_per_second: 5, remaining: 0 } },
+      { rate_limit: { limit: 5, window_seconds: 1, limit_per_second: 5, remaining: 0 } },
     ],
     ['upper-case names', { 'X-AMZN-RATELIMIT-RESET': '1712919600' }, { rate_limit: { reset_at: '1712919600' } }],
     [
       'a folded repeated limit',
       { 'x-amzn-RateLimit-Limit': '2.0, 2.0' },
-      { rate_limit: { limit_per_second: '2.0, 2.0' } },
+      { rate_limit: { limit: '2.0, 2.0', window_seconds: 1, limit_per_second: '2.0, 2.0' } },
     ],
     ['an empty limit', { 'x-amzn-RateLimit-Limit': ' ' }, {}],
     ['no headers', {}, {}],
@@ -425,8 +429,9 @@ describe('parseSpErrorBody', () => {
           },
           { tool: 't', now: NOW },
         );
-        const envelope = { ...classified, tool: 't', examples: [], _envelope_version: 1 };
-        expect(validateEnvelope(envelope)).toEqual({ valid: true });
+        const envelope = { ...classified, tool: 't', examples: [], _envelope_version: 2 };
+        expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
+        expect(classified.upstream).toBe('sp-api');
       }),
       { numRuns: 1000 },
     );

@@ -12,11 +12,14 @@ export interface UpstreamFixture {
   readonly call: { readonly tool: string; readonly arguments: Record<string, unknown> };
   readonly request: { readonly method: string; readonly path: string };
   readonly response: { readonly status: number; readonly headers: Record<string, string>; readonly body: unknown };
+  /** What a reader of contract version 2 gets (the version the server builds envelopes in). */
   readonly expected: {
     readonly error_kind: string | null;
     readonly error_code: string | null;
+    /** The upstream API that answered (`ads-api`), on every error case. */
+    readonly upstream?: string;
     readonly retryable: boolean | null;
-    /** The prior kind while the migrations table has an open window for this code (core adds it). */
+    /** The prior kind while the migrations table has an open v2 window for this kind (core adds it). */
     readonly legacy_error_kind?: string;
     readonly details?: readonly Record<string, unknown>[];
     /** Each string must occur in at least one hint. */
@@ -25,6 +28,14 @@ export interface UpstreamFixture {
     readonly meta?: Record<string, unknown>;
     /** For successes: the exact result object without `_meta`. */
     readonly result?: Record<string, unknown>;
+  };
+  /** What a reader of contract version 1 gets: the v1 kind and code, its v1 window's legacy kind, the v1 `_meta`. */
+  readonly expected_v1: {
+    readonly error_kind: string | null;
+    readonly error_code: string | null;
+    readonly legacy_error_kind?: string;
+    /** Absent means no `_meta` at all. */
+    readonly meta?: Record<string, unknown>;
   };
 }
 

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validateEnvelope } from '@mcp-envelope/contract';
-import type { ErrorEnvelope } from '@mcp-envelope/contract';
+import type { ErrorEnvelopeV1 } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
@@ -17,7 +17,8 @@ import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 export interface Connected {
   readonly client: Client;
   readonly server: SpServer;
-  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Calls a tool; `meta` is the request's `_meta` (e.g. {@link READS_V1_AND_V2}). */
+  call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult>;
   close(): Promise<void>;
 }
 
@@ -67,7 +68,12 @@ export async function connect(
   return {
     client,
     server,
-    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    call: async (name, args, meta) =>
+      (await client.callTool({
+        name,
+        arguments: args,
+        ...(meta === undefined ? {} : { _meta: meta }),
+      })) as CallToolResult,
     close: async () => {
       await client.close();
       await server.envelope.close();
@@ -76,15 +82,23 @@ export async function connect(
 }
 
 /**
- * The envelope of an error result, checked to be a valid envelope whose text copy parses to the
- * same object.
+ * A request `_meta` by which a client states it reads contract versions 1 and 2: the server then
+ * answers in v2. A client that states nothing is a reader of v1 and gets v1.
+ */
+export const READS_V1_AND_V2: Readonly<Record<string, unknown>> = Object.freeze({
+  'io.github.mcp-envelope/envelope': { contract_versions: [1, 2] },
+});
+
+/**
+ * The envelope of an error result to a client that stated no contract version (so v1), checked
+ * to be a valid v1 envelope whose text copy parses to the same object.
  *
  * @param result - a tool result expected to be `isError`.
  */
-export function envelopeOf(result: CallToolResult): ErrorEnvelope {
+export function envelopeOf(result: CallToolResult): ErrorEnvelopeV1 {
   expect(result.isError).toBe(true);
-  const envelope = result.structuredContent as unknown as ErrorEnvelope;
-  expect(validateEnvelope(envelope)).toEqual({ valid: true });
+  const envelope = result.structuredContent as unknown as ErrorEnvelopeV1;
+  expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 });
   const block = result.content[0];
   expect(block?.type === 'text' ? (JSON.parse(block.text) as unknown) : block).toEqual(envelope);
   return envelope;
