@@ -32,7 +32,10 @@ function locate(capabilities: unknown): { location: string; value: unknown } | u
 }
 
 /** The kinds of each contract version's taxonomy, keyed as `error_kinds_by_version` keys them. */
-const TAXONOMIES: Readonly<Record<string, readonly string[]>> = Object.freeze({ '1': ERROR_KINDS_V1, '2': ERROR_KINDS });
+const TAXONOMIES: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  '1': ERROR_KINDS_V1,
+  '2': ERROR_KINDS,
+});
 
 /** The pattern of an `upstream` name (CONTRACT.md "The upstream field"). */
 const UPSTREAM_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -63,13 +66,19 @@ function versionsIssues(value: Readonly<Record<string, unknown>>): { versions: n
   const known: readonly unknown[] = CONTRACT_VERSIONS;
   const issues: string[] = [];
   if (!known.includes(version))
-    issues.push(`contract_version is ${JSON.stringify(version) ?? 'absent'}, expected one of ${CONTRACT_VERSIONS.join(', ')}`);
+    issues.push(
+      `contract_version is ${JSON.stringify(version) ?? 'absent'}, expected one of ${CONTRACT_VERSIONS.join(', ')}`,
+    );
   const listed = value['contract_versions'];
   if (listed === undefined)
-    return version === 1 ? { versions: [1], issues } : { versions: null, issues: [...issues, 'contract_versions is absent'] };
-  if (!Array.isArray(listed) || listed.length === 0) return { versions: null, issues: [...issues, 'contract_versions is not a non-empty list'] };
+    return version === 1
+      ? { versions: [1], issues }
+      : { versions: null, issues: [...issues, 'contract_versions is absent'] };
+  if (!Array.isArray(listed) || listed.length === 0)
+    return { versions: null, issues: [...issues, 'contract_versions is not a non-empty list'] };
   for (const entry of listed)
-    if (!known.includes(entry)) issues.push(`contract_versions contains ${JSON.stringify(entry)}, which is not a contract version`);
+    if (!known.includes(entry))
+      issues.push(`contract_versions contains ${JSON.stringify(entry)}, which is not a contract version`);
   const versions = listed.filter((entry): entry is number => known.includes(entry));
   if (versions.some((entry, index) => index > 0 && entry <= (versions[index - 1] ?? 0)))
     issues.push('contract_versions is not ascending without repeats');
@@ -88,11 +97,20 @@ function kindsByVersionIssues(value: Readonly<Record<string, unknown>>, versions
   if (!isRecord(byVersion)) return ['error_kinds_by_version is not an object'];
   const issues: string[] = [];
   for (const key of Object.keys(byVersion))
-    if (!versions.includes(Number(key))) issues.push(`error_kinds_by_version has "${key}", which contract_versions does not list`);
+    if (!versions.includes(Number(key)))
+      issues.push(`error_kinds_by_version has "${key}", which contract_versions does not list`);
   for (const spoken of versions) {
     const key = String(spoken);
     if (!Object.hasOwn(byVersion, key)) issues.push(`error_kinds_by_version has no "${key}"`);
-    else issues.push(...listIssues(`error_kinds_by_version["${key}"]`, byVersion[key], TAXONOMIES[key] ?? [], `the v${key} taxonomy`));
+    else
+      issues.push(
+        ...listIssues(
+          `error_kinds_by_version["${key}"]`,
+          byVersion[key],
+          TAXONOMIES[key] ?? [],
+          `the v${key} taxonomy`,
+        ),
+      );
   }
   if (Object.hasOwn(byVersion, version) && !isDeepStrictEqual(value['error_kinds'], byVersion[version]))
     issues.push(`error_kinds differs from error_kinds_by_version["${version}"] (the kinds of contract_version)`);
@@ -106,7 +124,9 @@ function upstreamsIssues(value: Readonly<Record<string, unknown>>): string[] {
   if (!Array.isArray(upstreams)) return ['upstreams is not a list'];
   const issues = upstreams
     .filter((entry) => typeof entry !== 'string' || !UPSTREAM_NAME.test(entry))
-    .map((entry) => `upstreams contains ${JSON.stringify(entry)}, which is not an upstream name (${UPSTREAM_NAME.source})`);
+    .map(
+      (entry) => `upstreams contains ${JSON.stringify(entry)}, which is not an upstream name (${UPSTREAM_NAME.source})`,
+    );
   if (new Set(upstreams).size !== upstreams.length) issues.push('upstreams lists a name twice');
   const byVersion = value['error_kinds_by_version'];
   const v2 = isRecord(byVersion) ? strings(byVersion['2']) : null;
@@ -164,7 +184,9 @@ export function checkCapability(capabilities: unknown): CapabilityStatus {
   issues.push(...listIssues('error_kinds', value['error_kinds'], taxonomy, `the v${String(contractVersion)} taxonomy`));
   issues.push(...kindsByVersionIssues(value, versions ?? []), ...upstreamsIssues(value));
   if (Object.hasOwn(value, 'normalized_kinds'))
-    issues.push(...listIssues('normalized_kinds', value['normalized_kinds'], NORMALIZED_KINDS, 'the normalization kinds'));
+    issues.push(
+      ...listIssues('normalized_kinds', value['normalized_kinds'], NORMALIZED_KINDS, 'the normalization kinds'),
+    );
   return {
     advertised: true,
     location: found.location,
@@ -205,7 +227,8 @@ function kindsByVersion(
 export function kindAdvertisementIssue(status: CapabilityStatus, kind: string, version?: unknown): string | undefined {
   if (!status.advertised) return 'no capability advertised';
   const key = String(version ?? status.contract_version);
-  const kinds = status.error_kinds_by_version?.[key] ?? (key === String(status.contract_version) ? status.error_kinds : null);
+  const kinds =
+    status.error_kinds_by_version?.[key] ?? (key === String(status.contract_version) ? status.error_kinds : null);
   if (kinds === null) return `no error_kinds advertised for contract version ${key}`;
   return kinds.includes(kind) ? undefined : `error_kind ${kind} is not in the advertised error_kinds of version ${key}`;
 }

@@ -234,8 +234,7 @@ async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promi
     environment = await startGateEnvironment({ commands: serverCommands(options) });
     const fixtures = await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry])));
     const problems = fixtures.filter((fixture) => fixture.problems.length > 0);
-    for (const fixture of problems)
-      io.stderr(`error: ${fixtureFile(fixture)}: ${fixture.problems.join('; ')}\n`);
+    for (const fixture of problems) io.stderr(`error: ${fixtureFile(fixture)}: ${fixture.problems.join('; ')}\n`);
     if (problems.length > 0) return EXIT_CODES.failed;
     const written = writeFixtures(resolve(options.write), fixtures);
     const perServer = [2, 1]

@@ -108,7 +108,7 @@ function capabilityRow(status: CapabilityStatus): ProbeRow {
     ? 'not advertised'
     : `${status.location ?? ''} v${JSON.stringify(status.contract_version) ?? '?'} (${status.error_kinds === null ? 'no' : String(status.error_kinds.length)} kinds)`;
   const judgement: Judgement = { got, result: status.issues.length === 0 ? 'PASS' : 'FAIL', notes: status.issues };
-  const expected = 'contract_version the oldest of contract_versions, each version\'s kinds within its taxonomy';
+  const expected = "contract_version the oldest of contract_versions, each version's kinds within its taxonomy";
   return row('capability', '-', expected, judgement, performance.now());
 }
 
@@ -285,7 +285,11 @@ async function contractVersionsRow(context: BatteryContext): Promise<ProbeRow> {
   context.step(name, 'contract-versions');
   const start = performance.now();
   if (!context.capability.advertised) {
-    const judgement: Judgement = { got: '-', result: 'SKIP', notes: ['no capability advertised: no version to negotiate'] };
+    const judgement: Judgement = {
+      got: '-',
+      result: 'SKIP',
+      notes: ['no capability advertised: no version to negotiate'],
+    };
     return row('contract-versions', name, 'versions as the capability lists them', judgement, start, {});
   }
   const spoken = context.capability.contract_versions ?? [];
@@ -298,7 +302,9 @@ async function contractVersionsRow(context: BatteryContext): Promise<ProbeRow> {
   else if (versionOf(stating) !== `v${highest}`)
     notes.push(`a client stating [1, 2] got ${versionOf(stating)}, expected v${highest} (the highest both read)`);
   if (versionOf(silent) !== `v${String(defaultVersion)}`)
-    notes.push(`a client stating nothing got ${versionOf(silent)}, expected v${String(defaultVersion)} (contract_version)`);
+    notes.push(
+      `a client stating nothing got ${versionOf(silent)}, expected v${String(defaultVersion)} (contract_version)`,
+    );
   const expected = `[1, 2] -> v${String(highest ?? '?')}, nothing -> v${String(defaultVersion)}`;
   const judgement: Judgement = {
     got: `[1, 2] -> ${versionOf(stating)}, nothing -> ${versionOf(silent)}`,

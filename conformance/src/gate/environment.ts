@@ -118,7 +118,9 @@ export async function startGateEnvironment(options: GateEnvironmentOptions = {})
       replay.route(...routes);
       try {
         const result = await withDeadline(
-          open.client.callTool({ name: tool, arguments: { ...args }, ...readerParams(reader) }, undefined, { timeout: timeoutMs }),
+          open.client.callTool({ name: tool, arguments: { ...args }, ...readerParams(reader) }, undefined, {
+            timeout: timeoutMs,
+          }),
           timeoutMs + 1_000,
         );
         return { type: 'result', result };

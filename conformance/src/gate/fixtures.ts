@@ -171,7 +171,9 @@ function fixtureMeta(
         : `a client that states contract_versions [${stated.join(', ')}]`,
     switches: switchesOf(scenario),
     call: { tool: call.tool, arguments: call.arguments },
-    ...(scenario.calls[server]?.upstreamCase === undefined ? {} : { upstream_case: scenario.calls[server].upstreamCase }),
+    ...(scenario.calls[server]?.upstreamCase === undefined
+      ? {}
+      : { upstream_case: scenario.calls[server].upstreamCase }),
   };
 }
 
@@ -198,7 +200,14 @@ export async function generateFixtures(
         const planned = scenario.calls[server];
         if (planned === undefined) continue;
         const call = resolveFixtureCall(planned, cases);
-        const outcome = await environment.call(server, scenario.variant, call.tool, call.arguments, call.upstream, reader);
+        const outcome = await environment.call(
+          server,
+          scenario.variant,
+          call.tool,
+          call.arguments,
+          call.upstream,
+          reader,
+        );
         const replayHost = new URL(environment.replay.url).host;
         const { payload, problems } = payloadOf(outcome, scenario.holds, replayHost, version);
         const meta = fixtureMeta(server, scenario, call, reader);

@@ -114,7 +114,8 @@ const SECTION_TITLES: Readonly<Record<GateSection, string>> = {
 function versionsText(server: GateServerInfo): string {
   if (server.contract_versions === null || server.contract_versions.length === 0) return 'contract versions unknown';
   const versions = server.contract_versions.map((version) => `v${version}`);
-  const spoken = versions.length === 1 ? versions.join('') : `${versions.slice(0, -1).join(', ')} and ${versions.at(-1) ?? ''}`;
+  const spoken =
+    versions.length === 1 ? versions.join('') : `${versions.slice(0, -1).join(', ')} and ${versions.at(-1) ?? ''}`;
   return `speaks ${spoken} (v${String(server.default_version ?? '?')} to a client that states none)`;
 }
 

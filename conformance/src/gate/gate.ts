@@ -95,7 +95,13 @@ export type CaseExpectation = ExpectedEnvelope | ExpectedEnvelopeV1 | ExpectedSu
 
 /** An envelope's or expectation's verdict in one line: kind/code, upstream, retryable, legacy, `_meta` keys. */
 function verdictLabel(
-  verdict: Readonly<{ error_kind: string; error_code: string; upstream?: unknown; retryable: unknown; legacy_error_kind?: unknown }>,
+  verdict: Readonly<{
+    error_kind: string;
+    error_code: string;
+    upstream?: unknown;
+    retryable: unknown;
+    legacy_error_kind?: unknown;
+  }>,
   meta: Readonly<Record<string, unknown>> | undefined,
 ): string {
   const upstream = typeof verdict.upstream === 'string' ? ` upstream=${verdict.upstream}` : '';
@@ -249,7 +255,8 @@ function fileNotes(folder: string, comparison: FixtureComparison, twins: Readonl
 
 const COMPARISON_NOTES: Readonly<Record<FixtureComparison['status'], string | undefined>> = {
   same: undefined,
-  different: 'the server now emits something else than the checked-in fixture: run pnpm fixtures:update and review the diff',
+  different:
+    'the server now emits something else than the checked-in fixture: run pnpm fixtures:update and review the diff',
   missing: 'no checked-in fixture: run pnpm fixtures:update',
   extra: 'no scenario produces this file: run pnpm fixtures:update to remove it',
 };
@@ -284,7 +291,9 @@ function fixtureRows(
       fixture === undefined
         ? 'a scenario for it'
         : `v${fixture.version} ${fixture.scenario.holds} identical to the file${fixture.version === 1 ? ', the v2 twin projected' : ''}`;
-    rows.push(row('fixtures', comparison.server, comparison.file, expected, `${got} (${comparison.status})`, notes, start));
+    rows.push(
+      row('fixtures', comparison.server, comparison.file, expected, `${got} (${comparison.status})`, notes, start),
+    );
   }
   return rows;
 }
@@ -344,11 +353,14 @@ async function capabilityRows(
         'capability',
         server,
         'capability advertised',
-        'contract_versions [1, 2], contract_version 1 (a client that states nothing reads v1), each version\'s kinds within its taxonomy',
+        "contract_versions [1, 2], contract_version 1 (a client that states nothing reads v1), each version's kinds within its taxonomy",
         status.advertised
           ? `${status.location ?? '?'} v${JSON.stringify(status.contract_version) ?? '?'} of [${versions.join(', ')}]`
           : 'not advertised',
-        [...status.issues, ...(window || !status.advertised ? [] : ['the reference servers speak versions 1 and 2, 1 by default'])],
+        [
+          ...status.issues,
+          ...(window || !status.advertised ? [] : ['the reference servers speak versions 1 and 2, 1 by default']),
+        ],
         start,
       ),
       emittedKindsRow(server, status, cases, fixtures, folder, 2),

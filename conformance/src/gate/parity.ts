@@ -97,7 +97,7 @@ function parityRow(parity: string, expected: string, got: string, notes: readonl
  * One row per parity condition of the fixture plan: every gated server's version 2 envelope (see
  * `SERVER_IDS`) compared with the first server's.
  *
- * @param fixtures - the version 2 fixtures generated from the running servers.
+ * @param fixtures - the fixtures generated from the running servers (those of version 2 are compared).
  * @returns the parity rows, in plan order.
  */
 export function parityRows(fixtures: readonly GeneratedFixture[]): GateRow[] {
@@ -108,10 +108,13 @@ export function parityRows(fixtures: readonly GeneratedFixture[]): GateRow[] {
     const start = performance.now();
     const found = SERVER_IDS.map((server) => ({
       server,
-      envelope: fixtures.find((fixture) => fixture.server === server && fixture.scenario.id === scenario.id)?.payload,
+      envelope: fixtures.find(
+        (fixture) => fixture.server === server && fixture.scenario.id === scenario.id && fixture.version === 2,
+      )?.payload,
     }));
-    const envelopes = found.filter((entry): entry is { server: (typeof SERVER_IDS)[number]; envelope: Record<string, unknown> } =>
-      isRecord(entry.envelope),
+    const envelopes = found.filter(
+      (entry): entry is { server: (typeof SERVER_IDS)[number]; envelope: Record<string, unknown> } =>
+        isRecord(entry.envelope),
     );
     const [first, ...others] = envelopes;
     if (first === undefined || envelopes.length !== found.length) {
