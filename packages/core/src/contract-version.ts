@@ -19,7 +19,6 @@ import {
 import type {
   AnyErrorEnvelope,
   ContractVersion,
-  EnvelopeMeta,
   ErrorEnvelope,
   ErrorKindV1,
   MigrationEntry,
@@ -147,7 +146,7 @@ function projectSuccessResult<Result extends ResultShape>(result: Result): Resul
   const data = result.structuredContent;
   if (!isRecord(data) || !isRecord(data['_meta']) || !isRecord(data['_meta']['rate_limit'])) return result;
   const mirror = JSON.stringify(data);
-  const projected = { ...data, _meta: toV1Meta(data['_meta'] as EnvelopeMeta) };
+  const projected = { ...data, _meta: toV1Meta(data['_meta']) };
   const text = JSON.stringify(projected);
   const content = Array.isArray(result.content)
     ? (result.content as unknown[]).map((block) =>

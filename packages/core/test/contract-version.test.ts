@@ -35,7 +35,17 @@ const UPSTREAM_404: ErrorEnvelope = {
   _meta: { rate_limit: { limit: 5000, window_seconds: 3600, remaining: 4999, reset_after_seconds: 12 } },
 };
 
-const { legacy_error_kind: _legacy, ...WITHOUT_LEGACY } = UPSTREAM_404;
+/** `envelope` without the named optional keys. */
+function without(
+  envelope: ErrorEnvelope,
+  ...keys: readonly ('upstream' | 'legacy_error_kind' | '_meta')[]
+): ErrorEnvelope {
+  return Object.fromEntries(
+    Object.entries(envelope).filter(([key]) => !keys.some((dropped) => dropped === key)),
+  ) as ErrorEnvelope;
+}
+
+const WITHOUT_LEGACY = without(UPSTREAM_404, 'legacy_error_kind');
 
 const UPSTREAM_429: ErrorEnvelope = {
   ...WITHOUT_LEGACY,
@@ -113,7 +123,7 @@ describe('envelopeFor', () => {
       legacy_error_kind: 'sp_api_http',
     });
     // the limiter's refusal names no upstream; the identity service is not the API SP fronts
-    const { upstream: _upstream, ...limiter } = upstream429;
+    const limiter = without(upstream429, 'upstream');
     expect(envelopeFor(limiter, 1, SP)).not.toHaveProperty('legacy_error_kind');
     expect(envelopeFor({ ...upstream429, upstream: 'openbridge' }, 1, SP)).not.toHaveProperty('legacy_error_kind');
     // after the window the table is closed
@@ -172,8 +182,11 @@ describe('resultFor', () => {
 
 describe('jsonRpcErrorFor', () => {
   it('projects the message and data of an envelope error for a reader of v1', () => {
-    const { upstream: _u, _meta: _m, ...rest } = WITHOUT_LEGACY;
-    const clean: ErrorEnvelope = { ...rest, error_kind: 'tool_not_found', error_code: 'TOOL_NOT_FOUND' };
+    const clean: ErrorEnvelope = {
+      ...without(WITHOUT_LEGACY, 'upstream', '_meta'),
+      error_kind: 'tool_not_found',
+      error_code: 'TOOL_NOT_FOUND',
+    };
     const projected = jsonRpcErrorFor(clean, 1, SP);
     expect(projected?.data).toMatchObject({ error_kind: 'tool_not_found', _envelope_version: 1 });
     // the v1 window moved unknown tools from mcp_input_validation on SP and Ads

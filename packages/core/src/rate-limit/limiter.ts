@@ -55,8 +55,6 @@ export interface RateLimitObservation {
 /** The limiter of one server. */
 export interface RateLimiter {
   readonly maxWaitMs: number;
-  /** The limiter's clock, in epoch milliseconds (what its buckets' `resetAtMs` are measured on). */
-  now(): number;
   report(): RateLimitReport;
   /** The plan in force for `key`: learned in this process, else the tool's own, else none. */
   planFor(key: string, toolPlan: RateLimitPlan | undefined): RateLimitPlan | undefined;
@@ -240,7 +238,6 @@ export function createRateLimiter(input: RateLimiterInput): RateLimiter {
   const maxWaitMs = input.settings.MCP_RATE_LIMIT_MAX_WAIT_MS;
   return {
     maxWaitMs,
-    now,
     report: () => ({
       MCP_RATE_LIMIT: input.settings.MCP_RATE_LIMIT,
       MCP_RATE_LIMIT_MAX_WAIT_MS: maxWaitMs,

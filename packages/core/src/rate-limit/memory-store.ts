@@ -101,7 +101,8 @@ export function createMemoryRateLimitStore(options: MemoryRateLimitStoreOptions 
     const granted = waitMs <= maxWaitMs;
     if (granted) bucket.tokens -= 1;
     const resetAtMs = settle(bucket, plan);
-    return { granted, waitMs, remaining: Math.max(0, Math.floor(bucket.tokens)), resetAtMs };
+    const resetAfterMs = Math.max(0, resetAtMs - nowMs);
+    return { granted, waitMs, remaining: Math.max(0, Math.floor(bucket.tokens)), resetAtMs, resetAfterMs };
   };
   const refund = (key: string, plan: RateLimitPlan): void => {
     const bucket = current(key, plan, now());

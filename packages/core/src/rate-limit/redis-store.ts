@@ -64,19 +64,20 @@ end
 `;
 
 /**
- * Take: ARGV[3] = max wait in ms. Returns { granted 0|1, waitMs, remaining, resetAtMs }; a
- * refused take saves nothing.
+ * Take: ARGV[3] = max wait in ms. Returns { granted 0|1, waitMs, remaining, resetAtMs,
+ * resetAfterMs }; a refused take saves nothing.
  */
 const TAKE_SCRIPT = `${READ_BUCKET}
 local maxWait = tonumber(ARGV[3])
 local wait = 0
 if tokens < 1 then wait = math.ceil((1 - tokens) / perMs) end
 if wait > maxWait then
-  return { 0, wait, 0, now + math.ceil((burst - tokens) / perMs) }
+  local refusedUntilFull = math.ceil((burst - tokens) / perMs)
+  return { 0, wait, 0, now + refusedUntilFull, refusedUntilFull }
 end
 tokens = tokens - 1
 local untilFull = save()
-return { 1, wait, math.max(0, math.floor(tokens)), now + untilFull }
+return { 1, wait, math.max(0, math.floor(tokens)), now + untilFull, untilFull }
 `;
 
 /** Refund: one token back, never above burst; an absent key is a full bucket already. */
@@ -228,8 +229,14 @@ export function createRedisRateLimitStore(url: string, options: RedisRateLimitSt
         String(Math.max(0, maxWaitMs)),
         margin,
       );
-      const [granted, waitMs, remaining, resetAtMs] = reply.map(Number);
-      return { granted: granted === 1, waitMs: waitMs ?? 0, remaining: remaining ?? 0, resetAtMs: resetAtMs ?? 0 };
+      const [granted, waitMs, remaining, resetAtMs, resetAfterMs] = reply.map(Number);
+      return {
+        granted: granted === 1,
+        waitMs: waitMs ?? 0,
+        remaining: remaining ?? 0,
+        resetAtMs: resetAtMs ?? 0,
+        resetAfterMs: Math.max(0, resetAfterMs ?? 0),
+      };
     },
     refund: async (key, plan) => {
       await whenUsable();

@@ -44,13 +44,7 @@ export function rateLimitKey(serverId: string, tool: string, identity: string | 
   return identity === undefined || identity === '' ? base : `${base}\u0000${identity}`;
 }
 
-function refusal(
-  tool: string,
-  plan: RateLimitPlan,
-  taken: RateLimitTake,
-  cancelled: boolean,
-  nowMs: number,
-): ErrorEnvelope {
+function refusal(tool: string, plan: RateLimitPlan, taken: RateLimitTake, cancelled: boolean): ErrorEnvelope {
   const retryAfterSeconds = Math.ceil(taken.waitMs) / 1000;
   const summary = cancelled
     ? `The call to ${tool} was cancelled while waiting for this server's rate limiter; nothing was sent upstream.`
@@ -84,7 +78,7 @@ function refusal(
         limit_per_second: plan.ratePerSecond,
         remaining: taken.remaining,
         reset_at: new Date(taken.resetAtMs).toISOString(),
-        reset_after_seconds: Math.max(0, Math.ceil(taken.resetAtMs - nowMs)) / 1000,
+        reset_after_seconds: Math.ceil(taken.resetAfterMs ?? Math.max(0, taken.resetAtMs - Date.now())) / 1000,
       },
     },
   };
@@ -136,10 +130,10 @@ export async function decideRateLimit(
   const plan = limiter.planFor(key, call.plan);
   if (plan === undefined) return { go: true, after: learn };
   const taken = await limiter.take(key, plan);
-  if (!taken.granted) return { go: false, envelope: refusal(call.tool, plan, taken, false, limiter.now()) };
+  if (!taken.granted) return { go: false, envelope: refusal(call.tool, plan, taken, false) };
   if (taken.waitMs > 0 && !(await wait(taken.waitMs, signal))) {
     await limiter.refund(key, plan);
-    return { go: false, envelope: refusal(call.tool, plan, taken, true, limiter.now()) };
+    return { go: false, envelope: refusal(call.tool, plan, taken, true) };
   }
   return {
     go: true,

@@ -28,6 +28,11 @@ export interface RateLimitTake {
   readonly remaining: number;
   /** When the bucket will be full again, in epoch milliseconds. */
   readonly resetAtMs: number;
+  /**
+   * How long until then, in milliseconds (>= 0), on the store's own clock; a store that leaves it
+   * out is read against this process's clock.
+   */
+  readonly resetAfterMs?: number;
 }
 
 /**

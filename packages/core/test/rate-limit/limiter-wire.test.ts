@@ -3,7 +3,7 @@
  * and the replay upstream on 127.0.0.1. The store's clock is the test's, so every number in a
  * refusal is exact.
  */
-import { validateEnvelope } from '@mcp-envelope/contract';
+import { ENVELOPE_EXTENSION_ID, validateEnvelope } from '@mcp-envelope/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer, readSuccessBody } from '../../src/index.js';
@@ -62,7 +62,10 @@ describe('the pre-flight limiter over the wire', () => {
   async function start(
     tools: (upstream: () => string) => EnvelopeTool[],
     options: EnvelopeServerOptions = {},
-  ): Promise<{ call: (name: string, args?: Record<string, unknown>) => Promise<Result>; replay: UpstreamReplay }> {
+  ): Promise<{
+    call: (name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>) => Promise<Result>;
+    replay: UpstreamReplay;
+  }> {
     const replay = await startUpstreamReplay({
       routes: [
         { path: '/items', response: { status: 200, body: { items: [1] } } },
@@ -78,8 +81,16 @@ describe('the pre-flight limiter over the wire', () => {
     });
     const connected = await connectInMemory(server);
     open.connected.push(connected);
-    const call = async (name: string, args: Record<string, unknown> = {}): Promise<Result> =>
-      (await connected.client.callTool({ name, arguments: args })) as Result;
+    const call = async (
+      name: string,
+      args: Record<string, unknown> = {},
+      meta?: Record<string, unknown>,
+    ): Promise<Result> =>
+      (await connected.client.callTool({
+        name,
+        arguments: args,
+        ...(meta === undefined ? {} : { _meta: meta }),
+      })) as Result;
     return { call, replay };
   }
 
@@ -109,6 +120,20 @@ describe('the pre-flight limiter over the wire', () => {
       'refused before any upstream call by the pre-flight rate limiter',
     );
     expect((envelope['hints'] as string[])[0]).toMatch(/^Wait 1.112 s/);
+    // a reader of v2 gets the limit over its window and the time to the reset too
+    const v2 = (await call('limited', {}, { [ENVELOPE_EXTENSION_ID]: { contract_versions: [2] } })).structuredContent;
+    expect(validateEnvelope(v2)).toEqual({ valid: true, version: 2 });
+    expect(v2?.['_meta']).toEqual({
+      retry_after_seconds: 1.112,
+      rate_limit: {
+        limit: 1,
+        window_seconds: 1,
+        limit_per_second: 1,
+        remaining: 0,
+        reset_at: new Date(T0 + 2223).toISOString(),
+        reset_after_seconds: 2.223,
+      },
+    });
     expect(replay.requests).toHaveLength(2);
     // waited out, the call succeeds
     clock.ms += 1112;

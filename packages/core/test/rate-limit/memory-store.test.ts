@@ -28,7 +28,13 @@ describe('memory rate limit store', () => {
       [true, 0, 0],
     ]);
     const refused = await store.take('k', PLAN, 0);
-    expect(refused).toEqual({ granted: false, waitMs: 500, remaining: 0, resetAtMs: 1_000_000 + 1500 });
+    expect(refused).toEqual({
+      granted: false,
+      waitMs: 500,
+      remaining: 0,
+      resetAtMs: 1_000_000 + 1500,
+      resetAfterMs: 1500,
+    });
   });
 
   it('refills by elapsed time, never above burst', async () => {
