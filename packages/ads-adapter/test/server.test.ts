@@ -99,10 +99,10 @@ describe('tools and capability', () => {
     expect(harness.logLines.some((line) => line.includes('collection-notes.json'))).toBe(true);
   });
 
-  it('advertises the Ads kinds and answers get_envelope_contract with the same object', async () => {
+  it('advertises the Ads kinds of both versions and its upstream, and answers get_envelope_contract with the same object', async () => {
     const harness = await harnessWith(testEnv(replay));
     const capability = harness.client.getServerCapabilities()?.experimental?.['openbridge_envelope'];
-    const errorKinds = [
+    const errorKindsV1 = [
       'mcp_input_validation',
       'tool_not_found',
       'ads_api_http',
@@ -111,12 +111,28 @@ describe('tools and capability', () => {
       'rate_limited',
       'internal_error',
     ];
-    expect(capability).toEqual({ contract_version: 1, error_kinds: errorKinds, normalized_kinds: [] });
+    const errorKindsV2 = [
+      'mcp_input_validation',
+      'tool_not_found',
+      'upstream_http',
+      'upstream_client',
+      'auth_error',
+      'rate_limited',
+      'internal_error',
+    ];
+    // a reader of v1 finds the fields it always read, in v1: the default version of this server
+    const advertised = {
+      contract_version: 1,
+      error_kinds: errorKindsV1,
+      normalized_kinds: [],
+      contract_versions: [1, 2],
+      upstreams: ['ads-api'],
+      error_kinds_by_version: { '1': errorKindsV1, '2': errorKindsV2 },
+    };
+    expect(capability).toEqual(advertised);
     const result = await harness.call('get_envelope_contract');
     expect(result.structuredContent).toEqual({
-      contract_version: 1,
-      error_kinds: errorKinds,
-      normalized_kinds: [],
+      ...advertised,
       settings: {
         MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: true,
         MCP_SCHEMA_KEY_NORMALIZATION_META: false,

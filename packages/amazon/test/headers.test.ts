@@ -12,7 +12,10 @@ const NAMES = {
 
 describe('a per-second limit header in both forms of _meta.rate_limit', () => {
   it('writes limit and window_seconds 1 beside limit_per_second, and v1 readers get only limit_per_second', () => {
-    const meta = amazonResponseMeta({ 'X-Amzn-RateLimit-Limit': '0.5', 'x-amzn-ratelimit-remaining': '3' }, NOW, NAMES);
+    // spread: the envelope's _meta is an open object, ResponseMeta a closed interface
+    const meta = {
+      ...amazonResponseMeta({ 'X-Amzn-RateLimit-Limit': '0.5', 'x-amzn-ratelimit-remaining': '3' }, NOW, NAMES),
+    };
     expect(meta).toEqual({ rate_limit: { limit: 0.5, window_seconds: 1, limit_per_second: 0.5, remaining: 3 } });
     expect(validateMeta(meta, 2)).toEqual({ valid: true });
     expect(toV1Meta(meta)).toEqual({ rate_limit: { limit_per_second: 0.5, remaining: 3 } });

@@ -18,7 +18,7 @@ import { IDENTITY_SERVICE_CLIENT_FAILURES, OPENBRIDGE_HINTS } from '../src/class
 import { parseIdentitiesFile, SpIdentityError } from '../src/identities.js';
 import type { UpstreamReplay } from '@mcp-envelope/core/testing';
 
-import { connect, envelopeOf, startSpUpstream } from './helpers/sp-client.js';
+import { connect, envelopeOf, envelopeV2Of, READS_V1_AND_V2, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
 
 const SELLER1_TOKEN = 'Atzr|seller-one-refresh-token-aaaa1111';
@@ -127,8 +127,8 @@ async function server(env: Record<string, string>): Promise<Connected> {
   open.push(connected);
   return {
     ...connected,
-    call: async (name, args) => {
-      const result = await connected.call(name, args);
+    call: async (name, args, meta) => {
+      const result = await connected.call(name, args, meta);
       answers.push(result);
       return result;
     },
@@ -419,6 +419,32 @@ describe('SP_IDENTITY_SERVICE_URL', () => {
     expect(limited.summary).toBe(
       'The identity service answered HTTP 429 Too Many Requests to GET /idsvc/identities; retry after 7 s.',
     );
+  });
+
+  it('to a reader of v2, identity service answers name upstream openbridge; a reader of v1 still gets OPENBRIDGE_HTTP_<status>', async () => {
+    const connected = await server(serviceEnv());
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 404, body: {} } });
+    const missing = envelopeV2Of(await connected.call('list_identities', {}, READS_V1_AND_V2));
+    expect(missing).toMatchObject({
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_404',
+      upstream: 'openbridge',
+      retryable: false,
+    });
+    expect(missing.details[0]).toMatchObject({ http_status: 404, service: 'identity' });
+    upstream.route({ method: 'GET', path: '/idsvc/identities', response: { status: 401, body: {} } });
+    expect(envelopeV2Of(await connected.call('list_identities', {}, READS_V1_AND_V2))).toMatchObject({
+      error_kind: 'auth_error',
+      error_code: 'UPSTREAM_HTTP_401',
+      upstream: 'openbridge',
+    });
+    // the same answer to a reader of v1: the identity service's own v1 code, no upstream field
+    const v1 = envelopeOf(await connected.call('list_identities', {}));
+    expect([v1.error_kind, v1.error_code, Object.hasOwn(v1, 'upstream')]).toEqual([
+      'auth_error',
+      'OPENBRIDGE_HTTP_401',
+      false,
+    ]);
   });
 
   it('falls through with an identity_unverified warning when the list is down or empty, and SP-API calls then meet the service', async () => {

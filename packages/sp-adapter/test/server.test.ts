@@ -74,7 +74,7 @@ describe('tools/list', () => {
     expect(getOrders.description).toContain('(SP-API GET /orders/v0/orders)');
   });
 
-  it('advertises the SP kinds in the capability and in get_envelope_contract', async () => {
+  it('advertises the SP kinds of both versions and its upstreams in the capability and in get_envelope_contract', async () => {
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const capability = connected.client.getServerCapabilities()?.experimental?.['openbridge_envelope'] as Record<
       string,
@@ -89,8 +89,27 @@ describe('tools/list', () => {
       'rate_limited',
       'internal_error',
     ]);
+    expect([capability['contract_version'], capability['contract_versions'], capability['upstreams']]).toEqual([
+      1,
+      [1, 2],
+      ['sp-api', 'openbridge'],
+    ]);
+    expect(capability['error_kinds_by_version']).toEqual({
+      '1': capability['error_kinds'],
+      '2': [
+        'mcp_input_validation',
+        'tool_not_found',
+        'upstream_http',
+        'upstream_client',
+        'auth_error',
+        'rate_limited',
+        'internal_error',
+      ],
+    });
     const contract = await connected.call('get_envelope_contract', {});
-    expect((contract.structuredContent as Record<string, unknown>)['error_kinds']).toEqual(capability['error_kinds']);
+    const stated = contract.structuredContent as Record<string, unknown>;
+    for (const key of ['contract_version', 'error_kinds', 'contract_versions', 'upstreams', 'error_kinds_by_version'])
+      expect(stated[key]).toEqual(capability[key]);
   });
 });
 

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validateEnvelope } from '@mcp-envelope/contract';
-import type { ErrorEnvelopeV1 } from '@mcp-envelope/contract';
+import type { ErrorEnvelope, ErrorEnvelopeV1 } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
@@ -134,4 +134,19 @@ export function useSpUpstream(): () => UpstreamReplay {
     if (held.upstream === undefined) throw new Error('the SP upstream is used before its beforeAll ran');
     return held.upstream;
   };
+}
+
+/**
+ * The envelope of an error result to a client that stated it reads v1 and v2 ({@link READS_V1_AND_V2}),
+ * checked to be a valid v2 envelope whose text copy parses to the same object.
+ *
+ * @param result - a tool result expected to be `isError`.
+ */
+export function envelopeV2Of(result: CallToolResult): ErrorEnvelope {
+  expect(result.isError).toBe(true);
+  const envelope = result.structuredContent as unknown as ErrorEnvelope;
+  expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
+  const block = result.content[0];
+  expect(block?.type === 'text' ? (JSON.parse(block.text) as unknown) : block).toEqual(envelope);
+  return envelope;
 }
