@@ -56,6 +56,15 @@ function git(args: readonly string[]): string {
   return execFileSync('git', ['-C', REPOSITORY, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 }
 
+/** `contract/src/taxonomy.ts` at a commit; empty before the contract package existed. */
+function taxonomyAt(commit: string): string {
+  try {
+    return git(['show', `${commit}:contract/src/taxonomy.ts`]);
+  } catch {
+    return '';
+  }
+}
+
 /** The newest commit of this repository's history whose contract taxonomy says `CONTRACT_VERSION = 1`. */
 function lastVersionOneCommit(): string {
   let commits: string[];
@@ -63,18 +72,11 @@ function lastVersionOneCommit(): string {
     commits = git(['rev-list', 'HEAD']).split('\n').filter(Boolean);
   } catch (error) {
     throw new Error(
-      `v1-readers needs the git history of the repository it runs in (${REPOSITORY}) to build the previous release's contract: ${String(error)}`,
+      `v1-readers needs the git history of the repository it runs in (${REPOSITORY}) to build the previous release's contract`,
+      { cause: error },
     );
   }
-  for (const commit of commits) {
-    let taxonomy = '';
-    try {
-      taxonomy = git(['show', `${commit}:contract/src/taxonomy.ts`]);
-    } catch {
-      continue; // a commit before the contract package existed
-    }
-    if (/CONTRACT_VERSION\s*=\s*1\b/.test(taxonomy)) return commit;
-  }
+  for (const commit of commits) if (/CONTRACT_VERSION\s*=\s*1\b/.test(taxonomyAt(commit))) return commit;
   throw new Error(`no commit of ${REPOSITORY} has contract/src/taxonomy.ts with CONTRACT_VERSION = 1`);
 }
 

@@ -129,8 +129,9 @@ function envelopeDifferences(
   const fields = ['error_kind', 'error_code', 'upstream', 'retryable', 'legacy_error_kind'] as const;
   for (const field of fields) {
     const want = (expected as unknown as Readonly<Record<string, unknown>>)[field];
-    if (envelope[field] !== want)
-      differences.push(`${field} ${String(envelope[field] ?? 'absent')}, expected ${String(want ?? 'absent')}`);
+    const label = (value: unknown): string =>
+      value === undefined ? 'absent' : JSON.stringify(value).replace(/^"|"$/g, '');
+    if (envelope[field] !== want) differences.push(`${field} ${label(envelope[field])}, expected ${label(want)}`);
   }
   const meta = withoutNormalized(envelope['_meta']);
   if (!isDeepStrictEqual(meta, expected._meta))

@@ -56,7 +56,8 @@ function differingKeys(left: Readonly<Record<string, unknown>>, right: Readonly<
 /** A success's data as a reader of version 1 gets it: `_meta.rate_limit` reduced to the version 1 keys. */
 function expectedV1Success(data: Readonly<Record<string, unknown>>): Record<string, unknown> {
   if (!isRecord(data['_meta'])) return { ...data };
-  return { ...data, _meta: toV1Meta(data['_meta'] as EnvelopeMeta) };
+  const meta: EnvelopeMeta = data['_meta'];
+  return { ...data, _meta: toV1Meta(meta) };
 }
 
 /**

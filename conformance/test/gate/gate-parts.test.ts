@@ -186,7 +186,8 @@ describe('parity on version 2 kinds', () => {
     // each server's vendor kind and code, which the old prefix rewriting let through as one
     const spVendor = { ...sp, error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_503' };
     expect(rowFor([fixture('sp', spVendor), fixture('ads', vendor)])?.result).toBe('FAIL');
-    const { upstream: _dropped, ...anonymous } = ads;
+    const anonymous: Record<string, unknown> = { ...ads };
+    delete anonymous['upstream'];
     expect(rowFor([fixture('sp', sp), fixture('ads', anonymous)])?.note).toContain('upstream=none');
     // a v1 fixture is not what parity compares, whatever it holds
     expect(rowFor([fixture('sp', sp), fixture('ads', ads), { ...fixture('ads', vendor), version: 1 }])?.result).toBe(
@@ -292,7 +293,8 @@ describe('v1 fixtures tied to their v2 twins', () => {
   it('a v1 file that drifts from its twin is named with the keys that differ', () => {
     const v1 = read('v1/sp/rate-limited-429.json');
     const envelope = v1['envelope'] as Record<string, unknown>;
-    const { legacy_error_kind: _legacy, ...withoutLegacy } = envelope;
+    const withoutLegacy = { ...envelope };
+    delete withoutLegacy['legacy_error_kind'];
     expect(twinProblems({ ...v1, envelope: withoutLegacy }, read('sp/rate-limited-429.json'), sp)).toEqual([
       'differs from toV1Envelope(v2 twin) + v1 legacy at legacy_error_kind',
     ]);
