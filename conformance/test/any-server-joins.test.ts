@@ -159,9 +159,10 @@ describe.each([
   it.each([
     ['404', { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_404', retryable: false }],
     ['500', { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_500', retryable: true }],
-    ['429', { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true }],
     ['401', { error_kind: 'auth_error', error_code: 'UPSTREAM_HTTP_401', retryable: false }],
     ['drop', { error_kind: 'upstream_client', error_code: 'TOOL_EXECUTION_FAILED', retryable: true }],
+    // last: after an upstream 429 the server's limiter backs off before the next call of the tool
+    ['429', { error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true }],
   ] as const)('upstream answer %s -> its v2 kind, naming example-api', async (id, expected) => {
     const envelope = envelopeOf(await caller.callTool({ name: 'get_item', arguments: { id } }));
     expect(envelope).toMatchObject({ ...expected, upstream: 'example-api', tool: 'get_item', _envelope_version: 2 });

@@ -25,6 +25,7 @@ export const silentLogger = createEnvelopeLogger(
 export const benchAdapter: EnvelopeAdapter = {
   id: 'bench',
   errorKinds: [],
+  upstreams: [],
   classify: () => ({
     error_kind: 'internal_error',
     error_code: 'INTERNAL_ERROR',

@@ -175,7 +175,7 @@ export interface EnvelopeAdapter {
   /**
    * The `upstream` names the server's envelopes can carry (pattern `^[a-z0-9][a-z0-9._-]{0,63}$`),
    * advertised in the capability. The first is the primary: the API the server fronts. A server
-   * whose upstreams all had a contract version 1 spelling (`sp-api`, `openbridge`, `ads-api`) also
+   * whose upstreams all had a contract version 1 spelling (the contract's `V1_UPSTREAMS`) also
    * answers readers of v1; any other answers in v2 only. Implements CONTRACT.md "Capabilities".
    */
   readonly upstreams: readonly string[];

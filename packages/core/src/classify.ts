@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { CONTRACT_VERSION, isEnvelope, upgradeEnvelope, validateEnvelope } from '@mcp-envelope/contract';
 import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
 
-import type { ClassifiableFailure, EnvelopeAdapter, ResponseMeta } from './adapter.js';
+import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import type { CallContext } from './context.js';
 import { checkAdapterUpstream, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
 import type { FinalizeEnvironment } from './envelope-builder.js';
@@ -197,6 +197,19 @@ function classifiedMeta(
 }
 
 /**
+ * The `upstream` of an adapter's verdict: its own, else the primary upstream when the verdict is
+ * about the fronted API's HTTP answer (an upstream 429 or 401 names the API that answered).
+ */
+function upstreamOf(
+  classified: ClassifiedError,
+  condition: string,
+  environment: ClassifyEnvironment,
+): { readonly upstream?: string } {
+  const upstream = classified.upstream ?? (condition === 'upstream_http' ? environment.upstreams[0] : undefined);
+  return upstream === undefined ? {} : { upstream };
+}
+
+/**
  * The envelope for anything a tool handler threw. Never throws.
  *
  * @param error - what was thrown.
@@ -228,6 +241,7 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
     const failureMeta =
       failure.type === 'upstream_http' ? environment.adapter.parseResponseMeta(failure.headers, now) : undefined;
     const meta = classifiedMeta(classified.meta, failureMeta, environment);
+    const condition = classified.condition ?? failure.type;
     const envelope: ErrorEnvelope = {
       error_kind: classified.error_kind,
       tool: environment.call.tool,
@@ -238,12 +252,12 @@ export function envelopeForThrown(error: unknown, environment: ClassifyEnvironme
       error_code: classified.error_code,
       retryable: classified.retryable,
       _envelope_version: CONTRACT_VERSION,
-      ...(classified.upstream === undefined ? {} : { upstream: classified.upstream }),
+      ...upstreamOf(classified, condition, environment),
       ...(meta === undefined ? {} : { _meta: meta }),
     };
     const checked = checkAdapterUpstream(envelope, environment);
     if (checked !== envelope) return checked;
-    return finalizeEnvelope(envelope, environment, 0, classified.condition ?? failure.type);
+    return finalizeEnvelope(envelope, environment, 0, condition);
   } catch (unexpected) {
     return internalError(unexpected, 'classify', environment);
   }

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import {
   CONTRACT_VERSION,
   coveringMigration,
+  toV1Envelope,
   UPSTREAM_HTTP_CODE_PREFIX,
   validateEnvelope,
 } from '@mcp-envelope/contract';
@@ -198,7 +199,12 @@ function legacyKindOf(
     version: CONTRACT_VERSION,
     condition,
   };
-  return coveringMigration(subject, environment.serverId, environment.openMigrations)?.from_kind;
+  const entry = coveringMigration(subject, environment.serverId, environment.openMigrations);
+  if (entry === undefined) return undefined;
+  // a v1 -> v2 window names the kind a v1 reader saw for this very envelope: none for an upstream
+  // v1 never knew or another server's (a relayed envelope), whose v1 kind was never this one
+  if (entry.contract_version === 2 && toV1Envelope(envelope)?.error_kind !== entry.from_kind) return undefined;
+  return entry.from_kind;
 }
 
 /** What {@link finalizeEnvelope} needs to know about the server. */

@@ -68,7 +68,7 @@ describe('500 concurrent calls', () => {
         expect(result.isError).toBeUndefined();
         expect(content).toEqual({ n, _meta: { rate_limit: { remaining: n } } });
       }
-      if (result.isError === true) expect(validateEnvelope(content)).toEqual({ valid: true });
+      if (result.isError === true) expect(validateEnvelope(content)).toEqual({ valid: true, version: 1 }); // no version stated: this server's default, v1
     }
     expect(counts).toEqual({ success: 243, upstream: 121, validation: 100, internal: 36 });
     expect(correlationIds.size).toBe(36);

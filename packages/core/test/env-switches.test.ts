@@ -69,6 +69,30 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_META', () => {
         'internal_error',
       ],
       normalized_kinds: ['renamed', 'dropped_alias', 'coerced', 'unknown_field_rejected'],
+      contract_versions: [1, 2],
+      upstreams: ['sp-api'],
+      error_kinds_by_version: {
+        '1': [
+          'mcp_input_validation',
+          'tool_not_found',
+          'sp_api_http',
+          'sp_api_client',
+          'auth_error',
+          'rate_limited',
+          'sandbox_runtime',
+          'internal_error',
+        ],
+        '2': [
+          'mcp_input_validation',
+          'tool_not_found',
+          'upstream_http',
+          'upstream_client',
+          'auth_error',
+          'rate_limited',
+          'sandbox_runtime',
+          'internal_error',
+        ],
+      },
     });
     expect(await call('list_orders', { MarketplaceIds: ['A1'] })).toEqual({
       orders: [],

@@ -141,7 +141,7 @@ async function call(
   const result = await client.callTool({ name, arguments: { MarketplaceIds: ['ATVPDKIKX0DER'] } });
   expect(result.isError).toBe(true);
   const envelope = result.structuredContent as Record<string, unknown>;
-  expect(validateEnvelope(envelope)).toEqual({ valid: true });
+  expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 }); // no version stated: this server's default, v1
   expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(envelope);
   return envelope;
 }

@@ -4,7 +4,7 @@
  * every request's `_meta`) on Streamable HTTP at 127.0.0.1, and the SDK v1 client, against a
  * server that speaks v1 and v2 (upstream `sp-api`) and one that speaks v2 only (`example-api`).
  */
-import { ENVELOPE_EXTENSION_ID, validateEnvelope, validateEnvelopeVersion } from '@mcp-envelope/contract';
+import { ENVELOPE_EXTENSION_ID, MIGRATIONS, validateEnvelope, validateEnvelopeVersion } from '@mcp-envelope/contract';
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -165,5 +165,112 @@ describe('SDK v1 client', () => {
     const v2 = await errorOf(stating([2]));
     expect(v2.data).toMatchObject({ error_kind: 'tool_not_found', _envelope_version: 2 });
     expect(v2.message).toContain(JSON.stringify(v2.data));
+  });
+});
+
+describe('what core builds in v2, as each reader gets it', () => {
+  async function inMemory(
+    server: EnvelopeServer,
+  ): Promise<
+    (name: string, meta?: Record<string, unknown>, args?: Record<string, unknown>) => Promise<Record<string, unknown>>
+  > {
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const client = new ClientV1({ name: 'v2-inside', version: '0.0.1' });
+    await server.connect(serverTransport);
+    await client.connect(clientTransport);
+    clients.push({ close: async () => Promise.all([client.close(), server.close()]).then(() => undefined) });
+    return async (name, meta, args = {}) =>
+      (await client.callTool({ name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) }))
+        .structuredContent as Record<string, unknown>;
+  }
+
+  const GITHUB_404 = {
+    error_kind: 'upstream_http',
+    tool: 'inner_tool',
+    summary: 'GitHub answered 404.',
+    details: [],
+    hints: [],
+    examples: [],
+    error_code: 'UPSTREAM_HTTP_404',
+    retryable: false,
+    _envelope_version: 2,
+    upstream: 'github',
+  } as const;
+
+  it('a relayed envelope keeps its own upstream; v1 cannot express it, so a reader of v1 gets v2', async () => {
+    const call = await inMemory(
+      createTestServer({}, [
+        {
+          name: 'relay_github',
+          inputSchema: { type: 'object' },
+          handler: () => {
+            throw new Error(`ToolError: ${JSON.stringify(GITHUB_404)}`);
+          },
+        },
+      ]),
+    );
+    expect(await call('relay_github', stating([2]))).toEqual(GITHUB_404);
+    expect(await call('relay_github')).toEqual(GITHUB_404);
+  });
+
+  it('a relayed v1 envelope is upgraded for a reader of v2 and comes back unchanged to a reader of v1', async () => {
+    const call = await inMemory(createTestServer());
+    const v1 = await call('relay_envelope');
+    expect(v1).toMatchObject({ error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_404', _envelope_version: 1 });
+    expect(await call('relay_envelope', stating([2]))).toMatchObject({
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_404',
+      upstream: 'sp-api',
+      _envelope_version: 2,
+    });
+  });
+
+  it("an adapter verdict naming an upstream outside the adapter's list becomes internal_error, logged", async () => {
+    const log = captureLog();
+    const server = createEnvelopeServer({
+      info: { name: 'stray-upstream', version: '0.0.1' },
+      adapter: {
+        ...testAdapter,
+        classify: (failure, context) => ({ ...testAdapter.classify(failure, context), upstream: 'elsewhere' }),
+      },
+      tools: TEST_TOOLS,
+      options: { env: {}, additionalErrorKinds: ['sandbox_runtime'], logger: log.logger, migrations: [] },
+    });
+    const call = await inMemory(server);
+    const envelope = await call('throttled', stating([2]));
+    expect(envelope).toMatchObject({ error_kind: 'internal_error', error_code: 'INTERNAL_ERROR' });
+    expect(log.lines[0]).toMatchObject({
+      violations: [
+        {
+          path: '/upstream',
+          keyword: 'advertised',
+          message: 'upstream "elsewhere" is not one of this server\'s upstreams',
+        },
+      ],
+    });
+  });
+
+  it('in the window release a v2 reader gets the v2 legacy kind, a v1 reader the v1 form without it', async () => {
+    const relay = {
+      name: 'relay_github',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        throw new Error(`ToolError: ${JSON.stringify(GITHUB_404)}`);
+      },
+    } as const;
+    const call = await inMemory(createTestServer({ version: '0.2.0', migrations: MIGRATIONS }, [...TEST_TOOLS, relay]));
+    // another server's envelope never had SP's v1 kind: no legacy value for it
+    expect(await call('relay_github', stating([2]))).toEqual(GITHUB_404);
+    expect(await call('report_summary', stating([2]), { fail: true })).toMatchObject({
+      error_kind: 'upstream_http',
+      upstream: 'sp-api',
+      legacy_error_kind: 'sp_api_http',
+    });
+    const v1 = await call('report_summary', undefined, { fail: true });
+    expect(v1).toMatchObject({ error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_404' });
+    expect(v1).not.toHaveProperty('legacy_error_kind');
+    // an upstream 429: v2 has no window for it; v1 keeps the v1 window's legacy kind
+    expect(await call('throttled', stating([2]))).not.toHaveProperty('legacy_error_kind');
+    expect(await call('throttled')).toMatchObject({ error_kind: 'rate_limited', legacy_error_kind: 'sp_api_http' });
   });
 });

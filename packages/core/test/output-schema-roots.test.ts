@@ -95,7 +95,7 @@ async function connect(kind: 'v2 modern' | 'v2 legacy' | 'v1'): Promise<AnyClien
 
 function errorCodeOf(result: Record<string, unknown>): string {
   expect(result['isError']).toBe(true);
-  expect(validateEnvelope(result['structuredContent'])).toEqual({ valid: true });
+  expect(validateEnvelope(result['structuredContent'])).toEqual({ valid: true, version: 1 }); // no version stated: this server's default, v1
   const envelope = result['structuredContent'] as { error_code: string };
   expect(result['content']).toEqual([{ type: 'text', text: JSON.stringify(envelope) }]);
   return envelope.error_code;

@@ -109,7 +109,7 @@ describe('the whole server under random arguments', () => {
           const result = await connections[server]!.client.callTool({ name, arguments: args });
           expect(JSON.stringify(args)).toBe(snapshot);
           if (result.isError === true) {
-            expect(validateEnvelope(result.structuredContent)).toEqual({ valid: true });
+            expect(validateEnvelope(result.structuredContent)).toEqual({ valid: true, version: 1 }); // no version stated: this server's default, v1
             expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
             const kind = (result.structuredContent as { error_kind: string }).error_kind;
             expect(['mcp_input_validation', 'tool_not_found', 'internal_error']).toContain(kind);

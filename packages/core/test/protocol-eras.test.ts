@@ -94,7 +94,7 @@ describe.each(CASES)('SDK v2 client, %s era, over %s', (era, over) => {
       const result = await client.callTool({ name, arguments: {} });
       expect(result.isError).toBe(true);
       expect((result.structuredContent as { error_code: string }).error_code).toBe(code);
-      expect(validateEnvelope(result.structuredContent)).toEqual({ valid: true });
+      expect(validateEnvelope(result.structuredContent)).toEqual({ valid: true, version: 1 }); // no version stated: this server's default, v1
       expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
     }
     expect((await client.callTool({ name: 'report_summary', arguments: {} })).structuredContent).toEqual({

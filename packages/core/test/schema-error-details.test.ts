@@ -53,7 +53,7 @@ async function envelopeOf(name: string, args: Record<string, unknown>): Promise<
   const result = await client.callTool({ name, arguments: args });
   expect(result.isError).toBe(true);
   const envelope = result.structuredContent as Record<string, unknown>;
-  expect(validateEnvelope(envelope)).toEqual({ valid: true });
+  expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 1 }); // no version stated: this server's default, v1
   return envelope;
 }
 

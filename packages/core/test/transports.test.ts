@@ -305,7 +305,7 @@ describe('SDK v2 client over the in-memory transport', () => {
       const result = await client.callTool({ name, arguments: {} });
       expect(result.isError).toBe(true);
       expect((result.structuredContent as { error_code: string }).error_code).toBe(code);
-      expect(validateEnvelope(result.structuredContent)).toEqual({ valid: true });
+      expect(validateEnvelope(result.structuredContent)).toEqual({ valid: true, version: 1 }); // no version stated: this server's default, v1
     }
     await client.close();
     await server.close();

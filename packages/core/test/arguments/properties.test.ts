@@ -195,10 +195,10 @@ describe.each(SCHEMAS)('check() on random arguments: %s', (_label, schema, valid
             examples: [],
             error_code: result.error_code,
             retryable: false,
-            _envelope_version: 1,
+            _envelope_version: 2,
           }),
         ) as unknown;
-        expect(validateEnvelope(envelope)).toEqual({ valid: true });
+        expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
       }),
       { numRuns: 150 },
     );

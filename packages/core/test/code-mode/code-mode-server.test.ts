@@ -130,7 +130,7 @@ return { status: orders.status, total: report.total };`,
   it('hands the code the SCHEMA_* envelope of a wrong argument as a value, to branch on', async () => {
     await session.start(CODE_MODE_ON);
     const value = await run(`const reply = await callTool('list_orders', { marketplaceIds: [] });
-if (reply._envelope_version === 1) return { branch: reply.error_kind, code: reply.error_code, valid: Array.isArray(reply.details) };
+if (reply._envelope_version === 2) return { branch: reply.error_kind, code: reply.error_code, valid: Array.isArray(reply.details) };
 return 'no envelope';`);
     expect(value).toEqual({ branch: 'mcp_input_validation', code: 'SCHEMA_MIN_ITEMS', valid: true });
   });
