@@ -228,6 +228,7 @@ export async function withDeadline<T>(promise: Promise<T>, milliseconds: number)
  * @param name - the tool name.
  * @param args - the arguments.
  * @param timeoutMs - the request timeout in milliseconds (the call is abandoned 1 s after it at most).
+ * @param meta - the request's `params._meta` (e.g. the contract versions the client reads); none by default.
  * @returns the outcome.
  */
 export async function callToolOutcome(
@@ -235,10 +236,12 @@ export async function callToolOutcome(
   name: string,
   args: Readonly<Record<string, unknown>>,
   timeoutMs: number,
+  meta?: Readonly<Record<string, unknown>>,
 ): Promise<CallOutcome> {
   try {
+    const params = { name, arguments: { ...args }, ...(meta === undefined ? {} : { _meta: { ...meta } }) };
     const result = await withDeadline(
-      client.callTool({ name, arguments: { ...args } }, undefined, { timeout: timeoutMs }),
+      client.callTool(params, undefined, { timeout: timeoutMs }),
       timeoutMs + DEADLINE_GRACE_MS,
     );
     return classifyToolResult(result);

@@ -12,7 +12,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CommandLineError } from './command-line.js';
 import { readCases } from './gate/cases.js';
 import { startGateEnvironment } from './gate/environment.js';
-import { generateFixtures, writeFixtures } from './gate/fixtures.js';
+import { fixtureFile, generateFixtures, writeFixtures } from './gate/fixtures.js';
 import { runGate } from './gate/gate.js';
 import { renderGateReport } from './gate/gate-report.js';
 import { PACKAGE_ROOT, SERVER_IDS } from './gate/reference-servers.js';
@@ -234,13 +234,17 @@ async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promi
     environment = await startGateEnvironment({ commands: serverCommands(options) });
     const fixtures = await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry])));
     const problems = fixtures.filter((fixture) => fixture.problems.length > 0);
-    for (const fixture of problems)
-      io.stderr(`error: ${fixture.server}/${fixture.scenario.id}: ${fixture.problems.join('; ')}\n`);
+    for (const fixture of problems) io.stderr(`error: ${fixtureFile(fixture)}: ${fixture.problems.join('; ')}\n`);
     if (problems.length > 0) return EXIT_CODES.failed;
     const written = writeFixtures(resolve(options.write), fixtures);
-    const perServer = SERVER_IDS.map(
-      (server) => `${fixtures.filter((fixture) => fixture.server === server).length} ${server}`,
-    ).join(', ');
+    const perServer = [2, 1]
+      .flatMap((version) =>
+        SERVER_IDS.map(
+          (server) =>
+            `${fixtures.filter((fixture) => fixture.server === server && fixture.version === version).length} ${server} v${version}`,
+        ),
+      )
+      .join(', ');
     io.stdout(`wrote ${written.length} fixtures to ${options.write} (${perServer})\n`);
     return EXIT_CODES.ok;
   } catch (error) {

@@ -8,6 +8,10 @@
  *    envelope"). The allowed-domains setting keeps its gzip tool from fetching a public URL.
  * 2. `validate conformance/examples`, the package's own example envelopes and success fixtures.
  *
+ * Between the two it shows, from the checked-in fixtures, a few envelopes of each reference
+ * server as a client that reads version 2 gets them beside the version 1 form a client that
+ * states no version gets, one line each.
+ *
  * Reports go to `<repo>/reports/` (`probe-server-everything.json` / `.xml`,
  * `validate-examples.json` / `.xml`). Exit code: 0 when both commands ran and wrote their reports
  * and every example is valid; otherwise the first non-zero code (1 or 2).
@@ -74,6 +78,41 @@ async function probeServerEverything(): Promise<number> {
   return code;
 }
 
+/** The fixtures shown in both versions: an upstream HTTP error, a failure outside HTTP, a 429, an unknown tool. */
+const TWIN_SCENARIOS = ['api-http-404', 'api-client-network', 'rate-limited-429', 'tool-not-found'] as const;
+
+/** An envelope's verdict in one line: version, kind/code, and `upstream` or `legacy_error_kind` when present. */
+function verdictOf(envelope: unknown): string {
+  if (!isRecord(envelope)) return 'no envelope';
+  const extras = [
+    typeof envelope['upstream'] === 'string' ? `upstream=${envelope['upstream']}` : '',
+    typeof envelope['legacy_error_kind'] === 'string' ? `legacy=${envelope['legacy_error_kind']}` : '',
+  ].filter((part) => part !== '');
+  return [
+    `v${String(envelope['_envelope_version'])}`,
+    `${String(envelope['error_kind'])}/${String(envelope['error_code'])}`,
+    ...extras,
+  ].join(' ');
+}
+
+function fixtureEnvelope(file: string): unknown {
+  const path = join(packageRoot, 'fixtures', file);
+  if (!existsSync(path)) return undefined;
+  const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  return isRecord(value) ? value['envelope'] : undefined;
+}
+
+/** One line per fixture pair: what a reader of version 2 gets, beside what a reader of version 1 gets. */
+function showBothVersions(): void {
+  heading('one failure, two readers: v2 (states [1, 2]) beside v1 (states nothing)');
+  for (const server of ['sp', 'ads'])
+    for (const scenario of TWIN_SCENARIOS) {
+      const v2 = verdictOf(fixtureEnvelope(`${server}/${scenario}.json`));
+      const v1 = verdictOf(fixtureEnvelope(`v1/${server}/${scenario}.json`));
+      process.stdout.write(`${server.padEnd(4)}${scenario.padEnd(20)}${v2.padEnd(62)}${v1}\n`);
+    }
+}
+
 async function validateExamples(): Promise<number> {
   heading('validate: conformance/examples');
   return runCli(
@@ -99,6 +138,7 @@ async function main(): Promise<number> {
   // Reports of an earlier run must not pass for this run's.
   for (const path of written) rmSync(path, { force: true });
   const probeCode = await probeServerEverything();
+  showBothVersions();
   const validateCode = await validateExamples();
   const missing = written.filter((path) => !existsSync(path));
   heading('reports');

@@ -122,7 +122,11 @@ export function judgeExpectedFailure(
  */
 function envelopeIssues(outcome: Extract<CallOutcome, { type: 'envelope' }>, capability: CapabilityStatus): string[] {
   const issues: string[] = [];
-  const advertised = kindAdvertisementIssue(capability, outcome.envelope.error_kind);
+  const advertised = kindAdvertisementIssue(
+    capability,
+    outcome.envelope.error_kind,
+    outcome.envelope._envelope_version,
+  );
   if (advertised !== undefined) issues.push(advertised);
   if (outcome.textCopyIssue !== undefined) issues.push(outcome.textCopyIssue);
   return issues;

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
+import { ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
 import { ENVELOPE_CONTRACT_TOOL_NAME } from '@mcp-envelope/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
@@ -107,7 +108,8 @@ function capabilityRow(status: CapabilityStatus): ProbeRow {
     ? 'not advertised'
     : `${status.location ?? ''} v${JSON.stringify(status.contract_version) ?? '?'} (${status.error_kinds === null ? 'no' : String(status.error_kinds.length)} kinds)`;
   const judgement: Judgement = { got, result: status.issues.length === 0 ? 'PASS' : 'FAIL', notes: status.issues };
-  return row('capability', '-', 'contract_version 1, error_kinds within the taxonomy', judgement, performance.now());
+  const expected = "contract_version the oldest of contract_versions, each version's kinds within its taxonomy";
+  return row('capability', '-', expected, judgement, performance.now());
 }
 
 function toolDescription(tool: unknown): { tool: ToolDescription; taskRequired: boolean } | undefined {
@@ -265,6 +267,53 @@ async function unknownToolRow(context: BatteryContext): Promise<ProbeRow> {
   );
 }
 
+/** The versions a current client states it reads, in a request's `_meta`. */
+const STATES_BOTH = Object.freeze({ [ENVELOPE_EXTENSION_ID]: Object.freeze({ contract_versions: [1, 2] }) });
+
+/** The version an outcome's envelope is in, as a label. */
+function versionOf(outcome: CallOutcome): string {
+  return outcome.type === 'envelope' ? `v${String(outcome.envelope._envelope_version)}` : outcome.type;
+}
+
+/**
+ * The version negotiation, on an unknown tool (an envelope every server gives): a client that
+ * states `[1, 2]` gets the highest version the server lists, and a client that states nothing
+ * gets `contract_version` (a reader of version 1 states nothing). Implements CONTRACT.md "Versioning".
+ */
+async function contractVersionsRow(context: BatteryContext): Promise<ProbeRow> {
+  const name = `zz_conformance_no_such_tool_${randomBytes(4).toString('hex')}`;
+  context.step(name, 'contract-versions');
+  const start = performance.now();
+  if (!context.capability.advertised) {
+    const judgement: Judgement = {
+      got: '-',
+      result: 'SKIP',
+      notes: ['no capability advertised: no version to negotiate'],
+    };
+    return row('contract-versions', name, 'versions as the capability lists them', judgement, start, {});
+  }
+  const spoken = context.capability.contract_versions ?? [];
+  const highest = [1, 2].filter((version) => spoken.includes(version)).at(-1);
+  const defaultVersion = context.capability.contract_version;
+  const stating = await callToolOutcome(context.client, name, {}, context.timeoutMs, STATES_BOTH);
+  const silent = await callToolOutcome(context.client, name, {}, context.timeoutMs);
+  const notes: string[] = [];
+  if (highest === undefined) notes.push('the capability lists no contract version to negotiate');
+  else if (versionOf(stating) !== `v${highest}`)
+    notes.push(`a client stating [1, 2] got ${versionOf(stating)}, expected v${highest} (the highest both read)`);
+  if (versionOf(silent) !== `v${String(defaultVersion)}`)
+    notes.push(
+      `a client stating nothing got ${versionOf(silent)}, expected v${String(defaultVersion)} (contract_version)`,
+    );
+  const expected = `[1, 2] -> v${String(highest ?? '?')}, nothing -> v${String(defaultVersion)}`;
+  const judgement: Judgement = {
+    got: `[1, 2] -> ${versionOf(stating)}, nothing -> ${versionOf(silent)}`,
+    result: notes.length === 0 ? 'PASS' : 'FAIL',
+    notes,
+  };
+  return row('contract-versions', name, expected, judgement, start, {});
+}
+
 type RunPlanned = Extract<PlannedProbe, { status: 'run' }>;
 
 /** What the row's `expected` column says, by the server's reported switches. */
@@ -365,7 +414,8 @@ async function probeTool(context: BatteryContext, tool: ToolDescription, taskReq
 }
 
 function countSteps(tools: readonly ToolDescription[], taskRequired: ReadonlySet<string>): number {
-  let total = 1;
+  // the unknown-tool and contract-versions probes
+  let total = 2;
   for (const tool of tools) {
     if (taskRequired.has(tool.name)) continue;
     const plan = planToolProbes(tool);
@@ -407,6 +457,7 @@ async function runBattery(
     toolsListRow(listed.status),
     contract.row,
     await unknownToolRow(context),
+    await contractVersionsRow(context),
   ];
   for (const tool of probed) rows.push(...(await probeTool(context, tool, listed.taskRequired.has(tool.name))));
   const summary = {

@@ -14,13 +14,15 @@ export type RowResult = (typeof ROW_RESULTS)[number];
 
 /**
  * The probes, in the order the battery runs them. `capability`, `tools-list` and `contract-tool`
- * (`get_envelope_contract`) check the session; `unknown-tool` runs once; the others run per tool.
+ * (`get_envelope_contract`) check the session; `unknown-tool` and `contract-versions` (which
+ * version a client that states `[1, 2]` and one that states nothing get) run once; the others run per tool.
  */
 export const PROBE_NAMES = Object.freeze([
   'capability',
   'tools-list',
   'contract-tool',
   'unknown-tool',
+  'contract-versions',
   'missing-required',
   'wrong-type',
   'unknown-extra',
@@ -76,8 +78,12 @@ export interface CapabilityStatus {
   /** The advertised object, as sent. */
   readonly value: unknown;
   readonly contract_version: unknown;
-  /** The string entries of `error_kinds`, or `null` when it is absent or not a list. */
+  /** The string entries of `error_kinds` (the kinds of `contract_version`), or `null` when it is absent or not a list. */
   readonly error_kinds: readonly string[] | null;
+  /** The known versions of `contract_versions` (`[1]` for a capability of a release before version 2), or `null`. */
+  readonly contract_versions: readonly number[] | null;
+  /** The string kinds advertised per version, keyed `"1"`, `"2"`, or `null` when none can be read. */
+  readonly error_kinds_by_version: Readonly<Record<string, readonly string[]>> | null;
   /** What is wrong with it; empty when it is advertised and valid. */
   readonly issues: readonly string[];
 }

@@ -132,6 +132,19 @@ describe('withDeadline', () => {
   });
 });
 
+/** The capability SP advertises during the window: versions 1 and 2, version 1 to a client that states none. */
+const WINDOW_CAPABILITY = {
+  contract_version: 1,
+  error_kinds: ['tool_not_found', 'sp_api_http', 'sp_api_client'],
+  normalized_kinds: ['renamed'],
+  contract_versions: [1, 2],
+  upstreams: ['sp-api', 'openbridge'],
+  error_kinds_by_version: {
+    '1': ['tool_not_found', 'sp_api_http', 'sp_api_client'],
+    '2': ['tool_not_found', 'upstream_http', 'upstream_client'],
+  },
+};
+
 describe('checkCapability', () => {
   it('accepts a valid capability under experimental', () => {
     const status = checkCapability({
@@ -151,8 +164,82 @@ describe('checkCapability', () => {
     });
     expect(kindAdvertisementIssue(status, 'tool_not_found')).toBeUndefined();
     expect(kindAdvertisementIssue(status, 'rate_limited')).toBe(
-      'error_kind rate_limited is not in the advertised error_kinds',
+      'error_kind rate_limited is not in the advertised error_kinds of version 1',
     );
+    // a capability of a release before version 2 speaks version 1 only
+    expect(status.contract_versions).toEqual([1]);
+    expect(kindAdvertisementIssue(status, 'tool_not_found', 2)).toBe(
+      'no error_kinds advertised for contract version 2',
+    );
+  });
+
+  it("reads the capability of SP and Ads in the window (v1 by default, v2 on request) and each version's kinds", () => {
+    const status = checkCapability({ experimental: { openbridge_envelope: WINDOW_CAPABILITY } });
+    expect(status).toMatchObject({ contract_versions: [1, 2], issues: [] });
+    expect(kindAdvertisementIssue(status, 'sp_api_http', 1)).toBeUndefined();
+    expect(kindAdvertisementIssue(status, 'upstream_http', 2)).toBeUndefined();
+    expect(kindAdvertisementIssue(status, 'upstream_http', 1)).toBe(
+      'error_kind upstream_http is not in the advertised error_kinds of version 1',
+    );
+    expect(kindAdvertisementIssue(status, 'sp_api_http', 2)).toBe(
+      'error_kind sp_api_http is not in the advertised error_kinds of version 2',
+    );
+  });
+
+  it('accepts a server that speaks version 2 only', () => {
+    const status = checkCapability({
+      experimental: {
+        openbridge_envelope: {
+          contract_version: 2,
+          error_kinds: ['tool_not_found', 'upstream_http'],
+          normalized_kinds: [],
+          contract_versions: [2],
+          upstreams: ['github'],
+          error_kinds_by_version: { '2': ['tool_not_found', 'upstream_http'] },
+        },
+      },
+    });
+    expect(status).toMatchObject({ contract_versions: [2], issues: [] });
+    expect(kindAdvertisementIssue(status, 'upstream_http', 2)).toBeUndefined();
+  });
+
+  it('names each broken rule of a capability with versions', () => {
+    const broken = (patch: Record<string, unknown>): readonly string[] =>
+      checkCapability({ experimental: { openbridge_envelope: { ...WINDOW_CAPABILITY, ...patch } } }).issues;
+    expect(broken({ contract_version: 2 })).toEqual([
+      'contract_version 2 is not the oldest of contract_versions [1, 2]',
+      'error_kinds contains "sp_api_http", which is not in the v2 taxonomy',
+      'error_kinds contains "sp_api_client", which is not in the v2 taxonomy',
+      'error_kinds differs from error_kinds_by_version["2"] (the kinds of contract_version)',
+    ]);
+    expect(broken({ contract_versions: [1, 3] })).toEqual([
+      'contract_versions contains 3, which is not a contract version',
+      'error_kinds_by_version has "2", which contract_versions does not list',
+    ]);
+    expect(broken({ error_kinds: ['tool_not_found', 'sp_api_http'] })).toEqual([
+      'error_kinds differs from error_kinds_by_version["1"] (the kinds of contract_version)',
+    ]);
+    expect(
+      broken({
+        error_kinds_by_version: { '1': WINDOW_CAPABILITY.error_kinds, '2': ['tool_not_found', 'sp_api_http'] },
+      }),
+    ).toEqual(['error_kinds_by_version["2"] contains "sp_api_http", which is not in the v2 taxonomy']);
+    expect(broken({ error_kinds_by_version: { '1': WINDOW_CAPABILITY.error_kinds } })).toEqual([
+      'error_kinds_by_version has no "2"',
+    ]);
+    expect(broken({ upstreams: ['SP API', 'sp-api', 'sp-api'] })).toEqual([
+      'upstreams contains "SP API", which is not an upstream name (^[a-z0-9][a-z0-9._-]{0,63}$)',
+      'upstreams lists a name twice',
+    ]);
+    expect(broken({ upstreams: [] })).toEqual([
+      'upstreams is empty, but upstream kinds are advertised (their envelopes must name an upstream)',
+    ]);
+    // without contract_versions a capability is read as version 1 only, so version 2 kinds are out of place
+    expect(broken({ contract_versions: undefined })).toEqual([
+      'error_kinds_by_version has "2", which contract_versions does not list',
+    ]);
+    const noVersions = { contract_version: 2, error_kinds: ['tool_not_found'], upstreams: [] };
+    expect(checkCapability({ openbridge_envelope: noVersions }).issues).toEqual(['contract_versions is absent']);
   });
 
   it('accepts a top-level capability and says where it was found', () => {
@@ -173,8 +260,8 @@ describe('checkCapability', () => {
         },
       }).issues,
     ).toEqual([
-      'contract_version is 2, expected 1',
-      'error_kinds contains "precondition_failed", which is not in the v1 taxonomy',
+      'contract_versions is absent',
+      'error_kinds contains "precondition_failed", which is not in the v2 taxonomy',
       'error_kinds lists "auth_error" twice',
       'normalized_kinds is not a list',
     ]);

@@ -228,3 +228,34 @@ describe('--timeout-ms', () => {
     );
   });
 });
+
+describe('the contract versions', () => {
+  const versionsRow = (report: ProbeReport) => report.rows.find((entry) => entry.probe === 'contract-versions');
+
+  it('passes a server that speaks version 2 only: a client that states nothing gets its contract_version, 2', async () => {
+    const { run, report } = await probe('v2-only', 'conformant', ['--speaks=v2-only'], ['--max-tools', '0']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(report.capability).toMatchObject({ contract_versions: [2], issues: [] });
+    expect(versionsRow(report)).toMatchObject({
+      result: 'PASS',
+      expected: '[1, 2] -> v2, nothing -> v2',
+      got: '[1, 2] -> v2, nothing -> v2',
+    });
+  });
+
+  it('passes a server of the previous release (version 1 only): both clients get version 1', async () => {
+    const { report } = await probe('v1-only', 'conformant', [], ['--max-tools', '0']);
+    expect(versionsRow(report)).toMatchObject({ result: 'PASS', got: '[1, 2] -> v1, nothing -> v1' });
+  });
+
+  it('fails a server that lists version 2 but answers version 1 to a client that states [1, 2]', async () => {
+    const { run, report } = await probe('ignores', 'conformant', ['--speaks=ignores-request'], ['--max-tools', '0']);
+    expect(run.code).toBe(1);
+    expect(report.capability.issues).toEqual([]);
+    expect(versionsRow(report)).toMatchObject({
+      result: 'FAIL',
+      got: '[1, 2] -> v1, nothing -> v1',
+      note: 'a client stating [1, 2] got v1, expected v2 (the highest both read)',
+    });
+  });
+});

@@ -112,6 +112,21 @@ describe('the probe against the Ads reference server', () => {
       'rate_limited',
       'internal_error',
     ]);
+    expect(report.capability.contract_versions).toEqual([1, 2]);
+    expect(report.capability.error_kinds_by_version?.['2']).toEqual([
+      'mcp_input_validation',
+      'tool_not_found',
+      'upstream_http',
+      'upstream_client',
+      'auth_error',
+      'rate_limited',
+      'internal_error',
+    ]);
+    // v2 to a client that states [1, 2], v1 to one that states nothing (every reader of v1)
+    expect(report.rows.find((entry) => entry.probe === 'contract-versions')).toMatchObject({
+      result: 'PASS',
+      got: '[1, 2] -> v2, nothing -> v1',
+    });
     expect([report.tools.listed, report.tools.probed]).toEqual([11, 11]);
   });
 });

@@ -29,6 +29,8 @@ const probeReport: ProbeReport = {
     value: null,
     contract_version: null,
     error_kinds: null,
+    contract_versions: null,
+    error_kinds_by_version: null,
     issues: ['no capability advertised'],
   },
   tools: { listed: 1, pages: 1, probed: 1, names: ['orders_search'] },

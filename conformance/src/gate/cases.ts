@@ -1,29 +1,45 @@
 /**
  * Recorded upstream cases: data files `cases/<server>-<scenario>.json`. Each names a tool call, the
  * upstream answers the replay server gives for it, and what the reference server must make of
- * them: an envelope (kind, code, retryable, `legacy_error_kind`, `_meta`) or a success `_meta`.
+ * them, once for each reader: `expected` for a client that reads version 2 (an envelope's kind,
+ * code, `upstream`, retryable, `legacy_error_kind`, `_meta`, or a success `_meta`) and
+ * `expected_v1` for a client that states no version (the version 1 kind, code, legacy and `_meta`).
  *
  * @packageDocumentation
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ERROR_KINDS } from '@mcp-envelope/contract';
-import type { ErrorKind } from '@mcp-envelope/contract';
+import { ERROR_KINDS, ERROR_KINDS_V1 } from '@mcp-envelope/contract';
+import type { ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
 import type { RecordedResponse, ReplayRoute } from '@mcp-envelope/core/testing';
 
 import { isRecord } from '../json-schema.js';
 import { SERVER_IDS, VARIANT_NAMES } from './reference-servers.js';
 import type { ServerId, VariantName } from './reference-servers.js';
 
-/** A call the reference server should turn into an envelope. */
+/** A call the reference server should turn into a version 2 envelope (what a reader of v2 gets). */
 export interface ExpectedEnvelope {
   readonly outcome: 'error';
   readonly error_kind: ErrorKind;
   readonly error_code: string;
+  /** The upstream the envelope names; absent means it names none. */
+  readonly upstream?: string;
   readonly retryable: boolean;
-  /** Present exactly when the envelope must carry it (an open migration window). */
-  readonly legacy_error_kind?: ErrorKind;
+  /** Present exactly when the envelope must carry it (an open version 2 migration window). */
+  readonly legacy_error_kind?: ErrorKind | ErrorKindV1;
+  /** The exact `_meta`; absent means the envelope has none. */
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** The same call as a reader of version 1 gets it: a version 1 envelope. */
+export interface ExpectedEnvelopeV1 {
+  readonly outcome: 'error';
+  readonly error_kind: ErrorKindV1;
+  readonly error_code: string;
+  readonly retryable: boolean;
+  /** Present exactly when the envelope must carry it (an open version 1 migration window). */
+  readonly legacy_error_kind?: ErrorKindV1;
   /** The exact `_meta`; absent means the envelope has none. */
   readonly _meta?: Readonly<Record<string, unknown>>;
 }
@@ -46,7 +62,10 @@ export interface UpstreamCase {
   readonly call: { readonly tool: string; readonly arguments: Readonly<Record<string, unknown>> };
   /** The answers the replay server gives, by route. */
   readonly upstream: readonly ReplayRoute[];
+  /** What a client that reads version 2 gets. */
   readonly expected: ExpectedEnvelope | ExpectedSuccess;
+  /** What a client that states no version gets (version 1 on a server that speaks it). */
+  readonly expected_v1: ExpectedEnvelopeV1 | ExpectedSuccess;
 }
 
 /** The folder of the package's own cases. */
@@ -70,21 +89,42 @@ function checkRoute(file: string, route: unknown, index: number): ReplayRoute {
   return route as unknown as ReplayRoute & { response: RecordedResponse };
 }
 
-function checkExpected(file: string, expected: unknown): ExpectedEnvelope | ExpectedSuccess {
-  if (!isRecord(expected)) throw problem(file, 'expected must be an object');
+/** The kinds and legacy kinds an expectation of each version may name. */
+const EXPECTED_VOCABULARY = {
+  expected: { version: 2, kinds: ERROR_KINDS, legacy: [...ERROR_KINDS, ...ERROR_KINDS_V1] },
+  expected_v1: { version: 1, kinds: ERROR_KINDS_V1, legacy: ERROR_KINDS_V1 },
+} as const;
+
+/** An expectation's common part: an object, `_meta` an object when present, `outcome` known. */
+function checkOutcome(file: string, key: string, expected: unknown): Record<string, unknown> {
+  if (!isRecord(expected)) throw problem(file, `${key} must be an object`);
   if (expected['_meta'] !== undefined && !isRecord(expected['_meta']))
-    throw problem(file, 'expected._meta must be an object when present');
+    throw problem(file, `${key}._meta must be an object when present`);
+  if (expected['outcome'] !== 'success' && expected['outcome'] !== 'error')
+    throw problem(file, `${key}.outcome must be "error" or "success"`);
+  return expected;
+}
+
+function checkExpected(
+  file: string,
+  key: keyof typeof EXPECTED_VOCABULARY,
+  value: unknown,
+): ExpectedEnvelope | ExpectedEnvelopeV1 | ExpectedSuccess {
+  const expected = checkOutcome(file, key, value);
   if (expected['outcome'] === 'success') return expected as unknown as ExpectedSuccess;
-  if (expected['outcome'] !== 'error') throw problem(file, 'expected.outcome must be "error" or "success"');
-  const kinds: readonly string[] = ERROR_KINDS;
-  if (typeof expected['error_kind'] !== 'string' || !kinds.includes(expected['error_kind']))
-    throw problem(file, 'expected.error_kind must be a kind of the taxonomy');
+  const { version, kinds, legacy: legacyKinds } = EXPECTED_VOCABULARY[key];
+  if (typeof expected['error_kind'] !== 'string' || !(kinds as readonly string[]).includes(expected['error_kind']))
+    throw problem(file, `${key}.error_kind must be a kind of the version ${version} taxonomy`);
   if (typeof expected['error_code'] !== 'string' || typeof expected['retryable'] !== 'boolean')
-    throw problem(file, 'expected needs error_code (string) and retryable (boolean)');
+    throw problem(file, `${key} needs error_code (string) and retryable (boolean)`);
   const legacy = expected['legacy_error_kind'];
-  if (legacy !== undefined && (typeof legacy !== 'string' || !kinds.includes(legacy)))
-    throw problem(file, 'expected.legacy_error_kind must be a kind of the taxonomy');
-  return expected as unknown as ExpectedEnvelope;
+  if (legacy !== undefined && (typeof legacy !== 'string' || !(legacyKinds as readonly string[]).includes(legacy)))
+    throw problem(file, `${key}.legacy_error_kind must be a kind of version ${version === 2 ? '1 or 2' : '1'}`);
+  const upstream = expected['upstream'];
+  if (version === 1 && upstream !== undefined) throw problem(file, 'expected_v1 has no upstream (version 1 has none)');
+  if (upstream !== undefined && (typeof upstream !== 'string' || !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(upstream)))
+    throw problem(file, 'expected.upstream must be an upstream name (lower case letters, digits, ".", "_", "-")');
+  return expected as unknown as ExpectedEnvelope | ExpectedEnvelopeV1;
 }
 
 /**
@@ -118,7 +158,8 @@ export function readCase(path: string): UpstreamCase {
     variant: variant as VariantName,
     call: { tool: call['tool'], arguments: call['arguments'] },
     upstream: upstream.map((route, index) => checkRoute(name, route, index)),
-    expected: checkExpected(name, value['expected']),
+    expected: checkExpected(name, 'expected', value['expected']) as ExpectedEnvelope | ExpectedSuccess,
+    expected_v1: checkExpected(name, 'expected_v1', value['expected_v1']) as ExpectedEnvelopeV1 | ExpectedSuccess,
   };
 }
 

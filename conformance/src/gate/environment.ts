@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
+import { ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
+import type { ContractVersion } from '@mcp-envelope/contract';
 import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/core/testing';
 
 import { describeValue, withDeadline } from '../call-outcome.js';
@@ -21,6 +23,29 @@ export interface GateEnvironmentOptions {
   readonly timeoutMs?: number;
 }
 
+/**
+ * Which envelope versions a gate call reads: `v2` states `[1, 2]` in the request's `_meta` (a
+ * current client), `v1` states nothing (every reader written against version 1).
+ */
+export type GateReader = 'v1' | 'v2';
+
+/** The versions each reader states, by {@link GateReader}; `undefined`: it states none. */
+export const READER_VERSIONS: Readonly<Record<GateReader, readonly ContractVersion[] | undefined>> = Object.freeze({
+  v1: undefined,
+  v2: Object.freeze([1, 2] as const),
+});
+
+/**
+ * The `_meta` of a `tools/call` that states the versions a reader reads (CONTRACT.md "Versioning").
+ *
+ * @param reader - which reader makes the call.
+ * @returns `{ _meta }` to spread into the request params, or `{}` for a reader that states nothing.
+ */
+export function readerParams(reader: GateReader): { _meta?: Record<string, unknown> } {
+  const versions = READER_VERSIONS[reader];
+  return versions === undefined ? {} : { _meta: { [ENVELOPE_EXTENSION_ID]: { contract_versions: [...versions] } } };
+}
+
 /** What a call gave, before any judgement. */
 export type RawOutcome =
   { readonly type: 'result'; readonly result: unknown } | { readonly type: 'thrown'; readonly error: unknown };
@@ -32,13 +57,17 @@ export interface GateEnvironment {
   readonly timeoutMs: number;
   /** The session of a server in a variant (started on first use). */
   session(server: ServerId, variant: VariantName): Promise<Session>;
-  /** Sets the replay server's routes (dropping every earlier route and answer) and makes one call. */
+  /**
+   * Sets the replay server's routes (dropping every earlier route and answer) and makes one call,
+   * as a reader of `reader` (default `v2`).
+   */
   call(
     server: ServerId,
     variant: VariantName,
     tool: string,
     args: Readonly<Record<string, unknown>>,
     routes: readonly ReplayRoute[],
+    reader?: GateReader,
   ): Promise<RawOutcome>;
   /** Closes every session, the replay server and the model folders. */
   close(): Promise<void>;
@@ -83,13 +112,15 @@ export async function startGateEnvironment(options: GateEnvironmentOptions = {})
     setup,
     timeoutMs,
     session,
-    call: async (server, variant, tool, args, routes) => {
+    call: async (server, variant, tool, args, routes, reader = 'v2') => {
       const open = await session(server, variant);
       replay.reset();
       replay.route(...routes);
       try {
         const result = await withDeadline(
-          open.client.callTool({ name: tool, arguments: { ...args } }, undefined, { timeout: timeoutMs }),
+          open.client.callTool({ name: tool, arguments: { ...args }, ...readerParams(reader) }, undefined, {
+            timeout: timeoutMs,
+          }),
           timeoutMs + 1_000,
         );
         return { type: 'result', result };

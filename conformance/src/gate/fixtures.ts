@@ -1,7 +1,9 @@
 /**
  * Generating the conformance fixtures from the running reference servers, writing them, and
  * comparing them with the checked-in files. A fixture is `{ _fixture_meta, envelope }` or
- * `{ _fixture_meta, response }` (the shape `validate` and the release check read).
+ * `{ _fixture_meta, response }` (the shape `validate` and the release check read). Each scenario
+ * is run twice: as a client that reads version 2 (`fixtures/<server>/`) and as a client that
+ * states no version, as every reader of version 1 (`fixtures/v1/<server>/`, same file names).
  *
  * Generation is deterministic: the upstream answers are recorded, the clock only matters for
  * HTTP-date `Retry-After` values (measured against the recorded `Date` header), and the random
@@ -12,12 +14,14 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { unwrapToolResult, validateEnvelope } from '@mcp-envelope/contract';
+import { unwrapToolResult, validateEnvelopeVersion } from '@mcp-envelope/contract';
+import type { ContractVersion } from '@mcp-envelope/contract';
 
 import { describeValue } from '../call-outcome.js';
 import { isRecord } from '../json-schema.js';
 import type { UpstreamCase } from './cases.js';
-import type { GateEnvironment, RawOutcome } from './environment.js';
+import { READER_VERSIONS } from './environment.js';
+import type { GateEnvironment, GateReader, RawOutcome } from './environment.js';
 import { FIXTURE_SCENARIOS, resolveFixtureCall } from './fixture-plan.js';
 import type { FixtureScenario } from './fixture-plan.js';
 import { REFERENCE_SERVERS, SERVER_IDS, variantEnv } from './reference-servers.js';
@@ -30,12 +34,31 @@ export const FIXED_CORRELATION_ID = '00000000-0000-4000-8000-000000000000';
 export interface GeneratedFixture {
   readonly server: ServerId;
   readonly scenario: FixtureScenario;
+  /** The envelope version the reader that made the call gets (2: states `[1, 2]`; 1: states none). */
+  readonly version: ContractVersion;
   /** The file's JSON value. */
   readonly document: Readonly<Record<string, unknown>>;
   /** The envelope (error fixtures) or the `structuredContent` (success fixtures), as normalized. */
   readonly payload: unknown;
   /** Why the outcome is not what the scenario wants (empty when it is). */
   readonly problems: readonly string[];
+}
+
+/** The readers fixtures are generated for, with the envelope version each gets from SP and Ads. */
+export const FIXTURE_READERS: readonly { readonly reader: GateReader; readonly version: ContractVersion }[] = [
+  { reader: 'v2', version: 2 },
+  { reader: 'v1', version: 1 },
+];
+
+/**
+ * A fixture's path under the fixtures folder: `<server>/<scenario>.json` for version 2,
+ * `v1/<server>/<scenario>.json` for version 1.
+ *
+ * @param fixture - the server, scenario id and version.
+ * @returns the relative path, `/`-separated.
+ */
+export function fixtureFile(fixture: Pick<GeneratedFixture, 'server' | 'scenario' | 'version'>): string {
+  return `${fixture.version === 1 ? 'v1/' : ''}${fixture.server}/${fixture.scenario.id}.json`;
 }
 
 /** Stands in for the replay server's `host:port`, which the OS picks anew on every run. */
@@ -84,12 +107,14 @@ export function normalizeRunValues(value: unknown, replayHost: string): unknown 
  * @param outcome - what the call gave.
  * @param holds - `envelope` (an error is wanted) or `response` (a success with `_meta`).
  * @param replayHost - the replay server's `host:port`.
+ * @param version - the envelope version the reader gets; an envelope of another version is a problem (default 2).
  * @returns the normalized payload (`null` when there is none) and the problems.
  */
 export function payloadOf(
   outcome: RawOutcome,
   holds: 'envelope' | 'response',
   replayHost: string,
+  version: ContractVersion = 2,
 ): { payload: unknown; problems: string[] } {
   if (outcome.type === 'thrown')
     return { payload: null, problems: [`the call failed without a result: ${describeValue(outcome.error)}`] };
@@ -101,10 +126,12 @@ export function payloadOf(
     if (!('envelope' in unwrapped))
       return { payload: null, problems: [`expected an error envelope, got: ${describeValue(unwrapped.text)}`] };
     const envelope = normalizeRunValues(unwrapped.envelope, replayHost);
-    const validation = validateEnvelope(envelope);
+    const validation = validateEnvelopeVersion(envelope, version);
     return {
       payload: envelope,
-      problems: validation.valid ? [] : validation.errors.map((error) => `${error.path}: ${error.message}`),
+      problems: validation.valid
+        ? []
+        : validation.errors.map((error) => `not a valid version ${version} envelope: ${error.path}: ${error.message}`),
     };
   }
   if (isError)
@@ -125,41 +152,71 @@ function switchesOf(scenario: FixtureScenario): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('MCP_')));
 }
 
+/** The `_fixture_meta` of one fixture: where it came from and how to make it again. */
+function fixtureMeta(
+  server: ServerId,
+  scenario: FixtureScenario,
+  call: { tool: string; arguments: Readonly<Record<string, unknown>> },
+  reader: GateReader,
+): Record<string, unknown> {
+  const stated = READER_VERSIONS[reader];
+  return {
+    server,
+    scenario: scenario.id,
+    about: scenario.about,
+    generated_by: `pnpm fixtures:update: ${REFERENCE_SERVERS[server].binName} over stdio, upstream replayed`,
+    reader:
+      stated === undefined
+        ? 'a client that states no contract version (a reader of version 1)'
+        : `a client that states contract_versions [${stated.join(', ')}]`,
+    switches: switchesOf(scenario),
+    call: { tool: call.tool, arguments: call.arguments },
+    ...(scenario.calls[server]?.upstreamCase === undefined
+      ? {}
+      : { upstream_case: scenario.calls[server].upstreamCase }),
+  };
+}
+
 /**
- * Runs every fixture scenario on both servers and builds the fixture documents.
+ * Runs every fixture scenario on both servers, once per reader (see {@link FIXTURE_READERS}), and
+ * builds the fixture documents.
  *
  * @param environment - the running gate environment.
  * @param cases - the recorded cases, by id (scenarios replay their upstream answers).
  * @param scenarios - the scenarios (default {@link FIXTURE_SCENARIOS}).
- * @returns one generated fixture per (server, scenario) that applies, in plan order per server.
+ * @param readers - the readers (default both).
+ * @returns one generated fixture per (reader, server, scenario) that applies, in plan order per server.
  */
 export async function generateFixtures(
   environment: GateEnvironment,
   cases: ReadonlyMap<string, UpstreamCase>,
   scenarios: readonly FixtureScenario[] = FIXTURE_SCENARIOS,
+  readers: readonly { readonly reader: GateReader; readonly version: ContractVersion }[] = FIXTURE_READERS,
 ): Promise<GeneratedFixture[]> {
   const generated: GeneratedFixture[] = [];
-  for (const server of SERVER_IDS) {
-    for (const scenario of scenarios) {
-      const planned = scenario.calls[server];
-      if (planned === undefined) continue;
-      const call = resolveFixtureCall(planned, cases);
-      const outcome = await environment.call(server, scenario.variant, call.tool, call.arguments, call.upstream);
-      const { payload, problems } = payloadOf(outcome, scenario.holds, new URL(environment.replay.url).host);
-      const meta = {
-        server,
-        scenario: scenario.id,
-        about: scenario.about,
-        generated_by: `pnpm fixtures:update: ${REFERENCE_SERVERS[server].binName} over stdio, upstream replayed`,
-        switches: switchesOf(scenario),
-        call: { tool: call.tool, arguments: call.arguments },
-        ...(planned.upstreamCase === undefined ? {} : { upstream_case: planned.upstreamCase }),
-      };
-      const document =
-        scenario.holds === 'envelope'
-          ? { _fixture_meta: meta, envelope: payload }
-          : { _fixture_meta: meta, response: { structuredContent: payload } };
-      generated.push({ server, scenario, document, payload, problems });
+  for (const { reader, version } of readers) {
+    for (const server of SERVER_IDS) {
+      for (const scenario of scenarios) {
+        const planned = scenario.calls[server];
+        if (planned === undefined) continue;
+        const call = resolveFixtureCall(planned, cases);
+        const outcome = await environment.call(
+          server,
+          scenario.variant,
+          call.tool,
+          call.arguments,
+          call.upstream,
+          reader,
+        );
+        const replayHost = new URL(environment.replay.url).host;
+        const { payload, problems } = payloadOf(outcome, scenario.holds, replayHost, version);
+        const meta = fixtureMeta(server, scenario, call, reader);
+        const document =
+          scenario.holds === 'envelope'
+            ? { _fixture_meta: meta, envelope: payload }
+            : { _fixture_meta: meta, response: { structuredContent: payload } };
+        generated.push({ server, scenario, version, document, payload, problems });
+      }
     }
   }
   return generated;
@@ -170,9 +227,17 @@ export function fixtureText(document: unknown): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
+/** The folders fixtures live in, relative to the fixtures folder: one per (version, server). */
+function fixtureFolders(): { version: ContractVersion; server: ServerId; folder: string }[] {
+  return FIXTURE_READERS.flatMap(({ version }) =>
+    SERVER_IDS.map((server) => ({ version, server, folder: `${version === 1 ? 'v1/' : ''}${server}` })),
+  );
+}
+
 /**
- * Writes the fixtures to `<folder>/<server>/<scenario>.json`, removing other `*.json` files in
- * those server folders so that a scenario that no longer exists leaves no stale file.
+ * Writes the fixtures to `<folder>/<server>/<scenario>.json` (version 2) and
+ * `<folder>/v1/<server>/<scenario>.json` (version 1), removing other `*.json` files in those
+ * folders so that a scenario that no longer exists leaves no stale file.
  *
  * @param folder - e.g. `conformance/fixtures`.
  * @param fixtures - from {@link generateFixtures}.
@@ -180,17 +245,17 @@ export function fixtureText(document: unknown): string {
  */
 export function writeFixtures(folder: string, fixtures: readonly GeneratedFixture[]): string[] {
   const written: string[] = [];
-  for (const server of SERVER_IDS) {
-    const serverFolder = join(folder, server);
+  for (const { version, server, folder: relative } of fixtureFolders()) {
+    const mine = fixtures.filter((fixture) => fixture.server === server && fixture.version === version);
+    if (mine.length === 0) continue;
+    const serverFolder = join(folder, relative);
     mkdirSync(serverFolder, { recursive: true });
-    const keep = new Set(
-      fixtures.filter((fixture) => fixture.server === server).map((fixture) => `${fixture.scenario.id}.json`),
-    );
+    const keep = new Set(mine.map((fixture) => `${fixture.scenario.id}.json`));
     for (const name of readdirSync(serverFolder))
       if (name.endsWith('.json') && !keep.has(name)) rmSync(join(serverFolder, name));
   }
   for (const fixture of fixtures) {
-    const path = join(folder, fixture.server, `${fixture.scenario.id}.json`);
+    const path = join(folder, fixtureFile(fixture));
     writeFileSync(path, fixtureText(fixture.document), 'utf8');
     written.push(path);
   }
@@ -200,6 +265,8 @@ export function writeFixtures(folder: string, fixtures: readonly GeneratedFixtur
 /** How one checked-in fixture compares with a freshly generated one. */
 export interface FixtureComparison {
   readonly server: ServerId;
+  readonly version: ContractVersion;
+  /** The path under the fixtures folder, e.g. `sp/tool-not-found.json` or `v1/sp/tool-not-found.json`. */
   readonly file: string;
   readonly status: 'same' | 'different' | 'missing' | 'extra';
 }
@@ -207,32 +274,30 @@ export interface FixtureComparison {
 /**
  * Compares generated fixtures with the files in a folder (text equality after formatting).
  *
- * @param folder - the folder holding `<server>/<scenario>.json`.
+ * @param folder - the folder holding `<server>/<scenario>.json` and `v1/<server>/<scenario>.json`.
  * @param fixtures - freshly generated fixtures.
- * @returns one entry per generated fixture and per extra file on disk.
+ * @returns one entry per generated fixture and per extra file on disk (in a folder of a version generated).
  */
 export function compareFixtures(folder: string, fixtures: readonly GeneratedFixture[]): FixtureComparison[] {
   const comparisons: FixtureComparison[] = [];
   for (const fixture of fixtures) {
-    const file = `${fixture.server}/${fixture.scenario.id}.json`;
+    const file = fixtureFile(fixture);
     const path = join(folder, file);
-    if (!existsSync(path)) comparisons.push({ server: fixture.server, file, status: 'missing' });
-    else
-      comparisons.push({
-        server: fixture.server,
-        file,
-        status: readFileSync(path, 'utf8') === fixtureText(fixture.document) ? 'same' : 'different',
-      });
+    const { server, version } = fixture;
+    if (!existsSync(path)) comparisons.push({ server, version, file, status: 'missing' });
+    else {
+      const same = readFileSync(path, 'utf8') === fixtureText(fixture.document);
+      comparisons.push({ server, version, file, status: same ? 'same' : 'different' });
+    }
   }
-  for (const server of SERVER_IDS) {
-    const serverFolder = join(folder, server);
-    if (!existsSync(serverFolder)) continue;
-    const known = new Set(
-      fixtures.filter((fixture) => fixture.server === server).map((fixture) => `${fixture.scenario.id}.json`),
-    );
+  for (const { version, server, folder: relative } of fixtureFolders()) {
+    const serverFolder = join(folder, relative);
+    const mine = fixtures.filter((fixture) => fixture.server === server && fixture.version === version);
+    if (!existsSync(serverFolder) || mine.length === 0) continue;
+    const known = new Set(mine.map((fixture) => `${fixture.scenario.id}.json`));
     for (const name of readdirSync(serverFolder).sort())
       if (name.endsWith('.json') && !known.has(name))
-        comparisons.push({ server, file: `${server}/${name}`, status: 'extra' });
+        comparisons.push({ server, version, file: `${relative}/${name}`, status: 'extra' });
   }
   return comparisons;
 }

@@ -53,6 +53,10 @@ export interface GateServerInfo {
   readonly version: string | null;
   /** The command that started it (without environment values). */
   readonly command: string;
+  /** The envelope versions it answers in (its capability's `contract_versions`), `null` when none could be read. */
+  readonly contract_versions: readonly number[] | null;
+  /** The version a client that states none gets (`contract_version`), `null` when none could be read. */
+  readonly default_version: number | null;
 }
 
 /** The `--json` report of `gate`. */
@@ -95,14 +99,25 @@ export const GATE_COLUMNS: readonly TableColumn<GateRow>[] = [
 ];
 
 const SECTION_TITLES: Readonly<Record<GateSection, string>> = {
-  capability: 'capability: advertised capability, contract version, advertised kinds = emitted kinds',
+  capability: 'capability: advertised capability, contract versions, advertised kinds = emitted kinds per version',
   probe: 'probe battery (the probe command) over stdio',
-  upstream: 'upstream battery: every recorded case through the real server and the replay server',
-  fixtures: 'fixtures: regenerated from the running servers and compared with conformance/fixtures',
-  parity: 'cross-server parity: the same condition gives the same code and envelope shape on SP and Ads',
+  upstream:
+    'upstream battery: every recorded case through the real server and the replay server, as a v2 reader and as a v1 reader',
+  fixtures:
+    'fixtures: regenerated from the running servers (v2 and v1 readers) and compared with conformance/fixtures and fixtures/v1',
+  parity: 'cross-server parity: the same condition gives the same v2 kind, code and envelope shape on SP and Ads',
   'code-mode': 'Code Mode battery: each server with CODE_MODE=true, search, inner calls, limits, responsiveness',
   limiter: 'Limiter battery: each server with MCP_RATE_LIMIT=on, learned plans, pre-flight refusals, reported settings',
 };
+
+/** Which versions a server speaks, in words: `speaks v1 and v2 (v1 to a client that states none)`. */
+function versionsText(server: GateServerInfo): string {
+  if (server.contract_versions === null || server.contract_versions.length === 0) return 'contract versions unknown';
+  const versions = server.contract_versions.map((version) => `v${version}`);
+  const spoken =
+    versions.length === 1 ? versions.join('') : `${versions.slice(0, -1).join(', ')} and ${versions.at(-1) ?? ''}`;
+  return `speaks ${spoken} (v${String(server.default_version ?? '?')} to a client that states none)`;
+}
 
 function totalsLine(totals: GateTotals): string {
   return `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`;
@@ -119,7 +134,9 @@ function totalsLine(totals: GateTotals): string {
 export function renderGateReport(report: GateReport): string {
   const lines = ['mcp-envelope-conformance gate: both reference servers against the upstream replay server', ''];
   for (const server of report.servers)
-    lines.push(`${server.id.padEnd(4)} ${server.name ?? '?'} ${server.version ?? '?'}  (${server.command})`);
+    lines.push(
+      `${server.id.padEnd(4)} ${server.name ?? '?'} ${server.version ?? '?'}, ${versionsText(server)}  (${server.command})`,
+    );
   lines.push(`duration: ${(report.duration_ms / 1000).toFixed(1)} s`, '');
   for (const section of Object.keys(report.sections) as GateSection[]) {
     const rows = report.rows.filter((row) => row.section === section);

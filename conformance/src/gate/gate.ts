@@ -1,19 +1,22 @@
 /**
  * `runGate`: the conformance gate for both reference servers. Starts the upstream replay server,
  * starts each reference server over stdio pointed at it (`--upstream`, `LWA_TOKEN_URL`), and runs
- * the probe battery, the upstream battery (every recorded case), the fixture battery (every
- * fixture regenerated and compared with the checked-in file), the capability checks (advertised
- * kinds = emitted kinds, contract version 1), the cross-server parity rows and the Code Mode
- * battery (see code-mode.ts). Implements
- * CONTRACT.md "Conformance" for the project's own servers.
+ * the probe battery, the upstream battery (every recorded case, as a client that reads version 2
+ * and as one that states no version), the fixture battery (every fixture of both versions
+ * regenerated and compared with the checked-in file, each version 1 file tied to its version 2
+ * twin), the capability checks (versions 1 and 2 spoken, advertised kinds = emitted kinds per
+ * version), the cross-server parity rows on version 2 kinds and the Code Mode battery (see
+ * code-mode.ts). Implements CONTRACT.md "Conformance" for the project's own servers.
  *
  * @packageDocumentation
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 
-import { CONTRACT_VERSION, unwrapToolResult, validateEnvelope } from '@mcp-envelope/contract';
+import { unwrapToolResult, validateEnvelopeVersion } from '@mcp-envelope/contract';
+import type { ContractVersion } from '@mcp-envelope/contract';
+import { PACKAGE_VERSION } from '@mcp-envelope/core';
 
 import { describeValue } from '../call-outcome.js';
 import { checkCapability, contractToolDisagreements } from '../capability-check.js';
@@ -24,15 +27,17 @@ import { probeServer } from '../probe.js';
 import { truncate } from '../probe-evaluate.js';
 import { checkDocument } from '../validate-files.js';
 import { defaultCasesFolder, readCases } from './cases.js';
-import type { ExpectedEnvelope, ExpectedSuccess, UpstreamCase } from './cases.js';
+import type { ExpectedEnvelope, ExpectedEnvelopeV1, ExpectedSuccess, UpstreamCase } from './cases.js';
 import { startGateEnvironment } from './environment.js';
-import type { GateEnvironment, RawOutcome } from './environment.js';
+import type { GateEnvironment, GateReader, RawOutcome } from './environment.js';
 import { codeModeRows } from './code-mode.js';
 import { limiterRows } from './limiter.js';
-import { compareFixtures, generateFixtures } from './fixtures.js';
-import type { GeneratedFixture } from './fixtures.js';
-import { FIXTURE_SCENARIOS } from './fixture-plan.js';
+import { compareFixtures, fixtureFile, generateFixtures } from './fixtures.js';
+import type { FixtureComparison, GeneratedFixture } from './fixtures.js';
 import { GATE_SECTIONS, totalsOf } from './gate-report.js';
+import { parityRows } from './parity.js';
+import { twinProblems } from './twins.js';
+import type { TwinServer } from './twins.js';
 import type { GateReport, GateRow, GateSection, GateServerInfo, GateTotals } from './gate-report.js';
 import { PACKAGE_ROOT, REFERENCE_SERVERS, serverCommandLine, SERVER_IDS } from './reference-servers.js';
 import type { ServerId } from './reference-servers.js';
@@ -85,24 +90,71 @@ function metaLabel(meta: Readonly<Record<string, unknown>> | undefined): string 
   return meta === undefined ? 'no _meta' : `_meta{${Object.keys(meta).join(',')}}`;
 }
 
-function expectedLabel(expected: ExpectedEnvelope | ExpectedSuccess): string {
+/** Any case expectation: of a reader of version 2 or of version 1. */
+export type CaseExpectation = ExpectedEnvelope | ExpectedEnvelopeV1 | ExpectedSuccess;
+
+/** An envelope's or expectation's verdict in one line: kind/code, upstream, retryable, legacy, `_meta` keys. */
+function verdictLabel(
+  verdict: Readonly<{
+    error_kind: string;
+    error_code: string;
+    upstream?: unknown;
+    retryable: unknown;
+    legacy_error_kind?: unknown;
+  }>,
+  meta: Readonly<Record<string, unknown>> | undefined,
+): string {
+  const upstream = typeof verdict.upstream === 'string' ? ` upstream=${verdict.upstream}` : '';
+  const legacy = typeof verdict.legacy_error_kind === 'string' ? ` legacy=${verdict.legacy_error_kind}` : '';
+  return `${verdict.error_kind}/${verdict.error_code}${upstream} retryable=${String(verdict.retryable)}${legacy} ${metaLabel(meta)}`;
+}
+
+function expectedLabel(expected: CaseExpectation): string {
   if (expected.outcome === 'success') return `success ${metaLabel(expected._meta)}`;
-  const legacy = expected.legacy_error_kind === undefined ? '' : ` legacy=${expected.legacy_error_kind}`;
-  return `${expected.error_kind}/${expected.error_code} retryable=${String(expected.retryable)}${legacy} ${metaLabel(expected._meta)}`;
+  return verdictLabel(expected, expected._meta);
+}
+
+/** The differences between an envelope's fields and an expectation's, field by field. */
+function envelopeDifferences(
+  envelope: Readonly<Record<string, unknown>>,
+  expected: ExpectedEnvelope | ExpectedEnvelopeV1,
+  version: ContractVersion,
+): string[] {
+  const differences: string[] = [];
+  const validation = validateEnvelopeVersion(envelope, version);
+  if (!validation.valid)
+    differences.push(
+      `not a valid version ${version} envelope: ${validation.errors.map((error) => `${error.path} ${error.message}`).join(', ')}`,
+    );
+  const fields = ['error_kind', 'error_code', 'upstream', 'retryable', 'legacy_error_kind'] as const;
+  for (const field of fields) {
+    const want = (expected as unknown as Readonly<Record<string, unknown>>)[field];
+    const label = (value: unknown): string =>
+      value === undefined ? 'absent' : JSON.stringify(value).replace(/^"|"$/g, '');
+    if (envelope[field] !== want) differences.push(`${field} ${label(envelope[field])}, expected ${label(want)}`);
+  }
+  const meta = withoutNormalized(envelope['_meta']);
+  if (!isDeepStrictEqual(meta, expected._meta))
+    differences.push(
+      `_meta is ${truncate(JSON.stringify(meta) ?? 'absent', 200)}, expected ${truncate(JSON.stringify(expected._meta) ?? 'absent', 200)}`,
+    );
+  return differences;
 }
 
 /**
- * Judges one outcome against a case's expectation, field by field: kind, code, retryable,
- * `legacy_error_kind` and `_meta` (exact, `normalized` aside) for an envelope, which must also
- * validate; `_meta` of `structuredContent` for a success.
+ * Judges one outcome against a case's expectation, field by field: kind, code, `upstream`,
+ * retryable, `legacy_error_kind` and `_meta` (exact, `normalized` aside) for an envelope, which
+ * must also validate as an envelope of `version`; `_meta` of `structuredContent` for a success.
  *
- * @param expected - the case's expectation.
+ * @param expected - the case's expectation for the reader of `version`.
  * @param outcome - what the call gave.
+ * @param version - the envelope version the reader gets (default 2).
  * @returns what arrived, as a label, and every difference found (empty when it matches).
  */
 export function judgeCase(
-  expected: ExpectedEnvelope | ExpectedSuccess,
+  expected: CaseExpectation,
   outcome: RawOutcome,
+  version: ContractVersion = 2,
 ): { got: string; differences: string[] } {
   if (outcome.type === 'thrown')
     return { got: 'call failed', differences: [`no result: ${truncate(describeValue(outcome.error))}`] };
@@ -132,112 +184,133 @@ export function judgeCase(
   if (!isError || unwrapped.ok) return { got: 'success', differences: ['expected an error envelope'] };
   if (!('envelope' in unwrapped))
     return { got: 'no envelope', differences: [`an error without an envelope: ${truncate(unwrapped.text)}`] };
-  const envelope = unwrapped.envelope;
-  const differences: string[] = [];
-  const validation = validateEnvelope(envelope);
-  if (!validation.valid)
-    differences.push(
-      `invalid envelope: ${validation.errors.map((error) => `${error.path} ${error.message}`).join(', ')}`,
-    );
-  if (envelope.error_kind !== expected.error_kind)
-    differences.push(`error_kind ${envelope.error_kind}, expected ${expected.error_kind}`);
-  if (envelope.error_code !== expected.error_code)
-    differences.push(`error_code ${envelope.error_code}, expected ${expected.error_code}`);
-  if (envelope.retryable !== expected.retryable)
-    differences.push(`retryable ${String(envelope.retryable)}, expected ${String(expected.retryable)}`);
-  if (envelope.legacy_error_kind !== expected.legacy_error_kind)
-    differences.push(
-      `legacy_error_kind ${envelope.legacy_error_kind ?? 'absent'}, expected ${expected.legacy_error_kind ?? 'absent'}`,
-    );
-  const meta = withoutNormalized(envelope._meta);
-  if (!isDeepStrictEqual(meta, expected._meta))
-    differences.push(
-      `_meta is ${truncate(JSON.stringify(meta) ?? 'absent', 200)}, expected ${truncate(JSON.stringify(expected._meta) ?? 'absent', 200)}`,
-    );
-  const legacy = envelope.legacy_error_kind === undefined ? '' : ` legacy=${envelope.legacy_error_kind}`;
+  const envelope = unwrapped.envelope as unknown as Readonly<Record<string, unknown>>;
   return {
-    got: `${envelope.error_kind}/${envelope.error_code} retryable=${String(envelope.retryable)}${legacy} ${metaLabel(meta)}`,
-    differences,
+    got: verdictLabel(unwrapped.envelope, withoutNormalized(envelope['_meta'])),
+    differences: envelopeDifferences(envelope, expected, version),
   };
 }
 
+/** The readers each case is replayed for, with the expectation and envelope version each gets. */
+const CASE_READERS: readonly {
+  readonly reader: GateReader;
+  readonly version: ContractVersion;
+  readonly expectation: (recorded: UpstreamCase) => CaseExpectation;
+  readonly suffix: string;
+}[] = [
+  { reader: 'v2', version: 2, expectation: (recorded) => recorded.expected, suffix: '' },
+  { reader: 'v1', version: 1, expectation: (recorded) => recorded.expected_v1, suffix: ' (v1 reader)' },
+];
+
+/** Every case replayed once per reader: a client that reads version 2, then one that states nothing. */
 async function upstreamRows(environment: GateEnvironment, cases: readonly UpstreamCase[]): Promise<GateRow[]> {
   const rows: GateRow[] = [];
   for (const recorded of cases) {
-    const start = performance.now();
-    const outcome = await environment.call(
-      recorded.server,
-      recorded.variant,
-      recorded.call.tool,
-      recorded.call.arguments,
-      recorded.upstream,
-    );
-    const judged = judgeCase(recorded.expected, outcome);
-    rows.push(
-      row(
-        'upstream',
+    for (const { reader, version, expectation, suffix } of CASE_READERS) {
+      const start = performance.now();
+      const outcome = await environment.call(
         recorded.server,
-        recorded.id,
-        expectedLabel(recorded.expected),
-        judged.got,
-        judged.differences,
-        start,
-      ),
-    );
-  }
-  return rows;
-}
-
-function fixtureRows(fixtures: readonly GeneratedFixture[], folder: string): GateRow[] {
-  const comparisons = compareFixtures(folder, fixtures);
-  const rows: GateRow[] = [];
-  for (const comparison of comparisons) {
-    const start = performance.now();
-    const fixture = fixtures.find((entry) => `${entry.server}/${entry.scenario.id}.json` === comparison.file);
-    const notes = [...(fixture?.problems ?? [])];
-    if (comparison.status === 'different')
-      notes.push(
-        'the server now emits something else than the checked-in fixture: run pnpm fixtures:update and review the diff',
+        recorded.variant,
+        recorded.call.tool,
+        recorded.call.arguments,
+        recorded.upstream,
+        reader,
       );
-    if (comparison.status === 'missing') notes.push('no checked-in fixture: run pnpm fixtures:update');
-    if (comparison.status === 'extra')
-      notes.push('no scenario produces this file: run pnpm fixtures:update to remove it');
-    if (comparison.status !== 'missing') {
-      const checked = checkDocument(JSON.parse(readFileSync(join(folder, comparison.file), 'utf8')) as unknown);
-      notes.push(
-        ...checked.violations.map(
-          (violation) => `invalid fixture at ${violation.path || '(root)'}: ${violation.reason}`,
+      const expected = expectation(recorded);
+      const judged = judgeCase(expected, outcome, version);
+      rows.push(
+        row(
+          'upstream',
+          recorded.server,
+          `${recorded.id}${suffix}`,
+          expectedLabel(expected),
+          judged.got,
+          judged.differences,
+          start,
         ),
       );
     }
+  }
+  return rows;
+}
+
+/** What a fixture row says about a file besides its comparison: the file's validity, and a v1 file's tie to its v2 twin. */
+function fileNotes(folder: string, comparison: FixtureComparison, twins: ReadonlyMap<ServerId, TwinServer>): string[] {
+  if (comparison.status === 'missing') return [];
+  const text = (file: string): unknown => JSON.parse(readFileSync(join(folder, file), 'utf8')) as unknown;
+  const document = text(comparison.file);
+  const notes = checkDocument(document).violations.map(
+    (violation) => `invalid fixture at ${violation.path || '(root)'}: ${violation.reason}`,
+  );
+  const envelope = isRecord(document) ? document['envelope'] : undefined;
+  if (envelope !== undefined) {
+    const validation = validateEnvelopeVersion(envelope, comparison.version);
+    if (!validation.valid) notes.push(`not a valid version ${comparison.version} envelope`);
+  }
+  const twin = twins.get(comparison.server);
+  const twinFile = comparison.file.replace(/^v1\//, '');
+  if (comparison.version === 1 && twin !== undefined && existsSync(join(folder, twinFile)))
+    notes.push(...twinProblems(document, text(twinFile), twin).map((problem) => `v2 twin ${twinFile}: ${problem}`));
+  return notes;
+}
+
+const COMPARISON_NOTES: Readonly<Record<FixtureComparison['status'], string | undefined>> = {
+  same: undefined,
+  different:
+    'the server now emits something else than the checked-in fixture: run pnpm fixtures:update and review the diff',
+  missing: 'no checked-in fixture: run pnpm fixtures:update',
+  extra: 'no scenario produces this file: run pnpm fixtures:update to remove it',
+};
+
+/**
+ * One row per fixture file of both versions: identical to what the servers emit now, valid as an
+ * envelope of its version, and, for a version 1 file, equal to its version 2 twin's projection.
+ */
+function fixtureRows(
+  fixtures: readonly GeneratedFixture[],
+  folder: string,
+  twins: ReadonlyMap<ServerId, TwinServer>,
+): GateRow[] {
+  const rows: GateRow[] = [];
+  for (const comparison of compareFixtures(folder, fixtures)) {
+    const start = performance.now();
+    const fixture = fixtures.find((entry) => fixtureFile(entry) === comparison.file);
+    const status = COMPARISON_NOTES[comparison.status];
+    const notes = [
+      ...(fixture?.problems ?? []),
+      ...(status === undefined ? [] : [status]),
+      ...fileNotes(folder, comparison, twins),
+    ];
     const payload = fixture?.payload;
     const got =
       isRecord(payload) && typeof payload['error_kind'] === 'string'
-        ? `${payload['error_kind']}/${String(payload['error_code'])}`
+        ? `v${String(payload['_envelope_version'])} ${payload['error_kind']}/${String(payload['error_code'])}`
         : fixture === undefined
           ? '-'
           : 'success';
+    const expected =
+      fixture === undefined
+        ? 'a scenario for it'
+        : `v${fixture.version} ${fixture.scenario.holds} identical to the file${fixture.version === 1 ? ', the v2 twin projected' : ''}`;
     rows.push(
-      row(
-        'fixtures',
-        comparison.server,
-        comparison.file,
-        fixture === undefined ? 'a scenario for it' : `${fixture.scenario.holds} identical to the file`,
-        `${got} (${comparison.status})`,
-        notes,
-        start,
-      ),
+      row('fixtures', comparison.server, comparison.file, expected, `${got} (${comparison.status})`, notes, start),
     );
   }
   return rows;
 }
 
-function fixtureKinds(folder: string, server: ServerId, fixtures: readonly GeneratedFixture[]): Set<string> {
+/** The kinds the checked-in fixtures of one server and version hold. */
+function fixtureKinds(
+  folder: string,
+  server: ServerId,
+  version: ContractVersion,
+  fixtures: readonly GeneratedFixture[],
+): Set<string> {
   const kinds = new Set<string>();
   for (const fixture of fixtures) {
-    if (fixture.server !== server) continue;
+    if (fixture.server !== server || fixture.version !== version) continue;
     try {
-      const value: unknown = JSON.parse(readFileSync(join(folder, `${server}/${fixture.scenario.id}.json`), 'utf8'));
+      const value: unknown = JSON.parse(readFileSync(join(folder, fixtureFile(fixture)), 'utf8'));
       const envelope = isRecord(value) ? value['envelope'] : undefined;
       if (isRecord(envelope) && typeof envelope['error_kind'] === 'string') kinds.add(envelope['error_kind']);
     } catch {
@@ -272,23 +345,27 @@ async function capabilityRows(
   const rows: GateRow[] = [];
   for (const server of SERVER_IDS) {
     const start = performance.now();
-    const session = await environment.session(server, 'main');
-    const status = checkCapability(
-      session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities(),
-    );
+    const status = await capabilityOf(environment, server);
+    const versions = status.contract_versions ?? [];
+    // a reader of version 1 keeps its envelopes only while SP and Ads answer it in version 1 by default
+    const window = isDeepStrictEqual(versions, [1, 2]) && status.contract_version === 1;
     rows.push(
       row(
         'capability',
         server,
         'capability advertised',
-        `contract_version ${CONTRACT_VERSION}, error_kinds within the taxonomy`,
+        "contract_versions [1, 2], contract_version 1 (a client that states nothing reads v1), each version's kinds within its taxonomy",
         status.advertised
-          ? `${status.location ?? '?'} v${JSON.stringify(status.contract_version) ?? '?'}`
+          ? `${status.location ?? '?'} v${JSON.stringify(status.contract_version) ?? '?'} of [${versions.join(', ')}]`
           : 'not advertised',
-        status.issues,
+        [
+          ...status.issues,
+          ...(window || !status.advertised ? [] : ['the reference servers speak versions 1 and 2, 1 by default']),
+        ],
         start,
       ),
-      emittedKindsRow(server, status, cases, fixtures, folder),
+      emittedKindsRow(server, status, cases, fixtures, folder, 2),
+      emittedKindsRow(server, status, cases, fixtures, folder, 1),
       await contractToolRow(environment, server, status),
       await normalizedKindsRow(environment, server, status, fixtures),
     );
@@ -296,25 +373,37 @@ async function capabilityRows(
   return rows;
 }
 
-/** The kinds the capability advertises against those the fixtures and recorded cases emit. */
+/** The capability a server advertised to the gate's main session. */
+async function capabilityOf(environment: GateEnvironment, server: ServerId): Promise<CapabilityStatus> {
+  const session = await environment.session(server, 'main');
+  return checkCapability(session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities());
+}
+
+/**
+ * The kinds the capability advertises for one version (`error_kinds_by_version`) against those the
+ * fixtures of that version and the recorded cases' expectations for its reader emit.
+ */
 function emittedKindsRow(
   server: ServerId,
   status: CapabilityStatus,
   cases: readonly UpstreamCase[],
   fixtures: readonly GeneratedFixture[],
   folder: string,
+  version: ContractVersion,
 ): GateRow {
   const start = performance.now();
-  const advertised = new Set(status.error_kinds ?? []);
-  const emitted = fixtureKinds(folder, server, fixtures);
-  for (const recorded of cases)
-    if (recorded.server === server && recorded.expected.outcome === 'error') emitted.add(recorded.expected.error_kind);
+  const advertised = new Set(status.error_kinds_by_version?.[String(version)] ?? []);
+  const emitted = fixtureKinds(folder, server, version, fixtures);
+  for (const recorded of cases) {
+    const expected = version === 2 ? recorded.expected : recorded.expected_v1;
+    if (recorded.server === server && expected.outcome === 'error') emitted.add(expected.error_kind);
+  }
   const notEmitted = setDifference(advertised, emitted);
   const notAdvertised = setDifference(emitted, advertised);
   return row(
     'capability',
     server,
-    'advertised kinds = emitted kinds',
+    `advertised kinds = emitted kinds (v${version}: error_kinds_by_version["${version}"])`,
     `[${[...advertised].sort().join(', ')}]`,
     `[${[...emitted].sort().join(', ')}] in fixtures and cases`,
     [
@@ -379,105 +468,6 @@ async function normalizedKindsRow(
   );
 }
 
-/** The server-specific prefix of codes and kinds (`sp_api_`, `ads_api_`, ...), one per gated server. */
-const SERVER_PREFIX = `(?:${SERVER_IDS.join('|')})_api_`;
-
-/** The server-specific part of an upstream HTTP code (`SP_API_HTTP_401` -> `<SERVER>_API_HTTP_401`). */
-export function parityCode(code: string): string {
-  return code.replace(new RegExp(`^${SERVER_PREFIX}`, 'i'), '<SERVER>_API_');
-}
-
-/** The server-specific part of a kind (`sp_api_http` -> `<server>_api_http`). */
-export function parityKind(kind: string): string {
-  return kind.replace(new RegExp(`^${SERVER_PREFIX}`), '<server>_api_');
-}
-
-/** An envelope's keys without `legacy_error_kind` (a migration window is per server), sorted. */
-function contractKeys(envelope: Readonly<Record<string, unknown>>): string[] {
-  return Object.keys(envelope)
-    .filter((key) => key !== 'legacy_error_kind')
-    .sort();
-}
-
-/** The shape of an envelope compared across servers: its keys (`legacy_error_kind` aside), its `_meta` keys, and each detail's keys. */
-export function envelopeShape(envelope: Readonly<Record<string, unknown>>): string {
-  const meta = isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort() : [];
-  const details = Array.isArray(envelope['details'])
-    ? envelope['details'].map((detail) => (isRecord(detail) ? Object.keys(detail).sort().join('+') : typeof detail))
-    : [];
-  return `keys[${contractKeys(envelope).join(',')}] _meta[${meta.join(',')}] details[${details.join(' ')}]`;
-}
-
-function parityLabel(envelope: Readonly<Record<string, unknown>>): string {
-  return `${parityKind(String(envelope['error_kind']))}/${parityCode(String(envelope['error_code']))} retryable=${String(envelope['retryable'])}`;
-}
-
-/** What differs between the first server's envelope and another's for one parity condition. */
-function parityNotes(
-  parity: string,
-  first: { server: string; envelope: Record<string, unknown> },
-  other: { server: string; envelope: Record<string, unknown> },
-): string[] {
-  const notes: string[] = [];
-  const [a, b] = [first.envelope, other.envelope];
-  if (parityLabel(a) !== parityLabel(b))
-    notes.push(`${first.server} ${parityLabel(a)} but ${other.server} ${parityLabel(b)}`);
-  if (
-    parity.startsWith('input validation') ||
-    parity === 'unknown tool' ||
-    parity === 'internal error' ||
-    parity === 'unknown field (strict)'
-  ) {
-    const shapes = [envelopeShape(a), envelopeShape(b)];
-    if (shapes[0] !== shapes[1])
-      notes.push(`shapes differ: ${first.server} ${shapes[0] ?? ''} / ${other.server} ${shapes[1] ?? ''}`);
-    if (!isDeepStrictEqual(a['details'], b['details'])) notes.push('details differ');
-  } else {
-    const top = (envelope: Record<string, unknown>): string =>
-      `${contractKeys(envelope).join(',')} _meta[${isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort().join(',') : ''}]`;
-    if (top(a) !== top(b)) notes.push(`envelope keys differ: ${first.server} ${top(a)} / ${other.server} ${top(b)}`);
-  }
-  return notes;
-}
-
-/** One row per parity condition: every gated server (see `SERVER_IDS`) compared with the first. */
-function parityRows(fixtures: readonly GeneratedFixture[]): GateRow[] {
-  const rows: GateRow[] = [];
-  const servers = SERVER_IDS.join('|');
-  for (const scenario of FIXTURE_SCENARIOS) {
-    const parity = scenario.parity;
-    if (parity === undefined) continue;
-    const start = performance.now();
-    const found = SERVER_IDS.map((server) => ({
-      server,
-      envelope: fixtures.find((fixture) => fixture.server === server && fixture.scenario.id === scenario.id)?.payload,
-    }));
-    const envelopes = found.filter(
-      (entry): entry is { server: (typeof SERVER_IDS)[number]; envelope: Record<string, unknown> } =>
-        isRecord(entry.envelope),
-    );
-    const [first, ...others] = envelopes;
-    if (first === undefined || envelopes.length !== found.length) {
-      rows.push(
-        row(
-          'parity',
-          servers,
-          parity,
-          'an envelope on every server',
-          'missing',
-          ['a server gave no envelope for this condition (see the fixture rows)'],
-          start,
-        ),
-      );
-      continue;
-    }
-    const notes = others.flatMap((other) => parityNotes(parity, first, other));
-    const actual = others.map((other) => `${other.server} ${parityLabel(other.envelope)}`).join('; ');
-    rows.push(row('parity', servers, parity, `${first.server} ${parityLabel(first.envelope)}`, actual, notes, start));
-  }
-  return rows;
-}
-
 async function probeRows(environment: GateEnvironment, timeoutMs: number): Promise<GateRow[]> {
   const rows: GateRow[] = [];
   for (const server of SERVER_IDS) {
@@ -520,15 +510,32 @@ async function probeRows(environment: GateEnvironment, timeoutMs: number): Promi
   return rows;
 }
 
+/** What projecting each server's envelopes needs: its id, its primary upstream (from its capability), its release. */
+async function twinServers(environment: GateEnvironment): Promise<Map<ServerId, TwinServer>> {
+  const twins = new Map<ServerId, TwinServer>();
+  for (const server of SERVER_IDS) {
+    const value = (await capabilityOf(environment, server)).value;
+    const upstreams = isRecord(value) && Array.isArray(value['upstreams']) ? value['upstreams'] : [];
+    const primary = typeof upstreams[0] === 'string' ? upstreams[0] : undefined;
+    twins.set(server, { id: server, primaryUpstream: primary, release: PACKAGE_VERSION });
+  }
+  return twins;
+}
+
 async function serverInfos(environment: GateEnvironment): Promise<GateServerInfo[]> {
   const infos: GateServerInfo[] = [];
   for (const server of SERVER_IDS) {
     let name: string | null = null;
     let version: string | null = null;
+    let versions: readonly number[] | null = null;
+    let defaultVersion: number | null = null;
     try {
       const info = (await environment.session(server, 'main')).client.getServerVersion();
       name = info?.name ?? null;
       version = info?.version ?? null;
+      const status = await capabilityOf(environment, server);
+      versions = status.contract_versions;
+      defaultVersion = typeof status.contract_version === 'number' ? status.contract_version : null;
     } catch {
       // Reported by the rows that needed the session.
     }
@@ -537,6 +544,8 @@ async function serverInfos(environment: GateEnvironment): Promise<GateServerInfo
       name,
       version,
       command: displayStdioCommand(parseStdioCommand(serverCommandLine(environment.setup, server, 'main'))),
+      contract_versions: versions,
+      default_version: defaultVersion,
     });
   }
   return infos;
@@ -610,7 +619,7 @@ export async function runGate(options: GateOptions = {}): Promise<GateReport> {
       const limiter = await limiterRows(environment);
       rows.push(
         ...upstream,
-        ...fixtureRows(fixtures, fixturesFolder),
+        ...fixtureRows(fixtures, fixturesFolder, await twinServers(environment)),
         ...parityRows(fixtures),
         ...codeMode,
         ...limiter,

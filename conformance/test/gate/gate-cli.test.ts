@@ -43,32 +43,39 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
       'sp mcp-envelope-sp',
       'ads mcp-envelope-ads',
     ]);
-    expect(report.sections.upstream).toEqual({ passed: 71, failed: 0, skipped: 0 });
-    expect(report.sections.fixtures).toEqual({ passed: 74, failed: 0, skipped: 0 });
-    expect(report.sections.capability).toEqual({ passed: 8, failed: 0, skipped: 0 });
+    // every case and fixture once for a client that reads v2 and once for one that states nothing (v1)
+    expect(report.sections.upstream).toEqual({ passed: 142, failed: 0, skipped: 0 });
+    expect(report.sections.fixtures).toEqual({ passed: 148, failed: 0, skipped: 0 });
+    expect(report.sections.capability).toEqual({ passed: 10, failed: 0, skipped: 0 });
+    expect(report.servers.map((server) => [server.id, server.contract_versions, server.default_version])).toEqual([
+      ['sp', [1, 2], 1],
+      ['ads', [1, 2], 1],
+    ]);
     expect(report.sections.parity.failed).toBe(0);
     expect(report.sections.probe.passed).toBeGreaterThan(50);
-    const row = report.rows.find((entry) => entry.check === 'sp-429-retry-after-seconds');
-    expect(row).toMatchObject({
-      section: 'upstream',
-      server: 'sp',
-      result: 'PASS',
-      got: 'rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}',
-    });
+    const got = (check: string): string | undefined => report.rows.find((entry) => entry.check === check)?.got;
+    expect([got('sp-429-retry-after-seconds'), got('sp-429-retry-after-seconds (v1 reader)')]).toEqual([
+      'rate_limited/RATE_LIMITED upstream=sp-api retryable=true _meta{retry_after_seconds}',
+      'rate_limited/RATE_LIMITED retryable=true legacy=sp_api_http _meta{retry_after_seconds}',
+    ]);
     const identities = Object.fromEntries(
       report.rows
         .filter((entry) => entry.check.startsWith('sp-identity-'))
         .map((entry) => [entry.check, `${entry.result} ${entry.got}`]),
     );
-    expect(identities).toEqual({
+    expect(identities).toMatchObject({
       'sp-identity-cache-down': 'PASS success _meta{warnings}',
       'sp-identity-list': 'PASS success no _meta',
-      'sp-identity-service-401': 'PASS auth_error/OPENBRIDGE_HTTP_401 retryable=false no _meta',
-      'sp-identity-service-429': 'PASS rate_limited/RATE_LIMITED retryable=true _meta{retry_after_seconds}',
-      'sp-identity-service-503': 'PASS sp_api_http/OPENBRIDGE_HTTP_503 retryable=true no _meta',
+      'sp-identity-service-401': 'PASS auth_error/UPSTREAM_HTTP_401 upstream=openbridge retryable=false no _meta',
+      'sp-identity-service-401 (v1 reader)': 'PASS auth_error/OPENBRIDGE_HTTP_401 retryable=false no _meta',
+      'sp-identity-service-429':
+        'PASS rate_limited/RATE_LIMITED upstream=openbridge retryable=true _meta{retry_after_seconds}',
+      'sp-identity-service-503': 'PASS upstream_http/UPSTREAM_HTTP_503 upstream=openbridge retryable=true no _meta',
+      'sp-identity-service-503 (v1 reader)': 'PASS sp_api_http/OPENBRIDGE_HTTP_503 retryable=true no _meta',
       'sp-identity-switch': 'PASS success no _meta',
       'sp-identity-unknown-id': 'PASS mcp_input_validation/SCHEMA_IDENTITY_NOT_FOUND retryable=false no _meta',
     });
+    expect(Object.keys(identities)).toHaveLength(14);
     const parity = report.rows.filter((entry) => entry.section === 'parity').map((entry) => entry.check);
     expect(parity).toEqual(
       expect.arrayContaining([
@@ -83,7 +90,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
     const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
     const upstreamSuite = parseXml(xml).children.find((suite) => suite.attributes['name'] === 'gate upstream');
-    expect(upstreamSuite?.attributes).toMatchObject({ tests: '71', failures: '0', errors: '0', skipped: '0' });
+    expect(upstreamSuite?.attributes).toMatchObject({ tests: '142', failures: '0', errors: '0', skipped: '0' });
     expect(
       upstreamSuite?.children.find((testcase) => testcase.attributes['name'] === 'sp sp-429-retry-after-seconds')
         ?.attributes,
@@ -94,7 +101,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     expect(JSON.stringify(report)).not.toContain('conformance-gate-identity-service');
   }, 300_000);
 
-  it('fails when the Ads adapter is broken on purpose (429 classified as ads_api_http)', async () => {
+  it('fails when the Ads adapter is broken on purpose (429 classified as upstream_http)', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'gate-broken-'));
     const adsPackage = dirname(createRequire(import.meta.url).resolve('@mcp-envelope/ads-adapter/package.json'));
     const wrapper = join(folder, 'broken-ads.mjs');
@@ -106,7 +113,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
         'Object.freeze = (value) => value;',
         `const { adsAdapter } = await import(${JSON.stringify(pathToFileURL(join(adsPackage, 'dist', 'index.js')).href)});`,
         'const classify = adsAdapter.classify;',
-        "adsAdapter.classify = (failure, context) => { const verdict = classify(failure, context); return verdict.error_kind === 'rate_limited' ? { ...verdict, error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_429', retryable: false } : verdict; };",
+        "adsAdapter.classify = (failure, context) => { const verdict = classify(failure, context); return verdict.error_kind === 'rate_limited' ? { ...verdict, error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_429', retryable: false } : verdict; };",
         `await import(${JSON.stringify(pathToFileURL(join(adsPackage, 'dist', 'cli.js')).href)});`,
         '',
       ].join('\n'),
@@ -127,18 +134,29 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     const report = readReport(join(folder, 'gate.json'));
     expect(report.conformant).toBe(false);
     const failures = failing(report);
+    // each reader sees it: v2 as upstream_http, v1 as the projection ads_api_http
     expect(failures).toEqual([
       'upstream ads ads-403-throttled-flag',
+      'upstream ads ads-403-throttled-flag (v1 reader)',
       'upstream ads ads-429-retry-after-http-date',
+      'upstream ads ads-429-retry-after-http-date (v1 reader)',
       'upstream ads ads-429-retry-after-seconds',
+      'upstream ads ads-429-retry-after-seconds (v1 reader)',
       'upstream ads ads-429-throttled-header-misleading-error-type',
+      'upstream ads ads-429-throttled-header-misleading-error-type (v1 reader)',
       'upstream ads ads-429-x-ratelimit-numeric',
+      'upstream ads ads-429-x-ratelimit-numeric (v1 reader)',
       'fixtures ads ads/rate-limited-429.json',
+      'fixtures ads v1/ads/rate-limited-429.json',
       'parity sp|ads upstream 429',
       'limiter ads learning from a 429, then pre-flight refusal',
     ]);
-    const row = report.rows.find((entry) => entry.check === 'ads-429-retry-after-seconds');
-    expect(row?.note).toContain('error_kind ads_api_http, expected rate_limited');
+    expect(report.rows.find((entry) => entry.check === 'ads-429-retry-after-seconds')?.note).toContain(
+      'error_kind upstream_http, expected rate_limited',
+    );
+    expect(report.rows.find((entry) => entry.check === 'ads-429-retry-after-seconds (v1 reader)')?.note).toContain(
+      'error_kind ads_api_http, expected rate_limited',
+    );
     expect(run.stdout).toContain('verdict: NONCONFORMANT');
   }, 300_000);
 
@@ -159,7 +177,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     const report = readReport(join(folder, 'gate.json'));
     expect(failing(report)).toEqual(['upstream sp sp-503-empty-body']);
     expect(report.rows.find((entry) => entry.check === 'sp-503-empty-body')?.note).toBe(
-      'error_kind sp_api_http, expected internal_error; retryable true, expected false',
+      'error_kind upstream_http, expected internal_error; retryable true, expected false',
     );
   }, 300_000);
 

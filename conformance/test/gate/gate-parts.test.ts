@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -8,7 +8,9 @@ import { readCase, readCases } from '../../src/gate/cases.js';
 import { FIXTURE_SCENARIOS } from '../../src/gate/fixture-plan.js';
 import { compareFixtures, fixtureText, normalizeRunValues, payloadOf } from '../../src/gate/fixtures.js';
 import type { GeneratedFixture } from '../../src/gate/fixtures.js';
-import { envelopeShape, judgeCase, parityCode, parityKind } from '../../src/gate/gate.js';
+import { judgeCase } from '../../src/gate/gate.js';
+import { envelopeShape, parityLabel, parityRows } from '../../src/gate/parity.js';
+import { twinProblems } from '../../src/gate/twins.js';
 import { renderGateReport, totalsOf } from '../../src/gate/gate-report.js';
 import type { GateReport } from '../../src/gate/gate-report.js';
 import { splitCommandLine } from '../../src/command-line.js';
@@ -25,6 +27,15 @@ const ENVELOPE = {
   retryable: true,
   _envelope_version: 1,
   legacy_error_kind: 'ads_api_http',
+  _meta: { retry_after_seconds: 2 },
+};
+
+/** The same condition as {@link ENVELOPE} as a reader of version 2 gets it. */
+const ENVELOPE_V2 = {
+  ...ENVELOPE,
+  _envelope_version: 2,
+  upstream: 'ads-api',
+  legacy_error_kind: undefined,
   _meta: { retry_after_seconds: 2 },
 };
 
@@ -55,6 +66,7 @@ describe('judgeCase', () => {
           normalized: [{ kind: 'renamed', from: 'A', to: 'a', reason: 'schema_canonical_key' }],
         },
       }),
+      1,
     );
     expect(judged).toEqual({
       got: 'rate_limited/RATE_LIMITED retryable=true legacy=ads_api_http _meta{retry_after_seconds}',
@@ -72,6 +84,7 @@ describe('judgeCase', () => {
         legacy_error_kind: undefined,
         _meta: { retry_after_seconds: 3 },
       }),
+      1,
     );
     expect(judged.differences).toEqual([
       'error_kind ads_api_http, expected rate_limited',
@@ -81,10 +94,33 @@ describe('judgeCase', () => {
     ]);
   });
 
-  it('an envelope of another version is read, then fails the strict v1 check', () => {
-    const judged = judgeCase(expected, errorResult({ ...ENVELOPE, _envelope_version: 2 }));
-    expect(judged.got).toBe('rate_limited/RATE_LIMITED retryable=true legacy=ads_api_http _meta{retry_after_seconds}');
-    expect(judged.differences).toEqual(['invalid envelope: /_envelope_version must be 1']);
+  it('judges a version 1 reader against expected_v1 and a version 2 reader against expected, upstream included', () => {
+    const v2 = {
+      outcome: 'error',
+      error_kind: 'rate_limited',
+      error_code: 'RATE_LIMITED',
+      upstream: 'ads-api',
+      retryable: true,
+      _meta: { retry_after_seconds: 2 },
+    } as const;
+    expect(judgeCase(expected, errorResult(ENVELOPE), 1).differences).toEqual([]);
+    expect(judgeCase(v2, errorResult(ENVELOPE_V2), 2)).toEqual({
+      got: 'rate_limited/RATE_LIMITED upstream=ads-api retryable=true _meta{retry_after_seconds}',
+      differences: [],
+    });
+    expect(judgeCase(v2, errorResult({ ...ENVELOPE_V2, upstream: 'sp-api' }), 2).differences).toEqual([
+      'upstream sp-api, expected ads-api',
+    ]);
+  });
+
+  it('an envelope of the other version is read, then fails the strict check of the version the reader gets', () => {
+    const judged = judgeCase(expected, errorResult(ENVELOPE_V2), 1);
+    expect(judged.got).toBe('rate_limited/RATE_LIMITED upstream=ads-api retryable=true _meta{retry_after_seconds}');
+    expect(judged.differences[0]).toMatch(/^not a valid version 1 envelope: /);
+    expect(judged.differences.slice(1)).toEqual([
+      'upstream ads-api, expected absent',
+      'legacy_error_kind absent, expected ads_api_http',
+    ]);
   });
 
   it('a success is told by isError alone, even when its body has an error key', () => {
@@ -120,18 +156,43 @@ describe('judgeCase', () => {
   });
 });
 
-describe('parity helpers', () => {
-  it('server prefixes of codes and kinds compare equal', () => {
-    expect([parityCode('SP_API_HTTP_401'), parityCode('ADS_API_HTTP_401'), parityCode('RATE_LIMITED')]).toEqual([
-      '<SERVER>_API_HTTP_401',
-      '<SERVER>_API_HTTP_401',
-      'RATE_LIMITED',
-    ]);
-    expect([parityKind('sp_api_client'), parityKind('ads_api_client'), parityKind('auth_error')]).toEqual([
-      '<server>_api_client',
-      '<server>_api_client',
-      'auth_error',
-    ]);
+describe('parity on version 2 kinds', () => {
+  const upstream503 = FIXTURE_SCENARIOS.find((scenario) => scenario.parity === 'upstream 503')!;
+  const fixture = (server: 'sp' | 'ads', payload: Record<string, unknown>): GeneratedFixture => ({
+    server,
+    scenario: upstream503,
+    version: 2,
+    document: {},
+    payload,
+    problems: [],
+  });
+  const sp = { ...ENVELOPE_V2, error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_503', upstream: 'sp-api' };
+  const ads = { ...sp, upstream: 'ads-api' };
+
+  it('the same kind and code with each server naming its own upstream is parity', () => {
+    expect(parityLabel(sp)).toBe('upstream_http/UPSTREAM_HTTP_503 retryable=true upstream=named');
+    const row = parityRows([fixture('sp', sp), fixture('ads', ads)]).find((entry) => entry.check === 'upstream 503');
+    expect(row).toMatchObject({ check: 'upstream 503', result: 'PASS', note: '' });
+  });
+
+  it('a server-specific kind or code, or a missing upstream, breaks parity', () => {
+    const vendor = { ...ads, error_kind: 'ads_api_http', error_code: 'ADS_API_HTTP_503' };
+    const rowFor = (fixtures: GeneratedFixture[]) =>
+      parityRows(fixtures).find((entry) => entry.check === 'upstream 503');
+    expect(rowFor([fixture('sp', sp), fixture('ads', vendor)])).toMatchObject({
+      result: 'FAIL',
+      note: 'sp upstream_http/UPSTREAM_HTTP_503 retryable=true upstream=named but ads ads_api_http/ADS_API_HTTP_503 retryable=true upstream=named',
+    });
+    // each server's vendor kind and code, which the old prefix rewriting let through as one
+    const spVendor = { ...sp, error_kind: 'sp_api_http', error_code: 'SP_API_HTTP_503' };
+    expect(rowFor([fixture('sp', spVendor), fixture('ads', vendor)])?.result).toBe('FAIL');
+    const anonymous: Record<string, unknown> = { ...ads };
+    delete anonymous['upstream'];
+    expect(rowFor([fixture('sp', sp), fixture('ads', anonymous)])?.note).toContain('upstream=none');
+    // a v1 fixture is not what parity compares, whatever it holds
+    expect(rowFor([fixture('sp', sp), fixture('ads', ads), { ...fixture('ads', vendor), version: 1 }])?.result).toBe(
+      'PASS',
+    );
   });
 
   it('the shape leaves out legacy_error_kind and lists _meta and detail keys', () => {
@@ -165,7 +226,11 @@ describe('fixture normalization and comparison', () => {
     expect(
       payloadOf({ type: 'result', result: { content: [], structuredContent: { a: 1 } } }, 'envelope', '').problems,
     ).toEqual(['expected an error envelope, got a success']);
-    expect(payloadOf(errorResult(ENVELOPE), 'envelope', '')).toEqual({ payload: ENVELOPE, problems: [] });
+    expect(payloadOf(errorResult(ENVELOPE), 'envelope', '', 1)).toEqual({ payload: ENVELOPE, problems: [] });
+    // a reader of version 2 that gets a version 1 envelope has lost the negotiation
+    expect(payloadOf(errorResult(ENVELOPE), 'envelope', '', 2).problems[0]).toMatch(
+      /^not a valid version 2 envelope: /,
+    );
   });
 
   it('compareFixtures reports same, different, missing and extra files', () => {
@@ -173,9 +238,15 @@ describe('fixture normalization and comparison', () => {
     mkdirSync(join(folder, 'sp'));
     mkdirSync(join(folder, 'ads'));
     const scenario = FIXTURE_SCENARIOS[0]!;
-    const make = (server: 'sp' | 'ads', id: string, document: Record<string, unknown>): GeneratedFixture => ({
+    const make = (
+      server: 'sp' | 'ads',
+      id: string,
+      document: Record<string, unknown>,
+      version: 1 | 2 = 2,
+    ): GeneratedFixture => ({
       server,
       scenario: { ...scenario, id },
+      version,
       document,
       payload: null,
       problems: [],
@@ -183,16 +254,65 @@ describe('fixture normalization and comparison', () => {
     writeFileSync(join(folder, 'sp', 'a.json'), fixtureText({ n: 1 }));
     writeFileSync(join(folder, 'sp', 'b.json'), fixtureText({ n: 1 }));
     writeFileSync(join(folder, 'ads', 'old.json'), '{}\n');
+    mkdirSync(join(folder, 'v1', 'sp'), { recursive: true });
+    writeFileSync(join(folder, 'v1', 'sp', 'a.json'), fixtureText({ n: 1 }));
+    writeFileSync(join(folder, 'v1', 'sp', 'gone.json'), '{}\n');
     const comparisons = compareFixtures(folder, [
       make('sp', 'a', { n: 1 }),
       make('sp', 'b', { n: 2 }),
       make('ads', 'c', {}),
+      make('sp', 'a', { n: 3 }, 1),
     ]);
     expect(comparisons).toEqual([
-      { server: 'sp', file: 'sp/a.json', status: 'same' },
-      { server: 'sp', file: 'sp/b.json', status: 'different' },
-      { server: 'ads', file: 'ads/c.json', status: 'missing' },
-      { server: 'ads', file: 'ads/old.json', status: 'extra' },
+      { server: 'sp', version: 2, file: 'sp/a.json', status: 'same' },
+      { server: 'sp', version: 2, file: 'sp/b.json', status: 'different' },
+      { server: 'ads', version: 2, file: 'ads/c.json', status: 'missing' },
+      { server: 'sp', version: 1, file: 'v1/sp/a.json', status: 'different' },
+      { server: 'ads', version: 2, file: 'ads/old.json', status: 'extra' },
+      { server: 'sp', version: 1, file: 'v1/sp/gone.json', status: 'extra' },
+    ]);
+  });
+});
+
+describe('v1 fixtures tied to their v2 twins', () => {
+  const fixtures = join(import.meta.dirname, '..', '..', 'fixtures');
+  const read = (file: string): Record<string, unknown> =>
+    JSON.parse(readFileSync(join(fixtures, file), 'utf8')) as Record<string, unknown>;
+  const sp = { id: 'sp', primaryUpstream: 'sp-api', release: '0.1.0' };
+
+  it('every checked-in v1 file is its v2 twin projected, with the v1 window legacy kind', () => {
+    for (const name of [
+      'api-http-404.json',
+      'rate-limited-429.json',
+      'tool-not-found.json',
+      'success-rate-limit-warnings.json',
+    ])
+      expect([name, twinProblems(read(`v1/sp/${name}`), read(`sp/${name}`), sp)]).toEqual([name, []]);
+  });
+
+  it('a v1 file that drifts from its twin is named with the keys that differ', () => {
+    const v1 = read('v1/sp/rate-limited-429.json');
+    const envelope = v1['envelope'] as Record<string, unknown>;
+    const withoutLegacy = { ...envelope };
+    delete withoutLegacy['legacy_error_kind'];
+    expect(twinProblems({ ...v1, envelope: withoutLegacy }, read('sp/rate-limited-429.json'), sp)).toEqual([
+      'differs from toV1Envelope(v2 twin) + v1 legacy at legacy_error_kind',
+    ]);
+    const other = { ...v1, envelope: { ...envelope, error_code: 'ADS_API_HTTP_404', error_kind: 'ads_api_http' } };
+    expect(twinProblems(other, read('sp/rate-limited-429.json'), sp)).toEqual([
+      'differs from toV1Envelope(v2 twin) + v1 legacy at error_code, error_kind',
+    ]);
+    // the window is the v1 migration's: a release after it ends carries no legacy kind in v1
+    expect(twinProblems(v1, read('sp/rate-limited-429.json'), { ...sp, release: '0.1.0', migrations: [] })).toEqual([
+      'differs from toV1Envelope(v2 twin) + v1 legacy at legacy_error_kind',
+    ]);
+  });
+
+  it('a twin that version 1 cannot express is a problem, not a pass', () => {
+    const v2 = read('sp/api-http-404.json');
+    const envelope = { ...(v2['envelope'] as Record<string, unknown>), upstream: 'github' };
+    expect(twinProblems(read('v1/sp/api-http-404.json'), { ...v2, envelope }, sp)).toEqual([
+      'the v2 twin names an upstream that version 1 cannot express',
     ]);
   });
 });
@@ -212,9 +332,16 @@ describe('cases', () => {
       'sp-identity-switch',
       'sp-identity-unknown-id',
     ]);
-    expect(
-      readCase(join(import.meta.dirname, '..', '..', 'cases', 'ads-429-retry-after-seconds.json')).expected,
-    ).toEqual({
+    const recorded = readCase(join(import.meta.dirname, '..', '..', 'cases', 'ads-429-retry-after-seconds.json'));
+    expect(recorded.expected).toEqual({
+      outcome: 'error',
+      error_kind: 'rate_limited',
+      error_code: 'RATE_LIMITED',
+      upstream: 'ads-api',
+      retryable: true,
+      _meta: { retry_after_seconds: 2 },
+    });
+    expect(recorded.expected_v1).toEqual({
       outcome: 'error',
       error_kind: 'rate_limited',
       error_code: 'RATE_LIMITED',
@@ -222,6 +349,13 @@ describe('cases', () => {
       legacy_error_kind: 'ads_api_http',
       _meta: { retry_after_seconds: 2 },
     });
+    // no case keeps a vendor kind or code in its v2 expectation
+    for (const entry of cases)
+      if (entry.expected.outcome === 'error')
+        expect([entry.id, entry.expected.error_code]).not.toEqual([
+          entry.id,
+          expect.stringMatching(/^(SP|ADS)_API_|^OPENBRIDGE_/),
+        ]);
   });
 
   it('a case file that breaks the format is named in the error', () => {
@@ -232,6 +366,7 @@ describe('cases', () => {
       call: { tool: 't', arguments: {} },
       upstream: [],
       expected: { outcome: 'success' },
+      expected_v1: { outcome: 'success' },
     };
     const write = (name: string, value: unknown): string => {
       writeFileSync(join(folder, name), JSON.stringify(value));
@@ -251,7 +386,26 @@ describe('cases', () => {
           expected: { outcome: 'error', error_kind: 'precondition_failed', error_code: 'X', retryable: false },
         }),
       ),
-    ).toThrow('sp-d.json: expected.error_kind must be a kind of the taxonomy');
+    ).toThrow('sp-d.json: expected.error_kind must be a kind of the version 2 taxonomy');
+    const error = { outcome: 'error', error_code: 'SP_API_HTTP_404', retryable: false };
+    expect(() =>
+      readCase(write('sp-h.json', { ...base, id: 'sp-h', expected: { ...error, error_kind: 'sp_api_http' } })),
+    ).toThrow('sp-h.json: expected.error_kind must be a kind of the version 2 taxonomy');
+    expect(() =>
+      readCase(write('sp-i.json', { ...base, id: 'sp-i', expected_v1: { ...error, error_kind: 'upstream_http' } })),
+    ).toThrow('sp-i.json: expected_v1.error_kind must be a kind of the version 1 taxonomy');
+    expect(() =>
+      readCase(
+        write('sp-j.json', {
+          ...base,
+          id: 'sp-j',
+          expected_v1: { ...error, error_kind: 'sp_api_http', upstream: 'sp-api' },
+        }),
+      ),
+    ).toThrow('sp-j.json: expected_v1 has no upstream (version 1 has none)');
+    expect(() => readCase(write('sp-k.json', { ...base, id: 'sp-k', expected_v1: undefined }))).toThrow(
+      'sp-k.json: expected_v1 must be an object',
+    );
     expect(() => readCase(write('sp-e.json', { ...base, id: 'sp-e', upstream: [{ path: '/x' }] }))).toThrow(
       'sp-e.json: upstream[0] needs a path and a response with a numeric status',
     );
@@ -324,7 +478,16 @@ describe('reference server command lines and the report', () => {
     const zero = { passed: 0, failed: 0, skipped: 0 };
     const report: GateReport = {
       command: 'gate',
-      servers: [{ id: 'sp', name: 'mcp-envelope-sp', version: '0.1.0', command: 'node sp.js' }],
+      servers: [
+        {
+          id: 'sp',
+          name: 'mcp-envelope-sp',
+          version: '0.1.0',
+          command: 'node sp.js',
+          contract_versions: [1, 2],
+          default_version: 1,
+        },
+      ],
       rows,
       sections: {
         capability: zero,
@@ -341,6 +504,9 @@ describe('reference server command lines and the report', () => {
       duration_ms: 1500,
     };
     const text = renderGateReport(report);
+    expect(text).toContain(
+      'sp   mcp-envelope-sp 0.1.0, speaks v1 and v2 (v1 to a client that states none)  (node sp.js)',
+    );
     expect(text).toContain('parity: 0 passed, 1 failed, 0 skipped');
     expect(text).toContain('verdict: NONCONFORMANT (1 failing row)');
     expect(text.endsWith('conformance: 1 passed, 1 failed, 0 skipped\n')).toBe(true);
