@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { ERROR_ENVELOPE_SCHEMA, validateEnvelope, validateMeta } from '@mcp-envelope/contract';
-import type { EnvelopeValidation } from '@mcp-envelope/contract';
+import type { EnvelopeValidation, MetaValidation } from '@mcp-envelope/contract';
 
 import { isRecord, jsonTypeOf } from './json-schema.js';
 import type { EnvelopeVersion, FileResult, FileShape, FileViolation, ValidateReport } from './report-types.js';
@@ -54,7 +54,7 @@ function checkEnvelope(prefix: string, value: unknown): DocumentCheck & { shape:
   };
 }
 
-function violations(prefix: string, validation: EnvelopeValidation): FileViolation[] {
+function violations(prefix: string, validation: EnvelopeValidation | MetaValidation): FileViolation[] {
   if (validation.valid) return [];
   return validation.errors.map((error) => ({ path: `${prefix}${error.path}`, reason: error.message }));
 }

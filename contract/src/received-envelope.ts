@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import type { EnvelopeDetail } from './envelope.js';
+import type { EnvelopeDetail, RateLimitMetaV1 } from './envelope.js';
 import type { ErrorCode, ErrorKind, ErrorKindV1 } from './taxonomy.js';
 
 /**
@@ -43,15 +43,17 @@ export interface ReceivedEnvelope {
 export interface ReceivedMeta {
   readonly normalized?: readonly unknown[];
   /** Upstream rate-limit headroom: v1's three keys, v2's window keys, or keys a later release adds. */
-  readonly rate_limit?: {
-    readonly limit?: unknown;
-    readonly window_seconds?: unknown;
-    readonly limit_per_second?: unknown;
-    readonly remaining?: unknown;
-    readonly reset_at?: unknown;
-    readonly reset_after_seconds?: unknown;
-    readonly [extra: string]: unknown;
-  };
+  readonly rate_limit?:
+    | RateLimitMetaV1
+    | {
+        readonly limit?: unknown;
+        readonly window_seconds?: unknown;
+        readonly limit_per_second?: unknown;
+        readonly remaining?: unknown;
+        readonly reset_at?: unknown;
+        readonly reset_after_seconds?: unknown;
+        readonly [extra: string]: unknown;
+      };
   /** Seconds to wait before a retry; see {@link retryAfterSecondsOf} for the checked value. */
   readonly retry_after_seconds?: number;
   readonly warnings?: readonly unknown[];

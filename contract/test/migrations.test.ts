@@ -234,7 +234,7 @@ describe('legacyErrorKindFor', () => {
 });
 
 describe('MIGRATIONS', () => {
-  it('pins the v1 reclassifications (open since 0.1.0) and the four v2 entries of the window release 0.2.0', () => {
+  it('pins the v1 reclassifications (open since 0.1.0) and the four v2 entries, open from the development version 0.1.0 so that the first release (0.2.0) ships them', () => {
     expect(
       MIGRATIONS.map((entry) => [
         entry.id,
@@ -299,7 +299,7 @@ describe('MIGRATIONS', () => {
         2,
         'sp_api_http',
         'upstream_http',
-        '0.2.0',
+        '0.1.0',
         '2027-03-01',
         undefined,
       ],
@@ -310,7 +310,7 @@ describe('MIGRATIONS', () => {
         2,
         'sp_api_client',
         'upstream_client',
-        '0.2.0',
+        '0.1.0',
         '2027-03-01',
         undefined,
       ],
@@ -321,7 +321,7 @@ describe('MIGRATIONS', () => {
         2,
         'ads_api_http',
         'upstream_http',
-        '0.2.0',
+        '0.1.0',
         '2027-03-01',
         undefined,
       ],
@@ -332,7 +332,7 @@ describe('MIGRATIONS', () => {
         2,
         'ads_api_client',
         'upstream_client',
-        '0.2.0',
+        '0.1.0',
         '2027-03-01',
         undefined,
       ],
@@ -344,7 +344,7 @@ describe('MIGRATIONS', () => {
   });
 
   it('is the default table of every helper; without removed_in a window stays open while the entry is present', () => {
-    expect(activeMigrations('0.1.0')).toHaveLength(4);
+    expect(activeMigrations('0.1.0')).toHaveLength(8);
     expect(activeMigrations('0.2.0')).toHaveLength(8);
     expect(activeMigrations('0.0.9')).toEqual([]);
     expect(expiredMigrations('0.1.5')).toEqual([]);
@@ -388,6 +388,6 @@ describe('MIGRATIONS', () => {
     expect(
       legacyErrorKindFor({ error_code: 'SCHEMA_REQUIRED', error_kind: 'mcp_input_validation' }, 'github', '0.2.0'),
     ).toBe(undefined);
-    expect(legacyErrorKindFor(notFound, 'sp', '0.1.0')).toBe(undefined);
+    expect(legacyErrorKindFor(notFound, 'sp', '0.0.9')).toBe(undefined);
   });
 });

@@ -74,7 +74,7 @@ export const migrationsDocument: unknown = {
       "contract_version": 2,
       "from_kind": "sp_api_http",
       "to_kind": "upstream_http",
-      "introduced_in": "0.2.0",
+      "introduced_in": "0.1.0",
       "cutover_date": "2027-03-01"
     },
     {
@@ -85,7 +85,7 @@ export const migrationsDocument: unknown = {
       "contract_version": 2,
       "from_kind": "sp_api_client",
       "to_kind": "upstream_client",
-      "introduced_in": "0.2.0",
+      "introduced_in": "0.1.0",
       "cutover_date": "2027-03-01"
     },
     {
@@ -96,7 +96,7 @@ export const migrationsDocument: unknown = {
       "contract_version": 2,
       "from_kind": "ads_api_http",
       "to_kind": "upstream_http",
-      "introduced_in": "0.2.0",
+      "introduced_in": "0.1.0",
       "cutover_date": "2027-03-01"
     },
     {
@@ -107,7 +107,7 @@ export const migrationsDocument: unknown = {
       "contract_version": 2,
       "from_kind": "ads_api_client",
       "to_kind": "upstream_client",
-      "introduced_in": "0.2.0",
+      "introduced_in": "0.1.0",
       "cutover_date": "2027-03-01"
     }
   ]

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { CONTRACT_VERSION } from '@mcp-envelope/contract';
-import type { ErrorEnvelope } from '@mcp-envelope/contract';
+import type { ContractVersion, ErrorEnvelope } from '@mcp-envelope/contract';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
@@ -58,11 +58,16 @@ export interface CallPipelineInput {
 /** Answers one `tools/call`: `params` as sent, the SDK's request context, the era served. */
 export type CallTool = (params: unknown, request: ServerContext, era: ProtocolEra) => Promise<CallToolResult>;
 
-/** {@link CallTool} that may also answer with an input-required result (a tool asking the client for input). */
+/**
+ * {@link CallTool} that may also answer with an input-required result (a tool asking the client
+ * for input). `version` is the contract version the client reads (the answer is built in version
+ * 2 and projected where it leaves the server); handlers see it as `context.contractVersion`.
+ */
 export type AnswerTool = (
   params: unknown,
   request: ServerContext,
   era: ProtocolEra,
+  version?: ContractVersion,
 ) => Promise<CallToolResult | InputRequiredResult>;
 
 /**
@@ -131,8 +136,14 @@ function newCall(
   };
 }
 
-function handlerContext(call: CallContext, request: ServerContext, requestState: ToolRequestState): ToolHandlerContext {
+function handlerContext(
+  call: CallContext,
+  request: ServerContext,
+  requestState: ToolRequestState,
+  contractVersion: ContractVersion,
+): ToolHandlerContext {
   return {
+    contractVersion,
     mintRequestState: (value) => requestState.mint(call.tool, value),
     requestState: () => requestState.read(call.tool, request),
     tool: call.tool,
@@ -247,7 +258,7 @@ export function createCallPipeline(input: CallPipelineInput): AnswerTool {
     }
   };
 
-  return async (params, request, era) => {
+  return async (params, request, era, version = CONTRACT_VERSION) => {
     // No tool name, no tool and nothing to put in an envelope's `tool`: a protocol error, as the
     // SDK's own dispatcher answers it.
     if (!isPlainObject(params) || typeof params['name'] !== 'string')
@@ -271,7 +282,7 @@ export function createCallPipeline(input: CallPipelineInput): AnswerTool {
     }
     if (!check.ok) return validationFailure(input, name, check);
     const call = newCall(name, adapter, check, request.mcpReq.signal, input.maxUpstreamBodyBytes);
-    const context = handlerContext(call, request, input.requestState);
+    const context = handlerContext(call, request, input.requestState, version);
     const limit = await rateLimitStep(input.rateLimit, entry.tool, check.args, context);
     if (limit?.go === false) return errorResult(finalizeEnvelope(limit.envelope, input.finalizeEnvironment));
     const ran = await runHandler(entry, check.args, call, context);

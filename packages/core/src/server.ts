@@ -104,6 +104,11 @@ export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
 export interface ToolHandlerContext {
   /** The tool being run. */
   readonly tool: string;
+  /**
+   * The contract version the client reads. Handlers build envelopes in version 2 whatever it is:
+   * the answer is projected where it leaves the server. Code Mode answers inner calls in it.
+   */
+  readonly contractVersion: ContractVersion;
   /** Aborted when the client cancels the call, or when its connection closes (e.g. the server is closed). */
   readonly signal: AbortSignal;
   /** The normalization events of this call's arguments (whether or not they are emitted). */
@@ -590,7 +595,7 @@ function sdkServerFactory(
     server.setRequestHandler('tools/call', (request, context: ServerContext) => {
       const version = clientVersion(server, request.params, context, extras.versions.spoken);
       return logging.runFor(server, () =>
-        inVersion(() => callTool(request.params, context, era), version, extras.versions),
+        inVersion(() => callTool(request.params, context, era, version), version, extras.versions),
       );
     });
     // Replaces the SDK's own handler, whose level only filters the SDK's `log` helper: this one
@@ -736,7 +741,18 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     unlimited: new Set([ENVELOPE_CONTRACT_TOOL_NAME, ...codeMode.tools.map((tool) => tool.name)]),
   });
   const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
-  codeMode.bind({ listing: (name) => registry.get(name)?.listed, names: () => registry.names, callTool: innerCall });
+  const versions: VersionSettings = {
+    spoken: capability.contract_versions,
+    serverId: adapter.id,
+    primaryUpstream: adapter.upstreams[0],
+    openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
+  };
+  codeMode.bind({
+    listing: (name) => registry.get(name)?.listed,
+    names: () => registry.names,
+    callTool: innerCall,
+    inVersion: (result, version) => resultFor(result, version, versions),
+  });
   const warmUp = createServerWarmUp(caches, registry, calls, options.warmUp);
   const createSdkServer = sdkServerFactory(
     info,
@@ -748,12 +764,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     warmUp,
     {
       requestState,
-      versions: {
-        spoken: capability.contract_versions,
-        serverId: adapter.id,
-        primaryUpstream: adapter.upstreams[0],
-        openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
-      },
+      versions,
       ...(options.extendSdkServer === undefined ? {} : { extend: options.extendSdkServer }),
     },
   );

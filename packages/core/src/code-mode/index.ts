@@ -6,8 +6,8 @@
  *
  * @packageDocumentation
  */
-import type { ErrorKind } from '@mcp-envelope/contract';
-import type { Tool } from '@modelcontextprotocol/server';
+import type { ContractVersion, ErrorKind } from '@mcp-envelope/contract';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 
 import type { CallTool } from '../call-pipeline.js';
 import type { EnvelopeTool } from '../server.js';
@@ -26,6 +26,8 @@ export interface CodeModeBindings {
   listing(name: string): Tool | undefined;
   names(): readonly string[];
   readonly callTool: CallTool;
+  /** An inner call's result in the contract version the outer `execute_code` client reads. */
+  inVersion(result: CallToolResult, version: ContractVersion): CallToolResult;
 }
 
 /** Code Mode's part of one server. */
@@ -61,6 +63,7 @@ export function planCodeMode(settings: CodeModeSettings, runSandboxed: SandboxRu
           listing: (name) => bound().listing(name),
           names: () => bound().names(),
           callTool: () => bound().callTool,
+          inVersion: (result, version) => bound().inVersion(result, version),
           runSandboxed,
         })
       : [],

@@ -86,6 +86,8 @@ export interface InnerCallInput {
   readonly callTool: CallTool;
   readonly request: ServerContext;
   readonly telemetry: TelemetryAggregate;
+  /** The result as the outer client's contract version shows it (telemetry is read before). */
+  readonly inVersion: (result: CallToolResult) => CallToolResult;
 }
 
 /**
@@ -102,7 +104,7 @@ export function createInnerCall(input: InnerCallInput): InnerCall {
     try {
       const result = await input.callTool({ name, arguments: args }, innerRequest(input.request, signal), 'modern');
       input.telemetry.add(result);
-      return innerCallOutcome(result);
+      return innerCallOutcome(input.inVersion(result));
     } catch (error) {
       return thrownOutcome(error);
     }

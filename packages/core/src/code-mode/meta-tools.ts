@@ -6,7 +6,8 @@
  *
  * @packageDocumentation
  */
-import type { ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { ContractVersion } from '@mcp-envelope/contract';
+import type { CallToolResult, ServerContext, Tool } from '@modelcontextprotocol/server';
 
 import { toolNotFound } from '../call-pipeline.js';
 import type { CallTool } from '../call-pipeline.js';
@@ -40,6 +41,8 @@ export interface MetaToolsInput {
   readonly names: () => readonly string[];
   /** The server's `tools/call` pipeline. */
   readonly callTool: () => CallTool;
+  /** An inner call's result in the contract version the outer client reads. */
+  readonly inVersion: (result: CallToolResult, version: ContractVersion) => CallToolResult;
   readonly runSandboxed: SandboxRunner;
 }
 
@@ -134,7 +137,7 @@ function executeDescription(settings: CodeModeSettings): string {
   return [
     'Runs JavaScript in a sandbox: `code` is the body of an async function.',
     '`await callTool(name, args)` calls any tool of this server (find them with search_tools, read their schemas with get_tool_schema) and returns its result;',
-    'a failure that carries an error envelope is returned as that object (branch on `result._envelope_version === 2` and `result.error_kind`), a failure without one throws.',
+    'a failure that carries an error envelope is returned as that object in the contract version your client reads (branch on `result._envelope_version` and `result.error_kind`), a failure without one throws.',
     'The returned value (any JSON) comes back as `result`, what the code logged with console.log as `logs`.',
     `No require, import, network, file system, process or timers. Limits: ${settings.CODE_MODE_WALL_TIME_MS} ms, ${settings.CODE_MODE_MEMORY_MB} MiB, ${settings.CODE_MODE_OUTPUT_BYTES} bytes of output, ${settings.CODE_MODE_MAX_CALLS} callTool calls; at most ${settings.CODE_MODE_MAX_SESSION_RUNS} execute_code calls of one session queued or running at once.`,
   ].join(' ');
@@ -198,7 +201,13 @@ function executeTool(input: MetaToolsInput): EnvelopeTool {
     handler: async (args: Record<string, unknown>, context) => {
       const telemetry = createTelemetryAggregate();
       const request: ServerContext = context.request;
-      const bridge = createInnerCall({ callTool: input.callTool(), request, telemetry });
+      const bridge = createInnerCall({
+        callTool: input.callTool(),
+        request,
+        telemetry,
+        // the code reads inner envelopes in the version its client reads, like the outer answer
+        inVersion: (result) => input.inVersion(result, context.contractVersion),
+      });
       const outcome = await runSandboxed(input, String(args['code']), bridge, context);
       // recorded before a failure is thrown too, so a limit envelope still carries the inner calls' telemetry
       context.recordResponseMeta(telemetry.meta());
