@@ -702,6 +702,20 @@ function serverCallPipeline(
   return { callTool, classifyEnvironment };
 }
 
+/** What answering each client in its contract version needs of this server. */
+function versionSettings(
+  capability: EnvelopeCapabilityValue,
+  adapter: EnvelopeAdapter,
+  options: EnvelopeServerOptions,
+): VersionSettings {
+  return {
+    spoken: capability.contract_versions,
+    serverId: adapter.id,
+    primaryUpstream: adapter.upstreams[0],
+    openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
+  };
+}
+
 /**
  * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
  * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
@@ -741,12 +755,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     unlimited: new Set([ENVELOPE_CONTRACT_TOOL_NAME, ...codeMode.tools.map((tool) => tool.name)]),
   });
   const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
-  const versions: VersionSettings = {
-    spoken: capability.contract_versions,
-    serverId: adapter.id,
-    primaryUpstream: adapter.upstreams[0],
-    openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
-  };
+  const versions = versionSettings(capability, adapter, options);
   codeMode.bind({
     listing: (name) => registry.get(name)?.listed,
     names: () => registry.names,
