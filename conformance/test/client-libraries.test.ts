@@ -138,12 +138,15 @@ describe('LangChain MCP adapters', () => {
     );
     expect(ToolEnvelopeError.isInstance(thrown)).toBe(true);
     const typed = thrown as ToolEnvelopeError;
-    expect([typed.channel, typed.error_kind, typed.retry_after_seconds, typed.envelope]).toEqual([
-      'is_error',
-      'rate_limited',
-      4,
-      reference,
-    ]);
+    // callOrThrow states that it reads versions 1 and 2, so it gets the v2 form of the raw (v1) call's envelope
+    const { legacy_error_kind: _v1Legacy, ...v1 } = reference;
+    expect([
+      typed.channel,
+      typed.error_kind,
+      typed.retry_after_seconds,
+      typed.envelope_version,
+      typed.envelope,
+    ]).toEqual(['is_error', 'rate_limited', 4, 2, { ...v1, _envelope_version: 2, upstream: 'ads-api' }]);
   });
 });
 

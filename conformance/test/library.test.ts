@@ -18,22 +18,23 @@ describe('probeServer as a library', () => {
       onProgress: (step) => steps.push(step),
     });
     expect(report.conformant).toBe(true);
-    expect(report.summary).toEqual({ passed: 10, failed: 0, skipped: 4 });
+    expect(report.summary).toEqual({ passed: 11, failed: 0, skipped: 4 });
     expect(
       steps.map(
         (step) =>
           `${step.index}/${step.total} ${step.tool === 'orders_search' || step.tool === 'get_envelope_contract' ? step.tool : '<unknown>'} ${step.probe}`,
       ),
     ).toEqual([
-      '1/7 <unknown> unknown-tool',
-      '2/7 orders_search missing-required',
-      '3/7 orders_search wrong-type',
-      '4/7 orders_search unknown-extra',
-      '5/7 orders_search enum-mismatch',
-      '6/7 orders_search wrong-case',
-      '7/7 get_envelope_contract unknown-extra',
+      '1/8 <unknown> unknown-tool',
+      '2/8 <unknown> contract-versions',
+      '3/8 orders_search missing-required',
+      '4/8 orders_search wrong-type',
+      '5/8 orders_search unknown-extra',
+      '6/8 orders_search enum-mismatch',
+      '7/8 orders_search wrong-case',
+      '8/8 get_envelope_contract unknown-extra',
     ]);
-    expect(renderProbeReport(report).endsWith('verdict: CONFORMANT\nprobe: 10 passed, 0 failed, 4 skipped\n')).toBe(
+    expect(renderProbeReport(report).endsWith('verdict: CONFORMANT\nprobe: 11 passed, 0 failed, 4 skipped\n')).toBe(
       true,
     );
   });
@@ -44,7 +45,13 @@ describe('probeServer as a library', () => {
       maxTools: 0,
     });
     expect(report.tools).toMatchObject({ listed: 7, probed: 0 });
-    expect(report.rows.map((row) => row.probe)).toEqual(['capability', 'tools-list', 'contract-tool', 'unknown-tool']);
+    expect(report.rows.map((row) => row.probe)).toEqual([
+      'capability',
+      'tools-list',
+      'contract-tool',
+      'unknown-tool',
+      'contract-versions',
+    ]);
   });
 
   it('notes a baseline constraint it could not satisfy on every row that ran', async () => {

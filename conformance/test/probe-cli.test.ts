@@ -80,6 +80,7 @@ describe('probe against a server with every kind of envelope problem', () => {
       ['tools-list', '-', 'PASS', '7 tools in 1 page'],
       ['contract-tool', 'get_envelope_contract', 'FAIL', 'not listed'],
       ['unknown-tool', '<unknown>', 'FAIL', 'tool_not_found/TOOL_NOT_FOUND'],
+      ['contract-versions', '<unknown>', 'PASS', '[1, 2] -> v1, nothing -> v1'],
       ['missing-required', 'orders_search', 'PASS', 'mcp_input_validation/SCHEMA_REQUIRED'],
       ['wrong-type', 'orders_search', 'PASS', 'mcp_input_validation/SCHEMA_TYPE_MISMATCH'],
       ['unknown-extra', 'orders_search', 'PASS', 'mcp_input_validation/SCHEMA_ADDITIONAL_PROPERTIES'],
@@ -116,7 +117,7 @@ describe('probe against a server with every kind of envelope problem', () => {
       ['enum-mismatch', 'exports_create', 'SKIP', '-'],
       ['wrong-case', 'exports_create', 'FAIL', 'timeout'],
     ]);
-    expect(report.summary).toEqual({ passed: 12, failed: 22, skipped: 5 });
+    expect(report.summary).toEqual({ passed: 13, failed: 22, skipped: 5 });
   });
 
   it('explains each failure in the note', () => {
@@ -124,7 +125,7 @@ describe('probe against a server with every kind of envelope problem', () => {
       report.rows.find((row) => row.probe === probe && row.tool === tool)?.note ?? '';
     expect(report.rows[2]?.note).toBe('get_envelope_contract is not in tools/list');
     expect(report.rows[3]?.note).toBe(
-      'error_kind tool_not_found is not in the advertised error_kinds; envelope arrived in a JSON-RPC error',
+      'error_kind tool_not_found is not in the advertised error_kinds of version 1; envelope arrived in a JSON-RPC error',
     );
     expect(note('missing-required', 'reports_get')).toBe(
       'dropped required "reportId"; no envelope (is_error): "Error: report not available"',
@@ -133,13 +134,13 @@ describe('probe against a server with every kind of envelope problem', () => {
       'dropped required "granularityType"; call succeeded; expected SCHEMA_REQUIRED',
     );
     expect(note('missing-required', 'listings_put')).toBe(
-      'dropped required "sku"; invalid envelope: (root): missing required property "retryable"; /_envelope_version: must be 1',
+      'dropped required "sku"; invalid envelope: (root): missing required property "retryable"',
     );
     expect(note('wrong-type', 'campaigns_list')).toBe(
-      '"stateFilter" (string) set to 12345; error_kind ads_api_http is not in the advertised error_kinds; expected mcp_input_validation/SCHEMA_TYPE_MISMATCH',
+      '"stateFilter" (string) set to 12345; error_kind ads_api_http is not in the advertised error_kinds of version 1; expected mcp_input_validation/SCHEMA_TYPE_MISMATCH',
     );
     expect(note('wrong-case', 'campaigns_list')).toBe(
-      '"profileId" sent as "ProfileId"; same outcome as with the correct key (ads_api_http/ADS_API_HTTP_400); error_kind ads_api_http is not in the advertised error_kinds',
+      '"profileId" sent as "ProfileId"; same outcome as with the correct key (ads_api_http/ADS_API_HTTP_400); error_kind ads_api_http is not in the advertised error_kinds of version 1',
     );
     expect(note('wrong-case', 'orders_search')).toBe(
       '"marketplaceIds" sent as "MarketplaceIds"; normalized: "MarketplaceIds" accepted, renamed event in _meta.normalized',
@@ -176,33 +177,40 @@ describe('probe against a server with every kind of envelope problem', () => {
     ]);
     expect(lines[7]?.split(/\s{2,}/)).toEqual(['probe', 'tool', 'expected', 'got', 'result', 'note']);
     expect(lines.at(-2)).toBe('verdict: NONCONFORMANT (22 failing rows)');
-    expect(lines.at(-1)).toBe('probe: 12 passed, 22 failed, 5 skipped');
-    expect(lines).toContain(
-      'missing-required  reports_get                           mcp_input_validation/SCHEMA_REQUIRED                             no envelope                                                 FAIL    dropped required "reportId"; no envelope (is_error): "Error: report not available"',
-    );
+    expect(lines.at(-1)).toBe('probe: 13 passed, 22 failed, 5 skipped');
+    expect(
+      lines.find((line) => line.startsWith('missing-required ') && line.includes(' reports_get '))?.split(/\s{2,}/),
+    ).toEqual([
+      'missing-required',
+      'reports_get',
+      'mcp_input_validation/SCHEMA_REQUIRED',
+      'no envelope',
+      'FAIL',
+      'dropped required "reportId"; no envelope (is_error): "Error: report not available"',
+    ]);
   });
 
   it('shows progress on stderr with --progress', () => {
     const progress = run.stderr.split('\n').filter((line) => line.startsWith('['));
-    expect(progress).toHaveLength(31);
-    expect(progress[0]).toMatch(/^\[1\/31\] zz_conformance_no_such_tool_[0-9a-f]{8}: unknown-tool$/);
-    expect(progress[1]).toBe('[2/31] orders_search: missing-required');
-    expect(progress.at(-1)).toBe('[31/31] exports_create: wrong-case');
+    expect(progress).toHaveLength(32);
+    expect(progress[0]).toMatch(/^\[1\/32\] zz_conformance_no_such_tool_[0-9a-f]{8}: unknown-tool$/);
+    expect(progress[2]).toBe('[3/32] orders_search: missing-required');
+    expect(progress.at(-1)).toBe('[32/32] exports_create: wrong-case');
   });
 
   it('writes well-formed JUnit XML with one testcase per row and the right counts', async () => {
     const root = parseXml(await readFile(junitPath(), 'utf8'));
     expect(root.name).toBe('testsuites');
-    expect(root.attributes).toMatchObject({ tests: '39', failures: '22', skipped: '5', errors: '0' });
+    expect(root.attributes).toMatchObject({ tests: '40', failures: '22', skipped: '5', errors: '0' });
     expect(root.children).toHaveLength(1);
     const suite = root.children[0]!;
     expect(suite.attributes).toMatchObject({
       name: 'probe envelope-fixture-mixed',
-      tests: '39',
+      tests: '40',
       failures: '22',
       skipped: '5',
     });
-    expect(suite.children).toHaveLength(39);
+    expect(suite.children).toHaveLength(40);
     expect(suite.children.filter((testcase) => testcase.children[0]?.name === 'failure')).toHaveLength(22);
     expect(suite.children.filter((testcase) => testcase.children[0]?.name === 'skipped')).toHaveLength(5);
     const reportsRow = suite.children.find(
@@ -228,7 +236,7 @@ describe('probe against a server with every kind of envelope problem', () => {
       '--allow-nonconformant',
     ]);
     expect(allowed.code).toBe(0);
-    expect(allowed.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 7 passed, 2 failed, 0 skipped');
+    expect(allowed.stdout.trimEnd().split('\n').at(-1)).toBe('probe: 8 passed, 2 failed, 0 skipped');
   }, 120_000);
 });
 
@@ -244,6 +252,7 @@ describe('probe against a fully conformant server', () => {
       ['tools-list', 'PASS', '2 tools in 1 page'],
       ['contract-tool', 'PASS', 'the same object'],
       ['unknown-tool', 'PASS', 'tool_not_found/TOOL_NOT_FOUND'],
+      ['contract-versions', 'PASS', '[1, 2] -> v1, nothing -> v1'],
       ['missing-required', 'PASS', 'mcp_input_validation/SCHEMA_REQUIRED'],
       ['wrong-type', 'PASS', 'mcp_input_validation/SCHEMA_TYPE_MISMATCH'],
       ['unknown-extra', 'PASS', 'mcp_input_validation/SCHEMA_ADDITIONAL_PROPERTIES'],
@@ -258,7 +267,7 @@ describe('probe against a fully conformant server', () => {
     expect(report.rows[2]?.note).toBe(
       'settings: MCP_SCHEMA_KEY_NORMALIZATION_ENABLED true, MCP_STRICT_UNKNOWN_FIELDS true',
     );
-    expect(run.stdout).toContain('\nverdict: CONFORMANT\nprobe: 10 passed, 0 failed, 4 skipped\n');
+    expect(run.stdout).toContain('\nverdict: CONFORMANT\nprobe: 11 passed, 0 failed, 4 skipped\n');
     expect(run.stderr).toBe('');
   });
 
@@ -290,7 +299,7 @@ describe('probe against a fully conformant server', () => {
       ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`target:     streamable-http: http://127.0.0.1:${port}/mcp\n`);
-      expect(run.stdout).toContain('probe: 10 passed, 0 failed, 4 skipped');
+      expect(run.stdout).toContain('probe: 11 passed, 0 failed, 4 skipped');
       const text = await readFile(jsonPath, 'utf8');
       expect(text).not.toContain('sekret-value');
       expect(text).not.toContain('hidden');

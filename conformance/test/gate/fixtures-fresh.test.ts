@@ -147,8 +147,18 @@ describe('conformance/fixtures', () => {
         return `${fixtureFile(fixture)} ${String(envelope['error_code'])} ${String(envelope['legacy_error_kind'])}`;
       })
       .sort();
-    // the v2 windows open in 0.2.0 (contract/migrations.json): at this release only v1 envelopes carry one
+    // the v2 windows (contract/migrations.json) give the v2 upstream envelopes of SP and Ads their v1 kind
     expect(legacy).toEqual([
+      'ads/api-client-network.json TOOL_EXECUTION_FAILED ads_api_client',
+      'ads/api-http-400.json UPSTREAM_HTTP_400 ads_api_http',
+      'ads/api-http-404.json UPSTREAM_HTTP_404 ads_api_http',
+      'ads/api-http-503.json UPSTREAM_HTTP_503 ads_api_http',
+      'ads/profile-scope-warning.json UPSTREAM_HTTP_400 ads_api_http',
+      'sp/api-client-body-coercion.json BODY_COERCION_INVALID_JSON sp_api_client',
+      'sp/api-client-network.json TOOL_EXECUTION_FAILED sp_api_client',
+      'sp/api-http-400.json UPSTREAM_HTTP_400 sp_api_http',
+      'sp/api-http-404.json UPSTREAM_HTTP_404 sp_api_http',
+      'sp/api-http-503.json UPSTREAM_HTTP_503 sp_api_http',
       'v1/ads/rate-limited-429.json RATE_LIMITED ads_api_http',
       'v1/ads/tool-not-found.json TOOL_NOT_FOUND mcp_input_validation',
       'v1/sp/auth-error-401.json SP_API_HTTP_401 sp_api_http',

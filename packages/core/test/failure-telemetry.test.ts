@@ -8,7 +8,7 @@ import { validateEnvelope } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { EnvelopeError, toolResult } from '../src/index.js';
-import type { EnvelopeTool, ToolHandlerContext } from '../src/index.js';
+import type { EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '../src/index.js';
 import { startUpstreamReplay } from '../src/testing/index.js';
 import type { UpstreamReplay } from '../src/testing/index.js';
 import { captureLog } from './fixtures/log-capture.js';
@@ -121,7 +121,7 @@ const RELAY_TOOLS: readonly EnvelopeTool[] = [
   throwingTool('relays_other_prefix', `RuntimeError: ${RELAYED_JSON}`),
   throwingTool(
     'relays_unadvertised',
-    `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, error_kind: 'ads_api_http' })}`,
+    `ToolError: ${JSON.stringify({ ...RELAYED_ENVELOPE, error_kind: 'sandbox_runtime', error_code: 'CODE_MODE_SANDBOX_LIMITATION' })}`,
   ),
   throwingTool(
     'relays_secret',
@@ -184,8 +184,8 @@ describe('telemetry on failure paths', () => {
 });
 
 describe('envelopes relayed in an error message', () => {
-  async function relay(name: string): Promise<Record<string, unknown>> {
-    const { client } = await session.start({ logger: captureLog().logger }, RELAY_TOOLS);
+  async function relay(name: string, options: EnvelopeServerOptions = {}): Promise<Record<string, unknown>> {
+    const { client } = await session.start({ logger: captureLog().logger, ...options }, RELAY_TOOLS);
     const result = await client.callTool({ name, arguments: {} });
     expect(result.isError).toBe(true);
     return result.structuredContent as Record<string, unknown>;
@@ -206,7 +206,9 @@ describe('envelopes relayed in an error message', () => {
   );
 
   it('a relayed envelope of a kind the server does not advertise is replaced by internal_error', async () => {
-    expect((await relay('relays_unadvertised'))['error_kind']).toBe('internal_error');
+    // without Code Mode's kind, this server never advertises sandbox_runtime
+    expect((await relay('relays_unadvertised', { additionalErrorKinds: [] }))['error_kind']).toBe('internal_error');
+    expect((await relay('relays_unadvertised'))['error_kind']).toBe('sandbox_runtime');
   });
 
   it('a relayed envelope passes the redactor like an EnvelopeError', async () => {

@@ -1,4 +1,4 @@
-import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
+import { ENVELOPE_EXTENSION_ID, validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
 import type { EnvelopeTool } from '../../src/index.js';
@@ -127,12 +127,35 @@ return { status: orders.status, total: report.total };`,
     expect(validateMeta(result.structuredContent?.['_meta']).valid).toBe(true);
   });
 
-  it('hands the code the SCHEMA_* envelope of a wrong argument as a value, to branch on', async () => {
+  it('hands the code the SCHEMA_* envelope of a wrong argument as a value, in the version its client reads', async () => {
     await session.start(CODE_MODE_ON);
-    const value = await run(`const reply = await callTool('list_orders', { marketplaceIds: [] });
-if (reply._envelope_version === 2) return { branch: reply.error_kind, code: reply.error_code, valid: Array.isArray(reply.details) };
-return 'no envelope';`);
-    expect(value).toEqual({ branch: 'mcp_input_validation', code: 'SCHEMA_MIN_ITEMS', valid: true });
+    const code = `const reply = await callTool('list_orders', { marketplaceIds: [] });
+return { version: reply._envelope_version, branch: reply.error_kind, code: reply.error_code, valid: Array.isArray(reply.details) };`;
+    // a client that states nothing reads version 1 (the test adapter fronts sp-api): so does its code
+    expect(await run(code)).toEqual({
+      version: 1,
+      branch: 'mcp_input_validation',
+      code: 'SCHEMA_MIN_ITEMS',
+      valid: true,
+    });
+    const stated = (await session.current.client.callTool({
+      name: 'execute_code',
+      arguments: { code },
+      _meta: { [ENVELOPE_EXTENSION_ID]: { contract_versions: [1, 2] } },
+    })) as Result;
+    expect(stated.structuredContent?.['result']).toEqual({
+      version: 2,
+      branch: 'mcp_input_validation',
+      code: 'SCHEMA_MIN_ITEMS',
+      valid: true,
+    });
+  });
+
+  it("an inner upstream failure reaches a version 1 client's code in its version 1 spelling", async () => {
+    await session.start(CODE_MODE_ON);
+    const value = await run(`const reply = await callTool('throttled', {});
+return [reply._envelope_version, reply.error_kind, reply.legacy_error_kind ?? null, reply.upstream ?? null];`);
+    expect(value).toEqual([1, 'rate_limited', null, null]);
   });
 
   it('a rate_limited envelope comes back as a value, and its retry_after_seconds reaches execute_code _meta', async () => {
