@@ -139,7 +139,8 @@ describe('LangChain MCP adapters', () => {
     expect(ToolEnvelopeError.isInstance(thrown)).toBe(true);
     const typed = thrown as ToolEnvelopeError;
     // callOrThrow states that it reads versions 1 and 2, so it gets the v2 form of the raw (v1) call's envelope
-    const { legacy_error_kind: _v1Legacy, ...v1 } = reference;
+    const v1: Record<string, unknown> = { ...reference };
+    delete v1['legacy_error_kind'];
     expect([
       typed.channel,
       typed.error_kind,
