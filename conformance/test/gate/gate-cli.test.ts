@@ -70,7 +70,8 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
       'sp-identity-service-401 (v1 reader)': 'PASS auth_error/OPENBRIDGE_HTTP_401 retryable=false no _meta',
       'sp-identity-service-429':
         'PASS rate_limited/RATE_LIMITED upstream=openbridge retryable=true _meta{retry_after_seconds}',
-      'sp-identity-service-503': 'PASS upstream_http/UPSTREAM_HTTP_503 upstream=openbridge retryable=true no _meta',
+      'sp-identity-service-503':
+        'PASS upstream_http/UPSTREAM_HTTP_503 upstream=openbridge retryable=true legacy=sp_api_http no _meta',
       'sp-identity-service-503 (v1 reader)': 'PASS sp_api_http/OPENBRIDGE_HTTP_503 retryable=true no _meta',
       'sp-identity-switch': 'PASS success no _meta',
       'sp-identity-unknown-id': 'PASS mcp_input_validation/SCHEMA_IDENTITY_NOT_FOUND retryable=false no _meta',
