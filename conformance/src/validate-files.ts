@@ -34,19 +34,10 @@ function errorMessage(error: unknown): string {
   return String(error);
 }
 
-/**
- * The contract version an envelope states. The one place that reads it: once the contract's
- * `validateEnvelope` result carries `version`, `checkEnvelope` takes it from there instead.
- */
-function envelopeVersionOf(value: unknown): EnvelopeVersion | undefined {
-  const stated = isRecord(value) ? value['_envelope_version'] : undefined;
-  return stated === 1 || stated === 2 ? stated : undefined;
-}
-
 /** The violations of one envelope and, when it states one, its version. */
 function checkEnvelope(prefix: string, value: unknown): DocumentCheck & { shape: 'envelope' } {
   const validation = validateEnvelope(value);
-  const version = envelopeVersionOf(value);
+  const version = validation.version;
   return {
     shape: 'envelope',
     violations: violations(prefix, validation),

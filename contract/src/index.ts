@@ -93,8 +93,16 @@ export {
   V1_UPSTREAMS,
 } from './v1.js';
 export type { V1UpstreamSpelling } from './v1.js';
-export { activeMigrations, compareVersions, coveringMigration, legacyErrorKindFor, MIGRATIONS } from './migrations.js';
-export type { MigrationEntry, MigrationSubject } from './migrations.js';
+export {
+  activeMigrations,
+  compareVersions,
+  coveringMigration,
+  isMigrationOpen,
+  legacyErrorKindFor,
+  MIGRATIONS,
+  toV1EnvelopeOfServer,
+} from './migrations.js';
+export type { MigrationEntry, MigrationSubject, V1FormServer } from './migrations.js';
 
 // The client helpers (no `node:` imports: they run in browsers and edge runtimes).
 export { isReceivedEnvelope, retryAfterSecondsOf } from './received-envelope.js';

@@ -9,7 +9,9 @@ import SemVer from 'semver/classes/semver.js';
 
 import { migrationsDocument } from './data/migrations-table.js';
 
+import type { ErrorEnvelope, ErrorEnvelopeV1 } from './envelope.js';
 import type { ContractVersion, ErrorKind, ErrorKindV1 } from './taxonomy.js';
+import { toV1Envelope } from './v1.js';
 
 /**
  * One reclassification. Implements CONTRACT.md "Migration windows": the first release that ships
@@ -107,10 +109,23 @@ export function activeMigrations(
   version: string,
   table: readonly MigrationEntry[] = MIGRATIONS,
 ): readonly MigrationEntry[] {
-  return table.filter(
-    (entry) =>
-      compareVersions(entry.introduced_in, version) <= 0 &&
-      (entry.removed_in === undefined || compareVersions(version, entry.removed_in) < 0),
+  return table.filter((entry) => isMigrationOpen(entry, version));
+}
+
+/**
+ * Whether one entry's window is open at `version`: `introduced_in <= version`, and
+ * `version < removed_in` when the entry has a `removed_in`. Reads only those two fields, so the
+ * release check can ask it of a table it has not validated.
+ *
+ * @param entry - the entry's `introduced_in` and optional `removed_in`.
+ * @param version - the release being run, built or checked.
+ * @returns whether the window is open.
+ * @throws RangeError when a version string is malformed.
+ */
+export function isMigrationOpen(entry: Pick<MigrationEntry, 'introduced_in' | 'removed_in'>, version: string): boolean {
+  return (
+    compareVersions(entry.introduced_in, version) <= 0 &&
+    (entry.removed_in === undefined || compareVersions(version, entry.removed_in) < 0)
   );
 }
 
@@ -189,4 +204,41 @@ export function expiredMigrations(
   table: readonly MigrationEntry[] = MIGRATIONS,
 ): readonly MigrationEntry[] {
   return table.filter((entry) => entry.removed_in !== undefined && compareVersions(entry.removed_in, version) <= 0);
+}
+
+/** What the version 1 form of one server's envelopes depends on besides the envelope. */
+export interface V1FormServer {
+  /** The server's id in the migrations table (`sp`, `ads`, ...). */
+  readonly serverId: string;
+  /** The API the server fronts (its first upstream): only a verdict on its answer is the `upstream_http` condition. */
+  readonly primaryUpstream: string | undefined;
+  /** The migrations open in the server's release (see `activeMigrations`). */
+  readonly openMigrations: readonly MigrationEntry[];
+}
+
+/**
+ * The envelope a reader of contract version 1 gets from a server: {@link toV1Envelope} plus the
+ * `legacy_error_kind` of an open version 1 window. The window's condition `upstream_http` holds
+ * when the envelope names the server's primary upstream, so a limiter refusal (no upstream) or an
+ * internal service (another upstream) never gets the fronted API's legacy kind. Implements
+ * CONTRACT.md "Versioning" and "Migration windows".
+ *
+ * @param envelope - a version 2 envelope the server built.
+ * @param server - see {@link V1FormServer}.
+ * @returns the version 1 envelope, or `undefined` when version 1 cannot express it.
+ */
+export function toV1EnvelopeOfServer(envelope: ErrorEnvelope, server: V1FormServer): ErrorEnvelopeV1 | undefined {
+  const projected = toV1Envelope(envelope);
+  if (projected === undefined) return undefined;
+  const fromPrimary = envelope.upstream !== undefined && envelope.upstream === server.primaryUpstream;
+  const subject = {
+    error_code: projected.error_code,
+    error_kind: projected.error_kind,
+    version: 1 as const,
+    condition: fromPrimary ? 'upstream_http' : undefined,
+  };
+  // version 1 entries move version 1 kinds only
+  const legacy = coveringMigration(subject, server.serverId, server.openMigrations)?.from_kind as
+    ErrorKindV1 | undefined;
+  return legacy === undefined ? projected : { ...projected, legacy_error_kind: legacy };
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
-import { MIGRATIONS, activeMigrations, compareVersions, coveringMigration, legacyErrorKindFor } from '../src/index.js';
+import {
+  MIGRATIONS,
+  activeMigrations,
+  compareVersions,
+  coveringMigration,
+  legacyErrorKindFor,
+  toV1EnvelopeOfServer,
+} from '../src/index.js';
 import { expiredMigrations } from '../src/migrations.js';
 import type { MigrationEntry } from '../src/index.js';
 
@@ -389,5 +396,35 @@ describe('MIGRATIONS', () => {
       legacyErrorKindFor({ error_code: 'SCHEMA_REQUIRED', error_kind: 'mcp_input_validation' }, 'github', '0.2.0'),
     ).toBe(undefined);
     expect(legacyErrorKindFor(notFound, 'sp', '0.0.9')).toBe(undefined);
+  });
+});
+
+describe('toV1EnvelopeOfServer', () => {
+  const sp = { serverId: 'sp', primaryUpstream: 'sp-api', openMigrations: activeMigrations('0.1.0') };
+  const throttled = {
+    error_kind: 'rate_limited',
+    tool: 'getOrders',
+    summary: 'throttled',
+    details: [],
+    hints: [],
+    examples: [],
+    error_code: 'RATE_LIMITED',
+    retryable: true,
+    _envelope_version: 2,
+  } as const;
+
+  it("gives a verdict on the fronted API's answer the v1 window's legacy kind, and nothing else", () => {
+    expect(toV1EnvelopeOfServer({ ...throttled, upstream: 'sp-api' }, sp)).toEqual({
+      ...throttled,
+      _envelope_version: 1,
+      legacy_error_kind: 'sp_api_http',
+    });
+    // the identity service and the server's own limiter never had the fronted API's old kind
+    expect(toV1EnvelopeOfServer({ ...throttled, upstream: 'openbridge' }, sp)).toEqual({
+      ...throttled,
+      _envelope_version: 1,
+    });
+    expect(toV1EnvelopeOfServer(throttled, sp)).toEqual({ ...throttled, _envelope_version: 1 });
+    expect(toV1EnvelopeOfServer({ ...throttled, upstream: 'github' }, sp)).toBe(undefined);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-import { activeMigrations, coveringMigration, MIGRATIONS, toV1Envelope, toV1Meta } from '@mcp-envelope/contract';
+import { activeMigrations, MIGRATIONS, toV1EnvelopeOfServer, toV1Meta } from '@mcp-envelope/contract';
 import type { EnvelopeMeta, ErrorEnvelope, MigrationEntry } from '@mcp-envelope/contract';
 
 import { isRecord } from '../json-schema.js';
@@ -33,18 +33,12 @@ export interface TwinServer {
  * @returns the version 1 envelope, or `undefined` when version 1 cannot express it.
  */
 export function expectedV1Envelope(envelope: ErrorEnvelope, server: TwinServer): Record<string, unknown> | undefined {
-  const projected = toV1Envelope(envelope);
-  if (projected === undefined) return undefined;
-  const open = activeMigrations(server.release, server.migrations ?? MIGRATIONS);
-  const fromPrimary = envelope.upstream !== undefined && envelope.upstream === server.primaryUpstream;
-  const subject = {
-    error_code: projected.error_code,
-    error_kind: projected.error_kind,
-    version: 1 as const,
-    condition: fromPrimary ? 'upstream_http' : undefined,
-  };
-  const legacy = coveringMigration(subject, server.id, open)?.from_kind;
-  return legacy === undefined ? { ...projected } : { ...projected, legacy_error_kind: legacy };
+  const projected = toV1EnvelopeOfServer(envelope, {
+    serverId: server.id,
+    primaryUpstream: server.primaryUpstream,
+    openMigrations: activeMigrations(server.release, server.migrations ?? MIGRATIONS),
+  });
+  return projected === undefined ? undefined : { ...projected };
 }
 
 /** The top-level keys on which two objects differ, sorted. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import getReleasePlan from '@changesets/get-release-plan';
 import getChangesets from '@changesets/read';
 import type { NewChangeset, VersionType } from '@changesets/types';
-import { compareVersions } from '@mcp-envelope/contract';
+import { isMigrationOpen } from '@mcp-envelope/contract';
 import semver from 'semver';
 
 import { fileAt, firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
@@ -125,13 +125,9 @@ function covers(entry: ReleaseMigrationEntry, fixture: Covered, from: string, to
   );
 }
 
-/** The entries whose window is open at `version`: introduced at or before it, and not yet `removed_in`. */
+/** The entries whose window is open at `version` (the contract's own rule). */
 function openAt(version: string, entries: readonly ReleaseMigrationEntry[]): ReleaseMigrationEntry[] {
-  return entries.filter(
-    (entry) =>
-      compareVersions(entry.introduced_in, version) <= 0 &&
-      (entry.removed_in === undefined || compareVersions(version, entry.removed_in) < 0),
-  );
+  return entries.filter((entry) => isMigrationOpen(entry, version));
 }
 
 /** The semver bump that leads from `before` to `after` (`none` when equal or lower). */

@@ -7,33 +7,20 @@
  * @packageDocumentation
  */
 import {
-  coveringMigration,
   ENVELOPE_CAPABILITY_KEY,
   ENVELOPE_EXTENSION_ID,
   isEnvelopeV2,
   negotiateContractVersion,
   statedContractVersions,
-  toV1Envelope,
+  toV1EnvelopeOfServer,
   toV1Meta,
 } from '@mcp-envelope/contract';
-import type {
-  AnyErrorEnvelope,
-  ContractVersion,
-  ErrorEnvelope,
-  ErrorKindV1,
-  MigrationEntry,
-} from '@mcp-envelope/contract';
+import type { AnyErrorEnvelope, ContractVersion, ErrorEnvelope, V1FormServer } from '@mcp-envelope/contract';
 
 /** What projecting an answer for one client needs to know about the server. */
-export interface VersionSettings {
+export interface VersionSettings extends V1FormServer {
   /** The versions the server answers in, oldest first (its capability's `contract_versions`). */
   readonly spoken: readonly ContractVersion[];
-  /** The adapter id, for the migrations table. */
-  readonly serverId: string;
-  /** The API the server fronts (the adapter's first upstream), if any. */
-  readonly primaryUpstream: string | undefined;
-  /** The migrations open in the emitting release. */
-  readonly openMigrations: readonly MigrationEntry[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -79,23 +66,6 @@ export function answerVersion(
   return negotiateContractVersion(statedVersions(requestMeta, capabilities), spoken);
 }
 
-/** The version 1 window's legacy kind for a projected envelope: only a verdict on the primary upstream's answer is `upstream_http`. */
-function legacyKindV1(
-  envelope: ErrorEnvelope,
-  projected: { readonly error_code: string; readonly error_kind: ErrorKindV1 },
-  settings: VersionSettings,
-): ErrorKindV1 | undefined {
-  const fromPrimary = envelope.upstream !== undefined && envelope.upstream === settings.primaryUpstream;
-  const subject = {
-    error_code: projected.error_code,
-    error_kind: projected.error_kind,
-    version: 1 as const,
-    condition: fromPrimary ? 'upstream_http' : undefined,
-  };
-  // version 1 entries move version 1 kinds only
-  return coveringMigration(subject, settings.serverId, settings.openMigrations)?.from_kind as ErrorKindV1 | undefined;
-}
-
 /**
  * An envelope in the version a client reads. Version 1: {@link toV1Envelope} plus the legacy kind
  * of an open version 1 window; an envelope version 1 cannot express (an upstream it never knew)
@@ -111,11 +81,7 @@ export function envelopeFor(
   version: ContractVersion,
   settings: VersionSettings,
 ): AnyErrorEnvelope {
-  if (version === 2) return envelope;
-  const projected = toV1Envelope(envelope);
-  if (projected === undefined) return envelope;
-  const legacy = legacyKindV1(envelope, projected, settings);
-  return legacy === undefined ? projected : { ...projected, legacy_error_kind: legacy };
+  return version === 2 ? envelope : (toV1EnvelopeOfServer(envelope, settings) ?? envelope);
 }
 
 /** A `tools/call` result as far as projection reads it. */
