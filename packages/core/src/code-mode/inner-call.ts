@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { CONTRACT_VERSION, isEnvelope, parseEnvelopeText } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, isEnvelope, isEnvelopeV2, parseEnvelopeText } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
@@ -75,8 +75,18 @@ function innerRequest(request: ServerContext, signal: AbortSignal): ServerContex
   return { ...request, mcpReq: { ...request.mcpReq, signal } };
 }
 
-/** A thrown pipeline answer (an unknown tool under `unknownToolAs: 'jsonrpc'`, a bad name) as an outcome. */
-function thrownOutcome(error: unknown): InnerCallOutcome {
+/** An envelope the bridge answers with itself, as the error result the pipeline gives, so it is projected like one. */
+function envelopeResult(envelope: ErrorEnvelope): CallToolResult {
+  return { isError: true, structuredContent: envelope, content: [{ type: 'text', text: JSON.stringify(envelope) }] };
+}
+
+/**
+ * A thrown pipeline answer (an unknown tool under `unknownToolAs: 'jsonrpc'`, a bad name) as an
+ * outcome: its envelope in the outer client's version, like a returned one.
+ */
+function thrownOutcome(error: unknown, inVersion: InnerCallInput['inVersion']): InnerCallOutcome {
+  if (error instanceof ProtocolError && isEnvelopeV2(error.data))
+    return innerCallOutcome(inVersion(envelopeResult(error.data)));
   if (error instanceof ProtocolError && isEnvelope(error.data)) return { value: error.data };
   return { throw: error instanceof Error ? error.message : String(error) };
 }
@@ -94,19 +104,20 @@ export interface InnerCallInput {
  * The `callTool` handed to the sandbox for one `execute_code` call. Each call goes through
  * `input.callTool` as a 2026-07-28 call (so a scalar success still has `structuredContent`) with
  * the outer request's session and the sandbox's signal; its telemetry is collected in
- * `input.telemetry`. A call to `execute_code` is answered with {@link recursionEnvelope}.
+ * `input.telemetry`. A call to `execute_code` is answered with {@link recursionEnvelope}. Every
+ * envelope the code gets, returned, thrown or the bridge's own, is in the outer client's version.
  *
  * @returns the bridge; it never rejects.
  */
 export function createInnerCall(input: InnerCallInput): InnerCall {
   return async (name, args, signal) => {
-    if (name === EXECUTE_CODE_TOOL_NAME) return { value: recursionEnvelope() };
+    if (name === EXECUTE_CODE_TOOL_NAME) return innerCallOutcome(input.inVersion(envelopeResult(recursionEnvelope())));
     try {
       const result = await input.callTool({ name, arguments: args }, innerRequest(input.request, signal), 'modern');
       input.telemetry.add(result);
       return innerCallOutcome(input.inVersion(result));
     } catch (error) {
-      return thrownOutcome(error);
+      return thrownOutcome(error, input.inVersion);
     }
   };
 }

@@ -187,6 +187,44 @@ return [a.error_kind, a.hints, b.error_kind, c.error_kind, c.error_code];`);
   });
 });
 
+describe('execute_code: every inner envelope in the outer client version', () => {
+  // the recursion refusal is built by the bridge itself, and a JSON-RPC unknown-tool error is
+  // thrown, not returned: neither passes through the result projection
+  // a version 1 window open in this release, so the v1 form carries its legacy kind
+  const UNKNOWN_TOOL_WINDOW = {
+    id: 'unknown-tool-to-tool-not-found',
+    error_codes: ['TOOL_NOT_FOUND'],
+    servers: ['sp'],
+    from_kind: 'mcp_input_validation',
+    to_kind: 'tool_not_found',
+    introduced_in: '0.1.0',
+  } as const;
+  const OPTIONS = {
+    ...CODE_MODE_ON,
+    unknownToolAs: 'jsonrpc',
+    version: '0.1.0',
+    migrations: [UNKNOWN_TOOL_WINDOW],
+  } as const;
+  const code = `const self = await callTool('execute_code', { code: 'return 1' });
+const missing = await callTool('list_order', {});
+return [self._envelope_version, self.error_kind, missing._envelope_version, missing.error_kind, missing.legacy_error_kind ?? null];`;
+
+  it('a version 1 client (states nothing) reads both in version 1, with the v1 window legacy kind', async () => {
+    await session.start(OPTIONS);
+    expect(await run(code)).toEqual([1, 'sandbox_runtime', 1, 'tool_not_found', 'mcp_input_validation']);
+  });
+
+  it('a client stating [1, 2] reads both in version 2', async () => {
+    await session.start(OPTIONS);
+    const stated = (await session.current.client.callTool({
+      name: 'execute_code',
+      arguments: { code },
+      _meta: { [ENVELOPE_EXTENSION_ID]: { contract_versions: [1, 2] } },
+    })) as Result;
+    expect(stated.structuredContent?.['result']).toEqual([2, 'sandbox_runtime', 2, 'tool_not_found', null]);
+  });
+});
+
 describe('execute_code: failures of the code itself', () => {
   it('an endless loop ends with the wall_time limit envelope; the server answers another call meanwhile', async () => {
     // 3 s of wall time, counted from the code's start: time enough for the other call on a loaded machine
