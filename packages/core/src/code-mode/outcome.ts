@@ -117,7 +117,7 @@ function codeError(failure: CodeFailure): EnvelopeError {
     summary: `The code threw: ${bounded(failure.message)}${position(failure)}`,
     details: [detail],
     hints: [
-      'Fix the code at that line. A failed callTool returns its envelope (check result._envelope_version === 2); only a failure without an envelope throws.',
+      'Fix the code at that line. A failed callTool returns its envelope (result._envelope_version is set, 1 or 2 as your client reads); only a failure without an envelope throws.',
     ],
   });
 }

@@ -283,6 +283,11 @@ describe('execute_code: failures of the code itself', () => {
       error_kind: 'sandbox_runtime',
       error_code: 'CODE_MODE_SANDBOX_LIMITATION',
       details: [{ path: 'code', reason: 'runtime_error', line: 3 }],
+      // this client reads version 1 (it states nothing): the hint must not promise version 2
+      _envelope_version: 1,
+      hints: [
+        'Fix the code at that line. A failed callTool returns its envelope (result._envelope_version is set, 1 or 2 as your client reads); only a failure without an envelope throws.',
+      ],
     });
     for (const result of [syntax, runtime]) expect(validateEnvelope(result.structuredContent).valid).toBe(true);
   });
