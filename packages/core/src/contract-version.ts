@@ -27,14 +27,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The envelope entry of a capabilities object: the extension first, then the experimental key. */
-function capabilityEntry(capabilities: unknown): unknown {
+/**
+ * The versions a capabilities object states: the extension's first, then the experimental key's.
+ * An extension entry that lists none (`{}` declares the extension only) leaves the word to the other.
+ */
+function capabilityVersions(capabilities: unknown): readonly ContractVersion[] | undefined {
   if (!isRecord(capabilities)) return undefined;
   const extensions = capabilities['extensions'];
-  const extension = isRecord(extensions) ? extensions[ENVELOPE_EXTENSION_ID] : undefined;
-  if (extension !== undefined) return extension;
   const experimental = capabilities['experimental'];
-  return isRecord(experimental) ? experimental[ENVELOPE_CAPABILITY_KEY] : undefined;
+  return (
+    statedContractVersions(isRecord(extensions) ? extensions[ENVELOPE_EXTENSION_ID] : undefined) ??
+    statedContractVersions(isRecord(experimental) ? experimental[ENVELOPE_CAPABILITY_KEY] : undefined)
+  );
 }
 
 /**
@@ -47,7 +51,7 @@ function capabilityEntry(capabilities: unknown): unknown {
  */
 export function statedVersions(requestMeta: unknown, capabilities: unknown): readonly ContractVersion[] | undefined {
   const perRequest = isRecord(requestMeta) ? statedContractVersions(requestMeta[ENVELOPE_EXTENSION_ID]) : undefined;
-  return perRequest ?? statedContractVersions(capabilityEntry(capabilities));
+  return perRequest ?? capabilityVersions(capabilities);
 }
 
 /**

@@ -102,6 +102,14 @@ describe.each(['legacy', 'modern'] as const)('SDK v2 client, %s era', (era) => {
     expect(await notFound(onlyV1)).toEqual(REPORT_NOT_FOUND);
   });
 
+  it('an extension entry that states no versions does not hide the experimental key that does', async () => {
+    const client = await clientV2(era, 'sp', {
+      extensions: { [ENVELOPE_EXTENSION_ID]: {} },
+      experimental: { openbridge_envelope: { contract_versions: [1, 2] } },
+    });
+    expect(await notFound(client)).toEqual(REPORT_NOT_FOUND_V2);
+  });
+
   it('the request _meta wins over the capability', async () => {
     const client = await clientV2(era, 'sp', { extensions: stating([1, 2]) });
     expect(await notFound(client, stating([1]))).toEqual(REPORT_NOT_FOUND);
