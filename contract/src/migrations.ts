@@ -150,6 +150,7 @@ export interface MigrationSubject {
 /**
  * The entry of `entries` that covers an envelope's code, kind and condition on `server`, whatever
  * the entries' versions: for a server that selected its open entries once with {@link activeMigrations}.
+ * An entry without `servers` covers no server, as the release check reads it.
  *
  * @param envelope - the `error_code`, `error_kind` and condition being emitted.
  * @param server - the emitting server's id (`sp`, `ads`, ...).
@@ -166,7 +167,8 @@ export function coveringMigration(
       candidate.to_kind === envelope.error_kind &&
       (candidate.contract_version ?? 1) === (envelope.version ?? 2) &&
       (candidate.error_codes === undefined || candidate.error_codes.includes(envelope.error_code)) &&
-      candidate.servers.includes(server) &&
+      // read defensively: an entry without `servers` (a JS table, or one from before they were required) covers none
+      (candidate.servers as readonly string[] | undefined)?.includes(server) === true &&
       (candidate.conditions === undefined ||
         (envelope.condition !== undefined && candidate.conditions.includes(envelope.condition))),
   );

@@ -209,6 +209,27 @@ describe('legacyErrorKindFor', () => {
     expect(legacyErrorKindFor(notFound, 'github', '0.3.0', TABLE)).toBe(undefined);
   });
 
+  it('an entry without servers (a table written before they were required, or in plain JS) covers no server instead of throwing', () => {
+    const named = TABLE.find((entry) => entry.error_codes?.includes('TOOL_NOT_FOUND'))!;
+    const table = [Object.fromEntries(Object.entries(named).filter(([key]) => key !== 'servers')) as MigrationEntry];
+    const notFound = { error_code: 'TOOL_NOT_FOUND', error_kind: 'tool_not_found', version: 1 } as const;
+    expect(legacyErrorKindFor(notFound, 'sp', '0.3.0', table)).toBe(undefined);
+    const envelope = {
+      error_kind: 'tool_not_found',
+      tool: 'nope',
+      summary: 'Unknown tool "nope".',
+      details: [],
+      hints: [],
+      examples: [],
+      error_code: 'TOOL_NOT_FOUND',
+      retryable: false,
+      _envelope_version: 2,
+    } as const;
+    expect(
+      toV1EnvelopeOfServer(envelope, { serverId: 'sp', primaryUpstream: 'sp-api', openMigrations: table }),
+    ).toEqual({ ...envelope, _envelope_version: 1 });
+  });
+
   it('matches on every listed code', () => {
     expect(
       legacyErrorKindFor({ error_code: 'SP_API_HTTP_401', error_kind: 'auth_error', version: 1 }, 'sp', '1.3.0', TABLE),
