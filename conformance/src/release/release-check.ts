@@ -202,7 +202,7 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
  * window is one release long ("keeps it late"); no entry with `removed_in` <= the target version;
  * no fixture carrying a `legacy_error_kind` that no open window of its envelope version and server
  * explains); `window-required` ("drops it early": until a release has shipped a v2 kind for a
- * server and code, a v2 fixture whose v1 twin has another kind carries the twin's kind as
+ * server and code, or an entry covering the move, a v2 fixture whose v1 twin has another kind carries the twin's kind as
  * `legacy_error_kind` from an open v2 entry); `snapshot-drift` (each error code's kind per server
  * and envelope version equals the last release's snapshot, unless a migration entry covers the
  * change); `changeset-required` (a change to the taxonomy, the schemas, the migrations
@@ -332,9 +332,9 @@ function checkFixtureLayout(context: CheckContext, report: Report): void {
 }
 
 /**
- * "Drops it early": while no release has shipped a v2 kind for a server and code, a v2 fixture
- * whose v1 twin has another kind is the window release's case, and must carry the twin's kind as
- * `legacy_error_kind`, explained by an open v2 entry (the servers read the table, not the fixture).
+ * "Drops it early": while no release has shipped a v2 kind for a server and code, nor an entry
+ * covering the move, a v2 fixture whose v1 twin has another kind is the window release's case, and
+ * must carry the twin's kind as `legacy_error_kind`, explained by an open v2 entry (the servers read the table, not the fixture).
  * A server with no v1 twin (new to the family) has no window to serve.
  */
 function checkWindowRequired(context: CheckContext, snapshot: ReleaseSnapshot | undefined, report: Report): void {
@@ -344,11 +344,23 @@ function checkWindowRequired(context: CheckContext, snapshot: ReleaseSnapshot | 
     if (fixture.version !== 2) continue;
     const twin = v1TwinOf(fixture, context.fixtures);
     if (twin === undefined || twin.error_kind === fixture.error_kind) continue;
-    if (served[fixture.server]?.[fixture.error_code] !== undefined) continue;
+    if (served[fixture.server]?.[fixture.error_code] !== undefined || windowServed(context, fixture, twin)) continue;
     const entry = open.find((candidate) => covers(candidate, fixture, twin.error_kind, fixture.error_kind));
     if (entry !== undefined && fixture.legacy_error_kind === twin.error_kind) continue;
     report(windowRequiredFinding(context, fixture, twin, entry));
   }
+}
+
+/**
+ * Whether an earlier release shipped an entry covering this fixture's move: its window was served
+ * for every code it covers, also a code recorded only after that release (a new status case).
+ */
+function windowServed(context: CheckContext, fixture: FixtureEnvelope, twin: FixtureEnvelope): boolean {
+  return context.shippedEntries.some(
+    ({ entry, release }) =>
+      semver.compare(release.version, context.targetVersion) < 0 &&
+      covers(entry, fixture, twin.error_kind, fixture.error_kind),
+  );
 }
 
 function windowRequiredFinding(

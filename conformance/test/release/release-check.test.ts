@@ -714,6 +714,23 @@ describe('contract v2: the window release carries both fields, the next drops th
     expect((await runReleaseCheck({ root })).findings).toEqual([]);
   });
 
+  it('(c) a case recorded after the window release (a status no release had a fixture for) needs no window of its own', async () => {
+    const root = makeWindowRepo(V2_ENTRIES, true);
+    releaseAs(root, '0.2.0');
+    write(root, 'contract/migrations.json', { migrations: [] });
+    writeWindowFixtures(root, false);
+    // the window of sp_api_http -> upstream_http shipped in 0.2.0 for every code; a new 503 case is not a new move
+    write(root, 'conformance/fixtures/v1/sp/api-http-503.json', envelopeFixture('SP_API_HTTP_503', 'sp_api_http'));
+    write(
+      root,
+      'conformance/fixtures/sp/api-http-503.json',
+      envelopeFixture('UPSTREAM_HTTP_503', 'upstream_http', undefined, 2),
+    );
+    addChangeset(root, 'more-cases', 'minor', 'A recorded 503 case.');
+    const result = await runReleaseCheck({ root });
+    expect([result.targetVersion, result.findings]).toEqual(['0.3.0', []]);
+  });
+
   it('(c) a v2 entry renamed after its window release is still the window that shipped (error_codes absent on both)', async () => {
     const root = makeWindowRepo(V2_ENTRIES, true);
     releaseAs(root, '0.2.0');
