@@ -55,8 +55,16 @@ export interface CallPipelineInput {
   readonly rateLimit?: RateLimitStepInput | undefined;
 }
 
-/** Answers one `tools/call`: `params` as sent, the SDK's request context, the era served. */
-export type CallTool = (params: unknown, request: ServerContext, era: ProtocolEra) => Promise<CallToolResult>;
+/**
+ * Answers one `tools/call`: `params` as sent, the SDK's request context, the era served, and the
+ * contract version the client reads (default 2), which handlers see as `context.contractVersion`.
+ */
+export type CallTool = (
+  params: unknown,
+  request: ServerContext,
+  era: ProtocolEra,
+  version?: ContractVersion,
+) => Promise<CallToolResult>;
 
 /**
  * {@link CallTool} that may also answer with an input-required result (a tool asking the client
@@ -84,8 +92,8 @@ export function completeOnly(
   classifyEnvironment: (call: CallContext) => ClassifyEnvironment,
   adapter: EnvelopeAdapter,
 ): CallTool {
-  return async (params, request, era) => {
-    const result = await answer(params, request, era);
+  return async (params, request, era, version) => {
+    const result = await answer(params, request, era, version);
     if (!isInputRequiredResult(result)) return result;
     const tool = isPlainObject(params) && typeof params['name'] === 'string' ? params['name'] : 'unknown_tool';
     const failure = new Error(`tool "${tool}" asked the client for input, which this caller cannot give`);

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { CONTRACT_VERSION, isEnvelope, isEnvelopeV2, parseEnvelopeText } from '@mcp-envelope/contract';
-import type { ErrorEnvelope } from '@mcp-envelope/contract';
+import type { ContractVersion, ErrorEnvelope } from '@mcp-envelope/contract';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 
@@ -96,6 +96,8 @@ export interface InnerCallInput {
   readonly callTool: CallTool;
   readonly request: ServerContext;
   readonly telemetry: TelemetryAggregate;
+  /** The outer client's contract version: inner handlers see it, as a direct call's do. */
+  readonly version: ContractVersion;
   /** The result as the outer client's contract version shows it (telemetry is read before). */
   readonly inVersion: (result: CallToolResult) => CallToolResult;
 }
@@ -113,7 +115,12 @@ export function createInnerCall(input: InnerCallInput): InnerCall {
   return async (name, args, signal) => {
     if (name === EXECUTE_CODE_TOOL_NAME) return innerCallOutcome(input.inVersion(envelopeResult(recursionEnvelope())));
     try {
-      const result = await input.callTool({ name, arguments: args }, innerRequest(input.request, signal), 'modern');
+      const result = await input.callTool(
+        { name, arguments: args },
+        innerRequest(input.request, signal),
+        'modern',
+        input.version,
+      );
       input.telemetry.add(result);
       return innerCallOutcome(input.inVersion(result));
     } catch (error) {

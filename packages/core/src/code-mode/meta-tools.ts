@@ -205,6 +205,7 @@ function executeTool(input: MetaToolsInput): EnvelopeTool {
         callTool: input.callTool(),
         request,
         telemetry,
+        version: context.contractVersion,
         // the code reads inner envelopes in the version its client reads, like the outer answer
         inVersion: (result) => input.inVersion(result, context.contractVersion),
       });

@@ -214,6 +214,23 @@ return [self._envelope_version, self.error_kind, missing._envelope_version, miss
     expect(await run(code)).toEqual([1, 'sandbox_runtime', 1, 'tool_not_found', 'mcp_input_validation']);
   });
 
+  it("an inner call's handler sees the outer client's version in its context, as a direct call's does", async () => {
+    const reportVersion: EnvelopeTool = {
+      name: 'report_version',
+      inputSchema: { type: 'object' },
+      handler: (_args, context) => ({ version: context.contractVersion }),
+    };
+    await session.start(CODE_MODE_ON, [...TEST_TOOLS, reportVersion]);
+    const code = "return (await callTool('report_version', {})).version;";
+    expect(await run(code)).toBe(1);
+    const stated = (await session.current.client.callTool({
+      name: 'execute_code',
+      arguments: { code },
+      _meta: { [ENVELOPE_EXTENSION_ID]: { contract_versions: [1, 2] } },
+    })) as Result;
+    expect(stated.structuredContent?.['result']).toBe(2);
+  });
+
   it('a client stating [1, 2] reads both in version 2', async () => {
     await session.start(OPTIONS);
     const stated = (await session.current.client.callTool({
