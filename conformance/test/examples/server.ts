@@ -1,4 +1,5 @@
-// A server for a made-up weather API: one tool and a ten-line adapter. Run: node server.js <API URL>
+// A server for a made-up weather API: one tool, and an adapter that classifies its failures.
+// Run: node server.js <API URL>
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeAdapter } from '@mcp-envelope/core';
 
