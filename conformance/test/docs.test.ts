@@ -1,8 +1,8 @@
 // The user guides under docs/ stay true to the code they describe: every environment variable
 // the servers' packages read by name is in docs/credentials.md, and docs/inspector.md pins the
-// Inspector version this repository installs.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Inspector version this repository installs; the guides' relative links lead to files that exist.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
@@ -64,5 +64,26 @@ describe('docs/inspector.md', () => {
 
   it('is linked from the root README', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(docs/inspector.md)');
+  });
+});
+
+describe('relative links of the README and the guides', () => {
+  const pages = [
+    'README.md',
+    'conformance/README.md',
+    ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`),
+  ];
+
+  it('lead to files that exist', () => {
+    const links = pages.flatMap((page) =>
+      [...readFileSync(join(ROOT, page), 'utf8').matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+        .map((match) => match[1] ?? '')
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => join(dirname(page), target)),
+    );
+    expect(links).toEqual(
+      expect.arrayContaining(['docs/credentials.md', 'docs/inspector.md', 'conformance/README.md']),
+    );
+    expect(links.filter((link) => !existsSync(join(ROOT, link)))).toEqual([]);
   });
 });
