@@ -24,7 +24,9 @@ interface CliOptions extends StreamableHttpCliOptions {
 
 const command = new Command()
   .name('mcp-envelope-ads')
-  .description('Reference Amazon Ads API MCP server that answers every failure with a v1 error envelope.')
+  .description(
+    'Reference Amazon Ads API MCP server that answers every failure with an error envelope (contract v1 or v2, as the client states).',
+  )
   .version(ADS_PACKAGE_VERSION)
   .option(
     '--upstream <url>',

@@ -107,6 +107,23 @@ describe('mcp-envelope-ads over stdio', () => {
   });
 });
 
+describe('mcp-envelope-ads checks LWA_TOKEN_URL at start', () => {
+  it.each([
+    ['api.amazon.co.uk/auth/o2/token', 'is not an absolute URL'],
+    ['ws://127.0.0.1:9/token', 'must be an http(s) URL'],
+    ['https://app:amzn1.oa2-cs.v1.start-secret@api.amazon.com/auth/o2/token', 'must not carry a user name or password'],
+  ])('exits 2 with one line naming the variable, not the value, for %j', async (value, problem) => {
+    const child = spawn(process.execPath, [CLI], { env: childEnv({ LWA_TOKEN_URL: value }) });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(2);
+    expect(output).toBe(
+      `mcp-envelope-ads: LWA_TOKEN_URL ${problem}: set it to the token endpoint itself, e.g. https://api.amazon.com/auth/o2/token (its value is not shown, as it may hold a secret)\n`,
+    );
+  });
+});
+
 describe('mcp-envelope-ads --http', () => {
   let child: ChildProcess | undefined;
   afterAll(() => {

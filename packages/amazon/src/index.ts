@@ -14,6 +14,7 @@ export {
   LWA_ENV_VARIABLES,
   LWA_REQUEST_ID_HEADERS,
   LwaError,
+  LwaSettingsError,
   lwaSettingsFromEnv,
   LwaTokenClient,
   MAX_TOKEN_RESPONSE_BYTES,

@@ -142,18 +142,65 @@ export interface LwaSettings {
 }
 
 /**
+ * A Login with Amazon setting that cannot be used, found when the settings are read (at a server's
+ * start). The message names the variable and never quotes its value, which may hold a secret.
+ */
+export class LwaSettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LwaSettingsError';
+  }
+}
+
+/** What is wrong with a token endpoint URL, or `undefined` when it can be used. Never quotes it. */
+function tokenUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  if (url.search !== '' || url.hash !== '') return 'must not carry a query string or a fragment';
+  return undefined;
+}
+
+/**
+ * Checks `LWA_TOKEN_URL`. Without this, a malformed value would only show at the first call, as
+ * an unreachable token endpoint that a client retries in vain.
+ *
+ * @param value - the variable's value; unset, empty or blank means the default endpoint.
+ * @returns the trimmed URL, or `undefined` for the default.
+ * @throws LwaSettingsError naming the variable when the value is not an absolute http(s) URL, or
+ *   carries user info, a query string or a fragment.
+ */
+function checkedTokenUrl(value: string | undefined): string | undefined {
+  const trimmed = value?.trim() ?? '';
+  if (trimmed === '') return undefined;
+  const problem = tokenUrlProblem(trimmed);
+  if (problem === undefined) return trimmed;
+  throw new LwaSettingsError(
+    `LWA_TOKEN_URL ${problem}: set it to the token endpoint itself, e.g. ${DEFAULT_LWA_TOKEN_URL} (its value is not shown, as it may hold a secret)`,
+  );
+}
+
+/**
  * Reads {@link LwaSettings} from env variables `LWA_CLIENT_ID`, `LWA_CLIENT_SECRET`,
  * `LWA_REFRESH_TOKEN` and `LWA_TOKEN_URL`.
  *
  * @param env - defaults to `process.env`.
- * @returns the settings (values may be undefined; the client reports what is missing).
+ * @returns the settings (the credentials may be undefined: the client reports what is missing at
+ *   the first call; `tokenUrl` is undefined when `LWA_TOKEN_URL` is unset or blank).
+ * @throws LwaSettingsError naming `LWA_TOKEN_URL` when it is set but not an absolute http(s) URL,
+ *   or carries a user name, password, query string or fragment.
  */
 export function lwaSettingsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): LwaSettings {
   return {
     clientId: env['LWA_CLIENT_ID'],
     clientSecret: env['LWA_CLIENT_SECRET'],
     refreshToken: env['LWA_REFRESH_TOKEN'],
-    tokenUrl: env['LWA_TOKEN_URL'],
+    tokenUrl: checkedTokenUrl(env['LWA_TOKEN_URL']),
   };
 }
 

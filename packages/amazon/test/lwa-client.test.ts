@@ -10,6 +10,7 @@ import {
   LwaTokenClient,
   LwaTokenClients,
   classifyLwaFailure,
+  LwaSettingsError,
   lwaSettingsFromEnv,
 } from '../src/index.js';
 import { startSilentTokenEndpoint } from '../src/testing.js';
@@ -234,6 +235,34 @@ describe('LwaTokenClient', () => {
       refreshToken: 'c',
       tokenUrl: 'http://x',
     });
+  });
+});
+
+describe('LWA_TOKEN_URL', () => {
+  const advice =
+    'set it to the token endpoint itself, e.g. https://api.amazon.com/auth/o2/token (its value is not shown, as it may hold a secret)';
+
+  it.each([
+    ['api.amazon.com/auth/o2/token', 'is not an absolute URL'],
+    ['not a url', 'is not an absolute URL'],
+    ['ftp://api.amazon.com/auth/o2/token', 'must be an http(s) URL'],
+    ['Atzr|IwEBIA-secret-refresh-token', 'is not an absolute URL'],
+    ['https://client:amzn1.oa2-cs.v1.secret@api.amazon.com/auth/o2/token', 'must not carry a user name or password'],
+    ['https://api.amazon.com/auth/o2/token?client_secret=s3cret', 'must not carry a query string or a fragment'],
+    ['https://api.amazon.com/auth/o2/token#s3cret', 'must not carry a query string or a fragment'],
+  ])('refuses %j: the message names the variable and never the value', (value, problem) => {
+    const read = (): unknown => lwaSettingsFromEnv({ LWA_TOKEN_URL: value });
+    expect(read).toThrow(LwaSettingsError);
+    expect(read).toThrow(`LWA_TOKEN_URL ${problem}: ${advice}`);
+  });
+
+  it('reads an unset, empty or blank value as the default endpoint, and trims a usable one', () => {
+    expect(lwaSettingsFromEnv({}).tokenUrl).toBeUndefined();
+    expect(lwaSettingsFromEnv({ LWA_TOKEN_URL: '' }).tokenUrl).toBeUndefined();
+    expect(lwaSettingsFromEnv({ LWA_TOKEN_URL: '  ' }).tokenUrl).toBeUndefined();
+    expect(lwaSettingsFromEnv({ LWA_TOKEN_URL: ' https://api.amazon.co.uk/auth/o2/token ' }).tokenUrl).toBe(
+      'https://api.amazon.co.uk/auth/o2/token',
+    );
   });
 });
 

@@ -56,7 +56,9 @@ function parseRegion(value: string): SpRegion {
 export async function main(argv: readonly string[]): Promise<void> {
   const command = new Command()
     .name(SP_SERVER_NAME)
-    .description('Reference SP-API MCP server: SP-API operations as MCP tools, every failure a v1 error envelope.')
+    .description(
+      'Reference SP-API MCP server: SP-API operations as MCP tools, every failure an error envelope (contract v1 or v2, as the client states).',
+    )
     .version(SP_ADAPTER_VERSION)
     .option('--models <dir>', 'load every *.json SP-API model in DIR (default: the built-in catalog)')
     .option(

@@ -209,6 +209,23 @@ describe('mcp-envelope-sp over stdio', () => {
   });
 });
 
+describe('mcp-envelope-sp checks LWA_TOKEN_URL at start', () => {
+  it.each([
+    ['/auth/o2/token', 'is not an absolute URL'],
+    ['file:///etc/passwd', 'must be an http(s) URL'],
+    ['https://app:amzn1.oa2-cs.v1.start-secret@api.amazon.com/auth/o2/token', 'must not carry a user name or password'],
+  ])('exits 1 with one line naming the variable, not the value, for %j', async (value, problem) => {
+    const child = spawn(process.execPath, CLI, { cwd: PACKAGE, env: { ...baseEnv(), LWA_TOKEN_URL: value } });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(1);
+    expect(output).toBe(
+      `mcp-envelope-sp: LWA_TOKEN_URL ${problem}: set it to the token endpoint itself, e.g. https://api.amazon.com/auth/o2/token (its value is not shown, as it may hold a secret)\n`,
+    );
+  });
+});
+
 describe('mcp-envelope-sp stops when the client closes stdin', () => {
   it('exits 0 at once, even while the token request it made after tools/list is still unanswered', async () => {
     const silent = await startSilentTokenEndpoint();

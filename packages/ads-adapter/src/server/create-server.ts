@@ -72,7 +72,7 @@ export const ADS_PACKAGE_VERSION: string = (
  * @param options - see {@link AdsServerOptions}.
  * @returns the server, its sessions and settings.
  * @throws TypeError for unreadable settings (see `adsServerSettings`) or an invalid tool schema;
- *   Error when the `--models` folder cannot be listed.
+ *   LwaSettingsError for a malformed `LWA_TOKEN_URL`; Error when the `--models` folder cannot be listed.
  */
 export async function createAdsServer(options: AdsServerOptions = {}): Promise<AdsServer> {
   const env = options.env ?? process.env;
