@@ -593,6 +593,8 @@ function sdkServerFactory(
     });
     // `params` is read as the transport parsed it: callTool checks `name` and `arguments` itself.
     server.setRequestHandler('tools/call', (request, context: ServerContext) => {
+      // a client in the middle of its calls: compiling on idle waits until it pauses
+      warmUp.postpone();
       const version = clientVersion(server, request.params, context, extras.versions.spoken);
       return logging.runFor(server, () =>
         inVersion(() => callTool(request.params, context, era, version), version, extras.versions),
