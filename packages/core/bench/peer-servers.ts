@@ -5,6 +5,7 @@
  * time across the servers, so a burst of load from other processes falls on all of them alike;
  * cold starts spawn one fresh process per server in turn.
  */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,28 @@ export const PEER_CALLS = {
 export type PeerCall = keyof typeof PEER_CALLS;
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * Where the servers are transpiled to JavaScript: each child runs as a user's compiled server
+ * does, without a TypeScript loader, which would tax every module a server loads (and core loads
+ * more than its peers). One level below the package, so `../../dist` still names core's build.
+ */
+const COMPILED = new URL('../.bench-peers/', import.meta.url);
+
+/** Transpiles bench/peers/*.ts and what they import from bench/ into {@link COMPILED}. */
+async function compilePeers(): Promise<void> {
+  const { default: ts } = await import('typescript');
+  const sources = [
+    'generate-tools.ts',
+    ...readdirSync(new URL('./peers/', import.meta.url)).map((file) => `peers/${file}`),
+  ];
+  mkdirSync(new URL('./peers/', COMPILED), { recursive: true });
+  for (const source of sources) {
+    const { outputText } = ts.transpileModule(readFileSync(new URL(`./${source}`, import.meta.url), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true },
+    });
+    writeFileSync(new URL(source.replace(/\.ts$/, '.js'), COMPILED), outputText);
+  }
+}
 const ORDERS = JSON.stringify({
   payload: {
     Orders: Array.from({ length: 5 }, (_, index) => ({
@@ -78,17 +101,12 @@ async function loopbackUpstream(): Promise<{ url: string; close(): Promise<void>
 
 /** Starts `server` as a child process and connects the SDK v2 client to it over stdio. */
 async function connectTo(server: PeerServer, upstreamUrl: string): Promise<Client> {
-  const file = server === 'core' || server === 'coreLimiter' ? 'core.ts' : PEERS[server];
+  const file = (server === 'core' || server === 'coreLimiter' ? 'core.ts' : PEERS[server]).replace(/\.ts$/, '.js');
   const client = new Client({ name: `bench-peer-${server}`, version: '0.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [
-        '--import',
-        'tsx',
-        fileURLToPath(new URL(`./peers/${file}`, import.meta.url)),
-        ...(server === 'coreLimiter' ? ['limiter'] : []),
-      ],
+      args: [fileURLToPath(new URL(`./peers/${file}`, COMPILED)), ...(server === 'coreLimiter' ? ['limiter'] : [])],
       cwd: PACKAGE_ROOT,
       env: { PATH: process.env['PATH'] ?? '', UPSTREAM_URL: upstreamUrl },
       // core's default logger writes to stderr, as it does for a user; nobody reads it here
@@ -147,6 +165,7 @@ async function answerBytes(client: Client, call: PeerCall): Promise<number> {
  * server (the order turning by one server every time), after a warm-up of 100 calls each.
  */
 export async function measureWarmCalls(rounds: number, callsPerRound: number): Promise<WarmRounds> {
+  await compilePeers();
   const upstream = await loopbackUpstream();
   const servers: PeerServer[] = ['core', 'coreLimiter', ...(Object.keys(PEERS) as Peer[])];
   const clients = new Map<PeerServer, Client>();
@@ -195,6 +214,7 @@ export interface ColdStart {
  * for a session does.
  */
 export async function measureColdStarts(runs: number): Promise<Record<'core' | Peer, ColdStart[]>> {
+  await compilePeers();
   const upstream = await loopbackUpstream();
   const servers = ['core', ...(Object.keys(PEERS) as Peer[])] as const;
   const starts = Object.fromEntries(servers.map((server) => [server, [] as ColdStart[]])) as Record<
@@ -265,12 +285,21 @@ export function peerLabel(peer: Peer): string {
   return PEER_LABELS[peer];
 }
 
-/** Why a row can stay above 1.10x the fastest peer, printed under it when it does. */
+/**
+ * Why a row can stay above 1.10x the fastest peer, printed under it when it does: the work core
+ * does that the peers do not (see the profiles in the bench's notes).
+ */
 export const PEER_WHY: Readonly<Record<PeerCall | 'coldStart' | 'secondCall', string>> = {
-  valid: 'TODO',
-  upstream: 'TODO',
-  invalid: 'TODO',
-  throttled: 'TODO',
-  coldStart: 'TODO',
-  secondCall: 'TODO',
+  valid:
+    'per call core also normalizes argument keys and values before validating, runs the handler in a call context (logging, telemetry, cancellation, the contract version the client reads) and redacts secrets from the result; tens of microseconds against a call of about half a millisecond over stdio.',
+  upstream:
+    "core's context.fetch guards the exchange (one deadline, a body limit, same-origin redirects only) and records the upstream's rate-limit telemetry for the result; the peers call fetch bare.",
+  invalid:
+    "core answers an envelope (kind, code, path, expected and received type, a hint) in text and in structuredContent, several times the bytes of a peer's one-line message (see answer bytes), after checking it against the contract's schema.",
+  throttled:
+    "core classifies the 429 through the adapter, reads the upstream's rate-limit headers, tells the limiter, and answers a checked envelope (retryable, when to retry); the peers pass the status and body on as text.",
+  coldStart:
+    "importing core costs about twice the CPU of the SDK's stdio entry (Ajv 2020 with formats, the contract's schemas, pino and core's own modules), and registering a hand-written tool checks its schema against the draft 2020-12 meta-schema, whose first compile takes about 40 ms of CPU; McpServer checks nothing at registration and Ajv's draft-07 meta-schema is smaller.",
+  secondCall:
+    'the second call of a fresh process still runs code V8 has not optimized yet, and core runs more of it per call than a bare handler (see the valid call); the tool validator was compiled by the first call (the Ajv peer compiles it at start).',
 };

@@ -1,7 +1,7 @@
 /**
- * Core in the peer benchmark: the same two tools on an envelope server over stdio
- * (`node --import tsx bench/peers/core.ts [limiter]`), with an adapter that classifies the
- * upstream's 429 as `rate_limited`. With `limiter`, every call also takes a token from the
+ * Core in the peer benchmark: the same two tools on an envelope server over stdio, with an
+ * adapter that classifies the upstream's 429 as `rate_limited`. Run (as JavaScript, see
+ * peer-servers.ts) with the argument `limiter`, every call also takes a token from the
  * memory-store limiter (a plan no benchmark exhausts), the cost the limiter row measures.
  */
 import { createEnvelopeServer } from '../../dist/index.js';

@@ -1,7 +1,7 @@
 /**
- * Peer: FastMCP 4.20 (on the SDK v1) with the tools' schema in zod, over stdio
- * (`node --import tsx bench/peers/fastmcp.ts`). FastMCP answers with text content (it has no
- * `structuredContent` for a tool without an output schema) and throws `UserError` for an error.
+ * Peer: FastMCP 4.20 (on the SDK v1) with the tools' schema in zod, over stdio.
+ * FastMCP answers with text content (it has no `structuredContent` for a tool without an output
+ * schema) and throws `UserError` for an error.
  */
 import { FastMCP, UserError } from 'fastmcp';
 import { z } from 'zod';

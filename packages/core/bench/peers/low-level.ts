@@ -1,7 +1,6 @@
 /**
- * Peer: the SDK v2 low-level `Server` with an Ajv validator compiled once per tool, over stdio
- * (`node --import tsx bench/peers/low-level.ts`). What a user writes who wants validation
- * without a framework.
+ * Peer: the SDK v2 low-level `Server` with an Ajv validator compiled once per tool, over stdio.
+ * What a user writes who wants validation without a framework.
  */
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';

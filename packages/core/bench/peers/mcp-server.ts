@@ -1,7 +1,6 @@
 /**
- * Peer: the SDK v2 high-level `McpServer` with the tools' schema in zod, over stdio
- * (`node --import tsx bench/peers/mcp-server.ts`). The SDK validates the arguments against the
- * zod schema and answers a failure with an error result.
+ * Peer: the SDK v2 high-level `McpServer` with the tools' schema in zod, over stdio. The
+ * SDK validates the arguments against the zod schema and answers a failure with an error result.
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';

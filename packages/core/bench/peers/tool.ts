@@ -26,9 +26,7 @@ export function ordersUrl(args: Record<string, unknown>): string {
  * What a peer's hand-written `fetch_orders` does: fetch, and on a failure status an error result
  * that carries the status and the upstream's body (the usual way; the SDK has no other).
  */
-export async function fetchOrdersResult(
-  args: Record<string, unknown>,
-): Promise<{
+export async function fetchOrdersResult(args: Record<string, unknown>): Promise<{
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
