@@ -12,7 +12,7 @@ import type { ToolRegistry } from './tool-registry.js';
 export interface WarmUp {
   /** Starts the warm-up (once; it reads its steps then), and holds it back as {@link WarmUp.postpone} does. */
   readonly start: () => void;
-  /** A request arrived: no step runs until the server has had no request for the quiet time. */
+  /** A request arrived or was answered: no step runs until the server has been quiet for the quiet time. */
   readonly postpone: () => void;
   /** Runs no further step, and aborts the signal the server's own preparation was given. */
   readonly cancel: () => void;
@@ -25,7 +25,8 @@ export const WARM_UP_BUDGET_MS = 500;
 const BUSY_RETRY_MS = 20;
 
 /**
- * How long a server must have had no request before a warm-up step runs, in milliseconds. A
+ * How long a server must have been quiet (no request arrived, none answered) before a warm-up
+ * step runs, in milliseconds. A
  * client working through calls sends the next one within a few milliseconds of an answer, and a
  * step (an Ajv compile, loading `fetch`) holds such a call back for its whole length; a client
  * that waits for a model's turn leaves far more than this.
@@ -137,8 +138,9 @@ export function* serverWarmUpSteps(
 /**
  * The warm-up of one server: {@link serverWarmUpSteps} over its tools in registration order,
  * within {@link WARM_UP_BUDGET_MS}, paused while asynchronous calls run and until the server has
- * had no request for {@link WARM_UP_QUIET_MS}. The server starts it on the first `tools/list`,
- * postpones it on every `tools/list` and `tools/call`, and cancels it when it closes.
+ * been quiet for {@link WARM_UP_QUIET_MS}. The server starts it on the first `tools/list`,
+ * postpones it on every `tools/list` and when each `tools/call` arrives and is answered, and
+ * cancels it when it closes.
  *
  * @param caches - the server's compiler caches.
  * @param registry - the server's tools.
