@@ -287,7 +287,7 @@ export function peerLabel(peer: Peer): string {
 
 /**
  * Why a row can stay above 1.10x the fastest peer, printed under it when it does: the work core
- * does that the peers do not (see the profiles in the bench's notes).
+ * does that the peers do not, as `node --cpu-prof` profiles of these servers show it.
  */
 export const PEER_WHY: Readonly<Record<PeerCall | 'coldStart' | 'secondCall', string>> = {
   valid:
@@ -301,5 +301,5 @@ export const PEER_WHY: Readonly<Record<PeerCall | 'coldStart' | 'secondCall', st
   coldStart:
     "importing core costs about twice the CPU of the SDK's stdio entry (Ajv 2020 with formats, the contract's schemas, pino and core's own modules), and registering a hand-written tool checks its schema against the draft 2020-12 meta-schema, whose first compile takes about 40 ms of CPU; McpServer checks nothing at registration and Ajv's draft-07 meta-schema is smaller.",
   secondCall:
-    'the second call of a fresh process still runs code V8 has not optimized yet, and core runs more of it per call than a bare handler (see the valid call); the tool validator was compiled by the first call (the Ajv peer compiles it at start).',
+    "the second call of a fresh process still runs code V8 has not optimized yet, and core runs more of it per call than a bare handler (see the valid call); a major garbage collection of start-up's garbage (Ajv's meta-schema compile) often lands in it.",
 };
