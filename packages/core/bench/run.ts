@@ -5,6 +5,7 @@
  * does) so the heap figure is measured after full collections.
  */
 import { spawnSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -16,6 +17,8 @@ import { bareServer, benchServer, connectInMemory } from './bench-server.js';
 import { realisticTools, twentyPropertyTool, twentyPropertyValue } from './generate-tools.js';
 import { measureCodeMode } from './code-mode.js';
 import { measureHotPaths, pairedRatio } from './hot-paths.js';
+import { measureColdStarts, measureWarmCalls, peerLabel, peerRow, PEER_WHY } from './peer-servers.js';
+import type { PeerCall, PeerRow } from './peer-servers.js';
 import { measureRedisLimiter } from './rate-limit-redis.js';
 import { measureRateLimit } from './rate-limit.js';
 import { measureSandbox } from './sandbox.js';
@@ -376,6 +379,76 @@ async function httpStall(): Promise<void> {
   });
 }
 
+function reportPeerRow(row: PeerRow, measured: string, why: string): void {
+  const pass = row.ratio <= 1.1;
+  report({
+    name: `vs peers over stdio: ${row.name}`,
+    figure: `${row.figure}; ${row.ratio.toFixed(2)}x the fastest peer (${peerLabel(row.fastest)}), ${measured}`,
+    target: '<= 1.10x the fastest peer',
+    pass,
+  });
+  if (!pass) console.log(`      why: ${why}`);
+}
+
+/** Core beside the SDK's low-level Server, its McpServer and FastMCP over stdio (peer-servers.ts). */
+async function peers(): Promise<void> {
+  const load = loadavg().map((value) => value.toFixed(1));
+  console.log(
+    `info  peers: load average ${load.join(', ')} on ${availableParallelism()} cores; ratios are of the same run`,
+  );
+  const rounds = quick ? 3 : 8;
+  const { times, bytes } = await measureWarmCalls(rounds, quick ? 10 : 25);
+  const warm = `median of ${rounds} interleaved rounds`;
+  const rows: readonly (readonly [PeerCall, string])[] = [
+    ['valid', 'a valid call (20-property schema, validated)'],
+    ['upstream', 'a valid call that fetches a loopback upstream'],
+    ['invalid', 'an invalid argument'],
+    ['throttled', 'a call whose loopback upstream answers 429'],
+  ];
+  for (const [call, name] of rows) {
+    const sizes = Object.entries(bytes[call])
+      .map(([server, size]) => `${server} ${size}`)
+      .join(', ');
+    reportPeerRow(peerRow(name, times[call].core, times[call]), `${warm}; answer bytes ${sizes}`, PEER_WHY[call]);
+  }
+  for (const call of ['valid', 'upstream'] as const) {
+    const ratio = pairedRatio(times[call].coreLimiter, times[call].core);
+    report({
+      name: `vs peers over stdio: core with the memory-store limiter vs without, ${call === 'valid' ? 'a valid call' : 'an upstream call'}`,
+      figure: `${median(times[call].coreLimiter).toFixed(3)} ms vs ${median(times[call].core).toFixed(3)} ms, ${ratio.toFixed(3)}x (${warm})`,
+      target: '<= 1.05x',
+      pass: ratio <= 1.05,
+    });
+  }
+  const runs = quick ? 3 : 7;
+  const cold = await measureColdStarts(runs);
+  const fresh = `median of ${runs} fresh processes per server, interleaved`;
+  const pick = (key: 'firstAnswer' | 'secondCall'): Parameters<typeof peerRow>[2] => ({
+    lowLevel: cold.lowLevel.map((start) => start[key]),
+    mcpServer: cold.mcpServer.map((start) => start[key]),
+    fastmcp: cold.fastmcp.map((start) => start[key]),
+  });
+  const startRow = peerRow(
+    'from process start to the first call answered (spawn, initialize, tools/list, call)',
+    cold.core.map((start) => start.firstAnswer),
+    pick('firstAnswer'),
+  );
+  reportPeerRow(startRow, fresh, PEER_WHY.coldStart);
+  const second = peerRow(
+    'a fresh process: its second call alone',
+    cold.core.map((start) => start.secondCall),
+    pick('secondCall'),
+  );
+  reportPeerRow(second, fresh, PEER_WHY.secondCall);
+  const slower = median(cold.core.map((start) => start.firstCall - start.secondCall));
+  report({
+    name: 'vs peers over stdio: core in a fresh process, its first call (right after tools/list) vs its second',
+    figure: `${slower.toFixed(1)} ms slower (first ${median(cold.core.map((start) => start.firstCall)).toFixed(1)} ms, ${fresh})`,
+    target: '<= 20 ms slower',
+    pass: slower <= 20,
+  });
+}
+
 /** The Code Mode sandbox in process: module load, an empty run, runs with one and ten inner calls. */
 async function sandboxCosts(): Promise<void> {
   const figures = await measureSandbox(quick ? 20 : 100);
@@ -440,7 +513,7 @@ async function rateLimit(): Promise<void> {
 
 async function runGroups(): Promise<void> {
   console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit, rate-limit-redis).
+  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, peers, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit, rate-limit-redis).
   const only = process.argv
     .find((argument) => argument.startsWith('--only='))
     ?.slice('--only='.length)
@@ -448,6 +521,7 @@ async function runGroups(): Promise<void> {
   const groups: readonly (readonly [string, () => unknown])[] = [
     ['hot-paths', hotPaths],
     ['stdio', stdio],
+    ['peers', peers],
     ['throughput', checkThroughput],
     ['catalog', largeCatalog],
     ['heap', heapGrowth],

@@ -593,10 +593,14 @@ function sdkServerFactory(
     });
     // `params` is read as the transport parsed it: callTool checks `name` and `arguments` itself.
     server.setRequestHandler('tools/call', (request, context: ServerContext) => {
+      // a client in the middle of its calls: compiling on idle waits until it pauses, counted
+      // from the answer too (a call that compiled its validator took long itself)
+      warmUp.postpone();
       const version = clientVersion(server, request.params, context, extras.versions.spoken);
-      return logging.runFor(server, () =>
+      const answer = logging.runFor(server, () =>
         inVersion(() => callTool(request.params, context, era, version), version, extras.versions),
       );
+      return answer.finally(warmUp.postpone);
     });
     // Replaces the SDK's own handler, whose level only filters the SDK's `log` helper: this one
     // filters the server's log lines (see clientLogging).

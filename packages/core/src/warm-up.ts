@@ -8,9 +8,12 @@ import type { CompiledTool, PipelineCaches } from './arguments/index.js';
 import type { InFlightCalls } from './in-flight.js';
 import type { ToolRegistry } from './tool-registry.js';
 
-/** Starts the warm-up once and cancels what it has not run yet. */
+/** Starts the warm-up once, holds it back while requests arrive, and cancels what it has not run yet. */
 export interface WarmUp {
+  /** Starts the warm-up (once; it reads its steps then), and holds it back as {@link WarmUp.postpone} does. */
   readonly start: () => void;
+  /** A request arrived or was answered: no step runs until the server has been quiet for the quiet time. */
+  readonly postpone: () => void;
   /** Runs no further step, and aborts the signal the server's own preparation was given. */
   readonly cancel: () => void;
 }
@@ -21,36 +24,54 @@ export const WARM_UP_BUDGET_MS = 500;
 /** How long a warm-up waits before it looks again whether the running calls have finished, in milliseconds. */
 const BUSY_RETRY_MS = 20;
 
+/**
+ * How long a server must have been quiet (no request arrived, none answered) before a warm-up
+ * step runs, in milliseconds. A
+ * client working through calls sends the next one within a few milliseconds of an answer, and a
+ * step (an Ajv compile, loading `fetch`) holds such a call back for its whole length; a client
+ * that waits for a model's turn leaves far more than this.
+ */
+export const WARM_UP_QUIET_MS = 50;
+
 function cpuMilliseconds(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
 }
 
 /**
- * A warm-up that runs `steps()` one step per zero-delay timer after `start`, until the steps run
- * out or they have spent `budgetMs` of CPU time. One step per timer lets a call that arrives
- * meanwhile run between two steps, and while `busy()` says calls are waiting on I/O no step runs
- * (each of their I/O turns would otherwise wait for a step), so a warm-up delays a call by one step
- * at most; the timers are unref'd, so waiting steps never keep a process alive (work a step
- * started, such as a request, runs until it ends or `cancel` aborts it). A step that throws is
- * skipped: what it compiles is compiled again, and its failure reported, by the call that needs it.
+ * A warm-up that runs `steps()` one step per timer after `start`, until the steps run out or they
+ * have spent `budgetMs` of CPU time. One step per timer lets a call that arrives meanwhile run
+ * between two steps; no step runs until `quietMs` have passed since `start` or the last `postpone`
+ * (a client in the middle of its calls), nor while `busy()` says calls are waiting on I/O (each of
+ * their I/O turns would otherwise wait for a step). The timers are unref'd, so waiting steps never
+ * keep a process alive (work a step started, such as a request, runs until it ends or `cancel`
+ * aborts it). A step that throws is skipped: what it compiles is compiled again, and its failure
+ * reported, by the call that needs it.
  *
  * @param steps - the steps, read at `start` (e.g. the tools listed by then), most useful first.
  * @param options - `budgetMs`: the CPU time after which no further step starts, in milliseconds
- *   (default {@link WARM_UP_BUDGET_MS}); `busy`: whether calls are running (default never).
- * @returns `start` (idempotent) and `cancel`.
+ *   (default {@link WARM_UP_BUDGET_MS}); `busy`: whether calls are running (default never);
+ *   `quietMs`: how long after the last `start` or `postpone` the next step may run, in
+ *   milliseconds (default 0: on the next timer turn).
+ * @returns `start` (idempotent), `postpone` and `cancel`.
  */
 export function createWarmUp(
   steps: () => Iterable<() => unknown>,
-  { budgetMs = WARM_UP_BUDGET_MS, busy = () => false }: { budgetMs?: number; busy?: () => boolean } = {},
+  {
+    budgetMs = WARM_UP_BUDGET_MS,
+    busy = () => false,
+    quietMs = 0,
+  }: { budgetMs?: number; busy?: () => boolean; quietMs?: number } = {},
 ): WarmUp {
   let timer: NodeJS.Timeout | undefined;
   let started = false;
-  const runFrom = (pending: Iterator<() => unknown>, spent: number, delay = 0): void => {
+  let lastRequest = Date.now();
+  const runFrom = (pending: Iterator<() => unknown>, spent: number, delay: number): void => {
     timer = setTimeout(() => {
       timer = undefined;
-      if (busy()) {
-        runFrom(pending, spent, BUSY_RETRY_MS);
+      const quietLeft = lastRequest + quietMs - Date.now();
+      if (quietLeft > 0 || busy()) {
+        runFrom(pending, spent, quietLeft > 0 ? quietLeft : BUSY_RETRY_MS);
         return;
       }
       const next = pending.next();
@@ -62,16 +83,21 @@ export function createWarmUp(
         // the call that needs it compiles it again and reports the failure
       }
       const total = spent + cpuMilliseconds() - before;
-      if (total < budgetMs) runFrom(pending, total);
+      if (total < budgetMs) runFrom(pending, total, 0);
     }, delay);
     timer.unref();
   };
+  const postpone = (): void => {
+    lastRequest = Date.now();
+  };
   return {
     start: () => {
+      postpone();
       if (started) return;
       started = true;
-      runFrom(steps()[Symbol.iterator](), 0);
+      runFrom(steps()[Symbol.iterator](), 0, quietMs);
     },
+    postpone,
     cancel: () => {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
@@ -111,8 +137,10 @@ export function* serverWarmUpSteps(
 
 /**
  * The warm-up of one server: {@link serverWarmUpSteps} over its tools in registration order,
- * within {@link WARM_UP_BUDGET_MS}, paused while asynchronous calls run. The server starts it on
- * the first `tools/list` and cancels it when it closes.
+ * within {@link WARM_UP_BUDGET_MS}, paused while asynchronous calls run and until the server has
+ * been quiet for {@link WARM_UP_QUIET_MS}. The server starts it on the first `tools/list`,
+ * postpones it on every `tools/list` and when each `tools/call` arrives and is answered, and
+ * cancels it when it closes.
  *
  * @param caches - the server's compiler caches.
  * @param registry - the server's tools.
@@ -134,10 +162,11 @@ export function createServerWarmUp(
         registry.names.flatMap((name) => registry.get(name)?.compiled ?? []),
         prepare === undefined ? undefined : () => prepare(closing.signal),
       ),
-    { busy: () => calls.size > 0 },
+    { busy: () => calls.size > 0, quietMs: WARM_UP_QUIET_MS },
   );
   return {
     start: warmUp.start,
+    postpone: warmUp.postpone,
     cancel: () => {
       warmUp.cancel();
       closing.abort();

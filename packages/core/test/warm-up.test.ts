@@ -1,11 +1,11 @@
 import { setTimeout as turn } from 'node:timers/promises';
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { compileTool, createPipelineCaches } from '../src/arguments/index.js';
 import { createEnvelopeServer } from '../src/index.js';
 import type { PipelineCaches } from '../src/arguments/index.js';
-import { createWarmUp, serverWarmUpSteps } from '../src/warm-up.js';
+import { createWarmUp, serverWarmUpSteps, WARM_UP_QUIET_MS } from '../src/warm-up.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
 
@@ -85,6 +85,47 @@ describe('warm-up on idle', () => {
     await turn(50);
     await turns(3);
     expect(ran).toEqual([0, 1]);
+  });
+
+  describe('with a quiet time', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('runs its first step only once the quiet time has passed since start', async () => {
+      vi.useFakeTimers();
+      const ran: number[] = [];
+      const warmUp = createWarmUp(() => numberedSteps(2, ran), { quietMs: 50 });
+      warmUp.start();
+      await vi.advanceTimersByTimeAsync(49);
+      expect(ran).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual([0]);
+      // the next step on the next timer turn (a zero delay is 1 ms in Node)
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual([0, 1]);
+    });
+
+    it('runs no step while requests keep arriving within the quiet time, and goes on after a pause', async () => {
+      vi.useFakeTimers();
+      const ran: number[] = [];
+      const warmUp = createWarmUp(() => numberedSteps(3, ran), { quietMs: 50 });
+      warmUp.start();
+      await vi.advanceTimersByTimeAsync(50);
+      expect(ran).toEqual([0]);
+      // a client calling every 10 ms, as one working through its calls does
+      for (let call = 0; call < 20; call += 1) {
+        warmUp.postpone();
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      expect(ran).toEqual([0]);
+      await vi.advanceTimersByTimeAsync(39);
+      expect(ran).toEqual([0]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual([0, 1]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(ran).toEqual([0, 1, 2]);
+    });
   });
 
   it('skips a step that throws and runs the next', async () => {
@@ -179,17 +220,22 @@ describe("a server's own warm-up work (EnvelopeServerOptions.warmUp)", () => {
       },
     });
     const connected = await connectInMemory(server);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
-      await turns(3);
+      await vi.advanceTimersByTimeAsync(WARM_UP_QUIET_MS * 2);
       expect(runs).toHaveLength(0);
       await connected.client.listTools();
       await connected.client.listTools();
-      await turn(20);
+      await vi.advanceTimersByTimeAsync(WARM_UP_QUIET_MS - 1);
+      expect(runs).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(1);
       expect(runs).toHaveLength(1);
+      vi.useRealTimers();
       const result = await connected.client.callTool({ name: 'echo', arguments: {} });
       expect(result.structuredContent).toEqual({ ok: true, runs: 1 });
       expect(signals[0]?.aborted).toBe(false);
     } finally {
+      vi.useRealTimers();
       await connected.close();
     }
     // closing the server aborts what the warm-up may still be waiting for

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 
 import { createFairSlots } from './fair-slots.js';
 import type { FromWorker, ToWorker } from './runner-worker.js';
-import { SANDBOX_BASE_MEMORY_BYTES } from './sandbox.js';
+import { SANDBOX_BASE_MEMORY_BYTES } from './sandbox-size.js';
 import type { InnerCall, InnerCallOutcome, Sandbox, SandboxLimits, SandboxOutcome } from './sandbox.js';
 import { CODE_MODE_DEFAULTS } from './settings.js';
 

@@ -8,11 +8,9 @@
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import type { QuickJSWASMModule } from 'quickjs-emscripten';
 
-/**
- * The WebAssembly memory a QuickJS module starts with (16 MiB: its static data, its stack and the
- * start of its heap); a run's memory limit is granted on top of it.
- */
-export const SANDBOX_BASE_MEMORY_BYTES = 16 * 1024 * 1024;
+import { SANDBOX_BASE_MEMORY_BYTES } from './sandbox-size.js';
+
+export { SANDBOX_BASE_MEMORY_BYTES } from './sandbox-size.js';
 
 /** The largest WebAssembly memory the module can address (2 GiB, what its allocator assumes). */
 const MAX_MODULE_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
