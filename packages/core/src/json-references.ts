@@ -9,7 +9,7 @@
 
 import traverse from 'json-schema-traverse';
 
-import type { JsonSchemaObject } from './arguments/types.js';
+import type { JsonSchemaObject } from './types.js';
 
 /**
  * What {@link walkSchemaTree} calls for each schema object.

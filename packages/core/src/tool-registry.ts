@@ -14,8 +14,7 @@ import type { EnvelopeLogger } from './logger.js';
 import { createOutputChecker, hasObjectRoot, widenOutputSchema } from './output-schema.js';
 import { admitTools } from './tool-admission.js';
 import { decodeCursor, encodeCursor, toolSetFingerprint } from './pagination.js';
-import type { ProtocolEra } from './result-shaping.js';
-import type { EnvelopeTool } from './server.js';
+import type { EnvelopeTool, ProtocolEra } from './types.js';
 
 /** One registered tool: its definition, compiled input checks, output check and listing. */
 export interface ToolEntry {
