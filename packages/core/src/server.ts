@@ -22,7 +22,6 @@ import type {
   EnvelopeMeta,
   ErrorKind,
   MigrationEntry,
-  NormalizedEvent,
 } from '@mcp-envelope/contract';
 // The low-level `Server`: core needs it because `McpServer` cannot take raw JSON Schemas and
 // rewrites every failure into fixed prose.
@@ -35,13 +34,12 @@ import type {
   LoggingLevel,
   ServerCapabilities,
   ServerContext,
-  ToolAnnotations,
   Transport,
 } from '@modelcontextprotocol/server';
 
-import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
+import type { EnvelopeAdapter } from './adapter.js';
 import { createPipelineCaches } from './arguments/index.js';
-import type { JsonSchemaObject, PipelineCaches } from './arguments/index.js';
+import type { PipelineCaches } from './arguments/index.js';
 import { invalidParams } from './call-exit.js';
 import { completeOnly, createCallPipeline } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
@@ -66,7 +64,6 @@ import type { RateLimiter, RateLimitReport } from './rate-limit/limiter.js';
 import { openRateLimitStore, resolveRateLimitSettings, storeDescription } from './rate-limit/settings.js';
 import type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
 import type { RateLimitStepInput } from './rate-limit/step.js';
-import type { RateLimitPlan } from './rate-limit/store.js';
 import { createRedactor } from './redact.js';
 import type { Redactor } from './redact.js';
 import { createResultShaper } from './result-shaping.js';
