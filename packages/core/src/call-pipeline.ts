@@ -25,7 +25,7 @@ import { rateLimitStep } from './rate-limit/step.js';
 import type { RateLimitDecision, RateLimitStepInput } from './rate-limit/step.js';
 import type { ResultShaper } from './result-shaping.js';
 import type { ToolRequestState } from './request-state.js';
-import { isRecord } from './shapes.js';
+import { isRecord } from '@mcp-envelope/contract';
 import type { ToolEntry, ToolRegistry } from './tool-registry.js';
 import type { AnswerTool, CallRecord, CallTool, ProtocolEra, ServerEnvironment, ToolHandlerContext } from './types.js';
 import { fetchInCallRecord } from './upstream.js';

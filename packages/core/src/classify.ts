@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { CONTRACT_VERSION, isEnvelope, upgradeEnvelope, validateEnvelope } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, isEnvelope, isRecord, upgradeEnvelope, validateEnvelope } from '@mcp-envelope/contract';
 import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
@@ -20,10 +20,6 @@ import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMet
 import { checkAdapterUpstream, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 import type { CallRecord, ServerEnvironment } from './types.js';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A relayed envelope as core builds them: a version 1 one upgraded to version 2 (it keeps its own `upstream`). */
 function asV2(envelope: AnyErrorEnvelope): ErrorEnvelope {

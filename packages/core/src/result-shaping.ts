@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeMeta } from '@mcp-envelope/contract';
 import { isCallToolResult } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
@@ -49,10 +50,6 @@ export interface ResultShaper {
    *   getter of the value throws.
    */
   shape(value: unknown, entry: ToolEntry, call: CallRecord, era: ProtocolEra): CallToolResult | InputRequiredResult;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether `value` is an object of another class than `Object` (a `Date`, a `Map`, a class instance). */

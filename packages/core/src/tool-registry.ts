@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { NORMALIZED_KINDS } from '@mcp-envelope/contract';
+import { isRecord, NORMALIZED_KINDS } from '@mcp-envelope/contract';
 import type { NormalizedEventKind } from '@mcp-envelope/contract';
 import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
 
@@ -63,10 +63,6 @@ export interface ToolRegistry {
   list(cursor: string | undefined, era?: ProtocolEra): ListToolsResult | undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Refuses a tool list a server cannot serve.
  *
@@ -75,7 +71,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function validateTools(tools: readonly EnvelopeTool[]): void {
   const seen = new Set<string>();
   for (const tool of tools) {
-    if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+    if (!isRecord(tool) || typeof tool.name !== 'string' || tool.name === '') {
       throw new TypeError('every tool needs a non-empty string name');
     }
     if (typeof tool.handler !== 'function') throw new TypeError(`tool "${tool.name}" has no handler function`);
