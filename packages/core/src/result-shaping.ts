@@ -1,8 +1,9 @@
 /**
- * Result shaping: how a tool handler's return value becomes the `CallToolResult` sent on the wire
- * (both channels, and validation failures as tool errors). Data gets the call's `_meta`, forged telemetry is dropped, secrets are
- * redacted, output schemas are checked, and a result past `MCP_MAX_RESULT_BYTES` becomes the
- * adapter's envelope.
+ * Result shaping, the last step of `tools/call`: how a tool handler's return value becomes the
+ * `CallToolResult` sent on the wire. Data gets the call's `_meta`, forged telemetry is dropped,
+ * secrets are redacted and output schemas are checked. A value that cannot be sent, a result past
+ * `MCP_MAX_RESULT_BYTES` and a handler's own `isError` result are thrown as a `CallFailed`, which
+ * the call's one exit (call-exit.ts) turns into an envelope.
  *
  * @packageDocumentation
  */
