@@ -6,6 +6,7 @@
  */
 
 import { pointerSegments } from '@hyperjump/json-pointer';
+import { isRecord } from '@mcp-envelope/contract';
 
 /** A JSON value, as it travels in tool arguments. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -21,15 +22,8 @@ const SIMPLE_TYPES: readonly string[] = ['string', 'integer', 'number', 'boolean
 /** How many `$ref` hops a lookup follows before it gives up (guards against `$ref` cycles). */
 const MAX_REF_HOPS = 32;
 
-/**
- * True for a plain JSON object (not `null`, not an array).
- *
- * @param value - anything.
- * @returns whether `value` is a non-array object.
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+// the object check the whole project shares, named here for the conformance modules that read JSON
+export { isRecord } from '@mcp-envelope/contract';
 
 /**
  * A shallow copy of an object without some keys.

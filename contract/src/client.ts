@@ -16,6 +16,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from './shapes.js';
 import { ENVELOPE_EXTENSION_ID } from './capability.js';
 import { ToolCallError, ToolEnvelopeError } from './client-errors.js';
 import type { FailureChannel, InBandError } from './client-errors.js';
@@ -55,10 +56,6 @@ const NESTING_KEYS = ['error', 'envelope', 'structuredContent', 'data', 'content
 
 /** Keys under which wrappers hold text that may carry an envelope. */
 const TEXT_KEYS = ['text', 'message'] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * An envelope in a parsed value: the value itself, or one held by a wrapper a client library

@@ -5,6 +5,8 @@
  */
 // freezing for tables shared by every server in a process
 export { deepFrozen } from './frozen.js';
+// the object check every package of the project reads JSON with
+export { isRecord } from './shapes.js';
 export {
   CANONICAL_ERROR_CODES,
   CONTRACT_VERSION,

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from './shapes.js';
 import type { EnvelopeDetail, RateLimitMetaV1 } from './envelope.js';
 import type { ErrorCode, ErrorKind, ErrorKindV1 } from './taxonomy.js';
 
@@ -59,10 +60,6 @@ export interface ReceivedMeta {
   readonly warnings?: readonly unknown[];
   readonly correlation_id?: string;
   readonly [extra: string]: unknown;
-}
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isString(value: unknown): value is string {

@@ -6,6 +6,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
+import { isRecord } from './shapes.js';
 import type { AnyErrorEnvelope, EnvelopeMeta, EnvelopeMetaV1, ErrorEnvelope, ErrorEnvelopeV1 } from './envelope.js';
 import { ERROR_ENVELOPE_SCHEMA_V1, ERROR_ENVELOPE_SCHEMA_V2 } from './schemas.js';
 import type { ContractVersion } from './taxonomy.js';
@@ -120,7 +121,7 @@ function claimedVersion(value: unknown): ContractVersion | undefined {
 export function validateEnvelope(value: unknown): EnvelopeValidation {
   const version = claimedVersion(value);
   if (version === undefined) {
-    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    const isObject = isRecord(value);
     const violation: EnvelopeViolation = isObject
       ? { path: '/_envelope_version', keyword: 'enum', message: 'must be the integer 1 or 2' }
       : { path: '', keyword: 'type', message: 'must be object' };

@@ -592,6 +592,7 @@ describe('the client helpers run in browsers', () => {
       'frozen.ts',
       'json-scan.ts',
       'received-envelope.ts',
+      'shapes.ts',
       'taxonomy.ts',
       'v1.ts',
     ]);

@@ -18,6 +18,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
 import { capText, jsonTypeOf, lowerCaseHeaders, parseUpstreamBody } from '@mcp-envelope/core';
 import type { HeaderSource } from '@mcp-envelope/core';
@@ -61,10 +62,6 @@ export interface AdsErrorBody {
 
 type JsonObject = Readonly<Record<string, unknown>>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Reads a key case-insensitively (`message` / `Message`). */
 function field(object: JsonObject, ...names: readonly string[]): unknown {
   for (const name of names) {
@@ -83,7 +80,7 @@ function text(value: unknown): string | undefined {
     return cleaned === '' ? undefined : cleaned;
   }
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (isObject(value) || Array.isArray(value)) {
+  if (isRecord(value) || Array.isArray(value)) {
     let json: string | undefined;
     try {
       json = JSON.stringify(value);
@@ -132,8 +129,8 @@ function integer(value: unknown): number | undefined {
 /** The v3/v4 `errorValue: {<errorType>: {reason, message, cause: {location}}}` wrapper. */
 function innerErrorValue(object: JsonObject): JsonObject | undefined {
   const errorValue = field(object, 'errorValue');
-  if (!isObject(errorValue)) return undefined;
-  const first = Object.values(errorValue).find(isObject);
+  if (!isRecord(errorValue)) return undefined;
+  const first = Object.values(errorValue).find(isRecord);
   return first;
 }
 
@@ -152,7 +149,7 @@ function readError(object: JsonObject, index: number | undefined): AdsUpstreamEr
   if (code !== undefined && /^(?:success|ok|2\d\d)$/i.test(code)) return undefined;
   const cause = field(source, 'cause');
   const rawLocation =
-    field(source, 'fieldLocation', 'location', 'field') ?? (isObject(cause) ? field(cause, 'location') : undefined);
+    field(source, 'fieldLocation', 'location', 'field') ?? (isRecord(cause) ? field(cause, 'location') : undefined);
   const location =
     typeof rawLocation === 'string' && rawLocation.trim() !== ''
       ? locationToPath(capText(rawLocation, 200))
@@ -179,12 +176,12 @@ function collect(
   if (depth > 6 || found.length >= MAX_ADS_ERROR_DETAILS) return;
   if (Array.isArray(value)) {
     value.forEach((item, position) => {
-      const itemIndex = isObject(item) ? (integer(field(item, 'index')) ?? (topLevelList ? position : index)) : index;
+      const itemIndex = isRecord(item) ? (integer(field(item, 'index')) ?? (topLevelList ? position : index)) : index;
       collect(item, itemIndex, depth + 1, found, false);
     });
     return;
   }
-  if (!isObject(value)) return;
+  if (!isRecord(value)) return;
   const before = found.length;
   const ownIndex = integer(field(value, 'index')) ?? index;
   for (const key of NESTED_ERROR_KEYS) {
@@ -196,7 +193,7 @@ function collect(
   if (Array.isArray(responses)) collect(responses, ownIndex, depth + 1, found, true);
   // v3/v4 batch bodies wrap the multi-status lists in a resource key: {campaigns: {error: [...]}}.
   for (const [key, nested] of Object.entries(value)) {
-    if ((NESTED_ERROR_KEYS as readonly string[]).includes(key) || !isObject(nested)) continue;
+    if ((NESTED_ERROR_KEYS as readonly string[]).includes(key) || !isRecord(nested)) continue;
     if (NESTED_ERROR_KEYS.some((name) => Array.isArray(field(nested, name))))
       collect(nested, ownIndex, depth + 1, found, false);
   }

@@ -1,7 +1,8 @@
 /**
- * The `tools/call` pipeline of an envelope server: find the tool, check its arguments, run its
- * handler with a per-call context, shape the result; every failure becomes an envelope
- * (the request path).
+ * The `tools/call` path of an envelope server, as an ordered list of steps that
+ * {@link createCallPipeline} runs top to bottom: admission (find the tool), arguments
+ * (normalization, then validation), the limiter, the handler, then shaping. A step that fails
+ * throws a `CallFailed`, and every failure leaves through the one exit, `callExit` (call-exit.ts).
  *
  * @packageDocumentation
  */
@@ -9,42 +10,33 @@ import { randomUUID } from 'node:crypto';
 
 import { CONTRACT_VERSION } from '@mcp-envelope/contract';
 import type { ContractVersion, ErrorEnvelope } from '@mcp-envelope/contract';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 
-import type { EnvelopeAdapter } from './adapter.js';
 import { closestMatch } from './arguments/index.js';
 import type { ArgumentCheck } from './arguments/index.js';
-import { envelopeForThrown, internalError } from './classify.js';
-import type { ClassifyEnvironment } from './classify.js';
+import { CallFailed, callExit, invalidParams } from './call-exit.js';
 import { recordResponseMetaInto } from './context.js';
-import type { CallContext } from './context.js';
-import { composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
-import type { FinalizeEnvironment } from './envelope-builder.js';
+import { composeMeta, internalErrorEnvelope } from './envelope-builder.js';
 import { EnvelopeError } from './errors.js';
 import { isPromiseLike, shutdownEnvelope } from './in-flight.js';
 import type { InFlightCalls } from './in-flight.js';
-import type { EnvelopeLogger } from './logger.js';
 import { rateLimitStep } from './rate-limit/step.js';
-import type { RateLimitStepInput } from './rate-limit/step.js';
-import { errorResult } from './result-shaping.js';
-import type { ProtocolEra, ResultShaper } from './result-shaping.js';
-import type { ToolHandlerContext } from './server.js';
-import type { ToolEntry, ToolRegistry } from './tool-registry.js';
+import type { RateLimitDecision, RateLimitStepInput } from './rate-limit/step.js';
+import type { ResultShaper } from './result-shaping.js';
 import type { ToolRequestState } from './request-state.js';
-import { fetchInCallContext } from './upstream.js';
+import { isRecord } from '@mcp-envelope/contract';
+import type { ToolEntry, ToolRegistry } from './tool-registry.js';
+import type { AnswerTool, CallRecord, CallTool, ProtocolEra, ServerEnvironment, ToolHandlerContext } from './types.js';
+import { fetchInCallRecord } from './upstream.js';
 
 /** What {@link createCallPipeline} needs of its server. */
 export interface CallPipelineInput {
-  readonly adapter: EnvelopeAdapter;
   readonly registry: ToolRegistry;
   readonly shaper: ResultShaper;
   readonly calls: InFlightCalls;
-  readonly logger: EnvelopeLogger;
-  readonly finalizeEnvironment: FinalizeEnvironment;
-  readonly classifyEnvironment: (call: CallContext) => ClassifyEnvironment;
-  readonly includeNormalized: boolean;
+  /** What every envelope of the server is built with (its adapter, logger, redactor, ...). */
+  readonly server: ServerEnvironment;
   readonly maxUpstreamBodyBytes: number;
   readonly unknownToolAs: 'result' | 'jsonrpc';
   /** The server's `requestState` signer. */
@@ -55,70 +47,20 @@ export interface CallPipelineInput {
   readonly rateLimit?: RateLimitStepInput | undefined;
 }
 
-/**
- * Answers one `tools/call`: `params` as sent, the SDK's request context, the era served, and the
- * contract version the client reads (default 2), which handlers see as `context.contractVersion`.
- */
-export type CallTool = (
-  params: unknown,
-  request: ServerContext,
-  era: ProtocolEra,
-  version?: ContractVersion,
-) => Promise<CallToolResult>;
-
-/**
- * {@link CallTool} that may also answer with an input-required result (a tool asking the client
- * for input). `version` is the contract version the client reads (the answer is built in version
- * 2 and projected where it leaves the server); handlers see it as `context.contractVersion`.
- */
-export type AnswerTool = (
-  params: unknown,
-  request: ServerContext,
-  era: ProtocolEra,
-  version?: ContractVersion,
-) => Promise<CallToolResult | InputRequiredResult>;
-
-/**
- * `answer` for callers that cannot give a tool the input it asks for (Code Mode's inner calls):
- * an input-required answer becomes an `internal_error` envelope naming the tool.
- *
- * @param answer - the server's `tools/call` answer.
- * @param classifyEnvironment - the server's classification environment.
- * @param adapter - the server's adapter.
- * @returns a {@link CallTool}.
- */
-export function completeOnly(
-  answer: AnswerTool,
-  classifyEnvironment: (call: CallContext) => ClassifyEnvironment,
-  adapter: EnvelopeAdapter,
-): CallTool {
-  return async (params, request, era, version) => {
-    const result = await answer(params, request, era, version);
-    if (!isInputRequiredResult(result)) return result;
-    const tool = isPlainObject(params) && typeof params['name'] === 'string' ? params['name'] : 'unknown_tool';
-    const failure = new Error(`tool "${tool}" asked the client for input, which this caller cannot give`);
-    return errorResult(
-      internalError(
-        failure,
-        'result',
-        classifyEnvironment(newCall(tool, adapter, undefined, request.mcpReq.signal, 0)),
-      ),
-    );
-  };
+/** One call as the steps see it: the request as sent, and what the client reads. */
+interface CallRequest {
+  readonly params: unknown;
+  readonly request: ServerContext;
+  readonly era: ProtocolEra;
+  readonly version: ContractVersion;
 }
 
-/**
- * A JSON-RPC -32602 error whose wire `message` is exactly `message`.
- *
- * @param message - the wire message.
- * @param data - the error's `data`.
- */
-export function invalidParams(message: string, data?: unknown): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, message, data);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A call past validation: its tool, its normalized and validated arguments, its record and handler context. */
+interface AdmittedCall {
+  readonly entry: ToolEntry;
+  readonly args: Record<string, unknown>;
+  readonly call: CallRecord;
+  readonly context: ToolHandlerContext;
 }
 
 function displayName(name: string): string {
@@ -127,14 +69,14 @@ function displayName(name: string): string {
 
 function newCall(
   name: string,
-  adapter: EnvelopeAdapter,
+  server: ServerEnvironment,
   check: ArgumentCheck | undefined,
   signal: AbortSignal,
   maxUpstreamBodyBytes: number,
-): CallContext {
+): CallRecord {
   return {
     tool: name,
-    adapter,
+    adapter: server.adapter,
     normalized: check?.ok === true ? check.events : [],
     signal,
     maxUpstreamBodyBytes,
@@ -145,7 +87,7 @@ function newCall(
 }
 
 function handlerContext(
-  call: CallContext,
+  call: CallRecord,
   request: ServerContext,
   requestState: ToolRequestState,
   contractVersion: ContractVersion,
@@ -157,7 +99,7 @@ function handlerContext(
     tool: call.tool,
     signal: call.signal,
     normalized: call.normalized,
-    fetch: (url, init) => fetchInCallContext(call, url, init),
+    fetch: (url, init) => fetchInCallRecord(call, url, init),
     recordResponseMeta: (meta) => {
       recordResponseMetaInto(call, meta);
     },
@@ -165,7 +107,6 @@ function handlerContext(
   };
 }
 
-/** The answer to an unknown tool name: a `tool_not_found` result, or a JSON-RPC error carrying it. */
 /**
  * The summary and hints of a `tool_not_found` answer for `name`: the name (cut to 120
  * characters), a did-you-mean hint when a registered name is close, then `findHint`. Shared by
@@ -187,41 +128,50 @@ export function toolNotFound(
   };
 }
 
-function unknownTool(input: CallPipelineInput, name: string): CallToolResult {
+/**
+ * Step 1, admission: the registered tool the call names.
+ *
+ * @throws a -32602 `ProtocolError` when `params.name` is no string (nothing to put in an
+ *   envelope's `tool`, so a protocol error, as the SDK's own dispatcher answers it);
+ *   `CallFailed` (`unknown_tool`) for a name no tool has.
+ */
+function admission(input: CallPipelineInput, params: unknown): ToolEntry {
+  if (!isRecord(params) || typeof params['name'] !== 'string')
+    throw invalidParams('Invalid tools/call request: params.name must be a string');
+  const name = params['name'];
+  const entry = input.registry.get(name);
+  if (entry !== undefined) return entry;
   const { summary, hints } = toolNotFound(
     name,
     input.registry.names,
     input.findToolHint ?? 'Call tools/list to see the tools this server offers.',
   );
-  const envelope = finalizeEnvelope(
-    {
-      error_kind: 'tool_not_found',
-      tool: name === '' ? 'unknown_tool' : name,
-      summary,
-      details: [],
-      hints,
-      examples: [],
-      error_code: 'TOOL_NOT_FOUND',
-      retryable: false,
-      _envelope_version: CONTRACT_VERSION,
-    },
-    input.finalizeEnvironment,
-  );
-  if (input.unknownToolAs === 'jsonrpc') throw invalidParams(JSON.stringify(envelope), envelope);
-  return errorResult(envelope);
+  const envelope: ErrorEnvelope = {
+    error_kind: 'tool_not_found',
+    tool: name === '' ? 'unknown_tool' : name,
+    summary,
+    details: [],
+    hints,
+    examples: [],
+    error_code: 'TOOL_NOT_FOUND',
+    retryable: false,
+    _envelope_version: CONTRACT_VERSION,
+  };
+  throw new CallFailed({ type: 'unknown_tool', envelope, as: input.unknownToolAs });
 }
 
-function validationFailure(
+/** The `mcp_input_validation` envelope of arguments that failed their checks. */
+function validationEnvelope(
   input: CallPipelineInput,
   name: string,
   check: Extract<ArgumentCheck, { ok: false }>,
-): CallToolResult {
+): ErrorEnvelope {
   // the fallback code names the failing keyword in `_meta.validator` too, as the contract says
   const validationMeta = composeMeta({
-    normalized: input.includeNormalized ? check.events : undefined,
+    normalized: input.server.includeNormalized ? check.events : undefined,
     validator: check.validator,
   });
-  const envelope: ErrorEnvelope = {
+  return {
     error_kind: 'mcp_input_validation',
     tool: name,
     summary: check.summary,
@@ -233,74 +183,142 @@ function validationFailure(
     _envelope_version: CONTRACT_VERSION,
     ...(validationMeta === undefined ? {} : { _meta: validationMeta }),
   };
-  return errorResult(finalizeEnvelope(envelope, input.finalizeEnvironment, check.omittedDetails));
 }
 
 /**
- * Creates the `tools/call` answer of one server.
+ * Step 2, arguments: normalization, then validation (one pass of the tool's compiled checks);
+ * the call's record and handler context are made from what passed.
+ *
+ * @throws `CallFailed`: `core` for arguments that fail, `internal` for a schema that cannot compile.
+ */
+function admitArguments(input: CallPipelineInput, entry: ToolEntry, request: CallRequest): AdmittedCall {
+  const { server } = input;
+  const name = entry.tool.name;
+  const signal = request.request.mcpReq.signal;
+  let check: ArgumentCheck;
+  try {
+    // `null` is how several clients write "no arguments"
+    check = entry.compiled.check((request.params as { arguments?: unknown }).arguments ?? {});
+  } catch (error) {
+    // Only a schema that cannot be compiled gets here: the server's fault, with the reason in the log.
+    const call = newCall(name, server, undefined, signal, input.maxUpstreamBodyBytes);
+    throw new CallFailed({ type: 'internal', error, reason: 'input_schema', call });
+  }
+  if (!check.ok)
+    throw new CallFailed({
+      type: 'core',
+      envelope: validationEnvelope(input, name, check),
+      omittedDetails: check.omittedDetails,
+    });
+  const call = newCall(name, server, check, signal, input.maxUpstreamBodyBytes);
+  const context = handlerContext(call, request.request, input.requestState, request.version);
+  return { entry, args: check.args, call, context };
+}
+
+/**
+ * Step 3, the limiter: a token for this server, tool and identity, or a refusal.
+ *
+ * @returns what to do once the handler ended, or `undefined` when the call is not limited.
+ * @throws `CallFailed` (`core`) with the `rate_limited` envelope of a refusal.
+ */
+async function limiter(input: CallPipelineInput, admitted: AdmittedCall): Promise<RateLimitDecision | undefined> {
+  const limit = await rateLimitStep(input.rateLimit, admitted.entry.tool, admitted.args, admitted.context);
+  if (limit?.go === false) throw new CallFailed({ type: 'core', envelope: limit.envelope });
+  return limit;
+}
+
+/**
+ * Step 4, the handler: its value. The limiter learns from the call however it ended; that never
+ * changes the answer.
+ *
+ * @throws `CallFailed`: `thrown` with what the handler threw, `ready` with the bare
+ *   `internal_error` of a cancelled call or the envelope of a call a shutdown cut short.
+ */
+async function runHandler(
+  input: CallPipelineInput,
+  admitted: AdmittedCall,
+  limit: RateLimitDecision | undefined,
+): Promise<unknown> {
+  const { call } = admitted;
+  try {
+    const returned = admitted.entry.tool.handler(admitted.args, admitted.context);
+    // tracked, so that a shutdown whose grace period ends first can still answer the call
+    const outcome = isPromiseLike(returned)
+      ? await input.calls.track(returned)
+      : { forced: false as const, value: returned };
+    if (outcome.forced)
+      throw new CallFailed({ type: 'ready', envelope: shutdownEnvelope(call.tool, input.server.logger) });
+    return outcome.value;
+  } catch (error) {
+    if (error instanceof CallFailed) throw error;
+    // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
+    if (call.signal.aborted && !EnvelopeError.isInstance(error))
+      throw new CallFailed({ type: 'ready', envelope: internalErrorEnvelope(call.tool, randomUUID()) });
+    throw new CallFailed({ type: 'thrown', error, call });
+  } finally {
+    if (limit?.go === true) await limit.after(call).catch(() => undefined);
+  }
+}
+
+/**
+ * Step 5, shaping: the wire result of the handler's value (see result-shaping.ts).
+ *
+ * @throws `CallFailed` from the shaper, or `internal` for anything else it throws (a `toJSON`).
+ */
+function shaping(
+  input: CallPipelineInput,
+  admitted: AdmittedCall,
+  value: unknown,
+  era: ProtocolEra,
+): CallToolResult | InputRequiredResult {
+  try {
+    return input.shaper.shape(value, admitted.entry, admitted.call, era);
+  } catch (error) {
+    if (error instanceof CallFailed) throw error;
+    throw new CallFailed({ type: 'internal', error, reason: 'result', call: admitted.call });
+  }
+}
+
+/** The steps of one call, in order; each one's failure is thrown to the caller's one exit. */
+async function runSteps(input: CallPipelineInput, request: CallRequest): Promise<CallToolResult | InputRequiredResult> {
+  const entry = admission(input, request.params);
+  const admitted = admitArguments(input, entry, request);
+  const limit = await limiter(input, admitted);
+  const value = await runHandler(input, admitted, limit);
+  return shaping(input, admitted, value, request.era);
+}
+
+/**
+ * Creates the `tools/call` answer of one server: the steps of {@link runSteps}, and every failure
+ * through `callExit`.
  *
  * @returns the function the SDK's `tools/call` handler calls.
  */
 export function createCallPipeline(input: CallPipelineInput): AnswerTool {
-  const { adapter, registry, shaper, calls, logger, classifyEnvironment } = input;
-
-  /** Runs the handler: its value, or the `answer` when the call ended another way (a throw, a forced shutdown). */
-  const runHandler = async (
-    entry: ToolEntry,
-    args: Record<string, unknown>,
-    call: CallContext,
-    context: ToolHandlerContext,
-  ): Promise<{ answer: CallToolResult } | { value: unknown }> => {
+  return async (params, request, era, version = CONTRACT_VERSION) => {
     try {
-      const returned = entry.tool.handler(args, context);
-      // tracked, so that a shutdown whose grace period ends first can still answer the call
-      const outcome = isPromiseLike(returned)
-        ? await calls.track(returned)
-        : { forced: false as const, value: returned };
-      return outcome.forced ? { answer: errorResult(shutdownEnvelope(call.tool, logger)) } : { value: outcome.value };
-    } catch (error) {
-      // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
-      if (call.signal.aborted && !EnvelopeError.isInstance(error))
-        return { answer: errorResult(internalErrorEnvelope(call.tool, randomUUID())) };
-      return { answer: errorResult(envelopeForThrown(error, classifyEnvironment(call))) };
+      return await runSteps(input, { params, request, era, version });
+    } catch (thrown) {
+      return callExit(thrown, input.server);
     }
   };
+}
 
-  return async (params, request, era, version = CONTRACT_VERSION) => {
-    // No tool name, no tool and nothing to put in an envelope's `tool`: a protocol error, as the
-    // SDK's own dispatcher answers it.
-    if (!isPlainObject(params) || typeof params['name'] !== 'string')
-      throw invalidParams('Invalid tools/call request: params.name must be a string');
-    const name = params['name'];
-    const entry = registry.get(name);
-    if (entry === undefined) return unknownTool(input, name);
-    let check: ArgumentCheck;
-    try {
-      // `null` is how several clients write "no arguments"
-      check = entry.compiled.check(params['arguments'] ?? {});
-    } catch (error) {
-      // Only a schema that cannot be compiled gets here: the server's fault, with the reason in the log.
-      return errorResult(
-        internalError(
-          error,
-          'input_schema',
-          classifyEnvironment(newCall(name, adapter, undefined, request.mcpReq.signal, input.maxUpstreamBodyBytes)),
-        ),
-      );
-    }
-    if (!check.ok) return validationFailure(input, name, check);
-    const call = newCall(name, adapter, check, request.mcpReq.signal, input.maxUpstreamBodyBytes);
-    const context = handlerContext(call, request, input.requestState, version);
-    const limit = await rateLimitStep(input.rateLimit, entry.tool, check.args, context);
-    if (limit?.go === false) return errorResult(finalizeEnvelope(limit.envelope, input.finalizeEnvironment));
-    const ran = await runHandler(entry, check.args, call, context);
-    // learning and refunds never change the answer
-    await limit?.after(call).catch(() => undefined);
-    if ('answer' in ran) return ran.answer;
-    try {
-      return shaper.shape(ran.value, entry, call, era);
-    } catch (error) {
-      return errorResult(internalError(error, 'result', classifyEnvironment(call)));
-    }
+/**
+ * `answer` for callers that cannot give a tool the input it asks for (Code Mode's inner calls):
+ * an input-required answer becomes an `internal_error` envelope naming the tool.
+ *
+ * @param answer - the server's `tools/call` answer.
+ * @param server - what the server's envelopes are built with.
+ * @returns a {@link CallTool}.
+ */
+export function completeOnly(answer: AnswerTool, server: ServerEnvironment): CallTool {
+  return async (params, request, era, version) => {
+    const result = await answer(params, request, era, version);
+    if (!isInputRequiredResult(result)) return result;
+    const tool = isRecord(params) && typeof params['name'] === 'string' ? params['name'] : 'unknown_tool';
+    const error = new Error(`tool "${tool}" asked the client for input, which this caller cannot give`);
+    const call = newCall(tool, server, undefined, request.mcpReq.signal, 0);
+    return callExit(new CallFailed({ type: 'internal', error, reason: 'result', call }), server);
   };
 }

@@ -12,29 +12,14 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { CONTRACT_VERSION, isEnvelope, upgradeEnvelope, validateEnvelope } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, isEnvelope, isRecord, upgradeEnvelope, validateEnvelope } from '@mcp-envelope/contract';
 import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
-import type { CallContext } from './context.js';
 import { checkAdapterUpstream, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
-import type { FinalizeEnvironment } from './envelope-builder.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
-
-/** Everything `envelopeForThrown` reads besides the thrown value. */
-export interface ClassifyEnvironment extends FinalizeEnvironment {
-  readonly adapter: EnvelopeAdapter;
-  /** The call's context (normalization events, recorded telemetry). */
-  readonly call: CallContext;
-  /** Whether `_meta.normalized` is emitted (`MCP_SCHEMA_KEY_NORMALIZATION_META`). */
-  readonly includeNormalized: boolean;
-  /** The clock. */
-  readonly now: () => Date;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import type { CallRecord, ServerEnvironment } from './types.js';
 
 /** A relayed envelope as core builds them: a version 1 one upgraded to version 2 (it keeps its own `upstream`). */
 function asV2(envelope: AnyErrorEnvelope): ErrorEnvelope {
@@ -64,6 +49,30 @@ function carriedAnyVersion(error: unknown): AnyErrorEnvelope | undefined {
 export function carriedEnvelope(error: unknown): ErrorEnvelope | undefined {
   const carried = carriedAnyVersion(error);
   return carried === undefined ? undefined : asV2(carried);
+}
+
+/**
+ * The envelope a handler-built `isError` result carries: its `structuredContent`, else the first
+ * text block whose JSON is (or carries) one; a version 1 envelope is upgraded to version 2.
+ *
+ * @param result - the handler's error result.
+ * @returns the envelope as version 2, or `undefined`.
+ */
+export function envelopeInResult(result: CallToolResult): ErrorEnvelope | undefined {
+  const structured = carriedEnvelope({ data: result.structuredContent });
+  if (structured !== undefined) return structured;
+  for (const block of result.content) {
+    if (block.type !== 'text') continue;
+    const trimmed = block.text.trim();
+    if (!trimmed.startsWith('{')) continue;
+    try {
+      const carried = carriedEnvelope({ data: JSON.parse(trimmed) as unknown });
+      if (carried !== undefined) return carried;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
 }
 
 /** The prefixes an error message may carry in front of a relayed envelope's JSON. */
@@ -105,7 +114,7 @@ export type CallTelemetry = {
  * @param includeNormalized - `MCP_SCHEMA_KEY_NORMALIZATION_META`.
  * @returns the keys, for {@link composeMeta}.
  */
-export function callTelemetry(call: CallContext, includeNormalized: boolean): CallTelemetry {
+export function callTelemetry(call: CallRecord, includeNormalized: boolean): CallTelemetry {
   return {
     normalized: includeNormalized && call.normalized.length > 0 ? call.normalized : undefined,
     rate_limit: call.rateLimit,
@@ -115,8 +124,8 @@ export function callTelemetry(call: CallContext, includeNormalized: boolean): Ca
 }
 
 /** `envelope` with the call's telemetry added to `_meta`; keys the envelope sets itself win. */
-function withCallTelemetry(envelope: ErrorEnvelope, environment: ClassifyEnvironment): ErrorEnvelope {
-  const telemetry = composeMeta(callTelemetry(environment.call, environment.includeNormalized));
+function withCallTelemetry(envelope: ErrorEnvelope, call: CallRecord, server: ServerEnvironment): ErrorEnvelope {
+  const telemetry = composeMeta(callTelemetry(call, server.includeNormalized));
   if (telemetry === undefined) return envelope;
   return { ...envelope, _meta: { ...telemetry, ...envelope._meta } };
 }
@@ -127,11 +136,16 @@ function withCallTelemetry(envelope: ErrorEnvelope, environment: ClassifyEnviron
  * the envelope sets none, then it is redacted, bounded and checked like every envelope core emits.
  *
  * @param envelope - the handler's envelope.
- * @param environment - see {@link ClassifyEnvironment}.
+ * @param call - the call's record (its telemetry).
+ * @param server - see {@link ServerEnvironment}.
  * @returns a schema-valid envelope of an advertised kind.
  */
-export function finalizeHandlerEnvelope(envelope: ErrorEnvelope, environment: ClassifyEnvironment): ErrorEnvelope {
-  return finalizeEnvelope(withCallTelemetry(envelope, environment), environment);
+export function finalizeHandlerEnvelope(
+  envelope: ErrorEnvelope,
+  call: CallRecord,
+  server: ServerEnvironment,
+): ErrorEnvelope {
+  return finalizeEnvelope(withCallTelemetry(envelope, call, server), server);
 }
 
 function failureOf(error: unknown, adapter: EnvelopeAdapter): ClassifiableFailure | undefined {
@@ -141,8 +155,8 @@ function failureOf(error: unknown, adapter: EnvelopeAdapter): ClassifiableFailur
   return undefined;
 }
 
-function describeThrown(error: unknown, environment: ClassifyEnvironment): Record<string, unknown> {
-  const redact = environment.redactor.string;
+function describeThrown(error: unknown, server: ServerEnvironment): Record<string, unknown> {
+  const redact = server.redactor.string;
   if (error instanceof Error) {
     return {
       type: error.name,
@@ -165,27 +179,34 @@ function describeThrown(error: unknown, environment: ClassifyEnvironment): Recor
  *
  * @param error - what was thrown.
  * @param reason - a short label of where it happened (`handler`, `classify`, `result`).
+ * @param call - the call's record (its tool and telemetry).
+ * @param server - see {@link ServerEnvironment}.
  * @returns the envelope.
  */
-export function internalError(error: unknown, reason: string, environment: ClassifyEnvironment): ErrorEnvelope {
+export function internalError(
+  error: unknown,
+  reason: string,
+  call: CallRecord,
+  server: ServerEnvironment,
+): ErrorEnvelope {
   const correlationId = randomUUID();
-  environment.logger.error(
-    { correlation_id: correlationId, tool: environment.call.tool, reason, error: describeThrown(error, environment) },
+  server.logger.error(
+    { correlation_id: correlationId, tool: call.tool, reason, error: describeThrown(error, server) },
     'tool call failed with an unclassified error',
   );
-  const envelope = internalErrorEnvelope(environment.call.tool, correlationId);
-  const withTelemetry = withCallTelemetry(envelope, environment);
+  const envelope = internalErrorEnvelope(call.tool, correlationId);
+  const withTelemetry = withCallTelemetry(envelope, call, server);
   // The bare envelope is valid by construction; one with telemetry goes through the checks.
-  return withTelemetry === envelope ? envelope : finalizeEnvelope(withTelemetry, environment);
+  return withTelemetry === envelope ? envelope : finalizeEnvelope(withTelemetry, server);
 }
 
 /** `_meta` of an envelope the adapter classified: the adapter's keys, then the failure's headers, then the call's telemetry. */
 function classifiedMeta(
   classifiedMetaValue: Partial<EnvelopeMeta> | undefined,
   failureMeta: ResponseMeta | undefined,
-  environment: ClassifyEnvironment,
+  telemetry: CallTelemetry,
 ): EnvelopeMeta | undefined {
-  const call = callTelemetry(environment.call, environment.includeNormalized);
+  const call = telemetry;
   return composeMeta({
     normalized: call.normalized,
     ...classifiedMetaValue,
@@ -203,62 +224,64 @@ function classifiedMeta(
 function upstreamOf(
   classified: ClassifiedError,
   condition: string,
-  environment: ClassifyEnvironment,
+  upstreams: readonly string[],
 ): { readonly upstream?: string } {
-  const upstream = classified.upstream ?? (condition === 'upstream_http' ? environment.upstreams[0] : undefined);
+  const upstream = classified.upstream ?? (condition === 'upstream_http' ? upstreams[0] : undefined);
   return upstream === undefined ? {} : { upstream };
+}
+
+/** The envelope of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`. */
+function classifiedEnvelope(failure: ClassifiableFailure, call: CallRecord, server: ServerEnvironment): ErrorEnvelope {
+  const now = server.now();
+  let classified;
+  try {
+    classified = server.adapter.classify(failure, { tool: call.tool, now });
+  } catch (classifyError) {
+    return internalError(classifyError, 'classify', call, server);
+  }
+  const failureMeta =
+    failure.type === 'upstream_http' ? server.adapter.parseResponseMeta(failure.headers, now) : undefined;
+  const meta = classifiedMeta(classified.meta, failureMeta, callTelemetry(call, server.includeNormalized));
+  const condition = classified.condition ?? failure.type;
+  const envelope: ErrorEnvelope = {
+    error_kind: classified.error_kind,
+    tool: call.tool,
+    summary: classified.summary,
+    details: classified.details,
+    hints: classified.hints,
+    examples: classified.examples ?? [],
+    error_code: classified.error_code,
+    retryable: classified.retryable,
+    _envelope_version: CONTRACT_VERSION,
+    ...upstreamOf(classified, condition, server.upstreams),
+    ...(meta === undefined ? {} : { _meta: meta }),
+  };
+  const checked = checkAdapterUpstream(envelope, server);
+  if (checked !== envelope) return checked;
+  return finalizeEnvelope(envelope, server, 0, condition);
 }
 
 /**
  * The envelope for anything a tool handler threw. Never throws.
  *
  * @param error - what was thrown.
- * @param environment - see {@link ClassifyEnvironment}.
+ * @param call - the call's record (its tool and telemetry).
+ * @param server - see {@link ServerEnvironment}.
  * @returns a schema-valid envelope of an advertised kind.
  */
-export function envelopeForThrown(error: unknown, environment: ClassifyEnvironment): ErrorEnvelope {
+export function envelopeForThrown(error: unknown, call: CallRecord, server: ServerEnvironment): ErrorEnvelope {
   try {
     if (EnvelopeError.isInstance(error)) {
       const envelope = error.toEnvelope();
-      return finalizeHandlerEnvelope(
-        error.hasTool ? envelope : { ...envelope, tool: environment.call.tool },
-        environment,
-      );
+      return finalizeHandlerEnvelope(error.hasTool ? envelope : { ...envelope, tool: call.tool }, call, server);
     }
     const carried = carriedEnvelope(error) ?? envelopeInMessage(error);
-    if (carried !== undefined) return finalizeHandlerEnvelope(carried, environment);
-
-    const failure = failureOf(error, environment.adapter);
-    if (failure === undefined) return internalError(error, 'handler', environment);
-
-    const now = environment.now();
-    let classified;
-    try {
-      classified = environment.adapter.classify(failure, { tool: environment.call.tool, now });
-    } catch (classifyError) {
-      return internalError(classifyError, 'classify', environment);
-    }
-    const failureMeta =
-      failure.type === 'upstream_http' ? environment.adapter.parseResponseMeta(failure.headers, now) : undefined;
-    const meta = classifiedMeta(classified.meta, failureMeta, environment);
-    const condition = classified.condition ?? failure.type;
-    const envelope: ErrorEnvelope = {
-      error_kind: classified.error_kind,
-      tool: environment.call.tool,
-      summary: classified.summary,
-      details: classified.details,
-      hints: classified.hints,
-      examples: classified.examples ?? [],
-      error_code: classified.error_code,
-      retryable: classified.retryable,
-      _envelope_version: CONTRACT_VERSION,
-      ...upstreamOf(classified, condition, environment),
-      ...(meta === undefined ? {} : { _meta: meta }),
-    };
-    const checked = checkAdapterUpstream(envelope, environment);
-    if (checked !== envelope) return checked;
-    return finalizeEnvelope(envelope, environment, 0, condition);
+    if (carried !== undefined) return finalizeHandlerEnvelope(carried, call, server);
+    const failure = failureOf(error, server.adapter);
+    return failure === undefined
+      ? internalError(error, 'handler', call, server)
+      : classifiedEnvelope(failure, call, server);
   } catch (unexpected) {
-    return internalError(unexpected, 'classify', environment);
+    return internalError(unexpected, 'classify', call, server);
   }
 }

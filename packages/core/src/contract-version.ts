@@ -10,6 +10,7 @@ import {
   ENVELOPE_CAPABILITY_KEY,
   ENVELOPE_EXTENSION_ID,
   isEnvelopeV2,
+  isRecord,
   negotiateContractVersion,
   statedContractVersions,
   toV1EnvelopeOfServer,
@@ -21,10 +22,6 @@ import type { AnyErrorEnvelope, ContractVersion, ErrorEnvelope, V1FormServer } f
 export interface VersionSettings extends V1FormServer {
   /** The versions the server answers in, oldest first (its capability's `contract_versions`). */
   readonly spoken: readonly ContractVersion[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -17,17 +17,10 @@ import {
   UPSTREAM_HTTP_CODE_PREFIX,
   validateEnvelope,
 } from '@mcp-envelope/contract';
-import type {
-  EnvelopeDetail,
-  EnvelopeMeta,
-  ErrorEnvelope,
-  ErrorKind,
-  ErrorKindV1,
-  MigrationEntry,
-} from '@mcp-envelope/contract';
+import type { EnvelopeDetail, EnvelopeMeta, ErrorEnvelope, ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
 
-import type { EnvelopeLogger } from './logger.js';
 import type { Redactor } from './redact.js';
+import type { ServerEnvironment } from './types.js';
 
 /** At most this many hints per envelope. */
 export const MAX_HINTS = 10;
@@ -190,7 +183,7 @@ function redactEnvelope(envelope: ErrorEnvelope, redactor: Redactor): ErrorEnvel
  */
 function legacyKindOf(
   envelope: ErrorEnvelope,
-  environment: FinalizeEnvironment,
+  environment: ServerEnvironment,
   condition: string | undefined,
 ): ErrorKind | ErrorKindV1 | undefined {
   const subject = {
@@ -207,23 +200,6 @@ function legacyKindOf(
   return entry.from_kind;
 }
 
-/** What {@link finalizeEnvelope} needs to know about the server. */
-export interface FinalizeEnvironment {
-  /** The adapter id, for the migrations table. */
-  readonly serverId: string;
-  /** The migrations open in the emitting release, selected once per server (versions do not change while it runs). */
-  readonly openMigrations: readonly MigrationEntry[];
-  readonly redactor: Redactor;
-  /** The kinds the server advertises; an envelope of any other kind is replaced. */
-  readonly advertisedKinds: ReadonlySet<ErrorKind>;
-  /**
-   * The adapter's upstreams, the primary (the API the server fronts) first: filled into an
-   * upstream envelope that names none; an adapter verdict naming another is replaced.
-   */
-  readonly upstreams: readonly string[];
-  readonly logger: EnvelopeLogger;
-}
-
 /**
  * Makes an envelope ready for the wire: redaction of summary, details, hints, examples and
  * `_meta.warnings`; bounds ({@link boundEnvelope}); `legacy_error_kind` when an open migration
@@ -232,7 +208,7 @@ export interface FinalizeEnvironment {
  * and replaced by {@link internalErrorEnvelope}.
  *
  * @param envelope - the envelope to send.
- * @param environment - see {@link FinalizeEnvironment}.
+ * @param environment - see {@link ServerEnvironment}.
  * @param omittedDetails - details left out before the envelope was built (see {@link boundEnvelope}).
  * @param condition - what gave the envelope, for migration entries that name their conditions
  *   (`upstream_http` for an adapter's verdict on the fronted API's answer); `undefined` for
@@ -241,7 +217,7 @@ export interface FinalizeEnvironment {
  */
 export function finalizeEnvelope(
   envelope: ErrorEnvelope,
-  environment: FinalizeEnvironment,
+  environment: ServerEnvironment,
   omittedDetails = 0,
   condition?: string,
 ): ErrorEnvelope {
@@ -270,7 +246,7 @@ function involvesUpstream(envelope: ErrorEnvelope): boolean {
 }
 
 /** `envelope` naming the primary upstream when it is about an upstream call and names none. */
-function withUpstream(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+function withUpstream(envelope: ErrorEnvelope, environment: ServerEnvironment): ErrorEnvelope {
   const primary = environment.upstreams[0];
   if (envelope.upstream !== undefined || primary === undefined || !involvesUpstream(envelope)) return envelope;
   return { ...envelope, upstream: primary };
@@ -281,10 +257,10 @@ function withUpstream(envelope: ErrorEnvelope, environment: FinalizeEnvironment)
  * an envelope naming an upstream the server does not advertise would mislead an agent.
  *
  * @param envelope - built from the adapter's verdict.
- * @param environment - see {@link FinalizeEnvironment}.
+ * @param environment - see {@link ServerEnvironment}.
  * @returns `envelope` itself, or an `internal_error` replacement (and a log line).
  */
-export function checkAdapterUpstream(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+export function checkAdapterUpstream(envelope: ErrorEnvelope, environment: ServerEnvironment): ErrorEnvelope {
   if (envelope.upstream === undefined || environment.upstreams.includes(envelope.upstream)) return envelope;
   return replaceInvalid(envelope, environment, [
     {
@@ -301,7 +277,7 @@ export function checkAdapterUpstream(envelope: ErrorEnvelope, environment: Final
  *
  * @returns `envelope` itself when it passes, else an `internal_error` replacement (and a log line).
  */
-export function checkEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvironment): ErrorEnvelope {
+export function checkEnvelope(envelope: ErrorEnvelope, environment: ServerEnvironment): ErrorEnvelope {
   if (!environment.advertisedKinds.has(envelope.error_kind)) {
     return replaceInvalid(envelope, environment, [
       {
@@ -318,7 +294,7 @@ export function checkEnvelope(envelope: ErrorEnvelope, environment: FinalizeEnvi
 
 function replaceInvalid(
   envelope: ErrorEnvelope,
-  environment: FinalizeEnvironment,
+  environment: ServerEnvironment,
   violations: readonly { readonly path: string; readonly keyword: string; readonly message: string }[],
 ): ErrorEnvelope {
   const correlationId = randomUUID();

@@ -18,6 +18,7 @@ import type {
 } from '@modelcontextprotocol/node';
 import { SUPPORTED_PROTOCOL_VERSIONS as supportedProtocolVersions } from '@modelcontextprotocol/server';
 import type { Server as LowLevelServer } from '@modelcontextprotocol/server';
+import { isRecord } from '@mcp-envelope/contract';
 
 import { createEventStore } from './event-store.js';
 import type { EndpointEventStore, SessionEventStore } from './event-store.js';
@@ -507,10 +508,6 @@ async function eraRouting(host: HttpHostServer): Promise<EraRouting & { close():
   };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Refuses a 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments (see
  * param-headers.ts), before the SDK sees it: HTTP 400, JSON-RPC -32020, and one log line naming
@@ -524,7 +521,7 @@ function refusedParamHeaders(
   response: ServerResponse,
   body: unknown,
 ): boolean {
-  if (!isPlainObject(body) || body['method'] !== 'tools/call' || !isPlainObject(body['params'])) return false;
+  if (!isRecord(body) || body['method'] !== 'tools/call' || !isRecord(body['params'])) return false;
   const { name, arguments: args } = body['params'];
   if (typeof name !== 'string') return false;
   const refusal = checkParamHeaders(paramHeaderDeclarations(host.toolInputSchema(name)), args, request.headersDistinct);
@@ -605,7 +602,7 @@ function refuseTooLarge(request: IncomingMessage, response: ServerResponse): voi
 function requestIds(body: unknown): (string | number)[] {
   const messages = Array.isArray(body) ? (body as unknown[]) : [body];
   return messages.flatMap((message) =>
-    isPlainObject(message) &&
+    isRecord(message) &&
     typeof message['method'] === 'string' &&
     (typeof message['id'] === 'string' || typeof message['id'] === 'number')
       ? [message['id']]

@@ -22,7 +22,7 @@ export { inputRequiredResult, toolResult } from './tool-result.js';
 export { MAX_SESSION_STATES, SessionStates } from './session-states.js';
 export { shutdownOnSignals } from './http-host.js';
 // the protocol era EnvelopeServer.createSdkServer builds a server for
-export type { ProtocolEra } from './result-shaping.js';
+export type { ProtocolEra } from './types.js';
 // the parts of PipelineCaches, named so that their type can be written
 export type { DefinitionVerdict, DefinitionVerdicts } from './arguments/types.js';
 export type { SchemaCompiler } from './arguments/schema-validation.js';

@@ -8,8 +8,9 @@
  */
 
 import traverse from 'json-schema-traverse';
+import { isRecord } from '@mcp-envelope/contract';
 
-import type { JsonSchemaObject } from './arguments/types.js';
+import type { JsonSchemaObject } from './types.js';
 
 /**
  * What {@link walkSchemaTree} calls for each schema object.
@@ -27,10 +28,6 @@ export type SchemaVisit = (
   parentKeyword: string | undefined,
   key: string | number | undefined,
 ) => void;
-
-function isSchemaObject(value: unknown): value is JsonSchemaObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Calls `visit` for every schema object in a tree, root first, in document order:
@@ -50,7 +47,7 @@ export function walkSchemaTree(schema: JsonSchemaObject, visit: SchemaVisit, bas
     const prefixItems: unknown = node['prefixItems'];
     if (!Array.isArray(prefixItems)) return;
     prefixItems.forEach((item: unknown, index) => {
-      if (isSchemaObject(item)) walkSchemaTree(item, visit, `${absolute}/prefixItems/${String(index)}`);
+      if (isRecord(item)) walkSchemaTree(item, visit, `${absolute}/prefixItems/${String(index)}`);
     });
   });
 }
@@ -69,6 +66,6 @@ export function referenceStrings(value: unknown): string[] {
     if (typeof reference === 'string') found.push(reference);
   };
   for (const root of Array.isArray(value) ? (value as unknown[]) : [value])
-    if (isSchemaObject(root)) walkSchemaTree(root, collect);
+    if (isRecord(root)) walkSchemaTree(root, collect);
   return found;
 }

@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-import { ERROR_ENVELOPE_SCHEMA_V1, ERROR_ENVELOPE_SCHEMA_V2 } from '@mcp-envelope/contract';
+import { ERROR_ENVELOPE_SCHEMA_V1, ERROR_ENVELOPE_SCHEMA_V2, isRecord } from '@mcp-envelope/contract';
 
 import { SchemaCompiler } from './arguments/schema-validation.js';
 
@@ -28,10 +28,6 @@ const META_REF = `${ENVELOPE_BRANCH}/anyOf/0/$defs/meta`;
 
 /** Keywords whose values are data, not schemas: never rewritten. */
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples', 'example']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function rebase(node: unknown, prefix: string, isRoot: boolean): unknown {
   if (Array.isArray(node)) return node.map((item) => rebase(item, prefix, false));

@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
 import { foldKey } from './arguments/index.js';
 
 /** The JSON-RPC error code of a header/body disagreement (`HeaderMismatch` in the MCP SDK). */
@@ -46,10 +47,6 @@ export interface ParamHeaderRefusal {
   readonly reason: string;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The header declarations of a tool's published input schema, in property order. Admission has
  * already refused a tool whose annotations sit anywhere but on a direct property.
@@ -58,11 +55,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * @returns the declarations; empty when the tool mirrors nothing.
  */
 export function paramHeaderDeclarations(inputSchema: unknown): ParamHeaderDeclaration[] {
-  const properties = isPlainObject(inputSchema) ? inputSchema['properties'] : undefined;
-  if (!isPlainObject(properties)) return [];
+  const properties = isRecord(inputSchema) ? inputSchema['properties'] : undefined;
+  if (!isRecord(properties)) return [];
   const declarations: ParamHeaderDeclaration[] = [];
   for (const [property, schema] of Object.entries(properties)) {
-    if (!isPlainObject(schema) || typeof schema['x-mcp-header'] !== 'string') continue;
+    if (!isRecord(schema) || typeof schema['x-mcp-header'] !== 'string') continue;
     declarations.push({ property, header: `${PARAM_HEADER_PREFIX}${schema['x-mcp-header']}`, type: typeOf(schema) });
   }
   return declarations;
@@ -198,7 +195,7 @@ export function checkParamHeaders(
   args: unknown,
   headers: Readonly<Record<string, readonly string[] | undefined>>,
 ): ParamHeaderRefusal | undefined {
-  if (declarations.length === 0 || !isPlainObject(args)) return undefined;
+  if (declarations.length === 0 || !isRecord(args)) return undefined;
   for (const declaration of declarations) {
     const refusal = checkOne(declaration, args, headers);
     if (refusal !== undefined) return refusal;

@@ -1,23 +1,24 @@
 /**
- * Result shaping: how a tool handler's return value becomes the `CallToolResult` sent on the wire
- * (both channels, and validation failures as tool errors). Data gets the call's `_meta`, forged telemetry is dropped, secrets are
- * redacted, output schemas are checked, and a result past `MCP_MAX_RESULT_BYTES` becomes the
- * adapter's envelope.
+ * Result shaping, the last step of `tools/call`: how a tool handler's return value becomes the
+ * `CallToolResult` sent on the wire. Data gets the call's `_meta`, forged telemetry is dropped,
+ * secrets are redacted and output schemas are checked. A value that cannot be sent, a result past
+ * `MCP_MAX_RESULT_BYTES` and a handler's own `isError` result are thrown as a `CallFailed`, which
+ * the call's one exit (call-exit.ts) turns into an envelope.
  *
  * @packageDocumentation
  */
-import type { EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
+import { isRecord } from '@mcp-envelope/contract';
+import type { EnvelopeMeta } from '@mcp-envelope/contract';
 import { isCallToolResult } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 
-import { carriedEnvelope, envelopeForThrown, finalizeHandlerEnvelope, internalError } from './classify.js';
-import type { ClassifyEnvironment } from './classify.js';
-import type { CallContext } from './context.js';
+import { CallFailed } from './call-exit.js';
 import { UpstreamClientError } from './errors.js';
 import type { EnvelopeLimits } from './options.js';
-import type { createRedactor } from './redact.js';
+import type { Redactor } from './redact.js';
 import type { ToolEntry } from './tool-registry.js';
 import { isInputRequiredToolResult, isToolResult } from './tool-result.js';
+import type { CallRecord, ProtocolEra } from './types.js';
 
 /**
  * The `_meta` keys only the server writes (the contract's telemetry): a plain data result's own
@@ -32,24 +33,12 @@ const TELEMETRY_KEYS: readonly string[] = [
   'validator',
 ];
 
-/**
- * The protocol era a result is shaped for: `legacy` (2025-11-25 and older, whose result schema
- * only admits an object `structuredContent`) or `modern` (2026-07-28, any JSON value).
- */
-export type ProtocolEra = 'legacy' | 'modern';
-
-/** The wire form of an error: `isError`, envelope as JSON text and as `structuredContent`. */
-export function errorResult(envelope: ErrorEnvelope): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
-}
-
 /** What {@link createResultShaper} needs of its server. */
 export interface ResultShaperInput {
-  readonly redactor: ReturnType<typeof createRedactor>;
+  readonly redactor: Redactor;
   readonly limits: EnvelopeLimits;
-  readonly classifyEnvironment: (call: CallContext) => ClassifyEnvironment;
   /** The call's success `_meta` (redacted), or `undefined` when it has none. */
-  readonly successMeta: (call: CallContext) => EnvelopeMeta | undefined;
+  readonly successMeta: (call: CallRecord) => EnvelopeMeta | undefined;
 }
 
 /** Turns handler return values into wire results. */
@@ -57,13 +46,11 @@ export interface ResultShaper {
   /**
    * The result for what a handler returned (see `EnvelopeTool` for the rules).
    *
-   * @throws whatever a `toJSON` method or getter of the value throws.
+   * @throws {@link CallFailed} for a value that cannot be sent (an `internal_error`), a result past
+   *   `MCP_MAX_RESULT_BYTES` or a handler's own `isError` result; whatever a `toJSON` method or
+   *   getter of the value throws.
    */
-  shape(value: unknown, entry: ToolEntry, call: CallContext, era: ProtocolEra): CallToolResult | InputRequiredResult;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  shape(value: unknown, entry: ToolEntry, call: CallRecord, era: ProtocolEra): CallToolResult | InputRequiredResult;
 }
 
 /** Whether `value` is an object of another class than `Object` (a `Date`, a `Map`, a class instance). */
@@ -86,7 +73,7 @@ function className(value: object): string {
  */
 function withoutForgedTelemetry(value: Record<string, unknown>): Record<string, unknown> {
   const existing = value['_meta'];
-  if (!isPlainObject(existing) || !TELEMETRY_KEYS.some((key) => Object.hasOwn(existing, key))) return value;
+  if (!isRecord(existing) || !TELEMETRY_KEYS.some((key) => Object.hasOwn(existing, key))) return value;
   const rest = Object.fromEntries(Object.entries(existing).filter(([key]) => !TELEMETRY_KEYS.includes(key)));
   const copy = { ...value };
   if (Object.keys(rest).length === 0) delete copy['_meta'];
@@ -96,43 +83,25 @@ function withoutForgedTelemetry(value: Record<string, unknown>): Record<string, 
 
 function withMeta(value: Record<string, unknown>, meta: EnvelopeMeta): Record<string, unknown> {
   const existing = value['_meta'];
-  if (existing !== undefined && !isPlainObject(existing)) return value;
+  if (existing !== undefined && !isRecord(existing)) return value;
   return { ...value, _meta: existing === undefined ? meta : { ...meta, ...existing } };
 }
 
-/** The text of a content block holding an envelope, for handler-built error results. */
-function envelopeInText(result: CallToolResult): ErrorEnvelope | undefined {
-  for (const block of result.content) {
-    if (block.type !== 'text') continue;
-    const trimmed = block.text.trim();
-    if (!trimmed.startsWith('{')) continue;
-    try {
-      const carried = carriedEnvelope({ data: JSON.parse(trimmed) as unknown });
-      if (carried !== undefined) return carried;
-    } catch {
-      continue;
-    }
-  }
-  return undefined;
+/** Ends the call with an `internal_error` for a handler result that cannot be sent: `problem` goes to the log only. */
+function badResult(problem: string, call: CallRecord): never {
+  throw new CallFailed({
+    type: 'internal',
+    error: new TypeError(`tool "${call.tool}" ${problem}`),
+    reason: 'result',
+    call,
+  });
 }
 
-/** The `internal_error` result for a handler result that cannot be sent: `problem` goes to the log only. */
-function badResult(deps: ResultShaperInput, problem: string, call: CallContext): CallToolResult {
-  return errorResult(
-    internalError(new TypeError(`tool "${call.tool}" ${problem}`), 'result', deps.classifyEnvironment(call)),
-  );
-}
-
-/** An `internal_error` result when `structured` breaks the tool's output schema, else `undefined`. */
-function outputMismatch(
-  deps: ResultShaperInput,
-  entry: ToolEntry,
-  structured: unknown,
-  call: CallContext,
-): CallToolResult | undefined {
+/** Ends the call with an `internal_error` when `structured` breaks the tool's output schema. */
+function checkOutput(entry: ToolEntry, structured: unknown, call: CallRecord): void {
   const outcome = entry.outputChecker?.check(structured);
-  if (outcome === undefined || outcome.ok) return undefined;
-  return badResult(deps, `returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
+  if (outcome === undefined || outcome.ok) return;
+  badResult(`returned structuredContent that does not match its outputSchema: ${outcome.reason}`, call);
 }
 
 /** `value` and its JSON text, redacted: the text is tested first, so a clean value is walked no further. */
@@ -146,7 +115,7 @@ function objectResult(
   deps: ResultShaperInput,
   value: Record<string, unknown>,
   entry: ToolEntry,
-  call: CallContext,
+  call: CallRecord,
 ): CallToolResult {
   const meta = deps.successMeta(call);
   const data = withoutForgedTelemetry(value);
@@ -154,18 +123,10 @@ function objectResult(
   const json = JSON.stringify(withCallMeta);
   // a toJSON method can turn the object into another value on the wire, where structuredContent must be an object
   if (json.charCodeAt(0) !== 0x7b)
-    return badResult(
-      deps,
-      'returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data',
-      call,
-    );
+    badResult('returned an object whose JSON form is not an object (a toJSON method?); return plain JSON data', call);
   const { value: structured, text } = redactedJson(deps, withCallMeta, json);
-  return (
-    outputMismatch(deps, entry, structured, call) ?? {
-      content: [{ type: 'text', text }],
-      structuredContent: structured,
-    }
-  );
+  checkOutput(entry, structured, call);
+  return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
 /**
@@ -176,51 +137,38 @@ function scalarResult(
   deps: ResultShaperInput,
   value: unknown,
   entry: ToolEntry,
-  call: CallContext,
+  call: CallRecord,
   era: ProtocolEra,
 ): CallToolResult {
   const json = JSON.stringify(value) as string | undefined;
-  if (typeof json !== 'string') return badResult(deps, `returned a value with no JSON form (${typeof value})`, call);
+  if (typeof json !== 'string') badResult(`returned a value with no JSON form (${typeof value})`, call);
   const redacted = redactedJson(deps, value, json);
-  const mismatch = outputMismatch(deps, entry, redacted.value, call);
-  if (mismatch !== undefined) return mismatch;
+  checkOutput(entry, redacted.value, call);
   const text = typeof value === 'string' ? deps.redactor.string(value) : redacted.text;
   const result: CallToolResult = { content: [{ type: 'text', text }] };
   return era === 'modern' ? { ...result, structuredContent: redacted.value } : result;
-}
-
-/** The error result for a handler-built `isError` result: its envelope, else `internal_error`. */
-function rawErrorResult(deps: ResultShaperInput, result: CallToolResult, call: CallContext): CallToolResult {
-  const environment = deps.classifyEnvironment(call);
-  const carried = carriedEnvelope({ data: result.structuredContent }) ?? envelopeInText(result);
-  if (carried !== undefined) return errorResult(finalizeHandlerEnvelope(carried, environment));
-  const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
-  return errorResult(
-    internalError(
-      new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`),
-      'result',
-      environment,
-    ),
-  );
 }
 
 function rawResult(
   deps: ResultShaperInput,
   value: Record<string, unknown>,
   entry: ToolEntry,
-  call: CallContext,
+  call: CallRecord,
 ): CallToolResult {
   if (!isCallToolResult(value))
-    return badResult(deps, 'returned an invalid CallToolResult (see the MCP CallToolResult schema)', call);
+    badResult('returned an invalid CallToolResult (see the MCP CallToolResult schema)', call);
   const result = value;
-  if (result.isError === true) return rawErrorResult(deps, result, call);
+  // its envelope (or the lack of one) is read where every failure leaves the call
+  if (result.isError === true) throw new CallFailed({ type: 'error_result', result, call });
   const structured = result.structuredContent;
   const meta = deps.successMeta(call);
-  if (meta === undefined || !isPlainObject(structured)) return outputMismatch(deps, entry, structured, call) ?? result;
+  if (meta === undefined || !isRecord(structured)) {
+    checkOutput(entry, structured, call);
+    return result;
+  }
   const mirror = JSON.stringify(structured);
   const injected = withMeta(structured, meta);
-  const mismatch = outputMismatch(deps, entry, injected, call);
-  if (mismatch !== undefined) return mismatch;
+  checkOutput(entry, injected, call);
   const injectedText = JSON.stringify(injected);
   return {
     ...result,
@@ -242,7 +190,7 @@ function boundedResult(
   deps: ResultShaperInput,
   result: CallToolResult,
   mirrored: boolean,
-  call: CallContext,
+  call: CallRecord,
 ): CallToolResult {
   const max = deps.limits.MCP_MAX_RESULT_BYTES;
   let bound = 4096;
@@ -259,31 +207,30 @@ function boundedResult(
     limitBytes: max,
     setting: 'MCP_MAX_RESULT_BYTES',
   });
-  return errorResult(envelopeForThrown(failure, deps.classifyEnvironment(call)));
+  // the adapter words this failure, like a body too large from upstream
+  throw new CallFailed({ type: 'thrown', error: failure, call });
 }
 
 function unboundedResult(
   deps: ResultShaperInput,
   value: unknown,
   entry: ToolEntry,
-  call: CallContext,
+  call: CallRecord,
   era: ProtocolEra,
 ): CallToolResult {
   if (isToolResult(value)) return rawResult(deps, deps.redactor.value({ ...value }), entry, call);
   // A Date, Map or class instance is no JSON object: as structuredContent it would make the SDK
   // refuse the whole result with a JSON-RPC error, and as text it would lose its data ({} for a Map).
   if (isClassInstance(value)) {
-    return badResult(
-      deps,
+    badResult(
       `returned a ${className(value as object)} object; return plain JSON data (an object literal, array, string, number, boolean or null)`,
       call,
     );
   }
-  if (isPlainObject(value)) return objectResult(deps, value, entry, call);
+  if (isRecord(value)) return objectResult(deps, value, entry, call);
   // an object-root schema admits no other value; any other root is checked in scalarResult
   if (entry.outputRoot === 'object' || (entry.outputRoot === 'other' && value === undefined)) {
-    return badResult(
-      deps,
+    badResult(
       `declares an outputSchema but returned ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`,
       call,
     );
@@ -307,7 +254,7 @@ export function createResultShaper(input: ResultShaperInput): ResultShaper {
           ? { ...value }
           : { ...value, inputRequests: input.redactor.value(value.inputRequests) };
       const result = unboundedResult(input, value, entry, call, era);
-      return result.isError === true ? result : boundedResult(input, result, !isToolResult(value), call);
+      return boundedResult(input, result, !isToolResult(value), call);
     },
   };
 }

@@ -22,7 +22,6 @@ import type {
   EnvelopeMeta,
   ErrorKind,
   MigrationEntry,
-  NormalizedEvent,
 } from '@mcp-envelope/contract';
 // The low-level `Server`: core needs it because `McpServer` cannot take raw JSON Schemas and
 // rewrites every failure into fixed prose.
@@ -35,15 +34,14 @@ import type {
   LoggingLevel,
   ServerCapabilities,
   ServerContext,
-  ToolAnnotations,
   Transport,
 } from '@modelcontextprotocol/server';
 
-import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
+import type { EnvelopeAdapter } from './adapter.js';
 import { createPipelineCaches } from './arguments/index.js';
-import type { JsonSchemaObject, PipelineCaches } from './arguments/index.js';
-import { completeOnly, createCallPipeline, invalidParams } from './call-pipeline.js';
-import type { AnswerTool } from './call-pipeline.js';
+import type { PipelineCaches } from './arguments/index.js';
+import { invalidParams } from './call-exit.js';
+import { completeOnly, createCallPipeline } from './call-pipeline.js';
 import { callTelemetry } from './classify.js';
 import { answerVersion, jsonRpcErrorFor, resultFor } from './contract-version.js';
 import type { VersionSettings } from './contract-version.js';
@@ -51,10 +49,7 @@ import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
 import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
 import { FIND_TOOL_HINT } from './code-mode/meta-tools.js';
 import { createSandboxRunner } from './code-mode/runner.js';
-import type { ClassifyEnvironment } from './classify.js';
-import type { CallContext } from './context.js';
 import { composeMeta, PACKAGE_VERSION } from './envelope-builder.js';
-import type { FinalizeEnvironment } from './envelope-builder.js';
 import { serveStreamableHttp as serveHttp } from './http-host.js';
 import type { StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
 import { createInFlightCalls } from './in-flight.js';
@@ -69,26 +64,21 @@ import type { RateLimiter, RateLimitReport } from './rate-limit/limiter.js';
 import { openRateLimitStore, resolveRateLimitSettings, storeDescription } from './rate-limit/settings.js';
 import type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
 import type { RateLimitStepInput } from './rate-limit/step.js';
-import type { RateLimitPlan } from './rate-limit/store.js';
 import { createRedactor } from './redact.js';
 import type { Redactor } from './redact.js';
 import { createResultShaper } from './result-shaping.js';
-import type { ProtocolEra } from './result-shaping.js';
 import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } from './stdio-host.js';
 import type { EnvelopeStdioHandle, StdioOptions } from './stdio-host.js';
 import { createToolRequestState } from './request-state.js';
 import type { ToolRequestState } from './request-state.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { UpstreamFetchInit } from './upstream.js';
+import type { AnswerTool, CallRecord, EnvelopeTool, ProtocolEra, SdkServer, ServerEnvironment } from './types.js';
 import { createServerWarmUp } from './warm-up.js';
 import type { WarmUp } from './warm-up.js';
 
-export { errorResult } from './result-shaping.js';
-export type { ProtocolEra } from './result-shaping.js';
-
-/** The SDK v2 low-level server class that carries our `tools/list` and `tools/call` handlers. */
-export type SdkServer = LowLevelServer;
+// the shapes a server author writes against live in types.ts; they are named here, with the server
+export type { EnvelopeTool, ProtocolEra, SdkServer, ToolHandlerContext } from './types.js';
 
 /** The kinds core itself can emit, whatever the adapter. */
 export const CORE_ERROR_KINDS = [
@@ -99,100 +89,6 @@ export const CORE_ERROR_KINDS = [
 
 /** The name of the tool every envelope server registers. */
 export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
-
-/** What a tool handler receives besides its (normalized, validated) arguments. */
-export interface ToolHandlerContext {
-  /** The tool being run. */
-  readonly tool: string;
-  /**
-   * The contract version the client reads. Handlers build envelopes in version 2 whatever it is:
-   * the answer is projected where it leaves the server. Code Mode answers inner calls in it.
-   */
-  readonly contractVersion: ContractVersion;
-  /** Aborted when the client cancels the call, or when its connection closes (e.g. the server is closed). */
-  readonly signal: AbortSignal;
-  /** The normalization events of this call's arguments (whether or not they are emitted). */
-  readonly normalized: readonly NormalizedEvent[];
-  /** `upstreamFetch` bound to this call: records response telemetry in this call and throws classifiable errors. */
-  readonly fetch: (url: string | URL, init?: UpstreamFetchInit) => Promise<Response>;
-  /** Records telemetry from an HTTP client other than `fetch`, into this call. */
-  readonly recordResponseMeta: (meta: ResponseMeta) => void;
-  /**
-   * The SDK's request context (`sessionId`; `mcpReq` with the request id, `_meta`, `notify`,
-   * `send`, `log` and, on a call retried with input, `inputResponses`), for advanced use.
-   */
-  readonly request: ServerContext;
-  /**
-   * Seals a JSON value into a `requestState` for `inputRequiredResult`, signed with the server's
-   * key and bound to this tool. The client can read it (it is signed, not encrypted): no secrets.
-   */
-  readonly mintRequestState: (value: unknown) => Promise<string>;
-  /** The value of the `requestState` this call echoed (verified, minted for this tool), or `undefined`. */
-  readonly requestState: () => unknown;
-}
-
-/**
- * One tool. `inputSchema` is a raw JSON Schema object (root `type: "object"`); `outputSchema`,
- * when given, is published widened to admit the envelope. An `outputSchema` whose root is not
- * `type: "object"` (an array, string, number, boolean or `null` result) is published to
- * 2026-07-28 clients only, as `{ anyOf: [schema, envelope] }`: 2025-11-25 clients, whose
- * `outputSchema` must have an object root, see the tool without one and get its results as text.
- *
- * The handler returns either a plain value (data) or a `CallToolResult` marked with `toolResult`:
- * - a plain object becomes `structuredContent` and, as JSON, `content[0].text`, with the call's
- *   `_meta` merged in, whatever its keys: an object shaped like a `CallToolResult` (an upstream
- *   body with `content`, `isError`, ...) is data like any other, so no upstream can forge a result;
- *   the telemetry keys of its own `_meta` (`rate_limit`, `warnings`, ...) are dropped first;
- * - a string becomes `content[0].text` as is; an array, number, boolean or `null` becomes its JSON
- *   text; `undefined` becomes an empty `content`. Under protocol revision 2026-07-28 the value is
- *   also sent as `structuredContent` (that revision admits any JSON value there); under 2025-11-25
- *   and older it is not (their result schema only admits an object). None of these gets `_meta`;
- * - `toolResult({ content, structuredContent?, isError?, _meta? })` is sent as that result.
- *
- * Every result passes the server's redactor (known secrets and credential patterns) and its size
- * limit (`MCP_MAX_RESULT_BYTES`; past it, an `upstream_client` envelope). Anything the
- * handler throws becomes an envelope (see `envelopeForThrown`).
- */
-export interface EnvelopeTool<Args extends Record<string, unknown> = Record<string, unknown>> {
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly annotations?: ToolAnnotations;
-  readonly inputSchema: JsonSchemaObject;
-  /**
-   * When `inputSchema` is checked: `'registration'` (default) against the JSON Schema 2020-12
-   * meta-schema in `createEnvelopeServer`, which throws on a broken schema; `'first-call'` only
-   * when the first call compiles it, a broken schema then answering every call with an
-   * `internal_error` envelope (and a log line) instead of failing the server. For schemas a
-   * generator guarantees and tests prove valid (tools built from an API description, the
-   * server's own tools): registration then neither compiles the meta-schema (about 100 ms) nor
-   * walks each schema. Schemas written or passed in by hand should keep the default.
-   */
-  readonly inputSchemaCheck?: 'registration' | 'first-call';
-  /**
-   * `'copy'` (default): `createEnvelopeServer` keeps a deep copy of `inputSchema`, so later
-   * changes to the object never reach the server. `'transfer'`: it keeps the object itself, which
-   * the caller must then never change, and which must be plain JSON; for schemas generated fresh
-   * for this server, whose copy would cost about a third of registration (see
-   * `ArgumentPipelineOptions.schemaOwnership`).
-   */
-  readonly inputSchemaOwnership?: 'copy' | 'transfer';
-  readonly outputSchema?: JsonSchemaObject;
-  /**
-   * The tool's usage plan for the pre-flight limiter (`MCP_RATE_LIMIT`): a token bucket per server,
-   * tool and identity, taken before the handler runs. Absent: the tool runs unlimited until an
-   * upstream answer teaches the limiter a plan (a reported limit, a 429).
-   */
-  readonly rateLimit?: RateLimitPlan;
-  /**
-   * The identity a call runs under (a seller, an account), so that callers acting for different
-   * identities never share a bucket; `undefined`: the server's one identity. Called before the
-   * handler, with the validated arguments; it must not throw (a throw lets the call through unlimited).
-   */
-  readonly rateLimitIdentity?: (args: Record<string, unknown>, context: ToolHandlerContext) => string | undefined;
-  /** @returns the result; may be a promise. */
-  handler(args: Args, context: ToolHandlerContext): unknown;
-}
 
 /** Server options. Switches and limits set here override the environment. */
 export interface EnvelopeServerOptions
@@ -501,7 +397,7 @@ interface ClientLogging {
  * without stack traces or file paths. A client that set no level gets no log notifications
  * (stdio clients read the server's stderr instead), and no client gets lines about another's calls.
  */
-function clientLogging(logger: EnvelopeLogger, redactor: FinalizeEnvironment['redactor']): ClientLogging {
+function clientLogging(logger: EnvelopeLogger, redactor: Redactor): ClientLogging {
   const live = new Map<SdkServer, LoggingLevel | undefined>();
   const callers = new AsyncLocalStorage<SdkServer>();
   const forward = (level: 'error' | 'warning', details: Record<string, unknown>, message: string): void => {
@@ -618,10 +514,7 @@ function sdkServerFactory(
 }
 
 /** The `_meta` of a successful call: its telemetry, redacted, or `undefined` when it has none. */
-function successMetaOf(
-  includeNormalized: boolean,
-  redactor: Redactor,
-): (call: CallContext) => EnvelopeMeta | undefined {
+function successMetaOf(includeNormalized: boolean, redactor: Redactor): (call: CallRecord) => EnvelopeMeta | undefined {
   return (call) => {
     if (
       call.rateLimit === undefined &&
@@ -636,14 +529,16 @@ function successMetaOf(
   };
 }
 
-/** What finalizing an envelope needs of this server: its id, version, migrations, redactor, advertised kinds and log. */
-function finalizeEnvironmentOf(
-  adapter: EnvelopeAdapter,
-  options: EnvelopeServerOptions,
+/** What every envelope of this server is built with: its id, migrations, redactor, advertised kinds, log, adapter and clock. */
+function serverEnvironmentOf(
+  input: CreateEnvelopeServerInput,
+  resolved: ResolvedServer,
   redactor: Redactor,
   capability: EnvelopeCapabilityValue,
   logger: EnvelopeLogger,
-): FinalizeEnvironment {
+): ServerEnvironment {
+  const { adapter } = input;
+  const { options } = resolved;
   return {
     serverId: adapter.id,
     openMigrations: activeMigrations(options.version ?? PACKAGE_VERSION, options.migrations ?? MIGRATIONS),
@@ -651,6 +546,9 @@ function finalizeEnvironmentOf(
     advertisedKinds: new Set(capability.error_kinds_by_version['2']),
     upstreams: adapter.upstreams,
     logger,
+    adapter,
+    includeNormalized: resolved.settings.MCP_SCHEMA_KEY_NORMALIZATION_META,
+    now: options.now ?? ((): Date => new Date()),
   };
 }
 
@@ -667,43 +565,29 @@ interface CallPipelineParts {
   readonly unlimited: ReadonlySet<string>;
 }
 
-/** The `tools/call` answer of one server, and the classification environment Code Mode shares. */
+/** The `tools/call` answer of one server, and the environment of its envelopes, which Code Mode shares. */
 function serverCallPipeline(
   input: CreateEnvelopeServerInput,
   resolved: ResolvedServer,
   { registry, capability, limiter, redactor, logger, calls, requestState, unlimited }: CallPipelineParts,
-): { callTool: AnswerTool; classifyEnvironment: (call: CallContext) => ClassifyEnvironment } {
-  const { adapter } = input;
+): { callTool: AnswerTool; server: ServerEnvironment } {
   const { options, limits } = resolved;
-  const includeNormalized = resolved.settings.MCP_SCHEMA_KEY_NORMALIZATION_META;
-  const now = options.now ?? ((): Date => new Date());
-  const finalizeEnvironment = finalizeEnvironmentOf(adapter, options, redactor, capability, logger);
-  const classifyEnvironment = (call: CallContext): ClassifyEnvironment => ({
-    ...finalizeEnvironment,
-    adapter,
-    call,
-    includeNormalized,
-    now,
-  });
-  const successMeta = successMetaOf(includeNormalized, redactor);
-  const shaper = createResultShaper({ redactor, limits, classifyEnvironment, successMeta });
+  const server = serverEnvironmentOf(input, resolved, redactor, capability, logger);
+  const successMeta = successMetaOf(server.includeNormalized, redactor);
+  const shaper = createResultShaper({ redactor, limits, successMeta });
   const callTool = createCallPipeline({
-    adapter,
     registry,
     shaper,
     calls,
-    logger,
-    finalizeEnvironment,
-    classifyEnvironment,
-    includeNormalized,
+    server,
     maxUpstreamBodyBytes: limits.MCP_MAX_UPSTREAM_BODY_BYTES,
     unknownToolAs: options.unknownToolAs ?? 'result',
     requestState,
     // with Code Mode on, tools/list hides the tools that search_tools finds
     ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
-    rateLimit: limiterStep(limiter, capability, adapter.id, logger, unlimited),
+    rateLimit: limiterStep(limiter, capability, input.adapter.id, logger, unlimited),
   });
-  return { callTool, classifyEnvironment };
+  return { callTool, server };
 }
 
 /** What answering each client in its contract version needs of this server. */
@@ -748,7 +632,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const { logger } = logging;
   const calls = createInFlightCalls();
   const requestState = createToolRequestState(options.requestStateKey);
-  const { callTool, classifyEnvironment } = serverCallPipeline(input, resolved, {
+  const { callTool, server: environment } = serverCallPipeline(input, resolved, {
     registry,
     capability,
     limiter,
@@ -758,7 +642,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     requestState,
     unlimited: new Set([ENVELOPE_CONTRACT_TOOL_NAME, ...codeMode.tools.map((tool) => tool.name)]),
   });
-  const innerCall = completeOnly(callTool, classifyEnvironment, adapter);
+  const innerCall = completeOnly(callTool, environment);
   const versions = versionSettings(capability, adapter, options);
   codeMode.bind({
     listing: (name) => registry.get(name)?.listed,

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { ToolHandlerContext } from './server.js';
+import type { ToolHandlerContext } from './types.js';
 
 /** Default {@link SessionStates} bound: the most sessions whose state is kept. */
 export const MAX_SESSION_STATES = 10_000;

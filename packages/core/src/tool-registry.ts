@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { NORMALIZED_KINDS } from '@mcp-envelope/contract';
+import { isRecord, NORMALIZED_KINDS } from '@mcp-envelope/contract';
 import type { NormalizedEventKind } from '@mcp-envelope/contract';
 import type { ListToolsResult, Tool } from '@modelcontextprotocol/server';
 
@@ -14,8 +14,7 @@ import type { EnvelopeLogger } from './logger.js';
 import { createOutputChecker, hasObjectRoot, widenOutputSchema } from './output-schema.js';
 import { admitTools } from './tool-admission.js';
 import { decodeCursor, encodeCursor, toolSetFingerprint } from './pagination.js';
-import type { ProtocolEra } from './result-shaping.js';
-import type { EnvelopeTool } from './server.js';
+import type { EnvelopeTool, ProtocolEra } from './types.js';
 
 /** One registered tool: its definition, compiled input checks, output check and listing. */
 export interface ToolEntry {
@@ -64,10 +63,6 @@ export interface ToolRegistry {
   list(cursor: string | undefined, era?: ProtocolEra): ListToolsResult | undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Refuses a tool list a server cannot serve.
  *
@@ -76,7 +71,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function validateTools(tools: readonly EnvelopeTool[]): void {
   const seen = new Set<string>();
   for (const tool of tools) {
-    if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') {
+    if (!isRecord(tool) || typeof tool.name !== 'string' || tool.name === '') {
       throw new TypeError('every tool needs a non-empty string name');
     }
     if (typeof tool.handler !== 'function') throw new TypeError(`tool "${tool.name}" has no handler function`);

@@ -7,9 +7,11 @@
  */
 import type { FailedRequest, HeaderRecord } from './adapter.js';
 import { recordResponseMetaInto } from './context.js';
-import type { CallContext } from './context.js';
+import type { CallRecord, UpstreamFetchInit } from './types.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
 import { displayLocation, locationUrl } from './upstream-body/request.js';
+
+export type { UpstreamFetchInit } from './types.js';
 
 /** How many bytes of a failed response's body are read at most (64 KiB). */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
@@ -22,21 +24,6 @@ export const MAX_UPSTREAM_BODY_SETTING = 'MCP_MAX_UPSTREAM_BODY_BYTES';
 
 /** How many same-origin redirects one exchange follows at most. */
 export const MAX_UPSTREAM_REDIRECTS = 5;
-
-/** `fetch` options plus a timeout and a body limit. */
-export interface UpstreamFetchInit extends RequestInit {
-  /**
-   * One deadline for the whole exchange, in milliseconds: redirects, headers and the body (a 2xx
-   * body is read under it too, through the returned response).
-   */
-  readonly timeoutMs?: number;
-  /**
-   * The most bytes a successful body may have, as declared (`Content-Length`) and as read after
-   * decompression; defaults to the call's `MCP_MAX_UPSTREAM_BODY_BYTES`, else
-   * `DEFAULT_MAX_UPSTREAM_BODY_BYTES`.
-   */
-  readonly maxBodyBytes?: number;
-}
 
 /**
  * Copies response headers into a plain record with lower-case names.
@@ -265,7 +252,7 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
  * exchange's deadline (`timeoutMs`) and body limit apply while it is read.
  *
  * This free form records no telemetry: inside a tool call, use the handler's `context.fetch`
- * (which calls `fetchInCallContext`), whose response headers go through the adapter's
+ * (which calls `fetchInCallRecord`), whose response headers go through the adapter's
  * `parseResponseMeta` into the call's `_meta`. Redirects are followed by hand within the request's origin only (at most
  * `MAX_UPSTREAM_REDIRECTS`); `init.redirect` is ignored.
  *
@@ -284,7 +271,7 @@ async function fetchWithinOrigin(url: string | URL, init: RequestInit, exchange:
  * @throws the abort reason, unchanged, when `init.signal` or the call is cancelled.
  */
 export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit = {}): Promise<Response> {
-  return fetchInCallContext(undefined, url, init);
+  return fetchInCallRecord(undefined, url, init);
 }
 
 /**
@@ -295,8 +282,8 @@ export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit =
  *   records nothing.
  * @returns and throws as {@link upstreamFetch}.
  */
-export async function fetchInCallContext(
-  context: CallContext | undefined,
+export async function fetchInCallRecord(
+  context: CallRecord | undefined,
   url: string | URL,
   init: UpstreamFetchInit = {},
 ): Promise<Response> {

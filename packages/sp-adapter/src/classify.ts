@@ -12,6 +12,7 @@
 import { STATUS_CODES } from 'node:http';
 
 import { classifyAmazonCredentialFailure, classifyLwaError, LwaError } from '@mcp-envelope/amazon';
+import { isRecord } from '@mcp-envelope/contract';
 import type { ErrorKind } from '@mcp-envelope/contract';
 import { capText, classifyClientFailure, classifyUpstreamStatus, requestPath } from '@mcp-envelope/core';
 import type {
@@ -164,12 +165,6 @@ export const SP_LWA_HINTS: Readonly<Record<string, string>> = {
   invalid_client:
     "LWA_CLIENT_ID and LWA_CLIENT_SECRET come from the app's LWA credentials in Developer Central (Seller Central > Apps and Services > Develop Apps).",
 };
-
-type JsonRecord = Readonly<Record<string, unknown>>;
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function requestLabel(request: FailedRequest | undefined): string {
   return request === undefined ? '' : ` to ${request.method} ${requestPath(request.url)}`;

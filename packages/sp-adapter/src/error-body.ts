@@ -16,6 +16,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
 import { capText, parseUpstreamBody } from '@mcp-envelope/core';
 
@@ -73,10 +74,6 @@ export interface SpErrorBodyContext {
 }
 
 type JsonRecord = Readonly<Record<string, unknown>>;
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Redacted and capped text; `''` for nothing. */
 function clean(text: string): string {

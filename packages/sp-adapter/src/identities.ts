@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { SecretRegistry } from '@mcp-envelope/amazon';
 import { EnvelopeError, readSuccessBody } from '@mcp-envelope/core';
 import type { ToolHandlerContext } from '@mcp-envelope/core';
+import { isRecord } from '@mcp-envelope/contract';
 
 import { parseSpRegion, SP_REGION_CODES } from './regions.js';
 import type { SpRegion } from './regions.js';
@@ -36,12 +37,6 @@ export class SpIdentityError extends Error {
     super(message);
     this.name = 'SpIdentityError';
   }
-}
-
-type JsonRecord = Record<string, unknown>;
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

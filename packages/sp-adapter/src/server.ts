@@ -35,6 +35,7 @@ import type {
   JsonSchemaObject,
   ToolHandlerContext,
 } from '@mcp-envelope/core';
+import { isRecord } from '@mcp-envelope/contract';
 
 import { createSpAdapter } from './adapter.js';
 import { SP_REDACTION_PATTERNS } from './redaction.js';
@@ -171,10 +172,6 @@ export function spSettingsFromEnv(env: Readonly<Record<string, string | undefine
 }
 
 type JsonRecord = Record<string, unknown>;
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A property schema with `enum` set on it, or on its items for a list, unless it already has one. */
 function withEnum(schema: unknown, values: readonly string[]): unknown {

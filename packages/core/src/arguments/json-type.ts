@@ -4,6 +4,8 @@
  * @packageDocumentation
  */
 
+import { isRecord } from '@mcp-envelope/contract';
+
 /**
  * The JSON type name of a value, as JSON Schema's `type` keyword names it.
  *
@@ -54,5 +56,5 @@ export function isWrappableScalar(value: unknown): value is string | number | bo
  * @returns `true` when `value` can hold named keys.
  */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(value);
 }

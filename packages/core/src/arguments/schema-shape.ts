@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
+
 import { foldKey } from './did-you-mean.js';
 import { fragmentSegments } from '../json-pointer.js';
 
@@ -17,7 +19,7 @@ export type SchemaNode = Readonly<Record<string, unknown>>;
  * @returns `true` for plain JSON objects.
  */
 export function isSchemaNode(value: unknown): value is SchemaNode {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(value);
 }
 
 const MAX_REF_HOPS = 32;

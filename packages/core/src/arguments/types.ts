@@ -6,6 +6,7 @@
 import type { EnvelopeDetail, NormalizedEvent, NormalizedEventKind, SchemaErrorCode } from '@mcp-envelope/contract';
 
 import type { AdapterHintTables } from '../hint-tables.js';
+import type { JsonSchemaObject } from '../types.js';
 
 import type { SchemaCompiler } from './schema-validation.js';
 
@@ -78,8 +79,7 @@ export interface DefinitionVerdict {
  */
 export type DefinitionVerdicts = WeakMap<object, DefinitionVerdict>;
 
-/** A JSON Schema document as parsed JSON (an object; boolean schemas are not tool schemas). */
-export type JsonSchemaObject = Readonly<Record<string, unknown>>;
+export type { JsonSchemaObject } from '../types.js';
 
 /**
  * The outcome of one {@link CompiledTool.check}:

@@ -9,8 +9,7 @@
 import type { ContractVersion, ErrorKind } from '@mcp-envelope/contract';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 
-import type { CallTool } from '../call-pipeline.js';
-import type { EnvelopeTool } from '../server.js';
+import type { CallTool, EnvelopeTool } from '../types.js';
 import { createMetaTools, META_TOOL_NAMES } from './meta-tools.js';
 import type { SandboxRunner } from './runner.js';
 import type { CodeModeSettings } from './settings.js';

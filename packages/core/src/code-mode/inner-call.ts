@@ -11,7 +11,7 @@ import type { ContractVersion, ErrorEnvelope } from '@mcp-envelope/contract';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 
-import type { CallTool } from '../call-pipeline.js';
+import type { CallTool } from '../types.js';
 import type { InnerCall, InnerCallOutcome } from './sandbox.js';
 import type { TelemetryAggregate } from './telemetry.js';
 

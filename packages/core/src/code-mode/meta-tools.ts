@@ -10,9 +10,8 @@ import type { ContractVersion } from '@mcp-envelope/contract';
 import type { CallToolResult, ServerContext, Tool } from '@modelcontextprotocol/server';
 
 import { toolNotFound } from '../call-pipeline.js';
-import type { CallTool } from '../call-pipeline.js';
 import { EnvelopeError } from '../errors.js';
-import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
+import type { CallTool, EnvelopeTool, ToolHandlerContext } from '../types.js';
 import { createInnerCall, EXECUTE_CODE_TOOL_NAME } from './inner-call.js';
 import { SessionRunsExceededError } from './fair-slots.js';
 import { sandboxFailureError, sessionRunsError } from './outcome.js';

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { CODE_FILENAME, CODE_LINE_OFFSET } from './sandbox-prelude.js';
-import type { SandboxEnd, SandboxLimits } from './sandbox.js';
+import type { SandboxEnd, SandboxLimits } from './sandbox-types.js';
 
 /** What the prelude's `describe` reports about a thrown value. */
 export interface DescribedError {

@@ -9,8 +9,7 @@ import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, Scope } fro
 
 import { blocked } from './sandbox-errors.js';
 import { PRELUDE_FILENAME, PRELUDE_SOURCE } from './sandbox-prelude.js';
-import type { InnerCall, InnerCallOutcome, SandboxEnd } from './sandbox.js';
-import type { RunInput } from './sandbox-run.js';
+import type { InnerCall, InnerCallOutcome, RunInput, SandboxEnd } from './sandbox-types.js';
 
 /** The mutable state of one run, shared by the host functions and the run loop. */
 export interface RunState {

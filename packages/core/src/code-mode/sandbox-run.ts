@@ -15,15 +15,7 @@ import { installHostFunctions, stringLength } from './sandbox-host.js';
 import type { RunState } from './sandbox-host.js';
 import { CODE_FILENAME, wrapUserCode } from './sandbox-prelude.js';
 import type { BoundedModule } from './sandbox-memory.js';
-import type { InnerCall, SandboxEnd, SandboxLimits, SandboxOutcome } from './sandbox.js';
-
-/** What one run is given. */
-export interface RunInput {
-  readonly code: string;
-  readonly callTool: InnerCall;
-  readonly limits: SandboxLimits;
-  readonly signal: AbortSignal;
-}
+import type { RunInput, SandboxEnd, SandboxOutcome } from './sandbox-types.js';
 
 /**
  * The interpreter's own stack limit (about 1,300 frames of plain recursion). QuickJS's frames

@@ -9,23 +9,17 @@ import { STACK_EXHAUSTED } from './sandbox-errors.js';
 import { loadBoundedModule } from './sandbox-memory.js';
 import type { BoundedModule } from './sandbox-memory.js';
 import { runInSandbox, SandboxModuleFailure } from './sandbox-run.js';
+import type { InnerCall, SandboxLimits, SandboxOutcome } from './sandbox-types.js';
 
 export { SANDBOX_BASE_MEMORY_BYTES } from './sandbox-memory.js';
-
-/** The limits of one run; every one is enforced, none is optional. */
-export interface SandboxLimits {
-  /** Milliseconds from the start of the run to its end, time awaiting inner calls included. */
-  readonly wallTimeMs: number;
-  /**
-   * Bytes the interpreter may allocate (heap and stack together): the module's WebAssembly
-   * memory never grows past its {@link SANDBOX_BASE_MEMORY_BYTES} start plus this.
-   */
-  readonly memoryBytes: number;
-  /** UTF-8 bytes of the return value's JSON plus everything the code logs with `console` (one more per line). */
-  readonly outputBytes: number;
-  /** How many `callTool` calls the code may make; the next one ends the run. */
-  readonly innerCalls: number;
-}
+export type {
+  InnerCall,
+  InnerCallOutcome,
+  SandboxEnd,
+  SandboxLimitName,
+  SandboxLimits,
+  SandboxOutcome,
+} from './sandbox-types.js';
 
 /** The default limits: 5 s of wall time, 64 MiB of memory, 1 MiB of output, 50 inner calls. */
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = Object.freeze({
@@ -34,46 +28,6 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = Object.freeze({
   outputBytes: 1024 * 1024,
   innerCalls: 50,
 });
-
-/**
- * What one inner `callTool` produced, as the host decided: a JSON value returned to the code (a
- * success's `structuredContent`, or a valid envelope), or a failure without an envelope, thrown
- * inside the sandbox as an `Error` with this message.
- */
-export type InnerCallOutcome = { readonly value: unknown } | { readonly throw: string };
-
-/**
- * The host side of `callTool(name, args)`. `args` is the JSON the code passed, parsed on the host
- * (a fresh host object, never a sandbox value); `signal` aborts when the run ends first (its wall
- * time ran out, it hit a limit, or the host's own signal aborted). A rejection is thrown inside
- * the sandbox like `{ throw: message }`.
- */
-export type InnerCall = (name: string, args: unknown, signal: AbortSignal) => Promise<InnerCallOutcome>;
-
-/** Which limit ended a run. `blocked_capability`: the code touched `require`, `process`, `import()`, ... */
-export type SandboxLimitName = 'wall_time' | 'memory' | 'output' | 'inner_calls' | 'blocked_capability';
-
-/**
- * How a run ended, without the logs: the code's return value as JSON (`undefined` becomes
- * `null`), a limit with a detail naming it, or a syntax or runtime error with a message and,
- * when the error is in the user's code, its 1-based line and column in that code.
- */
-export type SandboxEnd =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly limit: SandboxLimitName; readonly detail: string }
-  | {
-      readonly ok: false;
-      readonly error: 'syntax' | 'runtime';
-      readonly message: string;
-      readonly line?: number;
-      readonly column?: number;
-    };
-
-/**
- * How a run ended, with what the code logged through `console.log` (and `info`, `warn`, `error`,
- * `debug`), one string per call, its arguments joined by spaces (non-strings as JSON).
- */
-export type SandboxOutcome = SandboxEnd & { readonly logs: readonly string[] };
 
 /** A loaded QuickJS module, ready to run code; load one per server with {@link createSandbox}. */
 export interface Sandbox {

@@ -7,6 +7,7 @@
  */
 import MiniSearch from 'minisearch';
 import type { Tool } from '@modelcontextprotocol/server';
+import { isRecord } from '@mcp-envelope/contract';
 
 /** One ranked hit: the tool name and the first sentence of its description. */
 export interface ToolSearchHit {
@@ -36,10 +37,6 @@ interface ToolDocument {
 }
 
 const MAX_LINE = 200;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The first line or sentence of a description, bounded. */
 export function oneLine(description: string | undefined): string {

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeWarning, RateLimitMeta } from '@mcp-envelope/contract';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
@@ -20,10 +21,6 @@ export interface TelemetryAggregate {
   add(result: CallToolResult): void;
   /** What was collected, as response meta to record in the `execute_code` call. */
   meta(): ResponseMeta;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -10,6 +10,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
 import { capText } from '../upstream-body/parse.js';
 import type { JsonSchema } from '../output-schema.js';
 import type { RateLimitPlan } from '../rate-limit/store.js';
@@ -114,10 +115,6 @@ export interface OperationConversionOptions {
 export const OPERATION_DESCRIPTION_LIMIT = 1000;
 
 type JsonRecord = Readonly<Record<string, unknown>>;
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Which format a parsed document is in.

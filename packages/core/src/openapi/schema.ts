@@ -16,6 +16,7 @@
  *
  * @packageDocumentation
  */
+import { isRecord } from '@mcp-envelope/contract';
 import type { JsonSchema } from '../output-schema.js';
 import { referenceStrings } from '../json-references.js';
 import { capText } from '../upstream-body/parse.js';
@@ -212,10 +213,6 @@ function translateDependentRequired(value: Readonly<Record<string, unknown>>): R
 
 /** Formats that describe numbers; every other kept format describes strings. */
 const NUMERIC_FORMATS: ReadonlySet<string> = new Set(['int32', 'int64', 'float', 'double']);
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);

@@ -14,7 +14,7 @@
 import { Redis } from 'ioredis';
 
 import type { EnvelopeLogger } from '../logger.js';
-import { withoutPassword } from './redis-lazy.js';
+import { withoutPassword } from './redis-url.js';
 import type { RateLimitPlan, RateLimitStore, RateLimitTake } from './store.js';
 
 /** Options of {@link createRedisRateLimitStore}. */

@@ -9,7 +9,8 @@ import type { EnvelopeLogger } from '../logger.js';
 import { parseBooleanSwitch } from '../options.js';
 
 import { createMemoryRateLimitStore } from './memory-store.js';
-import { createLazyRedisRateLimitStore, withoutPassword } from './redis-lazy.js';
+import { createLazyRedisRateLimitStore } from './redis-lazy.js';
+import { withoutPassword } from './redis-url.js';
 import type { RateLimitStore } from './store.js';
 
 /** The resolved limiter settings, keyed by their env variable names. */

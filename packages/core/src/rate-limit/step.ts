@@ -11,9 +11,8 @@
 import { CONTRACT_VERSION } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
 
-import type { CallContext } from '../context.js';
 import type { EnvelopeLogger } from '../logger.js';
-import type { ToolHandlerContext } from '../server.js';
+import type { CallRecord, ToolHandlerContext } from '../types.js';
 
 import type { RateLimiter } from './limiter.js';
 import { ratePerSecond } from './per-second.js';
@@ -30,7 +29,7 @@ export interface RateLimitCall {
 
 /** The step's decision: go on (and report back after the handler), or this refusal. */
 export type RateLimitDecision =
-  | { readonly go: true; readonly after: (call: CallContext) => Promise<void> }
+  | { readonly go: true; readonly after: (call: CallRecord) => Promise<void> }
   | { readonly go: false; readonly envelope: ErrorEnvelope };
 
 /**
@@ -120,7 +119,7 @@ export async function decideRateLimit(
   signal: AbortSignal,
 ): Promise<RateLimitDecision> {
   const key = rateLimitKey(call.serverId, call.tool, call.identity);
-  const learn = (context: CallContext): Promise<void> =>
+  const learn = (context: CallRecord): Promise<void> =>
     limiter.learn(key, call.plan, {
       limitPerSecond: ratePerSecond(context.rateLimit),
       remaining: numeric(context.rateLimit?.remaining),

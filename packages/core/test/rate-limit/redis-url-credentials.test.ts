@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer } from '../../src/index.js';
-import { withoutPassword } from '../../src/rate-limit/redis-lazy.js';
+import { withoutPassword } from '../../src/rate-limit/redis-url.js';
 import { storeDescription } from '../../src/rate-limit/settings.js';
 import { startRedisServer } from '../../src/testing/redis-server.js';
 import type { RedisServer } from '../../src/testing/redis-server.js';
