@@ -19,8 +19,8 @@
  * @packageDocumentation
  */
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
-import { capText, jsonTypeOf, lowerCaseHeaders, parseUpstreamBody } from '@mcp-envelope/core';
-import type { HeaderSource } from '@mcp-envelope/core';
+import { capText, jsonTypeOf, lowerCaseHeaders, parseUpstreamBody } from '@mcp-envelope/core/adapter';
+import type { HeaderSource } from '@mcp-envelope/core/adapter';
 
 import { redactAdsText } from './redaction.js';
 import { adsRequestId } from './response-meta.js';

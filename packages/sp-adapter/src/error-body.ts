@@ -17,7 +17,7 @@
  * @packageDocumentation
  */
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
-import { capText, parseUpstreamBody } from '@mcp-envelope/core';
+import { capText, parseUpstreamBody } from '@mcp-envelope/core/adapter';
 
 import { redactSpText } from './redaction.js';
 
