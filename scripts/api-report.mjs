@@ -2,7 +2,7 @@
 // package: <package>/api/<name>.api.md, made by API Extractor from the built .d.ts files. A
 // report that differs from the build fails the check, so a change to a public surface is a
 // reviewed change of that file. Run `pnpm api:update` after changing what a package exports.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -108,6 +108,27 @@ function reportWarnings(reportFile) {
     .map((line) => line.trim());
 }
 
+/**
+ * Reports left behind by an entry point that a package no longer declares: they would describe
+ * an API nobody can import. With --update they are deleted.
+ */
+function staleReports(entries) {
+  const current = new Set(entries.map((entry) => join(entry.folder, 'api', `${entry.report}.api.md`)));
+  const folders = [...new Set(entries.map((entry) => join(entry.folder, 'api')))].filter((folder) =>
+    existsSync(folder),
+  );
+  const stale = folders.flatMap((folder) =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.api.md'))
+      .map((name) => join(folder, name))
+      .filter((file) => !current.has(file)),
+  );
+  if (update) for (const file of stale) rmSync(file);
+  return update
+    ? []
+    : stale.map((file) => `${relative(root, file)} reports an entry point the package no longer declares`);
+}
+
 const temporaryFolder = mkdtempSync(join(tmpdir(), 'api-report-'));
 try {
   const entries = workspacePackages().flatMap(entryPoints);
@@ -115,9 +136,12 @@ try {
   const compilerState = CompilerState.create(extractorConfig(entries[0], temporaryFolder), {
     additionalEntryPoints: entries.map((entry) => entry.types),
   });
-  const problems = entries
-    .map((entry) => runEntry(entry, temporaryFolder, compilerState))
-    .filter((problem) => problem !== undefined);
+  const problems = [
+    ...staleReports(entries),
+    ...entries
+      .map((entry) => runEntry(entry, temporaryFolder, compilerState))
+      .filter((problem) => problem !== undefined),
+  ];
   if (problems.length > 0) {
     console.error(
       `${problems.join('\n')}\nFix the warnings; if the public API changed on purpose, run \`pnpm api:update\` and commit the reports.`,

@@ -63,14 +63,14 @@ export type { SuiteLineId } from './mcp-suite/suite-lines.js';
 export type { ExpectedFailure as SuiteExpectedFailure } from './mcp-suite/expected-failures.js';
 export { renderSuiteLine, renderSuiteReport } from './mcp-suite/render.js';
 
-// The upstream replay server (from @mcp-envelope/core/testing; with the LWA token route from
+// The upstream replay server (from @mcp-envelope/testing; with the LWA token route from
 // @mcp-envelope/amazon/testing), for tests of other servers.
 export { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
-export { startUpstreamReplay } from '@mcp-envelope/core/testing';
+export { startUpstreamReplay } from '@mcp-envelope/testing';
 export type {
   RecordedResponse,
   ReplayRequest,
   ReplayRoute,
   UpstreamReplay,
   UpstreamReplayOptions,
-} from '@mcp-envelope/core/testing';
+} from '@mcp-envelope/testing';

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 const ENTRY_POINTS: Readonly<Record<string, () => Promise<Record<string, unknown>>>> = {
   '@mcp-envelope/contract': () => import('@mcp-envelope/contract'),
   '@mcp-envelope/core': () => import('@mcp-envelope/core'),
+  '@mcp-envelope/core/adapter': () => import('@mcp-envelope/core/adapter'),
   '@mcp-envelope/core/openapi': () => import('@mcp-envelope/core/openapi'),
-  '@mcp-envelope/core/testing': () => import('@mcp-envelope/core/testing'),
+  '@mcp-envelope/testing': () => import('@mcp-envelope/testing'),
   '@mcp-envelope/amazon': () => import('@mcp-envelope/amazon'),
   '@mcp-envelope/amazon/testing': () => import('@mcp-envelope/amazon/testing'),
   '@mcp-envelope/sp-adapter': () => import('@mcp-envelope/sp-adapter'),

@@ -9,8 +9,8 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { isEnvelope } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

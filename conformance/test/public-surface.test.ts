@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const repositoryRoot = new URL('../../', import.meta.url);
 
 interface EntryPoint {
-  /** How users import it, e.g. `@mcp-envelope/core/testing`. */
+  /** How users import it, e.g. `@mcp-envelope/core/adapter`. */
   readonly specifier: string;
   /** The built module, imported by path so that every workspace package is reachable. */
   readonly built: URL;
@@ -71,7 +71,9 @@ describe('public surface', () => {
       expect.arrayContaining([
         '@mcp-envelope/contract',
         '@mcp-envelope/core',
-        '@mcp-envelope/core/testing',
+        '@mcp-envelope/core/adapter',
+        '@mcp-envelope/core/openapi',
+        '@mcp-envelope/testing',
         '@mcp-envelope/sp-adapter',
         '@mcp-envelope/ads-adapter',
         '@mcp-envelope/conformance',

@@ -6,8 +6,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProbeReport } from '../src/index.js';

@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import { ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
-import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

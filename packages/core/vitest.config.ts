@@ -1,6 +1,13 @@
+import { fileURLToPath } from 'node:url';
+
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // @mcp-envelope/testing depends on core, so core cannot depend on it without a cycle in the
+    // workspace graph; core's own tests load its source instead (as tsconfig.json's `paths` does).
+    alias: { '@mcp-envelope/testing': fileURLToPath(new URL('../testing/src/index.ts', import.meta.url)) },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { ERROR_KINDS, ERROR_KINDS_V1 } from '@mcp-envelope/contract';
 import type { ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
-import type { RecordedResponse, ReplayRoute } from '@mcp-envelope/core/testing';
+import type { RecordedResponse, ReplayRoute } from '@mcp-envelope/testing';
 
 import { isRecord } from '../json-schema.js';
 import { SERVER_IDS, VARIANT_NAMES } from './reference-servers.js';

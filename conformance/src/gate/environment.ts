@@ -7,7 +7,7 @@
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import { ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
 import type { ContractVersion } from '@mcp-envelope/contract';
-import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/testing';
 
 import { describeValue, withDeadline } from '../call-outcome.js';
 import { openSession } from '../connect.js';

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { SCHEMA_FALLBACK_CODE, SCHEMA_KEYWORD_CODES } from '@mcp-envelope/contract';
-import type { ReplayRoute } from '@mcp-envelope/core/testing';
+import type { ReplayRoute } from '@mcp-envelope/testing';
 
 import type { UpstreamCase } from './cases.js';
 import { SERVER_IDS } from './reference-servers.js';

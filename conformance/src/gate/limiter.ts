@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 import { validateEnvelope } from '@mcp-envelope/contract';
-import type { ReplayRoute } from '@mcp-envelope/core/testing';
+import type { ReplayRoute } from '@mcp-envelope/testing';
 
 import { describeValue } from '../call-outcome.js';
 import { isRecord } from '../json-schema.js';

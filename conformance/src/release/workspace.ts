@@ -34,6 +34,7 @@ export const DEFAULT_LAYOUT: WorkspaceLayout = {
   packageFolders: [
     'contract',
     'packages/core',
+    'packages/testing',
     'packages/amazon',
     'packages/sp-adapter',
     'packages/ads-adapter',

@@ -13,7 +13,7 @@ import { createAdsServer } from '@mcp-envelope/ads-adapter';
 import { createEnvelopeLogger } from '@mcp-envelope/core';
 import type { EnvelopeServer } from '@mcp-envelope/core';
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import type { RecordedResponse, UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { RecordedResponse, UpstreamReplay } from '@mcp-envelope/testing';
 import { createSpServer, loadBuiltInCatalog } from '@mcp-envelope/sp-adapter';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';

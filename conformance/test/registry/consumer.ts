@@ -146,6 +146,8 @@ const CONSUMER_SOURCE = `import { MIGRATIONS, callWithEnvelope, validateEnvelope
 import type { ErrorEnvelope, MigrationEntry } from '@mcp-envelope/contract';
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeTool } from '@mcp-envelope/core';
+import { compileTool } from '@mcp-envelope/core/adapter';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
 import { AMAZON_REGIONS, LwaTokenClient } from '@mcp-envelope/amazon';
 import type { AmazonRegion } from '@mcp-envelope/amazon';
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
@@ -158,7 +160,8 @@ export function kindFor(envelope: ErrorEnvelope): string {
 }
 export const windows: readonly MigrationEntry[] = MIGRATIONS;
 export const valid: boolean = validateEnvelope({}).valid;
-export const api = { callWithEnvelope, createSpServer, createAdsServer, probeServer, createEnvelopeServer };
+export const api = { callWithEnvelope, createSpServer, createAdsServer, probeServer, createEnvelopeServer, compileTool };
+export const testing = { startUpstreamReplay };
 export const amazon = { LwaTokenClient, startAmazonReplay };
 export const naTokenUrl: string = AMAZON_REGIONS.na.lwaTokenUrl;
 export const home: AmazonRegion = 'na';

@@ -32,6 +32,7 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const PACKAGES = [
   ['contract', '@mcp-envelope/contract'],
   ['packages/core', '@mcp-envelope/core'],
+  ['packages/testing', '@mcp-envelope/testing'],
   ['packages/amazon', '@mcp-envelope/amazon'],
   ['packages/sp-adapter', '@mcp-envelope/sp-adapter'],
   ['packages/ads-adapter', '@mcp-envelope/ads-adapter'],
@@ -407,6 +408,7 @@ describe('three releases through a real registry', () => {
       '@mcp-envelope/ads-adapter',
       '@mcp-envelope/contract',
       '@mcp-envelope/amazon',
+      '@mcp-envelope/testing',
       '@mcp-envelope/conformance',
     ];
     await step(

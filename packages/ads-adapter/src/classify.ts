@@ -12,16 +12,20 @@
 import { deepFrozen } from '@mcp-envelope/contract';
 import type { EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
 import { classifyAmazonCredentialFailure } from '@mcp-envelope/amazon';
-import { classifyClientFailure, classifyUpstreamStatus, lowerCaseHeaders, requestPath } from '@mcp-envelope/core';
+import {
+  classifyClientFailure,
+  classifyUpstreamStatus,
+  lowerCaseHeaders,
+  requestPath,
+} from '@mcp-envelope/core/adapter';
 import type {
   ClassifiableFailure,
   ClassifiedError,
   ClassifyContext,
-  ClientFailureFamily,
   ResponseMeta,
-  UpstreamFamily,
   UpstreamHttpFailure,
 } from '@mcp-envelope/core';
+import type { ClientFailureFamily, UpstreamFamily } from '@mcp-envelope/core/adapter';
 
 import { parseAdsErrorBody } from './error-body.js';
 import type { AdsErrorBody } from './error-body.js';

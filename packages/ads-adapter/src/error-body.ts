@@ -20,8 +20,8 @@
  */
 import { isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
-import { capText, jsonTypeOf, lowerCaseHeaders, parseUpstreamBody } from '@mcp-envelope/core';
-import type { HeaderSource } from '@mcp-envelope/core';
+import { capText, jsonTypeOf, lowerCaseHeaders, parseUpstreamBody } from '@mcp-envelope/core/adapter';
+import type { HeaderSource } from '@mcp-envelope/core/adapter';
 
 import { redactAdsText } from './redaction.js';
 import { adsRequestId } from './response-meta.js';

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { ADS_MEDIA_TYPES } from './hint-tables.js';
-import { requestPath } from '@mcp-envelope/core';
+import { requestPath } from '@mcp-envelope/core/adapter';
 
 function matches(template: string, path: string): boolean {
   const templateParts = template.split('/');

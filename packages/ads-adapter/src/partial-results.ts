@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
-import type { HeaderSource } from '@mcp-envelope/core';
+import type { HeaderSource } from '@mcp-envelope/core/adapter';
 
 import { parseAdsErrorBody } from './error-body.js';
 

@@ -8,7 +8,7 @@
  */
 import { deepFrozen } from '@mcp-envelope/contract';
 import { amazonRedactorOptions } from '@mcp-envelope/amazon';
-import { createTextRedaction } from '@mcp-envelope/core';
+import { createTextRedaction } from '@mcp-envelope/core/adapter';
 
 /**
  * The patterns the Ads adapter hands to core; every match is replaced whole by `[REDACTED]`:

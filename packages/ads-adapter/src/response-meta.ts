@@ -6,8 +6,9 @@
  *
  * @packageDocumentation
  */
-import { headerValue } from '@mcp-envelope/core';
-import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
+import { headerValue } from '@mcp-envelope/core/adapter';
+import type { ResponseMeta } from '@mcp-envelope/core';
+import type { HeaderSource, RateLimitHeaderNames } from '@mcp-envelope/core/adapter';
 import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS, amazonResponseMeta } from '@mcp-envelope/amazon';
 
 import { ADS_RESPONSE_HEADERS } from './hint-tables.js';

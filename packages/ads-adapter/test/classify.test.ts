@@ -13,7 +13,7 @@ import { adsAdapter } from '../src/adapter.js';
 import { parseAdsErrorBody } from '../src/error-body.js';
 import { ADS_REGION_ALIASES } from '../src/hint-tables.js';
 import { expectedMediaType } from '../src/media-types.js';
-import { requestPath } from '@mcp-envelope/core';
+import { requestPath } from '@mcp-envelope/core/adapter';
 
 const NOW = new Date('2026-01-20T08:00:00Z');
 const HOST = 'https://advertising-api-eu.amazon.com';

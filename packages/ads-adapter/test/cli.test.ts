@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { envelopeOf, TEST_MODELS_DIR, testEnv } from './support/harness.js';
 import { startAmazonReplay, startSilentTokenEndpoint } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 // The bin as users run it: the built dist/cli.js (turbo builds before testing).
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));

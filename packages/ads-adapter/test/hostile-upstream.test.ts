@@ -5,7 +5,7 @@
  * trickle a body forever.
  */
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { envelopeOf, startHarness, testEnv } from './support/harness.js';

@@ -14,7 +14,7 @@ import type { Harness } from './support/harness.js';
 import { UPSTREAM_FIXTURES } from './support/fixtures.js';
 import type { UpstreamFixture } from './support/fixtures.js';
 import { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 /**
  * The release the recorded cases describe: the one that opens the Ads v2 windows (their v2 form

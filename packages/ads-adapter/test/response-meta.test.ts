@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lowerCaseHeaders } from '@mcp-envelope/core';
+import { lowerCaseHeaders } from '@mcp-envelope/core/adapter';
 
 import { adsRequestId, isThrottledResponse, parseAdsResponseMeta } from '../src/response-meta.js';
 

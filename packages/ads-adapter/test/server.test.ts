@@ -21,7 +21,7 @@ import {
 import type { Harness } from './support/harness.js';
 import { createAdsServer } from '../src/server/create-server.js';
 import { REPLAY_ACCESS_TOKEN, startAmazonReplay, startSilentTokenEndpoint } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 let replay: UpstreamReplay;
 const open: Harness[] = [];

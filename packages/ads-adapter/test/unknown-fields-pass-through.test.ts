@@ -5,7 +5,7 @@
  * records the request it got.
  */
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { startHarness, TEST_MODELS_DIR, testEnv } from './support/harness.js';

@@ -3,8 +3,9 @@
  *
  * @packageDocumentation
  */
-import { responseMetaFromHeaders } from '@mcp-envelope/core';
-import type { HeaderSource, RateLimitHeaderNames, ResponseMeta } from '@mcp-envelope/core';
+import { responseMetaFromHeaders } from '@mcp-envelope/core/adapter';
+import type { ResponseMeta } from '@mcp-envelope/core';
+import type { HeaderSource, RateLimitHeaderNames } from '@mcp-envelope/core/adapter';
 import type { RateLimitMeta } from '@mcp-envelope/contract';
 
 /**

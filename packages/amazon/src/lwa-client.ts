@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
-import { capText, displayLocation, locationUrl, retryAfterSeconds } from '@mcp-envelope/core';
+import { capText, displayLocation, locationUrl, retryAfterSeconds } from '@mcp-envelope/core/adapter';
 import type { ClassifiedError, CredentialFailure, Redactor } from '@mcp-envelope/core';
 
 import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from './headers.js';

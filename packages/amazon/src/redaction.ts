@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { deepFrozen } from '@mcp-envelope/contract';
-import { createRedactor } from '@mcp-envelope/core';
+import { createRedactor } from '@mcp-envelope/core/adapter';
 import type { Redactor, RedactorOptions } from '@mcp-envelope/core';
 
 /**

@@ -8,8 +8,8 @@
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { startUpstreamReplay } from '@mcp-envelope/core/testing';
-import type { UpstreamReplay, UpstreamReplayOptions } from '@mcp-envelope/core/testing';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
+import type { UpstreamReplay, UpstreamReplayOptions } from '@mcp-envelope/testing';
 
 /** The access token the replay's token endpoint hands out (an LWA access token's shape). */
 export const REPLAY_ACCESS_TOKEN = 'Atza|replay-access-token-0001';

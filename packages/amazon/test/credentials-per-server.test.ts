@@ -1,6 +1,6 @@
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeAdapter, EnvelopeServer, Redactor } from '@mcp-envelope/core';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { createRedactor } from '@mcp-envelope/core';
+import { createRedactor } from '@mcp-envelope/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 import { amazonRedactorOptions, createAmazonRedactor } from '../src/index.js';

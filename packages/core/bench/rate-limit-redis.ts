@@ -3,10 +3,10 @@
  * the same run on the same server: a take is one script call, so it should cost about one round
  * trip (a `PING`) plus the script's own work. Starts its own `redis-server`.
  */
+import { startRedisServer } from '@mcp-envelope/testing';
 import { Redis } from 'ioredis';
 
 import { createRedisRateLimitStore } from '../dist/rate-limit/redis-store.js';
-import { startRedisServer } from '../dist/testing/redis-server.js';
 
 /** What {@link measureRedisLimiter} measured, in microseconds. */
 export interface RedisLimiterFigures {

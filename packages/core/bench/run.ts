@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-import { compileTool } from '../dist/index.js';
+import { compileTool } from '../dist/adapter-entry.js';
 import { htmlSummary } from '../dist/upstream-body/index.js';
 import type { EnvelopeServer, EnvelopeTool } from '../dist/index.js';
 import { bareServer, benchServer, connectInMemory } from './bench-server.js';

@@ -105,7 +105,7 @@ export interface TriggeredPatterns {
   readonly patterns: readonly RegExp[];
 }
 
-/** What an adapter adds to core's default rules; see {@link createRedactor}. */
+/** What an adapter adds to core's default rules; see `createRedactor` of `@mcp-envelope/core/adapter`. */
 export interface RedactorOptions {
   /**
    * Patterns whose matches are replaced by `REDACTED` (a missing `g` flag is added). A

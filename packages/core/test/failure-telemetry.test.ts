@@ -5,12 +5,12 @@
  * then fail.
  */
 import { validateEnvelope } from '@mcp-envelope/contract';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { EnvelopeError, toolResult } from '../src/index.js';
 import type { EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '../src/index.js';
-import { startUpstreamReplay } from '../src/testing/index.js';
-import type { UpstreamReplay } from '../src/testing/index.js';
 import { captureLog } from './fixtures/log-capture.js';
 import { useTestSession } from './fixtures/session.js';
 import { RELAYED_ENVELOPE } from './fixtures/test-server.js';

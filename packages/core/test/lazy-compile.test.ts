@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { compileTool, createEnvelopeServer } from '../src/index.js';
+import { createEnvelopeServer } from '../src/index.js';
+import { compileTool } from '../src/adapter-entry.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { captureLog } from './fixtures/log-capture.js';
 import { testAdapter } from './fixtures/test-adapter.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compileTool } from '../src/index.js';
+import { compileTool } from '../src/adapter-entry.js';
 import { convertOperations } from '../src/openapi/index.js';
 
 const OPTIONS = { normalizationEnabled: true, strictUnknownFields: false } as const;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { createEnvelopeServer, createRedactor, EnvelopeError } from '../src/index.js';
+import { createEnvelopeServer, EnvelopeError } from '../src/index.js';
+import { createRedactor } from '../src/adapter-entry.js';
 import type { EnvelopeServer } from '../src/index.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';

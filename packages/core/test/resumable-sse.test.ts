@@ -3,9 +3,9 @@
  * an event id, a tool may close its stream mid-call, and a client that reconnects with
  * `Last-Event-ID` gets the result it missed, from the event store.
  */
+import { officialSuiteTools } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { officialSuiteTools } from '../src/testing/index.js';
 import type { StreamableHttpHandle } from '../src/index.js';
 import { createTestServer } from './fixtures/test-server.js';
 

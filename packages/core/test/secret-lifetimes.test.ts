@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { createRedactor } from '../src/index.js';
+import { createRedactor } from '../src/adapter-entry.js';
 import { MAX_SHORT_LIVED_SECRETS, SHORT_LIVED_MARGIN_MS } from '../src/redact.js';
 
 afterEach(() => {

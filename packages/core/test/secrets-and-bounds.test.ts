@@ -6,7 +6,8 @@ import {
   MAX_SUMMARY_LENGTH,
   MAX_TOOL_LENGTH,
 } from '../src/envelope-builder.js';
-import { createEnvelopeServer, createRedactor } from '../src/index.js';
+import { createEnvelopeServer } from '../src/index.js';
+import { createRedactor } from '../src/adapter-entry.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { MAX_SESSION_STATES, SessionStates } from '../src/index.js';
+import { MAX_SESSION_STATES, SessionStates } from '../src/adapter-entry.js';
 import type { ToolHandlerContext } from '../src/index.js';
 
 /** Only `request.sessionId` and `request.http.req` are read by SessionStates. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { createRedactor, createTextRedaction } from '../src/index.js';
+import { createRedactor, createTextRedaction } from '../src/adapter-entry.js';
 
 describe('createTextRedaction', () => {
   it('applies the defaults and the adapter patterns like a redactor', () => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 import { carriedEnvelope } from '../src/classify.js';
 import { boundEnvelope } from '../src/envelope-builder.js';
-import { createRedactor, EnvelopeError, UpstreamClientError, UpstreamHttpError } from '../src/index.js';
+import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from '../src/index.js';
+import { createRedactor } from '../src/adapter-entry.js';
 import { embedSchema, widenOutputSchema } from '../src/output-schema.js';
 
 const BASE = {

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { startUpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UpstreamClientError, UpstreamHttpError, upstreamFetch } from '../src/index.js';
@@ -9,7 +10,6 @@ import { connectInMemory } from './fixtures/connect.js';
 import type { Connected } from './fixtures/connect.js';
 import { createTestServer } from './fixtures/test-server.js';
 import { startReplay } from './fixtures/upstream-replay.js';
-import { startUpstreamReplay } from '../src/testing/index.js';
 import type { Replay } from './fixtures/upstream-replay.js';
 
 let replay: Replay;

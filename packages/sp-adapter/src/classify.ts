@@ -14,17 +14,15 @@ import { STATUS_CODES } from 'node:http';
 import { classifyAmazonCredentialFailure, classifyLwaError, LwaError } from '@mcp-envelope/amazon';
 import { isRecord } from '@mcp-envelope/contract';
 import type { ErrorKind } from '@mcp-envelope/contract';
-import { capText, classifyClientFailure, classifyUpstreamStatus, requestPath } from '@mcp-envelope/core';
+import { capText, classifyClientFailure, classifyUpstreamStatus, requestPath } from '@mcp-envelope/core/adapter';
 import type {
   ClassifiableFailure,
   ClassifiedError,
   ClassifyContext,
-  ClientFailureFamily,
   FailedRequest,
-  NonHttpFailure,
   UpstreamHttpFailure,
-  UpstreamFamily,
 } from '@mcp-envelope/core';
+import type { ClientFailureFamily, NonHttpFailure, UpstreamFamily } from '@mcp-envelope/core/adapter';
 
 import { parseSpErrorBody } from './error-body.js';
 import type { SpErrorBody } from './error-body.js';

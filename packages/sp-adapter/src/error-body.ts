@@ -18,7 +18,7 @@
  */
 import { isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
-import { capText, parseUpstreamBody } from '@mcp-envelope/core';
+import { capText, parseUpstreamBody } from '@mcp-envelope/core/adapter';
 
 import { redactSpText } from './redaction.js';
 

@@ -7,7 +7,8 @@
  */
 import { EnvelopeError, UpstreamHttpError } from '@mcp-envelope/core';
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
-import type { EnvelopeTool, SessionStates } from '@mcp-envelope/core';
+import type { EnvelopeTool } from '@mcp-envelope/core';
+import type { SessionStates } from '@mcp-envelope/core/adapter';
 
 import type { SpIdentity, SpIdentitySource } from './identities.js';
 import { parseSpRegion, SP_REGION_CODES } from './regions.js';

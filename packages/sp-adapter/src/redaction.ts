@@ -10,7 +10,7 @@
  */
 import { deepFrozen } from '@mcp-envelope/contract';
 import { amazonRedactorOptions } from '@mcp-envelope/amazon';
-import { createTextRedaction } from '@mcp-envelope/core';
+import { createTextRedaction } from '@mcp-envelope/core/adapter';
 
 /**
  * Patterns whose whole match is replaced by `[REDACTED]` (handed to core as the adapter's

@@ -16,19 +16,11 @@ import {
   LwaTokenClients,
   lwaSettingsFromEnv,
 } from '@mcp-envelope/amazon';
-import {
-  compileTool,
-  createEnvelopeServer,
-  createPipelineCaches,
-  EnvelopeError,
-  readSuccessBody,
-  SessionStates,
-  UpstreamHttpError,
-} from '@mcp-envelope/core';
+import { createEnvelopeServer, EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { compileTool, createPipelineCaches, SessionStates } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
-import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/core/testing';
+import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
 import type {
-  CompiledTool,
   EnvelopeServer,
   EnvelopeServerOptions,
   EnvelopeTool,
@@ -36,6 +28,7 @@ import type {
   ToolHandlerContext,
 } from '@mcp-envelope/core';
 import { isRecord } from '@mcp-envelope/contract';
+import type { CompiledTool } from '@mcp-envelope/core/adapter';
 
 import { createSpAdapter } from './adapter.js';
 import { SP_REDACTION_PATTERNS } from './redaction.js';
@@ -99,7 +92,7 @@ export interface SpServerOptions {
    * (see `identitySourceFromEnv`), else none: every call uses the `LWA_*` credentials.
    */
   readonly identities?: SpIdentitySource | undefined;
-  /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/core/testing`). */
+  /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/testing`). */
   readonly conformanceFixtures?: boolean | undefined;
 }
 

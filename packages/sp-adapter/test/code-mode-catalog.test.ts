@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';

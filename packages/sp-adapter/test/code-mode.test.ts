@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 
 import { validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import type { StreamableHttpHandle } from '@mcp-envelope/core';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -1,4 +1,4 @@
-import { compileTool } from '@mcp-envelope/core';
+import { compileTool } from '@mcp-envelope/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 import { SP_HINT_TABLES } from '../src/index.js';

@@ -6,7 +6,7 @@
 import { createGzip } from 'node:zlib';
 
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { connect, envelopeOf, lwaEnv } from './helpers/sp-client.js';

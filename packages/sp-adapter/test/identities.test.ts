@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSpServer, loadBuiltInCatalog } from '../src/index.js';
 import { IDENTITY_SERVICE_CLIENT_FAILURES, OPENBRIDGE_HINTS } from '../src/classify.js';
 import { parseIdentitiesFile, SpIdentityError } from '../src/identities.js';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 import { connect, envelopeOf, envelopeV2Of, READS_V1_AND_V2, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadBuiltInCatalog, loadSpModels } from '../src/index.js';
 import { loadSpModel } from '../src/models.js';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 import { connect, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import { startRedisServer } from '@mcp-envelope/core/testing';
-import type { RedisServer, ReplayRoute, UpstreamReplay } from '@mcp-envelope/core/testing';
+import { startRedisServer } from '@mcp-envelope/testing';
+import type { RedisServer, ReplayRoute, UpstreamReplay } from '@mcp-envelope/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

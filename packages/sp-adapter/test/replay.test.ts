@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UPSTREAM_FIXTURES } from './fixtures/upstream-fixtures.js';
 import type { UpstreamFixture } from './fixtures/upstream-fixtures.js';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 import { connect, lwaEnv, READS_V1_AND_V2, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';

@@ -1,4 +1,4 @@
-import { compileTool } from '@mcp-envelope/core';
+import { compileTool } from '@mcp-envelope/core/adapter';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 

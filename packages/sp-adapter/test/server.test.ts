@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSpServer, loadBuiltInCatalog } from '../src/index.js';
 import { SpSettingsError, spSettingsFromEnv } from '../src/server.js';
 import { REPLAY_ACCESS_TOKEN } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 import { connect, envelopeOf, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';

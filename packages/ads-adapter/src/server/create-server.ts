@@ -8,9 +8,10 @@
 import { readFileSync } from 'node:fs';
 
 import { createAmazonRedactor, LwaTokenClients } from '@mcp-envelope/amazon';
-import { createEnvelopeServer, SessionStates } from '@mcp-envelope/core';
+import { createEnvelopeServer } from '@mcp-envelope/core';
+import { SessionStates } from '@mcp-envelope/core/adapter';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
-import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/core/testing';
+import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
 
 import { adsAdapter } from '../adapter.js';
 import { ADS_REDACTIONS } from '../redaction.js';
@@ -42,7 +43,7 @@ export interface AdsServerOptions {
   readonly logger?: EnvelopeLogger;
   /** Passed to `createEnvelopeServer` (switch overrides, unknown-tool mode, page size, clock). */
   readonly envelope?: Omit<EnvelopeServerOptions, 'env' | 'logger'>;
-  /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/core/testing`). */
+  /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/testing`). */
   readonly conformanceFixtures?: boolean;
 }
 

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type { LwaTokenClient, LwaTokenClients } from '@mcp-envelope/amazon';
-import type { SessionStates } from '@mcp-envelope/core';
+import type { SessionStates } from '@mcp-envelope/core/adapter';
 
 import { ADS_REGIONS } from '../hint-tables.js';
 import type { AdsServerSettings, SelectableAdsRegion } from './settings.js';

@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
-import { EnvelopeError, headerRecord, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { headerRecord } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest } from '@mcp-envelope/core/openapi';
 import { LwaError } from '@mcp-envelope/amazon';
 import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';

@@ -12,7 +12,7 @@ import { createEnvelopeLogger } from '@mcp-envelope/core';
 
 import { createAdsServer } from '../../src/server/create-server.js';
 import type { AdsServer, AdsServerOptions } from '../../src/server/create-server.js';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 /** The folder of test OpenAPI descriptions. */
 export const TEST_MODELS_DIR = fileURLToPath(new URL('../fixtures/models/', import.meta.url));

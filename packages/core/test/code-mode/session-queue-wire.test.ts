@@ -5,6 +5,8 @@
  * on the queue alone; the one time bound is generous.
  */
 import { validateEnvelope } from '@mcp-envelope/contract';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,8 +16,6 @@ import type { EnvelopeServerOptions, EnvelopeTool, StreamableHttpHandle } from '
 import { createMemoryRateLimitStore } from '../../src/rate-limit/memory-store.js';
 import { rateLimitKey } from '../../src/rate-limit/step.js';
 import type { RateLimitStore } from '../../src/rate-limit/store.js';
-import { startUpstreamReplay } from '../../src/testing/index.js';
-import type { UpstreamReplay } from '../../src/testing/index.js';
 import { captureLog } from '../fixtures/log-capture.js';
 import { testAdapter } from '../fixtures/test-adapter.js';
 

@@ -4,6 +4,8 @@
  * refusal is exact.
  */
 import { ENVELOPE_EXTENSION_ID, validateEnvelope } from '@mcp-envelope/contract';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer, readSuccessBody } from '../../src/index.js';
@@ -12,8 +14,6 @@ import { createMemoryRateLimitStore } from '../../src/rate-limit/memory-store.js
 import type { MemoryRateLimitStore } from '../../src/rate-limit/memory-store.js';
 import { rateLimitKey } from '../../src/rate-limit/step.js';
 import type { RateLimitPlan, RateLimitStore } from '../../src/rate-limit/store.js';
-import { startUpstreamReplay } from '../../src/testing/index.js';
-import type { UpstreamReplay } from '../../src/testing/index.js';
 import { connectInMemory } from '../fixtures/connect.js';
 import type { Connected } from '../fixtures/connect.js';
 import { captureLog } from '../fixtures/log-capture.js';

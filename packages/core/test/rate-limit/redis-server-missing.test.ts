@@ -1,7 +1,7 @@
 // A machine without redis-server is told what to install, not shown a bare `spawn ENOENT`.
 import { describe, expect, it } from 'vitest';
 
-import { startRedisServer } from '../../src/testing/redis-server.js';
+import { startRedisServer } from '@mcp-envelope/testing';
 
 describe('startRedisServer without the executable', () => {
   it('rejects with an error naming the command and how to install it', async () => {

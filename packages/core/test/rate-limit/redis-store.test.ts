@@ -1,11 +1,11 @@
+import { startRedisServer } from '@mcp-envelope/testing';
+import type { RedisServer } from '@mcp-envelope/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createRedisRateLimitStore, REDIS_RATE_LIMIT_KEY_PREFIX } from '../../src/rate-limit/redis-store.js';
 import type { EnvelopeLogger } from '../../src/logger.js';
 import type { RateLimitStore } from '../../src/rate-limit/store.js';
-import { startRedisServer } from '../../src/testing/redis-server.js';
-import type { RedisServer } from '../../src/testing/redis-server.js';
 
 interface LogLine {
   readonly level: 'error' | 'warn';

@@ -5,13 +5,13 @@
  * reach a log line or `get_envelope_contract`. A real redis-server on 127.0.0.1 requires the
  * password, so the store only works when the client really read it from the query.
  */
+import { startRedisServer } from '@mcp-envelope/testing';
+import type { RedisServer } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer } from '../../src/index.js';
 import { withoutPassword } from '../../src/rate-limit/redis-url.js';
 import { storeDescription } from '../../src/rate-limit/settings.js';
-import { startRedisServer } from '../../src/testing/redis-server.js';
-import type { RedisServer } from '../../src/testing/redis-server.js';
 import { connectInMemory } from '../fixtures/connect.js';
 import { captureLog } from '../fixtures/log-capture.js';
 import { testAdapter } from '../fixtures/test-adapter.js';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { classifyClientFailure, readSuccessBody, requestPath, responseMetaFromHeaders } from '../../src/index.js';
+import { readSuccessBody } from '../../src/index.js';
+import { classifyClientFailure, requestPath, responseMetaFromHeaders } from '../../src/adapter-entry.js';
 import { networkErrorCode, requestHost } from '../../src/upstream-body/index.js';
-import type { ClientFailureFamily } from '../../src/index.js';
+import type { ClientFailureFamily } from '../../src/adapter-entry.js';
 
 const FAMILY: ClientFailureFamily = {
   upstream: 'example-api',

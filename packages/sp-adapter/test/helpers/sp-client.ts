@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { createSpServer, loadBuiltInCatalog } from '../../src/index.js';
 import type { SpModel, SpServer, SpServerOptions } from '../../src/index.js';
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-import type { UpstreamReplay } from '@mcp-envelope/core/testing';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 /** A connected client and its server. */
 export interface Connected {

@@ -66,6 +66,7 @@ export interface ReplayRoute {
   readonly path: string;
   /** Query parameters the request must carry with exactly these values; others are ignored. */
   readonly query?: Readonly<Record<string, string>>;
+  /** What a matching request is answered with (within the usage plan, when there is one). */
   readonly response: RecordedResponse;
   /** Enforce this usage plan on the route's requests; absent: every request gets `response`. */
   readonly usagePlan?: ReplayUsagePlan;
@@ -84,10 +85,13 @@ export interface ReplayRequest {
   readonly path: string;
   /** The raw query string without `?` (`''` when none). */
   readonly rawQuery: string;
+  /** The query parameters, decoded. */
   readonly query: URLSearchParams;
+  /** The request headers as Node.js received them (lower-case names). */
   readonly headers: IncomingHttpHeaders;
   /** The request body as UTF-8 text. */
   readonly body: string;
+  /** Which rule answered it: the token path, a route, a route's throttled answer, the queue, the standing response, or none. */
   readonly answeredBy: ReplayAnswerSource;
 }
 

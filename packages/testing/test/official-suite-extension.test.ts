@@ -4,14 +4,13 @@
  * the prompt asks for context first and the client's answer shapes it; the resource listings are
  * empty, a read is refused with -32602, and every listing carries the caching hints the SDK adds.
  */
+import { createEnvelopeServer } from '@mcp-envelope/core';
+import type { StreamableHttpHandle } from '@mcp-envelope/core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createEnvelopeServer } from '../../src/index.js';
-import type { StreamableHttpHandle } from '../../src/index.js';
-import { officialSuiteServerExtension } from '../../src/testing/index.js';
-import { captureLog } from '../fixtures/log-capture.js';
-import { testAdapter } from '../fixtures/test-adapter.js';
+import { officialSuiteServerExtension } from '../src/index.js';
+import { captureLog, fixtureAdapter } from './support/server.js';
 
 let handle: StreamableHttpHandle;
 let client: Client;
@@ -20,7 +19,7 @@ const contexts: string[] = [];
 beforeAll(async () => {
   const server = createEnvelopeServer({
     info: { name: 'suite-extension', version: '0.0.1' },
-    adapter: testAdapter,
+    adapter: fixtureAdapter,
     tools: [],
     options: { env: {}, logger: captureLog().logger, extendSdkServer: officialSuiteServerExtension },
   });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { DEFAULT_REPLAY_ACCESS_TOKEN, routeMatches, startUpstreamReplay } from '../../src/testing/upstream-replay.js';
-import type { UpstreamReplay } from '../../src/testing/index.js';
+import { DEFAULT_REPLAY_ACCESS_TOKEN, routeMatches, startUpstreamReplay } from '../src/upstream-replay.js';
+import type { UpstreamReplay } from '../src/index.js';
 
 const open: UpstreamReplay[] = [];
 

@@ -9,10 +9,10 @@
  *
  * @packageDocumentation
  */
+import { toolResult } from '@mcp-envelope/core';
+import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
 
-import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
-import { toolResult } from '../tool-result.js';
 import { INPUT_REQUIRED_TOOL_NAMES, inputRequiredTools } from './input-required-tools.js';
 
 /** The names of {@link officialSuiteTools}, in listing order. */

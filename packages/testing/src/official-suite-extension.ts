@@ -7,10 +7,9 @@
  *
  * @packageDocumentation
  */
+import type { SdkServer } from '@mcp-envelope/core';
 import { acceptedContent, inputRequired, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { GetPromptResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
-
-import type { SdkServer } from '../server.js';
 
 /** The name of the one fixture prompt. */
 export const OFFICIAL_SUITE_PROMPT_NAME = 'test_input_required_result_prompt';

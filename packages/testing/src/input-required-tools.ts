@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+import { inputRequiredResult, toolResult } from '@mcp-envelope/core';
+import type { EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 import {
   acceptedContent,
   CLIENT_CAPABILITIES_META_KEY,
@@ -13,9 +15,6 @@ import {
   inputResponse,
 } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequest, InputRequiredResult } from '@modelcontextprotocol/server';
-
-import type { EnvelopeTool, ToolHandlerContext } from '../server.js';
-import { inputRequiredResult, toolResult } from '../tool-result.js';
 
 /** The names of {@link inputRequiredTools}, in listing order. */
 export const INPUT_REQUIRED_TOOL_NAMES = [

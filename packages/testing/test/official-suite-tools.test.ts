@@ -1,13 +1,12 @@
+import { createEnvelopeServer } from '@mcp-envelope/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult, ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createEnvelopeServer } from '../../src/index.js';
-import { OFFICIAL_SUITE_TOOL_NAMES, officialSuiteTools } from '../../src/testing/official-suite-tools.js';
-import { captureLog } from '../fixtures/log-capture.js';
-import { testAdapter } from '../fixtures/test-adapter.js';
+import { OFFICIAL_SUITE_TOOL_NAMES, officialSuiteTools } from '../src/official-suite-tools.js';
+import { captureLog, fixtureAdapter } from './support/server.js';
 
 let client: Client;
 const log = captureLog();
@@ -16,7 +15,7 @@ const elicitations: ElicitRequest[] = [];
 beforeAll(async () => {
   const server = createEnvelopeServer({
     info: { name: 'suite-tools', version: '1.0.0' },
-    adapter: testAdapter,
+    adapter: fixtureAdapter,
     tools: officialSuiteTools(),
     options: { logger: log.logger, env: {} },
   });

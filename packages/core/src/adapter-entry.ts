@@ -1,0 +1,78 @@
+/**
+ * `@mcp-envelope/core/adapter`: what an adapter author uses to build a rich adapter for
+ * `@mcp-envelope/core`: the argument pipeline its tools are compiled with, the header rules and
+ * upstream-body helpers its classification is made of, the redactor, the per-session state table,
+ * and the settings error the limiter throws. A server author who only writes tools and a small
+ * adapter needs none of it; the types the adapter seam itself is made of are on
+ * `@mcp-envelope/core`.
+ *
+ * @packageDocumentation
+ */
+
+// The argument pipeline an adapter compiles its tools with.
+export { compileTool, createPipelineCaches, jsonTypeOf } from './arguments/index.js';
+export type {
+  ArgumentCheck,
+  ArgumentPipelineOptions,
+  CompiledTool,
+  JsonSchemaObject,
+  PipelineCaches,
+} from './arguments/index.js';
+// the parts of PipelineCaches, named so that their type can be written
+export type { DefinitionVerdict, DefinitionVerdicts } from './arguments/types.js';
+export type { SchemaCompiler } from './arguments/schema-validation.js';
+export type { AdapterHintTables } from './hint-tables.js';
+
+// Header rules: case-insensitive lookup, rate-limit telemetry, Retry-After.
+export { headerRecord } from './upstream.js';
+export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';
+export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
+// The adapter seam the helpers take and return (also on `@mcp-envelope/core`, for adapters that need none of them).
+export type {
+  BodyCoercionFailure,
+  ClassifiableFailure,
+  ClassifiedError,
+  ClassifyContext,
+  CredentialFailure,
+  EnvelopeAdapter,
+  FailedRequest,
+  HeaderRecord,
+  NetworkFailure,
+  RedirectFailure,
+  ResponseMeta,
+  ResponseTooLargeFailure,
+  TimeoutFailure,
+  UpstreamHttpFailure,
+} from './adapter.js';
+export type { ToolHandlerContext } from './server.js';
+export type { UpstreamFetchInit } from './upstream.js';
+export type { RateLimitPlan, RateLimitStore, RateLimitTake } from './rate-limit/store.js';
+
+// Upstream bodies and the classification of an upstream status or a client-side failure.
+export {
+  capText,
+  classifyClientFailure,
+  classifyUpstreamStatus,
+  displayLocation,
+  locationUrl,
+  parseUpstreamBody,
+  requestPath,
+} from './upstream-body/index.js';
+export type {
+  ClientFailureFamily,
+  NonHttpFailure,
+  ParsedUpstreamBody,
+  StatusClassification,
+  UpstreamFamily,
+} from './upstream-body/index.js';
+
+// Secrets: a server's redactor, and text redaction for what it logs.
+export { createRedactor, createTextRedaction } from './redact.js';
+export type { Redactor, RedactorOptions, SecretLifetime, TriggeredPatterns } from './redact.js';
+
+// What one MCP session of a server chose, kept for that session only.
+export { MAX_SESSION_STATES, SessionStates } from './session-states.js';
+
+// The error the limiter's settings throw when a plan or an option is out of range.
+export { RateLimitSettingsError } from './rate-limit/settings.js';
+export type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
