@@ -47,7 +47,12 @@ function sessionClosed(): { report: (sessionId: string) => void; next: Promise<s
   const next = new Promise<string>((resolve) => {
     told.report = resolve;
   });
-  return { report: (sessionId) => told.report(sessionId), next };
+  return {
+    report: (sessionId) => {
+      told.report(sessionId);
+    },
+    next,
+  };
 }
 
 async function serve(options: StreamableHttpOptions): Promise<StreamableHttpHandle> {

@@ -1,4 +1,6 @@
 import { once } from 'node:events';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -29,9 +31,9 @@ function startSignal(): { call: InnerCall; reached: Promise<void> } {
 }
 
 // Every worker the runner starts, so that a test can wait for one to exit (and its stderr to arrive).
-const created = vi.hoisted(() => ({ workers: [] as import('node:worker_threads').Worker[] }));
+const created = vi.hoisted(() => ({ workers: [] as Worker[] }));
 vi.mock('node:worker_threads', async (importOriginal) => {
-  const original = await importOriginal<typeof import('node:worker_threads')>();
+  const original = await importOriginal<typeof WorkerThreads>();
   class RecordedWorker extends original.Worker {
     constructor(...args: ConstructorParameters<typeof original.Worker>) {
       super(...args);

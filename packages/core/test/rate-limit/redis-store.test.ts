@@ -228,7 +228,7 @@ describe('Redis rate-limit store when Redis goes away', () => {
   });
 
   it('rejects within a second when nothing listens at the URL', async () => {
-    const { lines, logger, until } = capturingLogger();
+    const { lines, logger } = capturingLogger();
     const nowhere = createRedisRateLimitStore('redis://:hunter2@127.0.0.1:1/0', { logger });
     try {
       expect(nowhere.description).toBe('redis://:***@127.0.0.1:1/0');
