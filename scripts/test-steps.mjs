@@ -96,8 +96,8 @@ function printSummary(rows, seconds) {
   const passed = rows.filter((row) => row.outcome === 'passed').length;
   const failed = rows.filter((row) => row.outcome.startsWith('FAILED')).length;
   const skipped = rows.length - passed - failed;
+  console.log(`npm test took ${seconds.toFixed(0)} s (after the build, two lanes side by side)`);
   console.log(`steps: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
-  console.log(`npm test took ${seconds.toFixed(0)} s (the lanes ran side by side)`);
   return failed + skipped === 0;
 }
 
