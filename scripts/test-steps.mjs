@@ -48,12 +48,14 @@ function runStep(name, prefix) {
     const child = spawn('pnpm', ['run', '-s', name], { stdio: ['ignore', 'pipe', 'pipe'] });
     relayLines(child.stdout, process.stdout, prefix);
     relayLines(child.stderr, process.stderr, prefix);
+    const state = { failedToStart: false };
     child.on('error', (error) => {
+      state.failedToStart = true;
       console.error(`npm test: could not start pnpm for ${name}: ${error.message}`);
     });
     child.on('close', (code, signal) => {
       const seconds = (performance.now() - started) / 1000;
-      const status = code ?? 1;
+      const status = state.failedToStart ? 1 : (code ?? 1);
       const how = signal === null ? `exit ${status}` : `killed by ${signal}`;
       resolve({ status, how, seconds });
     });
