@@ -327,7 +327,7 @@ describe('the access token is fetched while the client reads the tool list', () 
     });
     vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
       const answer = realFetch(input, init);
-      if (String(input) === replay.tokenUrl) token.answered(answer);
+      if ((input instanceof Request ? input.url : input.toString()) === replay.tokenUrl) token.answered(answer);
       return answer;
     });
     try {

@@ -200,7 +200,7 @@ function watchTokenRequests(tokenUrl: string): { sent: () => number; answered: (
   const answers: Promise<unknown>[] = [];
   const { changed, until } = createChanges();
   vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    if (String(input) !== tokenUrl) return realFetch(input, init);
+    if ((input instanceof Request ? input.url : input.toString()) !== tokenUrl) return realFetch(input, init);
     const answer = realFetch(input, init).then(
       async (response) =>
         new Response(await response.arrayBuffer(), { status: response.status, headers: response.headers }),
