@@ -1,50 +1,94 @@
-// The steps of `npm test`, run one after another with a summary at the end that names every step
-// and how it ended: passed, failed, or not run and why. A chain of `&&` stopped at the first red
-// step and hid the steps after it; here a failed step stops only what cannot run without it (the
-// build), so one red run shows everything that is red. Exits 1 when any step failed.
-import { spawnSync } from 'node:child_process';
+// The steps of `npm test`, with a summary at the end that names every step and how it ended:
+// passed, failed, or not run and why. A chain of `&&` stopped at the first red step and hid the
+// steps after it; here a failed step stops only what cannot run without it (the build), so one red
+// run shows everything that is red. Exits 1 when any step failed.
+//
+// After the build, the steps run in two lanes side by side: the package suites and checks in one,
+// the release rehearsal and the official MCP suite in the other. Those two spend most of their time
+// waiting on child processes and the loopback registry, so on a two-core machine they fit beside
+// the suites instead of after them. Each line a step prints is prefixed with the step's name.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 
-/** The workspace scripts `npm test` runs, in order. `needed` steps stop the run when they fail. */
-const STEPS = [
-  { name: 'build', needed: true },
-  { name: 'lint' },
-  { name: 'typecheck' },
-  { name: 'test:all' },
-  { name: 'conformance' },
-  { name: 'conformance:mcp' },
-  { name: 'release:check' },
-  { name: 'test:registry' },
+/** The build: every other step reads its output, so a failed build stops the rest. */
+const BUILD = 'build';
+
+/** The workspace scripts `npm test` runs after the build: each lane in order, the lanes at once. */
+const LANES = [
+  ['lint', 'typecheck', 'test:all', 'conformance', 'release:check'],
+  ['conformance:mcp', 'test:registry'],
 ];
 
-/** Runs one workspace script with the terminal attached: its exit status, how it ended, and its seconds. */
-function runStep(name) {
+/** The order of the summary, which is also the order the steps ran in when they ran one by one. */
+const SUMMARY_ORDER = [
+  BUILD,
+  'lint',
+  'typecheck',
+  'test:all',
+  'conformance',
+  'conformance:mcp',
+  'release:check',
+  'test:registry',
+];
+
+/** Copies each line of a child's stream to ours, prefixed so that two lanes' lines stay apart. */
+function relayLines(stream, target, prefix) {
+  createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+    target.write(`${prefix}${line}\n`);
+  });
+}
+
+/**
+ * Runs one workspace script, its output prefixed with its name: resolves to its exit status, how it
+ * ended, and its seconds. Never rejects: a pnpm that cannot start is a failed step.
+ */
+function runStep(name, prefix) {
   const started = performance.now();
-  const result = spawnSync('pnpm', ['run', '-s', name], { stdio: 'inherit' });
-  const seconds = (performance.now() - started) / 1000;
-  if (result.error !== undefined) console.error(`npm test: could not start pnpm for ${name}: ${result.error.message}`);
-  const status = result.error === undefined ? (result.status ?? 1) : 1;
-  const how = result.signal === null ? `exit ${status}` : `killed by ${result.signal}`;
-  return { status, how, seconds };
+  return new Promise((resolve) => {
+    const child = spawn('pnpm', ['run', '-s', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    relayLines(child.stdout, process.stdout, prefix);
+    relayLines(child.stderr, process.stderr, prefix);
+    const state = { failedToStart: false };
+    child.on('error', (error) => {
+      state.failedToStart = true;
+      console.error(`npm test: could not start pnpm for ${name}: ${error.message}`);
+    });
+    child.on('close', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      const status = state.failedToStart ? 1 : (code ?? 1);
+      const how = signal === null ? `exit ${status}` : `killed by ${signal}`;
+      resolve({ status, how, seconds });
+    });
+  });
 }
 
-/** Runs every step; a failed needed step marks the rest not run. */
-function runAll() {
-  const rows = [];
-  let stoppedBy;
-  for (const [index, step] of STEPS.entries()) {
-    if (stoppedBy !== undefined) {
-      rows.push({ name: step.name, outcome: `not run (${stoppedBy} failed)` });
-      continue;
-    }
-    console.log(`\n=== npm test: step ${index + 1} of ${STEPS.length}: ${step.name} ===`);
-    const { status, how, seconds } = runStep(step.name);
-    rows.push({ name: step.name, outcome: status === 0 ? 'passed' : `FAILED (${how})`, seconds });
-    if (status !== 0 && step.needed) stoppedBy = step.name;
+/** Runs one step with a start line and an end line, and records its row. */
+async function runAnnounced(name, rows, width) {
+  console.log(`=== npm test: ${name} started ===`);
+  const { status, how, seconds } = await runStep(name, `${name.padEnd(width)} | `);
+  const outcome = status === 0 ? 'passed' : `FAILED (${how})`;
+  console.log(`=== npm test: ${name} ${outcome} in ${seconds.toFixed(0)} s ===`);
+  rows.set(name, { name, outcome, seconds });
+}
+
+/** Runs the build, then the lanes at once; a failed build marks every other step not run. */
+async function runAll() {
+  const width = Math.max(...SUMMARY_ORDER.map((name) => name.length));
+  const rows = new Map();
+  await runAnnounced(BUILD, rows, width);
+  if (rows.get(BUILD).outcome !== 'passed') {
+    for (const name of SUMMARY_ORDER.slice(1)) rows.set(name, { name, outcome: `not run (${BUILD} failed)` });
+  } else {
+    await Promise.all(
+      LANES.map(async (lane) => {
+        for (const name of lane) await runAnnounced(name, rows, width);
+      }),
+    );
   }
-  return rows;
+  return SUMMARY_ORDER.map((name) => rows.get(name));
 }
 
-function printSummary(rows) {
+function printSummary(rows, seconds) {
   const width = Math.max(...rows.map((row) => row.name.length));
   console.log('\n=== npm test: summary ===');
   for (const row of rows) {
@@ -54,9 +98,11 @@ function printSummary(rows) {
   const passed = rows.filter((row) => row.outcome === 'passed').length;
   const failed = rows.filter((row) => row.outcome.startsWith('FAILED')).length;
   const skipped = rows.length - passed - failed;
+  console.log(`npm test took ${seconds.toFixed(0)} s (after the build, two lanes side by side)`);
   console.log(`steps: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
   return failed + skipped === 0;
 }
 
-const rows = runAll();
-process.exit(printSummary(rows) ? 0 : 1);
+const started = performance.now();
+const rows = await runAll();
+process.exit(printSummary(rows, (performance.now() - started) / 1000) ? 0 : 1);

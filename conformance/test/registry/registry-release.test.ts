@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 import semver from 'semver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { command, gitEnv, loopbackNpmEnv, releaseNpmEnv, writeConsumer, writeRegistryNpmrc } from './consumer.js';
@@ -80,6 +80,8 @@ interface Rehearsal {
   readonly upstream: Server;
   readonly upstreamUrl: string;
   readonly timings: string[];
+  /** `Date.now()` when the rehearsal began: each progress line says how long it has run. */
+  readonly started: number;
   /** Set by the preparation of release 1: the versions the three releases must produce follow from it. */
   first?: FirstRelease;
 }
@@ -89,6 +91,15 @@ let state: Rehearsal | undefined;
 function rehearsal(): Rehearsal {
   if (state === undefined) throw new Error('the rehearsal did not start');
   return state;
+}
+
+/**
+ * Prints one line of progress with the seconds since the rehearsal began, and keeps it for the
+ * summary: the rehearsal runs for minutes, and a run that prints nothing looks like one that hangs.
+ */
+function progress(started: number, line: string, timings?: string[]): void {
+  timings?.push(line);
+  process.stdout.write(`release rehearsal, ${((Date.now() - started) / 1000).toFixed(0)} s: ${line}\n`);
 }
 
 /** Runs a command, records how long it took, and fails with its output when `expectCode` differs. */
@@ -102,7 +113,7 @@ async function step(
 ): Promise<CommandResult> {
   const started = Date.now();
   const result = await command(file, args, cwd, env);
-  rehearsal().timings.push(`${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  progress(rehearsal().started, `${label}: ${((Date.now() - started) / 1000).toFixed(1)} s`, rehearsal().timings);
   const checks = result.output.split('\n').filter((line) => /^(release:check|FAIL \[|skip \[)/.test(line));
   if (checks.length > 0) rehearsal().timings.push(...checks.map((line) => `    ${line}`));
   const ok = expectCode === 0 ? result.code === 0 : result.code !== 0;
@@ -273,6 +284,7 @@ beforeAll(async () => {
   const base = mkdtempSync(join(tmpdir(), 'mcp-envelope-release-'));
   const timings: string[] = [];
   const started = Date.now();
+  progress(started, 'starting Verdaccio on 127.0.0.1 with the third-party packages of the local install');
   const thirdParty = collectInstalled(
     PACKAGES.map(([folder]) => join(ROOT, folder)),
     new Set(PACKAGES.map(([, name]) => name)),
@@ -291,9 +303,12 @@ beforeAll(async () => {
     upstream,
     upstreamUrl,
     timings,
+    started,
   };
-  timings.push(
+  progress(
+    started,
     `verdaccio up with ${thirdParty.length} third-party packages packed from the local install: ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    timings,
   );
   writeRegistryNpmrc(base, registry.url, join(base, 'npm-cache'), registry.token);
   writeFileSync(join(base, 'release.npmrc'), readFileSync(join(base, '.npmrc'), 'utf8'));
@@ -311,6 +326,10 @@ beforeAll(async () => {
     state.clone,
     releaseEnv(),
   );
+});
+
+beforeEach((context) => {
+  if (state !== undefined) progress(state.started, `phase: ${context.task.name}`);
 });
 
 afterAll(async () => {

@@ -4,7 +4,9 @@
  * other. The regions' real hosts are reached through a fetch that sends each of them to a loopback
  * server, standing in for DNS; nothing leaves 127.0.0.1.
  */
+import { once } from 'node:events';
 import { createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -25,18 +27,23 @@ interface Seen {
 }
 
 let seen: Seen[] = [];
+/** Wakes whoever waits for the loopback to see a request. */
+const arrivals: (() => void)[] = [];
+/** The North American token answers, held until a test lets them go: the client switches region meanwhile. */
+const heldTokens: { response: ServerResponse; answer: () => void }[] = [];
 const loopback = createServer((request, response) => {
   request.resume();
   request.on('end', () => {
     const path = request.url ?? '';
     seen.push({ path, authorization: request.headers.authorization });
+    for (const wake of arrivals.splice(0)) wake();
     const region = path.startsWith('/na') ? 'na' : 'eu';
     if (path.endsWith('/auth/o2/token')) {
-      // the North American token endpoint is slow: the client switches region meanwhile
-      setTimeout(
-        () => response.end(JSON.stringify({ access_token: `Atza|${region}-token`, expires_in: 3600 })),
-        region === 'na' ? 300 : 0,
-      );
+      const answer = (): void => {
+        response.end(JSON.stringify({ access_token: `Atza|${region}-token`, expires_in: 3600 }));
+      };
+      if (region === 'na') heldTokens.push({ response, answer });
+      else answer();
       return;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
@@ -58,6 +65,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   seen = [];
+  for (const held of heldTokens.splice(0)) held.answer();
 });
 afterAll(async () => {
   vi.unstubAllGlobals();
@@ -68,10 +76,14 @@ afterAll(async () => {
   );
 });
 
-/** Resolves once the loopback has seen `count` requests, checking every 10 ms for up to 5 s. */
+/** Resolves once the loopback has seen `count` requests. */
 async function requestsSeen(count: number): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (seen.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (seen.length < count) await new Promise<void>((resolve) => arrivals.push(resolve));
+}
+
+/** Sends the held North American token answers. */
+function answerHeldTokens(): void {
+  for (const held of heldTokens.splice(0)) held.answer();
 }
 
 const LWA_ENV = {
@@ -89,6 +101,7 @@ describe('a set_region while a call waits for its token', () => {
       await requestsSeen(1);
       expect(seen.map((entry) => entry.path)).toEqual(['/na-lwa/auth/o2/token']);
       expect((await harness.call('set_region', { region: 'eu' })).isError).not.toBe(true);
+      answerHeldTokens();
       const listed = await listing;
       expect(listed.isError).not.toBe(true);
       expect(listed.structuredContent).toEqual({ profiles: [{ profileId: 111, countryCode: 'NA' }] });
@@ -115,6 +128,7 @@ describe('set_active_profile while the session changes', () => {
       const choosing = harness.call('set_active_profile', { profileId: 111 });
       await requestsSeen(1);
       expect((await harness.call('set_region', { region: 'eu' })).isError).not.toBe(true);
+      answerHeldTokens();
       const envelope = envelopeOf(await choosing);
       expect([envelope['error_kind'], envelope['error_code']]).toEqual([
         'mcp_input_validation',
@@ -141,10 +155,13 @@ describe('set_active_profile while the session changes', () => {
         })
         .catch((error: unknown) => error);
       await requestsSeen(1);
+      const [held] = heldTokens;
       cancelling.abort();
       expect(await choosing).toBeInstanceOf(Error);
-      // the token answers 300 ms after it was asked for; the handler has ended well before then
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // the token request was given up with the call: its connection closes while its answer is
+      // still held (a client that kept waiting for it would keep it open, and this never resolve)
+      if (held !== undefined && !held.response.closed) await once(held.response, 'close');
+      expect(held?.response.writableEnded).toBe(false);
       expect(harness.server.sessions.forSession(undefined).profileId).toBeUndefined();
       // the token request was given up with the call: the profiles were never read
       expect(seen.map((entry) => entry.path)).toEqual(['/na-lwa/auth/o2/token']);

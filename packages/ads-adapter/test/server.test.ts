@@ -318,17 +318,31 @@ describe('credentials', () => {
 
 describe('the access token is fetched while the client reads the tool list', () => {
   it('asks for it once after tools/list, and the first call sends it', async () => {
-    const harness = await harnessWith(testEnv(replay));
-    const before = replay.tokenRequests.length;
-    await harness.client.listTools();
-    const deadline = Date.now() + 5000;
-    while (replay.tokenRequests.length === before && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(replay.tokenRequests.length).toBe(before + 1);
-    replay.enqueue({ status: 200, body: [] });
-    expect((await harness.call('list_profiles')).isError).toBeFalsy();
-    expect(replay.requests.at(-1)?.headers['authorization']).toBe(`Bearer ${REPLAY_ACCESS_TOKEN}`);
-    expect(replay.tokenRequests.length).toBe(before + 1);
+    // the real fetch, watched: the test waits for the token request's answer instead of polling
+    const realFetch = globalThis.fetch;
+    const token: { answered: (answer: Promise<Response>) => void } = { answered: () => undefined };
+    // resolved with the fetch's own promise, it settles when the token endpoint has answered
+    const tokenAnswered = new Promise<Response>((resolve) => {
+      token.answered = resolve;
+    });
+    vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
+      const answer = realFetch(input, init);
+      if ((input instanceof Request ? input.url : input.toString()) === replay.tokenUrl) token.answered(answer);
+      return answer;
+    });
+    try {
+      const harness = await harnessWith(testEnv(replay));
+      const before = replay.tokenRequests.length;
+      await harness.client.listTools();
+      expect((await tokenAnswered).status).toBe(200);
+      expect(replay.tokenRequests.length).toBe(before + 1);
+      replay.enqueue({ status: 200, body: [] });
+      expect((await harness.call('list_profiles')).isError).toBeFalsy();
+      expect(replay.requests.at(-1)?.headers['authorization']).toBe(`Bearer ${REPLAY_ACCESS_TOKEN}`);
+      expect(replay.tokenRequests.length).toBe(before + 1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
 
@@ -338,17 +352,20 @@ describe('closing the server while a call waits for its access token', () => {
     // the real fetch, watched: which signal each token request was sent with
     const sent: AbortSignal[] = [];
     const realFetch = globalThis.fetch;
+    const sending: { started: () => void } = { started: () => undefined };
+    const started = new Promise<void>((resolve) => {
+      sending.started = resolve;
+    });
     vi.stubGlobal('fetch', (input: string | URL | Request, init?: RequestInit) => {
       if (init?.signal) sent.push(init.signal);
+      sending.started();
       return realFetch(input, init);
     });
     try {
       const harness = await harnessWith(testEnv(replay, { LWA_TOKEN_URL: silent.tokenUrl }));
       // a call before tools/list starts the token request itself
       const call = harness.call('list_profiles').catch((error: unknown) => error);
-      const deadline = Date.now() + 5000;
-      while (silent.connections() === 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 5));
+      await started;
       expect(sent.map((signal) => signal.aborted)).toEqual([false]);
       await harness.close();
       expect(sent.map((signal) => signal.aborted)).toEqual([true]);

@@ -18,23 +18,40 @@ import { startSilentTokenEndpoint } from '../src/testing.js';
 interface Reply {
   status: number;
   body: string;
-  /** How long the endpoint waits before it answers, in ms. */
-  delayMs?: number;
+  /** Whether the endpoint holds its answer until the test calls `answerHeld()`. */
+  held?: boolean;
 }
 
 let reply: Reply;
 let requests: URLSearchParams[] = [];
+/** Wakes whoever waits for the endpoint to receive a request. */
+const arrivals: (() => void)[] = [];
+/** The answers a `held` reply keeps back until the test lets them go. */
+const heldAnswers: (() => void)[] = [];
+
+/** Resolves once the endpoint has received `count` requests. */
+async function received(count: number): Promise<void> {
+  while (requests.length < count) await new Promise<void>((resolve) => arrivals.push(resolve));
+}
+
+/** Sends the answers held back so far. */
+function answerHeld(): void {
+  for (const answer of heldAnswers.splice(0)) answer();
+}
 let baseUrl = '';
 const server = createServer((request, response) => {
   let raw = '';
   request.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
   request.on('end', () => {
     requests.push(new URLSearchParams(raw));
-    const { status, body, delayMs = 0 } = reply;
-    setTimeout(() => {
+    for (const wake of arrivals.splice(0)) wake();
+    const { status, body, held } = reply;
+    const answer = (): void => {
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(body);
-    }, delayMs);
+    };
+    if (held === true) heldAnswers.push(answer);
+    else answer();
   });
 });
 
@@ -43,6 +60,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/auth/o2/token`;
 });
 afterAll(async () => {
+  answerHeld();
   await new Promise<void>((resolve) =>
     server.close(() => {
       resolve();
@@ -50,6 +68,7 @@ afterAll(async () => {
   );
 });
 beforeEach(() => {
+  answerHeld();
   requests = [];
   reply = {
     status: 200,
@@ -133,27 +152,31 @@ describe('LwaTokenClient', () => {
   });
 
   it('keeps the request going for the callers still waiting when one of them gives up', async () => {
-    reply = { ...reply, delayMs: 300 };
+    reply = { ...reply, held: true };
     const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
     const cancelled = new AbortController();
     const given = client.accessToken(cancelled.signal).catch((caught: unknown) => caught);
     const withSignal = client.accessToken(new AbortController().signal);
     const withoutSignal = client.accessToken();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // the request is at the endpoint, its answer held back
+    await received(1);
     cancelled.abort();
     expect(await given).toMatchObject({ reason: 'token_endpoint_unavailable' });
+    answerHeld();
     expect(await Promise.all([withSignal, withoutSignal])).toEqual(['Atza|access-one', 'Atza|access-one']);
     expect(requests).toHaveLength(1);
   });
 
   it('never gives up a request that a caller without a signal waits for', async () => {
-    reply = { ...reply, delayMs: 300 };
+    reply = { ...reply, held: true };
     const client = new LwaTokenClient({ ...credentials, tokenUrl: baseUrl }, createAmazonRedactor());
     const withoutSignal = client.accessToken();
     const cancelled = new AbortController();
     const given = client.accessToken(cancelled.signal).catch((caught: unknown) => caught);
     cancelled.abort();
     expect(await given).toMatchObject({ reason: 'token_endpoint_unavailable' });
+    await received(1);
+    answerHeld();
     expect(await withoutSignal).toBe('Atza|access-one');
     expect(requests).toHaveLength(1);
   });

@@ -80,7 +80,8 @@ describe('sandbox lifecycle', () => {
   it('concurrent runs on one sandbox keep their own state', async () => {
     const sandbox = await createSandbox();
     const slowEcho: InnerCall = async (name, args) => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // a turn of the event loop, so that the runs' calls interleave
+      await new Promise((resolve) => setImmediate(resolve));
       return { value: { name, args } };
     };
     const outcomes = await Promise.all(

@@ -94,21 +94,25 @@ describe('sandbox inner calls', () => {
   });
 
   it('calls under Promise.all run concurrently and resolve in place', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const callTool: InnerCall = async (name) => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      await new Promise((resolve) => setTimeout(resolve, name === 'slow' ? 30 : 5));
-      inFlight -= 1;
-      return { value: name };
-    };
+    // no call answers before all three are out (calls made one after another would never get
+    // there), and they answer in the reverse of their order in the code
+    const waiting: { name: string; answer: () => void }[] = [];
+    const callTool: InnerCall = (name) =>
+      new Promise((resolve) => {
+        waiting.push({
+          name,
+          answer: () => {
+            resolve({ value: name });
+          },
+        });
+        if (waiting.length === 3) for (const call of waiting.toReversed()) call.answer();
+      });
     const outcome = await run(
       'return await Promise.all(["slow", "fast", "mid"].map((n) => callTool(n, {})))',
       callTool,
     );
     expect(outcome).toEqual({ ok: true, value: ['slow', 'fast', 'mid'], logs: [] });
-    expect(most).toBe(3);
+    expect(waiting.map((call) => call.name)).toEqual(['slow', 'fast', 'mid']);
   });
 
   it('an envelope the host returns is a plain value the code branches on', async () => {

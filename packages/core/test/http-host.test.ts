@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +39,20 @@ function postInitialize(handle: StreamableHttpHandle, headers: Record<string, st
     outgoing.on('error', reject);
     outgoing.end(INITIALIZE);
   });
+}
+
+/** `report` for a server's onSessionClosed; `next` resolves with the first session id it is told. */
+function sessionClosed(): { report: (sessionId: string) => void; next: Promise<string> } {
+  const told: { report: (sessionId: string) => void } = { report: () => undefined };
+  const next = new Promise<string>((resolve) => {
+    told.report = resolve;
+  });
+  return {
+    report: (sessionId) => {
+      told.report(sessionId);
+    },
+    next,
+  };
 }
 
 async function serve(options: StreamableHttpOptions): Promise<StreamableHttpHandle> {
@@ -161,14 +176,22 @@ describe('sessions are capped and expire when idle', () => {
   });
 
   it('closes a session idle for sessionIdleTimeoutMs; its client then gets 404 Session not found', async () => {
-    const handle = await serve({ sessionIdleTimeoutMs: 300 });
+    const closed = sessionClosed();
+    const handle = await createTestServer({ onSessionClosed: closed.report }).serveStreamableHttp({
+      port: 0,
+      sessionIdleTimeoutMs: 300,
+    });
     try {
       const transport = new StreamableHTTPClientTransport(handle.url);
       const client = new Client({ name: 'idle', version: '1' });
       await client.connect(transport);
+      const lastActivity = performance.now();
       await client.callTool({ name: 'report_summary', arguments: {} });
       expect(handle.sessionCount).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      // the host says when it closed the session, which was idle its 300 ms first (10 ms of slack:
+      // the event loop reads its clock once per turn, so a timer may fire a little early by ours)
+      expect(await closed.next).toBe(transport.sessionId);
+      expect(performance.now() - lastActivity).toBeGreaterThanOrEqual(290);
       expect(handle.sessionCount).toBe(0);
       const stale = await fetch(handle.url, {
         method: 'POST',
@@ -218,12 +241,17 @@ describe("the server's onSessionClosed", () => {
   });
 
   it('is told the id of a session that expired', async () => {
-    const ended: string[] = [];
-    const handle = await reporting(ended, 300);
+    const closed = sessionClosed();
+    const handle = await createTestServer({ onSessionClosed: closed.report }).serveStreamableHttp({
+      port: 0,
+      sessionIdleTimeoutMs: 300,
+    });
     try {
+      const started = performance.now();
       const expired = await session(handle);
-      await new Promise((resolve) => setTimeout(resolve, 800));
-      expect(ended).toEqual([expired.sessionId]);
+      expect(await closed.next).toBe(expired.sessionId);
+      // the session was idle its 300 ms before it expired (10 ms of slack, as above)
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     } finally {
       await handle.close();
     }
@@ -244,7 +272,7 @@ describe('stdio: a line over the transport limit', () => {
       for (;;) {
         const line = stdout.split('\n').find((candidate) => candidate.includes(`"id":${id}`));
         if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await once(child.stdout, 'data');
       }
     };
     try {
@@ -298,7 +326,7 @@ describe('stdio: a line over the transport limit', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     try {
-      while (!stderr.includes('MCP_MAX_RESULT_BYTES is above')) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!stderr.includes('MCP_MAX_RESULT_BYTES is above')) await once(child.stderr, 'data');
       const line = JSON.parse(
         stderr.split('\n').find((candidate) => candidate.includes('MCP_MAX_RESULT_BYTES is above'))!,
       ) as Record<string, unknown>;
@@ -319,7 +347,7 @@ describe('stdio: a line over the transport limit', () => {
       for (;;) {
         const line = stdout.split('\n').find((candidate) => candidate.includes(text));
         if (line !== undefined) return JSON.parse(line) as Record<string, unknown>;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await once(child.stdout, 'data');
       }
     };
     try {

@@ -41,8 +41,12 @@ async function connected(): Promise<{
   };
 }
 
-async function settle(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Resolves once every notification the server sent before now has reached the client: the
+ * transport keeps order, so they all arrive before the answer to a ping sent after them.
+ */
+async function settle(client: Client): Promise<void> {
+  await client.ping();
 }
 
 describe('logging/setLevel and log notifications', () => {
@@ -50,13 +54,13 @@ describe('logging/setLevel and log notifications', () => {
     const { client, messages, close } = await connected();
     expect(client.getServerCapabilities()?.logging).toEqual({});
     await client.callTool({ name: 'fail_with_secret', arguments: {} });
-    await settle();
+    await settle(client);
     expect(messages).toEqual([]);
 
     expect(await client.setLoggingLevel('warning')).toEqual({});
     const result = await client.callTool({ name: 'fail_with_secret', arguments: {} });
     const correlationId = (result.structuredContent as { _meta: { correlation_id: string } })._meta.correlation_id;
-    await settle();
+    await settle(client);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({
       level: 'error',
@@ -74,7 +78,7 @@ describe('logging/setLevel and log notifications', () => {
     // above the line's level: nothing more
     await client.setLoggingLevel('critical');
     await client.callTool({ name: 'fail_with_secret', arguments: {} });
-    await settle();
+    await settle(client);
     expect(messages).toHaveLength(1);
     await close();
   });

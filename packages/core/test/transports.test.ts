@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -44,10 +45,11 @@ describe('stdio: the end of the connection', () => {
     stdin.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
     );
-    const deadline = Date.now() + 5000;
-    while (!written.includes('"id":1') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!written.includes('"id":1')) await once(stdout, 'data');
     expect(written).toContain('"serverInfo"');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // still serving: it answers a ping after the initialize
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
+    while (!written.includes('"id":2')) await once(stdout, 'data');
     expect(closed).toBe(false);
     stdin.end();
     await handle.closed;
@@ -143,8 +145,7 @@ describe('stdio (SDK v1 client, server in a child process)', () => {
   it('logs internal errors to stderr, never stdout, with the correlation_id of the envelope', async () => {
     const envelope = structured(await client.callTool({ name: 'explode', arguments: {} }));
     const correlationId = (envelope['_meta'] as { correlation_id: string }).correlation_id;
-    for (let attempt = 0; attempt < 50 && !stderr.includes(correlationId); attempt += 1)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!stderr.includes(correlationId) && transport.stderr !== null) await once(transport.stderr, 'data');
     const line = stderr.split('\n').find((candidate) => candidate.includes(correlationId));
     expect(line).toBeDefined();
     expect(JSON.parse(line!)).toMatchObject({

@@ -128,7 +128,8 @@ describe('the per-call context handed to handlers', () => {
   const N_SCHEMA = { type: 'object', properties: { n: { type: 'integer' }, remote: { type: 'boolean' } } };
 
   async function fetchRate(context: ToolHandlerContext, base: string, n: number): Promise<unknown> {
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    // a turn of the event loop between the handler's start and its fetch
+    await new Promise((resolve) => setImmediate(resolve));
     const response = await context.fetch(`${base}/rate/${n}`);
     return response.json();
   }

@@ -275,7 +275,7 @@ describe('an application embedding the server', () => {
     const silent = await startSilentTokenEndpoint();
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'test/fixtures/embed-and-close.ts', silent.tokenUrl, '300', mode],
+      ['--import', 'tsx', 'test/fixtures/embed-and-close.ts', silent.tokenUrl, mode],
       {
         cwd: PACKAGE,
         env: baseEnv(),

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { createSpServer, loadBuiltInCatalog } from '../src/index.js';
 import { SpSettingsError, spSettingsFromEnv } from '../src/server.js';
@@ -7,6 +7,7 @@ import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 import { connect, envelopeOf, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
+import { createChanges } from './helpers/changes.js';
 
 let upstream: UpstreamReplay;
 const open: Connected[] = [];
@@ -189,20 +190,49 @@ describe('LWA', () => {
   });
 });
 
-/** Waits until `count()` reaches `wanted` (at most 5 s), for work the server does on its own. */
-async function until(count: () => number, wanted: number): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (count() < wanted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+/**
+ * The real fetch, watched for requests to `tokenUrl`: how many were sent, and a promise for the
+ * `count`-th answer, its body already read, so a test waits for the token endpoint's answer to
+ * have reached the server instead of sleeping. Undone by `vi.unstubAllGlobals()`.
+ */
+function watchTokenRequests(tokenUrl: string): { sent: () => number; answered: (count: number) => Promise<void> } {
+  const realFetch = globalThis.fetch;
+  const answers: Promise<unknown>[] = [];
+  const { changed, until } = createChanges();
+  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
+    if ((input instanceof Request ? input.url : input.toString()) !== tokenUrl) return realFetch(input, init);
+    const answer = realFetch(input, init).then(
+      async (response) =>
+        new Response(await response.arrayBuffer(), { status: response.status, headers: response.headers }),
+    );
+    answers.push(answer.catch(() => undefined));
+    changed();
+    return answer;
+  });
+  return {
+    sent: () => answers.length,
+    answered: async (count) => {
+      await until(() => answers.length >= count);
+      await answers[count - 1];
+      // the server reads the buffered body in microtasks, all run before the next turn of the loop
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
 }
 
 describe('the access token is fetched while the client reads the tool list', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
   it('asks for it once after tools/list, and the first call uses it', async () => {
+    const tokens = watchTokenRequests(upstream.tokenUrl);
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const before = upstream.tokenRequests.length;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(upstream.tokenRequests).toHaveLength(before);
+    // connected and initialized: nothing asked for a token yet
+    expect(tokens.sent()).toBe(0);
     await connected.client.listTools();
-    await until(() => upstream.tokenRequests.length, before + 1);
+    await tokens.answered(1);
     expect(upstream.tokenRequests).toHaveLength(before + 1);
     upstream.respond({ status: 200, body: { payload: { Orders: [] } } });
     const result = await connected.call('ordersV0_getOrders', GET_ORDERS);
@@ -216,12 +246,13 @@ describe('the access token is fetched while the client reads the tool list', () 
       status: 401,
       body: { error: 'invalid_client', error_description: 'Client authentication failed' },
     });
+    const tokens = watchTokenRequests(upstream.tokenUrl);
     const connected = await server({ env: lwaEnv(upstream), upstream: upstream.url });
     const before = upstream.tokenRequests.length;
     await connected.client.listTools();
-    await until(() => upstream.tokenRequests.length, before + 1);
     // the refusal has arrived (a call made while the request is out shares its answer)
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await tokens.answered(1);
+    expect(upstream.tokenRequests).toHaveLength(before + 1);
     const envelope = envelopeOf(await connected.call('ordersV0_getOrders', GET_ORDERS));
     expect([envelope.error_kind, envelope.error_code, envelope.retryable]).toEqual([
       'auth_error',
@@ -232,13 +263,16 @@ describe('the access token is fetched while the client reads the tool list', () 
   });
 
   it('asks for nothing when the LWA_* variables are missing', async () => {
+    const tokens = watchTokenRequests(upstream.tokenUrl);
     const connected = await server({
       env: { MCP_RATE_LIMIT: 'off', LWA_TOKEN_URL: upstream.tokenUrl },
       upstream: upstream.url,
     });
     const before = upstream.tokenRequests.length;
     await connected.client.listTools();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // a request tools/list started would have been sent by the time the next request is answered
+    await connected.client.ping();
+    expect(tokens.sent()).toBe(0);
     expect(upstream.tokenRequests).toHaveLength(before);
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { startUpstreamReplay } from '../src/upstream-replay.js';
 import type { UpstreamReplay } from '../src/index.js';
@@ -6,6 +6,7 @@ import type { UpstreamReplay } from '../src/index.js';
 const open: UpstreamReplay[] = [];
 
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(open.splice(0).map((server) => server.close()));
 });
 
@@ -60,6 +61,8 @@ describe('a route with a usage plan', () => {
         throttled: { status: 429, headers: { 'retry-after': '1' }, body: { code: 'QuotaExceeded' } },
       },
     };
+    // the bucket's clock is the test's: nothing refills between two requests, however slow the machine
+    vi.useFakeTimers({ toFake: ['performance'] });
     const server = await startUpstreamReplay({ routes: [route] });
     open.push(server);
     const first = await fetch(`${server.url}/fast`);
@@ -71,7 +74,9 @@ describe('a route with a usage plan', () => {
       '{"code":"QuotaExceeded"}',
     ]);
     // a token every 50 ms
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    vi.advanceTimersByTime(49);
+    expect(await statuses(`${server.url}/fast`, 1)).toEqual([429]);
+    vi.advanceTimersByTime(50);
     expect(await statuses(`${server.url}/fast`, 1)).toEqual([200]);
     server.reset();
     server.route(route);

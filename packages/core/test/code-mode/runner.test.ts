@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { createSandboxRunner } from '../../src/code-mode/runner.js';
@@ -25,6 +29,19 @@ function startSignal(): { call: InnerCall; reached: Promise<void> } {
     },
   };
 }
+
+// Every worker the runner starts, so that a test can wait for one to exit (and its stderr to arrive).
+const created = vi.hoisted(() => ({ workers: [] as Worker[] }));
+vi.mock('node:worker_threads', async (importOriginal) => {
+  const original = await importOriginal<typeof WorkerThreads>();
+  class RecordedWorker extends original.Worker {
+    constructor(...args: ConstructorParameters<typeof original.Worker>) {
+      super(...args);
+      created.workers.push(this);
+    }
+  }
+  return { ...original, Worker: RecordedWorker };
+});
 
 let workers: SandboxWorkers | undefined;
 
@@ -135,8 +152,20 @@ describe('createSandboxRunner (programs in worker threads)', () => {
       return Promise.resolve({ value: name });
     };
     const waiting = workers.run("return await callTool('waited', {});", record, LIMITS, controller.signal);
-    // long enough for a worker of its own to have run it; the spinning one has a minute
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // a yardstick: the same program on a runner of its own, started now, has had a fresh worker
+    // run it by the time it answers; a runner that did not make this one wait would have run it too
+    const yardstick = createSandboxRunner({ maxWorkers: 1 });
+    try {
+      expect(
+        await yardstick.run("return await callTool('yardstick', {});", echo, LIMITS, new AbortController().signal),
+      ).toEqual({
+        ok: true,
+        value: { name: 'yardstick', args: {} },
+        logs: [],
+      });
+    } finally {
+      yardstick.close();
+    }
     controller.abort(new Error('client cancelled'));
     await expect(waiting).rejects.toThrow('client cancelled');
     spinner.abort(new Error('spinning stopped'));
@@ -149,6 +178,7 @@ describe('createSandboxRunner (programs in worker threads)', () => {
 
   it('twenty inner calls in a row and twenty at once raise no MaxListenersExceededWarning', async () => {
     workers = createSandboxRunner();
+    const before = created.workers.length;
     const written: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
     process.stderr.write = (chunk: string | Uint8Array, ...rest: never[]) => {
@@ -163,8 +193,11 @@ describe('createSandboxRunner (programs in worker threads)', () => {
         new AbortController().signal,
       );
       expect(outcome).toEqual({ ok: true, value: 120, logs: [] });
-      // the worker's stderr reaches this thread's asynchronously
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // the worker's stderr reaches this thread's asynchronously, and all of it before its exit event
+      const exits = created.workers.slice(before).map((worker) => once(worker, 'exit'));
+      workers.close();
+      await Promise.all(exits);
+      await new Promise((resolve) => setImmediate(resolve));
     } finally {
       process.stderr.write = write;
     }

@@ -16,6 +16,7 @@ import { rateLimitKey } from '../../src/rate-limit/step.js';
 import type { RateLimitPlan, RateLimitStore } from '../../src/rate-limit/store.js';
 import { connectInMemory } from '../fixtures/connect.js';
 import type { Connected } from '../fixtures/connect.js';
+import { createChanges } from '../fixtures/changes.js';
 import { captureLog } from '../fixtures/log-capture.js';
 import { testAdapter } from '../fixtures/test-adapter.js';
 
@@ -35,6 +36,40 @@ function upstreamTool(name: string, path: string, upstream: () => string, plan?:
     ...(plan === undefined ? {} : { rateLimit: plan }),
     rateLimitIdentity: (args) => args['seller'] as string | undefined,
     handler: async (_args, context) => readSuccessBody(await context.fetch(`${upstream()}${path}`)),
+  };
+}
+
+/**
+ * The store with its takes and refunds counted: a test waits for the server to reach a take or a
+ * refund instead of waiting some milliseconds and hoping it has.
+ */
+function watchedStore(inner: MemoryRateLimitStore): {
+  store: RateLimitStore;
+  taken: (count: number) => Promise<void>;
+  refunded: () => Promise<void>;
+} {
+  const seen = { takes: 0, refunds: 0 };
+  const { changed, until } = createChanges();
+  const store: RateLimitStore = {
+    description: inner.description,
+    take: async (key, plan, maxWaitMs) => {
+      const result = await inner.take(key, plan, maxWaitMs);
+      seen.takes += 1;
+      changed();
+      return result;
+    },
+    refund: async (key, plan) => {
+      await inner.refund(key, plan);
+      seen.refunds += 1;
+      changed();
+    },
+    drain: (key, plan, waitMs) => inner.drain(key, plan, waitMs),
+    close: () => inner.close(),
+  };
+  return {
+    store,
+    taken: (count) => until(() => seen.takes >= count),
+    refunded: () => until(() => seen.refunds >= 1),
   };
 }
 
@@ -157,7 +192,7 @@ describe('the pre-flight limiter over the wire', () => {
   });
 
   it('gives the token back when a waiting call is cancelled, and sends nothing upstream', async () => {
-    const store = fakeClockStore();
+    const { store, taken, refunded } = watchedStore(fakeClockStore());
     const plan = { ratePerSecond: 0.5, burst: 1 };
     const { replay } = await start((upstream) => [upstreamTool('slow', '/items', upstream, plan)], {
       rateLimitStore: store,
@@ -167,12 +202,12 @@ describe('the pre-flight limiter over the wire', () => {
     await client?.callTool({ name: 'slow', arguments: {} });
     const controller = new AbortController();
     const waiting = client?.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
-    setTimeout(() => {
-      controller.abort();
-    }, 50);
+    // the second call has reserved its token and waits 2 s for it: cancel it then
+    await taken(2);
+    controller.abort();
     await expect(waiting).rejects.toThrow();
-    // let the server see the cancellation
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // the server saw the cancellation once it gave the token back
+    await refunded();
     expect(replay.requests).toHaveLength(1);
     // one token is owed (the first call), not two: the next one is 2 s away, not 4 s
     expect(await store.take(rateLimitKey(testAdapter.id, 'slow', undefined), plan, 0)).toMatchObject({
@@ -182,8 +217,10 @@ describe('the pre-flight limiter over the wire', () => {
   });
 
   it('gives the token back when a call is cancelled in its handler before any upstream request', async () => {
-    const store = fakeClockStore();
+    const { store, refunded } = watchedStore(fakeClockStore());
     const plan = { ratePerSecond: 1, burst: 1 };
+    const { changed: enter, until } = createChanges();
+    const state = { entered: false };
     const hanging: EnvelopeTool = {
       name: 'hanging',
       inputSchema: { type: 'object' },
@@ -193,6 +230,8 @@ describe('the pre-flight limiter over the wire', () => {
           context.signal.addEventListener('abort', () => {
             reject(new Error('cancelled'));
           });
+          state.entered = true;
+          enter();
         }),
     };
     await start(() => [hanging], { rateLimitStore: store, rateLimitMaxWaitMs: 0 });
@@ -200,11 +239,10 @@ describe('the pre-flight limiter over the wire', () => {
     const running = open.connected[0]?.client.callTool({ name: 'hanging', arguments: {} }, undefined, {
       signal: controller.signal,
     });
-    setTimeout(() => {
-      controller.abort();
-    }, 50);
+    await until(() => state.entered);
+    controller.abort();
     await expect(running).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await refunded();
     expect(await store.take(rateLimitKey(testAdapter.id, 'hanging', undefined), plan, 0)).toMatchObject({
       granted: true,
       remaining: 0,
