@@ -7,7 +7,7 @@ import type { UpstreamReplay } from '@mcp-envelope/testing';
 
 import { connect, envelopeOf, lwaEnv, startSpUpstream } from './helpers/sp-client.js';
 import type { Connected } from './helpers/sp-client.js';
-import { createChanges } from './helpers/changes.js';
+import { createChanges } from '@mcp-envelope/testing';
 
 let upstream: UpstreamReplay;
 const open: Connected[] = [];

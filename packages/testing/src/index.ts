@@ -3,7 +3,8 @@
  * conformance gate. A loopback upstream replay server ({@link startUpstreamReplay}), the fixture
  * tools the official MCP conformance suite calls ({@link officialSuiteTools}), with the prompt
  * and resource listings its 2026-07-28 scenarios read ({@link officialSuiteServerExtension}), and
- * a throwaway loopback `redis-server` ({@link startRedisServer}). It is a package of its own so
+ * a throwaway loopback `redis-server` ({@link startRedisServer}), and a signal a test awaits instead of
+ * a timer ({@link createChanges}). It is a package of its own so
  * that `@mcp-envelope/core` ships no test code; the reference servers load the fixture tools only
  * behind their `--conformance-fixtures` switch.
  *
@@ -19,6 +20,8 @@ export type {
   UpstreamReplay,
   UpstreamReplayOptions,
 } from './upstream-replay.js';
+export { createChanges } from './changes.js';
+export type { Changes } from './changes.js';
 export { startRedisServer } from './redis-server.js';
 export type { RedisServer, RedisServerOptions } from './redis-server.js';
 export { officialSuiteTools } from './official-suite-tools.js';

@@ -2,8 +2,8 @@ import { ENVELOPE_EXTENSION_ID, validateEnvelope, validateMeta } from '@mcp-enve
 import { describe, expect, it } from 'vitest';
 
 import type { EnvelopeTool } from '../../src/index.js';
-import { createChanges } from '../fixtures/changes.js';
-import type { Changes } from '../fixtures/changes.js';
+import { createChanges } from '@mcp-envelope/testing';
+import type { Changes } from '@mcp-envelope/testing';
 import { useTestSession } from '../fixtures/session.js';
 import { TEST_TOOLS } from '../fixtures/test-server.js';
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandboxRunner } from '../../src/code-mode/runner.js';
 import type { SandboxWorkers } from '../../src/code-mode/runner.js';
 import type { InnerCall } from '../../src/code-mode/sandbox.js';
-import { createChanges } from '../fixtures/changes.js';
+import { createChanges } from '@mcp-envelope/testing';
 
 // A minute of wall time: no test here waits for a wall-time limit on the real clock, so a loaded
 // machine cannot end a run that the test meant to finish.

@@ -16,7 +16,7 @@ import { rateLimitKey } from '../../src/rate-limit/step.js';
 import type { RateLimitPlan, RateLimitStore } from '../../src/rate-limit/store.js';
 import { connectInMemory } from '../fixtures/connect.js';
 import type { Connected } from '../fixtures/connect.js';
-import { createChanges } from '../fixtures/changes.js';
+import { createChanges } from '@mcp-envelope/testing';
 import { captureLog } from '../fixtures/log-capture.js';
 import { testAdapter } from '../fixtures/test-adapter.js';
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisRateLimitStore, REDIS_RATE_LIMIT_KEY_PREFIX } from '../../src/rate-limit/redis-store.js';
 import type { EnvelopeLogger } from '../../src/logger.js';
 import type { RateLimitStore } from '../../src/rate-limit/store.js';
-import { createChanges } from '../fixtures/changes.js';
-import type { Changes } from '../fixtures/changes.js';
+import { createChanges } from '@mcp-envelope/testing';
+import type { Changes } from '@mcp-envelope/testing';
 
 interface LogLine {
   readonly level: 'error' | 'warn';
