@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { CONTRACT_VERSION, ERROR_KINDS, ERROR_KINDS_V1, NORMALIZED_KINDS } from './taxonomy.js';
+import { CONTRACT_VERSION, ERROR_KINDS, ERROR_KINDS_V1, NORMALIZED_KINDS, UPSTREAM_NAME_PATTERN } from './taxonomy.js';
 import type { ContractVersion, ErrorKind, ErrorKindV1, NormalizedEventKind } from './taxonomy.js';
 import { V1_UPSTREAMS, contractVersionsFor } from './v1.js';
 import type { V1UpstreamSpelling } from './v1.js';
@@ -89,7 +89,7 @@ export function envelopeCapability(input: EnvelopeCapabilityInput): {
   const normalized = checkedSet(input.normalizedKinds ?? NORMALIZED_KINDS, NORMALIZED_KINDS, 'a normalized event kind');
   const upstreams = [...new Set(input.upstreams ?? [])];
   for (const upstream of upstreams) {
-    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(upstream))
+    if (!UPSTREAM_NAME_PATTERN.test(upstream))
       throw new TypeError(
         `"${upstream}" is not an upstream name (lower case letters, digits, ".", "_", "-"; at most 64)`,
       );

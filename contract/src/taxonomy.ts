@@ -140,6 +140,9 @@ export const SCHEMA_ERROR_CODES: readonly SchemaErrorCode[] = deepFrozen([
 /** The prefix of every upstream HTTP code in contract version 2, whatever the server. */
 export const UPSTREAM_HTTP_CODE_PREFIX = 'UPSTREAM_HTTP_' as const;
 
+/** What the v2 schema accepts as an `upstream` name: lower case letters, digits, `.`, `_`, `-`; at most 64. */
+export const UPSTREAM_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
 /** `UPSTREAM_HTTP_<status>`: the upstream API named by the envelope's `upstream` answered with that status. */
 export type UpstreamHttpCode = `UPSTREAM_HTTP_${number}`;
 

@@ -14,7 +14,8 @@ import type {
   RateLimitMetaV1,
 } from './envelope.js';
 import { deepFrozen } from './frozen.js';
-import { CONTRACT_VERSIONS, UPSTREAM_HTTP_CODE_PREFIX } from './taxonomy.js';
+import { isRecord } from './shapes.js';
+import { CONTRACT_VERSIONS, UPSTREAM_HTTP_CODE_PREFIX, UPSTREAM_NAME_PATTERN } from './taxonomy.js';
 import type { ContractVersion, ErrorKind, ErrorKindV1 } from './taxonomy.js';
 
 /** How contract version 1 spelled failures of one upstream API. */
@@ -104,11 +105,16 @@ function kindV1(kind: ErrorKind, spelling: V1UpstreamSpelling | undefined): Erro
  * `legacy_error_kind` is left out: a v1 window's value is the emitting server's to add.
  * Implements CONTRACT.md "Upgrading an agent from v1".
  *
+ * A `_meta` left empty (only v2 `rate_limit` keys, or empty already) is left out, as version 1
+ * servers never sent an empty one.
+ *
  * @param envelope - a version 2 envelope.
  * @returns the v1 envelope, or `undefined` when it names an upstream that version 1 did not know
- *   (or an upstream kind or code without any upstream).
+ *   (or an upstream kind or code without any upstream), or when it is no envelope this can read:
+ *   not an object, `error_kind` or `error_code` not a string, or `_meta` not an object.
  */
 export function toV1Envelope(envelope: ErrorEnvelope): ErrorEnvelopeV1 | undefined {
+  if (!readable(envelope) || !(envelope._meta === undefined || isRecord(envelope._meta))) return undefined;
   const { upstream, _meta } = envelope;
   // the fields v1 has unchanged: the nine required ones but the three rewritten below, and extra keys
   const rest = omitted(envelope, ['upstream', 'legacy_error_kind', '_meta']) as Pick<
@@ -123,13 +129,23 @@ export function toV1Envelope(envelope: ErrorEnvelope): ErrorEnvelopeV1 | undefin
     if (spelling === undefined) return undefined;
     code = spelling.http_code_prefix + code.slice(UPSTREAM_HTTP_CODE_PREFIX.length);
   } else if (upstream !== undefined && spelling === undefined) return undefined;
+  const metaV1 = _meta === undefined ? undefined : toV1Meta(_meta);
   return {
     ...rest,
     error_kind: kind,
     error_code: code,
     _envelope_version: 1,
-    ...(_meta === undefined ? {} : { _meta: toV1Meta(_meta) }),
+    ...(metaV1 === undefined || Object.keys(metaV1).length === 0 ? {} : { _meta: metaV1 }),
   };
+}
+
+/**
+ * Whether `value` has the two fields the conversions read as strings. They are client helpers
+ * handed whatever arrived, so a malformed value must give their documented `undefined`, not a
+ * TypeError from deep inside.
+ */
+function readable(value: unknown): value is { readonly error_kind: string; readonly error_code: string } {
+  return isRecord(value) && typeof value['error_kind'] === 'string' && typeof value['error_code'] === 'string';
 }
 
 /** The upstream a v1 envelope's kind and code name, with its spelling. */
@@ -157,12 +173,22 @@ function kindV2(kind: ErrorKindV1): ErrorKind {
  * The v2 form of a v1 envelope, for a reader that handles version 2 only: vendor kinds become
  * `upstream_http`/`upstream_client` with the upstream named in `upstream`, prefixed codes become
  * `UPSTREAM_HTTP_<status>`; `legacy_error_kind` and `_meta` are kept (v1 kinds are valid legacy
- * values in v2, and a v1 `_meta` is a valid v2 one). Implements CONTRACT.md "Upgrading an agent from v1".
+ * values in v2, and a v1 `_meta` is a valid v2 one); other keys are passed on as they are.
+ * Implements CONTRACT.md "Upgrading an agent from v1".
+ *
+ * Version 1 did not reserve the `UPSTREAM_HTTP_` prefix, but version 2 requires an `upstream` with
+ * it; and an extra `upstream` key, which version 1 ignored, must be a valid name in version 2.
+ * When the result would break either rule, there is no honest version 2 form, and the answer is
+ * `undefined`: every schema-valid v1 envelope gives a schema-valid v2 envelope or `undefined`.
  *
  * @param envelope - a version 1 envelope.
- * @returns the version 2 envelope.
+ * @returns the version 2 envelope; `undefined` when it cannot be a valid one (an `UPSTREAM_HTTP_`
+ *   code with no vendor kind or code naming the upstream, or an extra `upstream` key that is no
+ *   valid name), or when the input is no envelope this can read (not an object, `error_kind` or
+ *   `error_code` not a string).
  */
-export function upgradeEnvelope(envelope: ErrorEnvelopeV1): ErrorEnvelope {
+export function upgradeEnvelope(envelope: ErrorEnvelopeV1): ErrorEnvelope | undefined {
+  if (!readable(envelope)) return undefined;
   const named = upstreamOfV1(envelope);
   const spelling = named?.[1];
   const kind = kindV2(envelope.error_kind);
@@ -172,7 +198,7 @@ export function upgradeEnvelope(envelope: ErrorEnvelopeV1): ErrorEnvelope {
     : envelope.error_code;
   const involvesUpstream = prefixed || kind === 'upstream_http' || kind === 'upstream_client';
   const { _meta, ...rest } = envelope;
-  return {
+  const upgraded: ErrorEnvelope = {
     ...rest,
     // every v1 `_meta` is a valid v2 one (the v2 `rate_limit` is open)
     ...(_meta === undefined ? {} : { _meta: _meta as EnvelopeMeta }),
@@ -181,6 +207,15 @@ export function upgradeEnvelope(envelope: ErrorEnvelopeV1): ErrorEnvelope {
     _envelope_version: 2,
     ...(involvesUpstream && named !== undefined ? { upstream: named[0] } : {}),
   };
+  return namesUpstreamAsV2Requires(upgraded) ? upgraded : undefined;
+}
+
+/** Whether an upgraded envelope meets the v2 schema's `upstream` rules (the one thing an upgrade can break). */
+function namesUpstreamAsV2Requires(envelope: ErrorEnvelope): boolean {
+  const upstream: unknown = envelope.upstream;
+  if (upstream !== undefined) return typeof upstream === 'string' && UPSTREAM_NAME_PATTERN.test(upstream);
+  const needsUpstream = envelope.error_kind === 'upstream_http' || envelope.error_kind === 'upstream_client';
+  return !needsUpstream && !envelope.error_code.startsWith(UPSTREAM_HTTP_CODE_PREFIX);
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
  * The envelope validator: Ajv (draft 2020-12) over the contract's JSON Schema, compiled once.
+ * Every check reads a value's own properties only, as its JSON has them.
  *
  * @packageDocumentation
  */
@@ -54,13 +55,15 @@ interface VersionValidators {
 function compileValidators(): { readonly 1: VersionValidators; readonly 2: VersionValidators } {
   // `validateSchema: false`: checking the contract's own constant schemas against the 2020-12
   // meta-schema would compile that meta-schema first, which costs more than the rest; the tests
-  // check the schemas against it once instead.
+  // check the schemas against it once instead. `ownProperties`: an envelope is what its JSON
+  // says, so a field only inherited from a prototype does not count (JSON.stringify drops it).
   const ajv = new Ajv2020({
     allErrors: true,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
     validateSchema: false,
+    ownProperties: true,
   });
   const compileVersion = (schema: Readonly<Record<string, unknown>>): VersionValidators => {
     const id = schema['$id'] as string;
@@ -101,9 +104,9 @@ function collect(validate: ValidateFunction, value: unknown): MetaValidation {
   return { valid: false, errors };
 }
 
-/** The contract version a value claims by its `_envelope_version` (the JSON integer 1 or 2), else `undefined`. */
+/** The contract version a value claims by its own `_envelope_version` (the JSON integer 1 or 2), else `undefined`. */
 function claimedVersion(value: unknown): ContractVersion | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, '_envelope_version')) return undefined;
   const version: unknown = (value as Record<string, unknown>)['_envelope_version'];
   return version === 1 || version === 2 ? version : undefined;
 }
@@ -112,7 +115,8 @@ function claimedVersion(value: unknown): ContractVersion | undefined {
  * Checks a value against the envelope schema of the version it claims: `_envelope_version` 1
  * against `schemas/error-envelope.schema.json`, 2 against `schemas/error-envelope-v2.schema.json`.
  * Implements CONTRACT.md "Conformance" rule 1 and "Versioning". The schemas are compiled on first
- * use, then reused.
+ * use, then reused. Only a value's own properties count, as in its JSON: a field inherited from a
+ * prototype is missing (an object of any class may carry an envelope, e.g. an `Error`).
  *
  * @param value - any JSON value (typically a parsed tool error payload).
  * @returns `{ valid: true, version }`, or `{ valid: false, version?, errors }` listing every

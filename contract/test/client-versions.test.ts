@@ -151,6 +151,7 @@ afterAll(async () => {
 /** One handler for v1 and v2: a v1 envelope is upgraded, then the v2 kinds decide. */
 function handle(envelope: ReceivedEnvelope): string {
   const v2 = envelope._envelope_version === 1 ? upgradeEnvelope(envelope as never) : envelope;
+  if (v2 === undefined) return 'no v2 form';
   switch (v2.error_kind) {
     case 'upstream_http':
       return `${String(v2.upstream)} answered ${v2.error_code}`;

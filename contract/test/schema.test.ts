@@ -151,6 +151,31 @@ describe('validateEnvelope rejects', () => {
     },
   );
 
+  it('an object whose fields are inherited, not its own (its JSON is {}), by every check', () => {
+    for (const envelope of [MINIMAL_ENVELOPE, asV1(MINIMAL_ENVELOPE)]) {
+      const inherited: unknown = Object.create(envelope);
+      expect(JSON.stringify(inherited)).toBe('{}');
+      expect(validateEnvelope(inherited)).toEqual({ valid: false, errors: [VERSION_VIOLATION] });
+      expect([isEnvelope(inherited), isEnvelopeV1(inherited), isEnvelopeV2(inherited)]).toEqual([false, false, false]);
+      expect(validateEnvelopeVersion(inherited, envelope._envelope_version)).toMatchObject({ valid: false });
+    }
+    const partly: unknown = Object.assign(
+      Object.create({ hints: ['inherited'] }) as object,
+      without(MINIMAL_ENVELOPE, 'hints'),
+    );
+    expect(violations(partly)).toEqual([
+      { path: '', keyword: 'required', message: 'missing required property "hints"' },
+    ]);
+    // an inherited wrong value is not the object's either: its JSON has no correlation_id
+    expect(validateMeta(Object.create({ correlation_id: 12 }))).toEqual({ valid: true });
+  });
+
+  it("accepts the own fields of an object of any class: an Error carrying an envelope's fields serializes to it", () => {
+    const relayed = Object.assign(new Error('relayed'), MINIMAL_ENVELOPE);
+    expect(validateEnvelope(relayed)).toEqual({ valid: true, version: 2 });
+    expect(isEnvelope(relayed)).toBe(true);
+  });
+
   it('a value that is not an object', () => {
     expect(violations('{"error_kind":"internal_error"}')).toEqual([
       { path: '', keyword: 'type', message: 'must be object' },

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
+  ERROR_KINDS_V1,
   V1_UPSTREAMS,
   contractVersionsFor,
   negotiateContractVersion,
@@ -17,7 +18,7 @@ import {
   validateEnvelope,
 } from '../src/index.js';
 import type { ContractVersion, ErrorEnvelope, ErrorEnvelopeV1 } from '../src/index.js';
-import { MINIMAL_ENVELOPE, SP_NOT_FOUND_ENVELOPE } from './envelope-fixtures.js';
+import { MINIMAL_ENVELOPE, SP_NOT_FOUND_ENVELOPE, asV1, without } from './envelope-fixtures.js';
 
 const RUNS = 300;
 
@@ -104,6 +105,33 @@ describe('toV1Envelope', () => {
     );
   });
 
+  it('undefined, never a TypeError, for input that is not an envelope it can read', () => {
+    for (const malformed of [
+      { ...SP_NOT_FOUND_ENVELOPE, error_code: undefined },
+      without(SP_NOT_FOUND_ENVELOPE, 'error_code'),
+      { ...SP_NOT_FOUND_ENVELOPE, error_code: 404 },
+      without(MINIMAL_ENVELOPE, 'error_kind'),
+      { ...MINIMAL_ENVELOPE, _meta: null },
+      null,
+      'not an envelope',
+      [MINIMAL_ENVELOPE],
+    ]) {
+      expect(toV1Envelope(malformed as unknown as ErrorEnvelope)).toBeUndefined();
+    }
+  });
+
+  it('leaves out a _meta that only v2 keys filled, as v1 servers never sent an empty one', () => {
+    const onlyWindow = { ...MINIMAL_ENVELOPE, _meta: { rate_limit: { limit: 5000, window_seconds: 3600 } } };
+    expect(toV1Envelope(onlyWindow)).toEqual({ ...MINIMAL_ENVELOPE, _envelope_version: 1 });
+    expect(toV1Envelope({ ...MINIMAL_ENVELOPE, _meta: {} })).toEqual({ ...MINIMAL_ENVELOPE, _envelope_version: 1 });
+    const withId = { ...MINIMAL_ENVELOPE, _meta: { rate_limit: { limit: 5000 }, correlation_id: 'corr-7' } };
+    expect(toV1Envelope(withId)).toEqual({
+      ...MINIMAL_ENVELOPE,
+      _envelope_version: 1,
+      _meta: { correlation_id: 'corr-7' },
+    });
+  });
+
   it('toV1Meta keeps limit_per_second, remaining and reset_at, and drops a rate_limit left empty', () => {
     expect(
       toV1Meta({ rate_limit: { limit: 5000, window_seconds: 3600, reset_after_seconds: 12 }, correlation_id: 'c' }),
@@ -115,6 +143,13 @@ describe('toV1Envelope', () => {
     expect(toV1Meta(plain)).toBe(plain);
   });
 });
+
+/** The v2 form of an envelope that has one; throws (failing the test) when the upgrade gave none. */
+function upgradeOf(envelope: ErrorEnvelopeV1): ErrorEnvelope {
+  const upgraded = upgradeEnvelope(envelope);
+  if (upgraded === undefined) throw new Error(`expected a v2 form of ${JSON.stringify(envelope)}`);
+  return upgraded;
+}
 
 describe('upgradeEnvelope', () => {
   const v1 = (fields: Partial<ErrorEnvelopeV1>): ErrorEnvelopeV1 => ({
@@ -135,7 +170,7 @@ describe('upgradeEnvelope', () => {
     ['rate_limited', 'RATE_LIMITED', 'rate_limited', 'RATE_LIMITED', undefined],
     ['tool_not_found', 'TOOL_NOT_FOUND', 'tool_not_found', 'TOOL_NOT_FOUND', undefined],
   ] as const)('%s %s -> %s %s, upstream %s', (kind, code, kindV2, codeV2, upstream) => {
-    const upgraded = upgradeEnvelope(v1({ error_kind: kind, error_code: code }));
+    const upgraded = upgradeOf(v1({ error_kind: kind, error_code: code }));
     expect([upgraded.error_kind, upgraded.error_code, upgraded._envelope_version, upgraded.upstream]).toEqual([
       kindV2,
       codeV2,
@@ -147,7 +182,7 @@ describe('upgradeEnvelope', () => {
   });
 
   it('a v1 kind and a code of different upstreams still give a v2 kind (the code names the upstream)', () => {
-    const upgraded = upgradeEnvelope(v1({ error_kind: 'sp_api_http', error_code: 'ADS_API_HTTP_500' }));
+    const upgraded = upgradeOf(v1({ error_kind: 'sp_api_http', error_code: 'ADS_API_HTTP_500' }));
     expect([upgraded.error_kind, upgraded.error_code, upgraded.upstream]).toEqual([
       'upstream_http',
       'UPSTREAM_HTTP_500',
@@ -157,7 +192,7 @@ describe('upgradeEnvelope', () => {
   });
 
   it('keeps a v1 legacy_error_kind and a v1 _meta', () => {
-    const upgraded = upgradeEnvelope(
+    const upgraded = upgradeOf(
       v1({
         error_kind: 'rate_limited',
         error_code: 'RATE_LIMITED',
@@ -172,11 +207,51 @@ describe('upgradeEnvelope', () => {
     expect(validateEnvelope(upgraded)).toEqual({ valid: true, version: 2 });
   });
 
+  it('undefined, never a TypeError, for input that is not a v1 envelope it can read', () => {
+    for (const malformed of [
+      { ...asV1(MINIMAL_ENVELOPE), error_code: undefined },
+      without(asV1(MINIMAL_ENVELOPE), 'error_code'),
+      { ...asV1(MINIMAL_ENVELOPE), error_kind: 7 },
+      null,
+      42,
+    ]) {
+      expect(upgradeEnvelope(malformed as unknown as ErrorEnvelopeV1)).toBeUndefined();
+    }
+  });
+
+  it('undefined when v2 would need an upstream v1 never named: an UPSTREAM_HTTP_ code outside the vendor kinds', () => {
+    const orphan = v1({ error_kind: 'internal_error', error_code: 'UPSTREAM_HTTP_500' });
+    expect(validateEnvelope(orphan)).toEqual({ valid: true, version: 1 });
+    expect(upgradeEnvelope(orphan)).toBeUndefined();
+    // an extra key v1 ignored but v2 reads: kept when it is a valid upstream name, else the upgrade cannot be made
+    const named = upgradeEnvelope({ ...orphan, upstream: 'github' });
+    expect(named).toEqual({
+      ...MINIMAL_ENVELOPE,
+      error_kind: 'internal_error',
+      error_code: 'UPSTREAM_HTTP_500',
+      upstream: 'github',
+    });
+    expect(validateEnvelope(named)).toEqual({ valid: true, version: 2 });
+    const invalidName = { ...v1({}), upstream: 'Not An Upstream' } as ErrorEnvelopeV1;
+    expect(validateEnvelope(invalidName)).toEqual({ valid: true, version: 1 });
+    expect(upgradeEnvelope(invalidName)).toBeUndefined();
+    // a vendor kind names its upstream, whatever the extra key says
+    const vendor = upgradeEnvelope({
+      ...v1({ error_kind: 'ads_api_http', error_code: 'UPSTREAM_HTTP_500' }),
+      upstream: 7,
+    });
+    expect([vendor?.error_kind, vendor?.error_code, vendor?.upstream]).toEqual([
+      'upstream_http',
+      'UPSTREAM_HTTP_500',
+      'ads-api',
+    ]);
+  });
+
   it('what v1 could not say stays unsaid: a 429 loses its upstream, the identity service outside HTTP reads as sp-api', () => {
     const throttled = { ...SP_NOT_FOUND_ENVELOPE, error_kind: 'rate_limited', error_code: 'RATE_LIMITED' } as const;
-    expect(upgradeEnvelope(toV1Envelope(throttled) as ErrorEnvelopeV1).upstream).toBeUndefined();
+    expect(upgradeOf(toV1Envelope(throttled) as ErrorEnvelopeV1).upstream).toBeUndefined();
     const identity = { ...MINIMAL_ENVELOPE, error_kind: 'upstream_client', upstream: 'openbridge' } as const;
-    expect(upgradeEnvelope(toV1Envelope(identity) as ErrorEnvelopeV1).upstream).toBe('sp-api');
+    expect(upgradeOf(toV1Envelope(identity) as ErrorEnvelopeV1).upstream).toBe('sp-api');
   });
 });
 
@@ -236,7 +311,7 @@ function recoverableEnvelopeArbitrary(): fc.Arbitrary<ErrorEnvelope> {
     }));
 }
 
-/** `envelope` as its upgraded v1 form must read: no legacy value, the rate_limit keys v1 has. */
+/** `envelope` as its upgraded v1 form must read: no legacy value, the rate_limit keys v1 has, no empty `_meta`. */
 function withoutV2Only(envelope: ErrorEnvelope): ErrorEnvelope {
   const expected: Record<string, unknown> = { ...envelope };
   delete expected['legacy_error_kind'];
@@ -250,7 +325,10 @@ function withoutV2Only(envelope: ErrorEnvelope): ErrorEnvelope {
     ),
   );
   if (Object.keys(kept).length > 0) expectedMeta['rate_limit'] = kept;
-  return { ...expected, _meta: expectedMeta } as ErrorEnvelope;
+  // the v1 form leaves out a `_meta` it left empty
+  if (Object.keys(expectedMeta).length === 0) delete expected['_meta'];
+  else expected['_meta'] = expectedMeta;
+  return expected as ErrorEnvelope;
 }
 
 describe('the round trip (property)', () => {
@@ -270,6 +348,91 @@ describe('the round trip (property)', () => {
         expect(projected).toBeDefined();
         expect(validateEnvelope(projected)).toEqual({ valid: true, version: 1 });
         expect(upgradeEnvelope(projected as ErrorEnvelopeV1)).toEqual(withoutV2Only(envelope));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+/**
+ * Any envelope the v1 schema accepts: every v1 kind, codes of every prefix (the v2 one too, which v1
+ * did not reserve), v1 legacy kinds and `_meta`, and an extra `upstream` key, which v1 ignored.
+ */
+function v1EnvelopeArbitrary(): fc.Arbitrary<ErrorEnvelopeV1> {
+  const status = fc.integer({ min: 100, max: 599 });
+  const prefix = fc.constantFrom('SP_API_HTTP_', 'OPENBRIDGE_HTTP_', 'ADS_API_HTTP_', 'UPSTREAM_HTTP_');
+  const code = fc.oneof(
+    fc.tuple(prefix, status).map(([head, value]) => `${head}${value}`),
+    fc.constantFrom('RATE_LIMITED', 'TOOL_EXECUTION_FAILED', 'UPSTREAM_HTTP_', 'SP_API_HTTP_X'),
+    fc.stringMatching(/^[A-Z][A-Z0-9_]{0,20}$/),
+  );
+  const extraUpstream = fc.oneof(
+    fc.constantFrom('github', 'sp-api', 'ads-api', 'Not Valid', ''),
+    fc.string(),
+    fc.integer(),
+  );
+  const meta = fc.record(
+    {
+      rate_limit: fc.record(
+        { limit_per_second: fc.nat(), remaining: fc.oneof(fc.nat(), fc.constant('0 ')), reset_at: fc.string() },
+        { requiredKeys: [] },
+      ),
+      retry_after_seconds: fc.nat(),
+      correlation_id: fc.constant('corr-1'),
+    },
+    { requiredKeys: [] },
+  );
+  return fc
+    .record({
+      error_kind: fc.constantFrom(...ERROR_KINDS_V1),
+      error_code: code,
+      retryable: fc.boolean(),
+      legacy: fc.option(fc.constantFrom(...ERROR_KINDS_V1), { nil: undefined }),
+      meta: fc.option(meta, { nil: undefined }),
+      upstream: fc.option(extraUpstream, { nil: undefined }),
+    })
+    .map(({ error_kind, error_code, retryable, legacy, meta: _meta, upstream }) => ({
+      ...asV1(MINIMAL_ENVELOPE),
+      error_kind,
+      error_code,
+      retryable,
+      ...(legacy === undefined ? {} : { legacy_error_kind: legacy }),
+      ...(_meta === undefined ? {} : { _meta }),
+      ...(upstream === undefined ? {} : { upstream }),
+    }))
+    .filter((envelope) => validateEnvelope(envelope).valid);
+}
+
+describe('upgradeEnvelope on every valid v1 envelope (property)', () => {
+  it('gives a schema-valid v2 envelope, or undefined only for an UPSTREAM_HTTP_ code or an extra upstream key', () => {
+    fc.assert(
+      fc.property(v1EnvelopeArbitrary(), (envelope) => {
+        const upgraded = upgradeEnvelope(envelope);
+        if (upgraded === undefined) {
+          const extra = Object.hasOwn(envelope, 'upstream');
+          expect(envelope.error_code.startsWith('UPSTREAM_HTTP_') || extra).toBe(true);
+        } else {
+          expect(validateEnvelope(upgraded)).toEqual({ valid: true, version: 2 });
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('toV1Envelope and upgradeEnvelope never throw, whatever a caller leaves out or puts in the fields they read', () => {
+    const fields = ['error_kind', 'error_code', 'upstream', '_meta', 'legacy_error_kind', '_envelope_version'];
+    const mangled = fc.record({
+      drop: fc.subarray(fields),
+      set: fc.dictionary(fc.constantFrom(...fields), fc.anything()),
+    });
+    fc.assert(
+      fc.property(mangled, fc.anything(), ({ drop, set }, other) => {
+        const kept = Object.entries(SP_NOT_FOUND_ENVELOPE).filter(([name]) => !drop.includes(name));
+        const input = { ...Object.fromEntries(kept), ...set };
+        expect(() => toV1Envelope(input as unknown as ErrorEnvelope)).not.toThrow();
+        expect(() => upgradeEnvelope({ ...asV1(input), ...set } as unknown as ErrorEnvelopeV1)).not.toThrow();
+        expect(() => toV1Envelope(other as ErrorEnvelope)).not.toThrow();
+        expect(() => upgradeEnvelope(other as ErrorEnvelopeV1)).not.toThrow();
       }),
       { numRuns: RUNS },
     );

@@ -21,8 +21,11 @@ import { checkAdapterUpstream, composeMeta, finalizeEnvelope, internalErrorEnvel
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
 import type { CallRecord, ServerEnvironment } from './types.js';
 
-/** A relayed envelope as core builds them: a version 1 one upgraded to version 2 (it keeps its own `upstream`). */
-function asV2(envelope: AnyErrorEnvelope): ErrorEnvelope {
+/**
+ * A relayed envelope as core builds them: a version 1 one upgraded to version 2 (it keeps its own
+ * `upstream`); `undefined` for one with no valid version 2 form, which is then no envelope to relay.
+ */
+function asV2(envelope: AnyErrorEnvelope): ErrorEnvelope | undefined {
   return envelope._envelope_version === 1 ? upgradeEnvelope(envelope) : envelope;
 }
 

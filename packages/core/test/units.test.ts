@@ -237,6 +237,17 @@ describe('errors', () => {
     expect(carriedEnvelope({ data: { ...BASE, error_kind: 'made_up' } })).toBeUndefined();
     expect(carriedEnvelope('text')).toBeUndefined();
   });
+
+  it('carriedEnvelope passes on no v1 envelope that has no valid v2 form (an UPSTREAM_HTTP_ code naming no upstream)', () => {
+    const orphan = { ...BASE_V1, error_kind: 'internal_error', error_code: 'UPSTREAM_HTTP_500' };
+    expect(carriedEnvelope({ data: orphan })).toBeUndefined();
+    expect(carriedEnvelope({ data: { ...orphan, error_kind: 'sp_api_http' } })).toMatchObject({
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_500',
+      upstream: 'sp-api',
+      _envelope_version: 2,
+    });
+  });
 });
 
 describe('output schema widening', () => {
