@@ -16,7 +16,8 @@ import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelop
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
-import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
+import { knownThrown } from './errors.js';
+import type { KnownThrown } from './errors.js';
 import type { CallFailure, CallRecord, CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
 
 /** A relayed envelope as core builds them: a version 1 one upgraded to version 2 (it keeps its own `upstream`). */
@@ -126,9 +127,13 @@ function internalDraft(error: unknown, reason: string, call: CallRecord, server:
   return { type: 'internal', error, reason, tool: call.tool, telemetry: callTelemetry(call, server.includeNormalized) };
 }
 
-function failureOf(error: unknown, adapter: EnvelopeAdapter): ClassifiableFailure | undefined {
-  if (UpstreamHttpError.isInstance(error)) return error.toFailure();
-  if (UpstreamClientError.isInstance(error)) return error.failure;
+/** The failure the adapter classifies: one core's error classes record, or a credential failure. */
+function failureOf(
+  error: unknown,
+  known: KnownThrown | undefined,
+  adapter: EnvelopeAdapter,
+): ClassifiableFailure | undefined {
+  if (known?.type === 'failure') return known.failure;
   if (adapter.isCredentialError?.(error) === true) return { type: 'credential', error };
   return undefined;
 }
@@ -194,13 +199,14 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
 /** The draft for anything a tool handler threw. Never throws. */
 function thrownDraft(error: unknown, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
   try {
-    if (EnvelopeError.isInstance(error)) {
-      const envelope = error.toEnvelope();
-      return handlerDraft(error.hasTool ? envelope : { ...envelope, tool: call.tool }, call, server);
+    const known = knownThrown(error);
+    if (known?.type === 'envelope') {
+      const envelope = known.envelope;
+      return handlerDraft(known.hasTool ? envelope : { ...envelope, tool: call.tool }, call, server);
     }
     const carried = carriedEnvelope(error) ?? envelopeInMessage(error);
     if (carried !== undefined) return handlerDraft(carried, call, server);
-    const failure = failureOf(error, server.adapter);
+    const failure = failureOf(error, known, server.adapter);
     return failure === undefined ? internalDraft(error, 'handler', call, server) : adapterDraft(failure, call, server);
   } catch (unexpected) {
     return internalDraft(unexpected, 'classify', call, server);
