@@ -1,11 +1,11 @@
 /**
  * The walk of a failing call's exit enters each module of src once. Every module of src is
- * loaded with its exports wrapped (functions, and the static methods of exported classes), so
- * each call into a module from another one is recorded (the caller is read from the stack, since
- * a class's own code calls its static methods through the same object). The record runs while `callExit` runs (it is synchronous, so
- * nothing else interleaves), and the module that called `callExit` is read from the stack.
- * Methods of values handed around (the thrown error, the environment's adapter, redactor and
- * logger) are no module entries and are not recorded.
+ * loaded with its exports wrapped (functions, and the static methods of exported classes), and a
+ * call into a module from another one is recorded; the caller is read from the stack, since a
+ * class's own code calls its static methods through the same object. The record runs while
+ * `callExit` runs (it is synchronous, so nothing else interleaves). Methods of values handed
+ * around (the thrown error, the environment's adapter, redactor and logger) are no module entries
+ * and are not recorded.
  *
  * A real SDK client calls a test server in memory; the upstream 404 comes over HTTP from a
  * loopback replay.
