@@ -23,7 +23,7 @@ import { defaultServerCommand, PACKAGE_ROOT, REFERENCE_SERVERS, SERVER_IDS } fro
 import type { ServerId } from '../gate/reference-servers.js';
 import { readExpectedFailures } from './expected-failures.js';
 import type { ExpectedFailure } from './expected-failures.js';
-import { run, startHttpServer, suiteEntry, suiteNodeBinary } from './suite-process.js';
+import { run, startHttpServer, suiteEntry, suiteNodeBinary, warmServer } from './suite-process.js';
 import type { Exit } from './suite-process.js';
 import { SUITE_LINE_IDS, SUITE_LINES } from './suite-lines.js';
 import type { SuiteLine, SuiteLineId } from './suite-lines.js';
@@ -237,6 +237,7 @@ async function runRows(
       progress(`${base.line.id}: starting ${REFERENCE_SERVERS[server].binName} over Streamable HTTP`);
       const running = await startHttpServer(server, options.commands?.[server] ?? defaultServerCommand(server), replay);
       try {
+        await warmServer(running.url);
         await pool(scenarios, options.concurrency ?? defaultConcurrency(), async (scenario) => {
           const row = await runScenario({ ...base, url: running.url, server }, scenario);
           rows.push(row);

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import semver from 'semver';
 
 import { parseStdioCommand } from '../command-line.js';
+import { openSession } from '../connect.js';
 import { isRecord } from '../json-schema.js';
 import { REFERENCE_SERVERS, variantEnv } from '../gate/reference-servers.js';
 import type { ServerId } from '../gate/reference-servers.js';
@@ -151,4 +152,30 @@ export async function startHttpServer(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The tool name {@link warmServer} calls; no server registers it. */
+const WARM_UP_TOOL = 'conformance_warm_up';
+
+/**
+ * Has a freshly started server build its first error envelope before the scenarios run: one
+ * session calls a tool no server has and waits for its `tool_not_found` answer. The first envelope
+ * a process builds compiles the contract's schema validators (about 150 ms on an idle machine,
+ * several times that while the suite's parallel scenarios load two cores), and the suite's
+ * stateless scenario gives a `tools/call` 500 ms to answer; paid here, that cost cannot decide
+ * which scenario fails.
+ *
+ * @param url - the server's Streamable HTTP endpoint.
+ * @returns the `error_kind` of the answer's envelope (`tool_not_found`), `undefined` when it carried none.
+ * @throws ServerUnreachableError when no session can be opened within 20 s.
+ */
+export async function warmServer(url: string): Promise<unknown> {
+  const session = await openSession({ transport: 'http', url }, 20_000);
+  try {
+    const answer = await session.client.callTool({ name: WARM_UP_TOOL, arguments: {} });
+    const envelope = answer.structuredContent;
+    return isRecord(envelope) ? envelope['error_kind'] : undefined;
+  } finally {
+    await session.close();
+  }
 }

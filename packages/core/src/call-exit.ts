@@ -11,27 +11,9 @@ import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
-import { envelopeForThrown, envelopeInResult, finalizeHandlerEnvelope, internalError } from './classify.js';
-import { finalizeEnvelope } from './envelope-builder.js';
-import type { CallRecord, ServerEnvironment } from './types.js';
-
-/**
- * What went wrong in a call, by who is at fault and so how its envelope is made:
- * - `thrown`: the tool handler threw, or core met an upstream or client failure: classified
- *   (an `EnvelopeError` or a carried envelope as it is, an upstream failure by the adapter);
- * - `internal`: the server's own fault (`reason` says where): logged, `internal_error`;
- * - `core`: an envelope core built (validation, the limiter): finalized;
- * - `unknown_tool`: a `tool_not_found` envelope, as a result or, `as: 'jsonrpc'`, a -32602 error;
- * - `error_result`: a handler returned an `isError` result: its envelope, else `internal_error`;
- * - `ready`: an envelope already fit to send (a shutdown's, a cancelled call's).
- */
-export type CallFailure =
-  | { readonly type: 'thrown'; readonly error: unknown; readonly call: CallRecord }
-  | { readonly type: 'internal'; readonly error: unknown; readonly reason: string; readonly call: CallRecord }
-  | { readonly type: 'core'; readonly envelope: ErrorEnvelope; readonly omittedDetails?: number | undefined }
-  | { readonly type: 'unknown_tool'; readonly envelope: ErrorEnvelope; readonly as: 'result' | 'jsonrpc' }
-  | { readonly type: 'error_result'; readonly result: CallToolResult; readonly call: CallRecord }
-  | { readonly type: 'ready'; readonly envelope: ErrorEnvelope };
+import { classifyFailure } from './classify.js';
+import { buildEnvelope } from './envelope-builder.js';
+import type { CallFailure, ServerEnvironment } from './types.js';
 
 /** Thrown by a step of the call path to end the call with {@link CallFailed.failure}. */
 export class CallFailed extends Error {
@@ -61,36 +43,6 @@ function errorResult(envelope: ErrorEnvelope): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
 }
 
-/** The envelope of a handler's own `isError` result: the one it carries, else `internal_error`. */
-function errorResultEnvelope(result: CallToolResult, call: CallRecord, server: ServerEnvironment): ErrorEnvelope {
-  const carried = envelopeInResult(result);
-  if (carried !== undefined) return finalizeHandlerEnvelope(carried, call, server);
-  const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
-  const failure = new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`);
-  return internalError(failure, 'result', call, server);
-}
-
-/** The envelope of `failure`; throws the JSON-RPC error of an unknown tool answered that way. */
-function failureEnvelope(failure: CallFailure, server: ServerEnvironment): ErrorEnvelope {
-  switch (failure.type) {
-    case 'thrown':
-      return envelopeForThrown(failure.error, failure.call, server);
-    case 'internal':
-      return internalError(failure.error, failure.reason, failure.call, server);
-    case 'core':
-      return finalizeEnvelope(failure.envelope, server, failure.omittedDetails);
-    case 'unknown_tool': {
-      const envelope = finalizeEnvelope(failure.envelope, server);
-      if (failure.as === 'jsonrpc') throw invalidParams(JSON.stringify(envelope), envelope);
-      return envelope;
-    }
-    case 'error_result':
-      return errorResultEnvelope(failure.result, failure.call, server);
-    case 'ready':
-      return failure.envelope;
-  }
-}
-
 /**
  * The answer of a call that failed: a {@link CallFailed} becomes its envelope result (or the
  * JSON-RPC error of an unknown tool, when the server answers those so); anything else, such as
@@ -104,5 +56,10 @@ function failureEnvelope(failure: CallFailure, server: ServerEnvironment): Error
  */
 export function callExit(thrown: unknown, server: ServerEnvironment): CallToolResult {
   if (!(thrown instanceof CallFailed)) throw thrown;
-  return errorResult(failureEnvelope(thrown.failure, server));
+  const failure = thrown.failure;
+  // One entry into each: classify decides what the envelope is made of, the builder makes it.
+  const envelope = buildEnvelope(classifyFailure(failure, server), server);
+  if (failure.type === 'unknown_tool' && failure.as === 'jsonrpc')
+    throw invalidParams(JSON.stringify(envelope), envelope);
+  return errorResult(envelope);
 }

@@ -1,6 +1,7 @@
 /**
- * Turning anything a tool handler throws into an envelope: the adapter's classifier first, then
- * an envelope, outermost and idempotent; anything unclassified is an internal error.
+ * Deciding what a failed call's envelope is made of: {@link classifyFailure} turns a
+ * `CallFailure` into an `EnvelopeDraft` that envelope-builder.ts builds in one go, so the exit
+ * enters this module once and the builder once. Anything unclassified is an internal error.
  *
  * Order: an `EnvelopeError` -> an error that already is or carries an envelope, or whose message
  * is one (relayed from another server) -> `UpstreamHttpError` / `UpstreamClientError` /
@@ -10,16 +11,14 @@
  *
  * @packageDocumentation
  */
-import { randomUUID } from 'node:crypto';
-
 import { CONTRACT_VERSION, isEnvelope, isRecord, upgradeEnvelope, validateEnvelope } from '@mcp-envelope/contract';
 import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelope/contract';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
-import { checkAdapterUpstream, composeMeta, finalizeEnvelope, internalErrorEnvelope } from './envelope-builder.js';
-import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from './errors.js';
-import type { CallRecord, ServerEnvironment } from './types.js';
+import { knownThrown } from './errors.js';
+import type { KnownThrown } from './errors.js';
+import type { CallFailure, CallRecord, CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
 
 /**
  * A relayed envelope as core builds them: a version 1 one upgraded to version 2 (it keeps its own
@@ -104,18 +103,13 @@ export function envelopeInMessage(error: unknown): ErrorEnvelope | undefined {
   return validateEnvelope(parsed).valid ? asV2(parsed as AnyErrorEnvelope) : undefined;
 }
 
-/** The `_meta` keys a call's telemetry fills, each `undefined` when nothing was recorded. */
-export type CallTelemetry = {
-  readonly [Key in 'normalized' | 'rate_limit' | 'retry_after_seconds' | 'warnings']: EnvelopeMeta[Key] | undefined;
-};
-
 /**
  * The telemetry a call recorded, as `_meta` keys (`undefined` where nothing was recorded):
  * `normalized` only when `MCP_SCHEMA_KEY_NORMALIZATION_META` is on and an event happened.
  *
  * @param call - the call's context.
  * @param includeNormalized - `MCP_SCHEMA_KEY_NORMALIZATION_META`.
- * @returns the keys, for {@link composeMeta}.
+ * @returns the keys, for envelope-builder.ts's `composeMeta`.
  */
 export function callTelemetry(call: CallRecord, includeNormalized: boolean): CallTelemetry {
   return {
@@ -126,98 +120,42 @@ export function callTelemetry(call: CallRecord, includeNormalized: boolean): Cal
   };
 }
 
-/** `envelope` with the call's telemetry added to `_meta`; keys the envelope sets itself win. */
-function withCallTelemetry(envelope: ErrorEnvelope, call: CallRecord, server: ServerEnvironment): ErrorEnvelope {
-  const telemetry = composeMeta(callTelemetry(call, server.includeNormalized));
-  if (telemetry === undefined) return envelope;
-  return { ...envelope, _meta: { ...telemetry, ...envelope._meta } };
+/** The draft of an envelope a handler made itself: the call's telemetry goes with it. */
+function handlerDraft(envelope: ErrorEnvelope, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
+  return { type: 'handler', envelope, telemetry: callTelemetry(call, server.includeNormalized) };
 }
 
-/**
- * Finalizes an envelope a handler made itself (thrown as an `EnvelopeError`, carried by an error,
- * relayed in a message, or returned in an `isError` result): the call's telemetry is added where
- * the envelope sets none, then it is redacted, bounded and checked like every envelope core emits.
- *
- * @param envelope - the handler's envelope.
- * @param call - the call's record (its telemetry).
- * @param server - see {@link ServerEnvironment}.
- * @returns a schema-valid envelope of an advertised kind.
- */
-export function finalizeHandlerEnvelope(
-  envelope: ErrorEnvelope,
-  call: CallRecord,
-  server: ServerEnvironment,
-): ErrorEnvelope {
-  return finalizeEnvelope(withCallTelemetry(envelope, call, server), server);
+/** The draft of an unclassified failure: `internal_error`, its detail logged by the builder. */
+function internalDraft(error: unknown, reason: string, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
+  return { type: 'internal', error, reason, tool: call.tool, telemetry: callTelemetry(call, server.includeNormalized) };
 }
 
-function failureOf(error: unknown, adapter: EnvelopeAdapter): ClassifiableFailure | undefined {
-  if (UpstreamHttpError.isInstance(error)) return error.toFailure();
-  if (UpstreamClientError.isInstance(error)) return error.failure;
+/** The failure the adapter classifies: one core's error classes record, or a credential failure. */
+function failureOf(
+  error: unknown,
+  known: KnownThrown | undefined,
+  adapter: EnvelopeAdapter,
+): ClassifiableFailure | undefined {
+  if (known?.type === 'failure') return known.failure;
   if (adapter.isCredentialError?.(error) === true) return { type: 'credential', error };
   return undefined;
 }
 
-function describeThrown(error: unknown, server: ServerEnvironment): Record<string, unknown> {
-  const redact = server.redactor.string;
-  if (error instanceof Error) {
-    return {
-      type: error.name,
-      message: redact(error.message),
-      ...(error.stack === undefined ? {} : { stack: redact(error.stack) }),
-    };
-  }
-  let text: string;
-  try {
-    text = typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
-  } catch {
-    text = Object.prototype.toString.call(error);
-  }
-  return { type: typeof error, message: redact(text.slice(0, 4000)) };
-}
-
-/**
- * Logs the full detail of an unclassified failure once and returns the `internal_error` envelope
- * that points at the log line through `_meta.correlation_id`.
- *
- * @param error - what was thrown.
- * @param reason - a short label of where it happened (`handler`, `classify`, `result`).
- * @param call - the call's record (its tool and telemetry).
- * @param server - see {@link ServerEnvironment}.
- * @returns the envelope.
- */
-export function internalError(
-  error: unknown,
-  reason: string,
-  call: CallRecord,
-  server: ServerEnvironment,
-): ErrorEnvelope {
-  const correlationId = randomUUID();
-  server.logger.error(
-    { correlation_id: correlationId, tool: call.tool, reason, error: describeThrown(error, server) },
-    'tool call failed with an unclassified error',
-  );
-  const envelope = internalErrorEnvelope(call.tool, correlationId);
-  const withTelemetry = withCallTelemetry(envelope, call, server);
-  // The bare envelope is valid by construction; one with telemetry goes through the checks.
-  return withTelemetry === envelope ? envelope : finalizeEnvelope(withTelemetry, server);
-}
-
-/** `_meta` of an envelope the adapter classified: the adapter's keys, then the failure's headers, then the call's telemetry. */
+/** `_meta` keys of an envelope the adapter classified: the adapter's keys, then the failure's headers, then the call's telemetry. */
 function classifiedMeta(
   classifiedMetaValue: Partial<EnvelopeMeta> | undefined,
   failureMeta: ResponseMeta | undefined,
   telemetry: CallTelemetry,
-): EnvelopeMeta | undefined {
+): Readonly<Record<string, unknown>> {
   const call = telemetry;
-  return composeMeta({
+  return {
     normalized: call.normalized,
     ...classifiedMetaValue,
     rate_limit: classifiedMetaValue?.rate_limit ?? failureMeta?.rate_limit ?? call.rate_limit,
     retry_after_seconds:
       classifiedMetaValue?.retry_after_seconds ?? failureMeta?.retry_after_seconds ?? call.retry_after_seconds,
     warnings: classifiedMetaValue?.warnings ?? failureMeta?.warnings ?? call.warnings,
-  });
+  };
 }
 
 /**
@@ -233,14 +171,14 @@ function upstreamOf(
   return upstream === undefined ? {} : { upstream };
 }
 
-/** The envelope of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`. */
-function classifiedEnvelope(failure: ClassifiableFailure, call: CallRecord, server: ServerEnvironment): ErrorEnvelope {
+/** The draft of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`. */
+function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
   const now = server.now();
   let classified;
   try {
     classified = server.adapter.classify(failure, { tool: call.tool, now });
   } catch (classifyError) {
-    return internalError(classifyError, 'classify', call, server);
+    return internalDraft(classifyError, 'classify', call, server);
   }
   const failureMeta =
     failure.type === 'upstream_http' ? server.adapter.parseResponseMeta(failure.headers, now) : undefined;
@@ -257,34 +195,61 @@ function classifiedEnvelope(failure: ClassifiableFailure, call: CallRecord, serv
     retryable: classified.retryable,
     _envelope_version: CONTRACT_VERSION,
     ...upstreamOf(classified, condition, server.upstreams),
-    ...(meta === undefined ? {} : { _meta: meta }),
   };
-  const checked = checkAdapterUpstream(envelope, server);
-  if (checked !== envelope) return checked;
-  return finalizeEnvelope(envelope, server, 0, condition);
+  return { type: 'adapter', envelope, meta, condition };
+}
+
+/** The draft for anything a tool handler threw. Never throws. */
+function thrownDraft(error: unknown, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
+  try {
+    const known = knownThrown(error);
+    if (known?.type === 'envelope') {
+      const envelope = known.envelope;
+      return handlerDraft(known.hasTool ? envelope : { ...envelope, tool: call.tool }, call, server);
+    }
+    const carried = carriedEnvelope(error) ?? envelopeInMessage(error);
+    if (carried !== undefined) return handlerDraft(carried, call, server);
+    const failure = failureOf(error, known, server.adapter);
+    return failure === undefined ? internalDraft(error, 'handler', call, server) : adapterDraft(failure, call, server);
+  } catch (unexpected) {
+    return internalDraft(unexpected, 'classify', call, server);
+  }
+}
+
+/** The draft of a handler's own `isError` result: the envelope it carries, else `internal_error`. */
+function errorResultDraft(result: CallToolResult, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
+  const carried = envelopeInResult(result);
+  if (carried !== undefined) return handlerDraft(carried, call, server);
+  const text = result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+  const failure = new Error(`tool returned isError without an envelope: ${text.slice(0, 2000)}`);
+  return internalDraft(failure, 'result', call, server);
 }
 
 /**
- * The envelope for anything a tool handler threw. Never throws.
+ * What the envelope of a failed call is made of (see `EnvelopeDraft`), in the order: an
+ * `EnvelopeError` -> an error that already is or carries an envelope, or whose message is one
+ * (relayed from another server) -> `UpstreamHttpError` / `UpstreamClientError` / an error the
+ * adapter calls a credential failure (the adapter's verdict) -> anything else (`internal_error`).
+ * Whatever the path, the telemetry the call recorded (`normalized`, `rate_limit`,
+ * `retry_after_seconds`, `warnings`) goes with the draft. Implements CONTRACT.md "The envelope".
  *
- * @param error - what was thrown.
- * @param call - the call's record (its tool and telemetry).
- * @param server - see {@link ServerEnvironment}.
- * @returns a schema-valid envelope of an advertised kind.
+ * @param failure - what went wrong (a `CallFailure`).
+ * @param server - see `ServerEnvironment`; its adapter classifies upstream and credential failures.
+ * @returns the draft, for envelope-builder.ts's `buildEnvelope`. Never throws.
  */
-export function envelopeForThrown(error: unknown, call: CallRecord, server: ServerEnvironment): ErrorEnvelope {
-  try {
-    if (EnvelopeError.isInstance(error)) {
-      const envelope = error.toEnvelope();
-      return finalizeHandlerEnvelope(error.hasTool ? envelope : { ...envelope, tool: call.tool }, call, server);
-    }
-    const carried = carriedEnvelope(error) ?? envelopeInMessage(error);
-    if (carried !== undefined) return finalizeHandlerEnvelope(carried, call, server);
-    const failure = failureOf(error, server.adapter);
-    return failure === undefined
-      ? internalError(error, 'handler', call, server)
-      : classifiedEnvelope(failure, call, server);
-  } catch (unexpected) {
-    return internalError(unexpected, 'classify', call, server);
+export function classifyFailure(failure: CallFailure, server: ServerEnvironment): EnvelopeDraft {
+  switch (failure.type) {
+    case 'thrown':
+      return thrownDraft(failure.error, failure.call, server);
+    case 'internal':
+      return internalDraft(failure.error, failure.reason, failure.call, server);
+    case 'core':
+      return { type: 'core', envelope: failure.envelope, omittedDetails: failure.omittedDetails };
+    case 'unknown_tool':
+      return { type: 'core', envelope: failure.envelope };
+    case 'error_result':
+      return errorResultDraft(failure.result, failure.call, server);
+    case 'ready':
+      return { type: 'ready', envelope: failure.envelope };
   }
 }

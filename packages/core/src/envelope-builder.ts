@@ -1,6 +1,7 @@
 /**
- * Building and finalizing envelopes. Every envelope core emits goes through
- * {@link finalizeEnvelope}: redaction, size bounds, `legacy_error_kind` from the migrations table,
+ * Building and finalizing envelopes. A failed call's envelope is built here in one entry,
+ * {@link buildEnvelope}, from the draft classify.ts made of the failure. Every envelope core
+ * emits goes through `finalizeEnvelope`: redaction, size bounds, `legacy_error_kind` from the migrations table,
  * the advertised-kind check, then the contract schema. One that still fails is replaced by an
  * `internal_error` envelope and logged. Implements CONTRACT.md "The envelope", "Hints" (bounds),
  * "Migration windows" and "Conformance" rule 1.
@@ -20,7 +21,7 @@ import {
 import type { EnvelopeDetail, EnvelopeMeta, ErrorEnvelope, ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
 
 import type { Redactor } from './redact.js';
-import type { ServerEnvironment } from './types.js';
+import type { CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
 
 /** At most this many hints per envelope. */
 export const MAX_HINTS = 10;
@@ -215,7 +216,7 @@ function legacyKindOf(
  *   envelopes core or a handler made, which such entries never cover.
  * @returns a schema-valid envelope.
  */
-export function finalizeEnvelope(
+function finalizeEnvelope(
   envelope: ErrorEnvelope,
   environment: ServerEnvironment,
   omittedDetails = 0,
@@ -255,12 +256,9 @@ function withUpstream(envelope: ErrorEnvelope, environment: ServerEnvironment): 
 /**
  * Checks an adapter's verdict names one of the adapter's own upstreams (or none, filled later):
  * an envelope naming an upstream the server does not advertise would mislead an agent.
- *
- * @param envelope - built from the adapter's verdict.
- * @param environment - see {@link ServerEnvironment}.
- * @returns `envelope` itself, or an `internal_error` replacement (and a log line).
+ * Returns `envelope` itself, or an `internal_error` replacement (and a log line).
  */
-export function checkAdapterUpstream(envelope: ErrorEnvelope, environment: ServerEnvironment): ErrorEnvelope {
+function checkAdapterUpstream(envelope: ErrorEnvelope, environment: ServerEnvironment): ErrorEnvelope {
   if (envelope.upstream === undefined || environment.upstreams.includes(envelope.upstream)) return envelope;
   return replaceInvalid(envelope, environment, [
     {
@@ -272,12 +270,10 @@ export function checkAdapterUpstream(envelope: ErrorEnvelope, environment: Serve
 }
 
 /**
- * Checks an envelope without changing it: advertised kind, then the contract schema. Used for
- * envelopes that pass through unchanged (an error that already carried one).
- *
- * @returns `envelope` itself when it passes, else an `internal_error` replacement (and a log line).
+ * Checks an envelope without changing it: advertised kind, then the contract schema.
+ * Returns `envelope` itself when it passes, else an `internal_error` replacement (and a log line).
  */
-export function checkEnvelope(envelope: ErrorEnvelope, environment: ServerEnvironment): ErrorEnvelope {
+function checkEnvelope(envelope: ErrorEnvelope, environment: ServerEnvironment): ErrorEnvelope {
   if (!environment.advertisedKinds.has(envelope.error_kind)) {
     return replaceInvalid(envelope, environment, [
       {
@@ -333,4 +329,93 @@ export function composeMeta(parts: Readonly<Record<string, unknown>>): EnvelopeM
     count += 1;
   }
   return count === 0 ? undefined : meta;
+}
+
+/** `envelope` with the call's telemetry added to `_meta`; keys the envelope sets itself win. */
+function withCallTelemetry(envelope: ErrorEnvelope, telemetry: CallTelemetry): ErrorEnvelope {
+  const meta = composeMeta(telemetry);
+  if (meta === undefined) return envelope;
+  return { ...envelope, _meta: { ...meta, ...envelope._meta } };
+}
+
+/** What a thrown value was, for the log line: name, message and stack, redacted. */
+function describeThrown(error: unknown, redactor: Redactor): Record<string, unknown> {
+  const redact = redactor.string;
+  if (error instanceof Error) {
+    return {
+      type: error.name,
+      message: redact(error.message),
+      ...(error.stack === undefined ? {} : { stack: redact(error.stack) }),
+    };
+  }
+  let text: string;
+  try {
+    text = typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
+  } catch {
+    text = Object.prototype.toString.call(error);
+  }
+  return { type: typeof error, message: redact(text.slice(0, 4000)) };
+}
+
+/**
+ * Logs the full detail of an unclassified failure once and returns the `internal_error` envelope
+ * that points at the log line through `_meta.correlation_id`, with the call's telemetry.
+ */
+function internalFailureEnvelope(
+  draft: Extract<EnvelopeDraft, { type: 'internal' }>,
+  environment: ServerEnvironment,
+): ErrorEnvelope {
+  const correlationId = randomUUID();
+  environment.logger.error(
+    {
+      correlation_id: correlationId,
+      tool: draft.tool,
+      reason: draft.reason,
+      error: describeThrown(draft.error, environment.redactor),
+    },
+    'tool call failed with an unclassified error',
+  );
+  const envelope = internalErrorEnvelope(draft.tool, correlationId);
+  const withTelemetry = withCallTelemetry(envelope, draft.telemetry);
+  // The bare envelope is valid by construction; one with telemetry goes through the checks.
+  return withTelemetry === envelope ? envelope : finalizeEnvelope(withTelemetry, environment);
+}
+
+/** The envelope of the adapter's verdict: its `_meta` composed, its upstream checked, then finalized. */
+function adapterEnvelope(
+  draft: Extract<EnvelopeDraft, { type: 'adapter' }>,
+  environment: ServerEnvironment,
+): ErrorEnvelope {
+  const meta = composeMeta(draft.meta);
+  const envelope: ErrorEnvelope = meta === undefined ? draft.envelope : { ...draft.envelope, _meta: meta };
+  const checked = checkAdapterUpstream(envelope, environment);
+  if (checked !== envelope) return checked;
+  return finalizeEnvelope(envelope, environment, 0, draft.condition);
+}
+
+/**
+ * The envelope a failed call answers with, built from classify.ts's draft in one entry: composed
+ * (`_meta` from the call's telemetry), checked (an adapter's upstream) and finalized
+ * (`finalizeEnvelope`: redaction, bounds, `legacy_error_kind`, advertised kind, schema). An
+ * `internal` draft logs its error once under the correlation id its envelope names.
+ * Implements CONTRACT.md "The envelope" and "Conformance" rule 1.
+ *
+ * @param draft - what the envelope is made of (see `EnvelopeDraft`).
+ * @param environment - see {@link ServerEnvironment}.
+ * @returns a schema-valid envelope of an advertised kind; a `ready` draft's envelope as it is.
+ * @throws only what the server's logger throws (every other step catches its own failure).
+ */
+export function buildEnvelope(draft: EnvelopeDraft, environment: ServerEnvironment): ErrorEnvelope {
+  switch (draft.type) {
+    case 'handler':
+      return finalizeEnvelope(withCallTelemetry(draft.envelope, draft.telemetry), environment);
+    case 'adapter':
+      return adapterEnvelope(draft, environment);
+    case 'internal':
+      return internalFailureEnvelope(draft, environment);
+    case 'core':
+      return finalizeEnvelope(draft.envelope, environment, draft.omittedDetails);
+    case 'ready':
+      return draft.envelope;
+  }
 }

@@ -240,3 +240,28 @@ export class UpstreamClientError extends Error {
     return { name: this.name, type: this.failure.type, message: this.message };
   }
 }
+
+/**
+ * What core's own error classes make of a thrown value, read in one call so that a failure's
+ * classification enters this module once: a thrown {@link EnvelopeError}'s envelope (and whether
+ * it names its tool), or the failure an {@link UpstreamHttpError} or {@link UpstreamClientError}
+ * records for the adapter to classify.
+ */
+export type KnownThrown =
+  | { readonly type: 'envelope'; readonly envelope: ErrorEnvelope; readonly hasTool: boolean }
+  | { readonly type: 'failure'; readonly failure: UpstreamHttpFailure | ClientSideFailure };
+
+/**
+ * Reads a thrown value with the brand checks of this module's classes (instances of another
+ * copy of this package count).
+ *
+ * @param error - anything thrown.
+ * @returns what the value is to core (see {@link KnownThrown}), or `undefined` for anything else.
+ */
+export function knownThrown(error: unknown): KnownThrown | undefined {
+  if (EnvelopeError.isInstance(error))
+    return { type: 'envelope', envelope: error.toEnvelope(), hasTool: error.hasTool };
+  if (UpstreamHttpError.isInstance(error)) return { type: 'failure', failure: error.toFailure() };
+  if (UpstreamClientError.isInstance(error)) return { type: 'failure', failure: error.failure };
+  return undefined;
+}

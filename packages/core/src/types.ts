@@ -13,7 +13,9 @@
  */
 import type {
   ContractVersion,
+  EnvelopeMeta,
   EnvelopeWarning,
+  ErrorEnvelope,
   ErrorKind,
   MigrationEntry,
   NormalizedEvent,
@@ -186,7 +188,7 @@ export interface ToolHandlerContext {
  *
  * Every result passes the server's redactor (known secrets and credential patterns) and its size
  * limit (`MCP_MAX_RESULT_BYTES`; past it, an `upstream_client` envelope). Anything the
- * handler throws becomes an envelope (see `envelopeForThrown`).
+ * handler throws becomes an envelope (see `classifyFailure`).
  */
 export interface EnvelopeTool<Args extends Record<string, unknown> = Record<string, unknown>> {
   readonly name: string;
@@ -228,3 +230,57 @@ export interface EnvelopeTool<Args extends Record<string, unknown> = Record<stri
   /** @returns the result; may be a promise. */
   handler(args: Args, context: ToolHandlerContext): unknown;
 }
+
+/**
+ * What went wrong in a call, by who is at fault and so how its envelope is made:
+ * - `thrown`: the tool handler threw, or core met an upstream or client failure: classified
+ *   (an `EnvelopeError` or a carried envelope as it is, an upstream failure by the adapter);
+ * - `internal`: the server's own fault (`reason` says where): logged, `internal_error`;
+ * - `core`: an envelope core built (validation, the limiter): finalized;
+ * - `unknown_tool`: a `tool_not_found` envelope, as a result or, `as: 'jsonrpc'`, a -32602 error;
+ * - `error_result`: a handler returned an `isError` result: its envelope, else `internal_error`;
+ * - `ready`: an envelope already fit to send (a shutdown's, a cancelled call's).
+ */
+export type CallFailure =
+  | { readonly type: 'thrown'; readonly error: unknown; readonly call: CallRecord }
+  | { readonly type: 'internal'; readonly error: unknown; readonly reason: string; readonly call: CallRecord }
+  | { readonly type: 'core'; readonly envelope: ErrorEnvelope; readonly omittedDetails?: number | undefined }
+  | { readonly type: 'unknown_tool'; readonly envelope: ErrorEnvelope; readonly as: 'result' | 'jsonrpc' }
+  | { readonly type: 'error_result'; readonly result: CallToolResult; readonly call: CallRecord }
+  | { readonly type: 'ready'; readonly envelope: ErrorEnvelope };
+
+/** The `_meta` keys a call's telemetry fills, each `undefined` when nothing was recorded. */
+export type CallTelemetry = {
+  readonly [Key in 'normalized' | 'rate_limit' | 'retry_after_seconds' | 'warnings']: EnvelopeMeta[Key] | undefined;
+};
+
+/**
+ * What a failure's envelope is made of: classify.ts's verdict on a {@link CallFailure}, and the
+ * one input of envelope-builder.ts's `buildEnvelope`, so that the exit walks each module once.
+ * - `handler`: an envelope a handler made (thrown, carried, relayed or returned); the call's
+ *   telemetry fills the `_meta` keys it sets none of;
+ * - `adapter`: the adapter's verdict as an envelope without `_meta`; `meta` holds the `_meta`
+ *   keys (`undefined` ones are left out), `condition` what gave it (for the migrations table);
+ *   its `upstream` must be one of the server's;
+ * - `internal`: the server's own fault: `error` is logged under a correlation id that the
+ *   `internal_error` envelope of `tool` names; `reason` says where (`handler`, `classify`, `result`, ...);
+ * - `core`: an envelope core built; `omittedDetails` were cut before it was built;
+ * - `ready`: an envelope already fit to send, sent as it is.
+ */
+export type EnvelopeDraft =
+  | { readonly type: 'handler'; readonly envelope: ErrorEnvelope; readonly telemetry: CallTelemetry }
+  | {
+      readonly type: 'adapter';
+      readonly envelope: ErrorEnvelope;
+      readonly meta: Readonly<Record<string, unknown>>;
+      readonly condition: string;
+    }
+  | {
+      readonly type: 'internal';
+      readonly error: unknown;
+      readonly reason: string;
+      readonly tool: string;
+      readonly telemetry: CallTelemetry;
+    }
+  | { readonly type: 'core'; readonly envelope: ErrorEnvelope; readonly omittedDetails?: number | undefined }
+  | { readonly type: 'ready'; readonly envelope: ErrorEnvelope };

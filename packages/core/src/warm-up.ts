@@ -2,7 +2,7 @@
  * Compiling in the background what a server's first calls would otherwise compile while a caller
  * waits.
  */
-import { validateEnvelope } from '@mcp-envelope/contract';
+import { CONTRACT_VERSION, validateEnvelope } from '@mcp-envelope/contract';
 
 import type { CompiledTool, PipelineCaches } from './arguments/index.js';
 import type { InFlightCalls } from './in-flight.js';
@@ -130,7 +130,8 @@ export function* serverWarmUpSteps(
     fetch('data:,')
       .then((response) => response.arrayBuffer())
       .catch(() => undefined);
-  yield () => validateEnvelope({});
+  // a value that claims a version: one that claims none is refused before any validator is compiled
+  yield () => validateEnvelope({ _envelope_version: CONTRACT_VERSION });
   yield () => caches.compiler.metaSchemaProblem({});
   for (const tool of tools) yield () => tool.check({});
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { CallFailed } from '../src/call-exit.js';
-import type { CallFailure } from '../src/call-exit.js';
+import type { CallFailure } from '../src/types.js';
 import { toolResult, UpstreamClientError } from '../src/index.js';
 import type { EnvelopeTool } from '../src/index.js';
 import { createResultShaper } from '../src/result-shaping.js';

@@ -1,5 +1,7 @@
 import { setTimeout as turn } from 'node:timers/promises';
 
+import type * as Contract from '@mcp-envelope/contract';
+import type { EnvelopeValidation } from '@mcp-envelope/contract';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { compileTool, createPipelineCaches } from '../src/arguments/index.js';
@@ -8,6 +10,21 @@ import type { PipelineCaches } from '../src/arguments/index.js';
 import { createWarmUp, serverWarmUpSteps, WARM_UP_QUIET_MS } from '../src/warm-up.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
+
+/** What each `validateEnvelope` call of this file returned: the real function, recorded. */
+const validations = vi.hoisted((): EnvelopeValidation[] => []);
+
+vi.mock('@mcp-envelope/contract', async (importOriginal) => {
+  const contract = await importOriginal<typeof Contract>();
+  return {
+    ...contract,
+    validateEnvelope: (value: unknown): EnvelopeValidation => {
+      const validation = contract.validateEnvelope(value);
+      validations.push(validation);
+      return validation;
+    },
+  };
+});
 
 /** Real pipeline caches whose compiler records each meta-schema check it runs. */
 function recordingCaches(): { caches: PipelineCaches; checked: unknown[] } {
@@ -163,8 +180,11 @@ describe('a server warm-up', () => {
       () => serverWarmUpSteps(caches, [recording('broken', broken), recording('orders', tool)]),
       { budgetMs: Number.POSITIVE_INFINITY },
     );
+    validations.length = 0;
     warmUp.start();
     await turns(8);
+    // the envelope step reached a version's validator (compiling it), not the refusal of an unversioned value
+    expect(validations).toEqual([{ valid: false, version: 2, errors: expect.any(Array) }]);
     expect(checked).toEqual([{}]);
     // the broken schema's step failed and was skipped; the next tool still compiled
     expect(checkedTools).toEqual(['broken', 'orders']);
