@@ -117,6 +117,15 @@ export interface UpstreamReplay {
   readonly requests: ReplayRequest[];
   /** Token requests (form bodies), in arrival order. */
   readonly tokenRequests: ReplayRequest[];
+  /**
+   * Resolves once {@link UpstreamReplay.requests} holds at least `count` requests that `matching`
+   * accepts (all requests when absent), at once if it already does: a test waits for the server
+   * under test to have sent its calls instead of polling the log on a timer.
+   *
+   * @param count - how many matching requests to wait for (>= 1).
+   * @param matching - which requests count; absent: every request except token requests.
+   */
+  whenRequests(count: number, matching?: (request: ReplayRequest) => boolean): Promise<void>;
   /** Adds routes; a route added later wins over an earlier one for the same request. */
   route(...routes: ReplayRoute[]): void;
   /** Queues answers for the next requests no route matches (first in, first out). */
@@ -340,6 +349,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   let buckets = new Map<ReplayRoute, PlanBucket>();
   const requests: ReplayRequest[] = [];
   const tokenRequests: ReplayRequest[] = [];
+  const waiters = new Set<() => boolean>();
 
   function answerFor(
     method: string,
@@ -364,6 +374,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   const server: Server = createServer((request, response) => {
     serveReplayRequest(request, response, answerFor, (received) => {
       (received.answeredBy === 'token' ? tokenRequests : requests).push(received);
+      for (const settled of waiters) if (settled()) waiters.delete(settled);
     });
   });
   const url = await listenOnLoopback(server);
@@ -372,6 +383,15 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
     tokenUrl: `${url}${tokenPath}`,
     requests,
     tokenRequests,
+    whenRequests: (count, matching = () => true) =>
+      new Promise<void>((resolve) => {
+        const settled = (): boolean => {
+          if (requests.filter(matching).length < count) return false;
+          resolve();
+          return true;
+        };
+        if (!settled()) waiters.add(settled);
+      }),
     route: (...added) => {
       routes.push(...added);
     },
