@@ -38,9 +38,9 @@ function baseEnv(): Record<string, string> {
 interface HttpServerChild {
   readonly child: ChildProcess;
   readonly endpoint: URL;
-  stderr(): string;
+  readonly stderr: () => string;
   /** Resolves once stderr matches `pattern` (at once if it already does); rejects if the child's output ends first. */
-  whenStderr(pattern: RegExp): Promise<void>;
+  readonly whenStderr: (pattern: RegExp) => Promise<void>;
 }
 
 /** Starts `mcp-envelope-sp --http 0` with `extra` flags; resolves with the child and its endpoint. */

@@ -330,6 +330,28 @@ function serveReplayRequest(
   });
 }
 
+/** The waits of {@link UpstreamReplay.whenRequests}: `check` after each request settles those now met. */
+function arrivalWaiters(requests: readonly ReplayRequest[]): {
+  check(): void;
+  when: UpstreamReplay['whenRequests'];
+} {
+  const waiting = new Set<() => boolean>();
+  return {
+    check: () => {
+      for (const settled of waiting) if (settled()) waiting.delete(settled);
+    },
+    when: (count, matching = () => true) =>
+      new Promise<void>((resolve) => {
+        const settled = (): boolean => {
+          if (requests.filter(matching).length < count) return false;
+          resolve();
+          return true;
+        };
+        if (!settled()) waiting.add(settled);
+      }),
+  };
+}
+
 /**
  * Starts a replay server on 127.0.0.1 with an OS-chosen port.
  *
@@ -349,7 +371,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   let buckets = new Map<ReplayRoute, PlanBucket>();
   const requests: ReplayRequest[] = [];
   const tokenRequests: ReplayRequest[] = [];
-  const waiters = new Set<() => boolean>();
+  const arrivals = arrivalWaiters(requests);
 
   function answerFor(
     method: string,
@@ -374,7 +396,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   const server: Server = createServer((request, response) => {
     serveReplayRequest(request, response, answerFor, (received) => {
       (received.answeredBy === 'token' ? tokenRequests : requests).push(received);
-      for (const settled of waiters) if (settled()) waiters.delete(settled);
+      arrivals.check();
     });
   });
   const url = await listenOnLoopback(server);
@@ -383,15 +405,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
     tokenUrl: `${url}${tokenPath}`,
     requests,
     tokenRequests,
-    whenRequests: (count, matching = () => true) =>
-      new Promise<void>((resolve) => {
-        const settled = (): boolean => {
-          if (requests.filter(matching).length < count) return false;
-          resolve();
-          return true;
-        };
-        if (!settled()) waiters.add(settled);
-      }),
+    whenRequests: arrivals.when,
     route: (...added) => {
       routes.push(...added);
     },
