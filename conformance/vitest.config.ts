@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The release rehearsal has its own configuration (vitest.registry.config.ts).
     exclude: ['test/registry/**', '**/node_modules/**'],
+    // builds dist/ once for the suites that run the CLI, before the workers start
+    globalSetup: ['test/global-setup.ts'],
     // The suites wait on child processes, worker threads and loopback HTTP more than they compute:
     // two test files at once keep two cores busy, where the default (one less than the cores) runs one.
     maxWorkers: Math.max(2, availableParallelism() - 1),

@@ -1,13 +1,10 @@
 /**
- * Runs the compiled CLI (`node dist/cli.js`) as a child process, building the package first when
- * `dist/` is missing or older than `src/`. Test files run in parallel workers, so the build is
- * guarded by a lock folder; the others wait for it.
+ * Runs the compiled CLI (`node dist/cli.js`) as a child process. Vitest's global setup builds the
+ * package first when `dist/` is missing or older than `src/`; the test files only check it.
  */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,38 +58,30 @@ export function run(
   });
 }
 
-const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, milliseconds));
+/**
+ * Builds `dist/` with `tsc -p tsconfig.build.json` unless it is up to date. Vitest's global setup
+ * runs it once before any test file starts, so parallel workers never race to build.
+ *
+ * @throws Error when the build fails.
+ */
+export async function buildIfStale(): Promise<void> {
+  if (isBuilt()) return;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const result = await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], packageRoot, 120_000);
+  if (result.code !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+}
 
-/** Builds `dist/` with `tsc -p tsconfig.build.json` unless it is up to date. */
-export async function ensureBuilt(): Promise<void> {
-  const lock = join(
-    tmpdir(),
-    `mcp-envelope-conformance-build-${createHash('sha256').update(packageRoot).digest('hex').slice(0, 12)}.lock`,
+/**
+ * Resolves when `dist/` is up to date (the global setup built it).
+ *
+ * @throws Error (a rejection) when `dist/` is missing or older than `src/`: the test file ran without
+ *   the package's vitest configuration, or `src/` changed during the run.
+ */
+export function ensureBuilt(): Promise<void> {
+  if (isBuilt()) return Promise.resolve();
+  return Promise.reject(
+    new Error(`dist/ is missing or older than src/ in ${packageRoot}: run the tests with its vitest.config.ts`),
   );
-  for (let attempt = 0; attempt < 600; attempt += 1) {
-    if (isBuilt()) return;
-    try {
-      mkdirSync(lock);
-    } catch {
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
-      } catch {
-        // The holder removed it meanwhile.
-      }
-      await sleep(200);
-      continue;
-    }
-    try {
-      if (isBuilt()) return;
-      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-      const result = await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], packageRoot, 120_000);
-      if (result.code !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
-      return;
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
-  throw new Error('timed out waiting for the build lock');
 }
 
 /** Runs `node dist/cli.js <args>` in `cwd` (default: the package folder), `env` added to this process's environment. */

@@ -60,6 +60,10 @@ function verdaccioBin(repositoryRoot: string): string {
   return join(dirname(manifestPath), manifest.bin['verdaccio'] ?? 'bin/verdaccio');
 }
 
+/**
+ * A bounded readiness poll of the child server (every 100 ms, 30 s at most), not a wait for a
+ * timer: Verdaccio logs at `warn` here, so it prints no line when it starts listening to wait for.
+ */
 async function waitUntilUp(url: string, child: ChildProcess, log: () => string): Promise<void> {
   for (let attempt = 0; attempt < 300; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}:\n${log()}`);

@@ -34,6 +34,13 @@ export interface SilentTokenEndpoint {
   readonly tokenUrl: string;
   /** How many connections it has accepted so far. */
   connections(): number;
+  /**
+   * Resolves once it has accepted at least `count` connections, at once if it already has: a test
+   * waits for the token request to be on its way instead of polling {@link SilentTokenEndpoint.connections}.
+   *
+   * @param count - how many connections to wait for (>= 1).
+   */
+  whenConnections(count: number): Promise<void>;
   /** Stops listening and drops the connections it holds. */
   close(): void;
 }
@@ -48,9 +55,11 @@ export interface SilentTokenEndpoint {
  */
 export async function startSilentTokenEndpoint(): Promise<SilentTokenEndpoint> {
   const sockets = new Set<Socket>();
+  const waiters = new Set<() => boolean>();
   let accepted = 0;
   const server = createServer((socket) => {
     accepted += 1;
+    for (const settled of waiters) if (settled()) waiters.delete(settled);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     // a client that resets its connection is simply gone; unhandled, the error would end the process
@@ -63,6 +72,15 @@ export async function startSilentTokenEndpoint(): Promise<SilentTokenEndpoint> {
   return {
     tokenUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}${LWA_TOKEN_PATH}`,
     connections: () => accepted,
+    whenConnections: (count) =>
+      new Promise<void>((resolve) => {
+        const settled = (): boolean => {
+          if (accepted < count) return false;
+          resolve();
+          return true;
+        };
+        if (!settled()) waiters.add(settled);
+      }),
     close: () => {
       server.close();
       for (const socket of sockets) socket.destroy();

@@ -860,6 +860,11 @@ function endpointStoppers(parts: EndpointParts): Pick<StreamableHttpHandle, 'clo
     state.draining = true;
     httpServer.close();
     httpServer.closeIdleConnections();
+    // an operator (and a test) sees the moment the endpoint stopped taking connections
+    host.logger.warn(
+      { grace_ms: graceMs },
+      'shutting down: no new connections; tool calls in progress have the grace period to finish',
+    );
     let forcedCalls = 0;
     if ((await Promise.race([requests.drained(), delay(graceMs)])) === 'timeout') {
       forcedCalls = host.calls.force();

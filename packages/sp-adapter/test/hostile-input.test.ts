@@ -34,28 +34,47 @@ function baseEnv(): Record<string, string> {
   return { PATH: process.env['PATH'] ?? '', XDG_CACHE_HOME: join(scratch, 'xdg-cache'), ...lwaEnv(upstream) };
 }
 
+/** A running `mcp-envelope-sp --http` child: its endpoint, its stderr so far, and a wait for a stderr line. */
+interface HttpServerChild {
+  readonly child: ChildProcess;
+  readonly endpoint: URL;
+  readonly stderr: () => string;
+  /** Resolves once stderr matches `pattern` (at once if it already does); rejects if the child's output ends first. */
+  readonly whenStderr: (pattern: RegExp) => Promise<void>;
+}
+
 /** Starts `mcp-envelope-sp --http 0` with `extra` flags; resolves with the child and its endpoint. */
 async function startHttpServer(
   extra: readonly string[] = [],
   target: UpstreamReplay = upstream,
-): Promise<{ child: ChildProcess; endpoint: URL; stderr: () => string }> {
+): Promise<HttpServerChild> {
   const child = spawn(
     process.execPath,
     [...CLI, '--http', '0', '--upstream', target.url, '--models', 'test/fixtures/models', ...extra],
     { cwd: PACKAGE, env: { ...baseEnv(), ...lwaEnv(target) } },
   );
   let stderr = '';
-  const endpoint = await new Promise<URL>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /on (http:\/\/\S+)/.exec(stderr);
-      if (match?.[1] !== undefined) resolve(new URL(match[1]));
-    });
-    child.on('exit', () => {
-      reject(new Error(`server exited: ${stderr}`));
-    });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
   });
-  return { child, endpoint, stderr: () => stderr };
+  const whenStderr = (pattern: RegExp): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!pattern.test(stderr)) return;
+        child.stderr?.off('data', check);
+        resolve();
+      };
+      child.stderr?.on('data', check);
+      // 'close' rather than 'exit': the last stderr chunks can arrive after the exit
+      child.once('close', () => {
+        reject(new Error(`server exited before writing ${String(pattern)}: ${stderr}`));
+      });
+      check();
+    });
+  const listening = /on (http:\/\/\S+)\n/;
+  await whenStderr(listening);
+  const endpoint = new URL(listening.exec(stderr)?.[1] ?? '');
+  return { child, endpoint, stderr: () => stderr, whenStderr };
 }
 
 /** Sends one JSON-RPC request as raw text (so it can hold what JSON.stringify never writes, like 1e400). */
@@ -171,8 +190,7 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
     try {
       const { child, endpoint, stderr } = await startHttpServer(['--shutdown-grace', '0.5'], slow);
       const { results } = await startCalls(endpoint, 4, 10);
-      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await slow.whenRequests(40, (request) => request.path.startsWith('/widgets/'));
       const exited = exitCode(child);
       child.kill('SIGTERM');
       const answered = await results;
@@ -198,13 +216,13 @@ describe('SIGTERM in HTTP mode (mcp-envelope-sp child process)', () => {
   it('lets calls that finish within the grace period answer normally, and refuses new connections meanwhile', async () => {
     const slow = await startAmazonReplay({ standing: { status: 200, body: { widgetId: 'done' }, delayMs: 700 } });
     try {
-      const { child, endpoint } = await startHttpServer(['--shutdown-grace', '10'], slow);
+      const { child, endpoint, whenStderr } = await startHttpServer(['--shutdown-grace', '10'], slow);
       const { results } = await startCalls(endpoint, 4, 10);
-      while (slow.requests.filter((request) => request.path.startsWith('/widgets/')).length < 40)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await slow.whenRequests(40, (request) => request.path.startsWith('/widgets/'));
       const exited = exitCode(child);
       child.kill('SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // the server logs this line once it has stopped listening
+      await whenStderr(/shutting down: no new connections/);
       await expect(fetch(endpoint, { method: 'POST', body: '{}' })).rejects.toThrow();
       const answered = await results;
       expect(

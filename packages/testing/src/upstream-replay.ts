@@ -117,6 +117,15 @@ export interface UpstreamReplay {
   readonly requests: ReplayRequest[];
   /** Token requests (form bodies), in arrival order. */
   readonly tokenRequests: ReplayRequest[];
+  /**
+   * Resolves once {@link UpstreamReplay.requests} holds at least `count` requests that `matching`
+   * accepts (all requests when absent), at once if it already does: a test waits for the server
+   * under test to have sent its calls instead of polling the log on a timer.
+   *
+   * @param count - how many matching requests to wait for (>= 1).
+   * @param matching - which requests count; absent: every request except token requests.
+   */
+  whenRequests(count: number, matching?: (request: ReplayRequest) => boolean): Promise<void>;
   /** Adds routes; a route added later wins over an earlier one for the same request. */
   route(...routes: ReplayRoute[]): void;
   /** Queues answers for the next requests no route matches (first in, first out). */
@@ -321,6 +330,28 @@ function serveReplayRequest(
   });
 }
 
+/** The waits of {@link UpstreamReplay.whenRequests}: `check` after each request settles those now met. */
+function arrivalWaiters(requests: readonly ReplayRequest[]): {
+  check(): void;
+  when: UpstreamReplay['whenRequests'];
+} {
+  const waiting = new Set<() => boolean>();
+  return {
+    check: () => {
+      for (const settled of waiting) if (settled()) waiting.delete(settled);
+    },
+    when: (count, matching = () => true) =>
+      new Promise<void>((resolve) => {
+        const settled = (): boolean => {
+          if (requests.filter(matching).length < count) return false;
+          resolve();
+          return true;
+        };
+        if (!settled()) waiting.add(settled);
+      }),
+  };
+}
+
 /**
  * Starts a replay server on 127.0.0.1 with an OS-chosen port.
  *
@@ -340,6 +371,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   let buckets = new Map<ReplayRoute, PlanBucket>();
   const requests: ReplayRequest[] = [];
   const tokenRequests: ReplayRequest[] = [];
+  const arrivals = arrivalWaiters(requests);
 
   function answerFor(
     method: string,
@@ -364,6 +396,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
   const server: Server = createServer((request, response) => {
     serveReplayRequest(request, response, answerFor, (received) => {
       (received.answeredBy === 'token' ? tokenRequests : requests).push(received);
+      arrivals.check();
     });
   });
   const url = await listenOnLoopback(server);
@@ -372,6 +405,7 @@ export async function startUpstreamReplay(options: UpstreamReplayOptions = {}): 
     tokenUrl: `${url}${tokenPath}`,
     requests,
     tokenRequests,
+    whenRequests: arrivals.when,
     route: (...added) => {
       routes.push(...added);
     },

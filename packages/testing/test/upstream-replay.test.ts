@@ -133,7 +133,28 @@ describe('queue, standing answer, unscripted requests', () => {
     const server = await replay({ standing: { status: 200, body: 'late', delayMs: 150 } });
     const start = performance.now();
     expect((await get(`${server.url}/slow`)).body).toBe('late');
+    // 10 ms of slack: the event loop reads its clock once per turn, so a timer may fire a little early by ours
     expect(performance.now() - start).toBeGreaterThanOrEqual(140);
+  });
+});
+
+describe('whenRequests', () => {
+  it('resolves once enough matching requests have arrived, before their delayed answers, and at once after', async () => {
+    const server = await replay({ standing: { status: 200, body: 'late', delayMs: 60_000 } });
+    const aborting = new AbortController();
+    const send = (path: string): Promise<unknown> =>
+      fetch(`${server.url}${path}`, { signal: aborting.signal }).catch(() => undefined);
+    const pending = [send('/other')];
+    await server.whenRequests(1);
+    const widgets = server.whenRequests(2, (request) => request.path.startsWith('/widgets/'));
+    pending.push(send('/widgets/1'), send('/widgets/2'));
+    await widgets;
+    // none of them is answered yet: the requests are logged when they arrive
+    expect(server.requests.map((request) => request.path).sort()).toEqual(['/other', '/widgets/1', '/widgets/2']);
+    // already true: resolves without another request
+    await server.whenRequests(3);
+    aborting.abort();
+    await Promise.all(pending);
   });
 });
 

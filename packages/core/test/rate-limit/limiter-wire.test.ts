@@ -186,7 +186,8 @@ describe('the pre-flight limiter over the wire', () => {
     const started = performance.now();
     const second = await call('limited');
     expect(second.isError).toBeUndefined();
-    // the call waited for its reserved token instead of being refused
+    // the call waited for its reserved token instead of being refused (5 ms of slack: the event loop
+    // reads its clock once per turn, so a timer may fire a little early by ours)
     expect(performance.now() - started).toBeGreaterThanOrEqual(95);
     expect(replay.requests).toHaveLength(2);
   });

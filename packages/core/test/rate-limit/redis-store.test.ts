@@ -95,11 +95,15 @@ describe('Redis rate-limit store', () => {
     ]);
     expect(takes.slice(0, 3).map((take) => take.waitMs)).toEqual([0, 0, 0]);
     const refused = takes[3];
-    expect(refused?.waitMs).toBeGreaterThan(900);
+    const took = Date.now() - before;
+    // Redis's clock and ours are the same machine's: the bucket refilled for as long as the takes
+    // took (however loaded the machine), so the next token is that much less than 1 s away
+    // (1 ms of slack each way for the whole milliseconds both clocks count in)
+    expect(refused?.waitMs).toBeGreaterThanOrEqual(1000 - took - 1);
     expect(refused?.waitMs).toBeLessThanOrEqual(1000);
-    // three tokens short at one per second: full again about 3 s after the takes
-    expect(refused?.resetAtMs).toBeGreaterThan(before + 2800);
-    expect(refused?.resetAtMs).toBeLessThanOrEqual(Date.now() + 3000 + 50);
+    // three tokens short at one per second: full again 3 s after the first take (same slack)
+    expect(refused?.resetAtMs).toBeGreaterThanOrEqual(before + 3000 - 1);
+    expect(refused?.resetAtMs).toBeLessThanOrEqual(Date.now() + 3000 + 1);
   });
 
   it('refills by time on Redis clock', async () => {
@@ -197,7 +201,7 @@ describe('Redis rate-limit store', () => {
 });
 
 describe('Redis rate-limit store when Redis goes away', () => {
-  it('rejects within a second while Redis is down, logs once, and works again after a restart', async () => {
+  it('rejects at once while Redis is down, logs once, and works again after a restart', async () => {
     const own = await startRedisServer({ password: 's3cret-pw/+' });
     const { lines, logger, until } = capturingLogger();
     const outage = createRedisRateLimitStore(own.url, { logger });
@@ -207,9 +211,12 @@ describe('Redis rate-limit store when Redis goes away', () => {
       expect(outage.description).toBe(`redis://:***@127.0.0.1:${own.port}`);
       await own.stop();
       for (let attempt = 0; attempt < 3; attempt += 1) {
-        const started = Date.now();
+        const started = performance.now();
         await expect(outage.take('outage', plan, 0)).rejects.toThrow(/Redis unreachable/);
-        expect(Date.now() - started).toBeLessThan(1000);
+        // a real socket's clock: the store gives up within its 500 ms connect timeout, where the
+        // client's own reconnect schedule would hold the call for many seconds; 3 s is slack for a
+        // loaded machine that still tells the two apart
+        expect(performance.now() - started).toBeLessThan(3000);
       }
       await own.restart();
       // the client reconnects on its own schedule and says so once it is ready
@@ -227,16 +234,17 @@ describe('Redis rate-limit store when Redis goes away', () => {
     }
   });
 
-  it('rejects within a second when nothing listens at the URL', async () => {
+  it('rejects at once when nothing listens at the URL', async () => {
     const { lines, logger } = capturingLogger();
     const nowhere = createRedisRateLimitStore('redis://:hunter2@127.0.0.1:1/0', { logger });
     try {
       expect(nowhere.description).toBe('redis://:***@127.0.0.1:1/0');
-      const started = Date.now();
+      const started = performance.now();
       await expect(nowhere.take('k', { ratePerSecond: 1, burst: 1 }, 0)).rejects.toMatchObject({
         code: 'ECONNREFUSED',
       });
-      expect(Date.now() - started).toBeLessThan(1000);
+      // slack as above: a refused connection fails at once; the reconnect schedule would take seconds
+      expect(performance.now() - started).toBeLessThan(3000);
       expect(JSON.stringify(lines)).not.toContain('hunter2');
     } finally {
       await nowhere.close();
