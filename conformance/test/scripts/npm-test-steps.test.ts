@@ -157,7 +157,11 @@ describe('npm test stopped by a signal', () => {
         if (stdout.includes('| lint waits\n') && stdout.includes('=== npm test: test:registry passed')) resolve();
       });
     });
-    const exited = new Promise<number | null>((resolve) => runner.on('close', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => {
+      runner.on('close', (code) => {
+        resolve(code);
+      });
+    });
     await ready;
     const child = Number(readFileSync(join(folder, 'child'), 'utf8'));
     try {
