@@ -8,6 +8,11 @@
 // most of their time waiting on child processes and the loopback registry, so on a two-core machine
 // they fit beside the suites instead of after them; the type check moves over so that both lanes
 // take about as long (measured: about 500 s each). Each line a step prints is prefixed with its name.
+//
+// Each step runs in a process group of its own, and a SIGINT, SIGTERM or SIGHUP this runner gets
+// (Ctrl-C, or npm passing on its own) goes to every running step's whole group: otherwise the
+// suites and servers a step started keep running after the runner is gone. The steps not started
+// yet are then not run, and the summary still names how each one ended.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
@@ -41,12 +46,15 @@ function relayLines(stream, target, prefix) {
 
 /**
  * Runs one workspace script, its output prefixed with its name: resolves to its exit status, how it
- * ended, and its seconds. Never rejects: a pnpm that cannot start is a failed step.
+ * ended, and its seconds. Never rejects: a pnpm that cannot start is a failed step. The child is in
+ * `stop.running` while it runs.
  */
-function runStep(name, prefix) {
+function runStep(name, prefix, stop) {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn('pnpm', ['run', '-s', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // its own process group, so that a signal reaches every process the step started
+    const child = spawn('pnpm', ['run', '-s', name], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    stop.running.add(child);
     relayLines(child.stdout, process.stdout, prefix);
     relayLines(child.stderr, process.stderr, prefix);
     const state = { failedToStart: false };
@@ -55,6 +63,7 @@ function runStep(name, prefix) {
       console.error(`npm test: could not start pnpm for ${name}: ${error.message}`);
     });
     child.on('close', (code, signal) => {
+      stop.running.delete(child);
       const seconds = (performance.now() - started) / 1000;
       const status = state.failedToStart ? 1 : (code ?? 1);
       const how = signal === null ? `exit ${status}` : `killed by ${signal}`;
@@ -63,10 +72,36 @@ function runStep(name, prefix) {
   });
 }
 
-/** Runs one step with a start line and an end line, and records its row. */
-async function runAnnounced(name, rows, width) {
+/**
+ * Passes SIGINT, SIGTERM and SIGHUP on to the running steps' process groups, and records the
+ * first, so that no further step starts. Returns what the steps share: the running children and
+ * the signal.
+ */
+function forwardSignals() {
+  const stop = { running: new Set(), signal: undefined };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      stop.signal ??= signal;
+      for (const child of stop.running) {
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          // the group has just ended
+        }
+      }
+    });
+  }
+  return stop;
+}
+
+/** Runs one step with a start line and an end line, and records its row; none once a signal stopped the run. */
+async function runAnnounced(name, rows, width, stop) {
+  if (stop.signal !== undefined) {
+    rows.set(name, { name, outcome: `not run (stopped by ${stop.signal})` });
+    return;
+  }
   console.log(`=== npm test: ${name} started ===`);
-  const { status, how, seconds } = await runStep(name, `${name.padEnd(width)} | `);
+  const { status, how, seconds } = await runStep(name, `${name.padEnd(width)} | `, stop);
   const outcome = status === 0 ? 'passed' : `FAILED (${how})`;
   console.log(`=== npm test: ${name} ${outcome} in ${seconds.toFixed(0)} s ===`);
   rows.set(name, { name, outcome, seconds });
@@ -76,13 +111,14 @@ async function runAnnounced(name, rows, width) {
 async function runAll() {
   const width = Math.max(...SUMMARY_ORDER.map((name) => name.length));
   const rows = new Map();
-  await runAnnounced(BUILD, rows, width);
+  const stop = forwardSignals();
+  await runAnnounced(BUILD, rows, width, stop);
   if (rows.get(BUILD).outcome !== 'passed') {
     for (const name of SUMMARY_ORDER.slice(1)) rows.set(name, { name, outcome: `not run (${BUILD} failed)` });
   } else {
     await Promise.all(
       LANES.map(async (lane) => {
-        for (const name of lane) await runAnnounced(name, rows, width);
+        for (const name of lane) await runAnnounced(name, rows, width, stop);
       }),
     );
   }

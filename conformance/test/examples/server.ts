@@ -1,7 +1,8 @@
 // A server for a made-up weather API: one tool, and an adapter that classifies its failures.
-// Run: node server.js <API URL>
+// Run: node --import tsx server.ts <API URL>
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeAdapter } from '@mcp-envelope/core';
+import { responseMetaFromHeaders } from '@mcp-envelope/core/adapter';
 
 const api = process.argv[2] ?? 'http://127.0.0.1:8080';
 
@@ -30,7 +31,13 @@ const adapter: EnvelopeAdapter = {
       hints: failure.status === 404 ? ['Check the spelling of the city.'] : [],
     };
   },
-  parseResponseMeta: () => ({}),
+  // Retry-After, the rate-limit headers and Warning become the `_meta` an agent reads
+  parseResponseMeta: (headers, now) =>
+    responseMetaFromHeaders(headers, now, {
+      limit: ['x-ratelimit-limit'],
+      remaining: ['x-ratelimit-remaining'],
+      reset: ['x-ratelimit-reset'],
+    }),
 };
 
 const server = createEnvelopeServer({

@@ -1,8 +1,8 @@
 // `npm test` on a machine without its prerequisites stops in its first seconds naming what to
 // install, and a red run names every step and how it ended. The step runner is driven through a
 // stand-in `pnpm` on PATH: running the real steps here would run this suite inside itself.
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -92,6 +92,16 @@ describe('the steps of npm test', () => {
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('steps: 7 passed, 1 failed');
   });
 
+  it('reports a red step of the second lane while the first lane passes, and still runs the rest of that lane', () => {
+    const result = run('test-steps.mjs', pnpmFailing('conformance:mcp'));
+    expect(result.status).toBe(1);
+    expect(stepsRan(result.stdout)).toHaveLength(8);
+    expect(result.stdout).toMatch(/ {2}conformance:mcp {2}FAILED \(exit 3\) {2}\d+ s\n/);
+    expect(result.stdout).toMatch(/ {2}test:registry {4}passed {2}\d+ s\n/);
+    expect(result.stdout).toMatch(/ {2}release:check {4}passed {2}\d+ s\n/);
+    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('steps: 7 passed, 1 failed');
+  });
+
   it('names every step a failed build leaves not run', () => {
     const result = run('test-steps.mjs', pnpmFailing('build'));
     expect(result.status).toBe(1);
@@ -122,5 +132,53 @@ describe('the steps of npm test', () => {
     const result = run('test-steps.mjs', pnpmFailing('none'));
     expect(result.status).toBe(0);
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('steps: 8 passed, 0 failed');
+  });
+});
+
+/** Whether a process runs: it exists and is no zombie waiting for its parent to reap it. */
+function running(pid: number): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
+  // the state follows the command name, which ends at the last ')'
+  const state = readFileSync(stat, 'utf8').split(')').at(-1)?.trim()[0];
+  return state !== 'Z';
+}
+
+describe('npm test stopped by a signal', () => {
+  it('passes the signal to the running steps, leaves no process behind and still prints the summary', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'npm-test-signal-'));
+    folders.push(folder);
+    // lint starts a long child of its own (as vitest starts workers) and writes its pid; every other step passes
+    const path = pathWith({
+      pnpm: `echo "ran $3"; if [ "$3" = "lint" ]; then /bin/sleep 300 & echo $! > ${folder}/child; echo "lint waits"; wait; fi; exit 0`,
+    });
+    const runner = spawn(process.execPath, [join(scripts, 'test-steps.mjs')], { env: { PATH: path } });
+    let stdout = '';
+    // lint is waiting and the other lane has finished: the signal then cuts exactly one step
+    const ready = new Promise<void>((resolve) => {
+      runner.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('| lint waits\n') && stdout.includes('=== npm test: test:registry passed')) resolve();
+      });
+    });
+    const exited = new Promise<number | null>((resolve) => {
+      runner.on('close', (code) => {
+        resolve(code);
+      });
+    });
+    await ready;
+    const child = Number(readFileSync(join(folder, 'child'), 'utf8'));
+    try {
+      runner.kill('SIGTERM');
+      expect(await exited).toBe(1);
+      expect(running(child)).toBe(false);
+      expect(stdout).toMatch(/ {2}lint +FAILED \(killed by SIGTERM\) {2}\d+ s\n/);
+      for (const step of ['test:all', 'conformance', 'release:check'])
+        expect(stdout).toMatch(new RegExp(` {2}${step} +not run \\(stopped by SIGTERM\\)\n`));
+      expect(stdout).toMatch(/ {2}typecheck +passed {2}\d+ s\n/);
+      expect(stdout.trimEnd().split('\n').at(-1)).toBe('steps: 4 passed, 1 failed, 3 skipped');
+    } finally {
+      if (running(child)) process.kill(child, 'SIGKILL');
+    }
   });
 });

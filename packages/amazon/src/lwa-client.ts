@@ -160,6 +160,9 @@ function tokenUrlProblem(value: string): string | undefined {
   } catch {
     return 'is not an absolute URL';
   }
+  // the URL parser encodes a blank and drops a line break: the rest of a pasted line would be sent
+  // to the token endpoint as part of its path
+  if (/\s/.test(value)) return 'must not contain blanks or line breaks';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
   if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
   if (url.search !== '' || url.hash !== '') return 'must not carry a query string or a fragment';
@@ -173,7 +176,7 @@ function tokenUrlProblem(value: string): string | undefined {
  * @param value - the variable's value; unset, empty or blank means the default endpoint.
  * @returns the trimmed URL, or `undefined` for the default.
  * @throws LwaSettingsError naming the variable when the value is not an absolute http(s) URL, or
- *   carries user info, a query string or a fragment.
+ *   carries user info, a query string, a fragment, or a blank or line break inside it.
  */
 function checkedTokenUrl(value: string | undefined): string | undefined {
   const trimmed = value?.trim() ?? '';
@@ -193,7 +196,7 @@ function checkedTokenUrl(value: string | undefined): string | undefined {
  * @returns the settings (the credentials may be undefined: the client reports what is missing at
  *   the first call; `tokenUrl` is undefined when `LWA_TOKEN_URL` is unset or blank).
  * @throws LwaSettingsError naming `LWA_TOKEN_URL` when it is set but not an absolute http(s) URL,
- *   or carries a user name, password, query string or fragment.
+ *   or carries a user name, password, query string, fragment, or a blank or line break inside it.
  */
 export function lwaSettingsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): LwaSettings {
   return {

@@ -265,6 +265,14 @@ describe('LWA_TOKEN_URL', () => {
     ['https://client:amzn1.oa2-cs.v1.secret@api.amazon.com/auth/o2/token', 'must not carry a user name or password'],
     ['https://api.amazon.com/auth/o2/token?client_secret=s3cret', 'must not carry a query string or a fragment'],
     ['https://api.amazon.com/auth/o2/token#s3cret', 'must not carry a query string or a fragment'],
+    // a pasted line with more on it: the URL parser would encode the space, or drop the line break,
+    // and send the rest to the token endpoint as part of its path
+    ['https://api.amazon.com/auth/o2/token Atzr|IwEBIA-secret-refresh-token', 'must not contain blanks or line breaks'],
+    [
+      'https://api.amazon.com/auth/o2/token\nLWA_CLIENT_SECRET=amzn1.oa2-cs.v1.s3cret',
+      'must not contain blanks or line breaks',
+    ],
+    ['https://api.amazon.com/auth/o2/to\tken', 'must not contain blanks or line breaks'],
   ])('refuses %j: the message names the variable and never the value', (value, problem) => {
     const read = (): unknown => lwaSettingsFromEnv({ LWA_TOKEN_URL: value });
     expect(read).toThrow(LwaSettingsError);

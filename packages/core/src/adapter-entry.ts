@@ -3,7 +3,8 @@
  * `@mcp-envelope/core`: the argument pipeline its tools are compiled with, the header rules and
  * upstream-body helpers its classification is made of, the redactor, the per-session state table,
  * and the settings error the limiter throws. A server author who only writes tools and a small
- * adapter needs none of it; the types the adapter seam itself is made of are on
+ * adapter needs at most `responseMetaFromHeaders` (an upstream's `Retry-After`, rate-limit and
+ * `Warning` headers as `_meta`); the types the adapter seam itself is made of are on
  * `@mcp-envelope/core`.
  *
  * @packageDocumentation

@@ -123,7 +123,11 @@ function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
     if (typeof value !== 'object' || value === null || depth > 8) return value;
     if (Array.isArray(value)) return value.slice(0, MAX_DETAILS).map((item: unknown) => capValue(item, depth + 1));
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [capString(key, MAX_DETAIL_STRING_LENGTH), capValue(item, depth + 1)]),
+      Object.entries(value).map(([key, item]) => {
+        // a long key alone is reason enough for the copy: a detail may carry a key of megabytes
+        if (key.length > MAX_DETAIL_STRING_LENGTH) changed = true;
+        return [capString(key, MAX_DETAIL_STRING_LENGTH), capValue(item, depth + 1)];
+      }),
     );
   };
   const capped = capValue(detail, 0) as EnvelopeDetail;

@@ -14,7 +14,7 @@ export interface WarmUp {
   readonly start: () => void;
   /** A request arrived or was answered: no step runs until the server has been quiet for the quiet time. */
   readonly postpone: () => void;
-  /** Runs no further step, and aborts the signal the server's own preparation was given. */
+  /** Runs no further step, not even after a later `start`, and aborts the signal the server's own preparation was given. */
   readonly cancel: () => void;
 }
 
@@ -53,7 +53,7 @@ function cpuMilliseconds(): number {
  *   (default {@link WARM_UP_BUDGET_MS}); `busy`: whether calls are running (default never);
  *   `quietMs`: how long after the last `start` or `postpone` the next step may run, in
  *   milliseconds (default 0: on the next timer turn).
- * @returns `start` (idempotent), `postpone` and `cancel`.
+ * @returns `start` (idempotent), `postpone` and `cancel` (final: a `start` after it runs nothing).
  */
 export function createWarmUp(
   steps: () => Iterable<() => unknown>,
@@ -65,6 +65,8 @@ export function createWarmUp(
 ): WarmUp {
   let timer: NodeJS.Timeout | undefined;
   let started = false;
+  // a cancelled warm-up stays cancelled: a tools/list can still reach a server that has closed
+  let cancelled = false;
   let lastRequest = Date.now();
   const runFrom = (pending: Iterator<() => unknown>, spent: number, delay: number): void => {
     timer = setTimeout(() => {
@@ -83,7 +85,7 @@ export function createWarmUp(
         // the call that needs it compiles it again and reports the failure
       }
       const total = spent + cpuMilliseconds() - before;
-      if (total < budgetMs) runFrom(pending, total, 0);
+      if (total < budgetMs && !cancelled) runFrom(pending, total, 0);
     }, delay);
     timer.unref();
   };
@@ -93,12 +95,13 @@ export function createWarmUp(
   return {
     start: () => {
       postpone();
-      if (started) return;
+      if (started || cancelled) return;
       started = true;
       runFrom(steps()[Symbol.iterator](), 0, quietMs);
     },
     postpone,
     cancel: () => {
+      cancelled = true;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
     },

@@ -6,7 +6,7 @@ import {
   MAX_SUMMARY_LENGTH,
   MAX_TOOL_LENGTH,
 } from '../src/envelope-builder.js';
-import { createEnvelopeServer } from '../src/index.js';
+import { createEnvelopeServer, EnvelopeError } from '../src/index.js';
 import { createRedactor } from '../src/adapter-entry.js';
 import { connectInMemory } from './fixtures/connect.js';
 import { testAdapter } from './fixtures/test-adapter.js';
@@ -200,6 +200,38 @@ describe('size bounds', () => {
     const longName = await connected.client.callTool({ name: 'n'.repeat(1_000_000), arguments: {} });
     expect((longName.structuredContent as { tool: string }).tool).toHaveLength(MAX_TOOL_LENGTH);
     expect(JSON.stringify(longName).length).toBeLessThan(20_000);
+    await connected.close();
+  });
+
+  it('cuts a long key inside a detail even when every value in it is short', async () => {
+    const longKey = 'f'.repeat(1_000_000);
+    const server = createEnvelopeServer({
+      info: { name: 'bounds', version: '0.0.1' },
+      adapter: testAdapter,
+      tools: [
+        {
+          name: 'reject',
+          inputSchema: { type: 'object' },
+          // a handler that passes on the field names an upstream rejected, as the upstream spelled them
+          handler: () => {
+            throw new EnvelopeError({
+              error_kind: 'upstream_http',
+              error_code: 'UPSTREAM_HTTP_400',
+              summary: 'The upstream rejected a field.',
+              details: [{ path: '', issue: 'unknown field', received_type: 'object', fields: { [longKey]: 'bad' } }],
+            });
+          },
+        },
+      ],
+      options: { env: {}, migrations: [] },
+    });
+    const connected = await connectInMemory(server);
+    const result = await connected.client.callTool({ name: 'reject', arguments: {} });
+    const envelope = result.structuredContent as { error_code: string; details: { fields: Record<string, string> }[] };
+    // a client that states no contract version reads version 1, in the test adapter's SP spelling
+    expect(envelope.error_code).toBe('SP_API_HTTP_400');
+    expect(Object.keys(envelope.details[0]!.fields).map((key) => key.length)).toEqual([MAX_DETAIL_STRING_LENGTH]);
+    expect(JSON.stringify(result).length).toBeLessThan(20_000);
     await connected.close();
   });
 });

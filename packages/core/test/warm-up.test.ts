@@ -51,6 +51,10 @@ async function turns(count: number): Promise<void> {
 }
 
 describe('warm-up on idle', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('runs one step per timer turn after start, in order, once however often start is called', async () => {
     const ran: number[] = [];
     const warmUp = createWarmUp(() => numberedSteps(3, ran));
@@ -91,17 +95,47 @@ describe('warm-up on idle', () => {
   });
 
   it('runs no step while calls are running, and goes on once they have finished', async () => {
+    vi.useFakeTimers();
     const ran: number[] = [];
     const running = { calls: 1 };
     const warmUp = createWarmUp(() => numberedSteps(2, ran), { busy: () => running.calls > 0 });
     warmUp.start();
-    await turns(3);
-    await turn(50);
+    await vi.advanceTimersByTimeAsync(1000);
     expect(ran).toEqual([]);
     running.calls = 0;
-    await turn(50);
-    await turns(3);
+    // it looks again every 20 ms, then runs one step per timer turn (a zero delay is 1 ms in Node)
+    await vi.advanceTimersByTimeAsync(20);
+    expect(ran).toEqual([0]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(ran).toEqual([0, 1]);
+  });
+
+  it('runs no step when started after it was cancelled, as by a tools/list that reaches a closed server', async () => {
+    vi.useFakeTimers();
+    const ran: number[] = [];
+    const warmUp = createWarmUp(() => numberedSteps(2, ran));
+    warmUp.cancel();
+    warmUp.start();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(ran).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('runs no step after one during which it was cancelled', async () => {
+    vi.useFakeTimers();
+    const ran: number[] = [];
+    const warmUp = createWarmUp(() => [
+      () => {
+        ran.push(0);
+        // the server closes while this step runs
+        warmUp.cancel();
+      },
+      () => ran.push(1),
+    ]);
+    warmUp.start();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(ran).toEqual([0]);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   describe('with a quiet time', () => {

@@ -491,7 +491,7 @@ function operationTool(operation: SpModelOperation, parts: OperationToolParts): 
  * @returns the server, its state and its operation tools.
  * @throws SpSettingsError when `SP_API_REGION`, `SP_API_SANDBOX` or `SP_API_TIMEOUT_MS` is unreadable.
  * @throws LwaSettingsError when `LWA_TOKEN_URL` is set but is not an absolute http(s) URL, or
- *   carries user info, a query string or a fragment (the message does not quote the value).
+ *   carries user info, a query string, a fragment or a blank (the message does not quote the value).
  * @throws SpIdentityError when `SP_IDENTITIES_FILE` or `SP_IDENTITY_SERVICE_URL` cannot be used
  *   (the message names the file, the entry and the field, or the unset token variable).
  * @throws TypeError from core when an operation schema is not a plain JSON object typed `"object"`,

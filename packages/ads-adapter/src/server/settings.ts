@@ -49,7 +49,7 @@ export interface AdsCommandLineSettings {
  * @throws TypeError naming the variable when `ADS_API_REGION` is not `na`/`eu`/`fe`, when
  *   `ADS_API_PROFILE_ID` is not a positive integer, or when `--upstream` is not an http(s) URL.
  * @throws LwaSettingsError when `LWA_TOKEN_URL` is set but is not an absolute http(s) URL, or
- *   carries user info, a query string or a fragment (the message does not quote the value).
+ *   carries user info, a query string, a fragment or a blank (the message does not quote the value).
  */
 export function adsServerSettings(
   env: Readonly<Record<string, string | undefined>>,
