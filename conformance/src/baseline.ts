@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-import { derefSchema, isRecord, requiredProperties, withoutKeys } from './json-schema.js';
+import { derefSchema, requiredProperties, withoutKeys } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import type { JsonObject, JsonValue } from './json-schema.js';
 
 /** The result of {@link synthesizeValue} and {@link synthesizeBaseline}. */

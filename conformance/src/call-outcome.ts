@@ -11,7 +11,7 @@ import type { EnvelopeViolation, ErrorEnvelope } from '@mcp-envelope/contract';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-import { isRecord } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 
 /** The channel a failure arrived on. */
 export type OutcomeChannel = 'is_error' | 'in_band' | 'json_rpc_error' | 'timeout' | 'transport';

@@ -14,7 +14,7 @@ import {
   NORMALIZED_KINDS,
 } from '@mcp-envelope/contract';
 
-import { isRecord } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import type { CapabilityStatus } from './report-types.js';
 
 const EXPERIMENTAL_LOCATION = `capabilities.experimental.${ENVELOPE_CAPABILITY_KEY}`;

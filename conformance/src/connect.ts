@@ -12,7 +12,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import { DeadlineError, withDeadline } from './call-outcome.js';
 import { displayStdioCommand, parseStdioCommand } from './command-line.js';
-import { isRecord } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 
 /** Where the server is. */
 export type ProbeTarget =

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 
 import { runCli } from './cli-program.js';
 import type { CliIo } from './cli-program.js';
-import { isRecord } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import { serverEverythingCommandLine } from './server-everything.js';
 
 const packageRoot = fileURLToPath(new URL('../', import.meta.url));

@@ -22,9 +22,6 @@ const SIMPLE_TYPES: readonly string[] = ['string', 'integer', 'number', 'boolean
 /** How many `$ref` hops a lookup follows before it gives up (guards against `$ref` cycles). */
 const MAX_REF_HOPS = 32;
 
-// the object check the whole project shares, named here for the conformance modules that read JSON
-export { isRecord } from '@mcp-envelope/contract';
-
 /**
  * A shallow copy of an object without some keys.
  *

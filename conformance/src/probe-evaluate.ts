@@ -10,7 +10,7 @@ import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import type { CallOutcome, OutcomeChannel } from './call-outcome.js';
 import { kindAdvertisementIssue } from './capability-check.js';
 import type { ServerSettings } from './capability-check.js';
-import { isRecord } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import type { ExpectedFailure, UnknownKeyPolicy } from './probe-plan.js';
 import type { CapabilityStatus, RowResult } from './report-types.js';
 

@@ -4,17 +4,10 @@
  *
  * @packageDocumentation
  */
-import { SCHEMA_KEYWORD_CODES } from '@mcp-envelope/contract';
+import { isRecord, SCHEMA_KEYWORD_CODES } from '@mcp-envelope/contract';
 
 import { synthesizeBaseline, synthesizeProperty } from './baseline.js';
-import {
-  isRecord,
-  objectProperties,
-  requiredProperties,
-  singleSimpleType,
-  stringEnum,
-  withoutKeys,
-} from './json-schema.js';
+import { objectProperties, requiredProperties, singleSimpleType, stringEnum, withoutKeys } from './json-schema.js';
 import type { JsonObject, JsonValue, SimpleType } from './json-schema.js';
 import type { ToolProbeName } from './report-types.js';
 

@@ -21,7 +21,7 @@ import {
 import type { ServerSettings } from './capability-check.js';
 import { openSession } from './connect.js';
 import type { ProbeTarget, Session } from './connect.js';
-import { isRecord } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import {
   judgeExpectedFailure,
   judgePassThrough,

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 
 import { quote } from 'shell-quote';
 
-import { isRecord } from './json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 
 /**
  * The host server-everything's `gzip-file-as-resource` tool may fetch from. Unset, the tool fetches

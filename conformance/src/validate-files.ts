@@ -7,10 +7,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-import { ERROR_ENVELOPE_SCHEMA, validateEnvelope, validateMeta } from '@mcp-envelope/contract';
+import { ERROR_ENVELOPE_SCHEMA, isRecord, validateEnvelope, validateMeta } from '@mcp-envelope/contract';
 import type { EnvelopeValidation, MetaValidation } from '@mcp-envelope/contract';
 
-import { isRecord, jsonTypeOf } from './json-schema.js';
+import { jsonTypeOf } from './json-schema.js';
 import type { EnvelopeVersion, FileResult, FileShape, FileViolation, ValidateReport } from './report-types.js';
 
 /** What checking one parsed document found. */

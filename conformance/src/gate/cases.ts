@@ -14,7 +14,7 @@ import { ERROR_KINDS, ERROR_KINDS_V1 } from '@mcp-envelope/contract';
 import type { ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
 import type { RecordedResponse, ReplayRoute } from '@mcp-envelope/testing';
 
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import { SERVER_IDS, VARIANT_NAMES } from './reference-servers.js';
 import type { ServerId, VariantName } from './reference-servers.js';
 

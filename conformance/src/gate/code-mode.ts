@@ -11,7 +11,7 @@ import { validateEnvelope } from '@mcp-envelope/contract';
 
 import { describeValue } from '../call-outcome.js';
 import { checkCapability } from '../capability-check.js';
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import { truncate } from '../probe-evaluate.js';
 import type { GateEnvironment, GateReader, RawOutcome } from './environment.js';
 import type { GateRow } from './gate-report.js';

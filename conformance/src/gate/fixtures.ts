@@ -18,7 +18,7 @@ import { unwrapToolResult, validateEnvelopeVersion } from '@mcp-envelope/contrac
 import type { ContractVersion } from '@mcp-envelope/contract';
 
 import { describeValue } from '../call-outcome.js';
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import type { UpstreamCase } from './cases.js';
 import { READER_VERSIONS } from './environment.js';
 import type { GateEnvironment, GateReader, RawOutcome } from './environment.js';

@@ -22,7 +22,7 @@ import { describeValue } from '../call-outcome.js';
 import { checkCapability, contractToolDisagreements } from '../capability-check.js';
 import type { CapabilityStatus } from '../report-types.js';
 import { displayStdioCommand, parseStdioCommand } from '../command-line.js';
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import { probeServer } from '../probe.js';
 import { truncate } from '../probe-evaluate.js';
 import { checkDocument } from '../validate-files.js';

@@ -12,7 +12,7 @@ import { validateEnvelope } from '@mcp-envelope/contract';
 import type { ReplayRoute } from '@mcp-envelope/testing';
 
 import { describeValue } from '../call-outcome.js';
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import { truncate } from '../probe-evaluate.js';
 import type { GateEnvironment, RawOutcome } from './environment.js';
 import type { GateRow } from './gate-report.js';

@@ -7,7 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import type { GeneratedFixture } from './fixtures.js';
 import { FIXTURE_SCENARIOS } from './fixture-plan.js';
 import type { GateRow } from './gate-report.js';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { quote } from 'shell-quote';
 
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 
 /** The reference servers, in report order. */
 export const SERVER_IDS = Object.freeze(['sp', 'ads'] as const);

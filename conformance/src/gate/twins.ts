@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { activeMigrations, MIGRATIONS, toV1EnvelopeOfServer, toV1Meta } from '@mcp-envelope/contract';
 import type { EnvelopeMeta, ErrorEnvelope, MigrationEntry } from '@mcp-envelope/contract';
 
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 
 /** What the projection of one server needs: its id, the API it fronts, the release it is. */
 export interface TwinServer {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 
 import { parse } from 'yaml';
 
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 
 /** One `server:` entry. */
 export interface ExpectedFailure {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import { defaultServerCommand, PACKAGE_ROOT, REFERENCE_SERVERS, SERVER_IDS } from '../gate/reference-servers.js';
 import type { ServerId } from '../gate/reference-servers.js';
 import { readExpectedFailures } from './expected-failures.js';

@@ -14,7 +14,7 @@ import semver from 'semver';
 
 import { parseStdioCommand } from '../command-line.js';
 import { openSession } from '../connect.js';
-import { isRecord } from '../json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 import { REFERENCE_SERVERS, variantEnv } from '../gate/reference-servers.js';
 import type { ServerId } from '../gate/reference-servers.js';
 import { SUITE_LINES } from './suite-lines.js';

@@ -15,7 +15,7 @@ import { startGateEnvironment } from '../../src/gate/environment.js';
 import type { GateEnvironment } from '../../src/gate/environment.js';
 import { fixtureFile, generateFixtures, writeFixtures } from '../../src/gate/fixtures.js';
 import type { GeneratedFixture } from '../../src/gate/fixtures.js';
-import { isRecord } from '../../src/json-schema.js';
+import { isRecord } from '@mcp-envelope/contract';
 
 const packageRoot = join(import.meta.dirname, '..', '..');
 const checkedIn = join(packageRoot, 'fixtures');

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { SCHEMA_FALLBACK_CODE } from '@mcp-envelope/contract';
+import { isRecord, SCHEMA_FALLBACK_CODE } from '@mcp-envelope/contract';
 import type { NormalizedEvent, NormalizedEventKind } from '@mcp-envelope/contract';
 import type { ValidateFunction } from 'ajv';
 import { dequal } from 'dequal';
@@ -14,7 +14,6 @@ import { dequal } from 'dequal';
 import { referenceStrings } from '../json-references.js';
 
 import { buildHints } from './hints.js';
-import { isJsonObject } from './json-type.js';
 import { copyArguments, normalizeArguments, setOwn } from './normalize.js';
 import type { NormalizationIndex, UnknownKeyOutcome } from './normalize.js';
 import { prepareSchema } from './prepare-schema.js';
@@ -372,7 +371,7 @@ function checkerFor({ validator, index, shape, published, options }: CheckerPart
     let candidate: unknown = args === undefined ? {} : args;
     let events = NO_EVENTS;
     try {
-      if (isJsonObject(candidate)) {
+      if (isRecord(candidate)) {
         if (options.normalizationEnabled) {
           const normalized = normalizeArguments(candidate, index);
           candidate = normalized.args;

@@ -6,11 +6,10 @@
  *
  * @packageDocumentation
  */
-import { fillTemplate, schemaCodeEntry } from '@mcp-envelope/contract';
+import { fillTemplate, isRecord, schemaCodeEntry } from '@mcp-envelope/contract';
 
 import type { AdapterHintTables } from '../hint-tables.js';
 import { closestMatch, foldKey, orderByCloseness } from './did-you-mean.js';
-import { isJsonObject } from './json-type.js';
 import { describeType, isSchemaNode } from './schema-shape.js';
 import type { SchemaNode, TopLevelShape } from './schema-shape.js';
 import type { Violation } from './schema-validation.js';
@@ -111,7 +110,7 @@ function unknownKeys(input: HintInput): UnknownKey[] {
     if (topLevel) seen.add(key);
     found.push({ key, candidates, topLevel });
   }
-  if (isJsonObject(input.args)) {
+  if (isRecord(input.args)) {
     for (const key of Object.keys(input.args)) {
       // Hints are cut to MAX_HINTS anyway: past that many, more keys only cost edit distances.
       if (found.length >= UNKNOWN_KEY_HINT_LIMIT) break;
@@ -230,7 +229,7 @@ function enumHints(input: HintInput): { didYouMean: string[]; enumSuggest: strin
 function curatedEnumHints(input: HintInput, enumPaths: ReadonlySet<string>): string[] {
   const hints: string[] = [];
   const curated = input.tables?.curatedEnums;
-  if (curated === undefined || !isJsonObject(input.args)) return hints;
+  if (curated === undefined || !isRecord(input.args)) return hints;
   for (const property of Object.keys(curated)) {
     const allowed = curated[property];
     if (allowed === undefined || enumPaths.has(property) || !Object.hasOwn(input.args, property)) continue;

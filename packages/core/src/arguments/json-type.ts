@@ -4,8 +4,6 @@
  * @packageDocumentation
  */
 
-import { isRecord } from '@mcp-envelope/contract';
-
 /**
  * The JSON type name of a value, as JSON Schema's `type` keyword names it.
  *
@@ -47,14 +45,4 @@ export function jsonTypeOf(value: unknown): string {
 export function isWrappableScalar(value: unknown): value is string | number | boolean {
   const type = typeof value;
   return type === 'string' || type === 'number' || type === 'boolean';
-}
-
-/**
- * Whether a value is a JSON object (not `null`, not an array).
- *
- * @param value - the value to test.
- * @returns `true` when `value` can hold named keys.
- */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return isRecord(value);
 }
