@@ -109,7 +109,8 @@ describe('mcp-envelope-ads over stdio', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(2);
-    expect(stderr).toContain('mcp-envelope-ads: ADS_API_REGION must be one of na, eu, fe; got "moon"');
+    expect(stderr).toContain('mcp-envelope-ads: ADS_API_REGION must be one of na, eu, fe\n');
+    expect(stderr).not.toContain('moon');
   });
 });
 
@@ -126,6 +127,21 @@ describe('mcp-envelope-ads checks LWA_TOKEN_URL at start', () => {
     expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(2);
     expect(output).toBe(
       `mcp-envelope-ads: LWA_TOKEN_URL ${problem}: set it to the token endpoint itself, e.g. https://api.amazon.com/auth/o2/token (its value is not shown, as it may hold a secret)\n`,
+    );
+  });
+});
+
+describe('mcp-envelope-ads checks --upstream at start', () => {
+  it('exits 2 with one line naming the option, not the user name and password in it', async () => {
+    const child = spawn(process.execPath, [CLI, '--upstream', 'https://proxy-user:s3cret-pass@ads-proxy.example.com'], {
+      env: childEnv(),
+    });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(2);
+    expect(output).toBe(
+      'mcp-envelope-ads: --upstream must not carry a user name or password (its value is not shown, as it may hold a secret)\n',
     );
   });
 });

@@ -38,7 +38,7 @@ describe('adsServerSettings', () => {
   });
 
   const refused: readonly [Record<string, string>, { upstream?: string }, string][] = [
-    [{ ADS_API_REGION: 'us' }, {}, 'ADS_API_REGION must be one of na, eu, fe; got "us"'],
+    [{ ADS_API_REGION: 'us' }, {}, 'ADS_API_REGION must be one of na, eu, fe'],
     [
       { ADS_API_PROFILE_ID: '12ab' },
       {},
@@ -52,9 +52,23 @@ describe('adsServerSettings', () => {
     [
       {},
       { upstream: 'advertising-api.amazon.com' },
-      '--upstream must be an absolute http(s) URL; got "advertising-api.amazon.com"',
+      '--upstream is not an absolute URL (its value is not shown, as it may hold a secret)',
     ],
-    [{}, { upstream: 'ftp://example.com' }, '--upstream must be an http(s) URL; got "ftp://example.com"'],
+    [
+      {},
+      { upstream: 'ftp://example.com' },
+      '--upstream must be an http(s) URL (its value is not shown, as it may hold a secret)',
+    ],
+    [
+      {},
+      { upstream: 'https://proxy-user:s3cret-pass@ads-proxy.example.com' },
+      '--upstream must not carry a user name or password (its value is not shown, as it may hold a secret)',
+    ],
+    [
+      {},
+      { upstream: 'http://ads-proxy.example.com' },
+      '--upstream must be an https URL (plain http only to a loopback host: 127.0.0.1, [::1], localhost) (its value is not shown, as it may hold a secret)',
+    ],
   ];
   for (const [env, commandLine, message] of refused) {
     it(`refuses ${JSON.stringify({ ...env, ...commandLine })}`, () => {

@@ -5,7 +5,13 @@
  * @packageDocumentation
  */
 import type { EnvelopeDetail } from '@mcp-envelope/contract';
-import { capText, displayLocation, locationUrl, retryAfterSeconds } from '@mcp-envelope/core/adapter';
+import {
+  capText,
+  displayLocation,
+  endpointUrlProblem,
+  locationUrl,
+  retryAfterSeconds,
+} from '@mcp-envelope/core/adapter';
 import type { ClassifiedError, CredentialFailure, Redactor } from '@mcp-envelope/core';
 
 import { AMAZON_RETRY_AFTER_MILLISECONDS_HEADERS } from './headers.js';
@@ -152,23 +158,6 @@ export class LwaSettingsError extends Error {
   }
 }
 
-/** What is wrong with a token endpoint URL, or `undefined` when it can be used. Never quotes it. */
-function tokenUrlProblem(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  // the URL parser encodes a blank and drops a line break: the rest of a pasted line would be sent
-  // to the token endpoint as part of its path
-  if (/\s/.test(value)) return 'must not contain blanks or line breaks';
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
-  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
-  if (url.search !== '' || url.hash !== '') return 'must not carry a query string or a fragment';
-  return undefined;
-}
-
 /**
  * Checks `LWA_TOKEN_URL`. Without this, a malformed value would only show at the first call, as
  * an unreachable token endpoint that a client retries in vain.
@@ -181,7 +170,7 @@ function tokenUrlProblem(value: string): string | undefined {
 function checkedTokenUrl(value: string | undefined): string | undefined {
   const trimmed = value?.trim() ?? '';
   if (trimmed === '') return undefined;
-  const problem = tokenUrlProblem(trimmed);
+  const problem = endpointUrlProblem(trimmed);
   if (problem === undefined) return trimmed;
   throw new LwaSettingsError(
     `LWA_TOKEN_URL ${problem}: set it to the token endpoint itself, e.g. ${DEFAULT_LWA_TOKEN_URL} (its value is not shown, as it may hold a secret)`,

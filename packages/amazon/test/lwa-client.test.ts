@@ -242,13 +242,13 @@ describe('LwaTokenClient', () => {
         LWA_CLIENT_ID: 'a',
         LWA_CLIENT_SECRET: 'b',
         LWA_REFRESH_TOKEN: 'c',
-        LWA_TOKEN_URL: 'http://x',
+        LWA_TOKEN_URL: 'http://127.0.0.1:8080/auth/o2/token',
       }),
     ).toEqual({
       clientId: 'a',
       clientSecret: 'b',
       refreshToken: 'c',
-      tokenUrl: 'http://x',
+      tokenUrl: 'http://127.0.0.1:8080/auth/o2/token',
     });
   });
 });
@@ -273,6 +273,11 @@ describe('LWA_TOKEN_URL', () => {
       'must not contain blanks or line breaks',
     ],
     ['https://api.amazon.com/auth/o2/to\tken', 'must not contain blanks or line breaks'],
+    // a token sent over plain http to another host can be read on the way
+    [
+      'http://api.amazon.com/auth/o2/token',
+      'must be an https URL (plain http only to a loopback host: 127.0.0.1, [::1], localhost)',
+    ],
   ])('refuses %j: the message names the variable and never the value', (value, problem) => {
     const read = (): unknown => lwaSettingsFromEnv({ LWA_TOKEN_URL: value });
     expect(read).toThrow(LwaSettingsError);

@@ -26,6 +26,8 @@ export type { AdapterHintTables } from './hint-tables.js';
 
 // Header rules: case-insensitive lookup, rate-limit telemetry, Retry-After.
 export { headerRecord } from './upstream.js';
+// The start-up check of a configured endpoint URL (upstream base, token endpoint, credentials service).
+export { endpointUrlProblem, isLoopbackUrl } from './endpoint-url.js';
 export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';
 export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
 // The adapter seam the helpers take and return (also on `@mcp-envelope/core`, for adapters that need none of them).

@@ -8,6 +8,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { addStreamableHttpOptions, shutdownOnSignals, streamableHttpOptionsFrom } from '@mcp-envelope/core';
 import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
+import { endpointUrlProblem } from '@mcp-envelope/core/adapter';
 
 import { defaultModelCacheDirectory } from './model-cache.js';
 import { loadBuiltInCatalog, loadSpModels } from './models.js';
@@ -25,15 +26,16 @@ interface CliOptions extends StreamableHttpCliOptions {
   readonly conformanceFixtures?: boolean;
 }
 
-function parseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http(s) URL');
-  return value.replace(/\/+$/, '');
+/**
+ * The `--upstream` base URL, checked after parsing: commander quotes a rejected option value in its
+ * message, and this one may carry a credential.
+ */
+function checkedUpstream(value: string | undefined, program: Command): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = endpointUrlProblem(value.trim());
+  if (problem !== undefined)
+    program.error(`error: --upstream ${problem} (its value is not shown, as it may hold a secret)`);
+  return value.trim().replace(/\/+$/, '');
 }
 
 function parseFolder(value: string): string {
@@ -67,7 +69,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       parseFolder,
     )
     .option('--no-model-cache', 'convert every --models file on each start, without the cache')
-    .option('--upstream <url>', 'send every SP-API call to this base URL instead of the region endpoint', parseUrl)
+    .option('--upstream <url>', 'send every SP-API call to this base URL instead of the region endpoint')
     .option(
       '--region <region>',
       `starting region: ${SP_REGION_CODES.join(', ')} (default: SP_API_REGION, else na)`,
@@ -79,6 +81,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const program = addStreamableHttpOptions(command);
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
+  const upstream = checkedUpstream(options.upstream, program);
 
   const cacheDirectory = options.modelCache ? (options.modelCacheDir ?? defaultModelCacheDirectory()) : undefined;
   if (options.models !== undefined && options.modelCache && cacheDirectory === undefined) {
@@ -105,7 +108,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         });
   const server = createSpServer({
     models,
-    upstream: options.upstream,
+    upstream,
     region: options.region,
     sandbox: options.sandbox,
     conformanceFixtures: options.conformanceFixtures,

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { SecretRegistry } from '@mcp-envelope/amazon';
 import { EnvelopeError, readSuccessBody } from '@mcp-envelope/core';
 import type { ToolHandlerContext } from '@mcp-envelope/core';
+import { endpointUrlProblem } from '@mcp-envelope/core/adapter';
 import { isRecord } from '@mcp-envelope/contract';
 
 import { parseSpRegion, SP_REGION_CODES } from './regions.js';
@@ -309,22 +310,11 @@ export function identitySourceFromEnv(
     return fixedIdentitySource(parseIdentitiesFile(text, file, env), secrets);
   }
   if (url === '') return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an absolute http(s) URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new SpIdentityError('SP_IDENTITY_SERVICE_URL must be an http(s) URL');
-  // never quoted: the user information is a credential
-  if (parsed.username !== '' || parsed.password !== '')
+  // never quoted: user information or a query may hold a credential
+  const problem = endpointUrlProblem(url);
+  if (problem !== undefined)
     throw new SpIdentityError(
-      'SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead',
-    );
-  if (parsed.search !== '' || parsed.hash !== '')
-    throw new SpIdentityError(
-      'SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it',
+      `SP_IDENTITY_SERVICE_URL ${problem}: set it to the service's base URL (GET /identities is appended) and the token in SP_IDENTITY_SERVICE_TOKEN`,
     );
   const bearerToken = env['SP_IDENTITY_SERVICE_TOKEN']?.trim();
   return identityServiceSource(

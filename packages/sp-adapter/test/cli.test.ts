@@ -226,6 +226,28 @@ describe('mcp-envelope-sp checks LWA_TOKEN_URL at start', () => {
   });
 });
 
+describe('mcp-envelope-sp checks --upstream at start', () => {
+  it.each([
+    ['https://proxy-user:s3cret-pass@sp-proxy.example.com', 'must not carry a user name or password'],
+    [
+      'http://sp-proxy.example.com',
+      'must be an https URL (plain http only to a loopback host: 127.0.0.1, [::1], localhost)',
+    ],
+    ['sellingpartnerapi-na.amazon.com?token=s3cret-pass', 'is not an absolute URL'],
+  ])('exits 1 with one line naming the option, not the value, for %j', async (value, problem) => {
+    const child = spawn(process.execPath, [...CLI, '--upstream', value], { cwd: PACKAGE, env: baseEnv() });
+    let output = '';
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(1);
+    // the usage text follows, as after any option error
+    expect(output.split('\n')[0]).toBe(
+      `error: --upstream ${problem} (its value is not shown, as it may hold a secret)`,
+    );
+    expect(output).not.toContain('s3cret');
+  });
+});
+
 describe('mcp-envelope-sp stops when the client closes stdin', () => {
   it('exits 0 at once, even while the token request it made after tools/list is still unanswered', async () => {
     const silent = await startSilentTokenEndpoint();

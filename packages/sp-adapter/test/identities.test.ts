@@ -222,14 +222,14 @@ describe('SP_IDENTITIES_FILE', () => {
       createSpServer({ models, env: { SP_IDENTITY_SERVICE_URL: 'http://agency:pw-secret-1234@127.0.0.1:9/idsvc' } });
     expect(withPassword).toThrow(
       new SpIdentityError(
-        'SP_IDENTITY_SERVICE_URL must not hold a user name or password: set SP_IDENTITY_SERVICE_TOKEN instead',
+        "SP_IDENTITY_SERVICE_URL must not carry a user name or password: set it to the service's base URL (GET /identities is appended) and the token in SP_IDENTITY_SERVICE_TOKEN",
       ),
     );
     expect(() =>
       createSpServer({ models, env: { SP_IDENTITY_SERVICE_URL: 'http://127.0.0.1:9/idsvc?key=k' } }),
     ).toThrow(
       new SpIdentityError(
-        'SP_IDENTITY_SERVICE_URL must not have a query or fragment: the server appends /identities to it',
+        "SP_IDENTITY_SERVICE_URL must not carry a query string or a fragment: set it to the service's base URL (GET /identities is appended) and the token in SP_IDENTITY_SERVICE_TOKEN",
       ),
     );
   });

@@ -6,6 +6,7 @@
  */
 import { lwaSettingsFromEnv } from '@mcp-envelope/amazon';
 import type { LwaSettings } from '@mcp-envelope/amazon';
+import { endpointUrlProblem } from '@mcp-envelope/core/adapter';
 
 import { DEFAULT_ADS_REGION } from '../hint-tables.js';
 
@@ -57,7 +58,8 @@ export function adsServerSettings(
 ): AdsServerSettings {
   const regionText = (env['ADS_API_REGION'] ?? '').trim().toLowerCase();
   if (regionText !== '' && !(SELECTABLE_ADS_REGIONS as readonly string[]).includes(regionText)) {
-    throw new TypeError(`ADS_API_REGION must be one of ${SELECTABLE_ADS_REGIONS.join(', ')}; got "${regionText}"`);
+    // the value is not quoted: a pasted secret in the wrong variable must not reach a log
+    throw new TypeError(`ADS_API_REGION must be one of ${SELECTABLE_ADS_REGIONS.join(', ')}`);
   }
   const region = (regionText === '' ? DEFAULT_ADS_REGION : regionText) as SelectableAdsRegion;
   const profileText = (env['ADS_API_PROFILE_ID'] ?? '').trim();
@@ -66,16 +68,9 @@ export function adsServerSettings(
   }
   const accountId = (env['ADS_API_ACCOUNT_ID'] ?? '').trim();
   const upstream = commandLine.upstream?.trim();
-  if (upstream !== undefined && upstream !== '') {
-    let parsed: URL;
-    try {
-      parsed = new URL(upstream);
-    } catch {
-      throw new TypeError(`--upstream must be an absolute http(s) URL; got "${upstream}"`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      throw new TypeError(`--upstream must be an http(s) URL; got "${upstream}"`);
-  }
+  const upstreamProblem = upstream === undefined || upstream === '' ? undefined : endpointUrlProblem(upstream);
+  if (upstreamProblem !== undefined)
+    throw new TypeError(`--upstream ${upstreamProblem} (its value is not shown, as it may hold a secret)`);
   return {
     region,
     ...(profileText === '' ? {} : { profileId: Number(profileText) }),
