@@ -1,9 +1,9 @@
 /**
  * The concurrency guard, returned errors and partial success against a real server process
  * (test/fixtures/busy-stdio-server.ts, over stdio) and a real SDK client, with the upstream a
- * loopback server of this test that holds every request until the test releases it. Nothing
- * waits on a clock: the test waits for requests to arrive upstream, for answers, and for the
- * server's `{"ended":n}` lines on stderr.
+ * loopback server of this test that holds every request until the test releases it; and a
+ * client that drops its Streamable HTTP connection mid-call. Nothing waits on a clock: the test
+ * waits for requests to arrive upstream, for answers, and for the handlers' `{"ended":n}` lines.
  */
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
@@ -14,7 +14,13 @@ import { ENVELOPE_EXTENSION_ID, validateEnvelope } from '@mcp-envelope/contract'
 import { createChanges } from '@mcp-envelope/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createEnvelopeServer } from '../src/index.js';
+import { busyTools } from './fixtures/busy-tools.js';
+import { captureLog } from './fixtures/log-capture.js';
+import { testAdapter } from './fixtures/test-adapter.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER = fileURLToPath(new URL('./fixtures/busy-stdio-server.ts', import.meta.url));
@@ -310,5 +316,55 @@ describe('a real server process under a storm of calls', () => {
       },
     });
     expect((await call('import_items', { items: ['a'] })).structuredContent).toEqual({ imported: ['a'] });
+  });
+});
+
+describe('a client that drops its Streamable HTTP connection mid-call', () => {
+  it('frees the slots of its calls: the host cancels them, their handlers stop, and the next client gets every slot', async () => {
+    const upstream = await startHeldUpstream();
+    const ended = { count: 0 };
+    const endings = createChanges();
+    const server = createEnvelopeServer({
+      info: { name: 'busy-http', version: '0.0.1' },
+      adapter: testAdapter,
+      tools: busyTools(upstream.url, () => {
+        ended.count += 1;
+        endings.changed();
+      }),
+      options: { env: {}, logger: captureLog().logger, rateLimit: false, maxConcurrentCallsPerTool: PER_TOOL },
+    });
+    const handle = await server.serveStreamableHttp({ port: 0 });
+    const connect = async (): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> => {
+      const transport = new StreamableHTTPClientTransport(handle.url);
+      const client = new Client({ name: 'busy-http', version: '0.0.1' });
+      await client.connect(transport);
+      return { client, transport };
+    };
+    try {
+      const dropping = await connect();
+      const dropped = Array.from({ length: PER_TOOL }, (_, n) =>
+        dropping.client.callTool({ name: 'hold', arguments: { n } }),
+      );
+      await upstream.until(() => upstream.arrived() === PER_TOOL);
+      // the client goes away without cancelling: its POST connections close under the calls
+      await dropping.transport.close();
+      for (const pending of dropped) await expect(pending).rejects.toThrow();
+      await endings.until(() => ended.count === PER_TOOL);
+      const next = await connect();
+      const calls = Array.from({ length: PER_TOOL + 1 }, (_, n) =>
+        next.client.callTool({ name: 'hold', arguments: { n: 100 + n } }),
+      );
+      await upstream.until(() => upstream.arrived() === 2 * PER_TOOL);
+      expect((await Promise.race(calls)).structuredContent).toMatchObject({ error_code: 'SERVER_BUSY' });
+      upstream.release();
+      const results = (await Promise.all(calls)) as Result[];
+      expect(results.filter((result) => result.isError !== true)).toHaveLength(PER_TOOL);
+      await next.client.close();
+    } finally {
+      upstream.release();
+      await handle.close();
+      await server.close();
+      await upstream.close();
+    }
   });
 });
