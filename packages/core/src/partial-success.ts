@@ -25,6 +25,7 @@ export interface ItemFailure {
   readonly error_code?: string;
   /** Whether the same item may work when sent again. */
   readonly retryable?: boolean;
+  /** The item's own keys (its id, an upstream status), sent in the detail as they are. */
   readonly [extra: string]: unknown;
 }
 
@@ -40,6 +41,7 @@ export interface PartialSuccessOptions {
 
 /** What {@link partialSuccess} returns, for a handler to return: the data and its warning. */
 export interface PartialSuccess<Data extends Record<string, unknown> = Record<string, unknown>> {
+  /** What worked: the result's data, sent as any object a handler returns. */
   readonly data: Data;
   /** The `partial_results` warning; `undefined` when no item failed. */
   readonly warning: EnvelopeWarning | undefined;

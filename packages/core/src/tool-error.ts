@@ -45,9 +45,11 @@ export type CodeFor<Kind extends ErrorKind, Code extends string> = [Kind] extend
 export interface ToolErrorDetail {
   /** A JSON pointer without the leading slash (`items/3`), `""` for the call as a whole. */
   readonly path?: string;
+  /** What is wrong there, in a sentence. */
   readonly issue: string;
   /** The JSON type of the value received at `path`. */
   readonly received_type?: string;
+  /** More keys an agent can act on (a status, an id, an allowed value), sent as they are. */
   readonly [extra: string]: unknown;
 }
 
