@@ -40,8 +40,9 @@ export interface ConcurrencyOptions {
 /** The largest bound accepted: past it, a bound protects nothing. */
 const MAX_BOUND = 100_000;
 
-/** Why a concurrency setting cannot be used; the message names the variable. */
+/** Why a concurrency setting cannot be used (thrown by `createEnvelopeServer` at start); the message names the variable. */
 export class ConcurrencySettingsError extends TypeError {
+  /** @param message - the reason, naming the variable or option. */
   constructor(message: string) {
     super(message);
     this.name = 'ConcurrencySettingsError';
