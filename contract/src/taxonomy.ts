@@ -73,6 +73,7 @@ export const CANONICAL_ERROR_CODES = deepFrozen({
   BODY_COERCION_INVALID_JSON: 'upstream_client',
   RATE_LIMITED: 'rate_limited',
   CODE_MODE_SANDBOX_LIMITATION: 'sandbox_runtime',
+  SERVER_BUSY: 'rate_limited',
 } as const);
 
 /** One cross-server canonical `error_code`. */

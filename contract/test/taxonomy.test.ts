@@ -122,6 +122,7 @@ describe('pinned vocabularies', () => {
       ['BODY_COERCION_INVALID_JSON', 'upstream_client'],
       ['RATE_LIMITED', 'rate_limited'],
       ['CODE_MODE_SANDBOX_LIMITATION', 'sandbox_runtime'],
+      ['SERVER_BUSY', 'rate_limited'],
     ]);
   });
 
@@ -390,6 +391,7 @@ describe('type-level pins', () => {
       | 'BODY_COERCION_INVALID_JSON'
       | 'RATE_LIMITED'
       | 'CODE_MODE_SANDBOX_LIMITATION'
+      | 'SERVER_BUSY'
     >();
     expectTypeOf<ReservedErrorCode>().toEqualTypeOf<'OAUTH_ERROR' | 'TOKEN_ERROR' | 'PERMISSION_DENIED'>();
     expectTypeOf<SchemaKeyword>().toEqualTypeOf<

@@ -80,6 +80,26 @@ describe('toV1Envelope', () => {
     ]).toEqual([kindV1, codeV1, 1, undefined]);
   });
 
+  it('SERVER_BUSY reaches a reader of v1 unchanged but for the version: v1 knew rate_limited, and its codes are open', () => {
+    const busy: ErrorEnvelope = {
+      error_kind: 'rate_limited',
+      tool: 'list_orders',
+      summary: 'This server is busy: 8 calls to list_orders are already running (its limit).',
+      details: [
+        { path: '', issue: 'refused before any upstream call', received_type: 'object', scope: 'tool', limit: 8 },
+      ],
+      hints: ['Wait 0.4 s (_meta.retry_after_seconds), then call list_orders again.'],
+      examples: [],
+      error_code: 'SERVER_BUSY',
+      retryable: true,
+      _envelope_version: 2,
+      _meta: { retry_after_seconds: 0.4 },
+    };
+    const projected = toV1Envelope(busy);
+    expect(projected).toEqual({ ...busy, _envelope_version: 1 });
+    expect(validateEnvelope(projected)).toEqual({ valid: true, version: 1 });
+  });
+
   it('a failure of the server itself projects unchanged but for the version', () => {
     expect(toV1Envelope(MINIMAL_ENVELOPE)).toEqual({ ...MINIMAL_ENVELOPE, _envelope_version: 1 });
   });

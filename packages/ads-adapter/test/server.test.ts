@@ -139,6 +139,8 @@ describe('tools and capability', () => {
         MCP_STRICT_UNKNOWN_FIELDS: true,
         MCP_MAX_UPSTREAM_BODY_BYTES: 4_194_304,
         MCP_MAX_RESULT_BYTES: 9_437_184,
+        MCP_MAX_CONCURRENT_CALLS: 32,
+        MCP_MAX_CONCURRENT_CALLS_PER_TOOL: 8,
         MCP_RATE_LIMIT: true,
         MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
         MCP_RATE_LIMIT_STORE: 'memory',

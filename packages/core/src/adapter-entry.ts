@@ -79,3 +79,6 @@ export { MAX_SESSION_STATES, SessionStates } from './session-states.js';
 // The error the limiter's settings throw when a plan or an option is out of range.
 export { RateLimitSettingsError } from './rate-limit/settings.js';
 export type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
+
+// The error the bounds on calls in flight throw at start for a value out of range.
+export { ConcurrencySettingsError } from './concurrency.js';

@@ -1,7 +1,8 @@
 /**
  * The `tools/call` path of an envelope server, as an ordered list of steps that
  * {@link createCallPipeline} runs top to bottom: admission (find the tool), arguments
- * (normalization, then validation), the limiter, the handler, then shaping. A step that fails
+ * (normalization, then validation), the limiter, the concurrency guard, the handler, then
+ * shaping. A step that fails
  * throws a `CallFailed`, and every failure leaves through the one exit, `callExit` (call-exit.ts).
  *
  * @packageDocumentation
@@ -17,12 +18,15 @@ import { closestMatch } from './arguments/index.js';
 import type { ArgumentCheck } from './arguments/index.js';
 import { CallFailed, callExit, invalidParams } from './call-exit.js';
 import { recordResponseMetaInto } from './context.js';
+import { busyEnvelope } from './concurrency.js';
+import type { ConcurrencyGuard, ConcurrencySlot } from './concurrency.js';
 import { composeMeta, internalErrorEnvelope } from './envelope-builder.js';
-import { EnvelopeError } from './errors.js';
+import { EnvelopeError, knownThrown } from './errors.js';
 import { isPromiseLike, shutdownEnvelope } from './in-flight.js';
 import type { InFlightCalls } from './in-flight.js';
 import { rateLimitStep } from './rate-limit/step.js';
 import type { RateLimitDecision, RateLimitStepInput } from './rate-limit/step.js';
+import { isPartialSuccess } from './partial-success.js';
 import type { ResultShaper } from './result-shaping.js';
 import type { ToolRequestState } from './request-state.js';
 import { isRecord } from '@mcp-envelope/contract';
@@ -45,6 +49,18 @@ export interface CallPipelineInput {
   readonly findToolHint?: string;
   /** The pre-flight limiter; absent when `MCP_RATE_LIMIT` is off. */
   readonly rateLimit?: RateLimitStepInput | undefined;
+  /** The concurrency guard; absent on a server that cannot emit `rate_limited`. */
+  readonly concurrency?: ConcurrencyStepInput | undefined;
+}
+
+/** What the guard step needs: the server's guard, and the tools it leaves alone. */
+export interface ConcurrencyStepInput {
+  readonly guard: ConcurrencyGuard;
+  /**
+   * The server's own tools that never go upstream themselves (`get_envelope_contract`, Code
+   * Mode's meta tools): `execute_code` takes no slot, its inner calls each take one.
+   */
+  readonly unlimited: ReadonlySet<string>;
 }
 
 /** One call as the steps see it: the request as sent, and what the client reads. */
@@ -228,7 +244,44 @@ async function limiter(input: CallPipelineInput, admitted: AdmittedCall): Promis
 }
 
 /**
- * Step 4, the handler: its value. The limiter learns from the call however it ended; that never
+ * Step 4, the concurrency guard: a place in flight for the call, or a `SERVER_BUSY` refusal at
+ * once. A refused call gives its limiter token back: nothing went upstream, and a token kept
+ * would refuse a later call for budget that was never spent.
+ *
+ * @returns the slot to release once the handler has ended, or `undefined` when the call is not guarded.
+ * @throws `CallFailed` (`core`) with the `SERVER_BUSY` envelope of a refusal.
+ */
+async function concurrencyGuard(
+  input: CallPipelineInput,
+  admitted: AdmittedCall,
+  limit: RateLimitDecision | undefined,
+): Promise<ConcurrencySlot | undefined> {
+  const step = input.concurrency;
+  const tool = admitted.entry.tool.name;
+  if (step === undefined || step.unlimited.has(tool)) return undefined;
+  const entered = step.guard.enter(tool);
+  if (!entered.busy) return entered;
+  if (limit?.go === true) await limit.refund().catch(() => undefined);
+  throw new CallFailed({ type: 'core', envelope: busyEnvelope(tool, entered) });
+}
+
+/**
+ * What the handler's value is to the call: a returned error (an `EnvelopeError`, an
+ * `UpstreamHttpError` or `UpstreamClientError`) ends it exactly as if thrown; a partial success
+ * adds its warning to the call's telemetry and leaves its data.
+ *
+ * @throws `CallFailed` (`thrown`) with a returned error.
+ */
+function handlerValue(value: unknown, call: CallRecord): unknown {
+  if (knownThrown(value) !== undefined) throw new CallFailed({ type: 'thrown', error: value, call });
+  if (!isPartialSuccess(value)) return value;
+  // not recordResponseMetaInto: that marks an upstream request as started, which this says nothing of
+  if (value.warning !== undefined) call.warnings = [...(call.warnings ?? []), value.warning];
+  return value.data;
+}
+
+/**
+ * Step 5, the handler: its value. The limiter learns from the call however it ended; that never
  * changes the answer.
  *
  * @throws `CallFailed`: `thrown` with what the handler threw, `ready` with the bare
@@ -248,7 +301,7 @@ async function runHandler(
       : { forced: false as const, value: returned };
     if (outcome.forced)
       throw new CallFailed({ type: 'ready', envelope: shutdownEnvelope(call.tool, input.server.logger) });
-    return outcome.value;
+    return handlerValue(outcome.value, call);
   } catch (error) {
     if (error instanceof CallFailed) throw error;
     // A cancelled call gets no response (the SDK drops it); its abort is not a server failure.
@@ -261,7 +314,7 @@ async function runHandler(
 }
 
 /**
- * Step 5, shaping: the wire result of the handler's value (see result-shaping.ts).
+ * Step 6, shaping: the wire result of the handler's value (see result-shaping.ts).
  *
  * @throws `CallFailed` from the shaper, or `internal` for anything else it throws (a `toJSON`).
  */
@@ -284,7 +337,15 @@ async function runSteps(input: CallPipelineInput, request: CallRequest): Promise
   const entry = admission(input, request.params);
   const admitted = admitArguments(input, entry, request);
   const limit = await limiter(input, admitted);
-  const value = await runHandler(input, admitted, limit);
+  const slot = await concurrencyGuard(input, admitted, limit);
+  let value: unknown;
+  try {
+    value = await runHandler(input, admitted, limit);
+  } finally {
+    // the slot is held until the handler has ended: a cancelled call frees it as soon as its
+    // handler stops (core's fetch aborts with the call), a handler that ignores the abort holds it
+    slot?.release();
+  }
   return shaping(input, admitted, value, request.era);
 }
 

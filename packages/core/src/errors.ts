@@ -51,6 +51,8 @@ export interface EnvelopeErrorInit {
   readonly examples?: readonly unknown[];
   readonly retryable?: boolean;
   readonly legacy_error_kind?: ErrorKind;
+  /** The upstream API the failure came from; core names the server's first upstream when an upstream kind or code has none. */
+  readonly upstream?: string;
   readonly _meta?: EnvelopeMeta;
 }
 
@@ -83,6 +85,7 @@ export class EnvelopeError extends Error {
       error_code: init.error_code,
       retryable: init.retryable ?? false,
       _envelope_version: CONTRACT_VERSION,
+      ...(init.upstream === undefined ? {} : { upstream: init.upstream }),
       ...(init.legacy_error_kind === undefined ? {} : { legacy_error_kind: init.legacy_error_kind }),
       ...(init._meta === undefined ? {} : { _meta: init._meta }),
     };

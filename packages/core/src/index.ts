@@ -79,3 +79,11 @@ export { createMemoryRateLimitStore } from './rate-limit/memory-store.js';
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './rate-limit/memory-store.js';
 export { RATE_LIMIT_DEFAULTS } from './rate-limit/settings.js';
 export type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
+
+// Bounds on calls in flight, errors a handler returns or throws, and partial success.
+export { CONCURRENCY_DEFAULTS } from './concurrency.js';
+export type { ConcurrencyOptions, ConcurrencySettings } from './concurrency.js';
+export { toolError } from './tool-error.js';
+export type { CodeFor, KindOfCode, ToolErrorBuilder, ToolErrorDetail } from './tool-error.js';
+export { partialSuccess } from './partial-success.js';
+export type { ItemFailure, PartialSuccess, PartialSuccessOptions } from './partial-success.js';

@@ -42,6 +42,9 @@ import { createPipelineCaches } from './arguments/index.js';
 import type { PipelineCaches } from './arguments/index.js';
 import { invalidParams } from './call-exit.js';
 import { completeOnly, createCallPipeline } from './call-pipeline.js';
+import type { ConcurrencyStepInput } from './call-pipeline.js';
+import { createConcurrencyGuard, resolveConcurrencySettings } from './concurrency.js';
+import type { ConcurrencyOptions, ConcurrencySettings } from './concurrency.js';
 import { callTelemetry } from './classify.js';
 import { answerVersion, jsonRpcErrorFor, resultFor } from './contract-version.js';
 import type { VersionSettings } from './contract-version.js';
@@ -92,7 +95,7 @@ export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
 
 /** Server options. Switches and limits set here override the environment. */
 export interface EnvelopeServerOptions
-  extends EnvelopeSwitchOptions, EnvelopeLimitOptions, CodeModeOptions, RateLimitOptions {
+  extends EnvelopeSwitchOptions, EnvelopeLimitOptions, CodeModeOptions, RateLimitOptions, ConcurrencyOptions {
   /** Where the switches are read from; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -166,6 +169,8 @@ export interface EnvelopeServer {
   readonly limits: EnvelopeLimits;
   /** The resolved Code Mode switch and sandbox limits (`CODE_MODE`, `CODE_MODE_*`). */
   readonly codeMode: CodeModeSettings;
+  /** The resolved bounds on calls in flight (`MCP_MAX_CONCURRENT_CALLS`, `MCP_MAX_CONCURRENT_CALLS_PER_TOOL`). */
+  readonly concurrency: ConcurrencySettings;
   /** The `experimental.openbridge_envelope` value this server advertises (also under `extensions`, see `ENVELOPE_EXTENSION_ID`). */
   readonly capability: EnvelopeCapabilityValue;
   /** Connects {@link EnvelopeServer.server} (which serves protocol revisions up to 2025-11-25) to a transport. */
@@ -205,6 +210,7 @@ interface ResolvedServer {
   readonly limits: EnvelopeLimits;
   readonly codeMode: CodeModeSettings;
   readonly rateLimit: RateLimitSettings;
+  readonly concurrency: ConcurrencySettings;
   readonly pageSize: number;
 }
 
@@ -215,10 +221,11 @@ function resolveServer(input: CreateEnvelopeServerInput): ResolvedServer {
   const limits = resolveLimits(options.env ?? process.env, options, logger);
   const codeMode = resolveCodeModeSettings(options.env ?? process.env, options, logger);
   const rateLimit = resolveRateLimitSettings(options.env ?? process.env, options);
+  const concurrency = resolveConcurrencySettings(options.env ?? process.env, options);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
-  return { options, logger, settings, limits, codeMode, rateLimit, pageSize };
+  return { options, logger, settings, limits, codeMode, rateLimit, concurrency, pageSize };
 }
 
 /** What `get_envelope_contract` reports of a limiter that is off. */
@@ -265,6 +272,21 @@ function limiterStep(
     : undefined;
 }
 
+/**
+ * The pipeline's concurrency guard, one per server (all its sessions and transports share it):
+ * a refusal is a `rate_limited` envelope, so, like the limiter, only a server that advertises the
+ * kind refuses.
+ */
+function concurrencyStep(
+  settings: ConcurrencySettings,
+  capability: EnvelopeCapabilityValue,
+  unlimited: ReadonlySet<string>,
+): ConcurrencyStepInput | undefined {
+  return capability.error_kinds.includes('rate_limited')
+    ? { guard: createConcurrencyGuard(settings), unlimited }
+    : undefined;
+}
+
 /** `get_envelope_contract`: the capability and the resolved switches, read when called. */
 function contractTool(contract: () => unknown): EnvelopeTool {
   return {
@@ -293,8 +315,8 @@ function registerTools(
   const state: { capability: EnvelopeCapabilityValue | undefined } = { capability: undefined };
   // the Code Mode settings are reported only where Code Mode is on
   const reported = resolved.codeMode.CODE_MODE
-    ? { ...settings, ...limits, ...resolved.codeMode }
-    : { ...settings, ...limits };
+    ? { ...settings, ...limits, ...resolved.concurrency, ...resolved.codeMode }
+    : { ...settings, ...limits, ...resolved.concurrency };
   const listOnly = codeMode.listOnly([ENVELOPE_CONTRACT_TOOL_NAME]);
   const registry = createToolRegistry({
     tools: [
@@ -586,6 +608,7 @@ function serverCallPipeline(
     // with Code Mode on, tools/list hides the tools that search_tools finds
     ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
     rateLimit: limiterStep(limiter, capability, input.adapter.id, logger, unlimited),
+    concurrency: concurrencyStep(resolved.concurrency, capability, unlimited),
   });
   return { callTool, server };
 }
@@ -671,6 +694,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     settings,
     limits,
     codeMode: resolved.codeMode,
+    concurrency: resolved.concurrency,
     capability,
     connect: (transport) => server.connect(transport),
     createSdkServer,

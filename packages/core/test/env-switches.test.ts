@@ -204,10 +204,13 @@ describe('reading and overriding the switches', () => {
         MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'false',
         MCP_MAX_UPSTREAM_BODY_BYTES: '1000',
         MCP_MAX_RESULT_BYTES: '2000',
+        MCP_MAX_CONCURRENT_CALLS: '50',
+        MCP_MAX_CONCURRENT_CALLS_PER_TOOL: '20',
       },
       strictUnknownFields: true,
       normalizationMeta: true,
       maxResultBytes: 5000,
+      maxConcurrentCallsPerTool: 4,
     });
     const result = await session.current.client.callTool({ name: 'get_envelope_contract', arguments: {} });
     expect((result.structuredContent as { settings: unknown }).settings).toEqual({
@@ -216,6 +219,8 @@ describe('reading and overriding the switches', () => {
       MCP_STRICT_UNKNOWN_FIELDS: true,
       MCP_MAX_UPSTREAM_BODY_BYTES: 1000,
       MCP_MAX_RESULT_BYTES: 5000,
+      MCP_MAX_CONCURRENT_CALLS: 50,
+      MCP_MAX_CONCURRENT_CALLS_PER_TOOL: 4,
       MCP_RATE_LIMIT: true,
       MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
       MCP_RATE_LIMIT_STORE: 'memory',

@@ -19,6 +19,7 @@ const PACKAGE_FOLDER = new URL('..', import.meta.url);
 
 const SERVER_AUTHOR_EXPORTS = [
   'CODE_MODE_DEFAULTS',
+  'CONCURRENCY_DEFAULTS',
   'ENVELOPE_CONTRACT_TOOL_NAME',
   'EXECUTE_CODE_TOOL_NAME',
   'EnvelopeError',
@@ -33,14 +34,17 @@ const SERVER_AUTHOR_EXPORTS = [
   'createEnvelopeServer',
   'createMemoryRateLimitStore',
   'inputRequiredResult',
+  'partialSuccess',
   'readSuccessBody',
   'shutdownOnSignals',
   'streamableHttpOptionsFrom',
+  'toolError',
   'toolResult',
   'upstreamFetch',
 ];
 
 const ADAPTER_AUTHOR_EXPORTS = [
+  'ConcurrencySettingsError',
   'MAX_SESSION_STATES',
   'RateLimitSettingsError',
   'SessionStates',

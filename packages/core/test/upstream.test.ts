@@ -12,6 +12,9 @@ import { createTestServer } from './fixtures/test-server.js';
 import { startReplay } from './fixtures/upstream-replay.js';
 import type { Replay } from './fixtures/upstream-replay.js';
 
+/** Bounds on calls in flight no test here reaches. */
+const UNBOUNDED = { maxConcurrentCalls: 100_000, maxConcurrentCallsPerTool: 100_000 } as const;
+
 let replay: Replay;
 let connected: Connected;
 let refusedUrl: string;
@@ -211,8 +214,9 @@ describe('the per-call context handed to handlers', () => {
       },
     ];
     const connections = [
-      await connectInMemory(createTestServer({}, serverTools(0))),
-      await connectInMemory(createTestServer({}, serverTools(1000))),
+      // 200 calls at once: the bounds on calls in flight are lifted, each call's own telemetry is under test
+      await connectInMemory(createTestServer(UNBOUNDED, serverTools(0))),
+      await connectInMemory(createTestServer(UNBOUNDED, serverTools(1000))),
     ];
     const results = await Promise.all(
       // Remote calls use multiples of 3 (the replay answers 503 for n % 3 === 2).

@@ -51,7 +51,11 @@ async function startHttpServer(
   const child = spawn(
     process.execPath,
     [...CLI, '--http', '0', '--upstream', target.url, '--models', 'test/fixtures/models', ...extra],
-    { cwd: PACKAGE, env: { ...baseEnv(), ...lwaEnv(target) } },
+    {
+      cwd: PACKAGE,
+      // the SIGTERM tests keep 40 calls of one tool running at once, past the default bound of 8
+      env: { ...baseEnv(), ...lwaEnv(target), MCP_MAX_CONCURRENT_CALLS_PER_TOOL: '40', MCP_MAX_CONCURRENT_CALLS: '40' },
+    },
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

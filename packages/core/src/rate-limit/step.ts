@@ -27,9 +27,12 @@ export interface RateLimitCall {
   readonly plan: RateLimitPlan | undefined;
 }
 
-/** The step's decision: go on (and report back after the handler), or this refusal. */
+/**
+ * The step's decision: go on (and report back after the handler, or give the token back when the
+ * call goes no further, such as one the concurrency guard refuses), or this refusal.
+ */
 export type RateLimitDecision =
-  | { readonly go: true; readonly after: (call: CallRecord) => Promise<void> }
+  | { readonly go: true; readonly after: (call: CallRecord) => Promise<void>; readonly refund: () => Promise<void> }
   | { readonly go: false; readonly envelope: ErrorEnvelope };
 
 /**
@@ -127,7 +130,7 @@ export async function decideRateLimit(
       retryAfterSeconds: context.retryAfterSeconds,
     });
   const plan = limiter.planFor(key, call.plan);
-  if (plan === undefined) return { go: true, after: learn };
+  if (plan === undefined) return { go: true, after: learn, refund: () => Promise.resolve() };
   const taken = await limiter.take(key, plan);
   if (!taken.granted) return { go: false, envelope: refusal(call.tool, plan, taken, false) };
   if (taken.waitMs > 0 && !(await wait(taken.waitMs, signal))) {
@@ -140,6 +143,7 @@ export async function decideRateLimit(
       if (context.signal.aborted && !context.upstreamStarted) await limiter.refund(key, plan);
       await learn(context);
     },
+    refund: () => limiter.refund(key, plan),
   };
 }
 
