@@ -42,7 +42,8 @@ function finiteNumber(value: string | undefined): number | string | undefined {
 
 /**
  * `_meta.rate_limit` from GitHub's primary rate-limit headers: `limit`, `remaining`, `reset_at`
- * (the epoch seconds as an ISO 8601 date-time), `reset_after_seconds`, `window_seconds` for a
+ * (the epoch seconds as an ISO 8601 date-time), `reset_after_seconds` (from the answer's `Date`
+ * when it has one, else from `now`), `window_seconds` for a
  * documented resource, and `used`/`resource` as GitHub states them.
  *
  * @param headers - response headers in any container and casing.
@@ -61,9 +62,13 @@ export function githubRateLimit(headers: HeaderSource | undefined, now: Date): R
   const window = resource === undefined ? undefined : GITHUB_RATE_LIMIT_WINDOWS[resource];
   if (limit !== undefined && window !== undefined) result['window_seconds'] = window;
   if (remaining !== undefined) result['remaining'] = remaining;
-  if (Number.isFinite(reset) && reset > 0) {
+  if (Number.isFinite(reset) && reset > 0 && reset < 1e11) {
     result['reset_at'] = new Date(reset * 1000).toISOString();
-    result['reset_after_seconds'] = Math.max(0, reset - Math.floor(now.getTime() / 1000));
+    // measured on GitHub's own clock (its Date header) when it sent one: a skewed local clock
+    // would otherwise stretch or cut the wait
+    const date = Date.parse(headerValue(lower, 'date') ?? '');
+    const clock = Number.isFinite(date) ? date : now.getTime();
+    result['reset_after_seconds'] = Math.max(0, reset - Math.floor(clock / 1000));
   }
   if (used !== undefined) result['used'] = used;
   if (resource !== undefined && resource !== '') result['resource'] = resource;
