@@ -11,7 +11,13 @@
  */
 import { deepFrozen } from '@mcp-envelope/contract';
 import type { EnvelopeMeta, ErrorKind } from '@mcp-envelope/contract';
-import { classifyClientFailure, classifyUpstreamStatus, headerValue, lowerCaseHeaders, requestPath } from '@mcp-envelope/core/adapter';
+import {
+  classifyClientFailure,
+  classifyUpstreamStatus,
+  headerValue,
+  lowerCaseHeaders,
+  requestPath,
+} from '@mcp-envelope/core/adapter';
 import type { ClassifiableFailure, ClassifiedError, ClassifyContext, UpstreamHttpFailure } from '@mcp-envelope/core';
 import type { ClientFailureFamily } from '@mcp-envelope/core/adapter';
 
@@ -54,7 +60,8 @@ export const GITHUB_HINTS = deepFrozen({
     'The token is valid but not allowed this call: give it the permission or scope the call needs, or ask an owner of the resource for access.',
   notFound:
     'GitHub answers 404 also when the token may not see a private resource: check the owner, repository and ids, and that the token has access.',
-  conflict: 'The resource changed meanwhile or is in a state that forbids this call (a merge conflict, a branch moved): read it again, then decide.',
+  conflict:
+    'The resource changed meanwhile or is in a state that forbids this call (a merge conflict, a branch moved): read it again, then decide.',
   unprocessable:
     'GitHub refused the values: each detail names the argument (path) and the problem (upstream_code: missing, missing_field, invalid, already_exists, unprocessable, custom). Fix them and call again.',
   badRequest: 'GitHub could not read the request: check the arguments against get_tool_schema.',
@@ -105,7 +112,11 @@ function statusHints(status: number, headers: ReadonlyMap<string, string>): stri
   return [GITHUB_HINTS.badRequest];
 }
 
-function summaryOf(failure: UpstreamHttpFailure, body: GithubErrorBody, limited: GithubRateLimitKind | undefined): string {
+function summaryOf(
+  failure: UpstreamHttpFailure,
+  body: GithubErrorBody,
+  limited: GithubRateLimitKind | undefined,
+): string {
   const where = `${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)}`;
   const lead =
     limited === undefined
@@ -165,14 +176,20 @@ export function classifyGithubHttpFailure(
   const base =
     limited === undefined
       ? classifyUpstreamStatus(failure.status, { upstream: GITHUB_UPSTREAM })
-      : ({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, upstream: GITHUB_UPSTREAM } as const);
+      : ({
+          error_kind: 'rate_limited',
+          error_code: 'RATE_LIMITED',
+          retryable: true,
+          upstream: GITHUB_UPSTREAM,
+        } as const);
   const meta: Partial<EnvelopeMeta> =
     limited === undefined ? read : { ...read, retry_after_seconds: rateLimitWait(limited, read) };
   const hints =
     limited === undefined
       ? statusHints(failure.status, headers)
       : [limited === 'primary' ? GITHUB_HINTS.primaryRateLimit : GITHUB_HINTS.secondaryRateLimit];
-  if (body.documentationUrl !== undefined) hints.push(`GitHub's documentation for this answer: ${body.documentationUrl}`);
+  if (body.documentationUrl !== undefined)
+    hints.push(`GitHub's documentation for this answer: ${body.documentationUrl}`);
   return {
     ...base,
     summary: summaryOf(failure, body, limited),

@@ -43,7 +43,12 @@ export async function main(argv: readonly string[]): Promise<void> {
       'Reference GitHub MCP server: every GitHub REST API operation as an MCP tool, every failure an error envelope (contract v2). Needs GITHUB_TOKEN.',
     )
     .version(GITHUB_ADAPTER_VERSION)
-    .option('--upstream <url>', 'send every call to this base URL (GitHub Enterprise Server: https://HOST/api/v3)', parseUrl, DEFAULT_GITHUB_UPSTREAM)
+    .option(
+      '--upstream <url>',
+      'send every call to this base URL (GitHub Enterprise Server: https://HOST/api/v3)',
+      parseUrl,
+      DEFAULT_GITHUB_UPSTREAM,
+    )
     .showHelpAfterError();
   const program = addStreamableHttpOptions(command);
   program.parse([...argv]);
@@ -56,7 +61,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     await server.envelope.close();
     process.exit(0);
   }
-  const handle = await server.envelope.serveStreamableHttp(streamableHttpOptionsFrom({ ...options, http: options.http }));
+  const handle = await server.envelope.serveStreamableHttp(
+    streamableHttpOptionsFrom({ ...options, http: options.http }),
+  );
   process.stderr.write(`${GITHUB_SERVER_NAME}: ${server.operations.size} GitHub tools on ${handle.url.href}\n`);
   shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
 }

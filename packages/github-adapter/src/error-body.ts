@@ -38,7 +38,9 @@ export interface GithubDetailContext {
 const TEXT_LIMIT = 500;
 
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? capText(redactGithubText(value.trim()), TEXT_LIMIT) : undefined;
+  return typeof value === 'string' && value.trim() !== ''
+    ? capText(redactGithubText(value.trim()), TEXT_LIMIT)
+    : undefined;
 }
 
 /**
@@ -58,12 +60,19 @@ function entryDetail(entry: unknown, context: GithubDetailContext): EnvelopeDeta
     http_status: context.status,
     ...(context.requestId === undefined ? {} : { request_id: context.requestId }),
   };
-  if (!isRecord(entry)) return { path: '', issue: text(entry) ?? 'GitHub named an error without details', received_type: 'undefined', ...common };
+  if (!isRecord(entry))
+    return {
+      path: '',
+      issue: text(entry) ?? 'GitHub named an error without details',
+      received_type: 'undefined',
+      ...common,
+    };
   const field = text(entry['field']);
   const resource = text(entry['resource']);
   const code = text(entry['code']);
   const where = [resource, field].filter((part) => part !== undefined).join('.');
-  const issue = text(entry['message']) ?? (code === undefined ? 'invalid' : `${code}${where === '' ? '' : ` (${where})`}`);
+  const issue =
+    text(entry['message']) ?? (code === undefined ? 'invalid' : `${code}${where === '' ? '' : ` (${where})`}`);
   return {
     path: field === undefined ? '' : fieldPointer(field, context.bodyProperty),
     issue,
@@ -91,14 +100,24 @@ function wholeAnswerDetail(issue: string, context: GithubDetailContext, code?: s
 function jsonBody(value: Readonly<Record<string, unknown>>, context: GithubDetailContext): GithubErrorBody {
   const problemType = text(value['type']);
   const headline =
-    text(value['message']) ?? text(value['detail']) ?? text(value['title']) ?? `HTTP ${context.status} without a message`;
+    text(value['message']) ??
+    text(value['detail']) ??
+    text(value['title']) ??
+    `HTTP ${context.status} without a message`;
   const documentationUrl =
-    text(value['documentation_url']) ?? (problemType !== undefined && /^https?:/.test(problemType) ? problemType : undefined);
+    text(value['documentation_url']) ??
+    (problemType !== undefined && /^https?:/.test(problemType) ? problemType : undefined);
   const errors = Array.isArray(value['errors']) ? value['errors'].slice(0, 50) : [];
   const details =
     errors.length > 0
       ? errors.map((entry) => entryDetail(entry, context))
-      : [wholeAnswerDetail(headline, context, problemType === undefined || /^https?:/.test(problemType) ? undefined : problemType)];
+      : [
+          wholeAnswerDetail(
+            headline,
+            context,
+            problemType === undefined || /^https?:/.test(problemType) ? undefined : problemType,
+          ),
+        ];
   return { headline, ...(documentationUrl === undefined ? {} : { documentationUrl }), details };
 }
 
@@ -110,20 +129,33 @@ function jsonBody(value: Readonly<Record<string, unknown>>, context: GithubDetai
  * @param contentType - the answer's `Content-Type`, when sent.
  * @returns the headline, the documentation URL and the details; never throws.
  */
-export function parseGithubErrorBody(body: unknown, context: GithubDetailContext, contentType?: string): GithubErrorBody {
+export function parseGithubErrorBody(
+  body: unknown,
+  context: GithubDetailContext,
+  contentType?: string,
+): GithubErrorBody {
   const parsed = parseUpstreamBody(body, contentType);
   switch (parsed.kind) {
     case 'json':
       if (isRecord(parsed.value)) return jsonBody(parsed.value, context);
-      return { headline: `HTTP ${context.status} with a JSON body that is not an object`, details: [wholeAnswerDetail('the body is not an error object', context)] };
+      return {
+        headline: `HTTP ${context.status} with a JSON body that is not an object`,
+        details: [wholeAnswerDetail('the body is not an error object', context)],
+      };
     case 'html':
-      return { headline: text(parsed.summary) ?? 'an HTML page', details: [wholeAnswerDetail(`an HTML page: ${text(parsed.summary) ?? ''}`, context)] };
+      return {
+        headline: text(parsed.summary) ?? 'an HTML page',
+        details: [wholeAnswerDetail(`an HTML page: ${text(parsed.summary) ?? ''}`, context)],
+      };
     case 'invalid_json':
     case 'text': {
       const said = text(parsed.text) ?? '';
       return { headline: said, details: [wholeAnswerDetail(said, context)] };
     }
     case 'empty':
-      return { headline: `HTTP ${context.status} with an empty body`, details: [wholeAnswerDetail('the body is empty', context)] };
+      return {
+        headline: `HTTP ${context.status} with an empty body`,
+        details: [wholeAnswerDetail('the body is empty', context)],
+      };
   }
 }

@@ -24,7 +24,12 @@ export { githubRateLimit, parseGithubResponseMeta } from './response-meta.js';
 export { GITHUB_REDACTION_PATTERNS, redactGithubText } from './redaction.js';
 
 // GitHub's description -> tools.
-export { GITHUB_LEFT_OUT_OPERATIONS, githubDescriptionPath, loadGithubOperations, PAGE_CURSOR_PROPERTY } from './tools.js';
+export {
+  GITHUB_LEFT_OUT_OPERATIONS,
+  githubDescriptionPath,
+  loadGithubOperations,
+  PAGE_CURSOR_PROPERTY,
+} from './tools.js';
 export type { GithubCatalog, GithubOperation } from './tools.js';
 export { decodePageCursor, encodePageCursor, NEXT_PAGE_CURSOR_KEY } from './pagination.js';
 

@@ -29,7 +29,8 @@ export function encodePageCursor(tool: string, next: string, baseUrl: string): s
   const base = new URL(baseUrl);
   const url = new URL(next, `${base.origin}/`);
   const prefix = base.pathname.replace(/\/+$/, '');
-  const path = prefix !== '' && url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : url.pathname;
+  const path =
+    prefix !== '' && url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : url.pathname;
   return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, t: tool, p: `${path}${url.search}` }), 'utf8').toString(
     'base64url',
   );

@@ -115,7 +115,8 @@ interface CallSettings {
  */
 function successResult(body: unknown, cursor: string | undefined): unknown {
   if (Array.isArray(body)) return { items: body, ...(cursor === undefined ? {} : { [NEXT_PAGE_CURSOR_KEY]: cursor }) };
-  if (cursor !== undefined && typeof body === 'object' && body !== null) return { ...body, [NEXT_PAGE_CURSOR_KEY]: cursor };
+  if (cursor !== undefined && typeof body === 'object' && body !== null)
+    return { ...body, [NEXT_PAGE_CURSOR_KEY]: cursor };
   return body;
 }
 
@@ -191,7 +192,11 @@ export function createGithubServer(options: GithubServerOptions = {}): GithubSer
   const adapter = createGithubAdapter({ bodyProperty: (tool) => operations.get(tool)?.body?.property });
   const settings: CallSettings = { upstream, token, timeoutMs };
   const envelope = createEnvelopeServer({
-    info: { name: GITHUB_SERVER_NAME, version: GITHUB_ADAPTER_VERSION, title: 'GitHub REST API (reference envelope server)' },
+    info: {
+      name: GITHUB_SERVER_NAME,
+      version: GITHUB_ADAPTER_VERSION,
+      title: 'GitHub REST API (reference envelope server)',
+    },
     adapter,
     tools: catalog.operations.map((operation) => operationTool(operation, settings)),
     redactor,

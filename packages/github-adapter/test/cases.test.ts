@@ -14,7 +14,15 @@ import type { UpstreamReplay } from '@mcp-envelope/testing';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { CLI, PACKAGE, readCases, serverArgs, serverEnv, startHttpServer, TEST_TOKEN } from './support/server-process.js';
+import {
+  CLI,
+  PACKAGE,
+  readCases,
+  serverArgs,
+  serverEnv,
+  startHttpServer,
+  TEST_TOKEN,
+} from './support/server-process.js';
 import type { GithubCase } from './support/server-process.js';
 
 const CASES = readCases().map((recorded) => [recorded.id, recorded] as const);
@@ -101,7 +109,8 @@ describe('every recorded GitHub case, through the server process over stdio to t
   it.each(CASES)('%s', async (_id, recorded) => {
     const result = await play(
       recorded,
-      async () => (await client.callTool({ name: recorded.call.tool, arguments: recorded.call.arguments })) as CallToolResult,
+      async () =>
+        (await client.callTool({ name: recorded.call.tool, arguments: recorded.call.arguments })) as CallToolResult,
     );
     expectRecorded(recorded, result);
   });
@@ -137,7 +146,8 @@ describe('every recorded GitHub case, through the server process over Streamable
   it.each(CASES)('%s', async (_id, recorded) => {
     const result = await play(
       recorded,
-      async () => (await client.callTool({ name: recorded.call.tool, arguments: recorded.call.arguments })) as CallToolResult,
+      async () =>
+        (await client.callTool({ name: recorded.call.tool, arguments: recorded.call.arguments })) as CallToolResult,
     );
     expectRecorded(recorded, result);
   });
