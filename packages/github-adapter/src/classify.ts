@@ -1,29 +1,28 @@
 /**
- * The GitHub classifier: a failed call -> the envelope fields that depend on GitHub. Statuses
- * follow core's table; what is GitHub's own is here: a 403 that is a rate limit (primary: no
- * requests left until `X-RateLimit-Reset`; secondary: `Retry-After`, or the documented text), the
- * error body's `errors[]` as details pointing into the tool's arguments, the hints for a token
- * that lacks a permission and for the 404 GitHub gives a token that may not see a resource. Every
- * verdict names `upstream: "github"`. Implements CONTRACT.md "error_kind", "Upstream HTTP codes"
- * and "The upstream field".
+ * The GitHub classifier: the HTTP kit's default REST classification (`classifyRestFailure`: the
+ * status table, rate limits by 403 or 429, problem+json and common error bodies, failures without
+ * a status), and on top of it only what GitHub does its own way:
+ *
+ * - a secondary rate limit that names no wait: GitHub documents "wait at least one minute" unless
+ *   no request is left (then until `X-RateLimit-Reset`);
+ * - `errors[]` details pointing into the tool's body argument, each with GitHub's request id;
+ * - hints: the permission or scope a 403 lacks (`X-Accepted-GitHub-Permissions`,
+ *   `X-Accepted-OAuth-Scopes`), the 404 GitHub gives a token that may not see a resource, merge
+ *   conflicts, validation codes, and the answer's `documentation_url`.
+ *
+ * Every verdict names `upstream: "github"`. Implements CONTRACT.md "error_kind", "Upstream HTTP
+ * codes" and "The upstream field".
  *
  * @packageDocumentation
  */
-import { deepFrozen } from '@mcp-envelope/contract';
-import type { EnvelopeMeta, ErrorKind } from '@mcp-envelope/contract';
-import {
-  classifyClientFailure,
-  classifyUpstreamStatus,
-  headerValue,
-  lowerCaseHeaders,
-  requestPath,
-} from '@mcp-envelope/core/adapter';
+import { deepFrozen, isRecord } from '@mcp-envelope/contract';
+import type { EnvelopeDetail, EnvelopeMeta, ErrorKind } from '@mcp-envelope/contract';
+import { classifyRestFailure, headerValue, lowerCaseHeaders, rateLimitSignal } from '@mcp-envelope/core/adapter';
 import type { ClassifiableFailure, ClassifiedError, ClassifyContext, UpstreamHttpFailure } from '@mcp-envelope/core';
-import type { ClientFailureFamily } from '@mcp-envelope/core/adapter';
+import type { RestClassificationHints } from '@mcp-envelope/core/adapter';
 
-import { parseGithubErrorBody } from './error-body.js';
-import type { GithubErrorBody } from './error-body.js';
-import { GITHUB_REQUEST_ID_HEADER, parseGithubResponseMeta } from './response-meta.js';
+import { githubErrorDetails } from './error-body.js';
+import { GITHUB_REQUEST_ID_HEADER, githubClock } from './response-meta.js';
 
 /** The `upstream` of every GitHub verdict. */
 export const GITHUB_UPSTREAM = 'github';
@@ -39,21 +38,15 @@ export const GITHUB_ERROR_KINDS = deepFrozen([
   'rate_limited',
 ] as const satisfies readonly ErrorKind[]);
 
-/**
- * How GitHub words a rate limit in a 403 or 429 body ("API rate limit exceeded for ...",
- * "You have exceeded a secondary rate limit ...").
- */
-export const GITHUB_RATE_LIMIT_TEXT = /\b(?:api rate limit exceeded|secondary rate limit|abuse detection)/i;
-
-/** GitHub's advice for a secondary rate limit that names no time: wait at least a minute. */
+/** GitHub's advice for a secondary rate limit that names no wait while requests are left: at least a minute. */
 export const SECONDARY_RATE_LIMIT_WAIT_SECONDS = 60;
 
-/** The hints, by situation. */
+/** The hints, by situation (the kit's wording is used where GitHub has nothing to add). */
 export const GITHUB_HINTS = deepFrozen({
   primaryRateLimit:
-    'The token used up its GitHub rate limit for this resource: wait until _meta.rate_limit.reset_at (retry_after_seconds), then call again.',
+    'The token used up its GitHub rate limit for this resource: wait retry_after_seconds (until _meta.rate_limit.reset_at), then call again.',
   secondaryRateLimit:
-    'GitHub applied a secondary rate limit (too many calls at once or too fast, or too much CPU): wait retry_after_seconds, then make calls one at a time and more slowly.',
+    'GitHub applied a secondary rate limit (too many calls at once or too fast): wait retry_after_seconds, then make calls one at a time and more slowly.',
   tokenRefused:
     'GitHub refused GITHUB_TOKEN (wrong, expired or revoked): create a new token and restart the server with it.',
   forbidden:
@@ -61,34 +54,27 @@ export const GITHUB_HINTS = deepFrozen({
   notFound:
     'GitHub answers 404 also when the token may not see a private resource: check the owner, repository and ids, and that the token has access.',
   conflict:
-    'The resource changed meanwhile or is in a state that forbids this call (a merge conflict, a branch moved): read it again, then decide.',
+    'The resource changed meanwhile or is in a state that forbids this call (a merge conflict, a moved branch): read it again, then decide.',
   unprocessable:
     'GitHub refused the values: each detail names the argument (path) and the problem (upstream_code: missing, missing_field, invalid, already_exists, unprocessable, custom). Fix them and call again.',
-  badRequest: 'GitHub could not read the request: check the arguments against get_tool_schema.',
-  serverError: 'GitHub failed on its side: try again in a moment; if it persists, check githubstatus.com.',
+  server: 'GitHub failed on its side: try again in a moment, with backoff (1 s, 2 s, 4 s).',
   network: 'Could not reach GitHub: check the network (or the --upstream URL), then try again.',
-  timeout: 'GitHub did not answer in time: try again; for a large listing ask for fewer items (per_page).',
-  bodyCoercion: 'The request body was text that is not JSON: send it as a JSON object.',
+  timeout:
+    'GitHub did not answer in time (GITHUB_TIMEOUT_MS): try again; for a large listing ask for fewer items (per_page).',
 } as const);
 
-/** Which rate limit a failure is, if any. */
-export type GithubRateLimitKind = 'primary' | 'secondary';
+/** The kit's hints in GitHub's words. */
+const REST_HINTS: RestClassificationHints = {
+  notFound: GITHUB_HINTS.notFound,
+  server: GITHUB_HINTS.server,
+  network: GITHUB_HINTS.network,
+  timeout: GITHUB_HINTS.timeout,
+};
 
-/**
- * Whether a 403 or 429 is a rate limit, and which: `primary` when no request is left
- * (`X-RateLimit-Remaining: 0`), `secondary` when `Retry-After` is set or the body says so (or the
- * status is 429).
- *
- * @param failure - the failed answer.
- * @returns the kind, or `undefined` for any other failure.
- */
-export function githubRateLimitKind(failure: UpstreamHttpFailure): GithubRateLimitKind | undefined {
-  if (failure.status !== 403 && failure.status !== 429) return undefined;
-  const headers = lowerCaseHeaders(failure.headers);
-  const message = typeof failure.body === 'string' ? failure.body : JSON.stringify(failure.body ?? '');
-  if (headerValue(headers, 'x-ratelimit-remaining')?.trim() === '0' && !headers.has('retry-after')) return 'primary';
-  if (headers.has('retry-after') || GITHUB_RATE_LIMIT_TEXT.test(message) || failure.status === 429) return 'secondary';
-  return undefined;
+/** What the classifier needs to know about the tools. */
+export interface GithubClassifyOptions {
+  /** The request body property of a tool (`body`), for detail paths; `undefined` when it takes none. */
+  readonly bodyProperty?: (tool: string) => string | undefined;
 }
 
 function permissionHint(headers: ReadonlyMap<string, string>): string {
@@ -102,57 +88,65 @@ function permissionHint(headers: ReadonlyMap<string, string>): string {
   return GITHUB_HINTS.forbidden;
 }
 
-function statusHints(status: number, headers: ReadonlyMap<string, string>): string[] {
-  if (status === 401) return [GITHUB_HINTS.tokenRefused];
-  if (status === 403) return [permissionHint(headers)];
-  if (status === 404) return [GITHUB_HINTS.notFound];
-  if (status === 409) return [GITHUB_HINTS.conflict];
-  if (status === 422) return [GITHUB_HINTS.unprocessable];
-  if (status >= 500) return [GITHUB_HINTS.serverError];
-  return [GITHUB_HINTS.badRequest];
-}
-
-function summaryOf(
+function firstHint(
+  verdict: ClassifiedError,
   failure: UpstreamHttpFailure,
-  body: GithubErrorBody,
-  limited: GithubRateLimitKind | undefined,
+  headers: ReadonlyMap<string, string>,
 ): string {
-  const where = `${failure.request.method.toUpperCase()} ${requestPath(failure.request.url)}`;
-  const lead =
-    limited === undefined
-      ? `GitHub answered ${where} with HTTP ${failure.status}`
-      : `GitHub refused ${where} with a ${limited} rate limit (HTTP ${failure.status})`;
-  return `${lead}: ${body.headline}`;
+  if (verdict.error_kind === 'rate_limited') {
+    const remaining = headerValue(headers, 'x-ratelimit-remaining')?.trim();
+    return remaining === '0' ? GITHUB_HINTS.primaryRateLimit : GITHUB_HINTS.secondaryRateLimit;
+  }
+  if (failure.status === 401) return GITHUB_HINTS.tokenRefused;
+  if (failure.status === 403) return permissionHint(headers);
+  if (failure.status === 409) return GITHUB_HINTS.conflict;
+  if (failure.status === 422) return GITHUB_HINTS.unprocessable;
+  return verdict.hints[0] ?? GITHUB_HINTS.server;
 }
 
-/** `_meta` of a rate-limit verdict: the wait GitHub asks for, as its documentation says to read it. */
-function rateLimitWait(kind: GithubRateLimitKind, meta: Partial<EnvelopeMeta>): number {
-  if (meta.retry_after_seconds !== undefined) return meta.retry_after_seconds;
-  const reset = meta.rate_limit?.['reset_after_seconds'];
-  if (kind === 'primary' && typeof reset === 'number') return reset;
-  return typeof reset === 'number' && meta.rate_limit?.['remaining'] === 0 ? reset : SECONDARY_RATE_LIMIT_WAIT_SECONDS;
+/**
+ * The wait of a rate-limit verdict, by GitHub's documented rule: `Retry-After` when sent; else,
+ * when no request is left, until the reset (the kit's wait); else at least one minute.
+ */
+function rateLimitWait(headers: ReadonlyMap<string, string>, kitWait: number | undefined): number {
+  const exhausted = headerValue(headers, 'x-ratelimit-remaining')?.trim() === '0';
+  if (kitWait !== undefined && (headers.has('retry-after') || exhausted)) return kitWait;
+  return SECONDARY_RATE_LIMIT_WAIT_SECONDS;
 }
 
-/** What a body parse and a verdict need to know about the tool. */
-export interface GithubClassifyOptions {
-  /** The request body property of a tool (`body`), for detail pointers; `undefined` when it takes none. */
-  readonly bodyProperty?: (tool: string) => string | undefined;
+/** The kit's details with GitHub's `errors[]` entries pointing into the arguments, each with the request id. */
+function githubDetails(
+  verdict: ClassifiedError,
+  failure: UpstreamHttpFailure,
+  bodyProperty: string | undefined,
+  requestId: string | undefined,
+): EnvelopeDetail[] {
+  const entries = githubErrorDetails(failure.body, failure.status, bodyProperty);
+  const hasMessage = isRecord(failure.body) && typeof failure.body['message'] === 'string';
+  const head = verdict.details[0];
+  const details =
+    entries.length === 0 ? [...verdict.details] : [...(hasMessage && head !== undefined ? [head] : []), ...entries];
+  return requestId === undefined ? details : details.map((detail) => ({ ...detail, request_id: requestId }));
 }
 
 /**
  * Classifies a GitHub HTTP failure (any non-2xx status). Pure; never throws on any body or header.
  *
- * - a rate limit ({@link githubRateLimitKind}), by 403 or 429 -> `rate_limited` / `RATE_LIMITED`,
- *   retryable, `_meta.retry_after_seconds` from `Retry-After`, else the primary limit's reset, else
- *   GitHub's documented minute for a secondary limit;
- * - 401/403 -> `auth_error` / `UPSTREAM_HTTP_401|403`, not retryable, with a hint naming the
- *   permission or scope GitHub accepts when it says;
- * - anything else -> `upstream_http` / `UPSTREAM_HTTP_<status>`, retryable for 408, 5xx.
+ * - a rate limit (the kit's `rateLimitSignal`: 429; 403 with `Retry-After`, with
+ *   `X-RateLimit-Remaining: 0`, or whose message says so) -> `rate_limited` / `RATE_LIMITED`,
+ *   retryable, `_meta.retry_after_seconds` from `Retry-After`, else the reset when no request is
+ *   left, else GitHub's documented minute;
+ * - 401/403 -> `auth_error` / `UPSTREAM_HTTP_401|403`, with a hint naming the permission or scope
+ *   GitHub accepts when it says;
+ * - anything else -> `upstream_http` / `UPSTREAM_HTTP_<status>`, retryable for 408 and 5xx.
+ *
+ * Times are measured on GitHub's `Date` when it sent one.
  *
  * @param failure - the failed answer.
  * @param context - the tool and the clock.
  * @param options - see {@link GithubClassifyOptions}.
- * @returns the verdict; `details` one per `errors[]` entry, each with `http_status` and `request_id`.
+ * @returns the verdict; one detail for the message, then one per `errors[]` entry, each with
+ *   `http_status` and `request_id` (`X-GitHub-Request-Id`).
  */
 export function classifyGithubHttpFailure(
   failure: UpstreamHttpFailure,
@@ -160,57 +154,46 @@ export function classifyGithubHttpFailure(
   options: GithubClassifyOptions = {},
 ): ClassifiedError {
   const headers = lowerCaseHeaders(failure.headers);
-  const requestId = headerValue(headers, GITHUB_REQUEST_ID_HEADER)?.trim();
-  const bodyProperty = options.bodyProperty?.(context.tool);
-  const body = parseGithubErrorBody(
-    failure.body,
-    {
-      status: failure.status,
-      ...(requestId === undefined || requestId === '' ? {} : { requestId: requestId.slice(0, 200) }),
-      ...(bodyProperty === undefined ? {} : { bodyProperty }),
-    },
-    headerValue(headers, 'content-type'),
-  );
-  const limited = githubRateLimitKind(failure);
-  const read: Partial<EnvelopeMeta> = { ...parseGithubResponseMeta(headers, context.now) };
-  const base =
-    limited === undefined
-      ? classifyUpstreamStatus(failure.status, { upstream: GITHUB_UPSTREAM })
-      : ({
-          error_kind: 'rate_limited',
-          error_code: 'RATE_LIMITED',
-          retryable: true,
-          upstream: GITHUB_UPSTREAM,
-        } as const);
-  const meta: Partial<EnvelopeMeta> =
-    limited === undefined ? read : { ...read, retry_after_seconds: rateLimitWait(limited, read) };
-  const hints =
-    limited === undefined
-      ? statusHints(failure.status, headers)
-      : [limited === 'primary' ? GITHUB_HINTS.primaryRateLimit : GITHUB_HINTS.secondaryRateLimit];
-  if (body.documentationUrl !== undefined)
-    hints.push(`GitHub's documentation for this answer: ${body.documentationUrl}`);
+  const clock = { ...context, now: githubClock(failure.headers, context.now) };
+  const verdict = classifyRestFailure(failure, clock, {
+    upstream: GITHUB_UPSTREAM,
+    apiName: 'GitHub API',
+    hints: REST_HINTS,
+  });
+  const requestId = headerValue(headers, GITHUB_REQUEST_ID_HEADER)?.trim().slice(0, 200);
+  const documentation = isRecord(failure.body) ? failure.body['documentation_url'] : undefined;
+  const hints = [
+    firstHint(verdict, failure, headers),
+    ...(typeof documentation === 'string' && /^https:\/\//.test(documentation)
+      ? [`GitHub's documentation for this answer: ${documentation.slice(0, 300)}`]
+      : []),
+  ];
+  const signal =
+    verdict.error_kind === 'rate_limited'
+      ? rateLimitSignal(failure.status, failure.headers, failure.body, clock.now)
+      : undefined;
+  const meta: Partial<EnvelopeMeta> | undefined =
+    signal === undefined
+      ? verdict.meta
+      : { ...verdict.meta, retry_after_seconds: rateLimitWait(headers, signal.retryAfterSeconds) };
   return {
-    ...base,
-    summary: summaryOf(failure, body, limited),
-    details: body.details,
+    ...verdict,
+    details: githubDetails(
+      verdict,
+      failure,
+      options.bodyProperty?.(context.tool),
+      requestId === '' ? undefined : requestId,
+    ),
     hints,
-    ...(Object.keys(meta).length === 0 ? {} : { meta }),
+    ...(meta === undefined ? {} : { meta }),
   };
 }
 
-/** What GitHub says about failures without an HTTP status; core's `classifyClientFailure` does the rest. */
-export const GITHUB_CLIENT_FAILURES: ClientFailureFamily = deepFrozen({
-  upstream: GITHUB_UPSTREAM,
-  upstreamLabel: 'the GitHub API',
-  hints: { network: GITHUB_HINTS.network, timeout: GITHUB_HINTS.timeout, bodyCoercion: GITHUB_HINTS.bodyCoercion },
-});
-
 /**
- * Classifies any failure core hands over: HTTP failures through {@link classifyGithubHttpFailure};
- * network failures, timeouts, oversized or redirected answers and broken JSON bodies through core's
- * `classifyClientFailure` (`upstream_client`, `upstream: "github"`). The server has no credential
- * client (the token is a setting), so a credential failure is an `auth_error`. Pure; never throws.
+ * Classifies any failure core hands over: HTTP failures through
+ * {@link classifyGithubHttpFailure}; the rest (network failures, timeouts, oversized or
+ * redirected answers, broken JSON bodies) through the kit's `classifyRestFailure`, as
+ * `upstream_client` with `upstream: "github"`. Pure; never throws.
  *
  * @param failure - the failure.
  * @param context - the tool and the clock.
@@ -222,19 +205,6 @@ export function classifyGithubFailure(
   context: ClassifyContext,
   options: GithubClassifyOptions = {},
 ): ClassifiedError {
-  switch (failure.type) {
-    case 'upstream_http':
-      return classifyGithubHttpFailure(failure, context, options);
-    case 'credential':
-      return {
-        error_kind: 'auth_error',
-        error_code: 'AUTHENTICATION_ERROR',
-        retryable: false,
-        summary: 'The GitHub token could not be used.',
-        details: [{ path: '', issue: 'no usable GITHUB_TOKEN', received_type: 'undefined' }],
-        hints: [GITHUB_HINTS.tokenRefused],
-      };
-    default:
-      return classifyClientFailure(failure, GITHUB_CLIENT_FAILURES);
-  }
+  if (failure.type === 'upstream_http') return classifyGithubHttpFailure(failure, context, options);
+  return classifyRestFailure(failure, context, { upstream: GITHUB_UPSTREAM, apiName: 'GitHub API', hints: REST_HINTS });
 }

@@ -15,12 +15,11 @@ export {
   GITHUB_HINTS,
   GITHUB_UPSTREAM,
   GITHUB_UPSTREAMS,
-  githubRateLimitKind,
+  SECONDARY_RATE_LIMIT_WAIT_SECONDS,
 } from './classify.js';
-export type { GithubClassifyOptions, GithubRateLimitKind } from './classify.js';
-export { parseGithubErrorBody } from './error-body.js';
-export type { GithubDetailContext, GithubErrorBody } from './error-body.js';
-export { githubRateLimit, parseGithubResponseMeta } from './response-meta.js';
+export type { GithubClassifyOptions } from './classify.js';
+export { fieldPointer, githubErrorDetails } from './error-body.js';
+export { GITHUB_RATE_LIMIT_WINDOWS, githubClock, parseGithubResponseMeta } from './response-meta.js';
 export { GITHUB_REDACTION_PATTERNS, redactGithubText } from './redaction.js';
 
 // GitHub's description -> tools.

@@ -74,19 +74,3 @@ export function decodePageCursor(tool: string, cursor: string): string {
     throw invalidCursor(tool, 'it does not hold a plain path');
   return p;
 }
-
-/**
- * The `next` URL of an RFC 8288 `Link` header value (`<url>; rel="next", <url>; rel="last"`).
- *
- * @param value - the header value, or `undefined`.
- * @returns the URL as written, or `undefined` when there is no `next` link.
- */
-export function nextLinkOf(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  for (const match of value.matchAll(/<([^>]*)>([^,<]*)/g)) {
-    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(match[2] ?? '');
-    const relations = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
-    if (relations.includes('next')) return match[1];
-  }
-  return undefined;
-}

@@ -8,11 +8,11 @@
  */
 import { createEnvelopeServer, readSuccessBody } from '@mcp-envelope/core';
 import type { EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
-import { createRedactor } from '@mcp-envelope/core/adapter';
+import { createRedactor, nextPageLink } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest } from '@mcp-envelope/core/openapi';
 
 import { createGithubAdapter } from './adapter.js';
-import { decodePageCursor, encodePageCursor, NEXT_PAGE_CURSOR_KEY, nextLinkOf } from './pagination.js';
+import { decodePageCursor, encodePageCursor, NEXT_PAGE_CURSOR_KEY } from './pagination.js';
 import { GITHUB_REDACTOR_OPTIONS } from './redaction.js';
 import { loadGithubOperations, PAGE_CURSOR_PROPERTY } from './tools.js';
 import type { GithubCatalog, GithubOperation } from './tools.js';
@@ -155,7 +155,7 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
         ...(request.body === undefined ? {} : { body: request.body }),
         timeoutMs: settings.timeoutMs,
       });
-      const next = operation.paginated ? nextLinkOf(response.headers.get('link') ?? undefined) : undefined;
+      const next = operation.paginated ? nextPageLink(response.headers) : undefined;
       const body = await readSuccessBody(response);
       return successResult(
         body,

@@ -82,7 +82,7 @@ describe('the GitHub server over stdio', () => {
     expect(names).not.toContain('markdown_renderRaw');
   });
 
-  it('points each errors[] entry of a 422 at the argument it names', async () => {
+  it('reads a 422: its message, then each errors[] entry pointing at the argument it names', async () => {
     replay.route({
       method: 'POST',
       path: '/repos/octo-org/hello-world/issues',
@@ -113,6 +113,7 @@ describe('the GitHub server over stdio', () => {
     const envelope = result.structuredContent ?? {};
     expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
     expect(envelope['details']).toEqual([
+      { path: '', issue: 'Validation Failed', received_type: 'object', http_status: 422, request_id: 'AB12:CD34' },
       {
         path: 'body/title',
         issue: 'missing_field (Issue.title)',
