@@ -56,6 +56,7 @@ export interface GithubCatalog {
   readonly descriptionVersion: string;
   /** The installed `@octokit/openapi` version. */
   readonly packageVersion: string;
+  /** The served operations, in description order (path, then method). */
   readonly operations: readonly GithubOperation[];
   /** Operations of the description that are not tools, with the reason. */
   readonly leftOut: readonly { readonly operationId: string; readonly reason: string }[];
