@@ -2,6 +2,8 @@
  * The GitHub adapter's own rules, in-process: the classifier's rate-limit waits and hints, the
  * response meta, token redaction, the page cursor, the settings and the tool generation.
  */
+import { readFileSync } from 'node:fs';
+
 import type { UpstreamHttpFailure } from '@mcp-envelope/core';
 import { describe, expect, it } from 'vitest';
 
@@ -203,5 +205,29 @@ describe('tools from GitHub’s description', () => {
     expect(get?.paginated).toBe(false);
     expect(Object.keys(get?.inputSchema['properties'] ?? {})).toEqual(['owner', 'repo']);
     expect(catalog.operations.filter((operation) => operation.paginated)).toHaveLength(281);
+  });
+});
+
+describe('the conformance descriptor', () => {
+  it('is exported, names the package bin, and takes the replay URL as --upstream', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      bin: Record<string, string>;
+      exports: Record<string, unknown>;
+    };
+    const descriptor = JSON.parse(readFileSync(new URL('../conformance/server.json', import.meta.url), 'utf8')) as {
+      id: string;
+      bin: string;
+      args: string[];
+      credentials: string[];
+      cases: string;
+    };
+    expect(manifest.exports['./conformance/server.json']).toBe('./conformance/server.json');
+    expect(Object.keys(manifest.bin)).toEqual([descriptor.bin]);
+    expect([descriptor.id, descriptor.args, descriptor.credentials, descriptor.cases]).toEqual([
+      'github',
+      ['--upstream', '{upstream}'],
+      ['GITHUB_TOKEN'],
+      'conformance/cases',
+    ]);
   });
 });
