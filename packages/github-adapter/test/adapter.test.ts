@@ -226,7 +226,7 @@ describe('the conformance descriptor', () => {
     expect([descriptor.id, descriptor.args, descriptor.credentials, descriptor.cases]).toEqual([
       'github',
       ['--upstream', '{upstream}'],
-      ['GITHUB_TOKEN'],
+      [],
       'conformance/cases',
     ]);
   });
