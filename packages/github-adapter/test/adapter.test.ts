@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 
 import type { UpstreamHttpFailure } from '@mcp-envelope/core';
+import { compileTool, createPipelineCaches } from '@mcp-envelope/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -196,6 +197,25 @@ describe('tools from GitHub’s description', () => {
     expect(new Set(catalog.operations.map((operation) => operation.toolName)).size).toBe(1221);
     expect(catalog.operations.every((operation) => /^[A-Za-z0-9_]{1,128}$/.test(operation.toolName))).toBe(true);
   });
+
+  it("has an input schema every tool compiles with core's argument pipeline (checked lazily at the first call)", () => {
+    const caches = createPipelineCaches();
+    const failures = catalog.operations.flatMap((operation) => {
+      try {
+        const tool = compileTool(operation.toolName, operation.inputSchema, {
+          normalizationEnabled: true,
+          strictUnknownFields: true,
+          caches,
+        });
+        // an empty call: valid only for tools without required arguments, and never a throw
+        tool.check({});
+        return [];
+      } catch (error) {
+        return [`${operation.toolName}: ${String(error)}`];
+      }
+    });
+    expect(failures).toEqual([]);
+  }, 180_000);
 
   it('gives paged listings the cursor argument, and no other tool', () => {
     const list = catalog.operations.find((operation) => operation.toolName === 'issues_listForRepo');
