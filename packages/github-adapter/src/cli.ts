@@ -14,6 +14,7 @@ import { createGithubServer, DEFAULT_GITHUB_UPSTREAM, GITHUB_ADAPTER_VERSION, GI
 
 interface CliOptions extends StreamableHttpCliOptions {
   readonly upstream: string;
+  readonly conformanceFixtures?: boolean;
 }
 
 function parseUrl(value: string): string {
@@ -49,11 +50,12 @@ export async function main(argv: readonly string[]): Promise<void> {
       parseUrl,
       DEFAULT_GITHUB_UPSTREAM,
     )
+    .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls')
     .showHelpAfterError();
   const program = addStreamableHttpOptions(command);
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
-  const server = createGithubServer({ upstream: options.upstream });
+  const server = createGithubServer({ upstream: options.upstream, conformanceFixtures: options.conformanceFixtures });
   if (options.http === undefined) {
     const stdio = await server.envelope.serveStdio();
     // the client closed stdin to stop this server: calls still running have nobody to answer

@@ -10,6 +10,7 @@ import { createEnvelopeServer, readSuccessBody } from '@mcp-envelope/core';
 import type { EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 import { createRedactor, nextPageLink } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest } from '@mcp-envelope/core/openapi';
+import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
 
 import { createGithubAdapter } from './adapter.js';
 import { decodePageCursor, encodePageCursor, NEXT_PAGE_CURSOR_KEY } from './pagination.js';
@@ -50,6 +51,8 @@ export interface GithubServerOptions {
   readonly upstream?: string | undefined;
   /** Passed to core's `createEnvelopeServer` (switches, logger, version, ...). */
   readonly envelope?: EnvelopeServerOptions;
+  /** Also serve the official MCP conformance suite's fixture tools (`--conformance-fixtures`; `officialSuiteTools` of `@mcp-envelope/testing`). */
+  readonly conformanceFixtures?: boolean | undefined;
 }
 
 /** What {@link createGithubServer} returns. */
@@ -179,6 +182,7 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
  * @param options - see {@link GithubServerOptions}.
  * @returns the server, its operations and the upstream base URL.
  * @throws GithubSettingsError when `GITHUB_TOKEN` is missing or blank, or `GITHUB_TIMEOUT_MS` is unreadable.
+ * @throws TypeError from core when a conformance fixture tool's schema is invalid.
  * @throws Error when the description cannot be read (no `catalog` given and `@octokit/openapi` missing).
  */
 export function createGithubServer(options: GithubServerOptions = {}): GithubServer {
@@ -198,12 +202,16 @@ export function createGithubServer(options: GithubServerOptions = {}): GithubSer
       title: 'GitHub REST API (reference envelope server)',
     },
     adapter,
-    tools: catalog.operations.map((operation) => operationTool(operation, settings)),
+    tools: [
+      ...catalog.operations.map((operation) => operationTool(operation, settings)),
+      ...(options.conformanceFixtures === true ? officialSuiteTools() : []),
+    ],
     redactor,
     options: {
       instructions: `GitHub REST API tools, one per operation (${operations.size}). Every failure is a JSON error envelope (error_kind, error_code, retryable, hints); call get_envelope_contract for the kinds. Paged listings answer next_page_cursor: pass it back as page_cursor. With Code Mode on, find tools with search_tools and call them from execute_code.`,
       env,
       ...options.envelope,
+      ...(options.conformanceFixtures === true ? { extendSdkServer: officialSuiteServerExtension } : {}),
     },
   });
   return { envelope, operations, catalog, upstream };
