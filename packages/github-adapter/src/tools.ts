@@ -149,7 +149,8 @@ export function loadGithubOperations(file: string = githubDescriptionPath()): Gi
     const [toolName] = uniqueOperationToolNames(category, [{ operationId: rest, method: converted.method }], taken);
     const name = toolName ?? converted.operationId;
     taken.add(name);
-    const paginated = isPaginated(raw, converted);
+    // only reads are paged: a cursor must never replay a write on another path
+    const paginated = converted.method === 'GET' && isPaginated(raw, converted);
     const docs = documentationUrl(raw);
     operations.push({
       ...converted,

@@ -224,7 +224,7 @@ describe('tools from GitHub’s description', () => {
     expect(Object.keys(list?.inputSchema['properties'] ?? {})).toContain('page_cursor');
     expect(get?.paginated).toBe(false);
     expect(Object.keys(get?.inputSchema['properties'] ?? {})).toEqual(['owner', 'repo']);
-    expect(catalog.operations.filter((operation) => operation.paginated)).toHaveLength(281);
+    expect(catalog.operations.filter((operation) => operation.paginated)).toHaveLength(280);
   });
 });
 
