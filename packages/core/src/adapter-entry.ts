@@ -32,6 +32,7 @@ export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
 // limits, Link pagination) and a default classification built from it.
 export {
   classifyRestFailure,
+  classifyRestStatus,
   DEFAULT_REST_HINTS,
   EPOCH_RESET_THRESHOLD,
   MAX_REST_ERROR_DETAILS,
@@ -51,6 +52,7 @@ export type {
   RestClassificationHints,
   RestClassificationOptions,
   RestErrorBody,
+  RestStatusClassification,
   WebLink,
 } from './http-kit/index.js';
 // The adapter seam the helpers take and return (also on `@mcp-envelope/core`, for adapters that need none of them).

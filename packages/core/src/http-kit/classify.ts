@@ -12,8 +12,10 @@ import { classifyClientFailure } from '../upstream-body/client-failure.js';
 import type { ClientFailureFamily } from '../upstream-body/client-failure.js';
 import { requestPath } from '../upstream-body/request.js';
 import { classifyUpstreamStatus } from '../upstream-body/status.js';
+import type { StatusClassification, UpstreamFamily } from '../upstream-body/status.js';
 import { restErrorDetails } from './error-details.js';
 import { rateLimitSignal } from './rate-limit-signal.js';
+import type { RateLimitSignal } from './rate-limit-signal.js';
 
 /** Hints a REST adapter may word for its own upstream; each has a default. */
 export interface RestClassificationHints {
@@ -65,6 +67,40 @@ function statusHint(status: number, kind: string, hints: Required<RestClassifica
   return hints.badRequest;
 }
 
+/** A status verdict, and the rate-limit signal behind it (`limited: false` when there was none). */
+export interface RestStatusClassification extends StatusClassification {
+  readonly signal: RateLimitSignal;
+}
+
+/**
+ * Core's status table with rate limits of any status: {@link rateLimitSignal} first (a 429; a
+ * 403 with `Retry-After`, with `remaining: 0` and a reset, or whose message says so), then
+ * `classifyUpstreamStatus`. The part of {@link classifyRestFailure} an adapter with its own
+ * summaries, details and hints still shares.
+ *
+ * @param failure - the HTTP failure (status, headers, body).
+ * @param now - when it arrived.
+ * @param family - the upstream that answered.
+ * @returns `rate_limited` / `RATE_LIMITED` / retryable for a rate limit, else the status table's
+ *   verdict; with the signal. Never throws.
+ */
+export function classifyRestStatus(
+  failure: Pick<UpstreamHttpFailure, 'status' | 'headers' | 'body'>,
+  now: Date,
+  family: UpstreamFamily,
+): RestStatusClassification {
+  const signal = rateLimitSignal(failure.status, failure.headers, failure.body, now);
+  if (signal.limited)
+    return {
+      error_kind: 'rate_limited',
+      error_code: 'RATE_LIMITED',
+      retryable: true,
+      upstream: family.upstream,
+      signal,
+    };
+  return { ...classifyUpstreamStatus(failure.status, family), signal };
+}
+
 function classifyHttp(
   failure: UpstreamHttpFailure,
   context: ClassifyContext,
@@ -75,7 +111,8 @@ function classifyHttp(
   const body = restErrorDetails(failure.body, failure.status, contentType);
   const where = `${failure.request.method} ${requestPath(failure.request.url)}`;
   const said = body.message === undefined ? '' : `: ${body.message}`;
-  const signal = rateLimitSignal(failure.status, failure.headers, failure.body, context.now);
+  const status = classifyRestStatus(failure, context.now, { upstream: options.upstream });
+  const signal = status.signal;
   if (signal.limited) {
     const wait = signal.retryAfterSeconds;
     return {
@@ -91,7 +128,6 @@ function classifyHttp(
       ...(wait === undefined ? {} : { meta: { retry_after_seconds: wait } }),
     };
   }
-  const status = classifyUpstreamStatus(failure.status, { upstream: options.upstream });
   return {
     error_kind: status.error_kind,
     error_code: status.error_code,

@@ -11,6 +11,7 @@ import type { List, Parameters } from 'structured-headers';
 
 import { headerValue, lowerCaseHeaders } from '../http-meta/headers.js';
 import type { HeaderSource } from '../http-meta/headers.js';
+import { parseRetryAfter } from '../http-meta/rate-limit.js';
 
 /**
  * What an upstream said about its rate limit, in the keys of `_meta.rate_limit` (contract
@@ -78,12 +79,21 @@ function namedItems(list: List): { name: string | undefined; params: Parameters;
   });
 }
 
+/** The largest time a `Date` holds, in epoch milliseconds (ECMAScript's limit, about 275,000 years). */
+const MAX_DATE_MS = 8.64e15;
+
+/** A reset `seconds` from now as both keys; one too far to be a date keeps only the delay. */
 function resetFields(
   seconds: number | undefined,
   now: Date,
 ): Pick<RateLimitReading, 'reset_at' | 'reset_after_seconds'> {
-  if (seconds === undefined) return {};
-  return { reset_after_seconds: seconds, reset_at: new Date(now.getTime() + seconds * 1000).toISOString() };
+  return seconds === undefined ? {} : resetAt(seconds, now.getTime() + seconds * 1000);
+}
+
+function resetAt(afterSeconds: number, atMs: number): Pick<RateLimitReading, 'reset_at' | 'reset_after_seconds'> {
+  return Math.abs(atMs) <= MAX_DATE_MS
+    ? { reset_after_seconds: afterSeconds, reset_at: new Date(atMs).toISOString() }
+    : { reset_after_seconds: afterSeconds };
 }
 
 /**
@@ -130,27 +140,44 @@ function separateFieldsReading(headers: ReadonlyMap<string, string>, now: Date):
   };
 }
 
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * An `X-RateLimit-Reset` value as a moment: epoch seconds above {@link EPOCH_RESET_THRESHOLD}, a
+ * delay in seconds at or below it, or an HTTP date or ISO 8601 date-time (some gateways send
+ * those). A moment in the past is a reset 0 s away.
+ */
+function absoluteReset(raw: string | undefined, now: Date): { afterSeconds: number; atMs: number } | undefined {
+  const number = decimal(raw);
+  const nowMs = now.getTime();
+  let atMs: number | undefined;
+  if (number !== undefined) atMs = number > EPOCH_RESET_THRESHOLD ? number * 1000 : nowMs + number * 1000;
+  else if (raw !== undefined && ISO_DATE_TIME.test(raw)) atMs = Date.parse(raw);
+  else {
+    const seconds = parseRetryAfter(raw, now);
+    if (seconds !== undefined) atMs = nowMs + seconds * 1000;
+  }
+  if (atMs === undefined || !Number.isFinite(atMs)) return undefined;
+  return { afterSeconds: Math.max(0, (atMs - nowMs) / 1000), atMs };
+}
+
 /**
  * `X-RateLimit-Limit / -Remaining / -Used / -Resource / -Reset`, where the reset is epoch seconds
- * when it is larger than {@link EPOCH_RESET_THRESHOLD} (GitHub) and a delay in seconds otherwise.
+ * when it is larger than {@link EPOCH_RESET_THRESHOLD} (GitHub), a delay in seconds otherwise, or a
+ * date (see `absoluteReset`).
  */
 function xRateLimitReading(headers: ReadonlyMap<string, string>, now: Date): RateLimitReading {
   const limit = positive(decimal(headerValue(headers, 'x-ratelimit-limit')));
   const remaining = decimal(headerValue(headers, 'x-ratelimit-remaining'));
   const used = decimal(headerValue(headers, 'x-ratelimit-used'));
   const resource = headerValue(headers, 'x-ratelimit-resource');
-  const reset = decimal(headerValue(headers, 'x-ratelimit-reset'));
-  const resetSeconds =
-    reset === undefined ? undefined : reset > EPOCH_RESET_THRESHOLD ? Math.max(0, reset - now.getTime() / 1000) : reset;
-  const resetAt =
-    reset !== undefined && reset > EPOCH_RESET_THRESHOLD ? { reset_at: new Date(reset * 1000).toISOString() } : {};
+  const reset = absoluteReset(headerValue(headers, 'x-ratelimit-reset'), now);
   return {
     ...(limit === undefined ? {} : { limit }),
     ...(remaining === undefined ? {} : { remaining }),
     ...(used === undefined ? {} : { used }),
     ...(resource === undefined ? {} : { resource: resource.slice(0, 100) }),
-    ...resetFields(resetSeconds, now),
-    ...resetAt,
+    ...(reset === undefined ? {} : resetAt(reset.afterSeconds, reset.atMs)),
   };
 }
 

@@ -22,13 +22,15 @@ const RESET_HEADERS = ['x-ratelimit-reset', 'ratelimit-reset'] as const;
  * extra keys the contract allows), except `reset_at`, which the contract keeps as the upstream's
  * raw text; a reset stated only as a delay (IETF `t`) is `reset_after_seconds` alone.
  *
- * @param reading - from {@link readRateLimit}.
+ * @param reading - from {@link readRateLimit} (`{}` when it read nothing: a reset text it could not
+ *   read is still the upstream's `reset_at`).
  * @param headers - lower-cased headers, for the raw reset text.
  * @returns the object, or `undefined` for an empty reading.
  */
 function rateLimitMetaOf(reading: RateLimitReading, headers: ReadonlyMap<string, string>): RateLimitMeta | undefined {
-  const { reset_at: computed, ...rest } = reading;
-  const raw = computed === undefined ? undefined : headerValue(headers, ...RESET_HEADERS);
+  // the reading's reset_at is computed; the contract's is the upstream's own text
+  const rest: RateLimitMeta = Object.fromEntries(Object.entries(reading).filter(([key]) => key !== 'reset_at'));
+  const raw = headerValue(headers, ...RESET_HEADERS);
   const meta: RateLimitMeta = { ...rest, ...(raw === undefined ? {} : { reset_at: raw }) };
   return Object.keys(meta).length === 0 ? undefined : meta;
 }
@@ -47,7 +49,7 @@ function rateLimitMetaOf(reading: RateLimitReading, headers: ReadonlyMap<string,
 export function restResponseMeta(headers: HeaderSource | undefined, now: Date): ResponseMeta {
   const lower = lowerCaseHeaders(headers);
   const reading = readRateLimit(headers, now);
-  const rateLimit = reading === undefined ? undefined : rateLimitMetaOf(reading, lower);
+  const rateLimit = rateLimitMetaOf(reading ?? {}, lower);
   const retryAfter = retryAfterSeconds(lower, now);
   const warnings = upstreamWarnings(headerValue(lower, 'warning'));
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { UpstreamHttpFailure } from '../../src/adapter.js';
-import { classifyRestFailure, restErrorDetails } from '../../src/http-kit/index.js';
+import { classifyRestFailure, classifyRestStatus, restErrorDetails } from '../../src/http-kit/index.js';
 
 const NOW = new Date('2026-03-02T10:00:00Z');
 const NOW_EPOCH = NOW.getTime() / 1000;
@@ -150,6 +150,31 @@ describe('classifyRestFailure: the status table and error bodies', () => {
       error_code: 'TOOL_EXECUTION_FAILED',
       retryable: true,
       upstream: 'example-api',
+    });
+  });
+});
+
+describe('classifyRestStatus', () => {
+  it('is the status table with rate limits of any status', () => {
+    const family = { upstream: 'example-api' };
+    expect(classifyRestStatus({ status: 403, headers: { 'Retry-After': '12' }, body: '' }, NOW, family)).toEqual({
+      error_kind: 'rate_limited',
+      error_code: 'RATE_LIMITED',
+      retryable: true,
+      upstream: 'example-api',
+      signal: { limited: true, reason: 'retry-after', retryAfterSeconds: 12 },
+    });
+    expect(classifyRestStatus({ status: 403, headers: {}, body: { message: 'Forbidden' } }, NOW, family)).toEqual({
+      error_kind: 'auth_error',
+      error_code: 'UPSTREAM_HTTP_403',
+      retryable: false,
+      upstream: 'example-api',
+      signal: { limited: false },
+    });
+    expect(classifyRestStatus({ status: 502, headers: {}, body: '' }, NOW, family)).toMatchObject({
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_502',
+      retryable: true,
     });
   });
 });

@@ -6,6 +6,20 @@ import { readRateLimit, restResponseMeta } from '../../src/http-kit/index.js';
 const NOW = new Date('2026-03-02T10:00:00Z');
 const NOW_EPOCH = NOW.getTime() / 1000;
 
+/** Header text: anything, numbers of any size, and structured-field lists with numeric parameters. */
+const headerText = fc.oneof(
+  fc.string({ maxLength: 80 }),
+  fc.bigInt({ min: 0n, max: 10n ** 25n }).map(String),
+  fc.double({ noNaN: true }).map(String),
+  fc
+    .tuple(
+      fc.constantFrom('"d"', 'd', '1'),
+      fc.constantFrom('r', 't', 'q', 'w'),
+      fc.bigInt({ min: 0n, max: 10n ** 15n }),
+    )
+    .map(([name, key, value]) => `${name};${key}=${value}`),
+);
+
 describe('readRateLimit: IETF RateLimit and RateLimit-Policy (draft 10 to 12)', () => {
   it('reads a quoted policy name with its quota, window, remaining and reset', () => {
     expect(
@@ -150,6 +164,22 @@ describe('readRateLimit: X-RateLimit-*', () => {
     expect(readRateLimit(undefined, NOW)).toBeUndefined();
   });
 
+  it('reads an HTTP date or ISO 8601 reset, and keeps only the delay of one too far to be a date', () => {
+    expect(readRateLimit({ 'X-RateLimit-Reset': 'Mon, 02 Mar 2026 10:01:00 GMT' }, NOW)).toEqual({
+      reset_after_seconds: 60,
+      reset_at: '2026-03-02T10:01:00.000Z',
+    });
+    expect(readRateLimit({ 'X-RateLimit-Reset': '2026-03-02T10:00:05Z' }, NOW)).toEqual({
+      reset_after_seconds: 5,
+      reset_at: '2026-03-02T10:00:05.000Z',
+    });
+    expect(readRateLimit({ 'RateLimit-Reset': '1000000000000000' }, NOW)).toEqual({ reset_after_seconds: 1e15 });
+    // epoch seconds past what a Date holds (8.64e15 ms)
+    expect(readRateLimit({ 'X-RateLimit-Reset': '9000000000000' }, NOW)).toEqual({
+      reset_after_seconds: 9e12 - NOW_EPOCH,
+    });
+  });
+
   it('never throws and returns only finite, non-negative numbers on any header text', () => {
     const names = [
       'ratelimit',
@@ -161,8 +191,9 @@ describe('readRateLimit: X-RateLimit-*', () => {
       'x-ratelimit-reset',
     ];
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...names), fc.string({ maxLength: 80 })), (headers) => {
+      fc.property(fc.dictionary(fc.constantFrom(...names), headerText), (headers) => {
         const reading = readRateLimit(headers, NOW);
+        expect(typeof restResponseMeta(headers, NOW)).toBe('object');
         for (const value of Object.values(reading ?? {}))
           if (typeof value === 'number') expect(Number.isFinite(value) && value >= 0).toBe(true);
       }),
@@ -205,7 +236,8 @@ describe('restResponseMeta', () => {
     });
   });
 
-  it('gives {} for a response without these headers', () => {
+  it('gives {} for a response without these headers, and keeps a reset text it cannot read as reset_at', () => {
     expect(restResponseMeta({ 'content-type': 'text/plain' }, NOW)).toEqual({});
+    expect(restResponseMeta({ 'x-ratelimit-reset': 'soon' }, NOW)).toEqual({ rate_limit: { reset_at: 'soon' } });
   });
 });
