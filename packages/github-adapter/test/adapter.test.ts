@@ -4,12 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { UpstreamHttpFailure } from '@mcp-envelope/core';
 import { compileTool, createPipelineCaches } from '@mcp-envelope/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 import {
   classifyGithubFailure,
+  createGithubServer,
   decodePageCursor,
   encodePageCursor,
   fieldPointer,
@@ -249,5 +252,36 @@ describe('the conformance descriptor', () => {
       [],
       'conformance/cases',
     ]);
+  });
+});
+
+describe('--conformance-fixtures', () => {
+  it("adds the official suite's tools, whose thrown error is an internal_error envelope", async () => {
+    const catalog = loadGithubOperations();
+    const server = createGithubServer({
+      catalog: { ...catalog, operations: catalog.operations.filter((operation) => operation.toolName === 'repos_get') },
+      env: { GITHUB_TOKEN: 'ghp_fixture0000000000000000000000000001' },
+      conformanceFixtures: true,
+      envelope: { logger: { error: (): void => undefined, warn: (): void => undefined } },
+    });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.envelope.connect(serverTransport);
+    const client = new Client({ name: 'github-fixtures-test', version: '1.0.0' });
+    await client.connect(clientTransport);
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names[0]).toBe('repos_get');
+      expect(names).toContain('test_error_handling');
+      const result = await client.callTool({ name: 'test_error_handling', arguments: {} });
+      const envelope = result.structuredContent as Record<string, unknown>;
+      expect([result.isError, envelope['error_kind'], envelope['error_code']]).toEqual([
+        true,
+        'internal_error',
+        'INTERNAL_ERROR',
+      ]);
+    } finally {
+      await client.close();
+      await server.envelope.close();
+    }
   });
 });
