@@ -8,7 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SERVER_PACKAGES = ['packages/core', 'packages/amazon', 'packages/sp-adapter', 'packages/ads-adapter'];
+const SERVER_PACKAGES = [
+  'packages/core',
+  'packages/amazon',
+  'packages/sp-adapter',
+  'packages/ads-adapter',
+  'packages/github-adapter',
+];
 
 /** The TypeScript files under `folder`, recursively. */
 function sourceFiles(folder: string): string[] {

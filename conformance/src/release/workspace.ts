@@ -38,6 +38,7 @@ export const DEFAULT_LAYOUT: WorkspaceLayout = {
     'packages/amazon',
     'packages/sp-adapter',
     'packages/ads-adapter',
+    'packages/github-adapter',
     'conformance',
   ],
   migrationsFile: 'contract/migrations.json',

@@ -1,7 +1,8 @@
 /**
  * The Amazon Ads API classifier: turns a failed upstream call into the envelope fields that
  * depend on the upstream (kind, code, retryable, summary, details, hints, `_meta`). Statuses go
- * through core's `classifyUpstreamStatus`; what is Ads-specific here is the throttling flag, the
+ * through the HTTP kit's `classifyRestStatus` (core's table, and rate limits of any status);
+ * what is Ads-specific here is the throttling flag, the
  * credential and scope diagnosis for 401/403, the profile-scope reading of 400s, the media-type
  * hint for 415 and the hint wording. Every verdict on a failure of the Ads API names it
  * (`upstream: "ads-api"`). Implements CONTRACT.md "error_kind", "Upstream HTTP codes" and
@@ -12,12 +13,7 @@
 import { deepFrozen } from '@mcp-envelope/contract';
 import type { EnvelopeMeta, EnvelopeWarning, ErrorKind } from '@mcp-envelope/contract';
 import { classifyAmazonCredentialFailure } from '@mcp-envelope/amazon';
-import {
-  classifyClientFailure,
-  classifyUpstreamStatus,
-  lowerCaseHeaders,
-  requestPath,
-} from '@mcp-envelope/core/adapter';
+import { classifyClientFailure, classifyRestStatus, lowerCaseHeaders, requestPath } from '@mcp-envelope/core/adapter';
 import type {
   ClassifiableFailure,
   ClassifiedError,
@@ -145,8 +141,9 @@ function upstreamSummary(failure: UpstreamHttpFailure, body: AdsErrorBody, throt
  * Classifies an Ads API HTTP failure (any non-2xx status). Pure; never throws on any body or
  * header content.
  *
- * - `amazon-advertising-api-throttled: true` (on any 4xx/5xx) or 429 -> `rate_limited` /
- *   `RATE_LIMITED`, retryable, whatever `x-amzn-ErrorType` says;
+ * - `amazon-advertising-api-throttled: true` (on any 4xx/5xx), a 429, or a 403 the HTTP kit reads
+ *   as a rate limit (`Retry-After`, remaining 0 with a reset, a message that says so) ->
+ *   `rate_limited` / `RATE_LIMITED`, retryable, whatever `x-amzn-ErrorType` says;
  * - 401/403 -> `auth_error` / `UPSTREAM_HTTP_401|403`, with a hint for the diagnosed cause
  *   (missing scope header, scope not authorized, expired token, rejected client id, malformed
  *   Authorization header, resource permission);
@@ -168,7 +165,7 @@ export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date):
   const throttled = failure.status >= 400 && isThrottledResponse(headers);
   const base = throttled
     ? ({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, upstream: ADS_API_UPSTREAM } as const)
-    : classifyUpstreamStatus(failure.status, ADS_UPSTREAM_FAMILY);
+    : classifyRestStatus(failure, now, ADS_UPSTREAM_FAMILY);
   const meta = parseAdsResponseMeta(headers, now);
   const extraWarnings: EnvelopeWarning[] = [];
   let hints: string[];

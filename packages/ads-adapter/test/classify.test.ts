@@ -77,6 +77,25 @@ describe('status table', () => {
     });
   }
 
+  it('a 403 with X-RateLimit-Remaining 0 and a reset, without the throttled flag, is a rate limit', () => {
+    const reset = String(NOW.getTime() / 1000 + 30);
+    const classified = http(
+      403,
+      { message: 'Forbidden' },
+      { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
+    );
+    expect([classified.error_kind, classified.error_code, classified.retryable, classified.upstream]).toEqual([
+      'rate_limited',
+      'RATE_LIMITED',
+      true,
+      'ads-api',
+    ]);
+    expect(classified.summary).toBe(
+      'The Amazon Ads API throttled POST /sp/campaigns/list (HTTP 403 Forbidden): Forbidden',
+    );
+    expect(validateEnvelope(asEnvelope(classified))).toEqual({ valid: true, version: 2 });
+  });
+
   it('summary names method, path without query, status and the upstream message', () => {
     expect(http(409, { code: 'CONFLICT', details: 'Campaign was changed' }).summary).toBe(
       'The Amazon Ads API answered POST /sp/campaigns/list with HTTP 409 Conflict: Campaign was changed',

@@ -10,6 +10,8 @@ import { recordResponseMetaInto } from './context.js';
 import type { CallRecord, UpstreamFetchInit } from './types.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
 import { displayLocation, locationUrl } from './upstream-body/request.js';
+import { upstreamLimitState } from './rate-limit/upstream-answer.js';
+import type { UpstreamAnswer } from './rate-limit/upstream-answer.js';
 
 export type { UpstreamFetchInit } from './types.js';
 
@@ -309,9 +311,15 @@ export async function fetchInCallRecord(
   }
 
   const headers = headerRecord(response.headers);
+  const arrived = new Date();
+  const meta = context?.adapter.parseResponseMeta(headers, arrived) ?? {};
   if (context !== undefined) context.upstreamStatus = response.status;
-  if (context !== undefined) recordResponseMetaInto(context, context.adapter.parseResponseMeta(headers, new Date()));
-  if (response.ok) return guardedResponse(response, exchange);
+  if (context !== undefined) recordResponseMetaInto(context, meta);
+  const answer = { status: response.status, headers, request, meta };
+  if (response.ok) {
+    recordLimitState(context, { ...answer, body: undefined }, arrived);
+    return guardedResponse(response, exchange);
+  }
 
   let text: string;
   try {
@@ -321,12 +329,14 @@ export async function fetchInCallRecord(
   } finally {
     exchange.finish();
   }
-  throw new UpstreamHttpError({
-    status: response.status,
-    headers,
-    body: parseBody(text, headers['content-type']),
-    request,
-  });
+  const body = parseBody(text, headers['content-type']);
+  recordLimitState(context, { ...answer, body }, arrived);
+  throw new UpstreamHttpError({ status: response.status, headers, body, request });
+}
+
+/** Records what the answer tells the limiter (a rate limit of any status, a spent budget) in the call. */
+function recordLimitState(context: CallRecord | undefined, answer: UpstreamAnswer, arrived: Date): void {
+  if (context !== undefined) context.upstreamLimit = upstreamLimitState(context.adapter, answer, context.tool, arrived);
 }
 
 /** Statuses whose responses have no body (the `Response` constructor refuses one). */

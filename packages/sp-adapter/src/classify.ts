@@ -1,8 +1,9 @@
 /**
  * The SP classifier: every failure an SP-API tool can meet -> the envelope's kind, code,
  * retryability, summary, details and hints. Classification is by HTTP status through core's
- * shared table (never by `x-amzn-ErrorType` or the body's `code`, which SP-API sets
- * inconsistently: posted 403s carry `InvalidInput`); the body only feeds details and hints.
+ * shared table, with rate limits of any status as the HTTP kit reads them (never by
+ * `x-amzn-ErrorType` or the body's `code`, which SP-API sets inconsistently: posted 403s carry
+ * `InvalidInput`); the body only feeds details and hints.
  * Every verdict on a failure of an upstream names it: `sp-api` (the API the server fronts) or
  * `openbridge` (its identity service). Implements CONTRACT.md "error_kind", "Canonical error
  * codes", "Upstream HTTP codes", "The upstream field" and the SP appendix.
@@ -14,7 +15,7 @@ import { STATUS_CODES } from 'node:http';
 import { classifyAmazonCredentialFailure, classifyLwaError, LwaError } from '@mcp-envelope/amazon';
 import { isRecord } from '@mcp-envelope/contract';
 import type { ErrorKind } from '@mcp-envelope/contract';
-import { capText, classifyClientFailure, classifyUpstreamStatus, requestPath } from '@mcp-envelope/core/adapter';
+import { capText, classifyClientFailure, classifyRestStatus, requestPath } from '@mcp-envelope/core/adapter';
 import type {
   ClassifiableFailure,
   ClassifiedError,
@@ -333,11 +334,12 @@ function classifyOpenbridgeHttp(
   body: SpErrorBody,
   context: ClassifyContext,
 ): ClassifiedError {
-  const status = classifyUpstreamStatus(failure.status, OPENBRIDGE_UPSTREAM_FAMILY);
-  const label = requestLabel(failure.request);
   const headers = isRecord(failure.headers) ? failure.headers : {};
-  const retryAfter =
-    status.error_kind === 'rate_limited' ? parseSpResponseMeta(headers, context.now).retry_after_seconds : undefined;
+  const status = classifyRestStatus(failure, context.now, OPENBRIDGE_UPSTREAM_FAMILY);
+  const label = requestLabel(failure.request);
+  const retryAfter = status.signal.limited
+    ? (parseSpResponseMeta(headers, context.now).retry_after_seconds ?? status.signal.retryAfterSeconds)
+    : undefined;
   const hint =
     status.error_kind === 'auth_error'
       ? OPENBRIDGE_HINTS.auth
@@ -378,7 +380,7 @@ function classifyHttp(
     return classifyOpenbridgeHttp(failure, body, context);
   if (isLwaTokenFailure(failure, body)) return classifyLwaHttp(failure, body);
 
-  const status = classifyUpstreamStatus(failure.status, SP_UPSTREAM_FAMILY);
+  const status = classifyRestStatus(failure, context.now, SP_UPSTREAM_FAMILY);
   const first = body.errors[0];
   const codeLabel = first?.code === undefined ? '' : ` (${first.code})`;
   // HTML, text and empty bodies: the status text, never the page
@@ -388,7 +390,7 @@ function classifyHttp(
   let summary: string;
 
   if (status.error_kind === 'rate_limited') {
-    const retryAfter = parseSpResponseMeta(headers, context.now).retry_after_seconds;
+    const retryAfter = parseSpResponseMeta(headers, context.now).retry_after_seconds ?? status.signal.retryAfterSeconds;
     summary = `SP-API rate limit exceeded${label} (HTTP ${failure.status}${first?.code === undefined ? '' : ` ${first.code}`})${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`;
     hints.push(
       retryAfter === undefined
@@ -458,8 +460,8 @@ function classifyIdentityServiceClientFailure(failure: NonHttpFailure): Classifi
 /**
  * Classifies any failure of an SP-API tool call. Pure and total: never throws.
  *
- * - HTTP failures: the status decides through core's table (429 -> `rate_limited` /
- *   `RATE_LIMITED`; 401/403 -> `auth_error` / `UPSTREAM_HTTP_40x`; other statuses ->
+ * - HTTP failures: the status decides through core's table (429, or a 403 the HTTP kit reads as a
+ *   rate limit, -> `rate_limited` / `RATE_LIMITED`; 401/403 -> `auth_error` / `UPSTREAM_HTTP_40x`; other statuses ->
  *   `upstream_http` / `UPSTREAM_HTTP_<status>`, retryable for 408 and 5xx), each with
  *   `upstream: "sp-api"`, or `"openbridge"` for the identity service's answers; details come from the
  *   body (see `parseSpErrorBody`); hints tell the 401/403 causes apart and add status- and

@@ -102,6 +102,28 @@ describe('summaries', () => {
     );
   });
 
+  it('a 403 that carries Retry-After is a rate limit (the HTTP kit reads it), with the wait', () => {
+    const classified = classifySpFailure(
+      {
+        type: 'upstream_http',
+        status: 403,
+        headers: { 'retry-after': '20', 'content-type': 'application/json' },
+        body: { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.' }] },
+        request: { method: 'GET', url: 'https://sellingpartnerapi-na.amazon.com/orders/v0/orders' },
+      },
+      CONTEXT,
+    );
+    expect(classified).toMatchObject({
+      error_kind: 'rate_limited',
+      error_code: 'RATE_LIMITED',
+      retryable: true,
+      upstream: 'sp-api',
+    });
+    expect(classified.summary).toBe(
+      'SP-API rate limit exceeded to GET /orders/v0/orders (HTTP 403 QuotaExceeded); retry after 20 s.',
+    );
+  });
+
   it('never shows the query string', () => {
     const fixture = ERROR_FIXTURES.find((candidate) => candidate.id === 'sp-400-invalidinput-ratelimit-header')!;
     const classified = classifySpFailure(failureOf(fixture), CONTEXT);

@@ -1,7 +1,8 @@
 /**
  * The limiter of one server: takes tokens from its store, falls back to a local store while that
  * store cannot be reached, and learns plans from what the upstream answers (a reported limit
- * replaces the rate; a 429 drains the bucket). Implements CONTRACT.md "rate_limited"
+ * replaces the rate; a rate limit of any status drains the bucket, and so does a budget the
+ * upstream says is spent until its reset). Implements CONTRACT.md "rate_limited"
  * (pre-flight limiter).
  *
  * @packageDocumentation
@@ -12,16 +13,16 @@ import { createMemoryRateLimitStore } from './memory-store.js';
 import type { RateLimitSettings } from './settings.js';
 import type { RateLimitPlan, RateLimitStore, RateLimitTake } from './store.js';
 
-/** The plan a tool without one gets when its upstream answers 429: one request per second. */
+/** The plan a tool without one gets when its upstream answers with a rate limit (a 429, or a 403 marked as one): one request per second. */
 export const BACKOFF_PLAN: RateLimitPlan = { ratePerSecond: 1, burst: 1 };
 
-/** The first backoff after a 429 without `Retry-After` (1 s); each further 429 doubles it. */
+/** The first backoff after a rate limit without `Retry-After` or a reset (1 s); each further one doubles it. */
 export const FIRST_BACKOFF_MS = 1000;
 
-/** The longest backoff after 429s without `Retry-After` (60 s). */
+/** The longest backoff after rate limits without `Retry-After` or a reset (60 s). */
 export const MAX_BACKOFF_MS = 60_000;
 
-/** How long a plan learned from a 429 alone outlives its drain (60 s): then the tool runs unlimited again. */
+/** How long a plan learned from a rate limit alone outlives its drain (60 s): then the tool runs unlimited again. */
 export const BACKOFF_PLAN_TTL_MS = 60_000;
 
 /** How many keys' learned plans and backoffs are kept at most; past it the oldest is forgotten. */
@@ -48,8 +49,15 @@ export interface RateLimitObservation {
   readonly remaining?: number | string | undefined;
   /** The last upstream HTTP status of the call. */
   readonly status?: number | undefined;
-  /** The upstream's `Retry-After`, in seconds. */
+  /**
+   * Seconds until the upstream accepts requests again: its `Retry-After`, else the time to the
+   * reset it stated.
+   */
   readonly retryAfterSeconds?: number | undefined;
+  /** The last answer was a rate limit whatever its status (a 429 always is). */
+  readonly rateLimited?: boolean | undefined;
+  /** The last answer said no request is left until its reset (`remaining: 0`), in `retryAfterSeconds`. */
+  readonly exhausted?: boolean | undefined;
 }
 
 /** The limiter of one server. */
@@ -142,7 +150,7 @@ function fallbackGuard(input: RateLimiterInput): {
   };
 }
 
-/** The learned plans and backoffs of one limiter, and what a 429 or a reported limit changes in them. */
+/** The learned plans and backoffs of one limiter, and what a rate limit or a reported limit changes in them. */
 function createLearning(now: () => number): {
   planFor: RateLimiter['planFor'];
   learnLimit: (key: string, toolPlan: RateLimitPlan | undefined, limit: number, remaining: number | undefined) => void;
@@ -223,6 +231,20 @@ function limitValue(value: number | string | undefined): number | undefined {
 }
 
 /**
+ * Whether an answer drains the bucket, and for how long: a rate limit of any status (a 429, a 403
+ * the upstream marks as one) for its wait, or exponential backoff without one; a budget the
+ * upstream says is spent (`remaining: 0`) until its stated reset, though the answer itself was
+ * accepted.
+ */
+function drainFor(observed: RateLimitObservation): { drain: boolean; limited: boolean; seconds?: number } {
+  const limited = observed.status === 429 || observed.rateLimited === true;
+  const seconds = observed.retryAfterSeconds;
+  if (limited) return { drain: true, limited, ...(seconds === undefined ? {} : { seconds }) };
+  const exhausted = observed.exhausted === true && seconds !== undefined && seconds > 0;
+  return exhausted ? { drain: true, limited, seconds } : { drain: false, limited };
+}
+
+/**
  * Creates a server's limiter over `input.store`. A store that throws or misses the deadline is
  * replaced, for that operation, by a local memory store whose buckets start empty; every later
  * operation tries the store again, so the limiter recovers when it answers. Learned plans live in
@@ -250,10 +272,12 @@ export function createRateLimiter(input: RateLimiterInput): RateLimiter {
     learn: async (key, toolPlan, observed) => {
       const limit = limitValue(observed.limitPerSecond);
       if (limit !== undefined) learning.learnLimit(key, toolPlan, limit, nonNegative(observed.remaining));
-      if (observed.status === 429) {
-        const { plan, waitMs } = learning.backoff(key, toolPlan, observed.retryAfterSeconds);
+      const wait = drainFor(observed);
+      if (wait.drain) {
+        const { plan, waitMs } = learning.backoff(key, toolPlan, wait.seconds);
         await guard.run((store) => store.drain(key, withLatencyMargin(plan), waitMs));
-      } else if (observed.status !== undefined) learning.answered(key);
+      }
+      if (!wait.limited && observed.status !== undefined) learning.answered(key);
     },
     close: async () => {
       await guard.close();

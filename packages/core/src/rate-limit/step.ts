@@ -127,7 +127,9 @@ export async function decideRateLimit(
       limitPerSecond: ratePerSecond(context.rateLimit),
       remaining: numeric(context.rateLimit?.remaining),
       status: context.upstreamStatus,
-      retryAfterSeconds: context.retryAfterSeconds,
+      retryAfterSeconds: context.upstreamLimit?.waitSeconds ?? context.retryAfterSeconds,
+      rateLimited: context.upstreamLimit?.limited,
+      exhausted: context.upstreamLimit?.exhausted,
     });
   const plan = limiter.planFor(key, call.plan);
   if (plan === undefined) return { go: true, after: learn, refund: () => Promise.resolve() };
