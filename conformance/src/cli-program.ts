@@ -170,8 +170,9 @@ function faultOptions(options: ProbeCliOptions): UpstreamFaultOptions | undefine
 async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
   const target = probeTarget(options);
   const faults = faultOptions(options);
-  if (typeof target === 'string' || typeof faults === 'string') {
-    io.stderr(`error: ${typeof target === 'string' ? target : String(faults)}\n`);
+  const usage = typeof target === 'string' ? target : typeof faults === 'string' ? faults : undefined;
+  if (usage !== undefined || typeof target === 'string' || typeof faults === 'string') {
+    io.stderr(`error: ${usage ?? 'invalid options'}\n`);
     return EXIT_CODES.usage;
   }
   const progress =

@@ -38,7 +38,7 @@ export function faultExpectationLabel(expected: FaultExpectation): string {
   }
 }
 
-function retryAfterOf(outcome: EnvelopeOutcome): unknown {
+function retryAfterOf(outcome: EnvelopeOutcome): number | undefined {
   return outcome.envelope._meta?.retry_after_seconds;
 }
 
@@ -50,7 +50,7 @@ function envelopeLabel(outcome: EnvelopeOutcome): string {
     envelope.retryable ? 'retryable' : 'not retryable',
   ];
   const retryAfter = retryAfterOf(outcome);
-  if (retryAfter !== undefined) parts.push(`retry after ${String(retryAfter)} s`);
+  if (retryAfter !== undefined) parts.push(`retry after ${retryAfter} s`);
   return parts.join(', ');
 }
 
