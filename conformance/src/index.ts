@@ -22,12 +22,10 @@ export { validatePaths } from './validate-files.js';
 export {
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   FAULT_PROBE_NAMES,
-  FAULT_RETRY_AFTER_SECONDS,
-  FAULT_ROUNDS,
   TOKEN_URL_PLACEHOLDER,
   UPSTREAM_PLACEHOLDER,
 } from './probe-faults/index.js';
-export type { FaultExpectation, FaultProbeName, FaultRound, UpstreamFaultOptions } from './probe-faults/index.js';
+export type { FaultProbeName, UpstreamFaultOptions } from './probe-faults/index.js';
 // The vocabularies of the report types below.
 export { PROBE_NAMES, ROW_RESULTS, TOOL_PROBE_NAMES } from './report-types.js';
 export type {

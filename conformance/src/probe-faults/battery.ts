@@ -21,7 +21,7 @@ import type { ToolDescription } from '../probe-plan.js';
 import type { CapabilityStatus, ProbeName, ProbeRow } from '../report-types.js';
 
 import { faultExpectationLabel, judgeFaultRound } from './judge.js';
-import { FAULT_ROUNDS } from './rounds.js';
+import { FAULT_ROUNDS, SUCCESS_ROUND } from './rounds.js';
 import type { FaultRound } from './rounds.js';
 
 /** The placeholder of the `--stdio` command line that becomes the fault upstream's base URL. */
@@ -70,7 +70,8 @@ export interface FaultBatteryContext {
 /** The versions the battery states it reads: it judges version 2 envelopes. */
 const STATES_BOTH = Object.freeze({ [ENVELOPE_EXTENSION_ID]: Object.freeze({ contract_versions: [1, 2] }) });
 
-const [SUCCESS_ROUND, ...FAULT_ONLY_ROUNDS] = FAULT_ROUNDS as readonly [FaultRound, ...FaultRound[]];
+/** The rounds after the success round, which picks the tool. */
+const FAULT_ONLY_ROUNDS = FAULT_ROUNDS.filter((round) => round !== SUCCESS_ROUND);
 
 /**
  * Starts the loopback fault upstream: `startUpstreamReplay` on 127.0.0.1, answering the success

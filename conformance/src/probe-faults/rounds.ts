@@ -89,14 +89,16 @@ function rateLimited(retryAfter: { readonly min: number; readonly max: number })
   return { type: 'envelope', kind: 'rate_limited', code: 'RATE_LIMITED', retryable: true, retryAfter };
 }
 
-/** The rounds before the rate limits: answers no limiter learns from. */
+/** The first round: a success, with which the battery also finds a tool that reaches the upstream. */
+export const SUCCESS_ROUND: FaultRound = {
+  probe: 'upstream-success',
+  answers: 'HTTP 200 with a JSON object',
+  answer: () => ({ status: 200, headers: JSON_TYPE, body: { id: 'conformance', source: 'fault upstream' } }),
+  expected: { type: 'success' },
+};
+
+/** The failures before the rate limits: answers no limiter learns from. */
 const PLAIN_ROUNDS: readonly FaultRound[] = [
-  {
-    probe: 'upstream-success',
-    answers: 'HTTP 200 with a JSON object',
-    answer: () => ({ status: 200, headers: JSON_TYPE, body: { id: 'conformance', source: 'fault upstream' } }),
-    expected: { type: 'success' },
-  },
   {
     probe: 'upstream-404',
     answers: 'HTTP 404 with a JSON message',
@@ -196,4 +198,8 @@ const RATE_LIMIT_ROUNDS: readonly FaultRound[] = [
  * `x-ratelimit-remaining: 0` and a reset), last, each on a server process of its own, so that a
  * server which learns from them cannot refuse a later round before it reaches the upstream.
  */
-export const FAULT_ROUNDS: readonly FaultRound[] = Object.freeze([...PLAIN_ROUNDS, ...RATE_LIMIT_ROUNDS]);
+export const FAULT_ROUNDS: readonly FaultRound[] = Object.freeze([
+  SUCCESS_ROUND,
+  ...PLAIN_ROUNDS,
+  ...RATE_LIMIT_ROUNDS,
+]);
