@@ -100,7 +100,7 @@ describe('judgeFaultRound', () => {
     const expected = expectationOf('upstream-403-remaining-zero');
     const judged = (seconds: number): string =>
       judgeFaultRound(envelopeOutcome({ _meta: { retry_after_seconds: seconds } }), expected, CAPABILITY).result;
-    expect([judged(4.9), judged(5), judged(8), judged(8.1)]).toEqual(['FAIL', 'PASS', 'PASS', 'FAIL']);
+    expect([judged(3.9), judged(4), judged(8), judged(8.1)]).toEqual(['FAIL', 'PASS', 'PASS', 'FAIL']);
   });
 
   it('fails a retryable 404 and a success where an error belongs, and passes text for broken JSON', () => {

@@ -116,7 +116,7 @@ describe('a server that answers each upstream fault right', () => {
     });
     expect(row('upstream-403-retry-after')?.got).toBe('rate_limited/RATE_LIMITED, retryable, retry after 7 s');
     expect(row('upstream-403-remaining-zero')?.expected).toBe(
-      'rate_limited/RATE_LIMITED, retryable, retry after 5 to 8 s',
+      'rate_limited/RATE_LIMITED, retryable, retry after 4 to 8 s',
     );
   });
 });

@@ -32,7 +32,7 @@ export const FAULT_RETRY_AFTER_SECONDS = 7;
  * How far below {@link FAULT_RETRY_AFTER_SECONDS} a wait read from a reset time may be, in
  * seconds: the server reads the reset a moment after the fault upstream wrote it.
  */
-export const RESET_SLACK_SECONDS = 2;
+export const RESET_SLACK_SECONDS = 3;
 
 /** What a round expects of the call's outcome. */
 export type FaultExpectation =
