@@ -25,6 +25,8 @@ import { ServerUnreachableError } from './connect.js';
 import type { ProbeTarget } from './connect.js';
 import { toJUnit } from './junit.js';
 import { DEFAULT_MAX_TOOLS, DEFAULT_TIMEOUT_MS, probeServer } from './probe.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, parseFaultArguments } from './probe-faults/index.js';
+import type { UpstreamFaultOptions } from './probe-faults/index.js';
 import { createProgressReporter } from './progress.js';
 import { renderProbeReport, renderValidateReport } from './render.js';
 import type { ConformanceReport } from './report-types.js';
@@ -70,6 +72,11 @@ interface ProbeCliOptions extends ReportOptions {
   readonly timeoutMs: number;
   readonly progress?: boolean;
   readonly allowNonconformant?: boolean;
+  readonly upstreamFaults?: boolean;
+  readonly faultTool?: string;
+  readonly faultArguments?: string;
+  readonly upstreamTimeoutMs: number;
+  readonly upstreamEnv?: string;
 }
 
 function integerOption(minimum: number): (value: string) => number {
@@ -140,10 +147,32 @@ function probeFailureMessage(error: unknown): string {
   return `probe failed: ${error instanceof Error ? error.message : String(error)}`;
 }
 
+/** The fault battery's options, `undefined` without `--upstream-faults`, or why they cannot be used. */
+function faultOptions(options: ProbeCliOptions): UpstreamFaultOptions | undefined | string {
+  const faultOnly = [options.faultTool, options.faultArguments, options.upstreamEnv].some(
+    (value) => value !== undefined,
+  );
+  if (options.upstreamFaults !== true)
+    return faultOnly ? '--fault-tool, --fault-arguments and --upstream-env apply to --upstream-faults only' : undefined;
+  if (options.stdio === undefined) return '--upstream-faults needs a server the probe starts (--stdio)';
+  if (options.faultArguments !== undefined && options.faultTool === undefined)
+    return '--fault-arguments needs --fault-tool';
+  const args = options.faultArguments === undefined ? undefined : parseFaultArguments(options.faultArguments);
+  if (typeof args === 'string') return args;
+  return {
+    upstreamTimeoutMs: options.upstreamTimeoutMs,
+    ...(options.faultTool === undefined ? {} : { tool: options.faultTool }),
+    ...(args === undefined ? {} : { arguments: args }),
+    ...(options.upstreamEnv === undefined ? {} : { upstreamEnv: options.upstreamEnv }),
+  };
+}
+
 async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
   const target = probeTarget(options);
-  if (typeof target === 'string') {
-    io.stderr(`error: ${target}\n`);
+  const faults = faultOptions(options);
+  const usage = typeof target === 'string' ? target : typeof faults === 'string' ? faults : undefined;
+  if (usage !== undefined || typeof target === 'string' || typeof faults === 'string') {
+    io.stderr(`error: ${usage ?? 'invalid options'}\n`);
     return EXIT_CODES.usage;
   }
   const progress =
@@ -156,6 +185,7 @@ async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
       target,
       maxTools: options.maxTools,
       timeoutMs: options.timeoutMs,
+      ...(faults === undefined ? {} : { upstreamFaults: faults }),
       ...(progress === undefined ? {} : { onProgress: progress.report }),
     });
   } catch (error) {
@@ -321,6 +351,25 @@ function addProbeCommand(program: Command, io: CliIo, setExitCode: (code: number
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--progress', 'show progress on stderr even when it is not a terminal')
     .option('--allow-nonconformant', 'exit 0 after printing the report even when the server is not conformant')
+    .option(
+      '--upstream-faults',
+      'start a loopback fault upstream, put its URL in place of {upstream} (and its token endpoint in place of {token_url}) in the --stdio command line, and check how one tool answers a success, HTTP 404, 503, an HTML 500, 403, broken and cut-off bodies, a timeout, 429 and rate-limit 403s',
+    )
+    .option(
+      '--fault-tool <name>',
+      'the tool the fault rounds call (default: the first listed tool whose call reaches the upstream)',
+    )
+    .option(
+      '--fault-arguments <json>',
+      "the --fault-tool's arguments as a JSON object (default: built from its inputSchema)",
+    )
+    .option(
+      '--upstream-timeout-ms <ms>',
+      'how long the server waits for its upstream before giving up: the timeout round waits that long plus --timeout-ms (tell the server the same, e.g. with its own timeout setting)',
+      integerOption(1),
+      DEFAULT_UPSTREAM_TIMEOUT_MS,
+    )
+    .option('--upstream-env <name>', "also set this environment variable of the server to the fault upstream's URL")
     .action(async (options: ProbeCliOptions) => {
       setExitCode(await runProbe(options, io));
     });
@@ -414,8 +463,10 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
  *
  * - `validate <paths...> [--json FILE] [--junit FILE]`: exit 0 when every file passes, 1 otherwise.
  * - `probe (--stdio "<command line>" | --url <url>) [--header "Name: value"]... [--max-tools N]
- *   [--timeout-ms MS] [--json FILE] [--junit FILE] [--progress] [--allow-nonconformant]`: exit 0
- *   when the server is conformant (or `--allow-nonconformant`), 1 otherwise.
+ *   [--timeout-ms MS] [--json FILE] [--junit FILE] [--progress] [--allow-nonconformant]
+ *   [--upstream-faults [--fault-tool NAME [--fault-arguments JSON]] [--upstream-timeout-ms MS]
+ *   [--upstream-env NAME]]`: exit 0 when the server is conformant (or `--allow-nonconformant`),
+ *   1 otherwise (a failing fault round fails the probe like any other row).
  * - Exit 2 for usage errors, an unreachable server, or a report that cannot be written.
  *
  * @param argv - the arguments, e.g. `['validate', 'examples']`.

@@ -18,6 +18,14 @@ export type { ProbeTarget } from './connect.js';
 export { createProgressReporter, formatProgress } from './progress.js';
 export type { ProgressReporter, ProgressSink } from './progress.js';
 export { validatePaths } from './validate-files.js';
+// The upstream fault battery of `probe --upstream-faults`.
+export {
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  FAULT_PROBE_NAMES,
+  TOKEN_URL_PLACEHOLDER,
+  UPSTREAM_PLACEHOLDER,
+} from './probe-faults/index.js';
+export type { FaultProbeName, UpstreamFaultOptions } from './probe-faults/index.js';
 // The vocabularies of the report types below.
 export { PROBE_NAMES, ROW_RESULTS, TOOL_PROBE_NAMES } from './report-types.js';
 export type {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import { ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
 import { ENVELOPE_CONTRACT_TOOL_NAME } from '@mcp-envelope/core';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { callToolOutcome, describeValue, withDeadline } from './call-outcome.js';
@@ -19,6 +20,7 @@ import {
   unreportedSwitches,
 } from './capability-check.js';
 import type { ServerSettings } from './capability-check.js';
+import { CommandLineError } from './command-line.js';
 import { openSession } from './connect.js';
 import type { ProbeTarget, Session } from './connect.js';
 import { isRecord } from '@mcp-envelope/contract';
@@ -32,6 +34,8 @@ import {
   wrongCaseUnnormalizedExpectation,
 } from './probe-evaluate.js';
 import type { Judgement } from './probe-evaluate.js';
+import { FAULT_ROUNDS, faultCommandLine, runFaultBattery, startFaultUpstream } from './probe-faults/index.js';
+import type { UpstreamFaultOptions } from './probe-faults/index.js';
 import { planToolProbes } from './probe-plan.js';
 import type { PlannedProbe, ToolDescription } from './probe-plan.js';
 import { TOOL_PROBE_NAMES } from './report-types.js';
@@ -62,6 +66,11 @@ export interface ProbeOptions {
   readonly timeoutMs?: number;
   /** Called before each call of the battery. */
   readonly onProgress?: (progress: ProbeProgress) => void;
+  /**
+   * Run the upstream fault battery too (`--upstream-faults`): only for a `stdio` target whose
+   * command line has `{upstream}` (or that names `upstreamEnv`); see `runFaultBattery`.
+   */
+  readonly upstreamFaults?: UpstreamFaultOptions;
 }
 
 interface Listed {
@@ -413,9 +422,9 @@ async function probeTool(context: BatteryContext, tool: ToolDescription, taskReq
   return rows;
 }
 
-function countSteps(tools: readonly ToolDescription[], taskRequired: ReadonlySet<string>): number {
-  // the unknown-tool and contract-versions probes
-  let total = 2;
+function countSteps(tools: readonly ToolDescription[], taskRequired: ReadonlySet<string>, faults: boolean): number {
+  // the unknown-tool and contract-versions probes, and the fault rounds (one call each when the first tool reaches the upstream)
+  let total = 2 + (faults ? FAULT_ROUNDS.length : 0);
   for (const tool of tools) {
     if (taskRequired.has(tool.name)) continue;
     const plan = planToolProbes(tool);
@@ -429,17 +438,25 @@ function serverInfo(session: Session): { name: string; version: string } | null 
   return info === undefined ? null : { name: info.name, version: info.version };
 }
 
+/** The fault upstream and how to start the server against it again. */
+interface FaultEnvironment {
+  readonly upstream: UpstreamReplay;
+  readonly openSession: () => Promise<Session>;
+  readonly options: UpstreamFaultOptions;
+}
+
 async function runBattery(
   session: Session,
   options: ProbeOptions,
   timeoutMs: number,
+  faults: FaultEnvironment | undefined,
 ): Promise<Omit<ProbeReport, 'started_at' | 'duration_ms'>> {
   const capability = checkCapability(
     session.initializeResult?.['capabilities'] ?? session.client.getServerCapabilities(),
   );
   const listed = await listTools(session.client, timeoutMs);
   const probed = listed.tools.slice(0, Math.max(0, options.maxTools ?? DEFAULT_MAX_TOOLS));
-  const total = countSteps(probed, listed.taskRequired);
+  const total = countSteps(probed, listed.taskRequired, faults !== undefined);
   const contract = await readContractTool(session.client, listed, capability, timeoutMs);
   let index = 0;
   const context: BatteryContext = {
@@ -460,6 +477,10 @@ async function runBattery(
     await contractVersionsRow(context),
   ];
   for (const tool of probed) rows.push(...(await probeTool(context, tool, listed.taskRequired.has(tool.name))));
+  if (faults !== undefined) {
+    const faultContext = { ...context, upstream: faults.upstream, openSession: faults.openSession };
+    rows.push(...(await runFaultBattery(faultContext, listed, faults.options)));
+  }
   const summary = {
     passed: rows.filter((entry) => entry.result === 'PASS').length,
     failed: rows.filter((entry) => entry.result === 'FAIL').length,
@@ -483,24 +504,45 @@ async function runBattery(
  * included, until it is absent or `null`; stopping at a repeated cursor or `MAX_TOOL_PAGES`
  * pages), reads `get_envelope_contract` (it must agree with the capability; its `settings` decide
  * how the `unknown-extra` and `wrong-case` rows are judged), calls an unknown tool, then runs the
- * per-tool probes planned by `planToolProbes` on the first `maxTools` tools. Every call has a timeout; nothing the
- * server sends makes this throw once the session is open. Implements CONTRACT.md "Conformance".
+ * per-tool probes planned by `planToolProbes` on the first `maxTools` tools. With `upstreamFaults`,
+ * it first starts a loopback fault upstream on 127.0.0.1, starts the server with its URL in place
+ * of `{upstream}` (see `faultCommandLine`), and after the other rows runs the fault battery
+ * (`runFaultBattery`, one `upstream-*` row per round); the fault upstream is closed at the end.
+ * Every call has a timeout; nothing the server sends makes this throw once the session is open.
+ * Implements CONTRACT.md "Conformance" and, for the fault rounds, "Upstream HTTP codes".
  *
- * @param options - target, limits and a progress callback.
+ * @param options - target, limits, the fault battery's options and a progress callback.
  * @returns the report (rows in battery order, totals, verdict, timings in milliseconds).
  * @throws ServerUnreachableError when no session can be opened.
- * @throws CommandLineError when the `--stdio` command line cannot be split.
+ * @throws CommandLineError when the `--stdio` command line cannot be split, or `upstreamFaults` is
+ *   given for an HTTP target or a command line without `{upstream}` (and no `upstreamEnv`).
  */
 export async function probeServer(options: ProbeOptions): Promise<ProbeReport> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const startedAt = new Date().toISOString();
   const start = performance.now();
-  const session = await openSession(options.target, timeoutMs);
-  let report: Omit<ProbeReport, 'started_at' | 'duration_ms'>;
+  const faults = options.upstreamFaults;
+  if (faults !== undefined && options.target.transport !== 'stdio')
+    throw new CommandLineError('--upstream-faults needs a server the probe starts (--stdio)');
+  const upstream = faults === undefined ? undefined : await startFaultUpstream();
   try {
-    report = await runBattery(session, options, timeoutMs);
+    let target = options.target;
+    if (upstream !== undefined && target.transport === 'stdio')
+      target = { ...target, commandLine: faultCommandLine(target.commandLine, upstream, faults?.upstreamEnv) };
+    const started = target;
+    const environment =
+      upstream === undefined || faults === undefined
+        ? undefined
+        : { upstream, options: faults, openSession: () => openSession(started, timeoutMs) };
+    const session = await openSession(target, timeoutMs);
+    let report: Omit<ProbeReport, 'started_at' | 'duration_ms'>;
+    try {
+      report = await runBattery(session, options, timeoutMs, environment);
+    } finally {
+      await session.close();
+    }
+    return { ...report, started_at: startedAt, duration_ms: elapsed(start) };
   } finally {
-    await session.close();
+    await upstream?.close();
   }
-  return { ...report, started_at: startedAt, duration_ms: elapsed(start) };
 }

@@ -5,6 +5,7 @@
  */
 import type { GateReport } from './gate/gate-report.js';
 import type { SuiteReport } from './mcp-suite/official-suite.js';
+import { FAULT_PROBE_NAMES } from './probe-faults/rounds.js';
 
 /** A row's outcome. */
 export const ROW_RESULTS = Object.freeze(['PASS', 'FAIL', 'SKIP'] as const);
@@ -15,7 +16,8 @@ export type RowResult = (typeof ROW_RESULTS)[number];
 /**
  * The probes, in the order the battery runs them. `capability`, `tools-list` and `contract-tool`
  * (`get_envelope_contract`) check the session; `unknown-tool` and `contract-versions` (which
- * version a client that states `[1, 2]` and one that states nothing get) run once; the others run per tool.
+ * version a client that states `[1, 2]` and one that states nothing get) run once; the tool probes
+ * run per tool; the `upstream-*` rounds of `--upstream-faults` (`FAULT_PROBE_NAMES`) run last, on one tool.
  */
 export const PROBE_NAMES = Object.freeze([
   'capability',
@@ -28,6 +30,7 @@ export const PROBE_NAMES = Object.freeze([
   'unknown-extra',
   'enum-mismatch',
   'wrong-case',
+  ...FAULT_PROBE_NAMES,
 ] as const);
 
 /** One of {@link PROBE_NAMES}. */

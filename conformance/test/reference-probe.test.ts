@@ -10,6 +10,7 @@ import { startUpstreamReplay } from '@mcp-envelope/testing';
 import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { FAULT_PROBE_NAMES } from '../src/index.js';
 import type { ProbeReport } from '../src/index.js';
 import { cliPath, ensureBuilt, packageRoot, run, shellQuote } from './helpers/cli-runner.js';
 
@@ -90,6 +91,59 @@ describe('the probe against the SP reference server', () => {
     expect(report.conformant).toBe(true);
     expect(upstream.requests.length).toBeGreaterThan(0);
   });
+});
+
+describe('the upstream fault battery against the SP reference server', () => {
+  /** The rows that pass once the default classification reads a rate limit in a 403 (today SP calls it auth_error). */
+  const RATE_LIMIT_403_ROWS: readonly string[] = ['upstream-403-retry-after', 'upstream-403-remaining-zero'];
+
+  it('passes the success, HTTP error, body, timeout and 429 rounds', async () => {
+    const command = [
+      'LWA_CLIENT_ID=amzn1.application-oa2-client.testclient0001',
+      'LWA_CLIENT_SECRET=amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66',
+      shellQuote('LWA_REFRESH_TOKEN=Atzr|fake-refresh-token'),
+      'LWA_TOKEN_URL={token_url}',
+      'SP_API_TIMEOUT_MS=1000',
+      shellQuote(process.execPath),
+      shellQuote(join(spPackage, 'dist', 'cli.js')),
+      '--upstream {upstream}',
+    ].join(' ');
+    const reportFile = join(directory, 'sp-faults.json');
+    const result = await run(
+      process.execPath,
+      [
+        cliPath,
+        'probe',
+        '--stdio',
+        command,
+        '--max-tools',
+        '0',
+        '--upstream-faults',
+        '--upstream-timeout-ms',
+        '1000',
+        '--timeout-ms',
+        '30000',
+        '--json',
+        reportFile,
+      ],
+      packageRoot,
+      240_000,
+    );
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as ProbeReport;
+    const rows = report.rows.filter((entry) => entry.probe.startsWith('upstream-'));
+    expect(rows.map((entry) => entry.probe)).toEqual([...FAULT_PROBE_NAMES]);
+    expect(new Set(rows.map((entry) => entry.tool))).toEqual(new Set(['catalogItems20220401_searchCatalogItems']));
+    expect(
+      rows.filter((entry) => !RATE_LIMIT_403_ROWS.includes(entry.probe) && entry.result !== 'PASS'),
+      result.stdout,
+    ).toEqual([]);
+    expect(rows.find((entry) => entry.probe === 'upstream-429')?.got).toBe(
+      'rate_limited/RATE_LIMITED, retryable, retry after 7 s',
+    );
+    expect(rows.find((entry) => entry.probe === 'upstream-timeout')?.got).toBe(
+      'upstream_client/TOOL_EXECUTION_FAILED, retryable',
+    );
+  }, 240_000);
 });
 
 describe('the probe against the Ads reference server', () => {
