@@ -65,6 +65,20 @@ const ADAPTER_AUTHOR_EXPORTS = [
   'requestPath',
   'responseMetaFromHeaders',
   'retryAfterSeconds',
+  // the HTTP kit
+  'DEFAULT_REST_HINTS',
+  'EPOCH_RESET_THRESHOLD',
+  'MAX_REST_ERROR_DETAILS',
+  'classifyRestFailure',
+  'classifyRestStatus',
+  'nextPageLink',
+  'parseLinkHeader',
+  'parseProblemDetails',
+  'pointerPath',
+  'rateLimitSignal',
+  'readRateLimit',
+  'restErrorDetails',
+  'restResponseMeta',
 ];
 
 /** What `npm pack` would put in core's tarball: each file's path and the text of the built ones. */

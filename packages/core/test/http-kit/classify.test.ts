@@ -1,3 +1,5 @@
+import { validateEnvelope } from '@mcp-envelope/contract';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import type { UpstreamHttpFailure } from '../../src/adapter.js';
@@ -176,5 +178,36 @@ describe('classifyRestStatus', () => {
       error_code: 'UPSTREAM_HTTP_502',
       retryable: true,
     });
+  });
+});
+
+describe('classifyRestFailure on any answer', () => {
+  it('never throws, and always gives a schema-valid envelope with at least one detail', () => {
+    const body = fc.oneof(fc.jsonValue(), fc.string({ maxLength: 200 }), fc.constant(''));
+    const headers = fc.dictionary(
+      fc.constantFrom('content-type', 'retry-after', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit'),
+      fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('application/problem+json', '0', '60')),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 400, max: 599 }), headers, body, (status, headerValues, value) => {
+        const classified = classifyRestFailure(http(status, value, headerValues), CONTEXT, OPTIONS);
+        expect(classified.details.length).toBeGreaterThan(0);
+        const envelope = {
+          error_kind: classified.error_kind,
+          upstream: classified.upstream,
+          tool: 'list_items',
+          summary: classified.summary,
+          details: classified.details,
+          hints: classified.hints,
+          examples: [],
+          error_code: classified.error_code,
+          retryable: classified.retryable,
+          _envelope_version: 2,
+          ...(classified.meta === undefined ? {} : { _meta: classified.meta }),
+        };
+        expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -181,6 +181,25 @@ describe('the limiter after rate limits signalled by 403 and spent budgets', () 
     expect(replay.requests).toHaveLength(2);
   });
 
+  it('a limit over a window (IETF q=120;w=60) sets the rate: 2 per second, a bucket of 2', async () => {
+    const { call, replay } = await start();
+    replay.enqueue({
+      status: 200,
+      headers: { RateLimit: '"minute";r=1;t=30', 'RateLimit-Policy': '"minute";q=120;w=60' },
+      body: { items: [3] },
+    });
+    await call();
+    expect((await call()).isError).toBeUndefined();
+    expect((await call()).isError).toBeUndefined();
+    const refused = (await call()).envelope;
+    // the limiter spends nine tenths of the rate: the next token is 1 / 1.8 s away
+    expect(refused).toMatchObject({
+      error_kind: 'rate_limited',
+      _meta: { retry_after_seconds: 0.556, rate_limit: { limit: 2, window_seconds: 1, remaining: 0 } },
+    });
+    expect(replay.requests).toHaveLength(3);
+  });
+
   it('a plain 403 and an answer with requests left hold nothing back', async () => {
     const { call, replay } = await start();
     replay.enqueue(
