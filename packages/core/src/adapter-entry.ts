@@ -28,6 +28,31 @@ export type { AdapterHintTables } from './hint-tables.js';
 export { headerRecord } from './upstream.js';
 export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';
 export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
+// The HTTP kit: what every REST upstream speaks (problem+json, rate-limit dialects, 403 rate
+// limits, Link pagination) and a default classification built from it.
+export {
+  classifyRestFailure,
+  DEFAULT_REST_HINTS,
+  EPOCH_RESET_THRESHOLD,
+  MAX_REST_ERROR_DETAILS,
+  nextPageLink,
+  parseLinkHeader,
+  parseProblemDetails,
+  pointerPath,
+  rateLimitSignal,
+  readRateLimit,
+  restErrorDetails,
+  restResponseMeta,
+} from './http-kit/index.js';
+export type {
+  ProblemDetails,
+  RateLimitReading,
+  RateLimitSignal,
+  RestClassificationHints,
+  RestClassificationOptions,
+  RestErrorBody,
+  WebLink,
+} from './http-kit/index.js';
 // The adapter seam the helpers take and return (also on `@mcp-envelope/core`, for adapters that need none of them).
 export type {
   BodyCoercionFailure,

@@ -1,0 +1,58 @@
+/**
+ * A ready `parseResponseMeta` for any REST adapter: every rate-limit dialect, `Retry-After` and
+ * `Warning`. Implements CONTRACT.md "_meta" (rate_limit, retry_after_seconds, warnings).
+ *
+ * @packageDocumentation
+ */
+import type { RateLimitMeta } from '@mcp-envelope/contract';
+
+import type { ResponseMeta } from '../adapter.js';
+import { headerValue, lowerCaseHeaders } from '../http-meta/headers.js';
+import type { HeaderSource } from '../http-meta/headers.js';
+import { retryAfterSeconds } from '../http-meta/rate-limit.js';
+import { upstreamWarnings } from '../http-meta/warning.js';
+import { readRateLimit } from './rate-limit-headers.js';
+import type { RateLimitReading } from './rate-limit-headers.js';
+
+/** Where the raw reset text is, for `reset_at` (the contract keeps the upstream's own text). */
+const RESET_HEADERS = ['x-ratelimit-reset', 'ratelimit-reset'] as const;
+
+/**
+ * `_meta.rate_limit` from a reading: its keys as they are (`used`, `resource` and `policy` are
+ * extra keys the contract allows), except `reset_at`, which the contract keeps as the upstream's
+ * raw text; a reset stated only as a delay (IETF `t`) is `reset_after_seconds` alone.
+ *
+ * @param reading - from {@link readRateLimit}.
+ * @param headers - lower-cased headers, for the raw reset text.
+ * @returns the object, or `undefined` for an empty reading.
+ */
+function rateLimitMetaOf(reading: RateLimitReading, headers: ReadonlyMap<string, string>): RateLimitMeta | undefined {
+  const { reset_at: computed, ...rest } = reading;
+  const raw = computed === undefined ? undefined : headerValue(headers, ...RESET_HEADERS);
+  const meta: RateLimitMeta = { ...rest, ...(raw === undefined ? {} : { reset_at: raw }) };
+  return Object.keys(meta).length === 0 ? undefined : meta;
+}
+
+/**
+ * The `_meta` telemetry of a REST response: `rate_limit` from any dialect {@link readRateLimit}
+ * reads (`limit`, `window_seconds`, `remaining`, `reset_after_seconds`, `reset_at` as the raw
+ * reset header, and the extra keys `used`, `resource`, `policy`), `retry_after_seconds` from
+ * `Retry-After` (seconds or an HTTP date), one `upstream_warning` per `Warning` value. Absent
+ * headers give absent keys.
+ *
+ * @param headers - the response headers in any container and casing.
+ * @param now - when the response arrived.
+ * @returns the meta; `{}` when the response carried none of these headers. Never throws.
+ */
+export function restResponseMeta(headers: HeaderSource | undefined, now: Date): ResponseMeta {
+  const lower = lowerCaseHeaders(headers);
+  const reading = readRateLimit(headers, now);
+  const rateLimit = reading === undefined ? undefined : rateLimitMetaOf(reading, lower);
+  const retryAfter = retryAfterSeconds(lower, now);
+  const warnings = upstreamWarnings(headerValue(lower, 'warning'));
+  return {
+    ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
+    ...(retryAfter === undefined ? {} : { retry_after_seconds: retryAfter }),
+    ...(warnings.length === 0 ? {} : { warnings }),
+  };
+}
