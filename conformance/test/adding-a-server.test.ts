@@ -104,7 +104,7 @@ describe.each(['server.ts', 'wrapped-server.ts'])('the guide server %s, over std
     const [book, envelope] = await callWithEnvelope(client, 'get_book', { isbn: BOOK.isbn });
     expect(envelope).toBeNull();
     // core adds the API's rate-limit headers to an object result; the wrapped tool answers the body as text
-    if (file === 'server.ts') expect(book).toEqual({ ...BOOK, _meta: { rate_limit: { limit_per_second: 10, remaining: 9 } } });
+    if (file === 'server.ts') expect(book).toEqual({ ...BOOK, _meta: { rate_limit: { limit: 10, remaining: 9 } } });
     else expect(JSON.parse(String(book))).toEqual(BOOK);
   });
 

@@ -13,7 +13,12 @@ mcpServer.registerTool(
   'get_book',
   {
     description: 'One book by its ISBN.',
-    inputSchema: { isbn: z.string().regex(/^[0-9]{9}[0-9X]$|^97[89][0-9]{10}$/).meta({ examples: ['9780141439518'] }) },
+    inputSchema: {
+      isbn: z
+        .string()
+        .regex(/^[0-9]{9}[0-9X]$|^97[89][0-9]{10}$/)
+        .meta({ examples: ['9780141439518'] }),
+    },
   },
   async ({ isbn }) => {
     const response = await fetch(`${api}/books/${isbn}`);
