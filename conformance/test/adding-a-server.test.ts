@@ -85,7 +85,7 @@ async function connect(file: string): Promise<Client> {
   return client;
 }
 
-function expectEnvelope(outcome: [unknown, ErrorEnvelope | null], expected: Partial<ErrorEnvelope>): void {
+function expectEnvelope(outcome: readonly [unknown, unknown], expected: Partial<ErrorEnvelope>): void {
   expect(outcome[1]).toMatchObject(expected);
 }
 
