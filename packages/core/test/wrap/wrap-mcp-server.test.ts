@@ -27,7 +27,7 @@ interface Caller {
   call(
     name: string,
     args: Record<string, unknown>,
-  ): Promise<{ isError?: boolean; content: unknown[]; structuredContent?: unknown }>;
+  ): Promise<{ isError?: boolean | undefined; content: unknown[]; structuredContent?: unknown }>;
   capabilities(): Record<string, unknown> | undefined;
   close(): Promise<void>;
 }
