@@ -128,7 +128,19 @@ describe.each(['server.ts', 'wrapped-server.ts'])('the guide server %s, over std
   });
 });
 
-describe('the guide server server.ts, loans', () => {
+describe('the guide server server.ts, search and loans', () => {
+  it('searches the first page unless told another', async () => {
+    const client = await connect('server.ts');
+    try {
+      const [found, envelope] = await callWithEnvelope(client, 'search_books', { query: 'Austen' });
+      expect(envelope).toBeNull();
+      expect(found).toEqual({ books: [BOOK], page: 1 });
+      expect(api.requests.at(-1)?.url).toBe('/books?q=Austen&page=1');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('answers a refused loan (429) with rate_limited and the Retry-After', async () => {
     const client = await connect('server.ts');
     try {

@@ -23,8 +23,10 @@ const server = createEnvelopeServer({
       },
       // context.fetch records the answer's telemetry and throws what the adapter classifies
       handler: async (args, context) => {
-        const query = new URLSearchParams({ q: String(args['query']), page: String(args['page'] ?? 1) });
-        return readSuccessBody(await context.fetch(`${api}/books?${query}`, { timeoutMs: 10_000 }));
+        // the arguments passed the schema above before the handler runs
+        const { query, page = 1 } = args as { query: string; page?: number };
+        const search = new URLSearchParams({ q: query, page: String(page) });
+        return readSuccessBody(await context.fetch(`${api}/books?${search.toString()}`, { timeoutMs: 10_000 }));
       },
     },
     {

@@ -67,7 +67,9 @@ function textOf(result: CallToolResult): string {
 
 /** An abort (the tool's own timeout or `AbortController`) as opposed to a broken connection. */
 function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+  // undici reports the signal's reason, a DOMException named after the way it aborted
+  const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
+  return name === 'TimeoutError' || name === 'AbortError';
 }
 
 /** The failure of the tool's last upstream exchange, when that exchange failed: the adapter classifies it. */
@@ -148,8 +150,7 @@ function wrappedHandler(
  */
 function coreSchema(schema: Readonly<Record<string, unknown>> | undefined): JsonSchemaObject | undefined {
   if (schema === undefined) return undefined;
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
+  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$schema'));
 }
 
 function envelopeTool(tool: Tool, client: Client, watch: UpstreamWatch, adapter: EnvelopeAdapter): EnvelopeTool {

@@ -52,6 +52,8 @@ beforeAll(async () => {
       },
       { path: '/books/503', response: { status: 503, body: 'unavailable' } },
       { path: '/books/000', response: { status: 200, dropConnection: true } },
+      // answers long after the tool's one-second deadline
+      { path: '/books/999', response: { status: 200, delayMs: 20_000, body: {} } },
       { path: '/reservations', response: { status: 201, body: { reserved: true } } },
     ],
   });
@@ -189,6 +191,17 @@ describe.each(SETUPS)('%s', (_name, connect) => {
       upstream: 'catalog-api',
       retryable: true,
     });
+  });
+
+  it('classifies a request the tool abandoned at its deadline as a timeout', async () => {
+    const envelope = envelopeOf(await caller.call('get_book', { isbn: '999' }));
+    expect(envelope).toMatchObject({
+      error_kind: 'upstream_client',
+      error_code: 'TOOL_EXECUTION_FAILED',
+      upstream: 'catalog-api',
+      retryable: true,
+    });
+    expect(envelope['summary']).toMatch(/^No answer from .* within \d+ ms\.$/);
   });
 
   it('quotes a thrown error as internal_error', async () => {
