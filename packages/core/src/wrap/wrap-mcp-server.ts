@@ -56,7 +56,7 @@ export interface WrapMcpServerInput {
  */
 const SDK_INPUT_ERROR = /^(?:MCP error -32602: )?Input validation error: Invalid arguments for tool [^:]*: (.*)$/s;
 
-/** The longest tool text an envelope's summary quotes. */
+/** The longest tool text an envelope's summary or a log line quotes. */
 const MAX_QUOTED_CHARS = 500;
 
 function textOf(result: CallToolResult): string {
@@ -97,7 +97,8 @@ function upstreamFailure(last: UpstreamExchange | undefined): Error | undefined 
 /**
  * What a failed wrapped call throws, in core's order: an envelope the tool relayed; its last
  * upstream exchange, when that failed; the SDK's refusal of the arguments; else the tool's own
- * failure (a thrown error or an `isError` result), quoted as `internal_error`.
+ * failure (a thrown error or an `isError` result), which core answers as every unclassified
+ * failure: `internal_error` with a correlation id, the text in the log line only.
  */
 function wrappedFailure(result: CallToolResult, exchanges: readonly UpstreamExchange[]): Error {
   const relayed = envelopeInResult(result);
@@ -114,13 +115,7 @@ function wrappedFailure(result: CallToolResult, exchanges: readonly UpstreamExch
       hints: ['Correct the arguments as the summary says, then call again.'],
       retryable: false,
     });
-  // The SDK sends a tool's failure text to its clients as is; the envelope keeps it (redacted by core).
-  return new EnvelopeError({
-    error_kind: 'internal_error',
-    error_code: 'INTERNAL_ERROR',
-    summary: text === '' ? 'The tool failed without a message.' : `The tool failed: ${text}`,
-    retryable: false,
-  });
+  return new Error(`the wrapped tool failed: ${text === '' ? '(no text)' : text}`);
 }
 
 /** The handler of one wrapped tool: the original tool through the inner client, its upstream requests watched. */
@@ -168,13 +163,13 @@ function envelopeTool(tool: Tool, client: Client, watch: UpstreamWatch, adapter:
 
 /**
  * Serves an SDK `McpServer` as an envelope server, with no change to its code: every failure of
- * its tools becomes a contract version 2 envelope in both channels (a thrown error or an
- * `isError` result `internal_error` quoting its text; arguments the listed schema refuses
- * `mcp_input_validation` with `SCHEMA_*` codes, those only its zod schema refuses
- * `INPUT_VALIDATION_FAILED`; a failed upstream request it made through Node's `fetch`, the last of
- * the call, classified by `input.adapter`), successes carry the upstream's rate-limit telemetry in
- * `_meta`, and the envelope capability is advertised. Serve the result instead of connecting the
- * `McpServer` to a transport (`serveStdio`, `serveStreamableHttp`).
+ * its tools becomes a contract version 2 envelope in both channels. A thrown error or an `isError`
+ * result is `internal_error` with a correlation id (its text in the log line); arguments the
+ * listed schema refuses are `mcp_input_validation` with `SCHEMA_*` codes, those only its zod
+ * schema refuses `INPUT_VALIDATION_FAILED`; when the last upstream request of the call, made
+ * through Node's `fetch`, failed, `input.adapter` classifies it. Structured successes carry the
+ * upstream's telemetry in `_meta`, and the envelope capability is advertised. Serve the result
+ * instead of connecting the `McpServer` to a transport (`serveStdio`, `serveStreamableHttp`).
  *
  * Not kept (docs/adding-a-server.md "Wrapping an existing server"): tools registered, changed or
  * removed after this call; the server's prompts, resources and completions; requests its tools

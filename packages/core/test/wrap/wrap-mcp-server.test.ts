@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { wrapMcpServer } from '../../src/index.js';
 import type { EnvelopeServer, StreamableHttpHandle } from '../../src/index.js';
+import { captureLog } from '../fixtures/log-capture.js';
 import { catalogAdapter, catalogServerV1, catalogServerV2 } from './fixtures/catalog-mcp-servers.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -204,14 +205,17 @@ describe.each(SETUPS)('%s', (_name, connect) => {
     expect(envelope['summary']).toMatch(/^No answer from .* within \d+ ms\.$/);
   });
 
-  it('quotes a thrown error as internal_error', async () => {
-    expect(envelopeOf(await caller.call('reserve_book', { isbn: '978-0-00', days: 13 }))).toMatchObject({
+  it('answers a thrown error with internal_error and a correlation id, as core answers any unclassified failure', async () => {
+    const envelope = envelopeOf(await caller.call('reserve_book', { isbn: '978-0-00', days: 13 }));
+    expect(envelope).toMatchObject({
       error_kind: 'internal_error',
       error_code: 'INTERNAL_ERROR',
       retryable: false,
       tool: 'reserve_book',
-      summary: 'The tool failed: reservations of 13 days are not supported',
+      summary: 'The server failed while running this tool. The failure has been logged.',
+      _meta: { correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
     });
+    expect(JSON.stringify(envelope)).not.toContain('13 days');
   });
 
   it('answers arguments the listed schema refuses with SCHEMA_* codes', async () => {
@@ -264,6 +268,29 @@ describe('two wrapped servers in one process', () => {
       }
     } finally {
       await Promise.all([first.close(), second.close()]);
+    }
+  });
+});
+
+describe('the log of a wrapped tool that failed', () => {
+  it('holds its text under the correlation id its envelope names', async () => {
+    const log = captureLog();
+    const caller = await httpCaller(
+      await wrapMcpServer(catalogServerV2(replay.url), { adapter: catalogAdapter, options: { logger: log.logger } }),
+    );
+    try {
+      const envelope = envelopeOf(await caller.call('reserve_book', { isbn: '978-0-00', days: 13 }));
+      const id = (envelope['_meta'] as { correlation_id: string }).correlation_id;
+      expect(log.lines.filter((line) => line['correlation_id'] === id)).toEqual([
+        expect.objectContaining({
+          tool: 'reserve_book',
+          error: expect.objectContaining({
+            message: 'the wrapped tool failed: reservations of 13 days are not supported',
+          }),
+        }),
+      ]);
+    } finally {
+      await caller.close();
     }
   });
 });
