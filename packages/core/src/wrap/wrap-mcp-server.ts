@@ -161,6 +161,22 @@ function envelopeTool(tool: Tool, client: Client, watch: UpstreamWatch, adapter:
   };
 }
 
+/** The envelope server of the tools `client` lists, which call them through `client`. */
+async function serveListedTools(
+  client: Client,
+  watch: UpstreamWatch,
+  input: WrapMcpServerInput,
+): Promise<EnvelopeServer> {
+  const { tools } = await client.listTools();
+  return createEnvelopeServer({
+    info: input.info ?? client.getServerVersion() ?? { name: 'wrapped-mcp-server', version: '0.0.0' },
+    adapter: input.adapter,
+    tools: tools.map((tool) => envelopeTool(tool, client, watch, input.adapter)),
+    ...(input.options === undefined ? {} : { options: input.options }),
+    ...(input.redactor === undefined ? {} : { redactor: input.redactor }),
+  });
+}
+
 /**
  * Serves an SDK `McpServer` as an envelope server, with no change to its code: every failure of
  * its tools becomes a contract version 2 envelope in both channels. A thrown error or an `isError`
@@ -188,28 +204,23 @@ export async function wrapMcpServer(mcpServer: WrappableMcpServer, input: WrapMc
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await mcpServer.connect(serverSide);
   const client = new Client({ name: 'mcp-envelope-wrap', version: '1.0.0' });
-  await client.connect(clientSide);
-  const { tools } = await client.listTools();
   const watch = createUpstreamWatch();
-  let server: EnvelopeServer;
-  try {
-    server = createEnvelopeServer({
-      info: input.info ?? client.getServerVersion() ?? { name: 'wrapped-mcp-server', version: '0.0.0' },
-      adapter: input.adapter,
-      tools: tools.map((tool) => envelopeTool(tool, client, watch, input.adapter)),
-      ...(input.options === undefined ? {} : { options: input.options }),
-      ...(input.redactor === undefined ? {} : { redactor: input.redactor }),
-    });
-  } catch (error) {
+  const release = async (): Promise<void> => {
     watch.close();
     await Promise.allSettled([client.close(), mcpServer.close()]);
+  };
+  let server: EnvelopeServer;
+  try {
+    await client.connect(clientSide);
+    server = await serveListedTools(client, watch, input);
+  } catch (error) {
+    await release();
     throw error;
   }
   return {
     ...server,
     close: async () => {
-      watch.close();
-      await Promise.allSettled([server.close(), client.close(), mcpServer.close()]);
+      await Promise.allSettled([server.close(), release()]);
     },
   };
 }

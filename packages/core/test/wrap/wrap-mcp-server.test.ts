@@ -12,6 +12,7 @@ import { startUpstreamReplay } from '@mcp-envelope/testing';
 import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -292,5 +293,16 @@ describe('the log of a wrapped tool that failed', () => {
     } finally {
       await caller.close();
     }
+  });
+});
+
+describe('a server core cannot wrap', () => {
+  it('is refused with the TypeError of its tools, and disconnected again', async () => {
+    const mcpServer = new McpServer({ name: 'clash', version: '1.0.0' });
+    mcpServer.registerTool('get_envelope_contract', { description: 'a name core registers itself' }, () => ({
+      content: [],
+    }));
+    await expect(wrapMcpServer(mcpServer, { adapter: catalogAdapter })).rejects.toThrow(TypeError);
+    expect(mcpServer.isConnected()).toBe(false);
   });
 });
