@@ -38,6 +38,7 @@ const SERVER_AUTHOR_EXPORTS = [
   'streamableHttpOptionsFrom',
   'toolResult',
   'upstreamFetch',
+  'wrapMcpServer',
 ];
 
 const ADAPTER_AUTHOR_EXPORTS = [
