@@ -100,9 +100,11 @@ function upstreamFailure(last: UpstreamExchange | undefined): Error | undefined 
  * failure (a thrown error or an `isError` result), which core answers as every unclassified
  * failure: `internal_error` with a correlation id, the text in the log line only.
  */
-function wrappedFailure(result: CallToolResult, exchanges: readonly UpstreamExchange[]): Error {
+function wrappedFailure(tool: string, result: CallToolResult, exchanges: readonly UpstreamExchange[]): Error {
   const relayed = envelopeInResult(result);
-  if (relayed !== undefined) return Object.assign(new Error('relayed envelope'), { envelope: relayed });
+  // an envelope that names no tool is the wrapped tool's own
+  const envelope = relayed?.tool === 'unknown_tool' ? { ...relayed, tool } : relayed;
+  if (envelope !== undefined) return Object.assign(new Error('relayed envelope'), { envelope });
   const upstream = upstreamFailure(exchanges.at(-1));
   if (upstream !== undefined) return upstream;
   const text = textOf(result);
@@ -134,7 +136,7 @@ function wrappedHandler(
     for (const { answer } of exchanges)
       if (answer !== undefined) context.recordResponseMeta(adapter.parseResponseMeta(answer.headers, answer.at));
     if (result.isError !== true) return toolResult(result);
-    throw wrappedFailure(result, exchanges);
+    throw wrappedFailure(name, result, exchanges);
   };
 }
 

@@ -306,3 +306,32 @@ describe('a server core cannot wrap', () => {
     expect(mcpServer.isConnected()).toBe(false);
   });
 });
+
+describe('a wrapped tool that answers an envelope itself', () => {
+  it('has it passed through, its tool filled in', async () => {
+    const conflict = {
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_409',
+      upstream: 'catalog-api',
+      tool: 'unknown_tool',
+      summary: 'The book is already on loan.',
+      details: [],
+      hints: ['Reserve it instead.'],
+      examples: [],
+      retryable: false,
+      _envelope_version: 2,
+    };
+    const mcpServer = new McpServer({ name: 'relay', version: '1.0.0' });
+    mcpServer.registerTool('lend_book', { description: 'Lends a book.' }, () => ({
+      isError: true,
+      structuredContent: conflict,
+      content: [{ type: 'text', text: JSON.stringify(conflict) }],
+    }));
+    const caller = await httpCaller(await wrapMcpServer(mcpServer, { adapter: catalogAdapter }));
+    try {
+      expect(envelopeOf(await caller.call('lend_book', {}))).toEqual({ ...conflict, tool: 'lend_book' });
+    } finally {
+      await caller.close();
+    }
+  });
+});
