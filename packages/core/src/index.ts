@@ -23,6 +23,9 @@ export type {
   ToolHandlerContext,
 } from './server.js';
 export { inputRequiredResult, toolResult } from './tool-result.js';
+// An existing SDK McpServer served by core, its code unchanged.
+export { wrapMcpServer } from './wrap/wrap-mcp-server.js';
+export type { WrapMcpServerInput, WrappableMcpServer } from './wrap/wrap-mcp-server.js';
 export { shutdownOnSignals } from './http-host.js';
 // the protocol era EnvelopeServer.createSdkServer builds a server for
 export type { ProtocolEra } from './types.js';

@@ -41,6 +41,7 @@ const SERVER_AUTHOR_EXPORTS = [
   'toolError',
   'toolResult',
   'upstreamFetch',
+  'wrapMcpServer',
 ];
 
 const ADAPTER_AUTHOR_EXPORTS = [
