@@ -94,10 +94,7 @@ describe('the probe against the SP reference server', () => {
 });
 
 describe('the upstream fault battery against the SP reference server', () => {
-  /** The rows that pass once the default classification reads a rate limit in a 403 (today SP calls it auth_error). */
-  const RATE_LIMIT_403_ROWS: readonly string[] = ['upstream-403-retry-after', 'upstream-403-remaining-zero'];
-
-  it('passes the success, HTTP error, body, timeout and 429 rounds', async () => {
+  it('passes every round: success, HTTP errors, bodies, timeout, 429 and rate-limit 403s', async () => {
     const command = [
       'LWA_CLIENT_ID=amzn1.application-oa2-client.testclient0001',
       'LWA_CLIENT_SECRET=amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66',
@@ -134,7 +131,7 @@ describe('the upstream fault battery against the SP reference server', () => {
     expect(rows.map((entry) => entry.probe)).toEqual([...FAULT_PROBE_NAMES]);
     expect(new Set(rows.map((entry) => entry.tool))).toEqual(new Set(['catalogItems20220401_searchCatalogItems']));
     expect(
-      rows.filter((entry) => !RATE_LIMIT_403_ROWS.includes(entry.probe) && entry.result !== 'PASS'),
+      rows.filter((entry) => entry.result !== 'PASS'),
       result.stdout,
     ).toEqual([]);
     expect(rows.find((entry) => entry.probe === 'upstream-429')?.got).toBe(
@@ -142,6 +139,9 @@ describe('the upstream fault battery against the SP reference server', () => {
     );
     expect(rows.find((entry) => entry.probe === 'upstream-timeout')?.got).toBe(
       'upstream_client/TOOL_EXECUTION_FAILED, retryable',
+    );
+    expect(rows.find((entry) => entry.probe === 'upstream-403-retry-after')?.got).toBe(
+      'rate_limited/RATE_LIMITED, retryable, retry after 7 s',
     );
   }, 240_000);
 });

@@ -6,9 +6,10 @@
  *
  * @packageDocumentation
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { addStreamableHttpOptions, shutdownOnSignals, streamableHttpOptionsFrom } from '@mcp-envelope/core';
 import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
+import { endpointUrlProblem } from '@mcp-envelope/core/adapter';
 
 import { createGithubServer, DEFAULT_GITHUB_UPSTREAM, GITHUB_ADAPTER_VERSION, GITHUB_SERVER_NAME } from './server.js';
 
@@ -17,17 +18,15 @@ interface CliOptions extends StreamableHttpCliOptions {
   readonly conformanceFixtures?: boolean;
 }
 
-function parseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http(s) URL');
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
-    throw new InvalidArgumentError('must not carry user info, a query string or a fragment');
-  return value.replace(/\/+$/, '');
+/**
+ * The `--upstream` base URL, checked after parsing: commander quotes a rejected option value in its
+ * message, and this one may carry a credential.
+ */
+function checkedUpstream(value: string, program: Command): string {
+  const problem = endpointUrlProblem(value.trim());
+  if (problem !== undefined)
+    program.error(`error: --upstream ${problem} (its value is not shown, as it may hold a secret)`);
+  return value.trim().replace(/\/+$/, '');
 }
 
 /**
@@ -47,7 +46,6 @@ export async function main(argv: readonly string[]): Promise<void> {
     .option(
       '--upstream <url>',
       'send every call to this base URL (GitHub Enterprise Server: https://HOST/api/v3)',
-      parseUrl,
       DEFAULT_GITHUB_UPSTREAM,
     )
     .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls')
@@ -55,7 +53,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   const program = addStreamableHttpOptions(command);
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
-  const server = createGithubServer({ upstream: options.upstream, conformanceFixtures: options.conformanceFixtures });
+  const server = createGithubServer({
+    upstream: checkedUpstream(options.upstream, program),
+    conformanceFixtures: options.conformanceFixtures,
+  });
   if (options.http === undefined) {
     const stdio = await server.envelope.serveStdio();
     // the client closed stdin to stop this server: calls still running have nobody to answer

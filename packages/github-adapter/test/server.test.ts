@@ -249,6 +249,30 @@ describe('starting without GITHUB_TOKEN', () => {
   });
 });
 
+describe('--upstream at start', () => {
+  it.each([
+    [
+      'https://x-access-token:ghp_s3cretTokenInTheUrl000000000000000000@ghe.example.com/api/v3',
+      'must not carry a user name or password',
+    ],
+    [
+      'http://ghe.example.com/api/v3',
+      'must be an https URL (plain http only to a loopback host: 127.0.0.1, [::1], localhost)',
+    ],
+  ])('exits 1 naming the option, never its value, for %j', async (value, problem) => {
+    const child = spawn(process.execPath, [CLI, '--upstream', value], { cwd: PACKAGE, env: serverEnv() });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(1);
+    // the usage text follows, as after any option error
+    expect(stderr.split('\n')[0]).toBe(
+      `error: --upstream ${problem} (its value is not shown, as it may hold a secret)`,
+    );
+    expect(stderr).not.toContain('s3cret');
+    expect(stderr).not.toContain('ghe.example.com');
+  });
+});
+
 describe('Code Mode on the GitHub server', () => {
   let client: Client;
 

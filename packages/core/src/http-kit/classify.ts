@@ -44,7 +44,7 @@ export interface RestClassificationOptions {
 }
 
 /** The hints used where the adapter words none. */
-export const DEFAULT_REST_HINTS: Required<RestClassificationHints> = {
+export const DEFAULT_REST_HINTS: Readonly<Required<RestClassificationHints>> = Object.freeze({
   rateLimited:
     'The upstream rate limit is spent: wait {wait} (_meta.retry_after_seconds), then send the call again; calls sent sooner are refused the same way.',
   auth: 'The upstream refused the credentials or their permissions: check the token and its scopes rather than retrying.',
@@ -58,7 +58,7 @@ export const DEFAULT_REST_HINTS: Required<RestClassificationHints> = {
     'Send the body as a JSON object rather than a string, or fix the JSON text (double quotes around keys and strings, no trailing commas).',
   tooLarge:
     'Ask for less in one call: a smaller page size, fewer fields, or narrower filters, then follow the next page.',
-};
+});
 
 function statusHint(status: number, kind: string, hints: Required<RestClassificationHints>): string {
   if (kind === 'auth_error') return hints.auth;
