@@ -164,3 +164,18 @@ describe.each(['server.ts', 'wrapped-server.ts'])('mcp-envelope-conformance prob
     expect(run.code).toBe(0);
   }, 150_000);
 });
+
+describe('mcp-envelope-conformance probe --upstream-faults on the wrapped guide server', () => {
+  it('passes every fault round: a wrapper whose valid calls fail, or that misreads upstream failures, would not', async () => {
+    // the wrapped tool gives up on the upstream after 10 s (AbortSignal.timeout in the example)
+    const command = `${process.execPath} --import tsx ${example('wrapped-server.ts')} {upstream}`;
+    const run = await runCliProcess(
+      ['probe', '--stdio', command, '--timeout-ms', '20000', '--upstream-faults', '--upstream-timeout-ms', '10000'],
+      PACKAGE_ROOT,
+      240_000,
+    );
+    expect(run.stdout).toContain('verdict: CONFORMANT');
+    expect(run.stdout).toMatch(/upstream-403-remaining-zero\s.*PASS/);
+    expect(run.code).toBe(0);
+  }, 270_000);
+});
