@@ -15,8 +15,8 @@ import semver from 'semver';
 import { parseStdioCommand } from '../command-line.js';
 import { openSession } from '../connect.js';
 import { isRecord } from '@mcp-envelope/contract';
-import { REFERENCE_SERVERS, variantEnv } from '../gate/reference-servers.js';
-import type { ServerId } from '../gate/reference-servers.js';
+import type { GateServer } from '../gate/descriptor.js';
+import { fillPlaceholders, variantEnv } from '../gate/reference-servers.js';
 import { SUITE_LINES } from './suite-lines.js';
 import type { SuiteLineId } from './suite-lines.js';
 
@@ -102,7 +102,7 @@ export interface RunningServer {
 
 /** Starts a reference server with `--http 0 --conformance-fixtures --max-sessions-per-client 1000` and waits for the URL it reports. */
 export async function startHttpServer(
-  server: ServerId,
+  server: GateServer,
   command: string,
   upstream: { url: string; tokenUrl: string },
 ): Promise<RunningServer> {
@@ -111,19 +111,18 @@ export async function startHttpServer(
   const parsed = parseStdioCommand(
     `${command} --http 0 --conformance-fixtures --max-sessions-per-client 1000 --upstream ${upstream.url}`,
   );
-  const env = {
-    ...process.env,
-    ...REFERENCE_SERVERS[server].env,
-    ...variantEnv('probe', upstream.tokenUrl),
-    ...parsed.env,
-  };
+  const described = Object.fromEntries(
+    Object.entries(server.env).map(([name, value]) => [
+      name,
+      fillPlaceholders(value, { upstream: upstream.url, token_url: upstream.tokenUrl }),
+    ]),
+  );
+  const env = { ...process.env, ...described, ...variantEnv('probe'), ...parsed.env };
   const child = spawn(parsed.command, [...parsed.args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(
-        new Error(`${REFERENCE_SERVERS[server].binName} did not report its URL within 20 s: ${stderr.slice(-500)}`),
-      );
+      reject(new Error(`${server.bin} did not report its URL within 20 s: ${stderr.slice(-500)}`));
     }, 20_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -135,7 +134,7 @@ export async function startHttpServer(
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${REFERENCE_SERVERS[server].binName} exited with ${String(code)}: ${stderr.slice(-500)}`));
+      reject(new Error(`${server.bin} exited with ${String(code)}: ${stderr.slice(-500)}`));
     });
   });
   return {

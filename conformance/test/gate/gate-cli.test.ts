@@ -87,7 +87,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
         'internal error',
       ]),
     );
-    expect(run.stdout).toContain('verdict: CONFORMANT (both servers)');
+    expect(run.stdout).toContain('verdict: CONFORMANT (sp, ads)');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
     const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
     const upstreamSuite = parseXml(xml).children.find((suite) => suite.attributes['name'] === 'gate upstream');
