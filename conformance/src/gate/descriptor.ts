@@ -19,7 +19,9 @@ export const DESCRIPTOR_PATH = 'conformance/server.json';
 
 /** A variant's additions to the server's own arguments and environment. */
 export interface VariantAdditions {
+  /** Arguments appended to the descriptor's `args` (same placeholders). */
   readonly args: readonly string[];
+  /** Variables set over the descriptor's `env` and the variant's core settings (same placeholders). */
   readonly env: Readonly<Record<string, string>>;
 }
 
@@ -27,8 +29,11 @@ export interface VariantAdditions {
 export interface DescribedFixtureCall {
   /** The id of a recorded case whose call and upstream answers are replayed. */
   readonly case?: string;
+  /** The tool to call, when no case is named. */
   readonly tool?: string;
+  /** Its arguments (default none). */
   readonly arguments?: Readonly<Record<string, unknown>>;
+  /** The answers the replay server gives for the call (default none: nothing is expected upstream). */
   readonly upstream?: readonly ReplayRoute[];
 }
 
@@ -58,8 +63,9 @@ export interface ServerDescriptor {
   readonly cases: string;
   /** Folders whose `*.json` are copied into the `{models}` folder (same path rules as `cases`). */
   readonly models: readonly string[];
-  /** The contract versions the server speaks, and the one a client that states none gets. */
+  /** The contract versions the server speaks (default `[2]`). */
   readonly contract_versions: readonly (1 | 2)[];
+  /** The version a client that states none gets (default 1 when the server speaks it, else 2). */
   readonly default_version: 1 | 2;
   /** Per variant, what it adds; a variant outside the gate's always-run ones is joined by naming it. */
   readonly variants: Readonly<Record<string, VariantAdditions>>;

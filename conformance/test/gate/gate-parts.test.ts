@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { checkCases, readCase, readCases } from '../../src/gate/cases.js';
+import { parseDescriptor } from '../../src/gate/descriptor.js';
 import { fixturePlan } from '../../src/gate/fixture-plan.js';
 import { compareFixtures, fixtureText, normalizeRunValues, payloadOf } from '../../src/gate/fixtures.js';
 import type { GeneratedFixture } from '../../src/gate/fixtures.js';
@@ -532,5 +533,60 @@ describe('reference server command lines and the report', () => {
     expect(text).toContain('parity: 0 passed, 1 failed, 0 skipped');
     expect(text).toContain('verdict: NONCONFORMANT (1 failing row)');
     expect(text.endsWith('conformance: 1 passed, 1 failed, 0 skipped\n')).toBe(true);
+  });
+});
+
+describe('server descriptors', () => {
+  it("the README's example is a valid descriptor and agrees with the SP server's own", () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /^```json\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? 'null';
+    const example = parseDescriptor(JSON.parse(block), 'README.md');
+    const sp = GATED.find((server) => server.id === 'sp');
+    expect(sp).toMatchObject({
+      id: example.id,
+      bin: example.bin,
+      args: example.args,
+      credentials: example.credentials,
+      cases: example.cases,
+      models: example.models,
+      contract_versions: example.contract_versions,
+      default_version: example.default_version,
+      code_mode: example.code_mode,
+      limiter: example.limiter,
+      fixtures: { common: example.fixtures.common, calls: example.fixtures.calls },
+      env: example.env,
+    });
+  });
+
+  it('fills in the defaults and names the file and field of a mistake', () => {
+    expect(parseDescriptor({ id: 'tiny', bin: 'tiny', cases: 'cases' }, 'x.json')).toEqual({
+      id: 'tiny',
+      bin: 'tiny',
+      args: [],
+      env: {},
+      credentials: [],
+      cases: 'cases',
+      models: [],
+      contract_versions: [2],
+      default_version: 2,
+      variants: {},
+      fixtures: { common: [], calls: {} },
+    });
+    const base = { id: 'tiny', bin: 'tiny', cases: 'cases' };
+    expect(() => parseDescriptor({ ...base, id: 'v1' }, 'x.json')).toThrow(
+      'x.json: id must be a short lower-case name',
+    );
+    expect(() => parseDescriptor({ ...base, env: { A: 1 } }, 'x.json')).toThrow(
+      'x.json: env must be an object of strings',
+    );
+    expect(() => parseDescriptor({ ...base, contract_versions: [1, 2], default_version: 3 }, 'x.json')).toThrow(
+      'x.json: default_version must be one of contract_versions',
+    );
+    expect(() => parseDescriptor({ ...base, fixtures: { calls: { 'api-http-404': {} } } }, 'x.json')).toThrow(
+      'x.json: fixtures.calls.api-http-404 needs a case id or a tool',
+    );
+    expect(() => fixturePlan([{ ...GATED[0]!, fixtures: { common: ['everything'], calls: {} } }])).toThrow(
+      'sp: fixtures.common names the unknown group "everything"',
+    );
   });
 });
