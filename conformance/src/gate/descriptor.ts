@@ -78,6 +78,11 @@ export interface ServerDescriptor {
   readonly code_mode?: { readonly search: { readonly query: string; readonly tool: string } };
   /** Limiter battery: the tool (no arguments), its upstream path and how the limit is taught. */
   readonly limiter?: { readonly tool: string; readonly path: string } & LimiterLesson;
+  /**
+   * The official MCP suite: the arguments that serve Streamable HTTP on 127.0.0.1 with the suite's
+   * fixture tools (same placeholders; the server prints its URL on stderr). Absent: the suite is not run on it.
+   */
+  readonly mcp_suite?: { readonly args: readonly string[] };
 }
 
 /** A descriptor with where it came from. */
@@ -170,6 +175,8 @@ export function parseDescriptor(value: unknown, file: string): ServerDescriptor 
   const codeMode = value['code_mode'];
   if (codeMode !== undefined && !(isRecord(codeMode) && isRecord(codeMode['search'])))
     fail(file, 'code_mode needs search: { query, tool }');
+  const suite = value['mcp_suite'];
+  if (suite !== undefined && !isRecord(suite)) fail(file, 'mcp_suite must be an object with args');
   const limiter = value['limiter'];
   if (
     limiter !== undefined &&
@@ -189,6 +196,7 @@ export function parseDescriptor(value: unknown, file: string): ServerDescriptor 
     fixtures: fixturesOf(file, value['fixtures']),
     ...(codeMode === undefined ? {} : { code_mode: codeMode as unknown as NonNullable<ServerDescriptor['code_mode']> }),
     ...(limiter === undefined ? {} : { limiter: limiter as unknown as NonNullable<ServerDescriptor['limiter']> }),
+    ...(suite === undefined ? {} : { mcp_suite: { args: strings(file, 'mcp_suite.args', suite['args']) } }),
   };
 }
 

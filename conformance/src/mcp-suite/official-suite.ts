@@ -260,11 +260,11 @@ async function runRows(
   return rows.sort((left, right) => order(left) - order(right));
 }
 
-/** The gated servers the suite runs on: all of the server list, or those named. */
+/** The gated servers the suite runs on: those of the server list whose descriptor has `mcp_suite`, or those named. */
 function suiteServers(ids: readonly ServerId[] | undefined): GateServer[] {
-  const servers = loadGateServers(GATE_SERVER_PACKAGES);
+  const servers = loadGateServers(GATE_SERVER_PACKAGES).filter((server) => server.mcp_suite !== undefined);
   const unknown = ids?.find((id) => !servers.some((server) => server.id === id));
-  if (unknown !== undefined) throw new Error(`no gated server has the id "${unknown}"`);
+  if (unknown !== undefined) throw new Error(`no server of the gate with an mcp_suite section has the id "${unknown}"`);
   return ids === undefined ? servers : servers.filter((server) => ids.includes(server.id));
 }
 
