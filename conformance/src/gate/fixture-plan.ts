@@ -165,7 +165,8 @@ const SERVER_AND_AUTH_SCENARIOS: readonly ScenarioDefinition[] = [
   { id: 'auth-error-403', about: 'Upstream HTTP 403.', variant: 'main', holds: 'envelope', parity: 'upstream 403' },
   {
     id: 'auth-error-missing-credentials',
-    about: 'No LWA credentials are configured: nothing is sent upstream.',
+    about:
+      'The server starts without credentials (the variables its descriptor names emptied): nothing is sent upstream.',
     variant: 'no-credentials',
     holds: 'envelope',
     parity: 'missing credentials',
