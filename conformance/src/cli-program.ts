@@ -87,6 +87,13 @@ function collect(value: string, previous: readonly string[]): readonly string[] 
   return [...previous, value];
 }
 
+function collectServerCommand(value: string, previous: readonly string[]): readonly string[] {
+  if (!/^[a-z0-9][a-z0-9-]*=\S/.test(value)) throw new InvalidArgumentError('expected <server id>=<command line>');
+  return [...previous, value];
+}
+
+const SERVER_COMMAND_HELP = 'start the server with this id with this command line instead of its bin (repeatable)';
+
 async function writeReports(report: ConformanceReport, options: ReportOptions, io: CliIo): Promise<boolean> {
   const outputs: [string | undefined, () => string][] = [
     [options.json, () => `${JSON.stringify(report, null, 2)}\n`],
@@ -173,6 +180,8 @@ async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
 interface ServerCommandOptions {
   readonly spCommand?: string;
   readonly adsCommand?: string;
+  /** `<id>=<command line>` entries of `--server-command`. */
+  readonly serverCommand: readonly string[];
 }
 
 interface GateCliOptions extends ReportOptions, ServerCommandOptions {
@@ -196,7 +205,12 @@ interface SuiteCliOptions extends ReportOptions, ServerCommandOptions {
 }
 
 function serverCommands(options: ServerCommandOptions): Partial<Record<ServerId, string>> {
+  const named = options.serverCommand.map((entry): [ServerId, string] => [
+    entry.slice(0, entry.indexOf('=')),
+    entry.slice(entry.indexOf('=') + 1),
+  ]);
   return {
+    ...Object.fromEntries(named),
     ...(options.spCommand === undefined ? {} : { sp: options.spCommand }),
     ...(options.adsCommand === undefined ? {} : { ads: options.adsCommand }),
   };
@@ -344,6 +358,7 @@ function addGateCommand(program: Command, io: CliIo, setExitCode: (code: number)
       '--ads-command <command line>',
       'start the Ads server with this command instead of the built mcp-envelope-ads',
     )
+    .option('--server-command <id=command line>', SERVER_COMMAND_HELP, collectServerCommand, [])
     .option('--timeout-ms <ms>', 'timeout of each request in milliseconds', integerOption(1), 15_000)
     .option('--no-probe', 'leave out the probe battery')
     .action(async (options: GateCliOptions) => {
@@ -362,6 +377,7 @@ function addFixturesCommand(program: Command, io: CliIo, setExitCode: (code: num
     .option('--cases <dir>', "recorded upstream cases of every server (default: each server descriptor's cases folder)")
     .option('--sp-command <command line>', 'start the SP server with this command')
     .option('--ads-command <command line>', 'start the Ads server with this command')
+    .option('--server-command <id=command line>', SERVER_COMMAND_HELP, collectServerCommand, [])
     .action(async (options: FixturesCliOptions) => {
       setExitCode(await runFixturesCommand(options, io));
     });
@@ -391,6 +407,7 @@ function addMcpSuiteCommand(program: Command, io: CliIo, setExitCode: (code: num
     .option('--scenario <name>', 'only this scenario (repeatable)', collect, [])
     .option('--sp-command <command line>', 'start the SP server with this command')
     .option('--ads-command <command line>', 'start the Ads server with this command')
+    .option('--server-command <id=command line>', SERVER_COMMAND_HELP, collectServerCommand, [])
     .option('--json <file>', 'write a machine-readable report')
     .option('--junit <file>', 'write a JUnit XML report')
     .action(async (options: SuiteCliOptions) => {

@@ -90,10 +90,16 @@ export const GATE_TIMEOUT_MS = 15_000;
  *
  * @param options - the server list, command overrides and the timeout.
  * @returns the environment; call `close()` when done.
- * @throws Error when a server package is not installed or its descriptor is invalid (nothing is started then).
+ * @throws Error when a server package is not installed, its descriptor is invalid, or a command names
+ *   no gated server (nothing is started then).
  */
 export async function startGateEnvironment(options: GateEnvironmentOptions = {}): Promise<GateEnvironment> {
   const servers = options.servers ?? loadGateServers(GATE_SERVER_PACKAGES);
+  const stray = Object.keys(options.commands ?? {}).find((id) => !servers.some((server) => server.id === id));
+  if (stray !== undefined)
+    throw new Error(
+      `a command is given for "${stray}", which is not a gated server (${servers.map((server) => server.id).join(', ')})`,
+    );
   const commands = Object.fromEntries(
     servers.map((server) => [server.id, options.commands?.[server.id] ?? defaultServerCommand(server)]),
   );
