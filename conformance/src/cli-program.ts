@@ -5,18 +5,19 @@
  * @packageDocumentation
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 import { CommandLineError } from './command-line.js';
-import { readCases } from './gate/cases.js';
+import { gateCases } from './gate/cases.js';
+import { loadGateServers } from './gate/descriptor.js';
 import { startGateEnvironment } from './gate/environment.js';
 import { fixtureFile, generateFixtures, writeFixtures } from './gate/fixtures.js';
 import { runGate } from './gate/gate.js';
 import { renderGateReport } from './gate/gate-report.js';
-import { PACKAGE_ROOT, SERVER_IDS } from './gate/reference-servers.js';
 import type { ServerId } from './gate/reference-servers.js';
+import { GATE_SERVER_PACKAGES } from './gate/servers.js';
 import { runOfficialSuites } from './mcp-suite/official-suite.js';
 import { SUITE_LINE_IDS, SUITE_LINES } from './mcp-suite/suite-lines.js';
 import type { SuiteLineId } from './mcp-suite/suite-lines.js';
@@ -92,6 +93,13 @@ function integerOption(minimum: number): (value: string) => number {
 function collect(value: string, previous: readonly string[]): readonly string[] {
   return [...previous, value];
 }
+
+function collectServerCommand(value: string, previous: readonly string[]): readonly string[] {
+  if (!/^[a-z0-9][a-z0-9-]*=\S/.test(value)) throw new InvalidArgumentError('expected <server id>=<command line>');
+  return [...previous, value];
+}
+
+const SERVER_COMMAND_HELP = 'start the server with this id with this command line instead of its bin (repeatable)';
 
 async function writeReports(report: ConformanceReport, options: ReportOptions, io: CliIo): Promise<boolean> {
   const outputs: [string | undefined, () => string][] = [
@@ -202,6 +210,8 @@ async function runProbe(options: ProbeCliOptions, io: CliIo): Promise<number> {
 interface ServerCommandOptions {
   readonly spCommand?: string;
   readonly adsCommand?: string;
+  /** `<id>=<command line>` entries of `--server-command`. */
+  readonly serverCommand: readonly string[];
 }
 
 interface GateCliOptions extends ReportOptions, ServerCommandOptions {
@@ -225,7 +235,12 @@ interface SuiteCliOptions extends ReportOptions, ServerCommandOptions {
 }
 
 function serverCommands(options: ServerCommandOptions): Partial<Record<ServerId, string>> {
+  const named = options.serverCommand.map((entry): [ServerId, string] => [
+    entry.slice(0, entry.indexOf('=')),
+    entry.slice(entry.indexOf('=') + 1),
+  ]);
   return {
+    ...Object.fromEntries(named),
     ...(options.spCommand === undefined ? {} : { sp: options.spCommand }),
     ...(options.adsCommand === undefined ? {} : { ads: options.adsCommand }),
   };
@@ -260,8 +275,9 @@ async function runGateCommand(options: GateCliOptions, io: CliIo): Promise<numbe
 async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promise<number> {
   let environment;
   try {
-    const cases = readCases(resolve(options.cases ?? join(PACKAGE_ROOT, 'cases')));
-    environment = await startGateEnvironment({ commands: serverCommands(options) });
+    const servers = loadGateServers(GATE_SERVER_PACKAGES);
+    const cases = gateCases(servers, options.cases === undefined ? undefined : resolve(options.cases));
+    environment = await startGateEnvironment({ servers, commands: serverCommands(options) });
     const fixtures = await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry])));
     const problems = fixtures.filter((fixture) => fixture.problems.length > 0);
     for (const fixture of problems) io.stderr(`error: ${fixtureFile(fixture)}: ${fixture.problems.join('; ')}\n`);
@@ -269,10 +285,12 @@ async function runFixturesCommand(options: FixturesCliOptions, io: CliIo): Promi
     const written = writeFixtures(resolve(options.write), fixtures);
     const perServer = [2, 1]
       .flatMap((version) =>
-        SERVER_IDS.map(
-          (server) =>
-            `${fixtures.filter((fixture) => fixture.server === server && fixture.version === version).length} ${server} v${version}`,
-        ),
+        servers
+          .map(({ id: server }) => server)
+          .map(
+            (server) =>
+              `${fixtures.filter((fixture) => fixture.server === server && fixture.version === version).length} ${server} v${version}`,
+          ),
       )
       .join(', ');
     io.stdout(`wrote ${written.length} fixtures to ${options.write} (${perServer})\n`);
@@ -316,9 +334,8 @@ function suiteLine(value: string): SuiteLineId | 'all' {
 }
 
 function serverId(value: string): ServerId {
-  const known: readonly string[] = SERVER_IDS;
-  if (!known.includes(value)) throw new InvalidArgumentError(`expected ${SERVER_IDS.join(' or ')}`);
-  return value as ServerId;
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(value)) throw new InvalidArgumentError('expected a server id such as sp or ads');
+  return value;
 }
 
 function addValidateCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
@@ -379,17 +396,18 @@ function addGateCommand(program: Command, io: CliIo, setExitCode: (code: number)
   program
     .command('gate')
     .description(
-      'run the whole conformance gate on both reference servers (SP and Ads) against the upstream replay server',
+      'run the whole conformance gate on the gated servers (each package describes itself: SP and Ads) against the upstream replay server',
     )
     .option('--json <file>', 'write a machine-readable report')
     .option('--junit <file>', 'write a JUnit XML report')
-    .option('--cases <dir>', "recorded upstream cases (default: the package's cases/)")
+    .option('--cases <dir>', "recorded upstream cases of every server (default: each server descriptor's cases folder)")
     .option('--fixtures <dir>', "checked-in fixtures to compare with (default: the package's fixtures/)")
     .option('--sp-command <command line>', 'start the SP server with this command instead of the built mcp-envelope-sp')
     .option(
       '--ads-command <command line>',
       'start the Ads server with this command instead of the built mcp-envelope-ads',
     )
+    .option('--server-command <id=command line>', SERVER_COMMAND_HELP, collectServerCommand, [])
     .option('--timeout-ms <ms>', 'timeout of each request in milliseconds', integerOption(1), 15_000)
     .option('--no-probe', 'leave out the probe battery')
     .action(async (options: GateCliOptions) => {
@@ -403,11 +421,12 @@ function addFixturesCommand(program: Command, io: CliIo, setExitCode: (code: num
     .description('regenerate the conformance fixtures from the running reference servers')
     .requiredOption(
       '--write <dir>',
-      'write <dir>/sp/*.json and <dir>/ads/*.json (other *.json files there are removed)',
+      'write <dir>/<server>/*.json and <dir>/v1/<server>/*.json (other *.json files there are removed)',
     )
-    .option('--cases <dir>', "recorded upstream cases (default: the package's cases/)")
+    .option('--cases <dir>', "recorded upstream cases of every server (default: each server descriptor's cases folder)")
     .option('--sp-command <command line>', 'start the SP server with this command')
     .option('--ads-command <command line>', 'start the Ads server with this command')
+    .option('--server-command <id=command line>', SERVER_COMMAND_HELP, collectServerCommand, [])
     .action(async (options: FixturesCliOptions) => {
       setExitCode(await runFixturesCommand(options, io));
     });
@@ -437,6 +456,7 @@ function addMcpSuiteCommand(program: Command, io: CliIo, setExitCode: (code: num
     .option('--scenario <name>', 'only this scenario (repeatable)', collect, [])
     .option('--sp-command <command line>', 'start the SP server with this command')
     .option('--ads-command <command line>', 'start the Ads server with this command')
+    .option('--server-command <id=command line>', SERVER_COMMAND_HELP, collectServerCommand, [])
     .option('--json <file>', 'write a machine-readable report')
     .option('--junit <file>', 'write a JUnit XML report')
     .action(async (options: SuiteCliOptions) => {

@@ -49,12 +49,20 @@ export type {
 export { renderProbeReport, renderValidateReport } from './render.js';
 export { toJUnit } from './junit.js';
 
-// The gate: both reference servers against the upstream replay server.
+// The gate: the servers of the server list, each described by its package, against the upstream replay server.
 export { runGate } from './gate/gate.js';
 export type { GateOptions } from './gate/gate.js';
 export { GATE_SECTIONS, renderGateReport } from './gate/gate-report.js';
 export type { GateReport, GateRow, GateSection, GateServerInfo, GateTotals } from './gate/gate-report.js';
-export { SERVER_IDS } from './gate/reference-servers.js';
+export { GATE_SERVER_PACKAGES } from './gate/servers.js';
+export { DESCRIPTOR_PATH, loadGateServers, parseDescriptor } from './gate/descriptor.js';
+export type {
+  DescribedFixtureCall,
+  GateServer,
+  LimiterLesson,
+  ServerDescriptor,
+  VariantAdditions,
+} from './gate/descriptor.js';
 export type { ServerId } from './gate/reference-servers.js';
 
 // The official MCP conformance suite.
@@ -71,9 +79,7 @@ export type { SuiteLineId } from './mcp-suite/suite-lines.js';
 export type { ExpectedFailure as SuiteExpectedFailure } from './mcp-suite/expected-failures.js';
 export { renderSuiteLine, renderSuiteReport } from './mcp-suite/render.js';
 
-// The upstream replay server (from @mcp-envelope/testing; with the LWA token route from
-// @mcp-envelope/amazon/testing), for tests of other servers.
-export { REPLAY_ACCESS_TOKEN, startAmazonReplay } from '@mcp-envelope/amazon/testing';
+// The upstream replay server (from @mcp-envelope/testing), for tests of other servers.
 export { startUpstreamReplay } from '@mcp-envelope/testing';
 export type {
   RecordedResponse,

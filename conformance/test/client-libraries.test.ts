@@ -25,7 +25,7 @@ import {
 import type { ReceivedEnvelope } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { prepareModelFolders, REFERENCE_SERVERS, serverBinPath, variantEnv } from '../src/gate/reference-servers.js';
+import { binArgs, mainEnv, prepareGatedModels } from './helpers/gate-servers.js';
 
 const TOOL = 'list_sb_campaigns';
 
@@ -58,12 +58,12 @@ function langchainTool(name: string): StructuredToolInterface {
 
 beforeAll(async () => {
   replay = await startAmazonReplay();
-  const models = prepareModelFolders();
+  const models = prepareGatedModels();
   removeModels = models.remove;
   server = {
     command: process.execPath,
-    args: [serverBinPath(REFERENCE_SERVERS.ads), '--upstream', replay.url, '--models', models.folders.ads],
-    env: { PATH: process.env['PATH'] ?? '', ...REFERENCE_SERVERS.ads.env, ...variantEnv('main', replay.tokenUrl) },
+    args: binArgs('ads', replay.url, models.folders['ads'] ?? ''),
+    env: { PATH: process.env['PATH'] ?? '', ...mainEnv('ads', replay) },
   };
   langchain = new MultiServerMCPClient({ mcpServers: { ads: { transport: 'stdio', stderr: 'ignore', ...server } } });
   langchainTools = await langchain.getTools();

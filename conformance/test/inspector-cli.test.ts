@@ -14,7 +14,7 @@ import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { isEnvelope } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { prepareModelFolders, REFERENCE_SERVERS, serverBinPath, variantEnv } from '../src/gate/reference-servers.js';
+import { binArgs, gated, mainEnv, prepareGatedModels } from './helpers/gate-servers.js';
 import type { ServerId } from '../src/gate/reference-servers.js';
 
 const INSPECTOR = join(
@@ -26,11 +26,11 @@ const INSPECTOR = join(
 );
 
 let replay: UpstreamReplay;
-let models: ReturnType<typeof prepareModelFolders>;
+let models: ReturnType<typeof prepareGatedModels>;
 
 beforeAll(async () => {
   replay = await startUpstreamReplay();
-  models = prepareModelFolders();
+  models = prepareGatedModels();
 });
 
 afterAll(async () => {
@@ -39,18 +39,18 @@ afterAll(async () => {
 });
 
 function serverEnv(server: ServerId): Record<string, string> {
-  return { ...REFERENCE_SERVERS[server].env, ...variantEnv('main', replay.tokenUrl) };
+  return mainEnv(server, replay);
 }
 
 function serverArgs(server: ServerId): string[] {
-  return [serverBinPath(REFERENCE_SERVERS[server]), '--upstream', replay.url, '--models', models.folders[server]];
+  return binArgs(server, replay.url, models.folders[server] ?? '');
 }
 
 /** Runs the Inspector CLI and parses the JSON it prints. */
 function inspect(target: readonly string[], options: readonly string[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [INSPECTOR, '--cli', ...target, ...options], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: models.folders.sp },
+      env: { PATH: process.env['PATH'] ?? '', HOME: models.folders['sp'] ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -140,7 +140,7 @@ describe.each(CASES)('Inspector CLI against %s over %s, era %s', (server, over, 
     expect(contract.isError ?? false).toBe(false);
     // a 2026-07-28 server stamps its identity on every result; a 2025-era answer has no such key
     expect(contract._meta?.['io.modelcontextprotocol/serverInfo']).toEqual(
-      era === 'modern' ? expect.objectContaining({ name: REFERENCE_SERVERS[server].binName }) : undefined,
+      era === 'modern' ? expect.objectContaining({ name: gated(server).bin }) : undefined,
     );
     expect(contract.structuredContent).toMatchObject({ contract_version: 1 });
     const failed = (await inspect(target, [

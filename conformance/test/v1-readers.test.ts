@@ -30,13 +30,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStdioCommand } from '../src/command-line.js';
 import { readCase } from '../src/gate/cases.js';
 import { KEYWORD_TOOL, MISSPELLED_TOOL } from '../src/gate/fixture-plan.js';
-import {
-  defaultServerCommand,
-  PACKAGE_ROOT,
-  prepareModelFolders,
-  serverCommandLine,
-} from '../src/gate/reference-servers.js';
+import { defaultServerCommand, PACKAGE_ROOT, serverCommandLine } from '../src/gate/reference-servers.js';
 import type { ServerId, ServerSetup } from '../src/gate/reference-servers.js';
+import { gated, prepareGatedModels, setupOn } from './helpers/gate-servers.js';
 
 const REPOSITORY = join(PACKAGE_ROOT, '..');
 
@@ -114,7 +110,7 @@ function recorded(id: string): Pick<Condition, 'tool' | 'arguments' | 'upstream'
   return { tool: entry.call.tool, arguments: { ...entry.call.arguments }, upstream: entry.upstream };
 }
 
-const CONDITIONS: Readonly<Record<ServerId, readonly Condition[]>> = {
+const CONDITIONS: Readonly<Record<'sp' | 'ads', readonly Condition[]>> = {
   sp: [
     {
       name: 'upstream 404',
@@ -192,7 +188,7 @@ function stopped(child: ChildProcess): Promise<void> {
 let old: OldContract;
 let buildFolder: string;
 let replay: UpstreamReplay | undefined;
-let models: ReturnType<typeof prepareModelFolders> | undefined;
+let models: ReturnType<typeof prepareGatedModels> | undefined;
 let setup: ServerSetup;
 const httpServers = new Map<ServerId, { url: string; child: ChildProcess }>();
 
@@ -202,13 +198,11 @@ beforeAll(async () => {
   old = await buildOldContract(lastVersionOneCommit(), buildFolder);
   const started = await startAmazonReplay();
   replay = started;
-  models = prepareModelFolders();
-  setup = {
-    upstreamUrl: started.url,
-    tokenUrl: started.tokenUrl,
-    modelFolders: models.folders,
-    commands: { sp: defaultServerCommand('sp'), ads: defaultServerCommand('ads') },
-  };
+  models = prepareGatedModels();
+  setup = setupOn(started, models.folders, {
+    sp: defaultServerCommand(gated('sp')),
+    ads: defaultServerCommand(gated('ads')),
+  });
   for (const server of ['sp', 'ads'] as const)
     httpServers.set(server, await startHttp(serverCommandLine(setup, server, 'main')));
 }, 240_000);
@@ -252,7 +246,7 @@ async function connect(server: ServerId, era: Era, over: Over): Promise<Client> 
   return client;
 }
 
-const MATRIX: readonly (readonly [ServerId, Over, Era])[] = (['sp', 'ads'] as const).flatMap((server) =>
+const MATRIX: readonly (readonly ['sp' | 'ads', Over, Era])[] = (['sp', 'ads'] as const).flatMap((server) =>
   (['stdio', 'http'] as const).flatMap((over) =>
     (['legacy', 'modern'] as const).map((era) => [server, over, era] as const),
   ),

@@ -15,7 +15,9 @@ import type { ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
 import type { RecordedResponse, ReplayRoute } from '@mcp-envelope/testing';
 
 import { isRecord } from '@mcp-envelope/contract';
-import { SERVER_IDS, VARIANT_NAMES } from './reference-servers.js';
+import { descriptorPath } from './descriptor.js';
+import type { GateServer } from './descriptor.js';
+import { PACKAGE_ROOT, takesPart, VARIANT_NAMES } from './reference-servers.js';
 import type { ServerId, VariantName } from './reference-servers.js';
 
 /** A call the reference server should turn into a version 2 envelope (what a reader of v2 gets). */
@@ -64,13 +66,8 @@ export interface UpstreamCase {
   readonly upstream: readonly ReplayRoute[];
   /** What a client that reads version 2 gets. */
   readonly expected: ExpectedEnvelope | ExpectedSuccess;
-  /** What a client that states no version gets (version 1 on a server that speaks it). */
-  readonly expected_v1: ExpectedEnvelopeV1 | ExpectedSuccess;
-}
-
-/** The folder of the package's own cases. */
-export function defaultCasesFolder(packageRoot: string): string {
-  return join(packageRoot, 'cases');
+  /** What a client that states no version gets, on a server that speaks version 1 (absent on one that does not). */
+  readonly expected_v1?: ExpectedEnvelopeV1 | ExpectedSuccess;
 }
 
 function problem(file: string, message: string): Error {
@@ -139,8 +136,7 @@ export function readCase(path: string): UpstreamCase {
   const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
   if (!isRecord(value)) throw problem(name, 'not an object');
   const server = value['server'];
-  if (typeof server !== 'string' || !(SERVER_IDS as readonly string[]).includes(server))
-    throw problem(name, `server must be one of ${SERVER_IDS.join(', ')}`);
+  if (typeof server !== 'string' || server === '') throw problem(name, 'server must name the server (its id)');
   if (value['id'] !== name.replace(/\.json$/, '')) throw problem(name, 'id must equal the file name without .json');
   if (!name.startsWith(`${server}-`)) throw problem(name, `the file name must start with "${server}-"`);
   const call = value['call'];
@@ -153,13 +149,17 @@ export function readCase(path: string): UpstreamCase {
     throw problem(name, `variant must be one of ${VARIANT_NAMES.join(', ')}`);
   return {
     id: value['id'],
-    server: server as ServerId,
+    server,
     about: typeof value['about'] === 'string' ? value['about'] : '',
     variant: variant as VariantName,
     call: { tool: call['tool'], arguments: call['arguments'] },
     upstream: upstream.map((route, index) => checkRoute(name, route, index)),
     expected: checkExpected(name, 'expected', value['expected']) as ExpectedEnvelope | ExpectedSuccess,
-    expected_v1: checkExpected(name, 'expected_v1', value['expected_v1']) as ExpectedEnvelopeV1 | ExpectedSuccess,
+    ...(value['expected_v1'] === undefined
+      ? {}
+      : {
+          expected_v1: checkExpected(name, 'expected_v1', value['expected_v1']) as ExpectedEnvelopeV1 | ExpectedSuccess,
+        }),
   };
 }
 
@@ -175,4 +175,70 @@ export function readCases(folder: string): UpstreamCase[] {
     .filter((name) => name.endsWith('.json'))
     .sort()
     .map((name) => readCase(join(folder, name)));
+}
+
+/**
+ * The recorded cases of the gated servers: from each descriptor's `cases` folder, the files named
+ * `<id>-*.json` (servers may share a folder), checked with {@link checkCases}.
+ *
+ * @param servers - the gated servers.
+ * @param gateRoot - the conformance package's root (for `{gate}/...` folders).
+ * @returns the cases, server by server, each sorted by file name.
+ * @throws Error for the first file that is not a case or does not fit its server.
+ */
+export function serverCases(servers: readonly GateServer[], gateRoot: string): UpstreamCase[] {
+  const cases = servers.flatMap((server) => {
+    const folder = descriptorPath(server, server.cases, gateRoot);
+    return readdirSync(folder)
+      .filter((name) => name.startsWith(`${server.id}-`) && name.endsWith('.json'))
+      .sort()
+      .map((name) => readCase(join(folder, name)));
+  });
+  checkCases(cases, servers);
+  return cases;
+}
+
+/**
+ * Checks cases against the gated servers: each names a gated server, runs in a variant its
+ * server takes part in, and has `expected_v1` exactly when its server speaks version 1.
+ *
+ * @param cases - the cases read.
+ * @param servers - the gated servers.
+ * @throws Error naming the first case that does not fit.
+ */
+export function checkCases(cases: readonly UpstreamCase[], servers: readonly GateServer[]): void {
+  for (const recorded of cases) {
+    const server = servers.find((entry) => entry.id === recorded.server);
+    const file = `${recorded.id}.json`;
+    if (server === undefined)
+      throw problem(file, `server must be one of ${servers.map((entry) => entry.id).join(', ')}`);
+    if (!takesPart(server, recorded.variant))
+      throw problem(
+        file,
+        `server ${server.id} does not take part in variant ${recorded.variant} (its descriptor's variants)`,
+      );
+    const speaksV1 = server.contract_versions.includes(1);
+    if (speaksV1 !== (recorded.expected_v1 !== undefined))
+      throw problem(
+        file,
+        speaksV1
+          ? 'expected_v1 is required: the server speaks version 1'
+          : 'expected_v1 is for servers that speak version 1',
+      );
+  }
+}
+
+/**
+ * The cases the gate replays: those of every server's descriptor, or every case of one folder.
+ *
+ * @param servers - the gated servers.
+ * @param folder - one folder of cases for all servers (default: each descriptor's own).
+ * @returns the checked cases.
+ * @throws Error for a file that is not a case or does not fit its server.
+ */
+export function gateCases(servers: readonly GateServer[], folder?: string): UpstreamCase[] {
+  if (folder === undefined) return serverCases(servers, PACKAGE_ROOT);
+  const cases = readCases(folder);
+  checkCases(cases, servers);
+  return cases;
 }

@@ -1,6 +1,6 @@
 /**
- * The gate's Code Mode battery: each reference server started with `CODE_MODE=true` (the
- * `code-mode` variant) must list the meta tools, advertise `sandbox_runtime`, find a known tool
+ * The gate's Code Mode battery: each gated server whose descriptor has `code_mode`, started with
+ * `CODE_MODE=true` (the `code-mode` variant), must list the meta tools, advertise `sandbox_runtime`, find a known tool
  * with `search_tools`, hand a script the `SCHEMA_*` envelope of a wrong argument as a value, stop
  * an endless loop with the wall-time limit envelope in time, and answer another call meanwhile.
  * Implements CONTRACT.md "Code Mode" for the project's own servers.
@@ -15,15 +15,10 @@ import { isRecord } from '@mcp-envelope/contract';
 import { truncate } from '../probe-evaluate.js';
 import type { GateEnvironment, GateReader, RawOutcome } from './environment.js';
 import type { GateRow } from './gate-report.js';
+import type { GateServer } from './descriptor.js';
 import { KEYWORD_TOOL } from './fixture-plan.js';
-import { GATE_CODE_MODE_WALL_TIME_MS, SERVER_IDS } from './reference-servers.js';
+import { GATE_CODE_MODE_WALL_TIME_MS } from './reference-servers.js';
 import type { ServerId } from './reference-servers.js';
-
-/** Per server, a query and the tool `search_tools` must rank among its hits. */
-export const CODE_MODE_SEARCHES: Readonly<Record<ServerId, { readonly query: string; readonly tool: string }>> = {
-  sp: { query: 'get orders', tool: 'ordersV0_getOrders' },
-  ads: { query: 'list profiles', tool: 'list_profiles' },
-};
 
 /** A script whose inner call breaks the keyword tool's `multipleOf` and returns what it got (an envelope of either version). */
 export const WRONG_ARGUMENT_SCRIPT = `const reply = await callTool(${JSON.stringify(KEYWORD_TOOL)}, { body: { label: 'crate', quantity: 7 } });
@@ -100,9 +95,13 @@ async function listingRow(environment: GateEnvironment, server: ServerId): Promi
   });
 }
 
-async function searchRow(environment: GateEnvironment, server: ServerId): Promise<GateRow> {
+async function searchRow(
+  environment: GateEnvironment,
+  server: ServerId,
+  search: { readonly query: string; readonly tool: string },
+): Promise<GateRow> {
   const start = performance.now();
-  const { query, tool } = CODE_MODE_SEARCHES[server];
+  const { query, tool } = search;
   const outcome = await environment.call(server, 'code-mode', 'search_tools', { query }, []);
   const hits = structuredOf(outcome)?.['tools'];
   const names = Array.isArray(hits) ? hits.map((hit) => (isRecord(hit) ? String(hit['name']) : '?')) : [];
@@ -209,21 +208,29 @@ async function endlessRows(environment: GateEnvironment, server: ServerId): Prom
 }
 
 /**
- * Runs the Code Mode battery on every gated server.
+ * Runs the Code Mode battery on every gated server whose descriptor has `code_mode`; the wrong
+ * argument rows need the keyword tool (fixture group `keywords`), and the version 1 one a server
+ * that speaks version 1.
  *
  * @param environment - the running gate environment.
  * @returns the rows, section `code-mode`.
  */
 export async function codeModeRows(environment: GateEnvironment): Promise<GateRow[]> {
   const rows: GateRow[] = [];
-  for (const server of SERVER_IDS) {
+  const joined = environment.servers.filter(
+    (entry): entry is GateServer & Required<Pick<GateServer, 'code_mode'>> => entry.code_mode !== undefined,
+  );
+  for (const { id: server, code_mode: codeMode, fixtures, contract_versions: versions } of joined) {
     rows.push(await listingRow(environment, server));
     if (rows.at(-1)?.got === 'no listing') continue;
-    rows.push(await searchRow(environment, server));
+    rows.push(await searchRow(environment, server, codeMode.search));
     // The first script of a process also compiles the sandbox, which takes most of the gate's
     // 1 s wall time on a loaded machine: one untimed run first, so the rows judge envelopes.
     await environment.call(server, 'code-mode', 'execute_code', { code: 'return 1;' }, []);
-    rows.push(await wrongArgumentRow(environment, server, 'v2'), await wrongArgumentRow(environment, server, 'v1'));
+    if (fixtures.common.includes('keywords')) {
+      rows.push(await wrongArgumentRow(environment, server, 'v2'));
+      if (versions.includes(1)) rows.push(await wrongArgumentRow(environment, server, 'v1'));
+    }
     rows.push(...(await endlessRows(environment, server)));
   }
   return rows;

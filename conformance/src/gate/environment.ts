@@ -1,23 +1,29 @@
 /**
- * The running environment of the gate: the upstream replay server, the prepared model folders
- * and one stdio session per (server, variant), opened on first use with the real SDK client.
+ * The running environment of the gate: the gated servers (read from their descriptors), the
+ * upstream replay server, the prepared model folders and one stdio session per (server, variant),
+ * opened on first use with the real SDK client.
  *
  * @packageDocumentation
  */
-import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import { ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
 import type { ContractVersion } from '@mcp-envelope/contract';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
 import type { ReplayRoute, UpstreamReplay } from '@mcp-envelope/testing';
 
 import { describeValue, withDeadline } from '../call-outcome.js';
 import { openSession } from '../connect.js';
 import type { Session } from '../connect.js';
-import { defaultServerCommand, prepareModelFolders, serverCommandLine, SERVER_IDS } from './reference-servers.js';
+import { loadGateServers } from './descriptor.js';
+import type { GateServer } from './descriptor.js';
+import { defaultServerCommand, prepareModelFolders, serverCommandLine } from './reference-servers.js';
 import type { ServerId, ServerSetup, VariantName } from './reference-servers.js';
+import { GATE_SERVER_PACKAGES } from './servers.js';
 
 /** Options of {@link startGateEnvironment}. */
 export interface GateEnvironmentOptions {
-  /** Replace the command that starts a server (the gate's flags are appended). */
+  /** The servers to gate, read with `loadGateServers` (default those of `GATE_SERVER_PACKAGES`). */
+  readonly servers?: readonly GateServer[];
+  /** Replace the command that starts a server, by server id (its descriptor's arguments are appended). */
   readonly commands?: Partial<Record<ServerId, string>>;
   /** Timeout of each request in milliseconds (default 15000). */
   readonly timeoutMs?: number;
@@ -52,6 +58,8 @@ export type RawOutcome =
 
 /** A running gate environment. */
 export interface GateEnvironment {
+  /** The gated servers, in report order. */
+  readonly servers: readonly GateServer[];
   readonly replay: UpstreamReplay;
   readonly setup: ServerSetup;
   readonly timeoutMs: number;
@@ -77,21 +85,32 @@ export interface GateEnvironment {
 export const GATE_TIMEOUT_MS = 15_000;
 
 /**
- * Starts the replay server and prepares the model folders; sessions open lazily.
+ * Reads the servers' descriptors, starts the replay server and prepares the model folders;
+ * sessions open lazily.
  *
- * @param options - command overrides and the timeout.
+ * @param options - the server list, command overrides and the timeout.
  * @returns the environment; call `close()` when done.
+ * @throws Error when a server package is not installed, its descriptor is invalid, or a command names
+ *   no gated server (nothing is started then).
  */
 export async function startGateEnvironment(options: GateEnvironmentOptions = {}): Promise<GateEnvironment> {
-  const replay = await startAmazonReplay();
-  const models = prepareModelFolders();
-  const timeoutMs = options.timeoutMs ?? GATE_TIMEOUT_MS;
+  const servers = options.servers ?? loadGateServers(GATE_SERVER_PACKAGES);
+  const stray = Object.keys(options.commands ?? {}).find((id) => !servers.some((server) => server.id === id));
+  if (stray !== undefined)
+    throw new Error(
+      `a command is given for "${stray}", which is not a gated server (${servers.map((server) => server.id).join(', ')})`,
+    );
   const commands = Object.fromEntries(
-    SERVER_IDS.map((server) => [server, options.commands?.[server] ?? defaultServerCommand(server)]),
-  ) as Record<ServerId, string>;
+    servers.map((server) => [server.id, options.commands?.[server.id] ?? defaultServerCommand(server)]),
+  );
+  // one replay serves every server: each is given its URL and token URL through its descriptor's placeholders
+  const replay = await startUpstreamReplay();
+  const models = prepareModelFolders(servers);
+  const timeoutMs = options.timeoutMs ?? GATE_TIMEOUT_MS;
   const setup: ServerSetup = {
     upstreamUrl: replay.url,
     tokenUrl: replay.tokenUrl,
+    servers,
     modelFolders: models.folders,
     commands,
   };
@@ -108,6 +127,7 @@ export async function startGateEnvironment(options: GateEnvironmentOptions = {})
   }
 
   return {
+    servers,
     replay,
     setup,
     timeoutMs,

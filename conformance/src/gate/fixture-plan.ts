@@ -1,8 +1,10 @@
 /**
- * What the conformance fixtures are made of: per server, one scenario per error class it
- * advertises, per `SCHEMA_*` keyword code and the fallback (through the keyword tool that both
- * servers load from `models/keywords`), per normalization event kind, and successes with
- * rate-limit `_meta` and warnings. Upstream answers come from the recorded cases.
+ * What the conformance fixtures are made of: one scenario per error class, per `SCHEMA_*` keyword
+ * code and the fallback (through the keyword tool that servers load from `models/keywords`), per
+ * normalization event kind, and successes with rate-limit `_meta` and warnings. The scenarios are
+ * defined here; which servers take part, and with which call, each server's descriptor says:
+ * `fixtures.common` names the shared groups it joins (the same call on every server) and
+ * `fixtures.calls` gives its own call for the other scenarios (often a recorded case).
  *
  * @packageDocumentation
  */
@@ -10,14 +12,21 @@ import { SCHEMA_FALLBACK_CODE, SCHEMA_KEYWORD_CODES } from '@mcp-envelope/contra
 import type { ReplayRoute } from '@mcp-envelope/testing';
 
 import type { UpstreamCase } from './cases.js';
-import { SERVER_IDS } from './reference-servers.js';
+import type { GateServer } from './descriptor.js';
 import type { ServerId, VariantName } from './reference-servers.js';
 
-/** The tool both servers load from `models/keywords/conformance-keywords.json`. */
+/** The tool servers load from `models/keywords/conformance-keywords.json` (fixture group `keywords`). */
 export const KEYWORD_TOOL = 'conformanceKeywords_checkKeywords';
 
 /** The tool name the unknown-tool scenario calls (one letter off `get_envelope_contract`). */
 export const MISSPELLED_TOOL = 'get_envelope_contrct';
+
+/**
+ * The shared fixture groups a descriptor's `fixtures.common` may name: `keywords` (the server
+ * loads `{gate}/models/keywords` into its models), `tool-not-found` (any server), `internal-error`
+ * (the server loads the official suite's fixture tools, `test_error_handling` among them).
+ */
+export const COMMON_FIXTURE_GROUPS = Object.freeze(['keywords', 'tool-not-found', 'internal-error'] as const);
 
 /** One call of a fixture scenario on one server. */
 export interface FixtureCall {
@@ -29,8 +38,8 @@ export interface FixtureCall {
   readonly upstream?: readonly ReplayRoute[];
 }
 
-/** One fixture scenario: a file `fixtures/<server>/<id>.json` on every server it applies to. */
-export interface FixtureScenario {
+/** A scenario as the gate defines it, before the servers' descriptors give their calls. */
+export interface ScenarioDefinition {
   readonly id: string;
   readonly about: string;
   readonly variant: VariantName;
@@ -38,6 +47,12 @@ export interface FixtureScenario {
   readonly holds: 'envelope' | 'response';
   /** The cross-server condition this scenario is compared under, when it is one. */
   readonly parity?: string;
+  /** The shared group this scenario belongs to and the call it makes on every server of the group. */
+  readonly common?: { readonly group: (typeof COMMON_FIXTURE_GROUPS)[number]; readonly call: FixtureCall };
+}
+
+/** One fixture scenario: a file `fixtures/<server>/<id>.json` on every server it applies to. */
+export interface FixtureScenario extends ScenarioDefinition {
   /** The call on each server it applies to. */
   readonly calls: Partial<Record<ServerId, FixtureCall>>;
 }
@@ -69,11 +84,7 @@ function slug(code: string): string {
   return code.toLowerCase().replace(/_/g, '-');
 }
 
-function bothServers(call: FixtureCall): Record<ServerId, FixtureCall> {
-  return Object.fromEntries(SERVER_IDS.map((server) => [server, call])) as Record<ServerId, FixtureCall>;
-}
-
-function keywordScenarios(): FixtureScenario[] {
+function keywordScenarios(): ScenarioDefinition[] {
   const entries: [string, string][] = [
     ...Object.entries(SCHEMA_KEYWORD_CODES),
     ['dependentRequired', SCHEMA_FALLBACK_CODE],
@@ -84,284 +95,187 @@ function keywordScenarios(): FixtureScenario[] {
     variant: 'main',
     holds: 'envelope',
     parity: `input validation: ${code}`,
-    calls: bothServers({ tool: KEYWORD_TOOL, arguments: { body: KEYWORD_BODIES[keyword] ?? {} } }),
+    common: { group: 'keywords', call: { tool: KEYWORD_TOOL, arguments: { body: KEYWORD_BODIES[keyword] ?? {} } } },
   }));
 }
 
-const SP_ORDERS = 'ordersV0_getOrders';
-const SP_MARKETPLACE = 'ATVPDKIKX0DER';
-const SP_ORDERS_SUCCESS: ReplayRoute = {
-  method: 'GET',
-  path: '/orders/v0/orders',
-  response: {
-    status: 200,
-    headers: {
-      'content-type': 'application/json',
-      'x-amzn-RateLimit-Limit': '0.0167',
-      'x-amzn-RequestId': '6a1f0c4e-93b2-4d7e-a5c1-2b8e7f90d314',
-    },
-    body: { payload: { Orders: [{ AmazonOrderId: '114-2847193-5521067', OrderStatus: 'Unshipped' }] } },
+/** The normalization events: each server calls a tool of its own that succeeds upstream. */
+const NORMALIZATION_SCENARIOS: readonly ScenarioDefinition[] = [
+  {
+    id: 'normalized-renamed',
+    about:
+      'A key that differs from the schema only in case is renamed before validation (success with _meta.normalized).',
+    variant: 'main',
+    holds: 'response',
   },
-};
-const ADS_PROFILES_SUCCESS: ReplayRoute = {
-  method: 'GET',
-  path: '/v2/profiles',
-  response: {
-    status: 200,
-    headers: {
-      'content-type': 'application/json',
-      'x-ratelimit-limit': '10',
-      'x-ratelimit-remaining': '9',
-      'x-amzn-RequestId': 'b71e20d4-5f36-4c8a-9e02-7d4a1c6f8e53',
-    },
-    body: [
-      {
-        profileId: Number('3300440055006600'),
-        countryCode: 'US',
-        currencyCode: 'USD',
-        accountInfo: { id: 'A3GATESELLER', type: 'seller', name: 'Gate Shop' },
-      },
-    ],
+  {
+    id: 'normalized-dropped-alias',
+    about: 'The canonical key and a differently cased alias are both sent: the alias is dropped.',
+    variant: 'main',
+    holds: 'response',
   },
-};
-
-function normalizationScenarios(): FixtureScenario[] {
-  const spOrders = (args: Record<string, unknown>): FixtureCall => ({
-    tool: SP_ORDERS,
-    arguments: args,
-    upstream: [SP_ORDERS_SUCCESS],
-  });
-  const adsProfiles = (args: Record<string, unknown>): FixtureCall => ({
-    tool: 'list_profiles',
-    arguments: args,
-    upstream: [ADS_PROFILES_SUCCESS],
-  });
-  return [
-    {
-      id: 'normalized-renamed',
-      about:
-        'A key that differs from the schema only in case is renamed before validation (success with _meta.normalized).',
-      variant: 'main',
-      holds: 'response',
-      calls: {
-        sp: spOrders({ marketplaceIds: [SP_MARKETPLACE] }),
-        ads: adsProfiles({ ProfileTypeFilter: ['seller'] }),
-      },
-    },
-    {
-      id: 'normalized-dropped-alias',
-      about: 'The canonical key and a differently cased alias are both sent: the alias is dropped.',
-      variant: 'main',
-      holds: 'response',
-      calls: {
-        sp: spOrders({ MarketplaceIds: [SP_MARKETPLACE], marketplaceIds: [SP_MARKETPLACE] }),
-        ads: adsProfiles({ profileTypeFilter: ['seller'], ProfileTypeFilter: ['seller'] }),
-      },
-    },
-    {
-      id: 'normalized-coerced',
-      about: 'A single value sent for a list field is wrapped into a one-item list.',
-      variant: 'main',
-      holds: 'response',
-      calls: { sp: spOrders({ MarketplaceIds: SP_MARKETPLACE }), ads: adsProfiles({ profileTypeFilter: 'seller' }) },
-    },
-    {
-      id: 'normalized-unknown-field-rejected',
-      about:
-        'A key the schema does not know is rejected under MCP_STRICT_UNKNOWN_FIELDS=true (the event rides on the envelope).',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'unknown field (strict)',
-      calls: {
-        sp: spOrders({ MarketplaceIds: [SP_MARKETPLACE], bogusFilter: 'x' }),
-        ads: adsProfiles({ bogusFilter: 'x' }),
-      },
-    },
-    {
-      id: 'normalized-unknown-field-passed-through',
-      about: 'With MCP_STRICT_UNKNOWN_FIELDS=false an unknown key passes through and the call succeeds.',
-      variant: 'lenient',
-      holds: 'response',
-      calls: {
-        sp: spOrders({ MarketplaceIds: [SP_MARKETPLACE], bogusFilter: 'x' }),
-        ads: adsProfiles({ bogusFilter: 'x' }),
-      },
-    },
-  ];
-}
-
-function fromCases(sp: string, ads: string): Record<ServerId, FixtureCall> {
-  return { sp: { tool: '', arguments: {}, upstreamCase: sp }, ads: { tool: '', arguments: {}, upstreamCase: ads } };
-}
-
-function errorClassScenarios(): FixtureScenario[] {
-  return [...serverAndAuthScenarios(), ...upstreamFailureScenarios(), ...successAndWarningScenarios()];
-}
+  {
+    id: 'normalized-coerced',
+    about: 'A single value sent for a list field is wrapped into a one-item list.',
+    variant: 'main',
+    holds: 'response',
+  },
+  {
+    id: 'normalized-unknown-field-rejected',
+    about:
+      'A key the schema does not know is rejected under MCP_STRICT_UNKNOWN_FIELDS=true (the event rides on the envelope).',
+    variant: 'main',
+    holds: 'envelope',
+    parity: 'unknown field (strict)',
+  },
+  {
+    id: 'normalized-unknown-field-passed-through',
+    about: 'With MCP_STRICT_UNKNOWN_FIELDS=false an unknown key passes through and the call succeeds.',
+    variant: 'lenient',
+    holds: 'response',
+  },
+];
 
 /** Unknown tool, a throwing handler, rate limiting and the authentication failures. */
-function serverAndAuthScenarios(): FixtureScenario[] {
-  return [
-    {
-      id: 'tool-not-found',
-      about: 'A tool name that is not registered (one letter off get_envelope_contract).',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'unknown tool',
-      calls: bothServers({ tool: MISSPELLED_TOOL, arguments: {} }),
-    },
-    {
-      id: 'internal-error',
-      about: 'A tool handler throws an unclassified error (the official suite fixture tool test_error_handling).',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'internal error',
-      calls: bothServers({ tool: 'test_error_handling', arguments: {} }),
-    },
-    {
-      id: 'rate-limited-429',
-      about: 'Upstream HTTP 429 with Retry-After in seconds.',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'upstream 429',
-      calls: fromCases('sp-429-retry-after-seconds', 'ads-429-retry-after-seconds'),
-    },
-    {
-      id: 'auth-error-401',
-      about: 'Upstream HTTP 401.',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'upstream 401',
-      calls: fromCases('sp-401-unauthorized-text-body', 'ads-401-token-expired'),
-    },
-    {
-      id: 'auth-error-403',
-      about: 'Upstream HTTP 403.',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'upstream 403',
-      calls: fromCases('sp-403-expired-token', 'ads-403-not-authorized-resource'),
-    },
-    {
-      id: 'auth-error-missing-credentials',
-      about: 'No LWA credentials are configured: nothing is sent upstream.',
-      variant: 'no-credentials',
-      holds: 'envelope',
-      parity: 'missing credentials',
-      calls: {
-        sp: { tool: 'sellers_getMarketplaceParticipations', arguments: {} },
-        ads: { tool: 'list_profiles', arguments: {} },
-      },
-    },
-  ];
-}
+const SERVER_AND_AUTH_SCENARIOS: readonly ScenarioDefinition[] = [
+  {
+    id: 'tool-not-found',
+    about: 'A tool name that is not registered (one letter off get_envelope_contract).',
+    variant: 'main',
+    holds: 'envelope',
+    parity: 'unknown tool',
+    common: { group: 'tool-not-found', call: { tool: MISSPELLED_TOOL, arguments: {} } },
+  },
+  {
+    id: 'internal-error',
+    about: 'A tool handler throws an unclassified error (the official suite fixture tool test_error_handling).',
+    variant: 'main',
+    holds: 'envelope',
+    parity: 'internal error',
+    common: { group: 'internal-error', call: { tool: 'test_error_handling', arguments: {} } },
+  },
+  {
+    id: 'rate-limited-429',
+    about: 'Upstream HTTP 429 with Retry-After in seconds.',
+    variant: 'main',
+    holds: 'envelope',
+    parity: 'upstream 429',
+  },
+  { id: 'auth-error-401', about: 'Upstream HTTP 401.', variant: 'main', holds: 'envelope', parity: 'upstream 401' },
+  { id: 'auth-error-403', about: 'Upstream HTTP 403.', variant: 'main', holds: 'envelope', parity: 'upstream 403' },
+  {
+    id: 'auth-error-missing-credentials',
+    about:
+      'The server starts without credentials (the variables its descriptor names emptied): nothing is sent upstream.',
+    variant: 'no-credentials',
+    holds: 'envelope',
+    parity: 'missing credentials',
+  },
+];
 
 /** Upstream HTTP errors, an unreachable upstream and a body that cannot be sent. */
-function upstreamFailureScenarios(): FixtureScenario[] {
-  return [
-    {
-      id: 'api-http-400',
-      about: 'Upstream HTTP 400 with the API error body.',
-      variant: 'main',
-      holds: 'envelope',
-      calls: fromCases('sp-400-payload-errors-several', 'ads-400-field-value-invalid-v1'),
-    },
-    {
-      id: 'api-http-404',
-      about: 'Upstream HTTP 404.',
-      variant: 'main',
-      holds: 'envelope',
-      calls: fromCases('sp-404-catalog-not-found', 'ads-404-not-found-full-path'),
-    },
-    {
-      id: 'api-http-503',
-      about: 'Upstream HTTP 503 with an HTML page.',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'upstream 503',
-      calls: fromCases('sp-503-html-temporarily-unavailable', 'ads-503-html-unavailable'),
-    },
-    {
-      id: 'api-client-network',
-      about: 'The upstream closes the connection without an HTTP answer.',
-      variant: 'main',
-      holds: 'envelope',
-      parity: 'upstream unreachable',
-      calls: {
-        sp: {
-          tool: 'sellers_getMarketplaceParticipations',
-          arguments: {},
-          upstream: [
-            {
-              method: 'GET',
-              path: '/sellers/v1/marketplaceParticipations',
-              response: { status: 200, dropConnection: true },
-            },
-          ],
-        },
-        ads: {
-          tool: 'list_profiles',
-          arguments: {},
-          upstream: [{ method: 'GET', path: '/v2/profiles', response: { status: 200, dropConnection: true } }],
-        },
-      },
-    },
-    {
-      id: 'api-client-body-coercion',
-      about: 'A JSON body sent as text that does not parse; nothing is sent upstream.',
-      variant: 'main',
-      holds: 'envelope',
-      calls: {
-        sp: {
-          tool: 'reports20210630_createReport',
-          arguments: { body: '{"reportType": "GET_MERCHANT_LISTINGS_ALL_DATA",' },
-        },
-      },
-    },
-  ];
-}
-
-/** Successes that carry warnings, and the warnings carried by an Ads error. */
-function successAndWarningScenarios(): FixtureScenario[] {
-  return [
-    {
-      id: 'success-rate-limit-warnings',
-      about: 'A success whose upstream answer carried rate-limit headers and Warning headers.',
-      variant: 'main',
-      holds: 'response',
-      calls: fromCases('sp-200-several-warnings', 'ads-200-ratelimit-headers-lowercase-and-warning'),
-    },
-    {
-      id: 'success-partial-results',
-      about: 'A 207 batch answer with failed items: a success with a partial_results warning.',
-      variant: 'main',
-      holds: 'response',
-      calls: { ads: { tool: '', arguments: {}, upstreamCase: 'ads-207-v3-partial-item-errors' } },
-    },
-    {
-      id: 'profile-scope-warning',
-      about: 'An HTTP 400 that is a profile problem carries a profile_scope_warning.',
-      variant: 'main',
-      holds: 'envelope',
-      calls: { ads: { tool: '', arguments: {}, upstreamCase: 'ads-400-advertiser-id-cannot-be-decrypted' } },
-    },
-    {
-      id: 'mcp-input-validation-schema-profile-not-found',
-      about: 'set_active_profile with a profile id the account does not have (a domain validator code).',
-      variant: 'main',
-      holds: 'envelope',
-      calls: {
-        ads: { tool: 'set_active_profile', arguments: { profileId: 1234567 }, upstream: [ADS_PROFILES_SUCCESS] },
-      },
-    },
-  ];
-}
-
-/** Every fixture scenario, in the order they run. */
-export const FIXTURE_SCENARIOS: readonly FixtureScenario[] = [
-  ...keywordScenarios(),
-  ...normalizationScenarios(),
-  ...errorClassScenarios(),
+const UPSTREAM_FAILURE_SCENARIOS: readonly ScenarioDefinition[] = [
+  { id: 'api-http-400', about: 'Upstream HTTP 400 with the API error body.', variant: 'main', holds: 'envelope' },
+  { id: 'api-http-404', about: 'Upstream HTTP 404.', variant: 'main', holds: 'envelope' },
+  {
+    id: 'api-http-503',
+    about: 'Upstream HTTP 503 with an HTML page.',
+    variant: 'main',
+    holds: 'envelope',
+    parity: 'upstream 503',
+  },
+  {
+    id: 'api-client-network',
+    about: 'The upstream closes the connection without an HTTP answer.',
+    variant: 'main',
+    holds: 'envelope',
+    parity: 'upstream unreachable',
+  },
+  {
+    id: 'api-client-body-coercion',
+    about: 'A JSON body sent as text that does not parse; nothing is sent upstream.',
+    variant: 'main',
+    holds: 'envelope',
+  },
 ];
+
+/** Successes that carry warnings, and the warnings carried by an error. */
+const SUCCESS_AND_WARNING_SCENARIOS: readonly ScenarioDefinition[] = [
+  {
+    id: 'success-rate-limit-warnings',
+    about: 'A success whose upstream answer carried rate-limit headers and Warning headers.',
+    variant: 'main',
+    holds: 'response',
+  },
+  {
+    id: 'success-partial-results',
+    about: 'A 207 batch answer with failed items: a success with a partial_results warning.',
+    variant: 'main',
+    holds: 'response',
+  },
+  {
+    id: 'profile-scope-warning',
+    about: 'An HTTP 400 that is a profile problem carries a profile_scope_warning.',
+    variant: 'main',
+    holds: 'envelope',
+  },
+  {
+    id: 'mcp-input-validation-schema-profile-not-found',
+    about: 'set_active_profile with a profile id the account does not have (a domain validator code).',
+    variant: 'main',
+    holds: 'envelope',
+  },
+];
+
+/** Every scenario the gate defines, in the order they run. */
+export const SCENARIO_DEFINITIONS: readonly ScenarioDefinition[] = [
+  ...keywordScenarios(),
+  ...NORMALIZATION_SCENARIOS,
+  ...SERVER_AND_AUTH_SCENARIOS,
+  ...UPSTREAM_FAILURE_SCENARIOS,
+  ...SUCCESS_AND_WARNING_SCENARIOS,
+];
+
+function describedCall(server: GateServer, scenario: string): FixtureCall | undefined {
+  const call = server.fixtures.calls[scenario];
+  if (call === undefined) return undefined;
+  return {
+    tool: call.tool ?? '',
+    arguments: call.arguments ?? {},
+    ...(call.case === undefined ? {} : { upstreamCase: call.case }),
+    ...(call.upstream === undefined ? {} : { upstream: call.upstream }),
+  };
+}
+
+/**
+ * The fixture plan for a list of servers: every scenario with the call of each server that takes
+ * part in it (a shared group it joins, or its own call); scenarios no server takes part in are left out.
+ *
+ * @param servers - the gated servers.
+ * @returns the scenarios in definition order.
+ * @throws Error when a descriptor names a group or a scenario the gate does not define.
+ */
+export function fixturePlan(servers: readonly GateServer[]): FixtureScenario[] {
+  const known = new Set(SCENARIO_DEFINITIONS.map((scenario) => scenario.id));
+  for (const server of servers) {
+    const group = server.fixtures.common.find((name) => !(COMMON_FIXTURE_GROUPS as readonly string[]).includes(name));
+    if (group !== undefined) throw new Error(`${server.id}: fixtures.common names the unknown group "${group}"`);
+    const scenario = Object.keys(server.fixtures.calls).find((id) => !known.has(id));
+    if (scenario !== undefined)
+      throw new Error(`${server.id}: fixtures.calls names the unknown scenario "${scenario}"`);
+  }
+  return SCENARIO_DEFINITIONS.map((definition) => {
+    const calls: Record<ServerId, FixtureCall> = {};
+    for (const server of servers) {
+      const call =
+        definition.common !== undefined && server.fixtures.common.includes(definition.common.group)
+          ? definition.common.call
+          : describedCall(server, definition.id);
+      if (call !== undefined) calls[server.id] = call;
+    }
+    return { ...definition, calls };
+  }).filter((scenario) => Object.keys(scenario.calls).length > 0);
+}
 
 /**
  * A scenario's call on one server with the case it names resolved (tool, arguments and routes

@@ -22,9 +22,10 @@ import { isRecord } from '@mcp-envelope/contract';
 import type { UpstreamCase } from './cases.js';
 import { READER_VERSIONS } from './environment.js';
 import type { GateEnvironment, GateReader, RawOutcome } from './environment.js';
-import { FIXTURE_SCENARIOS, resolveFixtureCall } from './fixture-plan.js';
+import type { GateServer } from './descriptor.js';
+import { fixturePlan, resolveFixtureCall } from './fixture-plan.js';
 import type { FixtureScenario } from './fixture-plan.js';
-import { REFERENCE_SERVERS, SERVER_IDS, variantEnv } from './reference-servers.js';
+import { variantEnv } from './reference-servers.js';
 import type { ServerId } from './reference-servers.js';
 
 /** Stands in for the random `_meta.correlation_id` of an `internal_error` envelope. */
@@ -44,7 +45,7 @@ export interface GeneratedFixture {
   readonly problems: readonly string[];
 }
 
-/** The readers fixtures are generated for, with the envelope version each gets from SP and Ads. */
+/** The readers fixtures are generated for, with the envelope version each gets (version 1 only from a server that speaks it). */
 export const FIXTURE_READERS: readonly { readonly reader: GateReader; readonly version: ContractVersion }[] = [
   { reader: 'v2', version: 2 },
   { reader: 'v1', version: 1 },
@@ -148,23 +149,24 @@ export function payloadOf(
 }
 
 function switchesOf(scenario: FixtureScenario): Record<string, string> {
-  const env = variantEnv(scenario.variant, '');
+  const env = variantEnv(scenario.variant);
   return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('MCP_')));
 }
 
 /** The `_fixture_meta` of one fixture: where it came from and how to make it again. */
 function fixtureMeta(
-  server: ServerId,
+  gated: GateServer,
   scenario: FixtureScenario,
   call: { tool: string; arguments: Readonly<Record<string, unknown>> },
   reader: GateReader,
 ): Record<string, unknown> {
   const stated = READER_VERSIONS[reader];
+  const server = gated.id;
   return {
     server,
     scenario: scenario.id,
     about: scenario.about,
-    generated_by: `pnpm fixtures:update: ${REFERENCE_SERVERS[server].binName} over stdio, upstream replayed`,
+    generated_by: `pnpm fixtures:update: ${gated.bin} over stdio, upstream replayed`,
     reader:
       stated === undefined
         ? 'a client that states no contract version (a reader of version 1)'
@@ -178,24 +180,27 @@ function fixtureMeta(
 }
 
 /**
- * Runs every fixture scenario on both servers, once per reader (see {@link FIXTURE_READERS}), and
- * builds the fixture documents.
+ * Runs every fixture scenario on the servers that take part in it, once per reader (see
+ * {@link FIXTURE_READERS}; the version 1 reader only on servers that speak version 1), and builds
+ * the fixture documents.
  *
  * @param environment - the running gate environment.
  * @param cases - the recorded cases, by id (scenarios replay their upstream answers).
- * @param scenarios - the scenarios (default {@link FIXTURE_SCENARIOS}).
+ * @param scenarios - the scenarios (default the plan of the environment's servers, `fixturePlan`).
  * @param readers - the readers (default both).
  * @returns one generated fixture per (reader, server, scenario) that applies, in plan order per server.
  */
 export async function generateFixtures(
   environment: GateEnvironment,
   cases: ReadonlyMap<string, UpstreamCase>,
-  scenarios: readonly FixtureScenario[] = FIXTURE_SCENARIOS,
+  scenarios: readonly FixtureScenario[] = fixturePlan(environment.servers),
   readers: readonly { readonly reader: GateReader; readonly version: ContractVersion }[] = FIXTURE_READERS,
 ): Promise<GeneratedFixture[]> {
   const generated: GeneratedFixture[] = [];
   for (const { reader, version } of readers) {
-    for (const server of SERVER_IDS) {
+    for (const gated of environment.servers) {
+      if (!gated.contract_versions.includes(version)) continue;
+      const server = gated.id;
       for (const scenario of scenarios) {
         const planned = scenario.calls[server];
         if (planned === undefined) continue;
@@ -210,7 +215,7 @@ export async function generateFixtures(
         );
         const replayHost = new URL(environment.replay.url).host;
         const { payload, problems } = payloadOf(outcome, scenario.holds, replayHost, version);
-        const meta = fixtureMeta(server, scenario, call, reader);
+        const meta = fixtureMeta(gated, scenario, call, reader);
         const document =
           scenario.holds === 'envelope'
             ? { _fixture_meta: meta, envelope: payload }
@@ -227,11 +232,16 @@ export function fixtureText(document: unknown): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-/** The folders fixtures live in, relative to the fixtures folder: one per (version, server). */
-function fixtureFolders(): { version: ContractVersion; server: ServerId; folder: string }[] {
-  return FIXTURE_READERS.flatMap(({ version }) =>
-    SERVER_IDS.map((server) => ({ version, server, folder: `${version === 1 ? 'v1/' : ''}${server}` })),
-  );
+/** The folders the fixtures live in, relative to the fixtures folder: one per (version, server) generated. */
+function fixtureFolders(
+  fixtures: readonly GeneratedFixture[],
+): { version: ContractVersion; server: ServerId; folder: string }[] {
+  const folders = new Map<string, { version: ContractVersion; server: ServerId; folder: string }>();
+  for (const { version, server } of fixtures) {
+    const folder = `${version === 1 ? 'v1/' : ''}${server}`;
+    folders.set(folder, { version, server, folder });
+  }
+  return [...folders.values()];
 }
 
 /**
@@ -245,9 +255,8 @@ function fixtureFolders(): { version: ContractVersion; server: ServerId; folder:
  */
 export function writeFixtures(folder: string, fixtures: readonly GeneratedFixture[]): string[] {
   const written: string[] = [];
-  for (const { version, server, folder: relative } of fixtureFolders()) {
+  for (const { version, server, folder: relative } of fixtureFolders(fixtures)) {
     const mine = fixtures.filter((fixture) => fixture.server === server && fixture.version === version);
-    if (mine.length === 0) continue;
     const serverFolder = join(folder, relative);
     mkdirSync(serverFolder, { recursive: true });
     const keep = new Set(mine.map((fixture) => `${fixture.scenario.id}.json`));
@@ -290,10 +299,10 @@ export function compareFixtures(folder: string, fixtures: readonly GeneratedFixt
       comparisons.push({ server, version, file, status: same ? 'same' : 'different' });
     }
   }
-  for (const { version, server, folder: relative } of fixtureFolders()) {
+  for (const { version, server, folder: relative } of fixtureFolders(fixtures)) {
     const serverFolder = join(folder, relative);
     const mine = fixtures.filter((fixture) => fixture.server === server && fixture.version === version);
-    if (!existsSync(serverFolder) || mine.length === 0) continue;
+    if (!existsSync(serverFolder)) continue;
     const known = new Set(mine.map((fixture) => `${fixture.scenario.id}.json`));
     for (const name of readdirSync(serverFolder).sort())
       if (name.endsWith('.json') && !known.has(name))

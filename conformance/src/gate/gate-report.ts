@@ -155,7 +155,7 @@ export function renderGateReport(report: GateReport): string {
   lines.push(
     '',
     report.conformant
-      ? 'verdict: CONFORMANT (both servers)'
+      ? `verdict: CONFORMANT (${report.servers.map((server) => server.id).join(', ')})`
       : `verdict: NONCONFORMANT (${report.summary.failed} failing row${report.summary.failed === 1 ? '' : 's'})`,
   );
   lines.push(`conformance: ${totalsLine(report.summary)}`, '');

@@ -1,6 +1,7 @@
 /**
- * `runGate`: the conformance gate for both reference servers. Starts the upstream replay server,
- * starts each reference server over stdio pointed at it (`--upstream`, `LWA_TOKEN_URL`), and runs
+ * `runGate`: the conformance gate for the servers of the server list (servers.ts; each described
+ * by its package's `conformance/server.json`). Starts the upstream replay server, starts each
+ * server over stdio pointed at it as its descriptor says, and runs
  * the probe battery, the upstream battery (every recorded case, as a client that reads version 2
  * and as one that states no version), the fixture battery (every fixture of both versions
  * regenerated and compared with the checked-in file, each version 1 file tied to its version 2
@@ -26,7 +27,7 @@ import { isRecord } from '@mcp-envelope/contract';
 import { probeServer } from '../probe.js';
 import { truncate } from '../probe-evaluate.js';
 import { checkDocument } from '../validate-files.js';
-import { defaultCasesFolder, readCases } from './cases.js';
+import { gateCases } from './cases.js';
 import type { ExpectedEnvelope, ExpectedEnvelopeV1, ExpectedSuccess, UpstreamCase } from './cases.js';
 import { startGateEnvironment } from './environment.js';
 import type { GateEnvironment, GateReader, RawOutcome } from './environment.js';
@@ -39,12 +40,16 @@ import { parityRows } from './parity.js';
 import { twinProblems } from './twins.js';
 import type { TwinServer } from './twins.js';
 import type { GateReport, GateRow, GateSection, GateServerInfo, GateTotals } from './gate-report.js';
-import { PACKAGE_ROOT, REFERENCE_SERVERS, serverCommandLine, SERVER_IDS } from './reference-servers.js';
+import { loadGateServers } from './descriptor.js';
+import { PACKAGE_ROOT, serverCommandLine } from './reference-servers.js';
 import type { ServerId } from './reference-servers.js';
+import { GATE_SERVER_PACKAGES } from './servers.js';
 
 /** Options of {@link runGate}. */
 export interface GateOptions {
-  /** Folder of the recorded cases (default the package's `cases/`). */
+  /** The server packages, or package folders, to gate (default `GATE_SERVER_PACKAGES`). */
+  readonly serverPackages?: readonly string[];
+  /** One folder holding every server's recorded cases (default: each descriptor's `cases` folder). */
   readonly casesFolder?: string;
   /** Folder of the checked-in fixtures (default the package's `fixtures/`). */
   readonly fixturesFolder?: string;
@@ -191,22 +196,27 @@ export function judgeCase(
   };
 }
 
-/** The readers each case is replayed for, with the expectation and envelope version each gets. */
+/** The readers each case is replayed for, with the expectation and envelope version each gets (none: not replayed). */
 const CASE_READERS: readonly {
   readonly reader: GateReader;
   readonly version: ContractVersion;
-  readonly expectation: (recorded: UpstreamCase) => CaseExpectation;
+  readonly expectation: (recorded: UpstreamCase) => CaseExpectation | undefined;
   readonly suffix: string;
 }[] = [
   { reader: 'v2', version: 2, expectation: (recorded) => recorded.expected, suffix: '' },
   { reader: 'v1', version: 1, expectation: (recorded) => recorded.expected_v1, suffix: ' (v1 reader)' },
 ];
 
-/** Every case replayed once per reader: a client that reads version 2, then one that states nothing. */
+/**
+ * Every case replayed once per reader: a client that reads version 2, then one that states nothing
+ * (on a server that speaks version 1, whose cases say what it gets).
+ */
 async function upstreamRows(environment: GateEnvironment, cases: readonly UpstreamCase[]): Promise<GateRow[]> {
   const rows: GateRow[] = [];
   for (const recorded of cases) {
     for (const { reader, version, expectation, suffix } of CASE_READERS) {
+      const expected = expectation(recorded);
+      if (expected === undefined) continue;
       const start = performance.now();
       const outcome = await environment.call(
         recorded.server,
@@ -216,7 +226,6 @@ async function upstreamRows(environment: GateEnvironment, cases: readonly Upstre
         recorded.upstream,
         reader,
       );
-      const expected = expectation(recorded);
       const judged = judgeCase(expected, outcome, version);
       rows.push(
         row(
@@ -343,29 +352,30 @@ async function capabilityRows(
   folder: string,
 ): Promise<GateRow[]> {
   const rows: GateRow[] = [];
-  for (const server of SERVER_IDS) {
+  for (const gated of environment.servers) {
+    const server = gated.id;
     const start = performance.now();
     const status = await capabilityOf(environment, server);
     const versions = status.contract_versions ?? [];
-    // a reader of version 1 keeps its envelopes only while SP and Ads answer it in version 1 by default
-    const window = isDeepStrictEqual(versions, [1, 2]) && status.contract_version === 1;
+    // a reader of version 1 keeps its envelopes only while the server answers it as its descriptor says
+    const declared = `contract_versions [${gated.contract_versions.join(', ')}], contract_version ${gated.default_version}`;
+    const window =
+      isDeepStrictEqual(versions, gated.contract_versions) && status.contract_version === gated.default_version;
     rows.push(
       row(
         'capability',
         server,
         'capability advertised',
-        "contract_versions [1, 2], contract_version 1 (a client that states nothing reads v1), each version's kinds within its taxonomy",
+        `${declared} (a client that states nothing reads v${gated.default_version}), each version's kinds within its taxonomy`,
         status.advertised
           ? `${status.location ?? '?'} v${JSON.stringify(status.contract_version) ?? '?'} of [${versions.join(', ')}]`
           : 'not advertised',
-        [
-          ...status.issues,
-          ...(window || !status.advertised ? [] : ['the reference servers speak versions 1 and 2, 1 by default']),
-        ],
+        [...status.issues, ...(window || !status.advertised ? [] : [`its descriptor says ${declared}`])],
         start,
       ),
-      emittedKindsRow(server, status, cases, fixtures, folder, 2),
-      emittedKindsRow(server, status, cases, fixtures, folder, 1),
+      ...([2, 1] as const)
+        .filter((version) => gated.contract_versions.includes(version))
+        .map((version) => emittedKindsRow(server, status, cases, fixtures, folder, version)),
       await contractToolRow(environment, server, status),
       await normalizedKindsRow(environment, server, status, fixtures),
     );
@@ -396,7 +406,7 @@ function emittedKindsRow(
   const emitted = fixtureKinds(folder, server, version, fixtures);
   for (const recorded of cases) {
     const expected = version === 2 ? recorded.expected : recorded.expected_v1;
-    if (recorded.server === server && expected.outcome === 'error') emitted.add(expected.error_kind);
+    if (recorded.server === server && expected?.outcome === 'error') emitted.add(expected.error_kind);
   }
   const notEmitted = setDifference(advertised, emitted);
   const notAdvertised = setDifference(emitted, advertised);
@@ -470,7 +480,7 @@ async function normalizedKindsRow(
 
 async function probeRows(environment: GateEnvironment, timeoutMs: number): Promise<GateRow[]> {
   const rows: GateRow[] = [];
-  for (const server of SERVER_IDS) {
+  for (const server of environment.servers.map((entry) => entry.id)) {
     environment.replay.reset();
     // Calls that pass validation reach the replay server; any 2xx will do for the probes.
     environment.replay.respond({ status: 200, body: {} });
@@ -513,7 +523,7 @@ async function probeRows(environment: GateEnvironment, timeoutMs: number): Promi
 /** What projecting each server's envelopes needs: its id, its primary upstream (from its capability), its release. */
 async function twinServers(environment: GateEnvironment): Promise<Map<ServerId, TwinServer>> {
   const twins = new Map<ServerId, TwinServer>();
-  for (const server of SERVER_IDS) {
+  for (const server of environment.servers.map((entry) => entry.id)) {
     const value = (await capabilityOf(environment, server)).value;
     const upstreams = isRecord(value) && Array.isArray(value['upstreams']) ? value['upstreams'] : [];
     const primary = typeof upstreams[0] === 'string' ? upstreams[0] : undefined;
@@ -524,7 +534,7 @@ async function twinServers(environment: GateEnvironment): Promise<Map<ServerId, 
 
 async function serverInfos(environment: GateEnvironment): Promise<GateServerInfo[]> {
   const infos: GateServerInfo[] = [];
-  for (const server of SERVER_IDS) {
+  for (const server of environment.servers.map((entry) => entry.id)) {
     let name: string | null = null;
     let version: string | null = null;
     let versions: readonly number[] | null = null;
@@ -557,49 +567,56 @@ function sectionTotals(rows: readonly GateRow[]): Record<GateSection, GateTotals
   ) as Record<GateSection, GateTotals>;
 }
 
+/** A failing row for every always-started session (main, no-credentials, lenient) that does not open. */
+async function startRows(environment: GateEnvironment): Promise<GateRow[]> {
+  const failedStarts: GateRow[] = [];
+  for (const server of environment.servers) {
+    for (const variant of ['main', 'no-credentials', 'lenient'] as const) {
+      const begin = performance.now();
+      try {
+        await environment.session(server.id, variant);
+      } catch (error) {
+        failedStarts.push(
+          row(
+            'capability',
+            server.id,
+            `start (${variant})`,
+            `${server.bin} answers initialize`,
+            'unreachable',
+            [truncate(describeValue(error), 400)],
+            begin,
+          ),
+        );
+      }
+    }
+  }
+  return failedStarts;
+}
+
 /**
- * Runs the whole gate for both reference servers. Nothing the servers do makes it throw once the
- * replay server is up: a server that cannot start gives failing rows.
+ * Runs the whole gate for the servers of the server list. Nothing the servers do makes it throw
+ * once the replay server is up: a server that cannot start gives failing rows.
  *
- * @param options - folders, command overrides, timeout, progress.
+ * @param options - server list, folders, command overrides, timeout, progress.
  * @returns the report; `conformant` is true when no row failed.
- * @throws Error when a case file cannot be read (before any server starts).
+ * @throws Error when a server package is not installed, a descriptor or a case file cannot be read (before any server starts).
  */
 export async function runGate(options: GateOptions = {}): Promise<GateReport> {
   const startedAt = new Date().toISOString();
   const start = performance.now();
-  const casesFolder = options.casesFolder ?? defaultCasesFolder(PACKAGE_ROOT);
+  const servers = loadGateServers(options.serverPackages ?? GATE_SERVER_PACKAGES);
   const fixturesFolder = options.fixturesFolder ?? join(PACKAGE_ROOT, 'fixtures');
-  const cases = readCases(casesFolder);
+  const cases = gateCases(servers, options.casesFolder);
   const progress = options.onProgress ?? ((): void => undefined);
   const environment = await startGateEnvironment({
+    servers,
     ...(options.commands === undefined ? {} : { commands: options.commands }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
   const rows: GateRow[] = [];
   try {
-    progress('starting the reference servers');
-    const failedStarts: GateRow[] = [];
-    for (const server of SERVER_IDS) {
-      for (const variant of ['main', 'no-credentials', 'lenient'] as const) {
-        const begin = performance.now();
-        try {
-          await environment.session(server, variant);
-        } catch (error) {
-          failedStarts.push(
-            row(
-              'capability',
-              server,
-              `start (${variant})`,
-              `${REFERENCE_SERVERS[server].binName} answers initialize`,
-              'unreachable',
-              [truncate(describeValue(error), 400)],
-              begin,
-            ),
-          );
-        }
-      }
-    }
+    progress('starting the servers');
+    const failedStarts = await startRows(environment);
     if (failedStarts.length > 0) {
       rows.push(...failedStarts);
     } else {

@@ -1,7 +1,7 @@
 /**
- * The gate's limiter battery: each reference server started with the pre-flight limiter on and
- * no waiting (the `limiter` variant) must learn a plan from the upstream (SP from its
- * `x-amzn-RateLimit-Limit` header, Ads from a 429) and then refuse the next call over budget with
+ * The gate's limiter battery: each gated server whose descriptor has `limiter`, started with the
+ * pre-flight limiter on and no waiting (the `limiter` variant), must learn a plan from the upstream
+ * as its descriptor says (SP from its `x-amzn-RateLimit-Limit` header, Ads from a 429) and then refuse the next call over budget with
  * a valid `rate_limited` envelope before anything is sent upstream, and `get_envelope_contract`
  * must report the limiter. Implements CONTRACT.md "rate_limited" (pre-flight limiter) for the
  * project's own servers.
@@ -14,18 +14,13 @@ import type { ReplayRoute } from '@mcp-envelope/testing';
 import { describeValue } from '../call-outcome.js';
 import { isRecord } from '@mcp-envelope/contract';
 import { truncate } from '../probe-evaluate.js';
+import type { GateServer } from './descriptor.js';
 import type { GateEnvironment, RawOutcome } from './environment.js';
 import type { GateRow } from './gate-report.js';
 import type { ServerId } from './reference-servers.js';
 
-/** Per server, the tool the battery calls (no arguments) and the upstream path it reaches. */
-export const LIMITER_TOOLS: Readonly<Record<ServerId, { readonly tool: string; readonly path: string }>> = {
-  sp: { tool: 'sellers_getMarketplaceParticipations', path: '/sellers/v1/marketplaceParticipations' },
-  ads: { tool: 'list_profiles', path: '/v2/profiles' },
-};
-
-/** The rate the SP upstream reports: one request per 100 s, so the second planned call is refused. */
-const SP_REPORTED_LIMIT = '0.01';
+/** A server's limiter section of its descriptor. */
+type LimiterSection = NonNullable<GateServer['limiter']>;
 
 function limiterRow(
   server: ServerId,
@@ -81,24 +76,30 @@ function refusalNotes(outcome: RawOutcome, sentUpstream: number): string[] {
 async function callCounting(
   environment: GateEnvironment,
   server: ServerId,
+  tool: string,
   routes: readonly ReplayRoute[],
 ): Promise<{ outcome: RawOutcome; sent: number }> {
   const before = environment.replay.requests.length;
-  const outcome = await environment.call(server, 'limiter', LIMITER_TOOLS[server].tool, {}, routes);
+  const outcome = await environment.call(server, 'limiter', tool, {}, routes);
   return { outcome, sent: environment.replay.requests.length - before };
 }
 
-/** SP: a reported limit becomes the plan; the call past it is refused before going upstream. */
-async function spRows(environment: GateEnvironment): Promise<GateRow[]> {
+/** A limit reported in headers becomes the plan; the call past it is refused before going upstream. */
+async function headerRows(
+  environment: GateEnvironment,
+  server: ServerId,
+  limiter: LimiterSection & { readonly learns_from: 'header' },
+): Promise<GateRow[]> {
   const start = performance.now();
   const route: ReplayRoute = {
-    path: LIMITER_TOOLS.sp.path,
-    response: { status: 200, headers: { 'x-amzn-RateLimit-Limit': SP_REPORTED_LIMIT }, body: { payload: [] } },
+    path: limiter.path,
+    response: { status: 200, headers: limiter.headers, body: { payload: [] } },
   };
+  const names = Object.keys(limiter.headers).join(', ');
   // the first call teaches the plan (one token), the second spends it, the third is over budget
-  await callCounting(environment, 'sp', [route]);
-  const spent = await callCounting(environment, 'sp', [route]);
-  const refused = await callCounting(environment, 'sp', [route]);
+  await callCounting(environment, server, limiter.tool, [route]);
+  const spent = await callCounting(environment, server, limiter.tool, [route]);
+  const refused = await callCounting(environment, server, limiter.tool, [route]);
   const limit = (structuredOf(refused.outcome)?.['_meta'] as { rate_limit?: Record<string, unknown> } | undefined)
     ?.rate_limit?.['limit_per_second'];
   const notes = [
@@ -107,15 +108,15 @@ async function spRows(environment: GateEnvironment): Promise<GateRow[]> {
   ];
   return [
     limiterRow(
-      'sp',
-      'learned rate from x-amzn-RateLimit-Limit',
-      `limit_per_second ${SP_REPORTED_LIMIT} in the refusal`,
+      server,
+      `learned rate from ${names}`,
+      `limit_per_second ${limiter.limit_per_second} in the refusal`,
       `limit_per_second ${String(limit)}`,
-      limit === Number(SP_REPORTED_LIMIT) ? [] : [`limit_per_second ${String(limit)}`],
+      limit === limiter.limit_per_second ? [] : [`limit_per_second ${String(limit)}`],
       start,
     ),
     limiterRow(
-      'sp',
+      server,
       'pre-flight refusal envelope',
       'rate_limited/RATE_LIMITED, valid, retry_after_seconds and rate_limit, nothing upstream',
       describeOutcome(refused.outcome).slice(0, 120),
@@ -125,15 +126,19 @@ async function spRows(environment: GateEnvironment): Promise<GateRow[]> {
   ];
 }
 
-/** Ads: no plan at first; an upstream 429 drains the bucket, so the next call is refused before going upstream. */
-async function adsRows(environment: GateEnvironment): Promise<GateRow[]> {
+/** No plan at first; an upstream 429 drains the bucket, so the next call is refused before going upstream. */
+async function throttledRows(
+  environment: GateEnvironment,
+  server: ServerId,
+  limiter: LimiterSection,
+): Promise<GateRow[]> {
   const start = performance.now();
   const throttled: ReplayRoute = {
-    path: LIMITER_TOOLS.ads.path,
+    path: limiter.path,
     response: { status: 429, headers: { 'retry-after': '30' }, body: { code: 'THROTTLED', details: 'slow down' } },
   };
-  const first = await callCounting(environment, 'ads', [throttled]);
-  const refused = await callCounting(environment, 'ads', [throttled]);
+  const first = await callCounting(environment, server, limiter.tool, [throttled]);
+  const refused = await callCounting(environment, server, limiter.tool, [throttled]);
   const wait = (structuredOf(refused.outcome)?.['_meta'] as { retry_after_seconds?: unknown } | undefined)
     ?.retry_after_seconds;
   const notes = [
@@ -145,7 +150,7 @@ async function adsRows(environment: GateEnvironment): Promise<GateRow[]> {
   ];
   return [
     limiterRow(
-      'ads',
+      server,
       'learning from a 429, then pre-flight refusal',
       'upstream 429 (Retry-After 30) drains the bucket: next call refused, valid, nothing upstream',
       `retry_after_seconds ${String(wait)}`,
@@ -180,16 +185,21 @@ async function contractRow(environment: GateEnvironment, server: ServerId): Prom
 }
 
 /**
- * Runs the limiter battery on both reference servers.
+ * Runs the limiter battery on every gated server whose descriptor has `limiter`.
  *
  * @param environment - the running gate environment.
  * @returns the rows, section `limiter`.
  */
 export async function limiterRows(environment: GateEnvironment): Promise<GateRow[]> {
-  return [
-    await contractRow(environment, 'sp'),
-    ...(await spRows(environment)),
-    await contractRow(environment, 'ads'),
-    ...(await adsRows(environment)),
-  ];
+  const rows: GateRow[] = [];
+  for (const { id, limiter } of environment.servers) {
+    if (limiter === undefined) continue;
+    rows.push(await contractRow(environment, id));
+    rows.push(
+      ...(limiter.learns_from === 'header'
+        ? await headerRows(environment, id, limiter)
+        : await throttledRows(environment, id, limiter)),
+    );
+  }
+  return rows;
 }

@@ -1,6 +1,7 @@
 /**
  * The gate's parity section: the same condition gives the same version 2 kind, code and envelope
- * shape on every gated server. `upstream` names each server's own API, so only its presence is
+ * shape on every gated server that takes part in it (each pair of servers is compared on the
+ * conditions they share). `upstream` names each server's own API, so only its presence is
  * compared; `legacy_error_kind` belongs to each server's migration windows and is left aside.
  *
  * @packageDocumentation
@@ -9,9 +10,8 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { isRecord } from '@mcp-envelope/contract';
 import type { GeneratedFixture } from './fixtures.js';
-import { FIXTURE_SCENARIOS } from './fixture-plan.js';
+import type { FixtureScenario } from './fixture-plan.js';
 import type { GateRow } from './gate-report.js';
-import { SERVER_IDS } from './reference-servers.js';
 
 /** An envelope's keys without `legacy_error_kind` (a migration window is per server), sorted. */
 function contractKeys(envelope: Readonly<Record<string, unknown>>): string[] {
@@ -80,10 +80,17 @@ function parityNotes(
   return notes;
 }
 
-function parityRow(parity: string, expected: string, got: string, notes: readonly string[], start: number): GateRow {
+function parityRow(
+  servers: readonly string[],
+  parity: string,
+  expected: string,
+  got: string,
+  notes: readonly string[],
+  start: number,
+): GateRow {
   return {
     section: 'parity',
-    server: SERVER_IDS.join('|'),
+    server: servers.join('|'),
     check: parity,
     expected,
     got,
@@ -93,38 +100,43 @@ function parityRow(parity: string, expected: string, got: string, notes: readonl
   };
 }
 
+/** The scenarios of the generated fixtures that name a parity condition, in the order they ran. */
+function parityScenarios(fixtures: readonly GeneratedFixture[]): FixtureScenario[] {
+  const scenarios = new Map<string, FixtureScenario>();
+  for (const { scenario } of fixtures) if (scenario.parity !== undefined) scenarios.set(scenario.id, scenario);
+  return [...scenarios.values()];
+}
+
 /**
- * One row per parity condition of the fixture plan: every gated server's version 2 envelope (see
- * `SERVER_IDS`) compared with the first server's.
+ * One row per parity condition that at least two servers take part in: each of those servers'
+ * version 2 envelope compared with the first one's (equality, so every pair agrees when each
+ * agrees with the first).
  *
  * @param fixtures - the fixtures generated from the running servers (those of version 2 are compared).
  * @returns the parity rows, in plan order.
  */
 export function parityRows(fixtures: readonly GeneratedFixture[]): GateRow[] {
   const rows: GateRow[] = [];
-  for (const scenario of FIXTURE_SCENARIOS) {
-    const parity = scenario.parity;
-    if (parity === undefined) continue;
+  for (const scenario of parityScenarios(fixtures)) {
+    const parity = scenario.parity ?? scenario.id;
     const start = performance.now();
-    const found = SERVER_IDS.map((server) => ({
-      server,
-      envelope: fixtures.find(
-        (fixture) => fixture.server === server && fixture.scenario.id === scenario.id && fixture.version === 2,
-      )?.payload,
-    }));
-    const envelopes = found.filter(
-      (entry): entry is { server: (typeof SERVER_IDS)[number]; envelope: Record<string, unknown> } =>
-        isRecord(entry.envelope),
+    const found = fixtures
+      .filter((fixture) => fixture.scenario.id === scenario.id && fixture.version === 2)
+      .map((fixture) => ({ server: fixture.server, envelope: fixture.payload }));
+    if (found.length < 2) continue;
+    const servers = found.map((entry) => entry.server);
+    const envelopes = found.filter((entry): entry is { server: string; envelope: Record<string, unknown> } =>
+      isRecord(entry.envelope),
     );
     const [first, ...others] = envelopes;
     if (first === undefined || envelopes.length !== found.length) {
       const why = 'a server gave no envelope for this condition (see the fixture rows)';
-      rows.push(parityRow(parity, 'an envelope on every server', 'missing', [why], start));
+      rows.push(parityRow(servers, parity, 'an envelope on every server', 'missing', [why], start));
       continue;
     }
     const notes = others.flatMap((other) => parityNotes(parity, first, other));
     const actual = others.map((other) => `${other.server} ${parityLabel(other.envelope)}`).join('; ');
-    rows.push(parityRow(parity, `${first.server} ${parityLabel(first.envelope)}`, actual, notes, start));
+    rows.push(parityRow(servers, parity, `${first.server} ${parityLabel(first.envelope)}`, actual, notes, start));
   }
   return rows;
 }

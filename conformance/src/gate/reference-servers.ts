@@ -1,35 +1,36 @@
 /**
- * The two reference servers the gate runs (SP and Ads), how each is started over stdio against
- * the upstream replay server, and the configurations ("variants") it is started in.
+ * How the gate starts the servers it runs (see servers.ts and descriptor.ts): over stdio, against
+ * the upstream replay server, in the configurations ("variants") each takes part in.
  *
  * @packageDocumentation
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { quote } from 'shell-quote';
 
 import { isRecord } from '@mcp-envelope/contract';
 
-/** The reference servers, in report order. */
-export const SERVER_IDS = Object.freeze(['sp', 'ads'] as const);
+import { descriptorPath } from './descriptor.js';
+import type { GateServer } from './descriptor.js';
 
-/** One reference server's id (also its fixture folder and case-file prefix). */
-export type ServerId = (typeof SERVER_IDS)[number];
+/** One gated server's id (also its fixture folder and case-file prefix), from its descriptor. */
+export type ServerId = string;
 
 /**
- * How a server is configured for a batch of calls.
- * - `main`: credentials, normalization events on, strict unknown fields, the official suite's fixture tools;
- * - `no-credentials`: as main without any LWA variable;
+ * How a server is configured for a batch of calls. Every server runs the first four:
+ * - `main`: the descriptor's credentials and arguments, normalization events on, strict unknown fields;
+ * - `no-credentials`: as main with the descriptor's `credentials` variables emptied;
  * - `lenient`: as main with `MCP_STRICT_UNKNOWN_FIELDS=false`;
- * - `probe`: the contract's defaults (normalization events off), no fixture tools;
- * - `identities`: as main, with the SP server's identities read from the replay server's identity
- *   service route ({@link GATE_IDENTITY_SERVICE_PATH}), no fixture tools;
- * - `code-mode`: as main with `CODE_MODE=true` and a wall-time limit of
- *   {@link GATE_CODE_MODE_WALL_TIME_MS}, no fixture tools.
+ * - `probe`: the contract's defaults (normalization events off).
+ *
+ * A server joins the others by naming them in its descriptor's `variants`:
+ * - `identities`: as main plus what the descriptor adds (the SP server reads its identities from
+ *   the replay server's identity service route);
+ * - `code-mode`: as main with `CODE_MODE=true` and a wall-time limit of {@link GATE_CODE_MODE_WALL_TIME_MS};
+ * - `limiter`: as main with the pre-flight limiter on and no waiting.
  */
 export const VARIANT_NAMES = [
   'main',
@@ -41,95 +42,56 @@ export const VARIANT_NAMES = [
   'limiter',
 ] as const;
 
-/** The `CODE_MODE_WALL_TIME_MS` of the `code-mode` variant: short, so an endless script ends fast. */
-export const GATE_CODE_MODE_WALL_TIME_MS = 1_000;
-
 /** One of {@link VARIANT_NAMES}. */
 export type VariantName = (typeof VARIANT_NAMES)[number];
+
+/** The variants every server runs, whatever its descriptor says. */
+export const ALWAYS_RUN_VARIANTS: readonly VariantName[] = Object.freeze([
+  'main',
+  'no-credentials',
+  'lenient',
+  'probe',
+]);
+
+/** The `CODE_MODE_WALL_TIME_MS` of the `code-mode` variant: short, so an endless script ends fast. */
+export const GATE_CODE_MODE_WALL_TIME_MS = 1_000;
 
 /** The conformance package's root folder (holds `cases/`, `fixtures/`, `models/`). */
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Dummy LWA credentials: the replay server's token endpoint accepts anything. */
-export const GATE_LWA_CLIENT_ID = 'amzn1.application-oa2-client.conformancegate0001';
-
-/** Where the replay server plays the identity service (`SP_IDENTITY_SERVICE_URL` is the replay URL plus this). */
-export const GATE_IDENTITY_SERVICE_PATH = '/openbridge';
-
-/** The dummy bearer token the gate's SP server sends to the identity service. */
-export const GATE_IDENTITY_SERVICE_TOKEN = 'conformance-gate-identity-service-0001';
-
-/** The Ads profile the gate's Ads server starts with. */
-export const GATE_ADS_PROFILE_ID = '3300440055006600';
-
-/** A reference server: which package's bin, and which model files it is given. */
-export interface ReferenceServer {
-  readonly id: ServerId;
-  /** Package that ships the bin. */
-  readonly packageName: string;
-  readonly binName: string;
-  /** Extra environment every variant of this server gets. */
-  readonly env: Readonly<Record<string, string>>;
-  /** Folders whose `*.json` are copied into the server's `--models` folder. */
-  readonly modelSources: () => readonly string[];
+/**
+ * Whether a server takes part in a variant.
+ *
+ * @param server - the server.
+ * @param variant - the configuration.
+ * @returns true for the always-run variants and those the descriptor names.
+ */
+export function takesPart(server: GateServer, variant: VariantName): boolean {
+  return ALWAYS_RUN_VARIANTS.includes(variant) || variant in server.variants;
 }
-
-function packageFolder(packageName: string): string {
-  const require = createRequire(import.meta.url);
-  return dirname(require.resolve(`${packageName}/package.json`));
-}
-
-/** The SP and Ads reference servers. */
-export const REFERENCE_SERVERS: Readonly<Record<ServerId, ReferenceServer>> = {
-  sp: {
-    id: 'sp',
-    packageName: '@mcp-envelope/sp-adapter',
-    binName: 'mcp-envelope-sp',
-    env: { SP_API_REGION: 'na', SP_API_SANDBOX: 'false' },
-    // --models replaces the built-in catalog, so the catalog comes along with the keyword model.
-    modelSources: () => [
-      join(packageFolder('@mcp-envelope/sp-adapter'), 'catalog'),
-      join(PACKAGE_ROOT, 'models', 'keywords'),
-    ],
-  },
-  ads: {
-    id: 'ads',
-    packageName: '@mcp-envelope/ads-adapter',
-    binName: 'mcp-envelope-ads',
-    env: { ADS_API_REGION: 'na', ADS_API_PROFILE_ID: GATE_ADS_PROFILE_ID },
-    modelSources: () => [join(PACKAGE_ROOT, 'models', 'ads'), join(PACKAGE_ROOT, 'models', 'keywords')],
-  },
-};
 
 /**
- * The absolute path of a package's bin, read from its package.json.
+ * The absolute path of a server's bin, read from its package.json.
  *
- * @param server - the reference server.
+ * @param server - the gated server.
  * @returns the file the bin points at (e.g. `.../sp-adapter/dist/cli.js`).
  * @throws Error when the package declares no such bin.
  */
-export function serverBinPath(server: ReferenceServer): string {
-  const folder = packageFolder(server.packageName);
-  const manifest: unknown = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
-  const bin = isRecord(manifest) && isRecord(manifest['bin']) ? manifest['bin'][server.binName] : undefined;
-  if (typeof bin !== 'string') throw new Error(`${server.packageName} declares no bin ${server.binName}`);
-  return join(folder, bin);
+export function serverBinPath(server: GateServer): string {
+  const manifest: unknown = JSON.parse(readFileSync(join(server.packageRoot, 'package.json'), 'utf8'));
+  const bins = isRecord(manifest) ? manifest['bin'] : undefined;
+  const bin = isRecord(bins) ? bins[server.bin] : typeof bins === 'string' ? bins : undefined;
+  if (typeof bin !== 'string') throw new Error(`${server.packageName} declares no bin ${server.bin}`);
+  return join(server.packageRoot, bin);
 }
 
 /**
- * The environment of a variant (on top of the server's own `env`).
+ * The core settings of a variant, the same for every server (`MCP_*`, `CODE_MODE*`).
  *
  * @param variant - the configuration.
- * @param tokenUrl - the replay server's token endpoint.
- * @param upstreamUrl - the replay server's base URL (the `identities` variant's identity service lives under it).
  * @returns the variables.
  */
-export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl = ''): Record<string, string> {
-  const credentials = {
-    LWA_CLIENT_ID: GATE_LWA_CLIENT_ID,
-    LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.conformancegatesecret0001',
-    LWA_REFRESH_TOKEN: 'Atzr|conformance-gate-refresh-0001',
-  };
+export function variantEnv(variant: VariantName): Record<string, string> {
   const switches = {
     MCP_SCHEMA_KEY_NORMALIZATION_ENABLED: 'true',
     MCP_SCHEMA_KEY_NORMALIZATION_META: 'true',
@@ -139,40 +101,83 @@ export function variantEnv(variant: VariantName, tokenUrl: string, upstreamUrl =
     MCP_RATE_LIMIT: 'off',
   };
   switch (variant) {
-    case 'main':
-      return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches };
-    case 'no-credentials':
-      return { LWA_CLIENT_ID: '', LWA_CLIENT_SECRET: '', LWA_REFRESH_TOKEN: '', LWA_TOKEN_URL: tokenUrl, ...switches };
     case 'lenient':
-      return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches, MCP_STRICT_UNKNOWN_FIELDS: 'false' };
+      return { ...switches, MCP_STRICT_UNKNOWN_FIELDS: 'false' };
     case 'probe':
-      return { ...credentials, LWA_TOKEN_URL: tokenUrl, ...switches, MCP_SCHEMA_KEY_NORMALIZATION_META: 'false' };
-    case 'identities':
-      return {
-        ...credentials,
-        LWA_TOKEN_URL: tokenUrl,
-        ...switches,
-        SP_IDENTITY_SERVICE_URL: `${upstreamUrl}${GATE_IDENTITY_SERVICE_PATH}`,
-        SP_IDENTITY_SERVICE_TOKEN: GATE_IDENTITY_SERVICE_TOKEN,
-      };
+      return { ...switches, MCP_SCHEMA_KEY_NORMALIZATION_META: 'false' };
     case 'code-mode':
-      return {
-        ...credentials,
-        LWA_TOKEN_URL: tokenUrl,
-        ...switches,
-        CODE_MODE: 'true',
-        CODE_MODE_WALL_TIME_MS: String(GATE_CODE_MODE_WALL_TIME_MS),
-      };
+      return { ...switches, CODE_MODE: 'true', CODE_MODE_WALL_TIME_MS: String(GATE_CODE_MODE_WALL_TIME_MS) };
     case 'limiter':
       // no waiting: a call over budget is refused at once, which the limiter battery checks
-      return {
-        ...credentials,
-        LWA_TOKEN_URL: tokenUrl,
-        ...switches,
-        MCP_RATE_LIMIT: 'on',
-        MCP_RATE_LIMIT_MAX_WAIT_MS: '0',
-      };
+      return { ...switches, MCP_RATE_LIMIT: 'on', MCP_RATE_LIMIT_MAX_WAIT_MS: '0' };
+    default:
+      return switches;
   }
+}
+
+/** Where the gate runs: the replay server's URLs, the servers, their model folders and commands. */
+export interface ServerSetup {
+  readonly upstreamUrl: string;
+  readonly tokenUrl: string;
+  /** The gated servers, in report order. */
+  readonly servers: readonly GateServer[];
+  /** Per server id, the folder given for `{models}`. */
+  readonly modelFolders: Readonly<Record<ServerId, string>>;
+  /** Per server id, the command that starts it (without its arguments), e.g. `node .../cli.js`. */
+  readonly commands: Readonly<Record<ServerId, string>>;
+}
+
+/**
+ * Fills a descriptor value's placeholders `{upstream}`, `{token_url}` and `{models}`.
+ *
+ * @param text - an argument or environment value of a descriptor.
+ * @param values - the placeholder values by name; a placeholder without a value stays as written.
+ * @returns the text filled in.
+ */
+export function fillPlaceholders(text: string, values: Readonly<Record<string, string>>): string {
+  return text.replace(/\{(upstream|token_url|models)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+/**
+ * A gated server by id.
+ *
+ * @param setup - the setup holding the servers.
+ * @param id - the server id.
+ * @returns the server.
+ * @throws Error when no gated server has that id.
+ */
+export function serverOf(setup: Pick<ServerSetup, 'servers'>, id: ServerId): GateServer {
+  const server = setup.servers.find((entry) => entry.id === id);
+  if (server === undefined) throw new Error(`no gated server has the id "${id}"`);
+  return server;
+}
+
+/**
+ * The environment and arguments of a server in a variant, placeholders filled in: the descriptor's
+ * env, the variant's core settings, the descriptor's additions for the variant, and in
+ * `no-credentials` every `credentials` variable emptied.
+ *
+ * @param setup - see {@link ServerSetup}.
+ * @param id - which server.
+ * @param variant - which configuration.
+ * @returns the variables and the arguments.
+ */
+export function serverLaunch(
+  setup: ServerSetup,
+  id: ServerId,
+  variant: VariantName,
+): { env: Record<string, string>; args: string[] } {
+  const server = serverOf(setup, id);
+  const values = { upstream: setup.upstreamUrl, token_url: setup.tokenUrl, models: setup.modelFolders[id] ?? '' };
+  const added = server.variants[variant] ?? { args: [], env: {} };
+  const emptied = variant === 'no-credentials' ? Object.fromEntries(server.credentials.map((name) => [name, ''])) : {};
+  const env = Object.fromEntries(
+    Object.entries({ ...server.env, ...variantEnv(variant), ...added.env, ...emptied }).map(([name, value]) => [
+      name,
+      fillPlaceholders(value, values),
+    ]),
+  );
+  return { env, args: [...server.args, ...added.args].map((arg) => fillPlaceholders(arg, values)) };
 }
 
 /**
@@ -186,66 +191,53 @@ export function quoteWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : quote([word]);
 }
 
-/** Where the gate runs: the replay server's URLs and the prepared model folders. */
-export interface ServerSetup {
-  readonly upstreamUrl: string;
-  readonly tokenUrl: string;
-  /** Per server, the folder given as `--models`. */
-  readonly modelFolders: Readonly<Record<ServerId, string>>;
-  /** Per server, the command that starts it (without the gate's flags), e.g. `node .../cli.js`. */
-  readonly commands: Readonly<Record<ServerId, string>>;
-}
-
 /**
  * The `--stdio` command line of a server in a variant: environment assignments, the server
- * command, `--upstream`, `--models`, and `--conformance-fixtures` in the `main` variant.
+ * command and its arguments (see {@link serverLaunch}).
  *
  * @param setup - see {@link ServerSetup}.
- * @param server - which server.
+ * @param id - which server.
  * @param variant - which configuration.
  * @returns the command line (secrets are dummy values; reports show names only).
  */
-export function serverCommandLine(setup: ServerSetup, server: ServerId, variant: VariantName): string {
-  const env = { ...REFERENCE_SERVERS[server].env, ...variantEnv(variant, setup.tokenUrl, setup.upstreamUrl) };
+export function serverCommandLine(setup: ServerSetup, id: ServerId, variant: VariantName): string {
+  const { env, args } = serverLaunch(setup, id, variant);
   const assignments = Object.entries(env).map(([name, value]) => `${name}=${quoteWord(value)}`);
-  const flags = [
-    '--upstream',
-    setup.upstreamUrl,
-    '--models',
-    setup.modelFolders[server],
-    ...(variant === 'main' ? ['--conformance-fixtures'] : []),
-  ];
-  return [...assignments, setup.commands[server], ...flags.map(quoteWord)].join(' ');
+  return [...assignments, setup.commands[id] ?? '', ...args.map(quoteWord)].join(' ');
 }
 
 /**
  * The default command of a server: this Node binary running the package's bin.
  *
- * @param server - which server.
+ * @param server - the gated server.
  * @returns e.g. `/usr/bin/node /repo/packages/sp-adapter/dist/cli.js`.
  */
-export function defaultServerCommand(server: ServerId): string {
-  return `${quoteWord(process.execPath)} ${quoteWord(serverBinPath(REFERENCE_SERVERS[server]))}`;
+export function defaultServerCommand(server: GateServer): string {
+  return `${quoteWord(process.execPath)} ${quoteWord(serverBinPath(server))}`;
 }
 
 /**
- * Copies each server's model sources into a fresh temporary folder.
+ * Copies each server's model folders (descriptor `models`) into a fresh temporary folder per server.
  *
- * @returns the folders and a function that removes them.
+ * @param servers - the gated servers.
+ * @returns the folders by server id and a function that removes them.
  */
-export function prepareModelFolders(): { folders: Record<ServerId, string>; remove: () => void } {
+export function prepareModelFolders(servers: readonly GateServer[]): {
+  folders: Record<ServerId, string>;
+  remove: () => void;
+} {
   const base = mkdtempSync(join(tmpdir(), 'mcp-envelope-gate-models-'));
-  const folders = {} as Record<ServerId, string>;
-  for (const id of SERVER_IDS) {
-    const folder = join(base, id);
+  const folders: Record<ServerId, string> = {};
+  for (const server of servers) {
+    const folder = join(base, server.id);
     mkdirSync(folder, { recursive: true });
-    for (const source of REFERENCE_SERVERS[id].modelSources()) {
+    for (const source of server.models.map((path) => descriptorPath(server, path, PACKAGE_ROOT))) {
       for (const name of readdirSync(source)
         .filter((entry) => entry.endsWith('.json'))
         .sort())
         copyFileSync(join(source, name), join(folder, name));
     }
-    folders[id] = folder;
+    folders[server.id] = folder;
   }
   return {
     folders,

@@ -16,11 +16,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
-
 import { isRecord } from '@mcp-envelope/contract';
-import { defaultServerCommand, PACKAGE_ROOT, REFERENCE_SERVERS, SERVER_IDS } from '../gate/reference-servers.js';
+import { startUpstreamReplay } from '@mcp-envelope/testing';
+
+import { loadGateServers } from '../gate/descriptor.js';
+import type { GateServer } from '../gate/descriptor.js';
+import { defaultServerCommand, PACKAGE_ROOT } from '../gate/reference-servers.js';
 import type { ServerId } from '../gate/reference-servers.js';
+import { GATE_SERVER_PACKAGES } from '../gate/servers.js';
 import { readExpectedFailures } from './expected-failures.js';
 import type { ExpectedFailure } from './expected-failures.js';
 import { run, startHttpServer, suiteEntry, suiteNodeBinary, warmServer } from './suite-process.js';
@@ -227,15 +230,18 @@ async function runRows(
   base: Omit<ScenarioRun, 'url' | 'server'>,
   options: SuiteOptions,
   scenarios: readonly string[],
-  servers: readonly ServerId[],
+  gated: readonly GateServer[],
 ): Promise<SuiteRow[]> {
   const progress = options.onProgress ?? ((): void => undefined);
-  const replay = await startAmazonReplay();
+  const replay = await startUpstreamReplay();
   const rows: SuiteRow[] = [];
+  const servers = gated.map((entry) => entry.id);
   try {
-    for (const server of servers) {
-      progress(`${base.line.id}: starting ${REFERENCE_SERVERS[server].binName} over Streamable HTTP`);
-      const running = await startHttpServer(server, options.commands?.[server] ?? defaultServerCommand(server), replay);
+    for (const described of gated) {
+      const server = described.id;
+      progress(`${base.line.id}: starting ${described.bin} over Streamable HTTP`);
+      const command = options.commands?.[server] ?? defaultServerCommand(described);
+      const running = await startHttpServer(described, command, replay);
       try {
         await warmServer(running.url);
         await pool(scenarios, options.concurrency ?? defaultConcurrency(), async (scenario) => {
@@ -252,6 +258,14 @@ async function runRows(
   }
   const order = (row: SuiteRow): number => servers.indexOf(row.server) * 1000 + scenarios.indexOf(row.scenario);
   return rows.sort((left, right) => order(left) - order(right));
+}
+
+/** The gated servers the suite runs on: those of the server list whose descriptor has `mcp_suite`, or those named. */
+function suiteServers(ids: readonly ServerId[] | undefined): GateServer[] {
+  const servers = loadGateServers(GATE_SERVER_PACKAGES).filter((server) => server.mcp_suite !== undefined);
+  const unknown = ids?.find((id) => !servers.some((server) => server.id === id));
+  if (unknown !== undefined) throw new Error(`no server of the gate with an mcp_suite section has the id "${unknown}"`);
+  return ids === undefined ? servers : servers.filter((server) => ids.includes(server.id));
 }
 
 /**
@@ -276,7 +290,7 @@ export async function runOfficialSuite(options: SuiteOptions): Promise<SuiteLine
   let rows: SuiteRow[];
   try {
     const base = { node, entry, line, output, expectedFailuresFile: options.expectedFailuresFile, listed };
-    rows = await runRows(base, options, scenarios, options.servers ?? SERVER_IDS);
+    rows = await runRows(base, options, scenarios, suiteServers(options.servers));
   } finally {
     rmSync(output, { recursive: true, force: true });
   }

@@ -15,8 +15,8 @@ import semver from 'semver';
 import { parseStdioCommand } from '../command-line.js';
 import { openSession } from '../connect.js';
 import { isRecord } from '@mcp-envelope/contract';
-import { REFERENCE_SERVERS, variantEnv } from '../gate/reference-servers.js';
-import type { ServerId } from '../gate/reference-servers.js';
+import type { GateServer } from '../gate/descriptor.js';
+import { fillPlaceholders, quoteWord, variantEnv } from '../gate/reference-servers.js';
 import { SUITE_LINES } from './suite-lines.js';
 import type { SuiteLineId } from './suite-lines.js';
 
@@ -100,30 +100,28 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts a reference server with `--http 0 --conformance-fixtures --max-sessions-per-client 1000` and waits for the URL it reports. */
+/**
+ * Starts a server with its descriptor's `mcp_suite.args` (SP and Ads: `--http 0
+ * --conformance-fixtures --max-sessions-per-client 1000`, since every scenario connects from
+ * 127.0.0.1 and not every one ends its session) and waits for the URL it reports.
+ */
 export async function startHttpServer(
-  server: ServerId,
+  server: GateServer,
   command: string,
   upstream: { url: string; tokenUrl: string },
 ): Promise<RunningServer> {
-  // Every scenario connects from 127.0.0.1 and not every one ends its session: one address is the
-  // whole suite here, as behind a proxy, so it may take as many sessions as the server holds.
-  const parsed = parseStdioCommand(
-    `${command} --http 0 --conformance-fixtures --max-sessions-per-client 1000 --upstream ${upstream.url}`,
+  const values = { upstream: upstream.url, token_url: upstream.tokenUrl };
+  const args = (server.mcp_suite?.args ?? []).map((arg) => quoteWord(fillPlaceholders(arg, values)));
+  const parsed = parseStdioCommand([command, ...args].join(' '));
+  const described = Object.fromEntries(
+    Object.entries(server.env).map(([name, value]) => [name, fillPlaceholders(value, values)]),
   );
-  const env = {
-    ...process.env,
-    ...REFERENCE_SERVERS[server].env,
-    ...variantEnv('probe', upstream.tokenUrl),
-    ...parsed.env,
-  };
+  const env = { ...process.env, ...described, ...variantEnv('probe'), ...parsed.env };
   const child = spawn(parsed.command, [...parsed.args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(
-        new Error(`${REFERENCE_SERVERS[server].binName} did not report its URL within 20 s: ${stderr.slice(-500)}`),
-      );
+      reject(new Error(`${server.bin} did not report its URL within 20 s: ${stderr.slice(-500)}`));
     }, 20_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -135,7 +133,7 @@ export async function startHttpServer(
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${REFERENCE_SERVERS[server].binName} exited with ${String(code)}: ${stderr.slice(-500)}`));
+      reject(new Error(`${server.bin} exited with ${String(code)}: ${stderr.slice(-500)}`));
     });
   });
   return {

@@ -87,7 +87,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
         'internal error',
       ]),
     );
-    expect(run.stdout).toContain('verdict: CONFORMANT (both servers)');
+    expect(run.stdout).toContain('verdict: CONFORMANT (sp, ads)');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
     const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
     const upstreamSuite = parseXml(xml).children.find((suite) => suite.attributes['name'] === 'gate upstream');
@@ -125,8 +125,8 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
         '--no-probe',
         '--json',
         join(folder, 'gate.json'),
-        '--ads-command',
-        `${shellQuote(process.execPath)} ${shellQuote(wrapper)}`,
+        '--server-command',
+        `ads=${shellQuote(process.execPath)} ${shellQuote(wrapper)}`,
       ],
       packageRoot,
       300_000,
@@ -160,6 +160,17 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     );
     expect(run.stdout).toContain('verdict: NONCONFORMANT');
   }, 300_000);
+
+  it('refuses a command for a server the gate does not run, and one without an id, before starting any', async () => {
+    const stray = await runCliProcess(['gate', '--server-command', 'github=node gh.js'], packageRoot, 60_000);
+    expect([stray.code, stray.stderr]).toEqual([
+      2,
+      'error: the gate could not run: a command is given for "github", which is not a gated server (sp, ads)\n',
+    ]);
+    const bare = await runCliProcess(['gate', '--server-command', 'node gh.js'], packageRoot, 60_000);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('expected <server id>=<command line>');
+  });
 
   it('fails when a recorded case expects another kind than the server emits', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'gate-case-'));

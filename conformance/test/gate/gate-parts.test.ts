@@ -4,8 +4,9 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { readCase, readCases } from '../../src/gate/cases.js';
-import { FIXTURE_SCENARIOS } from '../../src/gate/fixture-plan.js';
+import { checkCases, readCase, readCases } from '../../src/gate/cases.js';
+import { parseDescriptor } from '../../src/gate/descriptor.js';
+import { fixturePlan } from '../../src/gate/fixture-plan.js';
 import { compareFixtures, fixtureText, normalizeRunValues, payloadOf } from '../../src/gate/fixtures.js';
 import type { GeneratedFixture } from '../../src/gate/fixtures.js';
 import { judgeCase } from '../../src/gate/gate.js';
@@ -14,7 +15,10 @@ import { twinProblems } from '../../src/gate/twins.js';
 import { renderGateReport, totalsOf } from '../../src/gate/gate-report.js';
 import type { GateReport } from '../../src/gate/gate-report.js';
 import { splitCommandLine } from '../../src/command-line.js';
-import { quoteWord, serverCommandLine, variantEnv } from '../../src/gate/reference-servers.js';
+import { quoteWord, serverCommandLine, serverLaunch, variantEnv } from '../../src/gate/reference-servers.js';
+import { GATED, setupOn } from '../helpers/gate-servers.js';
+
+const FIXTURE_SCENARIOS = fixturePlan(GATED);
 
 const ENVELOPE = {
   error_kind: 'rate_limited',
@@ -403,9 +407,21 @@ describe('cases', () => {
         }),
       ),
     ).toThrow('sp-j.json: expected_v1 has no upstream (version 1 has none)');
-    expect(() => readCase(write('sp-k.json', { ...base, id: 'sp-k', expected_v1: undefined }))).toThrow(
-      'sp-k.json: expected_v1 must be an object',
-    );
+    // a case may leave out expected_v1 (a server that speaks version 2 only), but not one of a server that speaks 1
+    const withoutV1 = readCase(write('sp-k.json', { ...base, id: 'sp-k', expected_v1: undefined }));
+    expect(withoutV1.expected_v1).toBeUndefined();
+    expect(() => {
+      checkCases([withoutV1], GATED);
+    }).toThrow('sp-k.json: expected_v1 is required: the server speaks version 1');
+    expect(() => {
+      checkCases([{ ...withoutV1, id: 'github-a', server: 'github' }], GATED);
+    }).toThrow('github-a.json: server must be one of sp, ads');
+    expect(() => {
+      checkCases(
+        [{ ...readCase(write('ads-l.json', { ...base, server: 'ads', id: 'ads-l' })), variant: 'identities' }],
+        GATED,
+      );
+    }).toThrow('ads-l.json: server ads does not take part in variant identities');
     expect(() => readCase(write('sp-e.json', { ...base, id: 'sp-e', upstream: [{ path: '/x' }] }))).toThrow(
       'sp-e.json: upstream[0] needs a path and a response with a numeric status',
     );
@@ -417,30 +433,37 @@ describe('cases', () => {
 });
 
 describe('reference server command lines and the report', () => {
-  it('a variant sets the switches, dummy credentials and the gate flags', () => {
-    expect(variantEnv('lenient', 'http://t/token')['MCP_STRICT_UNKNOWN_FIELDS']).toBe('false');
-    expect(variantEnv('no-credentials', 'http://t/token')['LWA_CLIENT_ID']).toBe('');
-    expect(variantEnv('probe', 'http://t/token')['MCP_SCHEMA_KEY_NORMALIZATION_META']).toBe('false');
-    expect(variantEnv('identities', 'http://t/token', 'http://127.0.0.1:9')['SP_IDENTITY_SERVICE_URL']).toBe(
-      'http://127.0.0.1:9/openbridge',
-    );
-    expect(variantEnv('main', 'http://t/token', 'http://127.0.0.1:9')['SP_IDENTITY_SERVICE_URL']).toBeUndefined();
-    // only the limiter variant runs the limiter, without waiting
-    expect(variantEnv('main', 'http://t/token')['MCP_RATE_LIMIT']).toBe('off');
-    expect(variantEnv('limiter', 'http://t/token')).toMatchObject({
-      MCP_RATE_LIMIT: 'on',
-      MCP_RATE_LIMIT_MAX_WAIT_MS: '0',
-    });
-    const line = serverCommandLine(
+  it('a variant sets the switches, the descriptor its dummy credentials and arguments', () => {
+    const setup = setupOn(
+      { url: 'http://127.0.0.1:9', tokenUrl: 'http://127.0.0.1:9/oauth2/token' },
       {
-        upstreamUrl: 'http://127.0.0.1:9',
-        tokenUrl: 'http://127.0.0.1:9/auth/o2/token',
-        modelFolders: { sp: '/m/sp', ads: '/m/a b' },
-        commands: { sp: 'node sp.js', ads: 'node ads.js' },
+        sp: '/m/sp',
+        ads: '/m/a b',
       },
-      'ads',
-      'main',
+      { sp: 'node sp.js', ads: 'node ads.js' },
     );
+    const env = (id: string, variant: Parameters<typeof variantEnv>[0]): Record<string, string> =>
+      serverLaunch(setup, id, variant).env;
+    expect(variantEnv('lenient')['MCP_STRICT_UNKNOWN_FIELDS']).toBe('false');
+    expect(env('sp', 'no-credentials')).toMatchObject({
+      LWA_CLIENT_ID: '',
+      LWA_REFRESH_TOKEN: '',
+      SP_API_REGION: 'na',
+    });
+    expect(env('sp', 'main')['LWA_TOKEN_URL']).toBe('http://127.0.0.1:9/oauth2/token');
+    expect(variantEnv('probe')['MCP_SCHEMA_KEY_NORMALIZATION_META']).toBe('false');
+    expect(env('sp', 'identities')['SP_IDENTITY_SERVICE_URL']).toBe('http://127.0.0.1:9/openbridge');
+    expect(env('sp', 'main')['SP_IDENTITY_SERVICE_URL']).toBeUndefined();
+    // only the limiter variant runs the limiter, without waiting
+    expect(variantEnv('main')['MCP_RATE_LIMIT']).toBe('off');
+    expect(variantEnv('limiter')).toMatchObject({ MCP_RATE_LIMIT: 'on', MCP_RATE_LIMIT_MAX_WAIT_MS: '0' });
+    expect(serverLaunch(setup, 'ads', 'probe').args).toEqual([
+      '--upstream',
+      'http://127.0.0.1:9',
+      '--models',
+      '/m/a b',
+    ]);
+    const line = serverCommandLine(setup, 'ads', 'main');
     expect(line.endsWith("node ads.js --upstream http://127.0.0.1:9 --models '/m/a b' --conformance-fixtures")).toBe(
       true,
     );
@@ -510,5 +533,60 @@ describe('reference server command lines and the report', () => {
     expect(text).toContain('parity: 0 passed, 1 failed, 0 skipped');
     expect(text).toContain('verdict: NONCONFORMANT (1 failing row)');
     expect(text.endsWith('conformance: 1 passed, 1 failed, 0 skipped\n')).toBe(true);
+  });
+});
+
+describe('server descriptors', () => {
+  it("the README's example is a valid descriptor and agrees with the SP server's own", () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const block = /^```json\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? 'null';
+    const example = parseDescriptor(JSON.parse(block), 'README.md');
+    const sp = GATED.find((server) => server.id === 'sp');
+    expect(sp).toMatchObject({
+      id: example.id,
+      bin: example.bin,
+      args: example.args,
+      credentials: example.credentials,
+      cases: example.cases,
+      models: example.models,
+      contract_versions: example.contract_versions,
+      default_version: example.default_version,
+      code_mode: example.code_mode,
+      limiter: example.limiter,
+      fixtures: { common: example.fixtures.common, calls: example.fixtures.calls },
+      env: example.env,
+    });
+  });
+
+  it('fills in the defaults and names the file and field of a mistake', () => {
+    expect(parseDescriptor({ id: 'tiny', bin: 'tiny', cases: 'cases' }, 'x.json')).toEqual({
+      id: 'tiny',
+      bin: 'tiny',
+      args: [],
+      env: {},
+      credentials: [],
+      cases: 'cases',
+      models: [],
+      contract_versions: [2],
+      default_version: 2,
+      variants: {},
+      fixtures: { common: [], calls: {} },
+    });
+    const base = { id: 'tiny', bin: 'tiny', cases: 'cases' };
+    expect(() => parseDescriptor({ ...base, id: 'v1' }, 'x.json')).toThrow(
+      'x.json: id must be a short lower-case name',
+    );
+    expect(() => parseDescriptor({ ...base, env: { A: 1 } }, 'x.json')).toThrow(
+      'x.json: env must be an object of strings',
+    );
+    expect(() => parseDescriptor({ ...base, contract_versions: [1, 2], default_version: 3 }, 'x.json')).toThrow(
+      'x.json: default_version must be one of contract_versions',
+    );
+    expect(() => parseDescriptor({ ...base, fixtures: { calls: { 'api-http-404': {} } } }, 'x.json')).toThrow(
+      'x.json: fixtures.calls.api-http-404 needs a case id or a tool',
+    );
+    expect(() => fixturePlan([{ ...GATED[0]!, fixtures: { common: ['everything'], calls: {} } }])).toThrow(
+      'sp: fixtures.common names the unknown group "everything"',
+    );
   });
 });

@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 
 import { defaultServerCommand } from '../../src/gate/reference-servers.js';
 import { startHttpServer, warmServer } from '../../src/mcp-suite/suite-process.js';
+import { gated } from '../helpers/gate-servers.js';
 
 describe('warmServer', () => {
   it('has a fresh server answer a tools/call with its tool_not_found envelope', async () => {
     const replay = await startAmazonReplay();
     try {
-      const running = await startHttpServer('sp', defaultServerCommand('sp'), replay);
+      const running = await startHttpServer(gated('sp'), defaultServerCommand(gated('sp')), replay);
       try {
         expect(await warmServer(running.url)).toBe('tool_not_found');
       } finally {
