@@ -1,0 +1,68 @@
+/**
+ * Keeps secrets out of the values a failed argument check echoes. A caller may put a token in the
+ * wrong field, or send a password that fails a length check: `received_value` must not carry it
+ * back, nor a `did_you_mean` made from it, nor a hint quoting it. Implements CONTRACT.md "Schema
+ * validation codes" (correction keys) and the rule that secrets never appear in any output.
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail } from '@mcp-envelope/contract';
+
+import { REDACTED } from '../redact.js';
+import type { Redactor } from '../redact.js';
+
+/** The longest prefix of a value that a hint quotes before it cuts it (hints render at most 80 characters). */
+const HINT_QUOTE_LENGTH = 79;
+
+/** What {@link concealSecretValues} reads and returns: the details and hints of one failed check. */
+export interface EchoedValues {
+  readonly details: readonly EnvelopeDetail[];
+  readonly hints: readonly string[];
+}
+
+/**
+ * Whether a detail's `did_you_mean` is taken from the schema rather than made from the value
+ * sent: a key name (the detail names an unknown key in `extra`) or one of the `allowed` values.
+ */
+function suggestionFromSchema(detail: EnvelopeDetail, suggestion: unknown): boolean {
+  if (typeof detail['extra'] === 'string') return true;
+  const allowed = detail['allowed'];
+  return Array.isArray(allowed) && allowed.some((value) => JSON.stringify(value) === JSON.stringify(suggestion));
+}
+
+/**
+ * Whether the server's redactor takes `value`, sent under the key `name`, for a secret: it
+ * matches a secret pattern or a registered secret, or the key names a credential (`password`,
+ * `Authorization`, ...). The redactor copies only what it changes, so a changed probe means a secret.
+ */
+function looksSecret(redactor: Redactor, name: string, value: unknown): boolean {
+  const probe = { [name]: value };
+  return redactor.value(probe) !== probe;
+}
+
+/**
+ * The details and hints of a failed check with every echoed secret hidden: a detail whose
+ * `received_value` the redactor takes for a secret gets `received_value: "[REDACTED]"`, loses
+ * `received_truncated`, and loses a `did_you_mean` unless it comes from the schema (an allowed
+ * value, a key name); hints lose the quoted value.
+ *
+ * @param echoed - the check's details and hints.
+ * @param redactor - the server's redactor (its patterns, secret keys and registered secrets).
+ * @returns the same object when nothing was a secret, else a copy.
+ */
+export function concealSecretValues(echoed: EchoedValues, redactor: Redactor): EchoedValues {
+  const concealed: string[] = [];
+  const details = echoed.details.map((detail) => {
+    if (!Object.hasOwn(detail, 'received_value')) return detail;
+    const value = detail['received_value'];
+    const name = typeof detail['extra'] === 'string' ? detail['extra'] : (detail.path.split('/').at(-1) ?? '');
+    if (!looksSecret(redactor, name, value)) return detail;
+    if (typeof value === 'string' && value !== '') concealed.push(value.slice(0, HINT_QUOTE_LENGTH));
+    const { received_truncated: _truncated, did_you_mean: suggestion, ...rest } = detail;
+    const keep = suggestion !== undefined && suggestionFromSchema(detail, suggestion);
+    return { ...rest, received_value: REDACTED, ...(keep ? { did_you_mean: suggestion } : {}) } as EnvelopeDetail;
+  });
+  if (details.every((detail, index) => detail === echoed.details[index])) return echoed;
+  const hints = echoed.hints.map((hint) => concealed.reduce((text, secret) => text.split(secret).join(REDACTED), hint));
+  return { details, hints };
+}
