@@ -340,11 +340,14 @@ const NAMED_FIELDS_LIMIT = 3;
  */
 function correctionInstruction(violations: readonly Violation[]): string {
   const fields = [
-    ...new Set(violations.map((violation) => (violation.segments.length === 0 ? 'arguments' : violation.segments.join('/')))),
+    ...new Set(
+      violations.map((violation) => (violation.segments.length === 0 ? 'arguments' : violation.segments.join('/'))),
+    ),
   ];
   const named = fields.slice(0, NAMED_FIELDS_LIMIT);
   // past the first few, a count would miss the violations only counted, never built
-  if (fields.length > named.length) return `Correct ${named.join(', ')} and the other fields in details, then call again.`;
+  if (fields.length > named.length)
+    return `Correct ${named.join(', ')} and the other fields in details, then call again.`;
   if (named.length === 1) return `Correct ${named[0] as string} and call again.`;
   return `Correct ${named.slice(0, -1).join(', ')} and ${named.at(-1) as string}, then call again.`;
 }

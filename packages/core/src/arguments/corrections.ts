@@ -98,7 +98,9 @@ export interface CorrectionInput {
 }
 
 function listed(values: readonly unknown[]): string {
-  const shown = values.slice(0, EXPECTED_LIST_LIMIT).map((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
+  const shown = values
+    .slice(0, EXPECTED_LIST_LIMIT)
+    .map((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
   const more = values.length > EXPECTED_LIST_LIMIT ? ` and ${values.length - EXPECTED_LIST_LIMIT} more` : '';
   return `${shown.join(', ')}${more}`;
 }
@@ -309,7 +311,8 @@ function nearestAllowed(value: unknown, allowed: readonly unknown[]): unknown {
   const text = typeof value === 'string' ? value : boundedJson(value);
   if (text === undefined) return NONE;
   const same = allowed.find(
-    (candidate) => (typeof candidate === 'string' ? candidate : JSON.stringify(candidate)).toLowerCase() === text.toLowerCase(),
+    (candidate) =>
+      (typeof candidate === 'string' ? candidate : JSON.stringify(candidate)).toLowerCase() === text.toLowerCase(),
   );
   if (same !== undefined) return same;
   const strings = allowed.filter((candidate): candidate is string => typeof candidate === 'string');
@@ -364,16 +367,21 @@ function compiledPattern(pattern: string): RegExp | undefined {
 /** A pattern that is one character class repeated (`^[a-zA-Z0-9-]*$`): its class, to drop other characters. */
 const CLASS_ONLY_PATTERN = /^\^(\[(?:\\.|[^\]\\])+\])(?:[*+]|\{\d+(?:,\d*)?\})\$$/;
 
-/** The sent string without the characters the pattern's one class refuses, else a schema example that matches. */
+/**
+ * The sent string in lower or upper case, or without the characters the pattern's one class
+ * refuses, when that matches; else a schema example that matches.
+ */
 function patternValue(value: unknown, pattern: string, schema: unknown): unknown {
   const compiled = compiledPattern(pattern);
   if (compiled === undefined) return NONE;
   const matches = (candidate: unknown): boolean => typeof candidate === 'string' && compiled.test(candidate);
-  const characterClass = CLASS_ONLY_PATTERN.exec(pattern)?.[1];
-  if (typeof value === 'string' && characterClass !== undefined) {
-    const allowed = compiledPattern(characterClass);
-    const kept = allowed === undefined ? '' : [...value].filter((character) => allowed.test(character)).join('');
-    if (kept !== '' && kept !== value && matches(kept)) return kept;
+  if (typeof value === 'string') {
+    const candidates = [value.toLowerCase(), value.toUpperCase()];
+    const characterClass = CLASS_ONLY_PATTERN.exec(pattern)?.[1];
+    const allowed = characterClass === undefined ? undefined : compiledPattern(characterClass);
+    if (allowed !== undefined) candidates.push([...value].filter((character) => allowed.test(character)).join(''));
+    const found = candidates.find((candidate) => candidate !== '' && candidate !== value && matches(candidate));
+    if (found !== undefined) return found;
   }
   return schemaValue(schema, matches);
 }

@@ -44,11 +44,13 @@ describe('did_you_mean', () => {
     expect(detailOf({ when: '03/01/2025' })).not.toHaveProperty('did_you_mean');
   });
 
-  it('drops the characters a one-class pattern refuses, else offers the first schema example that matches', () => {
+  it('changes the case or drops the characters a one-class pattern refuses, else offers the first schema example that matches', () => {
     expect(detailOf({ id: 'ab_c d' })['did_you_mean']).toBe('abcd');
     // stripping would leave too short a value: no suggestion
     expect(detailOf({ id: 'a_b' })).not.toHaveProperty('did_you_mean');
     expect(detailOf({ code: 'ab12' })['did_you_mean']).toBe('AB-12');
+    expect(detailOf({ code: 'ab-12' })['did_you_mean']).toBe('AB-12');
+    expect(detailOf({ code: 'x-12' })['did_you_mean']).toBe('AB-12');
   });
 
   it('takes the nearest multiple inside the bounds, and the bound itself (exclusive bounds on integers step inside)', () => {
