@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { SCHEMA_ERROR_CODES, validateEnvelope } from '@mcp-envelope/contract';
-import type { EnvelopeDetail, ErrorEnvelope } from '@mcp-envelope/contract';
+import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -113,13 +113,13 @@ export function correctedArguments(
   envelope: ErrorEnvelope,
 ): Record<string, unknown> | undefined {
   const corrected = structuredClone(sent);
-  for (const detail of envelope.details as readonly EnvelopeDetail[]) {
+  for (const detail of envelope.details) {
     if (!Object.hasOwn(detail, 'did_you_mean')) return undefined;
     const segments = detail.path === '' ? [] : detail.path.split('/');
     if (typeof detail['extra'] === 'string') {
       const holder = objectAt(corrected, segments);
       holder[String(detail.did_you_mean)] = holder[detail['extra']];
-      delete holder[detail['extra']];
+      Reflect.deleteProperty(holder, detail['extra']);
     } else {
       const last = segments.at(-1);
       if (last === undefined) return undefined;

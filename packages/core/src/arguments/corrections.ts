@@ -208,7 +208,7 @@ function nearestOf(input: CorrectionInput, declared: readonly string[] | undefin
     case 'maxItems':
       return Array.isArray(value) && typeof limit === 'number' ? value.slice(0, limit) : NONE;
     case 'maxLength':
-      return typeof value === 'string' && typeof limit === 'number' ? [...value].slice(0, limit).join('') : NONE;
+      return typeof value === 'string' && typeof limit === 'number' ? Array.from(value).slice(0, limit).join('') : NONE;
     case 'minItems':
     case 'minLength':
       return schemaValue(parentSchema, (candidate) => lengthOf(candidate) >= Number(limit));
@@ -236,7 +236,7 @@ function nearestOf(input: CorrectionInput, declared: readonly string[] | undefin
 }
 
 function lengthOf(value: unknown): number {
-  if (typeof value === 'string') return [...value].length;
+  if (typeof value === 'string') return Array.from(value).length;
   return Array.isArray(value) ? value.length : -1;
 }
 
@@ -249,7 +249,7 @@ function schemaValue(schema: unknown, accepts: (value: unknown) => boolean = () 
   if (Object.hasOwn(schema, 'const')) return schema['const'];
   const allowed = schema['enum'];
   if (Array.isArray(allowed) && allowed.length === 1) return allowed[0];
-  const examples = Array.isArray(schema['examples']) ? schema['examples'] : [];
+  const examples: readonly unknown[] = Array.isArray(schema['examples']) ? (schema['examples'] as unknown[]) : [];
   const candidates = [
     ...(Object.hasOwn(schema, 'default') ? [schema['default']] : []),
     ...examples,
@@ -379,7 +379,12 @@ function patternValue(value: unknown, pattern: string, schema: unknown): unknown
     const candidates = [value.toLowerCase(), value.toUpperCase()];
     const characterClass = CLASS_ONLY_PATTERN.exec(pattern)?.[1];
     const allowed = characterClass === undefined ? undefined : compiledPattern(characterClass);
-    if (allowed !== undefined) candidates.push([...value].filter((character) => allowed.test(character)).join(''));
+    if (allowed !== undefined)
+      candidates.push(
+        Array.from(value)
+          .filter((character) => allowed.test(character))
+          .join(''),
+      );
     const found = candidates.find((candidate) => candidate !== '' && candidate !== value && matches(candidate));
     if (found !== undefined) return found;
   }
@@ -413,6 +418,6 @@ function passesFormat(format: string, text: string): boolean {
   const definition = Object.hasOwn(formats, format) ? formats[format] : undefined;
   const check = isRecord(definition) ? definition['validate'] : definition;
   if (check instanceof RegExp) return check.test(text);
-  if (typeof check === 'function') return (check as (text: string) => boolean)(text) === true;
+  if (typeof check === 'function') return (check as (text: string) => unknown)(text) === true;
   return false;
 }

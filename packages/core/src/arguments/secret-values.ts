@@ -58,9 +58,10 @@ export function concealSecretValues(echoed: EchoedValues, redactor: Redactor): E
     const name = typeof detail['extra'] === 'string' ? detail['extra'] : (detail.path.split('/').at(-1) ?? '');
     if (!looksSecret(redactor, name, value)) return detail;
     if (typeof value === 'string' && value !== '') concealed.push(value.slice(0, HINT_QUOTE_LENGTH));
-    const { received_truncated: _truncated, did_you_mean: suggestion, ...rest } = detail;
-    const keep = suggestion !== undefined && suggestionFromSchema(detail, suggestion);
-    return { ...rest, received_value: REDACTED, ...(keep ? { did_you_mean: suggestion } : {}) } as EnvelopeDetail;
+    const copy: Record<string, unknown> = { ...detail, received_value: REDACTED };
+    delete copy['received_truncated'];
+    if (!suggestionFromSchema(detail, detail.did_you_mean)) delete copy['did_you_mean'];
+    return copy as unknown as EnvelopeDetail;
   });
   if (details.every((detail, index) => detail === echoed.details[index])) return echoed;
   const hints = echoed.hints.map((hint) => concealed.reduce((text, secret) => text.split(secret).join(REDACTED), hint));

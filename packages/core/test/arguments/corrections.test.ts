@@ -82,7 +82,7 @@ describe('did_you_mean', () => {
     const required = tool({
       type: 'object',
       required: ['kind', 'pageSize', 'note'],
-      properties: FORM.publishedInputSchema['properties'] as Record<string, unknown>,
+      properties: FORM.publishedInputSchema['properties'],
     });
     const details = failed(required.check({})).details;
     expect(details.map((detail) => [detail.path, detail['did_you_mean'], detail['expected']])).toEqual([
