@@ -120,6 +120,8 @@ export function expectedOf(input: CorrectionInput): string | undefined {
   const exclusive = extras['exclusive'] === true;
   switch (input.tableKeyword) {
     case 'type':
+      // `Infinity` and `NaN` are of type number to JavaScript: what fails is their finiteness
+      if (typeof input.value === 'number' && !Number.isFinite(input.value)) return 'a finite number';
       return `a value of type ${String(extras['expected_type']).split('|').join(' or ')}`;
     case 'required': {
       const property = propertySchema(input.parentSchema, String(extras['field']));
