@@ -44,7 +44,7 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED', () => {
         field: '',
         extra: 'MarketplaceIds',
         did_you_mean: 'marketplaceIds',
-        expected: 'only the keys: marketplaceIds, status, limit',
+        expected: 'only the keys the schema declares',
         received_value: ['A1'],
       },
     ]);
@@ -144,7 +144,7 @@ describe('MCP_STRICT_UNKNOWN_FIELDS', () => {
           field: '',
           extra: 'extra',
           received_value: 1,
-          expected: 'only the keys: marketplaceIds, status, limit',
+          expected: 'only the keys the schema declares',
         },
       ],
       hints: ["Drop extra, or check its spelling against the tool's schema."],

@@ -106,7 +106,7 @@ describe('normalization gaps', () => {
         received_type: 'string',
         field: '',
         extra: 'span',
-        expected: 'only the keys: id',
+        expected: 'only the keys the schema declares',
         received_value: 'b',
       },
     ]);

@@ -72,7 +72,7 @@ describe('schema error details on the wire', () => {
         received_type: 'string',
         field: 'options',
         extra: 'colour',
-        expected: 'only the keys: mode',
+        expected: 'only the keys the schema declares',
         received_value: 'red',
       },
       {
@@ -81,7 +81,7 @@ describe('schema error details on the wire', () => {
         received_type: 'boolean',
         field: '',
         extra: 'other_key',
-        expected: 'only the keys: label, note, options',
+        expected: 'only the keys the schema declares',
         received_value: true,
       },
       {
@@ -90,7 +90,7 @@ describe('schema error details on the wire', () => {
         received_type: 'integer',
         field: '',
         extra: 'typo_key',
-        expected: 'only the keys: label, note, options',
+        expected: 'only the keys the schema declares',
         received_value: 1,
       },
     ]);

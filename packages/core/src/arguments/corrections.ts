@@ -148,10 +148,9 @@ export function expectedOf(input: CorrectionInput): string | undefined {
       return `a string matching ${String(extras['pattern'])}`;
     case 'format':
       return `a valid ${String(extras['format'])}`;
-    case 'additionalProperties': {
-      const names = declaredNames(input.parentSchema);
-      return names.length === 0 ? 'no other keys' : `only the keys: ${listed(names)}`;
-    }
+    case 'additionalProperties':
+      // not the list itself: `did_you_mean` names the nearest key, and `tools/list` has them all
+      return declaredNames(input.parentSchema).length === 0 ? 'no other keys' : 'only the keys the schema declares';
     case 'multipleOf':
       return `a multiple of ${limit}`;
     case 'uniqueItems':
