@@ -41,6 +41,30 @@ function looksSecret(redactor: Redactor, name: string, value: unknown): boolean 
 }
 
 /**
+ * One detail with its echoed secrets hidden; `concealed` collects the received strings hidden, for
+ * the hints. A `did_you_mean` made from the value goes too when the value was a secret, or when
+ * it is one itself (a cut array can be echoed where the whole one was too large to be).
+ */
+function concealInDetail(detail: EnvelopeDetail, redactor: Redactor, concealed: string[]): EnvelopeDetail {
+  const name = typeof detail['extra'] === 'string' ? detail['extra'] : (detail.path.split('/').at(-1) ?? '');
+  const value = detail.received_value;
+  const receivedSecret = Object.hasOwn(detail, 'received_value') && looksSecret(redactor, name, value);
+  const suggestionSecret =
+    Object.hasOwn(detail, 'did_you_mean') &&
+    !suggestionFromSchema(detail, detail.did_you_mean) &&
+    (receivedSecret || looksSecret(redactor, name, detail.did_you_mean));
+  if (!receivedSecret && !suggestionSecret) return detail;
+  const copy: Record<string, unknown> = { ...detail };
+  if (receivedSecret) {
+    if (typeof value === 'string' && value !== '') concealed.push(value.slice(0, HINT_QUOTE_LENGTH));
+    copy['received_value'] = REDACTED;
+    delete copy['received_truncated'];
+  }
+  if (suggestionSecret) delete copy['did_you_mean'];
+  return copy as unknown as EnvelopeDetail;
+}
+
+/**
  * The details and hints of a failed check with every echoed secret hidden: a detail whose
  * `received_value` the redactor takes for a secret gets `received_value: "[REDACTED]"`, loses
  * `received_truncated`, and loses a `did_you_mean` unless it comes from the schema (an allowed
@@ -52,17 +76,7 @@ function looksSecret(redactor: Redactor, name: string, value: unknown): boolean 
  */
 export function concealSecretValues(echoed: EchoedValues, redactor: Redactor): EchoedValues {
   const concealed: string[] = [];
-  const details = echoed.details.map((detail) => {
-    if (!Object.hasOwn(detail, 'received_value')) return detail;
-    const value = detail['received_value'];
-    const name = typeof detail['extra'] === 'string' ? detail['extra'] : (detail.path.split('/').at(-1) ?? '');
-    if (!looksSecret(redactor, name, value)) return detail;
-    if (typeof value === 'string' && value !== '') concealed.push(value.slice(0, HINT_QUOTE_LENGTH));
-    const copy: Record<string, unknown> = { ...detail, received_value: REDACTED };
-    delete copy['received_truncated'];
-    if (!suggestionFromSchema(detail, detail.did_you_mean)) delete copy['did_you_mean'];
-    return copy as unknown as EnvelopeDetail;
-  });
+  const details = echoed.details.map((detail) => concealInDetail(detail, redactor, concealed));
   if (details.every((detail, index) => detail === echoed.details[index])) return echoed;
   const hints = echoed.hints.map((hint) => concealed.reduce((text, secret) => text.split(secret).join(REDACTED), hint));
   return { details, hints };

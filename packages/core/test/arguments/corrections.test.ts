@@ -134,6 +134,7 @@ const LOGIN_TOOL: EnvelopeTool = {
       password: { type: 'string', minLength: 30 },
       limit: { type: 'integer' },
       mode: { type: 'string', enum: ['fast', 'slow'] },
+      tokens: { type: 'array', items: { type: 'string' }, maxItems: 1 },
     },
   },
   handler: () => ({ ok: true }),
@@ -180,5 +181,24 @@ describe('secrets on the wire', () => {
     ]);
     const wire = JSON.stringify(result);
     for (const secret of ['hunter2', 'abc.def.ghi', 'faster-token']) expect(wire).not.toContain(secret);
+  });
+
+  it('drops a did_you_mean that is a secret although the value sent was too large to echo', async () => {
+    const { client } = await session.start({}, [LOGIN_TOOL]);
+    const tokens = Array.from({ length: 12 }, (_, index) => `Bearer tok-${String(index).padStart(12, '0')}`);
+    const result = await client.callTool({ name: 'login', arguments: { tokens } });
+    const details = (result.structuredContent as { details: Record<string, unknown>[] }).details;
+    expect(details).toEqual([
+      {
+        path: 'tokens',
+        issue: 'tokens holds 12 items; at most 1 are allowed.',
+        received_type: 'array',
+        field: 'tokens',
+        limit: 1,
+        actual: 12,
+        expected: 'at most 1 item',
+      },
+    ]);
+    expect(JSON.stringify(result)).not.toContain('tok-0');
   });
 });
