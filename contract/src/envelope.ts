@@ -18,6 +18,20 @@ export interface EnvelopeDetail {
   readonly issue: string;
   /** The JSON type of the value received (`string`, `integer`, `array`, `null`, ...). */
   readonly received_type: string;
+  /**
+   * `SCHEMA_*` details (since v2, optional): the value received; a string cut to 200 characters,
+   * an array or object only when its JSON has at most 200; `"[REDACTED]"` when it looks like a secret.
+   */
+  readonly received_value?: unknown;
+  /** `true` when {@link EnvelopeDetail.received_value} is a cut string (it ends with `…`). */
+  readonly received_truncated?: true;
+  /** `SCHEMA_*` details (since v2, optional): what would have passed, in a few words. */
+  readonly expected?: string;
+  /**
+   * `SCHEMA_*` details (since v2, optional): the nearest value that passes the failed check; for
+   * `SCHEMA_ADDITIONAL_PROPERTIES`, the nearest declared key name. Absent when none is found.
+   */
+  readonly did_you_mean?: unknown;
   readonly [extra: string]: unknown;
 }
 

@@ -129,6 +129,20 @@ export const errorEnvelopeSchemaV2Document: unknown = {
         "received_type": {
           "type": "string",
           "description": "JSON type of the value received (string, integer, number, boolean, array, object, null)."
+        },
+        "received_value": {
+          "description": "SCHEMA_* details: the value received, a string cut to 200 characters (then received_truncated is true), an array or object only when its JSON has at most 200 characters; \"[REDACTED]\" when it looks like a secret. Absent when nothing was sent."
+        },
+        "received_truncated": {
+          "const": true,
+          "description": "Present when received_value is a cut string (it ends with …)."
+        },
+        "expected": {
+          "type": "string",
+          "description": "SCHEMA_* details: what would have passed, in a few words, for humans and agents."
+        },
+        "did_you_mean": {
+          "description": "SCHEMA_* details: the nearest value that passes the failed check (for SCHEMA_ADDITIONAL_PROPERTIES, the nearest declared key name). Absent when none can be found without guessing."
         }
       },
       "additionalProperties": true

@@ -14,7 +14,7 @@ import type { ContractVersion, ErrorEnvelope } from '@mcp-envelope/contract';
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 
-import { closestMatch } from './arguments/index.js';
+import { closestMatch, concealSecretValues } from './arguments/index.js';
 import type { ArgumentCheck } from './arguments/index.js';
 import { CallFailed, callExit, invalidParams } from './call-exit.js';
 import { recordResponseMetaInto } from './context.js';
@@ -187,12 +187,14 @@ function validationEnvelope(
     normalized: input.server.includeNormalized ? check.events : undefined,
     validator: check.validator,
   });
+  // a value sent in the wrong field may be a token: it is never echoed back
+  const { details, hints } = concealSecretValues(check, input.server.redactor);
   return {
     error_kind: 'mcp_input_validation',
     tool: name,
     summary: check.summary,
-    details: check.details,
-    hints: check.hints,
+    details,
+    hints,
     examples: [],
     error_code: check.error_code,
     retryable: false,

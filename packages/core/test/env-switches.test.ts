@@ -35,6 +35,7 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED', () => {
         issue: 'marketplaceIds is required and was not sent.',
         received_type: 'undefined',
         field: 'marketplaceIds',
+        expected: 'a value of type array',
       },
       {
         path: '',
@@ -42,6 +43,9 @@ describe('MCP_SCHEMA_KEY_NORMALIZATION_ENABLED', () => {
         received_type: 'array',
         field: '',
         extra: 'MarketplaceIds',
+        did_you_mean: 'marketplaceIds',
+        expected: 'only the keys the schema declares',
+        received_value: ['A1'],
       },
     ]);
   });
@@ -131,7 +135,7 @@ describe('MCP_STRICT_UNKNOWN_FIELDS', () => {
     expect(await call('list_orders', { marketplaceIds: ['A1'], extra: 1 })).toEqual({
       error_kind: 'mcp_input_validation',
       tool: 'list_orders',
-      summary: 'arguments has a key the schema does not define: extra.',
+      summary: 'arguments has a key the schema does not define: extra. Correct extra and call again.',
       details: [
         {
           path: '',
@@ -139,6 +143,8 @@ describe('MCP_STRICT_UNKNOWN_FIELDS', () => {
           received_type: 'integer',
           field: '',
           extra: 'extra',
+          received_value: 1,
+          expected: 'only the keys the schema declares',
         },
       ],
       hints: ["Drop extra, or check its spelling against the tool's schema."],

@@ -106,6 +106,8 @@ describe('normalization gaps', () => {
         received_type: 'string',
         field: '',
         extra: 'span',
+        expected: 'only the keys the schema declares',
+        received_value: 'b',
       },
     ]);
     expect(rejected.structured['_meta']).toEqual({

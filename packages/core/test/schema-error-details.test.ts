@@ -72,6 +72,8 @@ describe('schema error details on the wire', () => {
         received_type: 'string',
         field: 'options',
         extra: 'colour',
+        expected: 'only the keys the schema declares',
+        received_value: 'red',
       },
       {
         path: '',
@@ -79,6 +81,8 @@ describe('schema error details on the wire', () => {
         received_type: 'boolean',
         field: '',
         extra: 'other_key',
+        expected: 'only the keys the schema declares',
+        received_value: true,
       },
       {
         path: '',
@@ -86,6 +90,8 @@ describe('schema error details on the wire', () => {
         received_type: 'integer',
         field: '',
         extra: 'typo_key',
+        expected: 'only the keys the schema declares',
+        received_value: 1,
       },
     ]);
   });
@@ -110,6 +116,7 @@ describe('schema error details on the wire', () => {
         received_type: 'string',
         field: 'note',
         keyword: 'not',
+        received_value: '',
       },
     ]);
     expect(envelope['_meta']).toEqual({ validator: 'not' });

@@ -683,7 +683,9 @@ describe('an argument with a huge number of violations', () => {
     const envelope = structured(result);
     // The missing field ranks first (required), though Ajv reports it after the 100,000 item errors.
     expect(envelope['error_code']).toBe('SCHEMA_REQUIRED');
-    expect(envelope['summary']).toBe('marketplace is required and was not sent. (and 100000 more)');
+    expect(envelope['summary']).toBe(
+      'marketplace is required and was not sent. (and 100000 more) Correct marketplace, ids/0, ids/1 and the other fields in details, then call again.',
+    );
     const details = envelope['details'] as Record<string, unknown>[];
     expect(details).toHaveLength(50);
     expect(details[0]).toEqual({
@@ -691,6 +693,7 @@ describe('an argument with a huge number of violations', () => {
       issue: 'marketplace is required and was not sent.',
       received_type: 'undefined',
       field: 'marketplace',
+      expected: 'a value of type string',
     });
     expect(details[1]).toEqual({
       path: 'ids/0',
@@ -698,6 +701,9 @@ describe('an argument with a huge number of violations', () => {
       received_type: 'integer',
       field: 'ids/0',
       expected_type: 'string',
+      did_you_mean: '0',
+      expected: 'a value of type string',
+      received_value: 0,
     });
     expect(details[49]?.['path']).toBe('ids/48');
     expect((envelope['hints'] as string[]).at(-1)).toBe('99951 more details omitted');

@@ -136,6 +136,7 @@ describe('numbers are numbers, strings are Unicode (mcp-envelope-sp over Streama
         issue: 'body/price/amount should be a finite number, not Infinity.',
         received_type: 'Infinity',
         expected_type: 'number',
+        expected: 'a finite number',
       },
     ]);
     expect(upstream.requests.length).toBe(before);

@@ -331,6 +331,27 @@ function validatorFor(
   return () => (compiled ??= compile());
 }
 
+/** At most this many fields are named in the summary's closing instruction. */
+const NAMED_FIELDS_LIMIT = 3;
+
+/**
+ * The one instruction a summary ends with: the fields to correct, by path (an unknown key by its
+ * own path, the root as `arguments`), then call again. An agent reads the details for how.
+ */
+function correctionInstruction(violations: readonly Violation[]): string {
+  const fields = [
+    ...new Set(
+      violations.map((violation) => (violation.segments.length === 0 ? 'arguments' : violation.segments.join('/'))),
+    ),
+  ];
+  const named = fields.slice(0, NAMED_FIELDS_LIMIT);
+  // past the first few, a count would miss the violations only counted, never built
+  if (fields.length > named.length)
+    return `Correct ${named.join(', ')} and the other fields in details, then call again.`;
+  if (named.length === 1) return `Correct ${named[0] as string} and call again.`;
+  return `Correct ${named.slice(0, -1).join(', ')} and ${named.at(-1) as string}, then call again.`;
+}
+
 /** What the per-call check of one tool needs. */
 interface CheckerParts {
   readonly validator: () => CompiledValidator;
@@ -360,7 +381,7 @@ function checkerFor({ validator, index, shape, published, options }: CheckerPart
       events,
       error_code: first.code,
       ...(first.code === SCHEMA_FALLBACK_CODE ? { validator: first.keyword } : {}),
-      summary: others > 0 ? `${first.detail.issue} (and ${others} more)` : first.detail.issue,
+      summary: `${others > 0 ? `${first.detail.issue} (and ${others} more)` : first.detail.issue} ${correctionInstruction(violations)}`,
       details: violations.map((violation) => violation.detail),
       hints: buildHints({ violations, args, shape, root: published, tables }),
     };

@@ -9,6 +9,8 @@
 export { compileTool, createPipelineCaches } from './compile-tool.js';
 export { closestMatch, foldKey, similarityThreshold } from './did-you-mean.js';
 export { ENUM_SUGGESTION_LIMIT } from './hints.js';
+export { concealSecretValues } from './secret-values.js';
+export type { EchoedValues } from './secret-values.js';
 export { jsonTypeOf } from './json-type.js';
 export { DRAFT_2020_12_URIS } from './prepare-schema.js';
 export { VIOLATION_ORDER } from './schema-validation.js';

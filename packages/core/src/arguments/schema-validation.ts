@@ -12,6 +12,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 
+import { expectedOf, nearestValue, receivedValueKeys } from './corrections.js';
 import { FirstInOrder } from './first-in-order.js';
 import { jsonTypeOf } from './json-type.js';
 import type { CollapsingInfo, PreparedSchema } from './prepare-schema.js';
@@ -349,7 +350,19 @@ function keywordExtras(
   }
 }
 
-function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Violation[] = []): Violation {
+/**
+ * Turns a draft into a violation: its code table entry, its detail (with the correction keys of
+ * corrections.ts) and its template values.
+ *
+ * @param declared - the top-level property names, for an unknown top-level key whose schema
+ *   object declares no `properties` of its own (they come from a `$ref` or an `allOf`).
+ */
+function finish(
+  draft: Draft,
+  parentSchema: unknown,
+  foldedRequired: readonly Violation[] = [],
+  declared?: readonly string[],
+): Violation {
   const entry = schemaCodeEntry(draft.tableKeyword);
   const path = draft.pathSegments.join('/');
   const receivedType = receivedTypeOf(draft.value);
@@ -367,6 +380,7 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
     received_type: receivedType,
     field: path,
     ...extras,
+    ...correctionKeys(draft, parentSchema, declared),
   };
   return {
     keyword: draft.keyword,
@@ -381,6 +395,23 @@ function finish(draft: Draft, parentSchema: unknown, foldedRequired: readonly Vi
     parentSchema,
     foldedRequired,
   };
+}
+
+/** `received_value`, `expected` and `did_you_mean` of a draft, each only when it has something to say. */
+function correctionKeys(draft: Draft, parentSchema: unknown, declared: readonly string[] | undefined): object {
+  const input = {
+    tableKeyword: draft.tableKeyword,
+    keyword: draft.keyword,
+    value: draft.value,
+    extras: draft.extras,
+    parentSchema,
+  };
+  const keys: Record<string, unknown> = receivedValueKeys(draft.value);
+  const expected = expectedOf(input);
+  if (expected !== undefined) keys['expected'] = expected;
+  const nearest = nearestValue(input, draft.segments.length === 1 ? declared : undefined);
+  if (nearest !== undefined) keys['did_you_mean'] = nearest;
+  return keys;
 }
 
 /**
@@ -556,12 +587,13 @@ export function collectViolations(
     if (consumedBy[index] === undefined) selection.offer(orderKeyOf(errors[index] as ErrorObject, index, context));
   }
   const omitted = selection.dropped;
+  const declared = [...context.propertyOrder.keys()];
   for (const entry of selection.entries()) {
     const error = errors[entry.index] as ErrorObject;
     violations.push(
       COLLAPSING_KEYWORDS.has(error.keyword)
         ? collapsedViolation(error, context, directErrors)
-        : finish(draftFor(error), error.parentSchema),
+        : finish(draftFor(error), error.parentSchema, [], declared),
     );
   }
   return { violations: sortViolations(dedupe(violations), context.propertyOrder), omitted };
@@ -636,11 +668,13 @@ function collapsedViolation(
   const params = error.params as Record<string, unknown>;
   const extras: Record<string, unknown> = {};
   const foldedRequired: Violation[] = [];
+  let branchSuggestion: unknown;
   if (kind === 'propertyNames' || kind === 'contains') {
     extras['keyword'] = kind;
     if (kind === 'propertyNames') extras['extra'] = params['propertyName'];
   } else {
     const branches: { branch: number; error_code: SchemaErrorCode; path: string }[] = [];
+    const byBranch = new Map<number, Violation[]>();
     for (const inner of direct) {
       if (inner.keyword === 'if') continue;
       const branch = branchOf(inner, error.schemaPath, info);
@@ -648,6 +682,7 @@ function collapsedViolation(
         ? collapsedViolation(inner, context, directErrors)
         : finish(draftFor(inner), inner.parentSchema);
       if (kind === 'allOf' && inner.keyword === 'required') foldedRequired.push(innerViolation);
+      if (branch !== undefined) byBranch.set(branch, [...(byBranch.get(branch) ?? []), innerViolation]);
       if (branch !== undefined && branches.length < 10) {
         branches.push({ branch, error_code: innerViolation.code, path: innerViolation.path });
       }
@@ -656,6 +691,7 @@ function collapsedViolation(
     extras['branches'] = branches;
     if (kind === 'oneOf' && Array.isArray(params['passingSchemas']))
       extras['passing'] = [...(params['passingSchemas'] as unknown[])];
+    if (kind === 'anyOf') branchSuggestion = suggestionOfOneBranch(byBranch, segments.join('/'));
   }
   const draft: Draft = {
     keyword: kind,
@@ -666,7 +702,25 @@ function collapsedViolation(
     extras,
     templateExtras: {},
   };
-  return finish(draft, error.parentSchema, foldedRequired);
+  const violation = finish(draft, error.parentSchema, foldedRequired);
+  return branchSuggestion === undefined
+    ? violation
+    : { ...violation, detail: { ...violation.detail, did_you_mean: branchSuggestion } };
+}
+
+/**
+ * For an `anyOf`: the nearest value of the first branch that failed on the value itself, once,
+ * with a nearest value. Passing that one branch passes the `anyOf`. Not for a `oneOf`, where the
+ * value would also have to fail every other branch, which nothing here checks.
+ */
+function suggestionOfOneBranch(byBranch: ReadonlyMap<number, readonly Violation[]>, path: string): unknown {
+  for (const branch of [...byBranch.keys()].sort((left, right) => left - right)) {
+    const failures = byBranch.get(branch) ?? [];
+    const only = failures[0];
+    if (failures.length === 1 && only !== undefined && only.path === path && only.detail['did_you_mean'] !== undefined)
+      return only.detail['did_you_mean'];
+  }
+  return undefined;
 }
 
 function dedupe(violations: Violation[]): Violation[] {

@@ -52,6 +52,8 @@ describe('a huge invalid argument', () => {
     expect(outcome.details.slice(0, 3).map((detail) => detail.path)).toEqual(['first', 'ids/0', 'ids/1']);
     expect(outcome.details.at(-1)?.path).toBe('ids/198');
     expect(outcome.omittedDetails).toBe(100_001 - 200);
-    expect(outcome.summary).toBe(`${outcome.details[0]?.issue ?? ''} (and 100000 more)`);
+    expect(outcome.summary).toBe(
+      `${outcome.details[0]?.issue ?? ''} (and 100000 more) Correct first, ids/0, ids/1 and the other fields in details, then call again.`,
+    );
   });
 });

@@ -168,6 +168,8 @@ describe('pre-flight normalization events', () => {
         received_type: 'string',
         field: '',
         extra: 'sellerSku',
+        expected: 'only the keys the schema declares',
+        received_value: 'SKU-1',
       },
     ]);
   });
@@ -230,6 +232,9 @@ describe('pre-flight normalization events', () => {
         received_type: 'integer',
         field: 'note',
         expected_type: 'string',
+        did_you_mean: '5',
+        expected: 'a value of type string',
+        received_value: 5,
       },
     ]);
   });
@@ -250,6 +255,8 @@ describe('pre-flight normalization events', () => {
         received_type: 'integer',
         field: '',
         extra: 'other',
+        expected: 'only the keys the schema declares',
+        received_value: 1,
       },
     ]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check({ 'x-trace-id': 'abc', other: 1 }));
@@ -330,7 +337,7 @@ describe('argument shapes', () => {
     expect(passed(optional.check(undefined)).args).toEqual({});
     const result = failed(tool(ORDER_SEARCH_SCHEMA).check(undefined));
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
-    expect(result.summary).toBe('marketplaceIds is required and was not sent.');
+    expect(result.summary).toBe('marketplaceIds is required and was not sent. Correct marketplaceIds and call again.');
   });
 
   it.each([
@@ -349,9 +356,11 @@ describe('argument shapes', () => {
         received_type: receivedType,
         field: '',
         expected_type: 'object',
+        received_value: args,
+        expected: 'a value of type object',
       },
     ]);
-    expect(result.summary).toBe(`arguments should be object, not ${receivedType}.`);
+    expect(result.summary).toBe(`arguments should be object, not ${receivedType}. Correct arguments and call again.`);
   });
 
   it('never mutates the caller’s object, on success or failure, with or without normalization', () => {
@@ -425,6 +434,8 @@ describe('prototype-pollution keys stay plain data', () => {
         received_type: 'string',
         field: '',
         extra: '__proto__',
+        expected: 'only the keys the schema declares',
+        received_value: 'x',
       },
     ]);
     const lenient = passed(tool(schema, { strictUnknownFields: false }).check(JSON.parse('{"__proto__":"x"}')));
@@ -449,7 +460,13 @@ describe('properties named like Object.prototype members', () => {
     const result = failed(tool(schema).check({ name: 'x' }));
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
     expect(result.details).toEqual([
-      { path: 'valueOf', issue: 'valueOf is required and was not sent.', received_type: 'undefined', field: 'valueOf' },
+      {
+        path: 'valueOf',
+        issue: 'valueOf is required and was not sent.',
+        received_type: 'undefined',
+        field: 'valueOf',
+        expected: 'a value of type integer',
+      },
     ]);
   });
 
@@ -468,6 +485,9 @@ describe('properties named like Object.prototype members', () => {
         received_type: 'integer',
         field: 'constructor',
         expected_type: 'string',
+        did_you_mean: '5',
+        expected: 'a value of type string',
+        received_value: 5,
       },
     ]);
   });

@@ -39,7 +39,7 @@ describe('one SCHEMA_* code per keyword', () => {
   it('SCHEMA_TYPE_MISMATCH', () => {
     const result = failed(listing.check({ sku: 42 }));
     expect(result.error_code).toBe('SCHEMA_TYPE_MISMATCH');
-    expect(result.summary).toBe('sku should be string, not integer.');
+    expect(result.summary).toBe('sku should be string, not integer. Correct sku and call again.');
     expect(result.details).toEqual([
       {
         path: 'sku',
@@ -47,6 +47,9 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'integer',
         field: 'sku',
         expected_type: 'string',
+        did_you_mean: '42',
+        expected: 'a value of type string',
+        received_value: 42,
       },
     ]);
   });
@@ -62,6 +65,9 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'number',
         field: 'note',
         expected_type: 'string|null',
+        did_you_mean: '1.5',
+        expected: 'a value of type string or null',
+        received_value: 1.5,
       },
     ]);
   });
@@ -69,9 +75,15 @@ describe('one SCHEMA_* code per keyword', () => {
   it('SCHEMA_REQUIRED', () => {
     const result = failed(listing.check({}));
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
-    expect(result.summary).toBe('sku is required and was not sent.');
+    expect(result.summary).toBe('sku is required and was not sent. Correct sku and call again.');
     expect(result.details).toEqual([
-      { path: 'sku', issue: 'sku is required and was not sent.', received_type: 'undefined', field: 'sku' },
+      {
+        path: 'sku',
+        issue: 'sku is required and was not sent.',
+        received_type: 'undefined',
+        field: 'sku',
+        expected: 'a value of type string',
+      },
     ]);
   });
 
@@ -86,6 +98,9 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'marketplaceIds',
         limit: 3,
         actual: 4,
+        did_you_mean: ['A', 'B', 'C'],
+        expected: 'at most 3 items',
+        received_value: ['A', 'B', 'C', 'D'],
       },
     ]);
   });
@@ -101,6 +116,8 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'marketplaceIds',
         limit: 1,
         actual: 0,
+        expected: 'at least 1 item',
+        received_value: [],
       },
     ]);
   });
@@ -116,6 +133,9 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'title',
         limit: 10,
         actual: 17,
+        did_you_mean: 'Organic gr',
+        expected: 'at most 10 characters',
+        received_value: 'Organic green tea',
       },
     ]);
     const emoji = listingFailure({ title: '🍵'.repeat(11) });
@@ -133,6 +153,8 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'title',
         limit: 2,
         actual: 1,
+        expected: 'at least 2 characters',
+        received_value: 'T',
       },
     ]);
   });
@@ -147,6 +169,9 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'integer',
         field: 'quantity',
         limit: 999,
+        did_you_mean: 999,
+        expected: 'a number no greater than 999',
+        received_value: 1000,
       },
     ]);
   });
@@ -161,6 +186,9 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'integer',
         field: 'quantity',
         limit: 0,
+        did_you_mean: 0,
+        expected: 'a number no smaller than 0',
+        received_value: -1,
       },
     ]);
   });
@@ -176,6 +204,8 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'price',
         limit: 10000,
         exclusive: true,
+        expected: 'a number below 10000',
+        received_value: 10000,
       },
     ]);
     const below = listingFailure({ price: 0 });
@@ -188,6 +218,8 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'price',
         limit: 0,
         exclusive: true,
+        expected: 'a number above 0',
+        received_value: 0,
       },
     ]);
   });
@@ -202,6 +234,8 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'string',
         field: 'condition',
         allowed: ['New', 'Used', 'Refurbished'],
+        expected: 'one of: New, Used, Refurbished',
+        received_value: 'Mint',
       },
     ]);
   });
@@ -216,6 +250,8 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'string',
         field: 'asin',
         pattern: '^B0[0-9A-Z]{8}$',
+        expected: 'a string matching ^B0[0-9A-Z]{8}$',
+        received_value: 'X123',
       },
     ]);
   });
@@ -230,6 +266,8 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'string',
         field: 'listedAt',
         format: 'date-time',
+        expected: 'a valid date-time',
+        received_value: 'yesterday',
       },
     ]);
   });
@@ -244,6 +282,8 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'string',
         field: '',
         extra: 'colour',
+        expected: 'only the keys the schema declares',
+        received_value: 'red',
       },
     ]);
   });
@@ -278,6 +318,8 @@ describe('one SCHEMA_* code per keyword', () => {
           { branch: 0, error_code: 'SCHEMA_PATTERN_MISMATCH', path: 'identifier' },
           { branch: 1, error_code: 'SCHEMA_MIN_LENGTH', path: 'identifier' },
         ],
+        expected: 'a value matching exactly one of the 2 alternatives',
+        received_value: 'short',
       },
     ]);
     const both = listingFailure({ identifier: 'B0LONGIDENTIFIER' });
@@ -289,6 +331,8 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'identifier',
         branches: [],
         passing: [0, 1],
+        expected: 'a value matching exactly one of the 2 alternatives',
+        received_value: 'B0LONGIDENTIFIER',
       },
     ]);
   });
@@ -306,6 +350,9 @@ describe('one SCHEMA_* code per keyword', () => {
           { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'target' },
           { branch: 1, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'target' },
         ],
+        did_you_mean: 'true',
+        expected: 'a value matching at least one of the 2 alternatives',
+        received_value: true,
       },
     ]);
   });
@@ -320,6 +367,8 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'string',
         field: 'keyword',
         branches: [{ branch: 1, error_code: 'SCHEMA_MIN_LENGTH', path: 'keyword' }],
+        expected: 'a value matching all of the parts',
+        received_value: 'ab',
       },
     ]);
   });
@@ -334,6 +383,9 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'array',
         field: 'tags',
         actual: [0, 2],
+        did_you_mean: ['gift', 'tea'],
+        expected: 'items that are all different',
+        received_value: ['gift', 'tea', 'gift'],
       },
     ]);
   });
@@ -348,6 +400,9 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'string',
         field: 'channel',
         allowed: ['amazon'],
+        did_you_mean: 'amazon',
+        expected: 'exactly amazon',
+        received_value: 'ebay',
       },
     ]);
   });
@@ -362,6 +417,9 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'integer',
         field: 'packSize',
         limit: 6,
+        did_you_mean: 12,
+        expected: 'a multiple of 6',
+        received_value: 10,
       },
     ]);
   });
@@ -377,6 +435,7 @@ describe('one SCHEMA_* code per keyword', () => {
         keyword: 'dependentRequired',
         field: 'unit',
         required_by: 'length',
+        expected: 'unit sent too',
       },
     ]);
   });
@@ -391,6 +450,7 @@ describe('one SCHEMA_* code per keyword', () => {
         received_type: 'string',
         field: 'note',
         keyword: 'not',
+        received_value: '',
       },
     ]);
   });
@@ -406,6 +466,7 @@ describe('one SCHEMA_* code per keyword', () => {
         field: 'attributes',
         keyword: 'propertyNames',
         extra: 'Flavour-Name',
+        received_value: { 'Flavour-Name': 'mint' },
       },
     ]);
   });
@@ -425,6 +486,9 @@ describe('paths', () => {
         received_type: 'integer',
         field: 'filters/0/marketplaceId',
         expected_type: 'string',
+        did_you_mean: '5',
+        expected: 'a value of type string',
+        received_value: 5,
       },
     ]);
   });
@@ -439,6 +503,7 @@ describe('paths', () => {
         issue: 'filters/1/marketplaceId is required and was not sent.',
         received_type: 'undefined',
         field: 'marketplaceId',
+        expected: 'a value of type string',
       },
       {
         path: 'filters/1',
@@ -446,6 +511,9 @@ describe('paths', () => {
         received_type: 'string',
         field: 'filters/1',
         extra: 'marketplaceID',
+        did_you_mean: 'marketplaceId',
+        expected: 'only the keys the schema declares',
+        received_value: 'B',
       },
     ]);
   });
@@ -478,6 +546,8 @@ describe('paths', () => {
           { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'budget/amount' },
           { branch: 1, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'budget' },
         ],
+        expected: 'a value matching at least one of the 2 alternatives',
+        received_value: { amount: 'ten' },
       },
     ]);
   });
@@ -496,6 +566,7 @@ describe('paths', () => {
         issue: 'shipFrom is required and was not sent.',
         received_type: 'undefined',
         field: 'shipFrom',
+        expected: 'a value',
       },
     ]);
   });
@@ -519,7 +590,9 @@ describe('the stable violation order', () => {
       listing.check({ title: 'x', condition: 'Mint', colour: 'red', quantity: 'many', target: true }),
     );
     expect(result.error_code).toBe('SCHEMA_REQUIRED');
-    expect(result.summary).toBe('sku is required and was not sent. (and 5 more)');
+    expect(result.summary).toBe(
+      'sku is required and was not sent. (and 5 more) Correct sku, colour, quantity and the other fields in details, then call again.',
+    );
     // an unknown key's detail sits at the path of its object, so the key itself is read from `extra`
     expect(result.details.map((detail) => detail['extra'] ?? detail.path)).toEqual([
       'sku',
@@ -586,6 +659,8 @@ describe('schemas with $ref, $defs and other drafts', () => {
         received_type: 'string',
         field: '',
         extra: 'campaignName',
+        expected: 'no other keys',
+        received_value: 'Spring',
       },
       {
         path: 'stateFilter/0',
@@ -593,6 +668,8 @@ describe('schemas with $ref, $defs and other drafts', () => {
         received_type: 'string',
         field: 'stateFilter/0',
         allowed: ['ENABLED', 'PAUSED', 'ARCHIVED'],
+        expected: 'one of: ENABLED, PAUSED, ARCHIVED',
+        received_value: 'RUNNING',
       },
     ]);
   });
@@ -619,6 +696,8 @@ describe('schemas with $ref, $defs and other drafts', () => {
         field: 'sku',
         limit: 3,
         actual: 2,
+        expected: 'at least 3 characters',
+        received_value: 'AB',
       },
     ]);
     expect(
@@ -632,6 +711,7 @@ describe('schemas with $ref, $defs and other drafts', () => {
         field: 'pair',
         keyword: 'items',
         limit: 2,
+        received_value: ['a', 1, 'extra'],
       },
     ]);
   });
@@ -652,6 +732,8 @@ describe('schemas with $ref, $defs and other drafts', () => {
         field: 'discount',
         limit: 50,
         exclusive: true,
+        expected: 'a number below 50',
+        received_value: 50,
       },
     ]);
   });
@@ -707,7 +789,9 @@ describe('pathological input', () => {
     expect(result.details).toHaveLength(200);
     expect(result.details[199]?.path).toBe('filters/199/marketplaceId');
     expect(result.omittedDetails).toBe(9_800);
-    expect(result.summary).toBe('filters/0/marketplaceId should be string, not integer. (and 9999 more)');
+    expect(result.summary).toBe(
+      'filters/0/marketplaceId should be string, not integer. (and 9999 more) Correct filters/0/marketplaceId, filters/1/marketplaceId, filters/2/marketplaceId and the other fields in details, then call again.',
+    );
   });
 
   it('does not throw when reading the arguments throws', () => {

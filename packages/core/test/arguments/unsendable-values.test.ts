@@ -25,6 +25,7 @@ describe('values that cannot be sent on', () => {
         issue: 'amount should be a finite number, not -Infinity.',
         received_type: '-Infinity',
         expected_type: 'number',
+        expected: 'a finite number',
       },
       {
         path: 'anything/deep/1',
@@ -32,6 +33,7 @@ describe('values that cannot be sent on', () => {
         issue: 'anything/deep/1 should be a finite number, not NaN.',
         received_type: 'NaN',
         expected_type: 'number',
+        expected: 'a finite number',
       },
     ]);
     expect(outcome.hints).toContain('Send amount as a finite number.');

@@ -1,0 +1,236 @@
+/**
+ * A scripted agent that reads only the envelope corrects its call in one retry. The SP server runs
+ * as its own process (the bin's source over stdio) on the official SP models plus the conformance
+ * keyword model (for the keywords no official model uses), against a loopback replay upstream.
+ * For each `SCHEMA_*` keyword code the agent makes one deliberately wrong call, builds the
+ * corrected arguments from the details (`path`, `extra`, `did_you_mean`) and nothing else, and
+ * calls once more.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { SCHEMA_ERROR_CODES, validateEnvelope } from '@mcp-envelope/contract';
+import type { ErrorEnvelope } from '@mcp-envelope/contract';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { UpstreamReplay } from '@mcp-envelope/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { lwaEnv, READS_V1_AND_V2, startSpUpstream } from './helpers/sp-client.js';
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
+const KEYWORD_MODEL = fileURLToPath(
+  new URL('../../../conformance/models/keywords/conformance-keywords.json', import.meta.url),
+);
+const KEYWORD_TOOL = 'conformanceKeywords_checkKeywords';
+const PLAN_ID = 'wf1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d';
+const SHIPMENT_ID = 'sh1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d';
+
+/** One deliberately wrong call: the code it must get, and whether the envelope holds the fix. */
+interface WrongCall {
+  readonly code: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  /** Why the agent cannot fix it from the envelope, when it cannot. */
+  readonly cannot?: string;
+}
+
+/** The keyword tool's body with one property wrong (`label` is its one required property). */
+function keywordCall(code: string, body: Record<string, unknown>, cannot?: string): WrongCall {
+  return {
+    code,
+    tool: KEYWORD_TOOL,
+    args: { body: { label: 'ok-label', ...body } },
+    ...(cannot === undefined ? {} : { cannot }),
+  };
+}
+
+const WRONG_CALLS: readonly WrongCall[] = [
+  { code: 'SCHEMA_TYPE_MISMATCH', tool: 'reports20210630_getReports', args: { pageSize: '50' } },
+  {
+    code: 'SCHEMA_REQUIRED',
+    tool: 'fbaInventory_getInventorySummaries',
+    args: { granularityId: 'ATVPDKIKX0DER', marketplaceIds: ['ATVPDKIKX0DER'] },
+  },
+  {
+    code: 'SCHEMA_MAX_ITEMS',
+    tool: 'catalogItems20220401_searchCatalogItems',
+    args: { marketplaceIds: ['ATVPDKIKX0DER', 'A2EUQ1WTGCTBG2'], keywords: ['tea'] },
+  },
+  {
+    code: 'SCHEMA_MIN_ITEMS',
+    tool: 'reports20210630_getReports',
+    args: { processingStatuses: [] },
+    cannot: 'which statuses to ask for is the caller’s choice',
+  },
+  {
+    code: 'SCHEMA_MAX_LENGTH',
+    tool: 'fulfillmentInbound20240320_getShipment',
+    args: { inboundPlanId: `${PLAN_ID}9`, shipmentId: SHIPMENT_ID },
+  },
+  {
+    code: 'SCHEMA_MIN_LENGTH',
+    tool: 'fulfillmentInbound20240320_getShipment',
+    args: { inboundPlanId: PLAN_ID.slice(0, 30), shipmentId: SHIPMENT_ID },
+    cannot: 'the missing characters of an id are only the caller’s to know',
+  },
+  { code: 'SCHEMA_MAXIMUM', tool: 'reports20210630_getReports', args: { pageSize: 500 } },
+  { code: 'SCHEMA_MINIMUM', tool: 'reports20210630_getReports', args: { pageSize: 0 } },
+  { code: 'SCHEMA_ENUM_MISMATCH', tool: 'reports20210630_getReports', args: { processingStatuses: ['done'] } },
+  keywordCall('SCHEMA_PATTERN_MISMATCH', { label: 'Ok-label' }),
+  { code: 'SCHEMA_FORMAT_INVALID', tool: 'reports20210630_getReports', args: { createdSince: '2025-03-01' } },
+  { code: 'SCHEMA_ADDITIONAL_PROPERTIES', tool: 'reports20210630_getReports', args: { pageSzie: 10 } },
+  keywordCall('SCHEMA_ONE_OF_FAILED', { target: 'abc' }, 'a value fitting exactly one alternative is not checked'),
+  keywordCall('SCHEMA_ANY_OF_FAILED', { window: '5' }),
+  keywordCall('SCHEMA_ALL_OF_FAILED', { limits: {} }, 'the missing low and high are the caller’s to choose'),
+  keywordCall('SCHEMA_UNIQUE_ITEMS', { tags: ['a', 'a'] }),
+  keywordCall('SCHEMA_CONST_MISMATCH', { version: 3 }),
+  keywordCall('SCHEMA_MULTIPLE_OF', { quantity: 7 }),
+  keywordCall('SCHEMA_VALIDATION_FAILED', { startDate: '2025-03-01' }, 'the end date is the caller’s to choose'),
+];
+
+/** The object at `segments` inside `root`, created on the way when missing. */
+function objectAt(root: Record<string, unknown>, segments: readonly string[]): Record<string, unknown> {
+  let node: Record<string, unknown> = root;
+  for (const segment of segments) {
+    const next = node[segment];
+    if (typeof next !== 'object' || next === null) node[segment] = {};
+    node = node[segment] as Record<string, unknown>;
+  }
+  return node;
+}
+
+/**
+ * The scripted agent: the corrected arguments built from the envelope alone, or `undefined` when
+ * some detail offers no `did_you_mean`. An unknown key (`extra`) is renamed to the suggested key;
+ * any other detail's value at `path` is replaced by the suggested value.
+ */
+export function correctedArguments(
+  sent: Record<string, unknown>,
+  envelope: ErrorEnvelope,
+): Record<string, unknown> | undefined {
+  const corrected = structuredClone(sent);
+  for (const detail of envelope.details) {
+    if (!Object.hasOwn(detail, 'did_you_mean')) return undefined;
+    const segments = detail.path === '' ? [] : detail.path.split('/');
+    if (typeof detail['extra'] === 'string') {
+      const holder = objectAt(corrected, segments);
+      holder[String(detail.did_you_mean)] = holder[detail['extra']];
+      Reflect.deleteProperty(holder, detail['extra']);
+    } else {
+      const last = segments.at(-1);
+      if (last === undefined) return undefined;
+      objectAt(corrected, segments.slice(0, -1))[last] = detail.did_you_mean;
+    }
+  }
+  return corrected;
+}
+
+let upstream: UpstreamReplay;
+let scratch: string;
+let client: Client;
+
+beforeAll(async () => {
+  upstream = await startSpUpstream();
+  scratch = mkdtempSync(join(tmpdir(), 'sp-scripted-agent-'));
+  const models = join(scratch, 'models');
+  mkdirSync(models);
+  for (const file of readdirSync(join(PACKAGE, 'catalog')))
+    copyFileSync(join(PACKAGE, 'catalog', file), join(models, file));
+  copyFileSync(KEYWORD_MODEL, join(models, 'conformance-keywords.json'));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/cli.ts', '--upstream', upstream.url, '--models', models, '--no-model-cache'],
+    cwd: PACKAGE,
+    env: { PATH: process.env['PATH'] ?? '', XDG_CACHE_HOME: join(scratch, 'cache'), ...lwaEnv(upstream) },
+    stderr: 'pipe',
+  });
+  client = new Client({ name: 'scripted-agent', version: '1.0.0' });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client.close();
+  await upstream.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function call(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name: tool, arguments: args, _meta: READS_V1_AND_V2 })) as CallToolResult;
+}
+
+function envelopeOf(result: CallToolResult): ErrorEnvelope {
+  expect(result.isError).toBe(true);
+  const envelope = result.structuredContent as unknown as ErrorEnvelope;
+  expect(validateEnvelope(envelope)).toEqual({ valid: true, version: 2 });
+  return envelope;
+}
+
+describe('a scripted agent that reads only the envelope', () => {
+  it('covers every keyword code once', () => {
+    const keywordCodes = SCHEMA_ERROR_CODES.slice(0, 19);
+    expect(WRONG_CALLS.map((wrong) => wrong.code).sort()).toEqual([...keywordCodes].sort());
+  });
+
+  it('fixes 14 of the 18 keyword codes in one retry; for the other four and the fallback it finds no fix in the envelope', async () => {
+    const outcome: Record<string, string> = {};
+    for (const wrong of WRONG_CALLS) {
+      const envelope = envelopeOf(await call(wrong.tool, wrong.args));
+      expect([wrong.code, envelope.error_code, envelope.summary]).toEqual([
+        wrong.code,
+        wrong.code,
+        expect.stringMatching(/ Correct .+ call again\.$/),
+      ]);
+      const corrected = correctedArguments(wrong.args, envelope);
+      if (corrected === undefined) {
+        outcome[wrong.code] = 'cannot';
+        continue;
+      }
+      const retried = await call(wrong.tool, corrected);
+      outcome[wrong.code] =
+        retried.isError === true ? `still failing: ${JSON.stringify(retried.structuredContent)}` : 'fixed';
+    }
+    const expected = Object.fromEntries(
+      WRONG_CALLS.map((wrong) => [wrong.code, wrong.cannot === undefined ? 'fixed' : 'cannot']),
+    );
+    expect(outcome).toEqual(expected);
+    expect(Object.values(outcome).filter((verdict) => verdict === 'fixed')).toHaveLength(14);
+  });
+
+  it('shows the envelope before and the call after: a page size sent as text', async () => {
+    const envelope = envelopeOf(await call('reports20210630_getReports', { pageSize: '50' }));
+    expect(envelope.summary).toBe('pageSize should be integer, not string. Correct pageSize and call again.');
+    expect(envelope.details).toEqual([
+      {
+        path: 'pageSize',
+        issue: 'pageSize should be integer, not string.',
+        received_type: 'string',
+        field: 'pageSize',
+        expected_type: 'integer',
+        received_value: '50',
+        expected: 'a value of type integer',
+        did_you_mean: 50,
+      },
+    ]);
+    expect(correctedArguments({ pageSize: '50' }, envelope)).toEqual({ pageSize: 50 });
+  });
+
+  it('never echoes an LWA token sent in the wrong field, and suggests nothing made from it', async () => {
+    const token = 'Atza|IwEBIScriptedAgentAccessToken0123456789';
+    const result = await call('reports20210630_getReports', { pageSize: token });
+    const envelope = envelopeOf(result);
+    expect(envelope.details[0]).toEqual({
+      path: 'pageSize',
+      issue: 'pageSize should be integer, not string.',
+      received_type: 'string',
+      field: 'pageSize',
+      expected_type: 'integer',
+      received_value: '[REDACTED]',
+      expected: 'a value of type integer',
+    });
+    expect(JSON.stringify(result)).not.toContain('IwEBIScriptedAgent');
+  });
+});
