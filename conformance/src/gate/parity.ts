@@ -47,6 +47,18 @@ export function parityLabel(envelope: Readonly<Record<string, unknown>>): string
   return `${String(envelope['error_kind'])}/${String(envelope['error_code'])} retryable=${String(envelope['retryable'])} upstream=${upstream}`;
 }
 
+/**
+ * The `_meta` keys a server decides, sorted: `rate_limit` and `warnings` echo what the upstream's
+ * headers said in that recorded answer, which differs per API, not per server.
+ */
+function serverMetaKeys(envelope: Readonly<Record<string, unknown>>): string[] {
+  const meta = envelope['_meta'];
+  if (!isRecord(meta)) return [];
+  return Object.keys(meta)
+    .filter((key) => key !== 'rate_limit' && key !== 'warnings')
+    .sort();
+}
+
 /** Conditions whose envelopes come from the same code in core on every server: the whole shape and the details must match. */
 function comparesDetails(parity: string): boolean {
   return (
@@ -74,7 +86,7 @@ function parityNotes(
     if (!isDeepStrictEqual(a['details'], b['details'])) notes.push('details differ');
   } else {
     const top = (envelope: Record<string, unknown>): string =>
-      `${contractKeys(envelope).join(',')} _meta[${isRecord(envelope['_meta']) ? Object.keys(envelope['_meta']).sort().join(',') : ''}]`;
+      `${contractKeys(envelope).join(',')} _meta[${serverMetaKeys(envelope).join(',')}]`;
     if (top(a) !== top(b)) notes.push(`envelope keys differ: ${first.server} ${top(a)} / ${other.server} ${top(b)}`);
   }
   return notes;

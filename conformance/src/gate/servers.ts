@@ -13,4 +13,5 @@
 export const GATE_SERVER_PACKAGES: readonly string[] = Object.freeze([
   '@mcp-envelope/sp-adapter',
   '@mcp-envelope/ads-adapter',
+  '@mcp-envelope/github-adapter',
 ]);

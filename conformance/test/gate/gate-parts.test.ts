@@ -199,6 +199,21 @@ describe('parity on version 2 kinds', () => {
     );
   });
 
+  it('a _meta key the server decides must match; the upstream headers echoed in rate_limit and warnings need not', () => {
+    const rowFor = (fixtures: GeneratedFixture[]) =>
+      parityRows(fixtures).find((entry) => entry.check === 'upstream 503');
+    const withHeaders = {
+      ...ads,
+      _meta: { retry_after_seconds: 2, rate_limit: { limit: 5000, remaining: 4999 }, warnings: [] },
+    };
+    expect(rowFor([fixture('sp', sp), fixture('ads', withHeaders)])).toMatchObject({ result: 'PASS', note: '' });
+    const withoutWait = { ...ads, _meta: {} };
+    expect(rowFor([fixture('sp', sp), fixture('ads', withoutWait)])).toMatchObject({
+      result: 'FAIL',
+      note: expect.stringContaining('envelope keys differ') as unknown,
+    });
+  });
+
   it('the shape leaves out legacy_error_kind and lists _meta and detail keys', () => {
     expect(envelopeShape(ENVELOPE)).toBe(
       'keys[_envelope_version,_meta,details,error_code,error_kind,examples,hints,retryable,summary,tool] _meta[retry_after_seconds] details[issue+path+received_type]',
@@ -414,8 +429,8 @@ describe('cases', () => {
       checkCases([withoutV1], GATED);
     }).toThrow('sp-k.json: expected_v1 is required: the server speaks version 1');
     expect(() => {
-      checkCases([{ ...withoutV1, id: 'github-a', server: 'github' }], GATED);
-    }).toThrow('github-a.json: server must be one of sp, ads');
+      checkCases([{ ...withoutV1, id: 'weather-a', server: 'weather' }], GATED);
+    }).toThrow('weather-a.json: server must be one of sp, ads, github');
     expect(() => {
       checkCases(
         [{ ...readCase(write('ads-l.json', { ...base, server: 'ads', id: 'ads-l' })), variant: 'identities' }],
