@@ -207,7 +207,13 @@ describe('parity on version 2 kinds', () => {
       _meta: { retry_after_seconds: 2, rate_limit: { limit: 5000, remaining: 4999 }, warnings: [] },
     };
     expect(rowFor([fixture('sp', sp), fixture('ads', withHeaders)])).toMatchObject({ result: 'PASS', note: '' });
-    const withoutWait = { ...ads, _meta: {} };
+    const headersOnly = { ...ads, _meta: { rate_limit: { limit: 60 } } };
+    const noMeta: Record<string, unknown> = { ...ads };
+    delete noMeta['_meta'];
+    const noMetaSp: Record<string, unknown> = { ...sp };
+    delete noMetaSp['_meta'];
+    expect(rowFor([fixture('sp', noMetaSp), fixture('ads', headersOnly)])?.result).toBe('PASS');
+    const withoutWait = noMeta;
     expect(rowFor([fixture('sp', sp), fixture('ads', withoutWait)])).toMatchObject({
       result: 'FAIL',
       note: expect.stringContaining('envelope keys differ') as unknown,
