@@ -6,12 +6,7 @@
  * @packageDocumentation
  */
 import { Command } from 'commander';
-import {
-  addStreamableHttpOptions,
-  createEnvelopeLogger,
-  shutdownOnSignals,
-  streamableHttpOptionsFrom,
-} from '@mcp-envelope/core';
+import { addStreamableHttpOptions, createEnvelopeLogger, serveFromCommandLine } from '@mcp-envelope/core';
 import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
 
 import { ADS_PACKAGE_VERSION, createAdsServer } from './server/create-server.js';
@@ -54,19 +49,7 @@ const program = addStreamableHttpOptions(command).action(async (options: CliOpti
     },
     'mcp-envelope-ads ready',
   );
-  if (options.http === undefined) {
-    const stdio = await server.envelope.serveStdio();
-    // the client closed stdin to stop this server: calls still running have nobody to answer,
-    // and a pending upstream or token request must not keep the process alive until its timeout
-    await stdio.closed;
-    await server.envelope.close();
-    process.exit(0);
-  }
-  const handle = await server.envelope.serveStreamableHttp(
-    streamableHttpOptionsFrom({ ...options, http: options.http }),
-  );
-  process.stderr.write(`mcp-envelope-ads listening on ${handle.url.href}\n`);
-  shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
+  await serveFromCommandLine(server.envelope, options, (url) => `mcp-envelope-ads listening on ${url.href}`);
 });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

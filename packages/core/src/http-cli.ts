@@ -18,6 +18,9 @@ import {
   parseAllowedOrigins,
 } from './http-host.js';
 import type { StreamableHttpOptions } from './http-host.js';
+import { shutdownOnSignals } from './http-host.js';
+import { endpointUrlProblem } from './endpoint-url.js';
+import type { EnvelopeServer } from './server.js';
 
 /** What {@link addStreamableHttpOptions} adds to a command's parsed options (durations in seconds). */
 export interface StreamableHttpCliOptions {
@@ -134,4 +137,52 @@ export function streamableHttpOptionsFrom(
     eventStoreMaxTotalBytes: options.eventStoreBytes,
     sessionIdleTimeoutMs: options.sessionIdleTimeout * 1000,
   };
+}
+
+/** What {@link serveFromCommandLine} needs of a server: its two ways of serving, and closing. */
+export type CommandLineServable = Pick<EnvelopeServer, 'serveStdio' | 'serveStreamableHttp' | 'close'>;
+
+/**
+ * Serves a server the way its command line asked, the same way for every CLI of the family: over
+ * stdio until the client closes stdin (then the process exits 0, since calls still running have
+ * nobody to answer and a pending upstream request must not keep it alive until its timeout), or
+ * over Streamable HTTP with `--http PORT` until SIGTERM or SIGINT, which drain the endpoint for
+ * `--shutdown-grace` seconds and exit 0.
+ *
+ * @param server - the envelope server.
+ * @param options - the options {@link addStreamableHttpOptions} parsed.
+ * @param listening - the line written to stderr once the HTTP endpoint listens, given its URL.
+ * @returns once the HTTP endpoint listens; over stdio, never (the process exits).
+ */
+export async function serveFromCommandLine(
+  server: CommandLineServable,
+  options: StreamableHttpCliOptions,
+  listening: (url: URL) => string,
+): Promise<void> {
+  if (options.http === undefined) {
+    const stdio = await server.serveStdio();
+    await stdio.closed;
+    await server.close();
+    process.exit(0);
+  }
+  const handle = await server.serveStreamableHttp(streamableHttpOptionsFrom({ ...options, http: options.http }));
+  process.stderr.write(`${listening(handle.url)}\n`);
+  shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
+}
+
+/**
+ * The `--upstream` base URL of a command line, checked after parsing with
+ * `endpointUrlProblem` (`@mcp-envelope/core/adapter`): commander quotes a rejected option value in
+ * its message, and this one may carry a credential, so the check runs here and names only the option.
+ *
+ * @param value - the parsed option, or `undefined` when it was not given.
+ * @param command - the command, whose `error` prints the message and exits 1.
+ * @returns the trimmed URL without trailing slashes, or `undefined`.
+ */
+export function upstreamFromCommandLine(value: string | undefined, command: Command): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = endpointUrlProblem(value.trim());
+  if (problem !== undefined)
+    command.error(`error: --upstream ${problem} (its value is not shown, as it may hold a secret)`);
+  return value.trim().replace(/\/+$/, '');
 }

@@ -30,8 +30,13 @@ export { shutdownOnSignals } from './http-host.js';
 // the protocol era EnvelopeServer.createSdkServer builds a server for
 export type { ProtocolEra } from './types.js';
 export type { ShutdownReport, StreamableHttpHandle, StreamableHttpOptions } from './http-host.js';
-export { addStreamableHttpOptions, streamableHttpOptionsFrom } from './http-cli.js';
-export type { StreamableHttpCliOptions } from './http-cli.js';
+export {
+  addStreamableHttpOptions,
+  serveFromCommandLine,
+  streamableHttpOptionsFrom,
+  upstreamFromCommandLine,
+} from './http-cli.js';
+export type { CommandLineServable, StreamableHttpCliOptions } from './http-cli.js';
 export type { EnvelopeStdioHandle, OversizedLine, StdioOptions } from './stdio-host.js';
 export type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
 // Code Mode: the switch, the sandbox limits and the names of its meta tools

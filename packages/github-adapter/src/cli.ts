@@ -7,26 +7,14 @@
  * @packageDocumentation
  */
 import { Command } from 'commander';
-import { addStreamableHttpOptions, shutdownOnSignals, streamableHttpOptionsFrom } from '@mcp-envelope/core';
+import { addStreamableHttpOptions, serveFromCommandLine, upstreamFromCommandLine } from '@mcp-envelope/core';
 import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
-import { endpointUrlProblem } from '@mcp-envelope/core/adapter';
 
 import { createGithubServer, DEFAULT_GITHUB_UPSTREAM, GITHUB_ADAPTER_VERSION, GITHUB_SERVER_NAME } from './server.js';
 
 interface CliOptions extends StreamableHttpCliOptions {
   readonly upstream: string;
   readonly conformanceFixtures?: boolean;
-}
-
-/**
- * The `--upstream` base URL, checked after parsing: commander quotes a rejected option value in its
- * message, and this one may carry a credential.
- */
-function checkedUpstream(value: string, program: Command): string {
-  const problem = endpointUrlProblem(value.trim());
-  if (problem !== undefined)
-    program.error(`error: --upstream ${problem} (its value is not shown, as it may hold a secret)`);
-  return value.trim().replace(/\/+$/, '');
 }
 
 /**
@@ -54,21 +42,14 @@ export async function main(argv: readonly string[]): Promise<void> {
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
   const server = createGithubServer({
-    upstream: checkedUpstream(options.upstream, program),
+    upstream: upstreamFromCommandLine(options.upstream, program) ?? DEFAULT_GITHUB_UPSTREAM,
     conformanceFixtures: options.conformanceFixtures,
   });
-  if (options.http === undefined) {
-    const stdio = await server.envelope.serveStdio();
-    // the client closed stdin to stop this server: calls still running have nobody to answer
-    await stdio.closed;
-    await server.envelope.close();
-    process.exit(0);
-  }
-  const handle = await server.envelope.serveStreamableHttp(
-    streamableHttpOptionsFrom({ ...options, http: options.http }),
+  await serveFromCommandLine(
+    server.envelope,
+    options,
+    (url) => `${GITHUB_SERVER_NAME}: ${server.operations.size} GitHub tools on ${url.href}`,
   );
-  process.stderr.write(`${GITHUB_SERVER_NAME}: ${server.operations.size} GitHub tools on ${handle.url.href}\n`);
-  shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
 }
 
 main(process.argv).catch((error: unknown) => {

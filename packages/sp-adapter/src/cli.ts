@@ -6,9 +6,8 @@
  * @packageDocumentation
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { addStreamableHttpOptions, shutdownOnSignals, streamableHttpOptionsFrom } from '@mcp-envelope/core';
+import { addStreamableHttpOptions, serveFromCommandLine, upstreamFromCommandLine } from '@mcp-envelope/core';
 import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
-import { endpointUrlProblem } from '@mcp-envelope/core/adapter';
 
 import { defaultModelCacheDirectory } from './model-cache.js';
 import { loadBuiltInCatalog, loadSpModels } from './models.js';
@@ -24,18 +23,6 @@ interface CliOptions extends StreamableHttpCliOptions {
   readonly region?: SpRegion;
   readonly sandbox?: boolean;
   readonly conformanceFixtures?: boolean;
-}
-
-/**
- * The `--upstream` base URL, checked after parsing: commander quotes a rejected option value in its
- * message, and this one may carry a credential.
- */
-function checkedUpstream(value: string | undefined, program: Command): string | undefined {
-  if (value === undefined) return undefined;
-  const problem = endpointUrlProblem(value.trim());
-  if (problem !== undefined)
-    program.error(`error: --upstream ${problem} (its value is not shown, as it may hold a secret)`);
-  return value.trim().replace(/\/+$/, '');
 }
 
 function parseFolder(value: string): string {
@@ -81,7 +68,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const program = addStreamableHttpOptions(command);
   program.parse([...argv]);
   const options = program.opts<CliOptions>();
-  const upstream = checkedUpstream(options.upstream, program);
+  const upstream = upstreamFromCommandLine(options.upstream, program);
 
   const cacheDirectory = options.modelCache ? (options.modelCacheDir ?? defaultModelCacheDirectory()) : undefined;
   if (options.models !== undefined && options.modelCache && cacheDirectory === undefined) {
@@ -113,19 +100,11 @@ export async function main(argv: readonly string[]): Promise<void> {
     sandbox: options.sandbox,
     conformanceFixtures: options.conformanceFixtures,
   });
-  if (options.http === undefined) {
-    const stdio = await server.envelope.serveStdio();
-    // the client closed stdin to stop this server: calls still running have nobody to answer,
-    // and a pending upstream or token request must not keep the process alive until its timeout
-    await stdio.closed;
-    await server.envelope.close();
-    process.exit(0);
-  }
-  const handle = await server.envelope.serveStreamableHttp(
-    streamableHttpOptionsFrom({ ...options, http: options.http }),
+  await serveFromCommandLine(
+    server.envelope,
+    options,
+    (url) => `${SP_SERVER_NAME}: ${server.operations.size} SP-API tools on ${url.href}`,
   );
-  process.stderr.write(`${SP_SERVER_NAME}: ${server.operations.size} SP-API tools on ${handle.url.href}\n`);
-  shutdownOnSignals(handle, options.shutdownGrace * 1000, () => process.exit(0));
 }
 
 main(process.argv).catch((error: unknown) => {
