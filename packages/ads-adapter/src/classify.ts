@@ -166,7 +166,9 @@ export function classifyAdsHttpFailure(failure: UpstreamHttpFailure, now: Date):
   const base = throttled
     ? ({ error_kind: 'rate_limited', error_code: 'RATE_LIMITED', retryable: true, upstream: ADS_API_UPSTREAM } as const)
     : classifyRestStatus(failure, now, ADS_UPSTREAM_FAMILY);
-  const meta = parseAdsResponseMeta(headers, now);
+  // a wait read from a reset time is in no header the meta parser reads; a Retry-After still wins
+  const wait = 'signal' in base ? base.signal.retryAfterSeconds : undefined;
+  const meta = { ...(wait === undefined ? {} : { retry_after_seconds: wait }), ...parseAdsResponseMeta(headers, now) };
   const extraWarnings: EnvelopeWarning[] = [];
   let hints: string[];
   if (base.error_kind === 'rate_limited') {

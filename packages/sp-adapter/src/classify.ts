@@ -361,6 +361,8 @@ function classifyOpenbridgeHttp(
     hints: [hint],
     // not SP-API's answer: a 429 here never had the v1 kind `sp_api_http`, so no v1 legacy kind
     condition: 'identity_service_http',
+    // a wait read from a reset time is in no header core reads, so the verdict carries it
+    ...(retryAfter === undefined ? {} : { meta: { retry_after_seconds: retryAfter } }),
   };
 }
 
@@ -388,9 +390,10 @@ function classifyHttp(
   const label = requestLabel(failure.request);
   const hints: string[] = [];
   let summary: string;
+  let retryAfter: number | undefined;
 
   if (status.error_kind === 'rate_limited') {
-    const retryAfter = parseSpResponseMeta(headers, context.now).retry_after_seconds ?? status.signal.retryAfterSeconds;
+    retryAfter = parseSpResponseMeta(headers, context.now).retry_after_seconds ?? status.signal.retryAfterSeconds;
     summary = `SP-API rate limit exceeded${label} (HTTP ${failure.status}${first?.code === undefined ? '' : ` ${first.code}`})${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`;
     hints.push(
       retryAfter === undefined
@@ -416,6 +419,8 @@ function classifyHttp(
     summary: oneLine(summary),
     details: body.details,
     hints: [...new Set(hints)],
+    // a wait read from a reset time is in no header core reads, so the verdict carries it
+    ...(retryAfter === undefined ? {} : { meta: { retry_after_seconds: retryAfter } }),
   };
 }
 
