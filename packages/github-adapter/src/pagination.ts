@@ -36,6 +36,11 @@ export function encodePageCursor(tool: string, next: string, baseUrl: string): s
   );
 }
 
+/** Whether a path segment is `..`, plain or with its dots percent-encoded (`%2e%2e`, `.%2E`). */
+function isDotDotSegment(segment: string): boolean {
+  return /^(?:\.|%2e){2}$/i.test(segment);
+}
+
 function invalidCursor(tool: string, issue: string): EnvelopeError {
   return new EnvelopeError({
     error_kind: 'mcp_input_validation',
@@ -69,8 +74,9 @@ export function decodePageCursor(tool: string, cursor: string): string {
   const { v, t, p } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   if (v !== CURSOR_VERSION || typeof p !== 'string') throw invalidCursor(tool, 'it does not decode');
   if (t !== tool) throw invalidCursor(tool, 'it was given by another tool');
-  // only a plain path on the server's own upstream: no other host, no climbing out of a prefix
-  if (!/^\/(?!\/)/.test(p) || /[\\\s]/.test(p) || p.split(/[/?]/).some((segment) => segment === '..'))
+  // only a plain path on the server's own upstream: no other host, no climbing out of a prefix;
+  // URL parsing resolves `%2e%2e` like `..`, so a dot segment is refused however it is spelled
+  if (!/^\/(?!\/)/.test(p) || /[\\\s]/.test(p) || p.split(/[/?]/).some(isDotDotSegment))
     throw invalidCursor(tool, 'it does not hold a plain path');
   return p;
 }
