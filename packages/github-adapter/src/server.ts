@@ -110,6 +110,8 @@ interface CallSettings {
   readonly upstream: string;
   readonly token: string;
   readonly timeoutMs: number;
+  /** The server's redactor on one string: a next link's secrets stay out of the cursor made from it. */
+  readonly redact: (text: string) => string;
 }
 
 /**
@@ -162,7 +164,7 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
       const body = await readSuccessBody(response);
       return successResult(
         body,
-        next === undefined ? undefined : encodePageCursor(operation.toolName, next, settings.upstream),
+        next === undefined ? undefined : encodePageCursor(operation.toolName, next, settings.upstream, settings.redact),
       );
     },
   };
@@ -194,7 +196,7 @@ export function createGithubServer(options: GithubServerOptions = {}): GithubSer
   const redactor = createRedactor(GITHUB_REDACTOR_OPTIONS);
   redactor.registerSecret(token);
   const adapter = createGithubAdapter({ bodyProperty: (tool) => operations.get(tool)?.body?.property });
-  const settings: CallSettings = { upstream, token, timeoutMs };
+  const settings: CallSettings = { upstream, token, timeoutMs, redact: redactor.string };
   const envelope = createEnvelopeServer({
     info: {
       name: GITHUB_SERVER_NAME,
