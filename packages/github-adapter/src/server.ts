@@ -162,9 +162,11 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
       });
       const next = operation.paginated ? nextPageLink(response.headers) : undefined;
       const body = await readSuccessBody(response);
+      // a next link that is no URL gives no cursor: the page GitHub answered is still the answer
+      const readable = next !== undefined && URL.canParse(next, `${new URL(settings.upstream).origin}/`);
       return successResult(
         body,
-        next === undefined ? undefined : encodePageCursor(operation.toolName, next, settings.upstream, settings.redact),
+        readable ? encodePageCursor(operation.toolName, next, settings.upstream, settings.redact) : undefined,
       );
     },
   };

@@ -194,6 +194,24 @@ describe('the GitHub server over stdio', () => {
     expect(sent()).toEqual([]);
   });
 
+  it('answers the page without a cursor when the next link is not a URL, rather than failing a good answer', async () => {
+    replay.route({
+      method: 'GET',
+      path: '/repos/octo-org/hello-world/issues',
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json', link: '<http://[garbled>; rel="next"' },
+        body: [{ number: 3 }],
+      },
+    });
+    const result = await call(client, 'issues_listForRepo', { owner: 'octo-org', repo: 'hello-world' });
+    expect([
+      result.isError,
+      result.structuredContent?.['items'],
+      result.structuredContent?.['next_page_cursor'],
+    ]).toEqual([undefined, [{ number: 3 }], undefined]);
+  });
+
   it('keeps a token that the next link carries out of the cursor, which an agent can decode', async () => {
     const other = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
     replay.route({
