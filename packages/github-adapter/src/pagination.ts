@@ -9,6 +9,7 @@
  */
 import { EnvelopeError } from '@mcp-envelope/core';
 
+import { redactGithubText } from './redaction.js';
 import { PAGE_CURSOR_PROPERTY } from './tools.js';
 
 /** The result key that holds the next page's cursor. */
@@ -23,17 +24,31 @@ const CURSOR_VERSION = 1;
  * @param tool - the tool that answered.
  * @param next - the `next` link's URL (absolute, or relative to the upstream).
  * @param baseUrl - the server's upstream base URL; a path prefix it has (`/api/v3`) is taken off.
+ * @param redact - applied to the path and query before encoding: the cursor is output that no
+ *   redactor can read inside, and anyone can decode it (the server passes its own redactor, which
+ *   knows its token); defaults to {@link redactGithubText}.
  * @returns an opaque base64url string.
  */
-export function encodePageCursor(tool: string, next: string, baseUrl: string): string {
+export function encodePageCursor(
+  tool: string,
+  next: string,
+  baseUrl: string,
+  redact: (text: string) => string = redactGithubText,
+): string {
   const base = new URL(baseUrl);
   const url = new URL(next, `${base.origin}/`);
   const prefix = base.pathname.replace(/\/+$/, '');
   const path =
     prefix !== '' && url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : url.pathname;
-  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, t: tool, p: `${path}${url.search}` }), 'utf8').toString(
-    'base64url',
-  );
+  return Buffer.from(
+    JSON.stringify({ v: CURSOR_VERSION, t: tool, p: redact(`${path}${url.search}`) }),
+    'utf8',
+  ).toString('base64url');
+}
+
+/** Whether a path segment is `..`, plain or with its dots percent-encoded (`%2e%2e`, `.%2E`). */
+function isDotDotSegment(segment: string): boolean {
+  return /^(?:\.|%2e){2}$/i.test(segment);
 }
 
 function invalidCursor(tool: string, issue: string): EnvelopeError {
@@ -69,8 +84,9 @@ export function decodePageCursor(tool: string, cursor: string): string {
   const { v, t, p } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   if (v !== CURSOR_VERSION || typeof p !== 'string') throw invalidCursor(tool, 'it does not decode');
   if (t !== tool) throw invalidCursor(tool, 'it was given by another tool');
-  // only a plain path on the server's own upstream: no other host, no climbing out of a prefix
-  if (!/^\/(?!\/)/.test(p) || /[\\\s]/.test(p) || p.split(/[/?]/).some((segment) => segment === '..'))
+  // only a plain path on the server's own upstream: no other host, no climbing out of a prefix;
+  // URL parsing resolves `%2e%2e` like `..`, so a dot segment is refused however it is spelled
+  if (!/^\/(?!\/)/.test(p) || /[\\\s]/.test(p) || p.split(/[/?]/).some(isDotDotSegment))
     throw invalidCursor(tool, 'it does not hold a plain path');
   return p;
 }

@@ -110,6 +110,8 @@ interface CallSettings {
   readonly upstream: string;
   readonly token: string;
   readonly timeoutMs: number;
+  /** The server's redactor on one string: a next link's secrets stay out of the cursor made from it. */
+  readonly redact: (text: string) => string;
 }
 
 /**
@@ -160,9 +162,11 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
       });
       const next = operation.paginated ? nextPageLink(response.headers) : undefined;
       const body = await readSuccessBody(response);
+      // a next link that is no URL gives no cursor: the page GitHub answered is still the answer
+      const readable = next !== undefined && URL.canParse(next, `${new URL(settings.upstream).origin}/`);
       return successResult(
         body,
-        next === undefined ? undefined : encodePageCursor(operation.toolName, next, settings.upstream),
+        readable ? encodePageCursor(operation.toolName, next, settings.upstream, settings.redact) : undefined,
       );
     },
   };
@@ -194,7 +198,7 @@ export function createGithubServer(options: GithubServerOptions = {}): GithubSer
   const redactor = createRedactor(GITHUB_REDACTOR_OPTIONS);
   redactor.registerSecret(token);
   const adapter = createGithubAdapter({ bodyProperty: (tool) => operations.get(tool)?.body?.property });
-  const settings: CallSettings = { upstream, token, timeoutMs };
+  const settings: CallSettings = { upstream, token, timeoutMs, redact: redactor.string };
   const envelope = createEnvelopeServer({
     info: {
       name: GITHUB_SERVER_NAME,

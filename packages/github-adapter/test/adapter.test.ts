@@ -171,6 +171,19 @@ describe('the page cursor', () => {
     );
     expect(decodePageCursor('issues_listForRepo', cursor)).toBe('/repositories/7/issues?page=2');
   });
+
+  it('refuses a dot segment written percent-encoded, which fetch would resolve out of the upstream prefix', () => {
+    const forged = (path: string): string =>
+      Buffer.from(JSON.stringify({ v: 1, t: 'issues_listForRepo', p: path })).toString('base64url');
+    // on https://ghe.example/api/v3 these would reach https://ghe.example/api/x or /x
+    for (const path of ['/%2e%2e/x', '/.%2E/x', '/%2E./%2e%2e/x', '/repos/a/%2E%2e/%2e%2E/x'])
+      expect(() => decodePageCursor('issues_listForRepo', forged(path))).toThrow(
+        'page_cursor is not a cursor this tool gave: it does not hold a plain path.',
+      );
+    expect(decodePageCursor('issues_listForRepo', forged('/repos/a/b/issues?q=%2e%2e'))).toBe(
+      '/repos/a/b/issues?q=%2e%2e',
+    );
+  });
 });
 
 describe('settings', () => {

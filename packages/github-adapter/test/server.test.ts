@@ -194,6 +194,45 @@ describe('the GitHub server over stdio', () => {
     expect(sent()).toEqual([]);
   });
 
+  it('answers the page without a cursor when the next link is not a URL, rather than failing a good answer', async () => {
+    replay.route({
+      method: 'GET',
+      path: '/repos/octo-org/hello-world/issues',
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json', link: '<http://[garbled>; rel="next"' },
+        body: [{ number: 3 }],
+      },
+    });
+    const result = await call(client, 'issues_listForRepo', { owner: 'octo-org', repo: 'hello-world' });
+    expect([
+      result.isError,
+      result.structuredContent?.['items'],
+      result.structuredContent?.['next_page_cursor'],
+    ]).toEqual([undefined, [{ number: 3 }], undefined]);
+  });
+
+  it('keeps a token that the next link carries out of the cursor, which an agent can decode', async () => {
+    const other = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+    replay.route({
+      method: 'GET',
+      path: '/repos/octo-org/hello-world/issues',
+      response: {
+        status: 200,
+        headers: {
+          'content-type': 'application/json',
+          link: `<https://api.github.com/repositories/1296269/issues?page=2&access_token=${TEST_TOKEN}&other=${other}>; rel="next"`,
+        },
+        body: [{ number: 3 }],
+      },
+    });
+    const first = await call(client, 'issues_listForRepo', { owner: 'octo-org', repo: 'hello-world' });
+    const cursor = String(first.structuredContent?.['next_page_cursor']);
+    const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+    expect(decoded).toContain('/repositories/1296269/issues?page=2');
+    for (const secret of [TEST_TOKEN, TEST_TOKEN.slice(4), other]) expect(decoded).not.toContain(secret);
+  });
+
   it('never answers with a token, whichever GitHub form the upstream echoes', async () => {
     const echoed = [
       TEST_TOKEN,

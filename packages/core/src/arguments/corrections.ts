@@ -80,7 +80,10 @@ export function receivedValueKeys(value: unknown): Record<string, unknown> {
     return { received_value: `${value.slice(0, end)}…`, received_truncated: true };
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return {};
-  return boundedJson(value) === undefined ? {} : { received_value: value };
+  // the value as its JSON reads, so that structured content says what the text channel says
+  // (JSON has no -0) and the detail shares nothing with the caller's arguments
+  const text = boundedJson(value);
+  return text === undefined ? {} : { received_value: JSON.parse(text) as unknown };
 }
 
 /** What the correction of one violation reads. */
@@ -195,7 +198,8 @@ const NONE: unique symbol = Symbol('no suggestion');
 export function nearestValue(input: CorrectionInput, declared?: readonly string[]): unknown {
   const found = nearestOf(input, declared);
   if (found === NONE) return undefined;
-  return boundedJson(found) === undefined ? undefined : found;
+  const text = boundedJson(found);
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
 }
 
 function nearestOf(input: CorrectionInput, declared: readonly string[] | undefined): unknown {

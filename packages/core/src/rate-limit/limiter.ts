@@ -25,6 +25,13 @@ export const MAX_BACKOFF_MS = 60_000;
 /** How long a plan learned from a rate limit alone outlives its drain (60 s): then the tool runs unlimited again. */
 export const BACKOFF_PLAN_TTL_MS = 60_000;
 
+/**
+ * The longest one upstream answer can hold a tool's calls (a day): a wait or reset beyond it is a
+ * broken or hostile header (a reset in the year 10000), and believing it would refuse every call
+ * until the process restarts. Daily quotas still fit.
+ */
+const MAX_LEARNED_WAIT_MS = 86_400_000;
+
 /** How many keys' learned plans and backoffs are kept at most; past it the oldest is forgotten. */
 export const MAX_LEARNED_KEYS = 100_000;
 
@@ -190,7 +197,7 @@ function createLearning(now: () => number): {
       const waitMs =
         retryAfterSeconds === undefined
           ? Math.min(MAX_BACKOFF_MS, previous === undefined ? FIRST_BACKOFF_MS : previous * 2)
-          : Math.ceil(retryAfterSeconds * 1000);
+          : Math.min(MAX_LEARNED_WAIT_MS, Math.ceil(retryAfterSeconds * 1000));
       if (retryAfterSeconds === undefined) remember(backoffs, key, waitMs);
       let plan = planFor(key, toolPlan);
       if (plan === undefined || learned.get(key)?.expiresAtMs !== undefined) {

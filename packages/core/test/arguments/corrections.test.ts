@@ -108,6 +108,14 @@ describe('received_value', () => {
     expect(detailOf({ list: [1, 2, 3] })).toMatchObject({ received_value: [1, 2, 3], did_you_mean: [1, 2] });
     expect(detailOf({ note: 'a\ud800b' })).not.toHaveProperty('received_value');
   });
+
+  it('is the value as JSON carries it: a -0 inside reads 0 in both channels, and the arguments are not shared', () => {
+    const list = [-0, 2, 3];
+    const detail = detailOf({ list });
+    // the text channel is JSON, which has no -0: structured content must say the same
+    expect(detail['received_value']).toEqual([0, 2, 3]);
+    expect(detail['received_value']).not.toBe(list);
+  });
 });
 
 describe('the summary', () => {

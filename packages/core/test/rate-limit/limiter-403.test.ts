@@ -137,6 +137,29 @@ describe('the limiter after rate limits signalled by 403 and spent budgets', () 
     expect(replay.requests).toHaveLength(2);
   });
 
+  it('a reset in the year 10000 holds calls for a day at most, not until then', async () => {
+    const { call, replay } = await start();
+    replay.enqueue({
+      status: 403,
+      // 10000-01-01T00:00:00Z in epoch seconds: a hostile or broken upstream
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '253402300800' },
+      body: { message: 'API rate limit exceeded' },
+    });
+    // the envelope reports what the upstream said; the limiter does not believe it for longer than a day
+    expect((await call()).envelope).toMatchObject({
+      error_kind: 'rate_limited',
+      _meta: { retry_after_seconds: 253402300800 - T0_EPOCH },
+    });
+    expect((await call()).envelope).toMatchObject({
+      error_kind: 'rate_limited',
+      _meta: { retry_after_seconds: 86_400 },
+    });
+    expect(replay.requests).toHaveLength(1);
+    vi.setSystemTime(T0 + 86_400_000);
+    expect((await call()).isError).toBeUndefined();
+    expect(replay.requests).toHaveLength(2);
+  });
+
   it('a 403 secondary limit with Retry-After drains for that long', async () => {
     const { call, replay } = await start();
     replay.enqueue({
