@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { readCases } from '../../src/gate/cases.js';
+import { gateCases } from '../../src/gate/cases.js';
 import { startGateEnvironment } from '../../src/gate/environment.js';
 import type { GateEnvironment } from '../../src/gate/environment.js';
 import { fixtureFile, generateFixtures, writeFixtures } from '../../src/gate/fixtures.js';
@@ -24,14 +24,15 @@ let environment: GateEnvironment;
 let fixtures: GeneratedFixture[];
 
 function files(folder: string): string[] {
-  return ['sp', 'ads', 'v1/sp', 'v1/ads']
+  // every gated server's fixtures, and the version 1 twins of those that speak version 1
+  return ['sp', 'ads', 'github', 'v1/sp', 'v1/ads']
     .flatMap((server) => readdirSync(join(folder, server)).map((name) => `${server}/${name}`))
     .sort();
 }
 
 beforeAll(async () => {
   environment = await startGateEnvironment();
-  const cases = readCases(join(packageRoot, 'cases'));
+  const cases = gateCases(environment.servers);
   fixtures = await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry])));
   writeFixtures(regenerated, fixtures);
 }, 120_000);
@@ -58,7 +59,7 @@ describe('conformance/fixtures', () => {
   });
 
   it('generation is deterministic: a second run gives the same bytes', async () => {
-    const cases = readCases(join(packageRoot, 'cases'));
+    const cases = gateCases(environment.servers);
     const again = mkdtempSync(join(tmpdir(), 'fixtures-again-'));
     writeFixtures(again, await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry]))));
     expect(

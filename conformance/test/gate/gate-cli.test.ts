@@ -42,14 +42,16 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     expect(report.servers.map((server) => `${server.id} ${server.name ?? ''}`)).toEqual([
       'sp mcp-envelope-sp',
       'ads mcp-envelope-ads',
+      'github mcp-envelope-github',
     ]);
     // every case and fixture once for a client that reads v2 and once for one that states nothing (v1)
-    expect(report.sections.upstream).toEqual({ passed: 142, failed: 0, skipped: 0 });
-    expect(report.sections.fixtures).toEqual({ passed: 148, failed: 0, skipped: 0 });
-    expect(report.sections.capability).toEqual({ passed: 10, failed: 0, skipped: 0 });
+    expect(report.sections.upstream).toEqual({ passed: 158, failed: 0, skipped: 0 });
+    expect(report.sections.fixtures).toEqual({ passed: 163, failed: 0, skipped: 0 });
+    expect(report.sections.capability).toEqual({ passed: 14, failed: 0, skipped: 0 });
     expect(report.servers.map((server) => [server.id, server.contract_versions, server.default_version])).toEqual([
       ['sp', [1, 2], 1],
       ['ads', [1, 2], 1],
+      ['github', [2], 2],
     ]);
     expect(report.sections.parity.failed).toBe(0);
     expect(report.sections.probe.passed).toBeGreaterThan(50);
@@ -87,11 +89,11 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
         'internal error',
       ]),
     );
-    expect(run.stdout).toContain('verdict: CONFORMANT (sp, ads)');
+    expect(run.stdout).toContain('verdict: CONFORMANT (sp, ads, github)');
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^conformance: \d+ passed, 0 failed, \d+ skipped$/);
     const xml = readFileSync(join(folder, 'gate.xml'), 'utf8');
     const upstreamSuite = parseXml(xml).children.find((suite) => suite.attributes['name'] === 'gate upstream');
-    expect(upstreamSuite?.attributes).toMatchObject({ tests: '142', failures: '0', errors: '0', skipped: '0' });
+    expect(upstreamSuite?.attributes).toMatchObject({ tests: '158', failures: '0', errors: '0', skipped: '0' });
     expect(
       upstreamSuite?.children.find((testcase) => testcase.attributes['name'] === 'sp sp-429-retry-after-seconds')
         ?.attributes,
@@ -149,7 +151,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
       'upstream ads ads-429-x-ratelimit-numeric (v1 reader)',
       'fixtures ads ads/rate-limited-429.json',
       'fixtures ads v1/ads/rate-limited-429.json',
-      'parity sp|ads upstream 429',
+      'parity sp|ads|github upstream 429',
       'limiter ads learning from a 429, then pre-flight refusal',
     ]);
     expect(report.rows.find((entry) => entry.check === 'ads-429-retry-after-seconds')?.note).toContain(
@@ -162,10 +164,10 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
   }, 300_000);
 
   it('refuses a command for a server the gate does not run, and one without an id, before starting any', async () => {
-    const stray = await runCliProcess(['gate', '--server-command', 'github=node gh.js'], packageRoot, 60_000);
+    const stray = await runCliProcess(['gate', '--server-command', 'weather=node weather.js'], packageRoot, 60_000);
     expect([stray.code, stray.stderr]).toEqual([
       2,
-      'error: the gate could not run: a command is given for "github", which is not a gated server (sp, ads)\n',
+      'error: the gate could not run: a command is given for "weather", which is not a gated server (sp, ads, github)\n',
     ]);
     const bare = await runCliProcess(['gate', '--server-command', 'node gh.js'], packageRoot, 60_000);
     expect(bare.code).toBe(2);
@@ -175,7 +177,10 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
   it('fails when a recorded case expects another kind than the server emits', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'gate-case-'));
     const cases = join(folder, 'cases');
+    // --cases is one folder for every gated server
     cpSync(join(packageRoot, 'cases'), cases, { recursive: true });
+    const githubPackage = dirname(createRequire(import.meta.url).resolve('@mcp-envelope/github-adapter/package.json'));
+    cpSync(join(githubPackage, 'conformance', 'cases'), cases, { recursive: true });
     const file = join(cases, 'sp-503-empty-body.json');
     const edited = JSON.parse(readFileSync(file, 'utf8')) as { expected: Record<string, unknown> };
     edited.expected = { ...edited.expected, error_kind: 'internal_error', retryable: false };
