@@ -25,6 +25,13 @@ export const MAX_BACKOFF_MS = 60_000;
 /** How long a plan learned from a rate limit alone outlives its drain (60 s): then the tool runs unlimited again. */
 export const BACKOFF_PLAN_TTL_MS = 60_000;
 
+/**
+ * The longest an upstream's stated wait drains a bucket (24 h, a daily quota's reset). The wait comes
+ * from headers the upstream controls: a reset in the year 10000 would otherwise lock a tool out for
+ * millennia, and one past the largest `Date` would break the refusal's `reset_at`.
+ */
+export const MAX_LEARNED_WAIT_MS = 86_400_000;
+
 /** How many keys' learned plans and backoffs are kept at most; past it the oldest is forgotten. */
 export const MAX_LEARNED_KEYS = 100_000;
 
@@ -190,7 +197,7 @@ function createLearning(now: () => number): {
       const waitMs =
         retryAfterSeconds === undefined
           ? Math.min(MAX_BACKOFF_MS, previous === undefined ? FIRST_BACKOFF_MS : previous * 2)
-          : Math.ceil(retryAfterSeconds * 1000);
+          : Math.ceil(Math.min(retryAfterSeconds * 1000, MAX_LEARNED_WAIT_MS));
       if (retryAfterSeconds === undefined) remember(backoffs, key, waitMs);
       let plan = planFor(key, toolPlan);
       if (plan === undefined || learned.get(key)?.expiresAtMs !== undefined) {
