@@ -60,6 +60,22 @@ function writeBounded(value: unknown, parts: string[], budget: { left: number },
   return push('}');
 }
 
+/** Characters a token or key is made of: a cut inside a run of them may leave a token's head. */
+const TOKEN_CHARACTER = /[A-Za-z0-9_\-.~+/=]/;
+
+/**
+ * The first `end` characters of `value`, less the word the cut lands in. The head of a token
+ * (`ghp_` and a few characters) no longer matches the pattern that would redact the whole, so a
+ * cut word is dropped rather than echoed in part.
+ */
+function withoutCutWord(value: string, end: number): string {
+  if (!TOKEN_CHARACTER.test(value.charAt(end)) || !TOKEN_CHARACTER.test(value.charAt(end - 1)))
+    return value.slice(0, end);
+  let start = end;
+  while (start > 0 && TOKEN_CHARACTER.test(value.charAt(start - 1))) start -= 1;
+  return value.slice(0, start);
+}
+
 /**
  * The `received_value` keys of a detail: a string cut to {@link RECEIVED_STRING_LIMIT}
  * characters (then `received_truncated: true`), a number, boolean or `null` as it is, an array or
@@ -77,7 +93,7 @@ export function receivedValueKeys(value: unknown): Record<string, unknown> {
     // never split a surrogate pair: the detail must stay well-formed text
     let end = RECEIVED_STRING_LIMIT - 1;
     if (/[\ud800-\udbff]/.test(value.charAt(end - 1))) end -= 1;
-    return { received_value: `${value.slice(0, end)}…`, received_truncated: true };
+    return { received_value: `${withoutCutWord(value, end)}…`, received_truncated: true };
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return {};
   return boundedJson(value) === undefined ? {} : { received_value: value };
