@@ -231,10 +231,17 @@ function nonNegative(value: number | string | undefined): number | undefined {
   return number !== undefined && Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
-/** A positive finite number of requests per second, from a header value as `_meta` holds it. */
+/**
+ * The slowest rate the limiter learns: one request per {@link MAX_LEARNED_WAIT_MS}. A learned plan
+ * is kept until the upstream states another, which a refused call never hears: a slower rate
+ * (a window of 1e9 s in a header) would refuse the tool's calls for the life of the process.
+ */
+const MIN_LEARNED_RATE_PER_SECOND = 1000 / MAX_LEARNED_WAIT_MS;
+
+/** A number of requests per second the limiter may learn, from a header value as `_meta` holds it. */
 function limitValue(value: number | string | undefined): number | undefined {
   const number = typeof value === 'string' ? Number(value.trim()) : value;
-  return number !== undefined && Number.isFinite(number) && number > 0 ? number : undefined;
+  return number !== undefined && Number.isFinite(number) && number >= MIN_LEARNED_RATE_PER_SECOND ? number : undefined;
 }
 
 /**

@@ -53,4 +53,33 @@ describe('the limiter after hostile waits', () => {
     const later = await decideRateLimit(limiter, CALL, new AbortController().signal);
     expect(later.go).toBe(true);
   });
+
+  it.each([
+    ['one request in 1e9 s', { limit: 1, window_seconds: 1e9 }],
+    ['the largest structured-field window', { limit: 1, window_seconds: 999_999_999_999_999 }],
+    ['a rate below one a day', { limit_per_second: 1e-6 }],
+  ])('learns no rate slower than one request per MAX_LEARNED_WAIT_MS: %s', async (_name, rateLimit) => {
+    const clock = { ms: T0 };
+    const limiter = limiterAt(clock);
+    const learnFrom = async (): Promise<void> => {
+      const decision = await decideRateLimit(limiter, CALL, new AbortController().signal);
+      expect(decision.go).toBe(true);
+      if (decision.go)
+        await decision.after({ rateLimit, upstreamStatus: 200, signal: new AbortController().signal } as never);
+    };
+    await learnFrom();
+    // the same hostile statement twice more, a second apart: the calls still go upstream
+    for (const _again of [1, 2]) {
+      clock.ms += 1000;
+      await learnFrom();
+    }
+    expect(limiter.planFor(KEY, undefined)).toBeUndefined();
+  });
+
+  it('still learns a daily quota: one request a day is a plan', async () => {
+    const clock = { ms: T0 };
+    const limiter = limiterAt(clock);
+    await limiter.learn(KEY, undefined, { limitPerSecond: 1 / 86_400, status: 200 });
+    expect(limiter.planFor(KEY, undefined)).toEqual({ ratePerSecond: 1 / 86_400, burst: 1 });
+  });
 });
