@@ -15,7 +15,11 @@ const TOOLS: readonly EnvelopeTool[] = [
     name: 'label_it',
     inputSchema: {
       type: 'object',
-      properties: { label: { type: 'string', maxLength: 5 }, kind: { enum: ['alpha', 'beta'] } },
+      properties: {
+        label: { type: 'string', maxLength: 5 },
+        kind: { enum: ['alpha', 'beta'] },
+        title: { type: 'string', maxLength: 195 },
+      },
     },
     handler: () => ({ ok: true }),
   },
@@ -55,5 +59,15 @@ describe('a token cut by an echo of the value', () => {
     expect(text).not.toContain('tok_');
     expect(envelope['hints']).toEqual(['[REDACTED]… is not valid for kind. Valid: alpha, beta.']);
     expect(envelope['details']).toEqual([expect.objectContaining({ path: 'kind', received_value: '[REDACTED]' })]);
+  });
+
+  it('is not offered in part as did_you_mean, the value cut to maxLength', async () => {
+    // 186 characters, then the token: the 195-character suggestion ends 5 characters into it
+    const title = `${'x'.repeat(185)} ${TOKEN} and more`;
+    const envelope = await envelopeOf({ title });
+    expect(JSON.stringify(envelope)).not.toContain('tok_');
+    expect(envelope['details']).toEqual([
+      expect.objectContaining({ path: 'title', did_you_mean: `${'x'.repeat(185)} ` }),
+    ]);
   });
 });

@@ -225,7 +225,7 @@ function nearestOf(input: CorrectionInput, declared: readonly string[] | undefin
     case 'maxItems':
       return Array.isArray(value) && typeof limit === 'number' ? value.slice(0, limit) : NONE;
     case 'maxLength':
-      return typeof value === 'string' && typeof limit === 'number' ? Array.from(value).slice(0, limit).join('') : NONE;
+      return typeof value === 'string' && typeof limit === 'number' ? shortened(value, limit) : NONE;
     case 'minItems':
     case 'minLength':
       return schemaValue(parentSchema, (candidate) => lengthOf(candidate) >= Number(limit));
@@ -250,6 +250,16 @@ function nearestOf(input: CorrectionInput, declared: readonly string[] | undefin
     default:
       return NONE;
   }
+}
+
+/**
+ * `value` cut to `limit` code points, less the word the cut lands in (see `withoutCutWord`);
+ * nothing when no whole word is left.
+ */
+function shortened(value: string, limit: number): unknown {
+  const head = Array.from(value).slice(0, limit).join('');
+  const cut = withoutCutWord(value, head.length);
+  return cut === '' ? NONE : cut;
 }
 
 function lengthOf(value: unknown): number {
