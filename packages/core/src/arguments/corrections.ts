@@ -60,8 +60,11 @@ function writeBounded(value: unknown, parts: string[], budget: { left: number },
   return push('}');
 }
 
-/** Characters a token or key is made of: a cut inside a run of them may leave a token's head. */
-const TOKEN_CHARACTER = /[A-Za-z0-9_\-.~+/=]/;
+/**
+ * The characters of a word, as the redaction patterns read a token's body (`ghp_` and letters and
+ * digits): a cut inside a run of them may leave a token's head.
+ */
+const TOKEN_CHARACTER = /[A-Za-z0-9_]/;
 
 /**
  * The first `end` characters of `value`, less the word the cut lands in. The head of a token
