@@ -61,6 +61,25 @@ function writeBounded(value: unknown, parts: string[], budget: { left: number },
 }
 
 /**
+ * The characters of a word, as the redaction patterns read a token's body (`ghp_` and letters and
+ * digits): a cut inside a run of them may leave a token's head.
+ */
+const TOKEN_CHARACTER = /[A-Za-z0-9_]/;
+
+/**
+ * The first `end` characters of `value`, less the word the cut lands in. The head of a token
+ * (`ghp_` and a few characters) no longer matches the pattern that would redact the whole, so a
+ * cut word is dropped rather than echoed in part.
+ */
+function withoutCutWord(value: string, end: number): string {
+  if (!TOKEN_CHARACTER.test(value.charAt(end)) || !TOKEN_CHARACTER.test(value.charAt(end - 1)))
+    return value.slice(0, end);
+  let start = end;
+  while (start > 0 && TOKEN_CHARACTER.test(value.charAt(start - 1))) start -= 1;
+  return value.slice(0, start);
+}
+
+/**
  * The `received_value` keys of a detail: a string cut to {@link RECEIVED_STRING_LIMIT}
  * characters (then `received_truncated: true`), a number, boolean or `null` as it is, an array or
  * object when its JSON text has at most {@link CORRECTION_JSON_LIMIT} characters. Nothing for a
@@ -77,7 +96,7 @@ export function receivedValueKeys(value: unknown): Record<string, unknown> {
     // never split a surrogate pair: the detail must stay well-formed text
     let end = RECEIVED_STRING_LIMIT - 1;
     if (/[\ud800-\udbff]/.test(value.charAt(end - 1))) end -= 1;
-    return { received_value: `${value.slice(0, end)}…`, received_truncated: true };
+    return { received_value: `${withoutCutWord(value, end)}…`, received_truncated: true };
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return {};
   // the value as its JSON reads, so that structured content says what the text channel says
@@ -213,7 +232,7 @@ function nearestOf(input: CorrectionInput, declared: readonly string[] | undefin
     case 'maxItems':
       return Array.isArray(value) && typeof limit === 'number' ? value.slice(0, limit) : NONE;
     case 'maxLength':
-      return typeof value === 'string' && typeof limit === 'number' ? Array.from(value).slice(0, limit).join('') : NONE;
+      return typeof value === 'string' && typeof limit === 'number' ? shortened(value, limit) : NONE;
     case 'minItems':
     case 'minLength':
       return schemaValue(parentSchema, (candidate) => lengthOf(candidate) >= Number(limit));
@@ -238,6 +257,16 @@ function nearestOf(input: CorrectionInput, declared: readonly string[] | undefin
     default:
       return NONE;
   }
+}
+
+/**
+ * `value` cut to `limit` code points, less the word the cut lands in (see `withoutCutWord`);
+ * nothing when no whole word is left.
+ */
+function shortened(value: string, limit: number): unknown {
+  const head = Array.from(value).slice(0, limit).join('');
+  const cut = withoutCutWord(value, head.length);
+  return cut === '' ? NONE : cut;
 }
 
 function lengthOf(value: unknown): number {

@@ -79,6 +79,9 @@ function namedItems(list: List): { name: string | undefined; params: Parameters;
   });
 }
 
+/** The most characters kept of a name the upstream gives (a policy, a resource): each goes into every `_meta`. */
+const MAX_NAME_LENGTH = 100;
+
 /** The largest time a `Date` holds, in epoch milliseconds (ECMAScript's limit, about 275,000 years). */
 const MAX_DATE_MS = 8.64e15;
 
@@ -118,7 +121,9 @@ function ietfReading(headers: ReadonlyMap<string, string>, now: Date): RateLimit
     ...(window === undefined ? {} : { window_seconds: window }),
     ...(current?.remaining === undefined ? {} : { remaining: current.remaining }),
     ...resetFields(nonNegative(current?.params.get('t')), now),
-    ...(name === undefined || (current === undefined && policy === undefined) ? {} : { policy: name }),
+    ...(name === undefined || (current === undefined && policy === undefined)
+      ? {}
+      : { policy: name.slice(0, MAX_NAME_LENGTH) }),
   };
 }
 
@@ -176,7 +181,7 @@ function xRateLimitReading(headers: ReadonlyMap<string, string>, now: Date): Rat
     ...(limit === undefined ? {} : { limit }),
     ...(remaining === undefined ? {} : { remaining }),
     ...(used === undefined ? {} : { used }),
-    ...(resource === undefined ? {} : { resource: resource.slice(0, 100) }),
+    ...(resource === undefined ? {} : { resource: resource.slice(0, MAX_NAME_LENGTH) }),
     ...(reset === undefined ? {} : resetAt(reset.afterSeconds, reset.atMs)),
   };
 }

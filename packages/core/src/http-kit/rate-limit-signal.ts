@@ -25,8 +25,13 @@ export interface RateLimitSignal {
   readonly reason?: 'status-429' | 'retry-after' | 'remaining-zero' | 'body-text';
 }
 
-/** Messages that say a rate limit was hit ("API rate limit exceeded", "secondary rate limit"). */
-const RATE_LIMIT_TEXT = /\brate[ -]?limit(?:ed|ing)?\b|\btoo many requests\b|\bthrottl(?:ed|ing)\b/i;
+/**
+ * Messages that say a rate limit was hit ("API rate limit exceeded", "You have exceeded a secondary
+ * rate limit", "rate limited", "Too Many Requests"). A message that only mentions rate limits
+ * ("admin rights to change the rate limit settings") is a refusal that a retry would not fix.
+ */
+const RATE_LIMIT_TEXT =
+  /\brate[ -]?limited\b|\brate[ -]?limits?\s+(?:was\s+|has\s+been\s+)?(?:exceeded|reached|hit)\b|\bexceed(?:ed|s|ing)?\s+(?:\w+\s+){0,3}rate[ -]?limits?\b|\btoo many requests\b|\bthrottl(?:ed|ing)\b/i;
 
 /** The statuses besides 429 that a rate limit may arrive with. */
 const LIMIT_STATUSES: ReadonlySet<number> = new Set([403, 429]);

@@ -26,11 +26,11 @@ export const MAX_BACKOFF_MS = 60_000;
 export const BACKOFF_PLAN_TTL_MS = 60_000;
 
 /**
- * The longest one upstream answer can hold a tool's calls (a day): a wait or reset beyond it is a
- * broken or hostile header (a reset in the year 10000), and believing it would refuse every call
- * until the process restarts. Daily quotas still fit.
+ * The longest an upstream's stated wait drains a bucket (24 h, a daily quota's reset). The wait comes
+ * from headers the upstream controls: a reset in the year 10000 would otherwise lock a tool out for
+ * millennia, and one past the largest `Date` would break the refusal's `reset_at`.
  */
-const MAX_LEARNED_WAIT_MS = 86_400_000;
+export const MAX_LEARNED_WAIT_MS = 86_400_000;
 
 /** How many keys' learned plans and backoffs are kept at most; past it the oldest is forgotten. */
 export const MAX_LEARNED_KEYS = 100_000;
@@ -197,7 +197,7 @@ function createLearning(now: () => number): {
       const waitMs =
         retryAfterSeconds === undefined
           ? Math.min(MAX_BACKOFF_MS, previous === undefined ? FIRST_BACKOFF_MS : previous * 2)
-          : Math.min(MAX_LEARNED_WAIT_MS, Math.ceil(retryAfterSeconds * 1000));
+          : Math.ceil(Math.min(retryAfterSeconds * 1000, MAX_LEARNED_WAIT_MS));
       if (retryAfterSeconds === undefined) remember(backoffs, key, waitMs);
       let plan = planFor(key, toolPlan);
       if (plan === undefined || learned.get(key)?.expiresAtMs !== undefined) {
@@ -231,10 +231,17 @@ function nonNegative(value: number | string | undefined): number | undefined {
   return number !== undefined && Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
-/** A positive finite number of requests per second, from a header value as `_meta` holds it. */
+/**
+ * The slowest rate the limiter learns: one request per {@link MAX_LEARNED_WAIT_MS}. A learned plan
+ * is kept until the upstream states another, which a refused call never hears: a slower rate
+ * (a window of 1e9 s in a header) would refuse the tool's calls for the life of the process.
+ */
+const MIN_LEARNED_RATE_PER_SECOND = 1000 / MAX_LEARNED_WAIT_MS;
+
+/** A number of requests per second the limiter may learn, from a header value as `_meta` holds it. */
 function limitValue(value: number | string | undefined): number | undefined {
   const number = typeof value === 'string' ? Number(value.trim()) : value;
-  return number !== undefined && Number.isFinite(number) && number > 0 ? number : undefined;
+  return number !== undefined && Number.isFinite(number) && number >= MIN_LEARNED_RATE_PER_SECOND ? number : undefined;
 }
 
 /**

@@ -97,9 +97,14 @@ describe('received_value', () => {
   it('cuts a string to 200 characters, leaves out a structure over 200 characters of JSON (not its short fix), and never echoes a lone surrogate', () => {
     const long = detailOf({ note: 5, region: 'x'.repeat(500) });
     expect(long['received_value']).toBe(5);
-    const cut = failed(FORM.check({ region: 'x'.repeat(500) })).details[0] as Record<string, unknown>;
-    expect(cut['received_value']).toBe(`${'x'.repeat(199)}…`);
+    const cut = failed(FORM.check({ region: 'x '.repeat(250) })).details[0] as Record<string, unknown>;
+    expect(cut['received_value']).toBe(`${'x '.repeat(99)}x…`);
     expect(cut['received_truncated']).toBe(true);
+    // a cut that lands inside a word drops the word: its head may be a token's, which no pattern redacts
+    const inWord = failed(FORM.check({ region: 'ab '.repeat(200) })).details[0] as Record<string, unknown>;
+    expect(inWord['received_value']).toBe(`${'ab '.repeat(66)}…`);
+    const oneWord = failed(FORM.check({ region: 'x'.repeat(500) })).details[0] as Record<string, unknown>;
+    expect(oneWord['received_value']).toBe('…');
     const big = detailOf({ list: Array.from({ length: 100 }, (_, index) => index) });
     expect(big).not.toHaveProperty('received_value');
     // the first items still make a short value

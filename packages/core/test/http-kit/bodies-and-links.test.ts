@@ -91,6 +91,16 @@ describe('rateLimitSignal', () => {
     };
     expect(rateLimitSignal(403, {}, body, NOW)).toEqual({ limited: true, reason: 'body-text' });
     expect(rateLimitSignal(403, {}, 'Too Many Requests', NOW)).toEqual({ limited: true, reason: 'body-text' });
+    expect(rateLimitSignal(403, {}, { message: 'You are being rate limited.' }, NOW)).toMatchObject({ limited: true });
+  });
+
+  it('a 403 that only mentions rate limits is a refusal, not a limit: retrying would not help', () => {
+    for (const message of [
+      'Must have admin rights to change the rate limit settings of this organization.',
+      'Your plan does not include rate limit increases.',
+      'Rate limit rules can only be edited by owners.',
+    ])
+      expect(rateLimitSignal(403, {}, { message }, NOW)).toEqual({ limited: false });
   });
 
   it('a plain 403, a 403 with requests left, a 503 with Retry-After and a 200 are not limits', () => {

@@ -241,3 +241,16 @@ describe('restResponseMeta', () => {
     expect(restResponseMeta({ 'x-ratelimit-reset': 'soon' }, NOW)).toEqual({ rate_limit: { reset_at: 'soon' } });
   });
 });
+
+describe('readRateLimit: names from the upstream', () => {
+  it('cuts a policy name to 100 characters, as it does a resource name: both go into every _meta', () => {
+    const long = 'p'.repeat(5000);
+    expect(readRateLimit({ ratelimit: `"${long}";r=3;t=10`, 'x-ratelimit-resource': `r${long}` }, NOW)).toEqual({
+      remaining: 3,
+      reset_after_seconds: 10,
+      reset_at: '2026-03-02T10:00:10.000Z',
+      policy: 'p'.repeat(100),
+      resource: `r${'p'.repeat(99)}`,
+    });
+  });
+});
