@@ -12,7 +12,7 @@ import { kindAdvertisementIssue } from './capability-check.js';
 import type { ServerSettings } from './capability-check.js';
 import { isRecord } from '@mcp-envelope/contract';
 import type { ExpectedFailure, UnknownKeyPolicy } from './probe-plan.js';
-import type { CapabilityStatus, RowResult } from './report-types.js';
+import type { CapabilityStatus, ProbeName, ProbeRow, RowResult } from './report-types.js';
 
 /** How long a quote of what arrived may be, in characters. */
 export const QUOTE_LIMIT = 120;
@@ -442,5 +442,37 @@ export async function judgePassThrough(input: PassThroughInput): Promise<Judgeme
     got,
     result: issues.length === 0 ? 'PASS' : 'FAIL',
     notes: [`passed through: same outcome as without the key (${got})`, ...issues],
+  };
+}
+
+/**
+ * A probe report row from a judgement: the same row shape for the probe's own checks and the
+ * upstream fault rounds.
+ *
+ * @param probe - the check.
+ * @param tool - the tool it called, or `-`.
+ * @param expected - what the check expects, in words.
+ * @param judgement - what came back and the verdict.
+ * @param durationMs - how long the check took, in milliseconds.
+ * @param args - the arguments it sent, when it called a tool.
+ * @returns the row.
+ */
+export function probeRow(
+  probe: ProbeName,
+  tool: string,
+  expected: string,
+  judgement: Judgement,
+  durationMs: number,
+  args?: Readonly<Record<string, unknown>>,
+): ProbeRow {
+  return {
+    probe,
+    tool,
+    expected,
+    got: judgement.got,
+    result: judgement.result,
+    note: judgement.notes.join('; '),
+    ...(args === undefined ? {} : { arguments: args }),
+    duration_ms: durationMs,
   };
 }

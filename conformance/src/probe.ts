@@ -34,6 +34,7 @@ import {
   wrongCaseUnnormalizedExpectation,
 } from './probe-evaluate.js';
 import type { Judgement } from './probe-evaluate.js';
+import { probeRow } from './probe-evaluate.js';
 import { FAULT_ROUNDS, faultCommandLine, runFaultBattery, startFaultUpstream } from './probe-faults/index.js';
 import type { UpstreamFaultOptions } from './probe-faults/index.js';
 import { planToolProbes } from './probe-plan.js';
@@ -100,16 +101,7 @@ function row(
   start: number,
   args?: Readonly<Record<string, unknown>>,
 ): ProbeRow {
-  return {
-    probe,
-    tool,
-    expected,
-    got: judgement.got,
-    result: judgement.result,
-    note: judgement.notes.join('; '),
-    ...(args === undefined ? {} : { arguments: args }),
-    duration_ms: elapsed(start),
-  };
+  return probeRow(probe, tool, expected, judgement, elapsed(start), args);
 }
 
 function capabilityRow(status: CapabilityStatus): ProbeRow {

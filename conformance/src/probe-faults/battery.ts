@@ -14,7 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callToolOutcome, describeValue } from '../call-outcome.js';
 import type { CallOutcome } from '../call-outcome.js';
 import { CommandLineError } from '../command-line.js';
-import { truncate } from '../probe-evaluate.js';
+import { probeRow, truncate } from '../probe-evaluate.js';
 import type { Judgement } from '../probe-evaluate.js';
 import { planToolProbes } from '../probe-plan.js';
 import type { ToolDescription } from '../probe-plan.js';
@@ -132,16 +132,7 @@ function faultRow(
   judgement: Judgement,
   called?: Called & { readonly arguments: Readonly<Record<string, unknown>> },
 ): ProbeRow {
-  return {
-    probe,
-    tool,
-    expected,
-    got: judgement.got,
-    result: judgement.result,
-    note: judgement.notes.join('; '),
-    ...(called === undefined ? {} : { arguments: called.arguments }),
-    duration_ms: called?.durationMs ?? 0,
-  };
+  return probeRow(probe, tool, expected, judgement, called?.durationMs ?? 0, called?.arguments);
 }
 
 async function callOnce(
