@@ -3,7 +3,7 @@
  * as its own process (the bin's source over stdio) on the official SP models plus the conformance
  * keyword model (for the keywords no official model uses), against a loopback replay upstream.
  * For each `SCHEMA_*` keyword code the agent makes one deliberately wrong call, builds the
- * corrected arguments from the details (`path`, `extra`, `did_you_mean`) and nothing else, and
+ * corrected arguments from the details (`path`, `extra`, `did_you_mean`, `limit`) and nothing else, and
  * calls once more.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -106,7 +106,8 @@ function objectAt(root: Record<string, unknown>, segments: readonly string[]): R
 /**
  * The scripted agent: the corrected arguments built from the envelope alone, or `undefined` when
  * some detail offers no `did_you_mean`. An unknown key (`extra`) is renamed to the suggested key;
- * any other detail's value at `path` is replaced by the suggested value.
+ * a text over `maxLength` is cut to the detail's `limit`; any other detail's value at `path` is
+ * replaced by the suggested value.
  */
 export function correctedArguments(
   sent: Record<string, unknown>,
@@ -114,14 +115,21 @@ export function correctedArguments(
 ): Record<string, unknown> | undefined {
   const corrected = structuredClone(sent);
   for (const detail of envelope.details) {
-    if (!Object.hasOwn(detail, 'did_you_mean')) return undefined;
     const segments = detail.path === '' ? [] : detail.path.split('/');
+    const last = segments.at(-1);
+    const own = last === undefined ? undefined : objectAt(corrected, segments.slice(0, -1))[last];
+    // a too long text: the suggestion leaves out the word the cut lands in (it may be a token's
+    // head), so the agent cuts its own value to the stated limit
+    if (envelope.error_code === 'SCHEMA_MAX_LENGTH' && typeof detail['limit'] === 'number' && typeof own === 'string') {
+      objectAt(corrected, segments.slice(0, -1))[last ?? ''] = Array.from(own).slice(0, detail['limit']).join('');
+      continue;
+    }
+    if (!Object.hasOwn(detail, 'did_you_mean')) return undefined;
     if (typeof detail['extra'] === 'string') {
       const holder = objectAt(corrected, segments);
       holder[String(detail.did_you_mean)] = holder[detail['extra']];
       Reflect.deleteProperty(holder, detail['extra']);
     } else {
-      const last = segments.at(-1);
       if (last === undefined) return undefined;
       objectAt(corrected, segments.slice(0, -1))[last] = detail.did_you_mean;
     }
