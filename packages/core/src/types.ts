@@ -32,7 +32,7 @@ import type {
 import type { EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import type { EnvelopeLogger } from './logger.js';
 import type { RateLimitPlan } from './rate-limit/store.js';
-import type { UpstreamLimitState } from './rate-limit/upstream-answer.js';
+import type { UpstreamAnswer } from './rate-limit/upstream-answer.js';
 import type { Redactor } from './redact.js';
 
 /** A JSON Schema document as parsed JSON (an object; boolean schemas are not tool schemas). */
@@ -89,10 +89,11 @@ export interface CallRecord {
   /** The HTTP status of the last upstream answer in this call (a 429 drains the limiter's bucket). */
   upstreamStatus?: number;
   /**
-   * What the last upstream answer in this call told the limiter: a rate limit of any status (a 403
-   * with `remaining: 0`, say), or a budget spent until a stated reset; the limiter drains for it.
+   * The last upstream answer in this call and when it arrived. The limiter reads from it, after
+   * the handler and only when it is on, whether it was a rate limit of any status (a 403 with
+   * `remaining: 0`, say) or a budget spent until a stated reset.
    */
-  upstreamLimit?: UpstreamLimitState;
+  lastAnswer?: { readonly answer: UpstreamAnswer; readonly arrived: Date };
 }
 
 /**

@@ -10,7 +10,6 @@ import { recordResponseMetaInto } from './context.js';
 import type { CallRecord, UpstreamFetchInit } from './types.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
 import { displayLocation, locationUrl } from './upstream-body/request.js';
-import { upstreamLimitState } from './rate-limit/upstream-answer.js';
 import type { UpstreamAnswer } from './rate-limit/upstream-answer.js';
 
 export type { UpstreamFetchInit } from './types.js';
@@ -334,9 +333,12 @@ export async function fetchInCallRecord(
   throw new UpstreamHttpError({ status: response.status, headers, body, request });
 }
 
-/** Records what the answer tells the limiter (a rate limit of any status, a spent budget) in the call. */
+/**
+ * Keeps the answer in the call for the limiter, which reads it after the handler only when it is
+ * on, so a server without a limiter pays nothing for it on each upstream answer.
+ */
 function recordLimitState(context: CallRecord | undefined, answer: UpstreamAnswer, arrived: Date): void {
-  if (context !== undefined) context.upstreamLimit = upstreamLimitState(context.adapter, answer, context.tool, arrived);
+  if (context !== undefined) context.lastAnswer = { answer, arrived };
 }
 
 /** Statuses whose responses have no body (the `Response` constructor refuses one). */

@@ -17,6 +17,7 @@ import type { CallRecord, ToolHandlerContext } from '../types.js';
 import type { RateLimiter } from './limiter.js';
 import { ratePerSecond } from './per-second.js';
 import type { RateLimitPlan, RateLimitTake } from './store.js';
+import { upstreamLimitState } from './upstream-answer.js';
 
 /** What the step needs to know of a call. */
 export interface RateLimitCall {
@@ -122,15 +123,19 @@ export async function decideRateLimit(
   signal: AbortSignal,
 ): Promise<RateLimitDecision> {
   const key = rateLimitKey(call.serverId, call.tool, call.identity);
-  const learn = (context: CallRecord): Promise<void> =>
-    limiter.learn(key, call.plan, {
+  const learn = (context: CallRecord): Promise<void> => {
+    const last = context.lastAnswer;
+    const state =
+      last === undefined ? undefined : upstreamLimitState(context.adapter, last.answer, context.tool, last.arrived);
+    return limiter.learn(key, call.plan, {
       limitPerSecond: ratePerSecond(context.rateLimit),
       remaining: numeric(context.rateLimit?.remaining),
       status: context.upstreamStatus,
-      retryAfterSeconds: context.upstreamLimit?.waitSeconds ?? context.retryAfterSeconds,
-      rateLimited: context.upstreamLimit?.limited,
-      exhausted: context.upstreamLimit?.exhausted,
+      retryAfterSeconds: state?.waitSeconds ?? context.retryAfterSeconds,
+      rateLimited: state?.limited,
+      exhausted: state?.exhausted,
     });
+  };
   const plan = limiter.planFor(key, call.plan);
   if (plan === undefined) return { go: true, after: learn, refund: () => Promise.resolve() };
   const taken = await limiter.take(key, plan);
