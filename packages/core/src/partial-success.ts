@@ -41,7 +41,7 @@ export interface PartialSuccessOptions {
 
 /** What {@link partialSuccess} returns, for a handler to return: the data and its warning. */
 export interface PartialSuccess<Data extends Record<string, unknown> = Record<string, unknown>> {
-  /** What worked: the result's data, sent as any object a handler returns. */
+  /** What worked: the result's data, sent as the object a handler returns. */
   readonly data: Data;
   /** The `partial_results` warning; `undefined` when no item failed. */
   readonly warning: EnvelopeWarning | undefined;
