@@ -204,10 +204,37 @@ function unwrapStructured(structured: unknown): UnwrappedToolResult {
     : { ok: false, text, channel: 'in_band' };
 }
 
+/**
+ * Whether a tool result states that a server speaking the contract sent it: its own `_meta` holds
+ * `{ contract_version }` (an integer from 1) under `io.github.mcp-envelope/envelope`. Such a
+ * server reports every failure with `isError: true`, so a result that states it and is not
+ * `isError` is a success whatever its data looks like (an upstream body `{ "error": {...} }`
+ * the server's adapter judged to be data, say). Implements CONTRACT.md "Receiving envelopes".
+ *
+ * @param result - a `CallToolResult`, or anything else.
+ * @returns whether the statement is there.
+ */
+export function statesContract(result: unknown): boolean {
+  if (!isRecord(result) || !isRecord(result['_meta'])) return false;
+  const statement = result['_meta'][ENVELOPE_EXTENSION_ID];
+  if (!isRecord(statement)) return false;
+  const version = statement['contract_version'];
+  return typeof version === 'number' && Number.isInteger(version) && version >= 1;
+}
+
+/** The value of a success: `structuredContent`, else the text blocks joined, else the content as is. */
+function successValue(result: Record<string, unknown>, content: readonly unknown[] | undefined): UnwrappedToolResult {
+  const structured = result['structuredContent'];
+  if (Object.hasOwn(result, 'structuredContent') && structured !== undefined) return { ok: true, value: structured };
+  const texts = textBlocks(content);
+  return texts === undefined ? { ok: true, value: content } : { ok: true, value: texts.join('\n') };
+}
+
 function unwrapRecord(result: Record<string, unknown>): UnwrappedToolResult {
   const content = Array.isArray(result['content']) ? (result['content'] as unknown[]) : undefined;
   const structured = result['structuredContent'];
   if (result['isError'] === true) return unwrapIsError(structured, content);
+  if (statesContract(result)) return successValue(result, content);
   if (Object.hasOwn(result, 'structuredContent') && structured !== undefined) return unwrapStructured(structured);
   const texts = textBlocks(content);
   if (texts === undefined) return { ok: true, value: content };
@@ -224,7 +251,12 @@ function unwrapRecord(result: Record<string, unknown>): UnwrappedToolResult {
  * `structuredContent` of nothing but `{ error: {...} }` is the failure's `error`), then an
  * in-band envelope (`structuredContent.error`, or `structuredContent` itself), then an in-band
  * non-envelope refusal (`structuredContent` holding nothing but `error` and `_meta`), then success.
- * An `error` key beside other data is part of a success.
+ * An `error` key beside other data is part of a success. A result that is not `isError` and
+ * states that a server speaking the contract sent it ({@link statesContract}: the result's
+ * `_meta["io.github.mcp-envelope/envelope"].contract_version`) is a success without the in-band
+ * checks: such a server sends every failure with `isError`, and data shaped like a refusal is
+ * data its adapter kept. Shapes that drop the result's `_meta` (the AI SDK's model output, a
+ * LangChain `ToolMessage`, a bare text block) are read by the in-band rules above.
  *
  * Also read, as what agent frameworks pass on in place of a `CallToolResult`:
  * - a bare envelope, or a string holding one: a failure on `in_band`;

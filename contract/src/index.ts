@@ -117,6 +117,7 @@ export {
   callWithEnvelope,
   envelopeFromJsonRpcError,
   parseEnvelopeText,
+  statesContract,
   unwrapOrThrow,
   unwrapToolResult,
 } from './client.js';

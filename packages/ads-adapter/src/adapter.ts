@@ -5,9 +5,10 @@
  *
  * @packageDocumentation
  */
-import { deepFrozen } from '@mcp-envelope/contract';
+import { deepFrozen, isRecord } from '@mcp-envelope/contract';
 import { amazonRedactorOptions, isAmazonCredentialError } from '@mcp-envelope/amazon';
-import type { AdapterHintTables, EnvelopeAdapter } from '@mcp-envelope/core';
+import type { AdapterHintTables, EnvelopeAdapter, InBandAnswer, InBandVerdict } from '@mcp-envelope/core';
+import { inBandStatus, restInBandFailure } from '@mcp-envelope/core/adapter';
 
 import { ADS_ERROR_KINDS, ADS_UPSTREAMS, classifyAdsFailure } from './classify.js';
 import { ADS_CURATED_ENUMS, ADS_KEY_RENAMES, ADS_REGION_ALIASES } from './hint-tables.js';
@@ -32,11 +33,36 @@ export const ADS_HINT_TABLES = deepFrozen({
   },
 } as const satisfies AdapterHintTables);
 
+/** The keys of an Ads error object (legacy `{code, details, requestId}`, reporting's `detail`, unified v1's `message`). */
+const ADS_ERROR_KEYS: ReadonlySet<string> = new Set(['code', 'details', 'detail', 'message', 'requestId']);
+
+/**
+ * The Ads API's in-band rule: a 2xx body that is nothing but an Ads error object (a `code` with
+ * `details`, `detail` or `message`), or one of the HTTP kit's common forms, is a failure of the
+ * status its code means (`"404"` or `NOT_FOUND` 404, `INVALID_ARGUMENT` 400, `UNAUTHORIZED` 401,
+ * any other code 500). A 207 Multi-Status answer is data: its failed items are the
+ * `partial_results` warning. Implements CONTRACT.md "In-band failures from the upstream".
+ *
+ * @param answer - the 2xx answer.
+ * @returns the verdict, or `undefined` when the body is data.
+ */
+export function adsInBandFailure(answer: InBandAnswer): InBandVerdict | undefined {
+  const body = answer.body;
+  if (answer.status === 207 || !isRecord(body)) return undefined;
+  const code = body['code'];
+  const said = ['details', 'detail', 'message'].some((key) => typeof body[key] === 'string');
+  const errorObject =
+    (typeof code === 'string' || typeof code === 'number') &&
+    said &&
+    Object.keys(body).every((key) => ADS_ERROR_KEYS.has(key));
+  return errorObject ? { status: inBandStatus(body) } : restInBandFailure(body);
+}
+
 /**
  * The Amazon Ads API adapter for `createEnvelopeServer`: `id` `ads`, the kinds it can emit
  * (`upstream_http`, `upstream_client`, `auth_error`, `rate_limited`), its one upstream (`ads-api`),
  * {@link classifyAdsFailure},
- * {@link parseAdsResponseMeta}, `ADS_HINT_TABLES` and {@link ADS_REDACTIONS}.
+ * {@link parseAdsResponseMeta}, `ADS_HINT_TABLES`, {@link ADS_REDACTIONS} and {@link adsInBandFailure}.
  */
 export const adsAdapter: EnvelopeAdapter = Object.freeze({
   id: 'ads',
@@ -47,4 +73,5 @@ export const adsAdapter: EnvelopeAdapter = Object.freeze({
   hints: ADS_HINT_TABLES,
   redactions: amazonRedactorOptions(ADS_REDACTIONS),
   isCredentialError: isAmazonCredentialError,
+  inBandFailure: adsInBandFailure,
 } satisfies EnvelopeAdapter);

@@ -57,6 +57,9 @@ export type {
   RestStatusClassification,
   WebLink,
 } from './http-kit/index.js';
+// 2xx bodies that report a failure: the common forms and the status their code words mean.
+export { inBandError, inBandStatus, restInBandFailure } from './http-kit/index.js';
+export type { InBandErrorOptions } from './http-kit/index.js';
 // The adapter seam the helpers take and return (also on `@mcp-envelope/core`, for adapters that need none of them).
 export type {
   BodyCoercionFailure,
@@ -67,6 +70,9 @@ export type {
   EnvelopeAdapter,
   FailedRequest,
   HeaderRecord,
+  InBandAnswer,
+  InBandMark,
+  InBandVerdict,
   NetworkFailure,
   RedirectFailure,
   ResponseMeta,

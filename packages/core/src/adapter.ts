@@ -30,6 +30,39 @@ export interface UpstreamHttpFailure {
   /** Parsed JSON when the body was JSON, else the text (at most 64 KiB read), `''` when empty. */
   readonly body: unknown;
   readonly request: FailedRequest;
+  /**
+   * Set when the upstream answered 2xx with a failure in its body (see
+   * {@link EnvelopeAdapter.inBandFailure}): `status` is then the status of the same meaning, and
+   * this holds the status that really arrived. Implements CONTRACT.md "In-band failures from the upstream".
+   */
+  readonly inBand?: InBandMark;
+}
+
+/** What marks an {@link UpstreamHttpFailure} as found in a 2xx body. */
+export interface InBandMark {
+  /** The 2xx status the upstream really answered with. */
+  readonly status: number;
+}
+
+/** A 2xx upstream answer whose body a handler read through `context.readBody`. */
+export interface InBandAnswer {
+  /** The HTTP status (200-299). */
+  readonly status: number;
+  readonly headers: HeaderRecord;
+  /** The parsed JSON body, else the text; `{}` for an empty body. */
+  readonly body: unknown;
+  readonly request: FailedRequest;
+}
+
+/** An adapter's verdict that a 2xx body is a failure. */
+export interface InBandVerdict {
+  /** The HTTP status of the same meaning (400-599), e.g. 404 for a `NotFound` code. */
+  readonly status: number;
+  /**
+   * What `classify` reads as the failure's body (the error object or list found); absent: the
+   * whole body.
+   */
+  readonly body?: unknown;
 }
 
 /**
@@ -203,4 +236,14 @@ export interface EnvelopeAdapter {
    * hands it to {@link EnvelopeAdapter.classify} as a {@link CredentialFailure}.
    */
   readonly isCredentialError?: (error: unknown) => boolean;
+  /**
+   * Which 2xx bodies are failures, for an upstream that reports some failures in a 2xx body
+   * (`{ "errors": [...] }` without data). Called by a handler's `context.readBody` with each 2xx
+   * answer it reads; a verdict makes the call fail as an `upstream_http` failure of
+   * `verdict.status`, classified by {@link EnvelopeAdapter.classify} with `inBand` set; `undefined`
+   * keeps the body as data. Must be pure and must not throw (a throw keeps the body as data and is
+   * logged). The kit's `inBandError` and `inBandStatus` read the common forms. Implements
+   * CONTRACT.md "In-band failures from the upstream".
+   */
+  readonly inBandFailure?: (answer: InBandAnswer) => InBandVerdict | undefined;
 }

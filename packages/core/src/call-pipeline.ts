@@ -33,6 +33,8 @@ import { isRecord } from '@mcp-envelope/contract';
 import type { ToolEntry, ToolRegistry } from './tool-registry.js';
 import type { AnswerTool, CallRecord, CallTool, ProtocolEra, ServerEnvironment, ToolHandlerContext } from './types.js';
 import { fetchInCallRecord } from './upstream.js';
+import type { FailedRequest } from './adapter.js';
+import { readCallBody } from './in-band.js';
 
 /** What {@link createCallPipeline} needs of its server. */
 export interface CallPipelineInput {
@@ -108,6 +110,8 @@ function handlerContext(
   requestState: ToolRequestState,
   contractVersion: ContractVersion,
 ): ToolHandlerContext {
+  // which request got each response, for `readBody`'s in-band failures; one map per call
+  const requests = new WeakMap<Response, FailedRequest>();
   return {
     contractVersion,
     mintRequestState: (value) => requestState.mint(call.tool, value),
@@ -115,7 +119,12 @@ function handlerContext(
     tool: call.tool,
     signal: call.signal,
     normalized: call.normalized,
-    fetch: (url, init) => fetchInCallRecord(call, url, init),
+    fetch: async (url, init) => {
+      const response = await fetchInCallRecord(call, url, init);
+      requests.set(response, { method: (init?.method ?? 'GET').toUpperCase(), url: String(url) });
+      return response;
+    },
+    readBody: (response) => readCallBody(call, response, requests.get(response)),
     recordResponseMeta: (meta) => {
       recordResponseMetaInto(call, meta);
     },

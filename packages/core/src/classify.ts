@@ -16,6 +16,7 @@ import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelop
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
+import { jsonTypeOf } from './arguments/json-type.js';
 import { knownThrown } from './errors.js';
 import type { KnownThrown } from './errors.js';
 import type { CallFailure, CallRecord, CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
@@ -171,6 +172,23 @@ function upstreamOf(
   return upstream === undefined ? {} : { upstream };
 }
 
+/**
+ * The details of an adapter's verdict, and, for a failure found in a 2xx body, first a detail that
+ * says so with the status that really arrived: the agent otherwise reads an HTTP status no upstream sent.
+ */
+function verdictDetails(failure: ClassifiableFailure, classified: ClassifiedError): ClassifiedError['details'] {
+  if (failure.type !== 'upstream_http' || failure.inBand === undefined) return classified.details;
+  const arrived = failure.inBand.status;
+  const inBand = {
+    path: '',
+    issue: `The upstream answered HTTP ${arrived} with a failure in its body, classified as HTTP ${failure.status}.`,
+    received_type: jsonTypeOf(failure.body),
+    http_status: arrived,
+    in_band: true,
+  };
+  return [inBand, ...classified.details];
+}
+
 /** The draft of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`. */
 function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
   const now = server.now();
@@ -188,7 +206,7 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
     error_kind: classified.error_kind,
     tool: call.tool,
     summary: classified.summary,
-    details: classified.details,
+    details: verdictDetails(failure, classified),
     hints: classified.hints,
     examples: classified.examples ?? [],
     error_code: classified.error_code,

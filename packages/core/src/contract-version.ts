@@ -146,6 +146,24 @@ export function resultFor<Result extends ResultShape>(
 }
 
 /**
+ * A tool result with the server's statement that it speaks the contract: the result's own
+ * `_meta` (not the data's) gets `{ contract_version }` under `ENVELOPE_EXTENSION_ID`, beside the
+ * keys a handler set there. The client helpers read a result that states it by `isError` alone, so
+ * a success whose data looks like a refusal (`{ "error": {...} }`) stays data, as the server
+ * decided. An input-required result (no `content`) comes back unchanged. Implements CONTRACT.md
+ * "Wire channels".
+ *
+ * @param result - the result as projected for the client.
+ * @param version - the contract version it is answered in.
+ * @returns a copy with the statement.
+ */
+export function statedResult<Result extends ResultShape>(result: Result, version: ContractVersion): Result {
+  if (!isRecord(result) || !Array.isArray(result.content)) return result;
+  const own = isRecord(result['_meta']) ? result['_meta'] : {};
+  return { ...result, _meta: { ...own, [ENVELOPE_EXTENSION_ID]: { contract_version: version } } };
+}
+
+/**
  * The `data` and message of a JSON-RPC error in the version a client reads, when its `data` is
  * an envelope (an unknown tool with `unknownToolAs: 'jsonrpc'`).
  *

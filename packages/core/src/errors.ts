@@ -20,6 +20,7 @@ import type {
   BodyCoercionFailure,
   FailedRequest,
   HeaderRecord,
+  InBandMark,
   NetworkFailure,
   RedirectFailure,
   ResponseTooLargeFailure,
@@ -132,18 +133,27 @@ export class UpstreamHttpError extends Error {
   readonly body: unknown;
   /** The request that failed. */
   readonly request: FailedRequest;
+  /** Set when the failure was found in a 2xx body: the status that really arrived. */
+  readonly inBand: InBandMark | undefined;
   private readonly [UPSTREAM_HTTP_ERROR_BRAND] = true;
 
   /**
-   * @param init - status, headers (any casing; stored lower-cased), body and request.
+   * @param init - status, headers (any casing; stored lower-cased), body and request; `inBand`
+   *   for a failure found in a 2xx body (`status` is then the status of the same meaning).
    */
   constructor(init: {
     readonly status: number;
     readonly headers: Readonly<Record<string, string>>;
     readonly body: unknown;
     readonly request: FailedRequest;
+    readonly inBand?: InBandMark;
   }) {
-    super(`upstream ${init.request.method} ${displayUrl(init.request.url)} answered HTTP ${init.status}`);
+    super(
+      init.inBand === undefined
+        ? `upstream ${init.request.method} ${displayUrl(init.request.url)} answered HTTP ${init.status}`
+        : `upstream ${init.request.method} ${displayUrl(init.request.url)} answered HTTP ${init.inBand.status} with a failure in its body (as HTTP ${init.status})`,
+    );
+    this.inBand = init.inBand;
     this.name = 'UpstreamHttpError';
     this.status = init.status;
     const headers: Record<string, string> = {};
@@ -171,6 +181,7 @@ export class UpstreamHttpError extends Error {
       headers: this.headers,
       body: this.body,
       request: this.request,
+      ...(this.inBand === undefined ? {} : { inBand: this.inBand }),
     };
   }
 

@@ -46,7 +46,7 @@ import type { ConcurrencyStepInput } from './call-pipeline.js';
 import { createConcurrencyGuard, resolveConcurrencySettings } from './concurrency.js';
 import type { ConcurrencyOptions, ConcurrencySettings } from './concurrency.js';
 import { callTelemetry } from './classify.js';
-import { answerVersion, jsonRpcErrorFor, resultFor } from './contract-version.js';
+import { answerVersion, jsonRpcErrorFor, resultFor, statedResult } from './contract-version.js';
 import type { VersionSettings } from './contract-version.js';
 import { planCodeMode, resolveCodeModeSettings } from './code-mode/index.js';
 import type { CodeModeOptions, CodeModePlan, CodeModeSettings } from './code-mode/index.js';
@@ -472,7 +472,7 @@ async function inVersion(
   settings: VersionSettings,
 ): Promise<CallToolResult | InputRequiredResult> {
   try {
-    return resultFor(await answer(), version, settings);
+    return statedResult(resultFor(await answer(), version, settings), version);
   } catch (error) {
     const projected = ProtocolError.isInstance(error) ? jsonRpcErrorFor(error.data, version, settings) : undefined;
     if (projected === undefined || !ProtocolError.isInstance(error)) throw error;

@@ -159,6 +159,16 @@ export interface ToolHandlerContext {
   readonly normalized: readonly NormalizedEvent[];
   /** `upstreamFetch` bound to this call: records response telemetry in this call and throws classifiable errors. */
   readonly fetch: (url: string | URL, init?: UpstreamFetchInit) => Promise<Response>;
+  /**
+   * Reads the body of a 2xx response `fetch` returned: the parsed JSON, else the text, `{}` when
+   * empty (as `readSuccessBody`). When the adapter's `inBandFailure` judges the body a failure, it
+   * rejects with an `UpstreamHttpError` of the status of the same meaning (`inBand` set), which
+   * the call ends with. `readSuccessBody` reads the same body as data whatever it holds.
+   * Implements CONTRACT.md "In-band failures from the upstream".
+   *
+   * @throws UpstreamHttpError for an in-band failure; UpstreamClientError as `readSuccessBody`.
+   */
+  readonly readBody: (response: Response) => Promise<unknown>;
   /** Records telemetry from an HTTP client other than `fetch`, into this call. */
   readonly recordResponseMeta: (meta: ResponseMeta) => void;
   /**

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { EnvelopeAdapter } from '@mcp-envelope/core';
+import { restInBandFailure } from '@mcp-envelope/core/adapter';
 
 import { classifyGithubFailure, GITHUB_ERROR_KINDS, GITHUB_UPSTREAMS } from './classify.js';
 import type { GithubClassifyOptions } from './classify.js';
@@ -20,7 +21,9 @@ export const GITHUB_SERVER_ID = 'github';
  *
  * @param options - how the classifier finds a tool's body property (for detail pointers).
  * @returns the frozen adapter: `id: 'github'`, `errorKinds`, `upstreams: ['github']`, `classify`,
- *   `parseResponseMeta` and `redactions`.
+ *   `parseResponseMeta`, `redactions`, and `inBandFailure`: the HTTP kit's common forms (a 2xx
+ *   body of nothing but `error`, or a non-empty `errors` without `data`), as the GraphQL endpoint
+ *   answers a failed query.
  */
 export function createGithubAdapter(options: GithubClassifyOptions = {}): EnvelopeAdapter {
   return Object.freeze({
@@ -30,6 +33,7 @@ export function createGithubAdapter(options: GithubClassifyOptions = {}): Envelo
     classify: (failure, context) => classifyGithubFailure(failure, context, options),
     parseResponseMeta: (headers, now) => parseGithubResponseMeta(headers, now),
     redactions: GITHUB_REDACTOR_OPTIONS,
+    inBandFailure: (answer) => restInBandFailure(answer.body),
   } satisfies EnvelopeAdapter);
 }
 

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { createEnvelopeServer, readSuccessBody } from '@mcp-envelope/core';
+import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 import { createRedactor, nextPageLink } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest } from '@mcp-envelope/core/openapi';
@@ -161,7 +161,7 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
         timeoutMs: settings.timeoutMs,
       });
       const next = operation.paginated ? nextPageLink(response.headers) : undefined;
-      const body = await readSuccessBody(response);
+      const body = await context.readBody(response);
       // a next link that is no URL gives no cursor: the page GitHub answered is still the answer
       const readable = next !== undefined && URL.canParse(next, `${new URL(settings.upstream).origin}/`);
       return successResult(

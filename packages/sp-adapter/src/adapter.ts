@@ -7,7 +7,9 @@
  * @packageDocumentation
  */
 import { amazonRedactorOptions, isAmazonCredentialError } from '@mcp-envelope/amazon';
-import type { EnvelopeAdapter } from '@mcp-envelope/core';
+import { isRecord } from '@mcp-envelope/contract';
+import type { EnvelopeAdapter, InBandAnswer, InBandVerdict } from '@mcp-envelope/core';
+import { restInBandFailure } from '@mcp-envelope/core/adapter';
 
 import { classifySpFailure, SP_ERROR_KINDS, SP_UPSTREAMS } from './classify.js';
 import { SP_HINT_TABLES } from './hint-tables.js';
@@ -17,6 +19,26 @@ import { parseSpResponseMeta } from './response-meta.js';
 
 /** The adapter's server id in the migrations table. */
 export const SP_SERVER_ID = 'sp';
+
+/** SP-API answers `Unauthorized` and `InvalidSignature` with 403, not the 401 the common words mean. */
+const SP_IN_BAND_CODES: Readonly<Record<string, number>> = Object.freeze({ Unauthorized: 403, InvalidSignature: 403 });
+
+/**
+ * SP-API's in-band rule: a 2xx body whose `errors` is a non-empty list and that holds nothing else
+ * but `null` values is a failure, of the status its first known code means (`InvalidInput` 400,
+ * `Unauthorized` and `InvalidSignature` 403, `NotFound` 404, `QuotaExceeded` 429, `InternalFailure`
+ * 500, `ServiceUnavailable` 503; any other code 500). `errors` beside a `payload` (or any other
+ * data) is data, sent as it is. Implements CONTRACT.md "In-band failures from the upstream".
+ *
+ * @param answer - the 2xx answer.
+ * @returns the verdict, or `undefined` when the body is data.
+ */
+export function spInBandFailure(answer: InBandAnswer): InBandVerdict | undefined {
+  const body = answer.body;
+  if (!isRecord(body)) return undefined;
+  const data = Object.entries(body).some(([key, value]) => key !== 'errors' && value !== null && value !== undefined);
+  return data ? undefined : restInBandFailure(body, { overrides: SP_IN_BAND_CODES });
+}
 
 /** Options of {@link createSpAdapter}. */
 export interface SpAdapterOptions {
@@ -35,7 +57,7 @@ export interface SpAdapterOptions {
  * @param options - see {@link SpAdapterOptions}.
  * @returns the adapter: `id: 'sp'`, `errorKinds` (`upstream_http`, `upstream_client`, `auth_error`,
  *   `rate_limited`), `upstreams` (`sp-api`, then its identity service `openbridge`), `classify`,
- *   `parseResponseMeta`, `hints` and `redactions`.
+ *   `parseResponseMeta`, `hints`, `redactions` and `inBandFailure` ({@link spInBandFailure}).
  */
 export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter {
   const adapter: EnvelopeAdapter = {
@@ -51,6 +73,7 @@ export function createSpAdapter(options: SpAdapterOptions = {}): EnvelopeAdapter
     hints: SP_HINT_TABLES,
     redactions: amazonRedactorOptions(SP_REDACTION_PATTERNS),
     isCredentialError: isAmazonCredentialError,
+    inBandFailure: spInBandFailure,
   };
   // frozen: every server made with this adapter reads it
   return Object.freeze(adapter);

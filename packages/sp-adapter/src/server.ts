@@ -16,7 +16,7 @@ import {
   LwaTokenClients,
   lwaSettingsFromEnv,
 } from '@mcp-envelope/amazon';
-import { createEnvelopeServer, EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { createEnvelopeServer, EnvelopeError, UpstreamHttpError } from '@mcp-envelope/core';
 import { compileTool, createPipelineCaches, SessionStates } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
@@ -461,7 +461,8 @@ function operationTool(operation: SpModelOperation, parts: OperationToolParts): 
           ...(request.body === undefined ? {} : { body: request.body }),
           timeoutMs: state.timeoutMs,
         });
-        return await readSuccessBody(response);
+        // an SP `errors` list without data ends the call as the failure it reports
+        return await context.readBody(response);
       } catch (error) {
         if (UpstreamHttpError.isInstance(error) && (error.status === 401 || error.status === 403))
           credentials.tokens.invalidate();

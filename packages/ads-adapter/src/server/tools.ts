@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { EnvelopeWarning } from '@mcp-envelope/contract';
-import { EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { EnvelopeError, UpstreamHttpError } from '@mcp-envelope/core';
 import { headerRecord } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest } from '@mcp-envelope/core/openapi';
 import { LwaError } from '@mcp-envelope/amazon';
@@ -113,7 +113,8 @@ async function callOperation(
     if (UpstreamHttpError.isInstance(error) && error.status === 401) route.tokens.invalidate();
     throw error;
   }
-  const value = await readSuccessBody(response);
+  // a body that is only an Ads error object ends the call as the failure it reports
+  const value = await context.readBody(response);
   const partial = adsPartialResultsWarning(response.status, value, headerRecord(response.headers));
   if (partial !== undefined) context.recordResponseMeta({ warnings: [partial] });
   return value;

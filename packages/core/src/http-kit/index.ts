@@ -12,3 +12,4 @@ export * from './links.js';
 export * from './response-meta.js';
 export * from './error-details.js';
 export * from './classify.js';
+export * from './in-band.js';
