@@ -189,6 +189,12 @@ function verdictDetails(failure: ClassifiableFailure, classified: ClassifiedErro
   return [inBand, ...classified.details];
 }
 
+/** The adapter's summary, and for a failure found in a 2xx body, the status that really arrived. */
+function verdictSummary(failure: ClassifiableFailure, classified: ClassifiedError): string {
+  if (failure.type !== 'upstream_http' || failure.inBand === undefined) return classified.summary;
+  return `${classified.summary} (The upstream's answer was HTTP ${failure.inBand.status} with this failure in its body.)`;
+}
+
 /** The draft of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`. */
 function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
   const now = server.now();
@@ -205,7 +211,7 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
   const envelope: ErrorEnvelope = {
     error_kind: classified.error_kind,
     tool: call.tool,
-    summary: classified.summary,
+    summary: verdictSummary(failure, classified),
     details: verdictDetails(failure, classified),
     hints: classified.hints,
     examples: classified.examples ?? [],
