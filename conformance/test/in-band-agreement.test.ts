@@ -151,14 +151,22 @@ function serve(body: unknown): void {
   );
 }
 
+/** The parts of a raw result the table reads. */
+interface RawResult {
+  readonly isError?: boolean;
+  readonly structuredContent?: Record<string, unknown>;
+  readonly content?: readonly { readonly text?: string }[];
+  readonly _meta?: Record<string, unknown>;
+}
+
 /** The outcome of one row as the raw result, `callWithEnvelope` and `callOrThrow` each tell it. */
-async function outcomes(client: ToolCallingClient & { callTool: (p: never) => Promise<unknown> }, id: ServerId) {
+async function outcomes(client: ToolCallingClient, id: ServerId) {
   const tool = TOOLS[id];
   const raw = (await client.callTool({
     name: tool,
     arguments: ARGS[id],
     _meta: { [ENVELOPE_EXTENSION_ID]: { contract_versions: [2] } },
-  } as never)) as { isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
+  })) as RawResult;
   const [value, envelope] = await callWithEnvelope(client, tool, ARGS[id], { contractVersions: [2] });
   const thrown = await callOrThrow(client, tool, ARGS[id], { contractVersions: [2] }).then(
     (returned) => ({ returned }),
@@ -192,13 +200,13 @@ describe.each(['sp', 'ads', 'github'] as const)('%s over stdio', (id) => {
 
     it.each(ROWS)('$about', async (row) => {
       serve(row.body);
-      const { raw, value, envelope, thrown } = await outcomes(client as never, id);
+      const { raw, value, envelope, thrown } = await outcomes(client, id);
       const expected = row.outcome[id];
       // every result states the contract, and the client library passed the statement on
       expect(raw._meta?.[ENVELOPE_EXTENSION_ID]).toEqual({ contract_version: 2 });
       if (expected === 'data') {
         expect([raw.isError ?? false, envelope, 'returned' in thrown]).toEqual([false, null, true]);
-        const sent = raw.structuredContent ?? (raw as { content?: { text?: string }[] }).content?.[0]?.text;
+        const sent = raw.structuredContent ?? raw.content?.[0]?.text;
         expect(value).toEqual(sent);
         expect('returned' in thrown ? thrown.returned : undefined).toEqual(sent);
         return;

@@ -76,6 +76,8 @@ const ADAPTER_AUTHOR_EXPORTS = [
   'MAX_REST_ERROR_DETAILS',
   'classifyRestFailure',
   'classifyRestStatus',
+  'inBandError',
+  'inBandStatus',
   'nextPageLink',
   'parseLinkHeader',
   'parseProblemDetails',
@@ -83,6 +85,7 @@ const ADAPTER_AUTHOR_EXPORTS = [
   'rateLimitSignal',
   'readRateLimit',
   'restErrorDetails',
+  'restInBandFailure',
   'restResponseMeta',
 ];
 

@@ -3,6 +3,7 @@
  * an event id, a tool may close its stream mid-call, and a client that reconnects with
  * `Last-Event-ID` gets the result it missed, from the event store.
  */
+import { ENVELOPE_EXTENSION_ID } from '@mcp-envelope/contract';
 import { officialSuiteTools } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -109,7 +110,10 @@ describe('resumable SSE streams', () => {
     expect(JSON.parse(data!.slice('data: '.length))).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      result: { content: [{ type: 'text', text: 'Reconnection test completed' }] },
+      result: {
+        content: [{ type: 'text', text: 'Reconnection test completed' }],
+        _meta: { [ENVELOPE_EXTENSION_ID]: { contract_version: 1 } },
+      },
     });
   });
 

@@ -15,6 +15,9 @@ import {
   TEST_TOOLS,
 } from './fixtures/test-server.js';
 
+/** The statement every result of a server carries, for a client that states no contract version (a reader of v1). */
+const STATED_V1 = { [ENVELOPE_EXTENSION_ID]: { contract_version: 1 } };
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const session = useTestSession();
@@ -155,6 +158,7 @@ describe('success path', () => {
     expect(result).toEqual({
       content: [{ type: 'text', text: JSON.stringify(expected) }],
       structuredContent: expected,
+      _meta: STATED_V1,
     });
   });
 
@@ -162,12 +166,15 @@ describe('success path', () => {
     const { client } = await start();
     expect(await client.callTool({ name: 'get_tags', arguments: {} })).toEqual({
       content: [{ type: 'text', text: '["red","green"]' }],
+      _meta: STATED_V1,
     });
     expect(await client.callTool({ name: 'echo_text', arguments: { text: 'hello' } })).toEqual({
       content: [{ type: 'text', text: 'hello' }],
+      _meta: STATED_V1,
     });
     expect(await client.callTool({ name: 'get_nothing', arguments: {} })).toEqual({
       content: [{ type: 'text', text: 'null' }],
+      _meta: STATED_V1,
     });
   });
 
@@ -194,6 +201,7 @@ describe('success path', () => {
         { type: 'text', text: 'note' },
       ],
       structuredContent: { a: 1, _meta: { retry_after_seconds: 1.5, trace: 't1' } },
+      _meta: STATED_V1,
     });
   });
 });
@@ -217,6 +225,7 @@ describe('unknown tools', () => {
       isError: true,
       content: [{ type: 'text', text: JSON.stringify(envelope) }],
       structuredContent: envelope,
+      _meta: STATED_V1,
     });
   });
 
@@ -299,6 +308,7 @@ describe('failures', () => {
       isError: true,
       content: [{ type: 'text', text: JSON.stringify(RELAYED_ENVELOPE) }],
       structuredContent: RELAYED_ENVELOPE,
+      _meta: STATED_V1,
     });
   });
 

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-import { validateEnvelope } from '@mcp-envelope/contract';
+import { ENVELOPE_EXTENSION_ID, validateEnvelope } from '@mcp-envelope/contract';
 import {
   Client as ClientV2,
   InMemoryTransport as InMemoryTransportV2,
@@ -292,6 +292,8 @@ describe('SDK v2 client over the in-memory transport', () => {
       isError: true,
       content: [{ type: 'text', text: JSON.stringify(REPORT_NOT_FOUND) }],
       structuredContent: REPORT_NOT_FOUND,
+      // the SDK v2 client passes the result's own _meta on: the server's statement of the contract
+      _meta: { [ENVELOPE_EXTENSION_ID]: { contract_version: 1 } },
     });
     expect((await client.callTool({ name: 'report_summary', arguments: {} })).structuredContent).toEqual({
       total: 42,
