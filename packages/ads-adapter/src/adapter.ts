@@ -62,7 +62,7 @@ export function adsInBandFailure(answer: InBandAnswer): InBandVerdict | undefine
  * The Amazon Ads API adapter for `createEnvelopeServer`: `id` `ads`, the kinds it can emit
  * (`upstream_http`, `upstream_client`, `auth_error`, `rate_limited`), its one upstream (`ads-api`),
  * {@link classifyAdsFailure},
- * {@link parseAdsResponseMeta}, `ADS_HINT_TABLES`, {@link ADS_REDACTIONS} and {@link adsInBandFailure}.
+ * {@link parseAdsResponseMeta}, `ADS_HINT_TABLES`, {@link ADS_REDACTIONS} and `adsInBandFailure` (which 2xx bodies are failures).
  */
 export const adsAdapter: EnvelopeAdapter = Object.freeze({
   id: 'ads',

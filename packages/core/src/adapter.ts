@@ -48,9 +48,11 @@ export interface InBandMark {
 export interface InBandAnswer {
   /** The HTTP status (200-299). */
   readonly status: number;
+  /** The response headers, lower-case names. */
   readonly headers: HeaderRecord;
   /** The parsed JSON body, else the text; `{}` for an empty body. */
   readonly body: unknown;
+  /** The request that got the answer (a response not from `context.fetch`: `GET` of its URL). */
   readonly request: FailedRequest;
 }
 
