@@ -366,7 +366,9 @@ function guardedResponse(response: Response, exchange: Exchange): Response {
  * Reads a successful upstream body that `upstreamFetch` returned unread: the parsed JSON when it
  * parses, else the raw text; an empty body gives `{}` so the tool result is an object that can
  * carry `_meta`. The body is data: whatever its shape, it becomes the tool's value (see
- * `toolResult` for how a handler returns a `CallToolResult` of its own).
+ * `toolResult` for how a handler returns a `CallToolResult` of its own). Inside a tool call,
+ * `context.readBody` reads the same way and also applies the adapter's `inBandFailure`, so a
+ * 2xx body that reports a failure ends the call as that failure.
  *
  * @param response - a 2xx `Response` whose body has not been read.
  * @returns the parsed JSON value, the text, or `{}`.
