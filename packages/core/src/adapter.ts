@@ -243,8 +243,8 @@ export interface EnvelopeAdapter {
    * (`{ "errors": [...] }` without data). Called by a handler's `context.readBody` with each 2xx
    * answer it reads; a verdict makes the call fail as an `upstream_http` failure of
    * `verdict.status`, classified by {@link EnvelopeAdapter.classify} with `inBand` set; `undefined`
-   * keeps the body as data. Must be pure and must not throw (a throw keeps the body as data and is
-   * logged). The kit's `inBandError` and `inBandStatus` read the common forms. Implements
+   * keeps the body as data. Must be pure and must not throw (a throw, like a verdict whose status is
+   * outside 400-599, ends the call with an `internal_error` envelope and a log line). The kit's `inBandError` and `inBandStatus` read the common forms. Implements
    * CONTRACT.md "In-band failures from the upstream".
    */
   readonly inBandFailure?: (answer: InBandAnswer) => InBandVerdict | undefined;

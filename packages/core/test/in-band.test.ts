@@ -119,8 +119,16 @@ describe('a 2xx body the adapter judges a failure', () => {
     expect([result.isError, result.structuredContent]).toEqual([undefined, { errors: [], items: [1] }]);
   });
 
-  it('answers internal_error when the verdict has no failure status', async () => {
-    const { call } = await start(NOT_FOUND, (): InBandVerdict => ({ status: 200 }));
+  it.each([
+    ['has no failure status', (): InBandVerdict => ({ status: 200 })],
+    [
+      'throws',
+      (): InBandVerdict => {
+        throw new Error('the rule broke');
+      },
+    ],
+  ])('answers internal_error when the rule %s', async (_, judge) => {
+    const { call } = await start(NOT_FOUND, judge);
     const envelope = (await call('reads')).structuredContent ?? {};
     expect([envelope['error_kind'], envelope['error_code']]).toEqual(['internal_error', 'INTERNAL_ERROR']);
   });
