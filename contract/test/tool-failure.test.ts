@@ -86,8 +86,9 @@ describe('toolFailureOf on concrete envelopes', () => {
 });
 
 describe('TOOL_FAILURE_SCHEMA', () => {
-  it('is a valid JSON Schema 2020-12 document', () => {
+  it('is a valid JSON Schema 2020-12 document whose classes are the three of TOOL_FAILURE_CLASSES', () => {
     expect(ajv.validateSchema(TOOL_FAILURE_SCHEMA)).toBe(true);
+    expect(TOOL_FAILURE_SCHEMA.properties.class.enum).toEqual(TOOL_FAILURE_CLASSES);
   });
 
   it.each([
