@@ -668,7 +668,9 @@ function versionSettings(
  * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
  * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
  * `tools/call` handlers, the `logging` capability, and the envelope capability under both
- * `experimental.openbridge_envelope` and `extensions["io.github.mcp-envelope/envelope"]`.
+ * `experimental.openbridge_envelope` and `extensions["io.github.mcp-envelope/envelope"]`; with
+ * `toolFailureMeta` on, also `extensions["io.modelcontextprotocol/toolFailure"]` and the mirror on
+ * every failed result (CONTRACT.md "ToolFailure mirror").
  *
  * @param input - see {@link CreateEnvelopeServerInput}.
  * @returns see {@link EnvelopeServer}.
