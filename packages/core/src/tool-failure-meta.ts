@@ -15,16 +15,15 @@ import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import type { ServerEnvironment } from './types.js';
 
 /**
- * The envelope of a failed call as the mirror needs it: with the mirror on and no
- * `_meta.correlation_id` yet, a new id, logged once with the tool, kind and code so an operator
- * finds the call a client reports; otherwise `envelope` itself.
+ * The envelope of a failed call as the mirror needs it (the exit calls this only with the mirror
+ * on): without a `_meta.correlation_id` yet, a new id, logged once with the tool, kind and code so
+ * an operator finds the call a client reports; otherwise `envelope` itself.
  *
  * @param envelope - the finished envelope (version 2).
- * @param server - see {@link ServerEnvironment}; `toolFailureMeta` switches this on.
- * @returns the envelope, with a correlation id when the mirror is on.
+ * @param server - see {@link ServerEnvironment}: its logger and nothing else.
+ * @returns the envelope, with a correlation id.
  */
 export function identifiedFailure(envelope: ErrorEnvelope, server: ServerEnvironment): ErrorEnvelope {
-  if (server.toolFailureMeta !== true) return envelope;
   const existing = envelope._meta?.correlation_id;
   if (typeof existing === 'string' && existing !== '') return envelope;
   const correlationId = randomUUID();
