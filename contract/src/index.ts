@@ -83,6 +83,15 @@ export {
 export type { EnvelopeValidation, EnvelopeViolation, MetaValidation } from './validate.js';
 export { ENVELOPE_CAPABILITY_KEY, ENVELOPE_EXTENSION_ID, envelopeCapability } from './capability.js';
 export type { EnvelopeCapabilityInput, EnvelopeCapabilityValue } from './capability.js';
+// The ToolFailure mirror: an envelope as the open MCP ToolFailure proposal spells a failure.
+export {
+  TOOL_FAILURE_CLASSES,
+  TOOL_FAILURE_META_KEY,
+  TOOL_FAILURE_SCHEMA,
+  toolFailureClass,
+  toolFailureOf,
+} from './tool-failure.js';
+export type { ToolFailure, ToolFailureClass } from './tool-failure.js';
 // Contract version 1 beside version 2: the projection, the upgrade and the choice of version.
 export {
   contractVersionsFor,

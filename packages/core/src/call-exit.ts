@@ -13,6 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import { classifyFailure } from './classify.js';
 import { buildEnvelope } from './envelope-builder.js';
+import { identifiedFailure } from './tool-failure-meta.js';
 import type { CallFailure, ServerEnvironment } from './types.js';
 
 /** Thrown by a step of the call path to end the call with {@link CallFailed.failure}. */
@@ -58,7 +59,9 @@ export function callExit(thrown: unknown, server: ServerEnvironment): CallToolRe
   if (!(thrown instanceof CallFailed)) throw thrown;
   const failure = thrown.failure;
   // One entry into each: classify decides what the envelope is made of, the builder makes it.
-  const envelope = buildEnvelope(classifyFailure(failure, server), server);
+  const built = buildEnvelope(classifyFailure(failure, server), server);
+  // the ToolFailure mirror needs a correlation id on every envelope; off, the exit is as before
+  const envelope = server.toolFailureMeta === true ? identifiedFailure(built, server) : built;
   if (failure.type === 'unknown_tool' && failure.as === 'jsonrpc')
     throw invalidParams(JSON.stringify(envelope), envelope);
   return errorResult(envelope);

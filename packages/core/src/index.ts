@@ -39,6 +39,7 @@ export {
 export type { CommandLineServable, StreamableHttpCliOptions } from './http-cli.js';
 export type { EnvelopeStdioHandle, OversizedLine, StdioOptions } from './stdio-host.js';
 export type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+export type { ToolFailureMetaOptions } from './options.js';
 // Code Mode: the switch, the sandbox limits and the names of its meta tools
 export type { CodeModeOptions, CodeModeSettings } from './code-mode/index.js';
 export {

@@ -8,14 +8,19 @@ import { pino } from 'pino';
 import type { DestinationStream } from 'pino';
 
 /**
- * The logging surface core needs. A pino `Logger` satisfies it; so does any object with these two
- * methods (each takes a structured object, then a message).
+ * The logging surface core needs. A pino `Logger` satisfies it; so does any object with the two
+ * required methods (each takes a structured object, then a message).
  */
 export interface EnvelopeLogger {
   /** Logs a failure that needs an operator (an internal error, an invalid envelope). */
   error(details: Record<string, unknown>, message: string): void;
   /** Logs a recoverable problem (an unreadable env switch value). */
   warn(details: Record<string, unknown>, message: string): void;
+  /**
+   * Logs an event worth finding later but needing no one (a failed call's correlation id, when
+   * the ToolFailure mirror is on). Optional: a logger without it gets those lines through `warn`.
+   */
+  info?(details: Record<string, unknown>, message: string): void;
 }
 
 /**

@@ -140,3 +140,41 @@ export function resolveLimits(
     MCP_MAX_RESULT_BYTES: resolve('MCP_MAX_RESULT_BYTES', options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES),
   };
 }
+
+/** The env variable of the ToolFailure mirror (CONTRACT.md "ToolFailure mirror"). */
+export const TOOL_FAILURE_META_ENV = 'MCP_TOOL_FAILURE_META';
+
+/** The explicit switch of the ToolFailure mirror; set, it wins over the environment. */
+export interface ToolFailureMetaOptions {
+  /**
+   * `MCP_TOOL_FAILURE_META`: give every failed call's result
+   * `_meta["io.modelcontextprotocol/toolFailure"]`, read from its envelope, and advertise the key in
+   * `capabilities.extensions` (default false). See CONTRACT.md "ToolFailure mirror".
+   */
+  readonly toolFailureMeta?: boolean;
+}
+
+/**
+ * Resolves the ToolFailure mirror switch: the option when set; else `MCP_TOOL_FAILURE_META` read
+ * like the other switches (`true`/`1`/`yes`/`on`, `false`/`0`/`no`/`off`); else off. An
+ * unreadable value leaves it off with one warning naming the variable (the value is not logged).
+ *
+ * @param env - the environment to read.
+ * @param options - the explicit switch.
+ * @param logger - where the warning goes.
+ * @returns whether the mirror is on.
+ */
+export function resolveToolFailureMeta(
+  env: Readonly<Record<string, string | undefined>>,
+  options: ToolFailureMetaOptions,
+  logger: EnvelopeLogger,
+): boolean {
+  if (options.toolFailureMeta !== undefined) return options.toolFailureMeta;
+  const parsed = parseBooleanSwitch(env[TOOL_FAILURE_META_ENV]);
+  if (parsed !== 'invalid') return parsed ?? false;
+  logger.warn(
+    { variable: TOOL_FAILURE_META_ENV, default: false },
+    `${TOOL_FAILURE_META_ENV} is not one of true/false/1/0/yes/no/on/off; using the default`,
+  );
+  return false;
+}

@@ -59,8 +59,14 @@ import { createInFlightCalls } from './in-flight.js';
 import type { InFlightCalls } from './in-flight.js';
 import { createEnvelopeLogger } from './logger.js';
 import type { EnvelopeLogger } from './logger.js';
-import { resolveLimits, resolveSettings } from './options.js';
-import type { EnvelopeLimitOptions, EnvelopeLimits, EnvelopeSettings, EnvelopeSwitchOptions } from './options.js';
+import { resolveLimits, resolveSettings, resolveToolFailureMeta } from './options.js';
+import type {
+  EnvelopeLimitOptions,
+  EnvelopeLimits,
+  EnvelopeSettings,
+  EnvelopeSwitchOptions,
+  ToolFailureMetaOptions,
+} from './options.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
 import { createRateLimiter, STORE_TIMEOUT_MS } from './rate-limit/limiter.js';
 import type { RateLimiter, RateLimitReport } from './rate-limit/limiter.js';
@@ -74,6 +80,7 @@ import { DEFAULT_MAX_STDIO_MESSAGE_BYTES, serveStdio as serveStdioTransport } fr
 import type { EnvelopeStdioHandle, StdioOptions } from './stdio-host.js';
 import { createToolRequestState } from './request-state.js';
 import type { ToolRequestState } from './request-state.js';
+import { toolFailureExtension, withToolFailureMeta } from './tool-failure-meta.js';
 import { createToolRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { AnswerTool, CallRecord, EnvelopeTool, ProtocolEra, SdkServer, ServerEnvironment } from './types.js';
@@ -95,7 +102,13 @@ export const ENVELOPE_CONTRACT_TOOL_NAME = 'get_envelope_contract';
 
 /** Server options. Switches and limits set here override the environment. */
 export interface EnvelopeServerOptions
-  extends EnvelopeSwitchOptions, EnvelopeLimitOptions, CodeModeOptions, RateLimitOptions, ConcurrencyOptions {
+  extends
+    EnvelopeSwitchOptions,
+    EnvelopeLimitOptions,
+    CodeModeOptions,
+    RateLimitOptions,
+    ConcurrencyOptions,
+    ToolFailureMetaOptions {
   /** Where the switches are read from; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
@@ -212,6 +225,8 @@ interface ResolvedServer {
   readonly rateLimit: RateLimitSettings;
   readonly concurrency: ConcurrencySettings;
   readonly pageSize: number;
+  /** Whether the ToolFailure mirror is on (`MCP_TOOL_FAILURE_META`). */
+  readonly toolFailureMeta: boolean;
 }
 
 function resolveServer(input: CreateEnvelopeServerInput): ResolvedServer {
@@ -225,7 +240,8 @@ function resolveServer(input: CreateEnvelopeServerInput): ResolvedServer {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1)
     throw new TypeError(`pageSize must be a positive integer, got ${String(pageSize)}`);
-  return { options, logger, settings, limits, codeMode, rateLimit, concurrency, pageSize };
+  const toolFailureMeta = resolveToolFailureMeta(options.env ?? process.env, options, logger);
+  return { options, logger, settings, limits, codeMode, rateLimit, concurrency, pageSize, toolFailureMeta };
 }
 
 /** What `get_envelope_contract` reports of a limiter that is off. */
@@ -360,14 +376,14 @@ function registerTools(
 }
 
 /** The capabilities every SDK server of an envelope server declares, for both eras' clients. */
-function serverCapabilities(capability: EnvelopeCapabilityValue): ServerCapabilities {
+function serverCapabilities(capability: EnvelopeCapabilityValue, toolFailureMeta: boolean): ServerCapabilities {
   // the SDK's capability type wants plain mutable JSON; the capability is frozen, readonly data
   const value = JSON.parse(JSON.stringify(capability)) as Record<string, JSONValue>;
   return {
     tools: {},
     logging: {},
     experimental: { [ENVELOPE_CAPABILITY_KEY]: value },
-    extensions: { [ENVELOPE_EXTENSION_ID]: value },
+    extensions: { [ENVELOPE_EXTENSION_ID]: value, ...toolFailureExtension(toolFailureMeta) },
   };
 }
 
@@ -442,6 +458,8 @@ function clientLogging(logger: EnvelopeLogger, redactor: Redactor): ClientLoggin
         logger.warn(details, message);
         forward('warning', details, message);
       },
+      // not forwarded: clients get the lines that need someone, as before
+      ...(logger.info === undefined ? {} : { info: (details, message) => logger.info?.(details, message) }),
     },
   };
 }
@@ -465,14 +483,18 @@ function clientVersion(
   return answerVersion(requestMeta, capabilities, spoken);
 }
 
-/** Runs a `tools/call` answer and projects it, or the JSON-RPC envelope error it throws, into `version`. */
+/**
+ * Runs a `tools/call` answer and projects it, or the JSON-RPC envelope error it throws, into
+ * `version`; `finish` then adds what is read from the projected result (the ToolFailure mirror).
+ */
 async function inVersion(
   answer: () => Promise<CallToolResult | InputRequiredResult>,
   version: ContractVersion,
   settings: VersionSettings,
+  finish: (result: CallToolResult | InputRequiredResult) => CallToolResult | InputRequiredResult,
 ): Promise<CallToolResult | InputRequiredResult> {
   try {
-    return statedResult(resultFor(await answer(), version, settings), version);
+    return finish(statedResult(resultFor(await answer(), version, settings), version));
   } catch (error) {
     const projected = ProtocolError.isInstance(error) ? jsonRpcErrorFor(error.data, version, settings) : undefined;
     if (projected === undefined || !ProtocolError.isInstance(error)) throw error;
@@ -493,6 +515,8 @@ function sdkServerFactory(
     readonly requestState: ToolRequestState;
     readonly versions: VersionSettings;
     readonly extend?: EnvelopeServerOptions['extendSdkServer'];
+    /** The last step of every answer, on the result in the client's version (see {@link finishAnswer}). */
+    readonly finish: (result: CallToolResult | InputRequiredResult) => CallToolResult | InputRequiredResult;
   },
 ) {
   return (era: ProtocolEra = 'legacy'): SdkServer => {
@@ -516,7 +540,7 @@ function sdkServerFactory(
       warmUp.postpone();
       const version = clientVersion(server, request.params, context, extras.versions.spoken);
       const answer = logging.runFor(server, () =>
-        inVersion(() => callTool(request.params, context, era, version), version, extras.versions),
+        inVersion(() => callTool(request.params, context, era, version), version, extras.versions, extras.finish),
       );
       return answer.finally(warmUp.postpone);
     });
@@ -570,6 +594,7 @@ function serverEnvironmentOf(
     logger,
     adapter,
     includeNormalized: resolved.settings.MCP_SCHEMA_KEY_NORMALIZATION_META,
+    toolFailureMeta: resolved.toolFailureMeta,
     now: options.now ?? ((): Date => new Date()),
   };
 }
@@ -613,6 +638,18 @@ function serverCallPipeline(
   return { callTool, server };
 }
 
+/**
+ * The last step of a `tools/call` answer, on the result in the version the client reads: the
+ * ToolFailure mirror when it is on (read there, so its `code` is the one the client's envelope
+ * has), else nothing.
+ */
+function finishAnswer(
+  toolFailureMeta: boolean,
+  now: () => Date,
+): (result: CallToolResult | InputRequiredResult) => CallToolResult | InputRequiredResult {
+  return toolFailureMeta ? (result) => withToolFailureMeta(result, now().getTime()) : (result) => result;
+}
+
 /** What answering each client in its contract version needs of this server. */
 function versionSettings(
   capability: EnvelopeCapabilityValue,
@@ -631,7 +668,9 @@ function versionSettings(
  * Creates an envelope server: compiles every tool's input schema once, widens output schemas,
  * registers `get_envelope_contract`, and builds SDK servers with `tools/list` (paged) and
  * `tools/call` handlers, the `logging` capability, and the envelope capability under both
- * `experimental.openbridge_envelope` and `extensions["io.github.mcp-envelope/envelope"]`.
+ * `experimental.openbridge_envelope` and `extensions["io.github.mcp-envelope/envelope"]`; with
+ * `toolFailureMeta` on, also `extensions["io.modelcontextprotocol/toolFailure"]` and the mirror on
+ * every failed result (CONTRACT.md "ToolFailure mirror").
  *
  * @param input - see {@link CreateEnvelopeServerInput}.
  * @returns see {@link EnvelopeServer}.
@@ -676,7 +715,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const warmUp = createServerWarmUp(caches, registry, calls, options.warmUp);
   const createSdkServer = sdkServerFactory(
     info,
-    serverCapabilities(capability),
+    serverCapabilities(capability, resolved.toolFailureMeta),
     options.instructions,
     registry,
     callTool,
@@ -686,6 +725,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
       requestState,
       versions,
       ...(options.extendSdkServer === undefined ? {} : { extend: options.extendSdkServer }),
+      finish: finishAnswer(resolved.toolFailureMeta, environment.now),
     },
   );
   const server = createSdkServer();

@@ -117,6 +117,11 @@ export interface ServerEnvironment {
   readonly adapter: EnvelopeAdapter;
   /** Whether `_meta.normalized` is emitted (`MCP_SCHEMA_KEY_NORMALIZATION_META`). */
   readonly includeNormalized: boolean;
+  /**
+   * Whether every failed call's envelope gets a logged `_meta.correlation_id` for the ToolFailure
+   * mirror (`MCP_TOOL_FAILURE_META`); absent means off.
+   */
+  readonly toolFailureMeta?: boolean;
   /** The clock. */
   readonly now: () => Date;
 }
