@@ -24,6 +24,7 @@ import { measureRateLimit } from './rate-limit.js';
 import { measureSandbox } from './sandbox.js';
 import { cpuClock, median } from './stats.js';
 import { stdioEndToEnd } from './stdio-end-to-end.js';
+import { measureTelemetry } from './telemetry.js';
 
 const strict = process.argv.includes('--strict');
 const quick = process.argv.includes('--quick');
@@ -78,6 +79,22 @@ function hotPaths(): void {
   });
   console.log(
     `info  async handler: ${microseconds(median(times.envelopeAsync))} vs bare async ${microseconds(median(times.bareAsync))} per call, ratio ${pairedRatio(times.envelopeAsync, times.bareAsync).toFixed(3)}x on Node ${process.versions.node}`,
+  );
+}
+
+/** What OpenTelemetry costs a success call, against the same server with `telemetry: false` (see telemetry.ts). */
+function telemetryCost(): void {
+  const times = measureTelemetry(HOT_ROUNDS, quick);
+  const per = `median of ${HOT_ROUNDS} rounds, each mode alone in a fresh process per round`;
+  const noSdk = pairedRatio(times.noSdk, times.off);
+  report({
+    name: 'OpenTelemetry on, no SDK registered, vs telemetry: false (20-property success call, in-memory transport)',
+    figure: `${microseconds(median(times.noSdk))} vs ${microseconds(median(times.off))} per call, ratio ${noSdk.toFixed(3)}x (${per})`,
+    target: '<= 1.03x',
+    pass: noSdk <= 1.03,
+  });
+  console.log(
+    `info  OpenTelemetry with the SDK registered (every span into an in-memory exporter, counters into a meter provider): ${microseconds(median(times.sdk))} vs ${microseconds(median(times.off))} per call, ratio ${pairedRatio(times.sdk, times.off).toFixed(3)}x (${per})`,
   );
 }
 
@@ -513,13 +530,14 @@ async function rateLimit(): Promise<void> {
 
 async function runGroups(): Promise<void> {
   console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, peers, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit, rate-limit-redis).
+  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, telemetry, stdio, peers, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit, rate-limit-redis).
   const only = process.argv
     .find((argument) => argument.startsWith('--only='))
     ?.slice('--only='.length)
     .split(',');
   const groups: readonly (readonly [string, () => unknown])[] = [
     ['hot-paths', hotPaths],
+    ['telemetry', telemetryCost],
     ['stdio', stdio],
     ['peers', peers],
     ['throughput', checkThroughput],

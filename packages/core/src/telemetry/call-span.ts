@@ -9,7 +9,9 @@
  */
 import {
   context,
+  createNoopMeter,
   defaultTextMapGetter,
+  isSpanContextValid,
   metrics,
   propagation,
   SpanKind,
@@ -92,6 +94,12 @@ function callAttributes(requested: string | undefined, tool: string | undefined,
   };
   if (requested !== undefined) attributes[SEMCONV.genAiToolName] = tool ?? requested.slice(0, 120);
   if (request.sessionId !== undefined) attributes[SEMCONV.mcpSessionId] = request.sessionId;
+  return { ...attributes, ...transportAttributes(request) };
+}
+
+/** The protocol revision and, over Streamable HTTP, the network transport (stdio cannot be told from in-process). */
+function transportAttributes(request: ServerContext): Attributes {
+  const attributes: Attributes = {};
   const version = protocolVersion(request);
   if (version !== undefined) attributes[SEMCONV.mcpProtocolVersion] = version;
   if (request.http?.req !== undefined) {
@@ -117,17 +125,18 @@ function outcomeAttributes(outcome: CallOutcome): Attributes {
   return attributes;
 }
 
-/** The call's points: its duration, the call and, for an envelope, the failure and any refusal. */
-function recordMetrics(tool: string | undefined, base: Attributes, outcome: CallOutcome, seconds: number): void {
+/** The call's points: its duration, the call and, for an envelope, the failure (none when no SDK is registered). */
+function recordMetrics(tool: string | undefined, request: ServerContext, outcome: CallOutcome, seconds: number): void {
   const meter = metrics.getMeter(TELEMETRY_SCOPE, PACKAGE_VERSION);
+  // the API's own no-op meter: building the points' attributes would be all the work left
+  if (meter === createNoopMeter()) return;
   const toolAttribute = tool === undefined ? {} : { [SEMCONV.genAiToolName]: tool };
   const durationAttributes: Attributes = {
     ...toolAttribute,
     [SEMCONV.mcpMethodName]: 'tools/call',
     [SEMCONV.genAiOperationName]: 'execute_tool',
+    ...transportAttributes(request),
   };
-  for (const key of [SEMCONV.mcpProtocolVersion, SEMCONV.networkTransport] as const)
-    if (base[key] !== undefined) durationAttributes[key] = base[key];
   if (outcome.errorType !== undefined) durationAttributes[SEMCONV.errorType] = outcome.errorType;
   if (outcome.rpcCode !== undefined) durationAttributes[SEMCONV.rpcResponseStatusCode] = outcome.rpcCode;
   meter
@@ -176,7 +185,9 @@ function endSpan(span: Span, outcome: CallOutcome): void {
 /**
  * Runs one `tools/call` answer inside its SERVER span `tools/call <tool>`, whose parent is the
  * trace context the request carries in `params._meta` (`traceparent`, `tracestate`), and records
- * its duration and counters. The span is the active one while `answer` runs, so upstream
+ * its duration and counters. The attributes are set after the span starts, and only on a span
+ * that records, so that a process without an SDK never builds them (a sampler sees the name and
+ * kind only). The span is the active one while `answer` runs, so upstream
  * exchanges become its children. What `answer` returns or throws is passed on unchanged.
  *
  * @param params - the `tools/call` params as sent.
@@ -193,16 +204,19 @@ export async function observeCall(
   answer: () => Promise<CallToolResult | InputRequiredResult>,
 ): Promise<CallToolResult | InputRequiredResult> {
   const started = performance.now();
-  const requested = isRecord(params) && typeof params['name'] === 'string' ? params['name'] : undefined;
-  const attributes = callAttributes(requested, registered, request);
   const parent = propagation.extract(context.active(), request.mcpReq._meta ?? {}, defaultTextMapGetter);
   const name = registered === undefined ? 'tools/call' : `tools/call ${registered}`;
-  const span = trace
-    .getTracer(TELEMETRY_SCOPE, PACKAGE_VERSION)
-    .startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+  const span = trace.getTracer(TELEMETRY_SCOPE, PACKAGE_VERSION).startSpan(name, { kind: SpanKind.SERVER }, parent);
+  if (span.isRecording()) {
+    const requested = isRecord(params) && typeof params['name'] === 'string' ? params['name'] : undefined;
+    span.setAttributes(callAttributes(requested, registered, request));
+  }
   let outcome: CallOutcome = { outcome: 'error', errorType: '_OTHER' };
   try {
-    const result = await context.with(trace.setSpan(parent, span), answer);
+    // a span with no trace (no SDK, no incoming traceparent) has nothing to hand to the upstream exchanges
+    const result = await (isSpanContextValid(span.spanContext())
+      ? context.with(trace.setSpan(parent, span), answer)
+      : answer());
     outcome = resultOutcome(result);
     return result;
   } catch (error) {
@@ -210,6 +224,6 @@ export async function observeCall(
     throw error;
   } finally {
     endSpan(span, outcome);
-    recordMetrics(registered, attributes, outcome, (performance.now() - started) / 1000);
+    recordMetrics(registered, request, outcome, (performance.now() - started) / 1000);
   }
 }
