@@ -380,9 +380,7 @@ export function createCallPipeline(input: CallPipelineInput): AnswerTool {
   return (params, request, era, version = CONTRACT_VERSION) =>
     input.server.telemetry === false
       ? answer({ params, request, era, version })
-      : observeCall(params, request, registeredName(input.registry, params), () =>
-          answer({ params, request, era, version }),
-        );
+      : observeCall(request, registeredName(input.registry, params), () => answer({ params, request, era, version }));
 }
 
 /**

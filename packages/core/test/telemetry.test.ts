@@ -22,7 +22,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer, readSuccessBody } from '../src/index.js';
-import type { EnvelopeTool, StreamableHttpHandle } from '../src/index.js';
+import type { EnvelopeServerOptions, EnvelopeTool, StreamableHttpHandle } from '../src/index.js';
 import { captureLog } from './fixtures/log-capture.js';
 import { testAdapter } from './fixtures/test-adapter.js';
 
@@ -141,7 +141,7 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function start(): Promise<Harness> {
+async function start(extra: EnvelopeServerOptions = {}): Promise<Harness> {
   const sdk = registerSdk();
   const upstream = await throttlingUpstream();
   const slow = gate();
@@ -149,7 +149,7 @@ async function start(): Promise<Harness> {
     info: { name: 'otel-test', version: '1.0.0' },
     adapter: testAdapter,
     tools: tools(upstream.port, slow),
-    options: { env: {}, logger: captureLog().logger, unknownToolAs: 'jsonrpc', maxConcurrentCalls: 1 },
+    options: { env: {}, logger: captureLog().logger, unknownToolAs: 'jsonrpc', maxConcurrentCalls: 1, ...extra },
   });
   const handle: StreamableHttpHandle = await server.serveStreamableHttp({ port: 0 });
   const client = new Client({ name: 'otel-client', version: '1.0.0' });
@@ -354,5 +354,20 @@ describe('OpenTelemetry spans and counters of tools/call', () => {
     expect(refusals).toEqual([[{ 'gen_ai.tool.name': 'echo', 'mcp_envelope.error_code': 'SERVER_BUSY' }, 1]]);
     const span = spanNamed(harness.sdk.spans.getFinishedSpans(), 'tools/call echo');
     expect(span.attributes['mcp_envelope.error_code']).toBe('SERVER_BUSY');
+  });
+});
+
+describe('telemetry: false', () => {
+  it('records no span and no point, with the SDK registered, for a call and its upstream exchange', async () => {
+    const harness = await start({ telemetry: false });
+    try {
+      const result = await harness.client.callTool({ name: 'fetch_items', arguments: {} });
+      expect(result.structuredContent).toMatchObject({ error_code: 'RATE_LIMITED' });
+      expect(harness.sdk.spans.getFinishedSpans()).toEqual([]);
+      const { resourceMetrics } = await harness.sdk.reader.collect();
+      expect(resourceMetrics.scopeMetrics).toEqual([]);
+    } finally {
+      await harness.close();
+    }
   });
 });

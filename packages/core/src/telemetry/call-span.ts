@@ -82,17 +82,17 @@ function protocolVersion(request: ServerContext): string | undefined {
 }
 
 /**
- * The attributes every span and duration point of the call carries. `tool` is the registered
- * tool's name; an unknown name is on the span only (cut to 120 characters), never in the span
- * name or a metric, where a client could make their cardinality grow without bound.
+ * The attributes the call span starts with. `tool` is the registered tool's name; an unknown
+ * name is never in the span name or a metric, where a client could make their cardinality grow
+ * without bound, and reaches the span only as its envelope's (redacted) `tool`, when it ends.
  */
-function callAttributes(requested: string | undefined, tool: string | undefined, request: ServerContext): Attributes {
+function callAttributes(tool: string | undefined, request: ServerContext): Attributes {
   const attributes: Attributes = {
     [SEMCONV.mcpMethodName]: 'tools/call',
     [SEMCONV.genAiOperationName]: 'execute_tool',
     [SEMCONV.jsonRpcRequestId]: String(request.mcpReq.id),
   };
-  if (requested !== undefined) attributes[SEMCONV.genAiToolName] = tool ?? requested.slice(0, 120);
+  if (tool !== undefined) attributes[SEMCONV.genAiToolName] = tool;
   if (request.sessionId !== undefined) attributes[SEMCONV.mcpSessionId] = request.sessionId;
   return { ...attributes, ...transportAttributes(request) };
 }
@@ -170,9 +170,12 @@ export function countRefusal(tool: string, code: 'RATE_LIMITED' | 'SERVER_BUSY')
     .add(1, { [SEMCONV.genAiToolName]: tool, [ENVELOPE_ATTRIBUTES.errorCode]: code });
 }
 
-function endSpan(span: Span, outcome: CallOutcome): void {
+function endSpan(span: Span, outcome: CallOutcome, registered: string | undefined): void {
   if (span.isRecording()) {
     span.setAttributes(outcomeAttributes(outcome));
+    // an unknown name reaches the span as its envelope's `tool`, which the redactor saw
+    if (registered === undefined && outcome.envelope !== undefined)
+      span.setAttribute(SEMCONV.genAiToolName, outcome.envelope.tool);
     if (outcome.errorType !== undefined)
       span.setStatus({
         code: SpanStatusCode.ERROR,
@@ -190,7 +193,6 @@ function endSpan(span: Span, outcome: CallOutcome): void {
  * kind only). The span is the active one while `answer` runs, so upstream
  * exchanges become its children. What `answer` returns or throws is passed on unchanged.
  *
- * @param params - the `tools/call` params as sent.
  * @param request - the SDK's request context (request id, session, `_meta`, HTTP request).
  * @param registered - the tool's name when a registered tool has it, else `undefined`.
  * @param answer - the call's answer.
@@ -198,7 +200,6 @@ function endSpan(span: Span, outcome: CallOutcome): void {
  * @throws what `answer` throws.
  */
 export async function observeCall(
-  params: unknown,
   request: ServerContext,
   registered: string | undefined,
   answer: () => Promise<CallToolResult | InputRequiredResult>,
@@ -207,10 +208,7 @@ export async function observeCall(
   const parent = propagation.extract(context.active(), request.mcpReq._meta ?? {}, defaultTextMapGetter);
   const name = registered === undefined ? 'tools/call' : `tools/call ${registered}`;
   const span = trace.getTracer(TELEMETRY_SCOPE, PACKAGE_VERSION).startSpan(name, { kind: SpanKind.SERVER }, parent);
-  if (span.isRecording()) {
-    const requested = isRecord(params) && typeof params['name'] === 'string' ? params['name'] : undefined;
-    span.setAttributes(callAttributes(requested, registered, request));
-  }
+  if (span.isRecording()) span.setAttributes(callAttributes(registered, request));
   let outcome: CallOutcome = { outcome: 'error', errorType: '_OTHER' };
   try {
     // a span with no trace (no SDK, no incoming traceparent) has nothing to hand to the upstream exchanges
@@ -223,7 +221,7 @@ export async function observeCall(
     outcome = thrownOutcome(error);
     throw error;
   } finally {
-    endSpan(span, outcome);
+    endSpan(span, outcome, registered);
     recordMetrics(registered, request, outcome, (performance.now() - started) / 1000);
   }
 }

@@ -13,7 +13,7 @@ import { PACKAGE_VERSION } from '../envelope-builder.js';
 import { UpstreamClientError, UpstreamHttpError } from '../errors.js';
 import { SEMCONV, TELEMETRY_SCOPE } from './names.js';
 
-/** `url` with user info, query and fragment removed, and its host and port; `undefined` for no URL. */
+/** `url` with user info, query and fragment removed, and its host and port; none for a URL that does not parse. */
 function urlAttributes(url: string | URL): Attributes {
   let parsed: URL;
   try {
@@ -50,17 +50,28 @@ export function startUpstreamSpan(method: string, url: string | URL): Span {
  */
 export function endUpstreamSpan(span: Span, ended: { readonly status: number } | { readonly error: unknown }): void {
   if (span.isRecording()) {
-    const status =
-      'status' in ended ? ended.status : UpstreamHttpError.isInstance(ended.error) ? ended.error.status : undefined;
+    const status = 'status' in ended ? ended.status : statusOf(ended.error);
     if (status !== undefined) span.setAttribute(SEMCONV.httpResponseStatusCode, status);
-    let errorType: string | undefined;
-    if (status !== undefined && status >= 400) errorType = String(status);
-    else if ('error' in ended)
-      errorType = UpstreamClientError.isInstance(ended.error) ? ended.error.failure.type : '_OTHER';
+    const errorType = errorTypeOf(status, ended);
     if (errorType !== undefined) {
       span.setAttribute(SEMCONV.errorType, errorType);
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
   }
   span.end();
+}
+
+/** The HTTP status a thrown `UpstreamHttpError` carries. */
+function statusOf(error: unknown): number | undefined {
+  return UpstreamHttpError.isInstance(error) ? error.status : undefined;
+}
+
+/** `error.type`: the status from 400 on, a client failure's type, `_OTHER` for anything else thrown. */
+function errorTypeOf(
+  status: number | undefined,
+  ended: { readonly status: number } | { readonly error: unknown },
+): string | undefined {
+  if (status !== undefined && status >= 400) return String(status);
+  if (!('error' in ended)) return undefined;
+  return UpstreamClientError.isInstance(ended.error) ? ended.error.failure.type : '_OTHER';
 }
