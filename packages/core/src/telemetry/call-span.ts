@@ -18,7 +18,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes, Meter, Span } from '@opentelemetry/api';
 import { isRecord } from '@mcp-envelope/contract';
 import type { ErrorEnvelope } from '@mcp-envelope/contract';
 import { PROTOCOL_VERSION_META_KEY, ProtocolError } from '@modelcontextprotocol/server';
@@ -126,8 +126,13 @@ function outcomeAttributes(outcome: CallOutcome): Attributes {
 }
 
 /** The call's points: its duration, the call and, for an envelope, the failure (none when no SDK is registered). */
-function recordMetrics(tool: string | undefined, request: ServerContext, outcome: CallOutcome, seconds: number): void {
-  const meter = metrics.getMeter(TELEMETRY_SCOPE, PACKAGE_VERSION);
+function recordMetrics(
+  meter: Meter,
+  tool: string | undefined,
+  request: ServerContext,
+  outcome: CallOutcome,
+  seconds: number,
+): void {
   // the API's own no-op meter: building the points' attributes would be all the work left
   if (meter === createNoopMeter()) return;
   const toolAttribute = tool === undefined ? {} : { [SEMCONV.genAiToolName]: tool };
@@ -188,10 +193,12 @@ function endSpan(span: Span, outcome: CallOutcome, registered: string | undefine
 /**
  * Runs one `tools/call` answer inside its SERVER span `tools/call <tool>`, whose parent is the
  * trace context the request carries in `params._meta` (`traceparent`, `tracestate`), and records
- * its duration and counters. The attributes are set after the span starts, and only on a span
- * that records, so that a process without an SDK never builds them (a sampler sees the name and
- * kind only). The span is the active one while `answer` runs, so upstream
+ * its duration and counters. The span is the active one while `answer` runs, so upstream
  * exchanges become its children. What `answer` returns or throws is passed on unchanged.
+ *
+ * With no SDK registered (a span that does not record and has no trace, the API's no-op meter)
+ * `answer` runs as it is: no attribute, point or extra promise is made. The attributes are set
+ * after the span starts, and only on a span that records (a sampler sees the name and kind only).
  *
  * @param request - the SDK's request context (request id, session, `_meta`, HTTP request).
  * @param registered - the tool's name when a registered tool has it, else `undefined`.
@@ -199,7 +206,7 @@ function endSpan(span: Span, outcome: CallOutcome, registered: string | undefine
  * @returns what `answer` returns.
  * @throws what `answer` throws.
  */
-export async function observeCall(
+export function observeCall(
   request: ServerContext,
   registered: string | undefined,
   answer: () => Promise<CallToolResult | InputRequiredResult>,
@@ -208,20 +215,37 @@ export async function observeCall(
   const parent = propagation.extract(context.active(), request.mcpReq._meta ?? {}, defaultTextMapGetter);
   const name = registered === undefined ? 'tools/call' : `tools/call ${registered}`;
   const span = trace.getTracer(TELEMETRY_SCOPE, PACKAGE_VERSION).startSpan(name, { kind: SpanKind.SERVER }, parent);
+  const traced = isSpanContextValid(span.spanContext());
+  const meter = metrics.getMeter(TELEMETRY_SCOPE, PACKAGE_VERSION);
+  if (!traced && !span.isRecording() && meter === createNoopMeter()) {
+    span.end();
+    return answer();
+  }
   if (span.isRecording()) span.setAttributes(callAttributes(registered, request));
+  // a span with no trace has nothing to hand to the upstream exchanges
+  const run = traced
+    ? (): Promise<CallToolResult | InputRequiredResult> => context.with(trace.setSpan(parent, span), answer)
+    : answer;
+  return observed(run, (outcome) => {
+    endSpan(span, outcome, registered);
+    recordMetrics(meter, registered, request, outcome, (performance.now() - started) / 1000);
+  });
+}
+
+/** Runs `answer` and hands its outcome to `end`, whatever it returned or threw. */
+async function observed(
+  answer: () => Promise<CallToolResult | InputRequiredResult>,
+  end: (outcome: CallOutcome) => void,
+): Promise<CallToolResult | InputRequiredResult> {
   let outcome: CallOutcome = { outcome: 'error', errorType: '_OTHER' };
   try {
-    // a span with no trace (no SDK, no incoming traceparent) has nothing to hand to the upstream exchanges
-    const result = await (isSpanContextValid(span.spanContext())
-      ? context.with(trace.setSpan(parent, span), answer)
-      : answer());
+    const result = await answer();
     outcome = resultOutcome(result);
     return result;
   } catch (error) {
     outcome = thrownOutcome(error);
     throw error;
   } finally {
-    endSpan(span, outcome, registered);
-    recordMetrics(registered, request, outcome, (performance.now() - started) / 1000);
+    end(outcome);
   }
 }
