@@ -365,7 +365,8 @@ async function runSteps(input: CallPipelineInput, request: CallRequest): Promise
 
 /**
  * Creates the `tools/call` answer of one server: the steps of {@link runSteps}, and every failure
- * through `callExit`.
+ * through `callExit`; unless the server's telemetry is off, each call runs in its OpenTelemetry
+ * span (telemetry/call-span.ts), which sees the answer the client gets.
  *
  * @returns the function the SDK's `tools/call` handler calls.
  */

@@ -80,7 +80,6 @@ export { createEnvelopeLogger } from './logger.js';
 export type { EnvelopeLogger } from './logger.js';
 export type { Redactor, RedactorOptions, SecretLifetime, TriggeredPatterns } from './redact.js';
 export { PACKAGE_VERSION } from './envelope-builder.js';
-export { ENVELOPE_ATTRIBUTES, METRIC_NAMES, TELEMETRY_SCOPE } from './telemetry/names.js';
 
 // The pre-flight limiter: plans, the store interface (memory here; Redis for replicas) and its settings.
 export type { RateLimitPlan, RateLimitStore, RateLimitTake } from './rate-limit/store.js';

@@ -279,6 +279,8 @@ export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit =
 /**
  * {@link upstreamFetch} for an explicit call context (what `context.fetch` of a tool handler
  * calls): the response headers of every answer (success or failure) are recorded in that call.
+ * The exchange is an OpenTelemetry CLIENT span under the active one (the call's), unless the
+ * call's server has telemetry off (telemetry/upstream-span.ts).
  *
  * @param context - the call to record telemetry into and whose body limit applies; `undefined`
  *   records nothing.
