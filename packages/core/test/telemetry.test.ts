@@ -357,6 +357,56 @@ describe('OpenTelemetry spans and counters of tools/call', () => {
   });
 });
 
+describe('an upstream exchange that got no answer', () => {
+  it('is a CLIENT span with the client failure as error.type and no status code', async () => {
+    // a port that was just closed: the connection is refused
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    await once(closed, 'close');
+    const sdk = registerSdk();
+    const server = createEnvelopeServer({
+      info: { name: 'otel-refused', version: '1.0.0' },
+      adapter: testAdapter,
+      tools: [
+        {
+          name: 'fetch_refused',
+          inputSchema: { type: 'object' },
+          handler: async (_args, call) => readSuccessBody(await call.fetch(`http://127.0.0.1:${port}/v1/items`)),
+        },
+      ],
+      options: { env: {}, logger: captureLog().logger },
+    });
+    const handle = await server.serveStreamableHttp({ port: 0 });
+    const client = new Client({ name: 'otel-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(handle.url));
+    try {
+      const result = await client.callTool({ name: 'fetch_refused', arguments: {} });
+      expect(result.isError).toBe(true);
+      const spans = sdk.spans.getFinishedSpans();
+      const call = spanNamed(spans, 'tools/call fetch_refused');
+      expect(call.attributes['mcp_envelope.error_kind']).toBe('upstream_client');
+      const exchange = spanNamed(spans, 'GET');
+      expect(exchange.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+      expect(exchange.attributes).toEqual({
+        'http.request.method': 'GET',
+        'url.full': `http://127.0.0.1:${port}/v1/items`,
+        'server.address': '127.0.0.1',
+        'server.port': port,
+        'error.type': 'network',
+      });
+      expect(exchange.status.code).toBe(SpanStatusCode.ERROR);
+    } finally {
+      await client.close();
+      await handle.close();
+      await server.close();
+      await sdk.shutdown();
+    }
+  });
+});
+
 describe('telemetry: false', () => {
   it('records no span and no point, with the SDK registered, for a call and its upstream exchange', async () => {
     const harness = await start({ telemetry: false });
