@@ -24,6 +24,7 @@ import { measureRateLimit } from './rate-limit.js';
 import { measureSandbox } from './sandbox.js';
 import { cpuClock, median } from './stats.js';
 import { stdioEndToEnd } from './stdio-end-to-end.js';
+import { measureNoSdkWrapper, measureTelemetry } from './telemetry.js';
 
 const strict = process.argv.includes('--strict');
 const quick = process.argv.includes('--quick');
@@ -78,6 +79,30 @@ function hotPaths(): void {
   });
   console.log(
     `info  async handler: ${microseconds(median(times.envelopeAsync))} vs bare async ${microseconds(median(times.bareAsync))} per call, ratio ${pairedRatio(times.envelopeAsync, times.bareAsync).toFixed(3)}x on Node ${process.versions.node}`,
+  );
+}
+
+/** What OpenTelemetry costs a success call, against the same server with `telemetry: false` (see telemetry.ts). */
+async function telemetryCost(): Promise<void> {
+  const times = measureTelemetry(HOT_ROUNDS, quick);
+  const per = `median of ${HOT_ROUNDS} rounds, each mode alone in a fresh process per round`;
+  const noSdk = pairedRatio(times.noSdk, times.off);
+  const ratios = times.noSdk.map((time, round) => time / (times.off[round] as number));
+  report({
+    name: 'OpenTelemetry on, no SDK registered, vs telemetry: false (20-property success call, in-memory transport)',
+    figure: `${microseconds(median(times.noSdk))} vs ${microseconds(median(times.off))} per call, ratio ${noSdk.toFixed(3)}x (${per}; range ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)})`,
+    target: '<= 1.05x',
+    pass: noSdk <= 1.05,
+  });
+  const wrapper = await measureNoSdkWrapper(quick ? 100_000 : 300_000, 5);
+  report({
+    name: 'what the call span and counters add to one call with no SDK registered (observeCall around an answer that does nothing)',
+    figure: `${wrapper.toFixed(2)} µs per call (median of 5 rounds, in one process)`,
+    target: '< 1 µs',
+    pass: wrapper < 1,
+  });
+  console.log(
+    `info  OpenTelemetry with the SDK registered (every span into an in-memory exporter, counters into a meter provider): ${microseconds(median(times.sdk))} vs ${microseconds(median(times.off))} per call, ratio ${pairedRatio(times.sdk, times.off).toFixed(3)}x (${per})`,
   );
 }
 
@@ -513,13 +538,14 @@ async function rateLimit(): Promise<void> {
 
 async function runGroups(): Promise<void> {
   console.log(`@mcp-envelope/core benchmarks on Node ${process.version}${quick ? ' (quick)' : ''}`);
-  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, stdio, peers, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit, rate-limit-redis).
+  // `--only=NAME[,NAME]` runs only the named groups (hot-paths, telemetry, stdio, peers, throughput, catalog, heap, sandbox, hostile-input, code-mode, rate-limit, rate-limit-redis).
   const only = process.argv
     .find((argument) => argument.startsWith('--only='))
     ?.slice('--only='.length)
     .split(',');
   const groups: readonly (readonly [string, () => unknown])[] = [
     ['hot-paths', hotPaths],
+    ['telemetry', telemetryCost],
     ['stdio', stdio],
     ['peers', peers],
     ['throughput', checkThroughput],

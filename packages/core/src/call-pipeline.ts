@@ -32,6 +32,7 @@ import type { ToolRequestState } from './request-state.js';
 import { isRecord } from '@mcp-envelope/contract';
 import type { ToolEntry, ToolRegistry } from './tool-registry.js';
 import type { AnswerTool, CallRecord, CallTool, ProtocolEra, ServerEnvironment, ToolHandlerContext } from './types.js';
+import { countRefusal, observeCall } from './telemetry/call-span.js';
 import { fetchInCallRecord } from './upstream.js';
 import type { FailedRequest } from './adapter.js';
 import { readCallBody } from './in-band.js';
@@ -81,6 +82,12 @@ interface AdmittedCall {
   readonly context: ToolHandlerContext;
 }
 
+/** The name `params` asks for when a registered tool has it (span names and metrics take no other). */
+function registeredName(registry: ToolRegistry, params: unknown): string | undefined {
+  const name = isRecord(params) ? params['name'] : undefined;
+  return typeof name === 'string' && registry.get(name) !== undefined ? name : undefined;
+}
+
 function displayName(name: string): string {
   return name.length > 120 ? `${name.slice(0, 117)}...` : name;
 }
@@ -101,6 +108,7 @@ function newCall(
     rateLimit: undefined,
     retryAfterSeconds: undefined,
     warnings: undefined,
+    traced: server.telemetry !== false,
   };
 }
 
@@ -250,7 +258,10 @@ function admitArguments(input: CallPipelineInput, entry: ToolEntry, request: Cal
  */
 async function limiter(input: CallPipelineInput, admitted: AdmittedCall): Promise<RateLimitDecision | undefined> {
   const limit = await rateLimitStep(input.rateLimit, admitted.entry.tool, admitted.args, admitted.context);
-  if (limit?.go === false) throw new CallFailed({ type: 'core', envelope: limit.envelope });
+  if (limit?.go === false) {
+    if (input.server.telemetry !== false) countRefusal(admitted.entry.tool.name, 'RATE_LIMITED');
+    throw new CallFailed({ type: 'core', envelope: limit.envelope });
+  }
   return limit;
 }
 
@@ -273,6 +284,7 @@ async function concurrencyGuard(
   const entered = step.guard.enter(tool);
   if (!entered.busy) return entered;
   if (limit?.go === true) await limit.refund().catch(() => undefined);
+  if (input.server.telemetry !== false) countRefusal(tool, 'SERVER_BUSY');
   throw new CallFailed({ type: 'core', envelope: busyEnvelope(tool, entered) });
 }
 
@@ -362,18 +374,23 @@ async function runSteps(input: CallPipelineInput, request: CallRequest): Promise
 
 /**
  * Creates the `tools/call` answer of one server: the steps of {@link runSteps}, and every failure
- * through `callExit`.
+ * through `callExit`; unless the server's telemetry is off, each call runs in its OpenTelemetry
+ * span (telemetry/call-span.ts), which sees the answer the client gets.
  *
  * @returns the function the SDK's `tools/call` handler calls.
  */
 export function createCallPipeline(input: CallPipelineInput): AnswerTool {
-  return async (params, request, era, version = CONTRACT_VERSION) => {
+  const answer = async (request: CallRequest): Promise<CallToolResult | InputRequiredResult> => {
     try {
-      return await runSteps(input, { params, request, era, version });
+      return await runSteps(input, request);
     } catch (thrown) {
       return callExit(thrown, input.server);
     }
   };
+  return (params, request, era, version = CONTRACT_VERSION) =>
+    input.server.telemetry === false
+      ? answer({ params, request, era, version })
+      : observeCall(request, registeredName(input.registry, params), () => answer({ params, request, era, version }));
 }
 
 /**

@@ -117,6 +117,13 @@ export interface EnvelopeServerOptions
    * JSON and whose `data` is the envelope.
    */
   readonly unknownToolAs?: 'result' | 'jsonrpc';
+  /**
+   * Whether each `tools/call` is an OpenTelemetry span with counters, and each upstream exchange
+   * a child span (CONTRACT.md "OpenTelemetry"); default `true`. They go through
+   * `@opentelemetry/api` to whatever SDK the process registered, and cost a few no-op calls when
+   * none is; `false` leaves them out entirely.
+   */
+  readonly telemetry?: boolean;
   /** Tools per `tools/list` page (default 100). */
   readonly pageSize?: number;
   /** Where log lines go; defaults to pino on stderr. */
@@ -596,6 +603,7 @@ function serverEnvironmentOf(
     includeNormalized: resolved.settings.MCP_SCHEMA_KEY_NORMALIZATION_META,
     toolFailureMeta: resolved.toolFailureMeta,
     now: options.now ?? ((): Date => new Date()),
+    telemetry: options.telemetry !== false,
   };
 }
 

@@ -94,6 +94,8 @@ export interface CallRecord {
    * `remaining: 0`, say) or a budget spent until a stated reset.
    */
   lastAnswer?: { readonly answer: UpstreamAnswer; readonly arrived: Date };
+  /** `false` on a server whose OpenTelemetry is off: its upstream exchanges get no span. */
+  readonly traced?: boolean;
 }
 
 /**
@@ -124,6 +126,8 @@ export interface ServerEnvironment {
   readonly toolFailureMeta?: boolean;
   /** The clock. */
   readonly now: () => Date;
+  /** `false`: no OpenTelemetry span or counter for its calls (`EnvelopeServerOptions.telemetry`); absent: on. */
+  readonly telemetry?: boolean;
 }
 
 /**

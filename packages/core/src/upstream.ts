@@ -11,6 +11,7 @@ import type { CallRecord, UpstreamFetchInit } from './types.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
 import { displayLocation, locationUrl } from './upstream-body/request.js';
 import type { UpstreamAnswer } from './rate-limit/upstream-answer.js';
+import { endUpstreamSpan, startUpstreamSpan } from './telemetry/upstream-span.js';
 
 export type { UpstreamFetchInit } from './types.js';
 
@@ -278,6 +279,8 @@ export async function upstreamFetch(url: string | URL, init: UpstreamFetchInit =
 /**
  * {@link upstreamFetch} for an explicit call context (what `context.fetch` of a tool handler
  * calls): the response headers of every answer (success or failure) are recorded in that call.
+ * The exchange is an OpenTelemetry CLIENT span under the active one (the call's), unless the
+ * call's server has telemetry off (telemetry/upstream-span.ts).
  *
  * @param context - the call to record telemetry into and whose body limit applies; `undefined`
  *   records nothing.
@@ -287,6 +290,24 @@ export async function fetchInCallRecord(
   context: CallRecord | undefined,
   url: string | URL,
   init: UpstreamFetchInit = {},
+): Promise<Response> {
+  if (context?.traced === false) return exchangeInCall(context, url, init);
+  const span = startUpstreamSpan((init.method ?? 'GET').toUpperCase(), url);
+  try {
+    const response = await exchangeInCall(context, url, init);
+    endUpstreamSpan(span, { status: response.status });
+    return response;
+  } catch (error) {
+    endUpstreamSpan(span, { error });
+    throw error;
+  }
+}
+
+/** One exchange of {@link fetchInCallRecord}, inside its span. */
+async function exchangeInCall(
+  context: CallRecord | undefined,
+  url: string | URL,
+  init: UpstreamFetchInit,
 ): Promise<Response> {
   const { timeoutMs, maxBodyBytes, ...requestInit } = init;
   const sources: AbortSignal[] = [];
