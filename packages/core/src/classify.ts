@@ -16,6 +16,7 @@ import type { AnyErrorEnvelope, EnvelopeMeta, ErrorEnvelope } from '@mcp-envelop
 import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
+import { withEffectUnknown } from './effect-unknown.js';
 import { knownThrown } from './errors.js';
 import type { KnownThrown } from './errors.js';
 import type { CallFailure, CallRecord, CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
@@ -171,7 +172,11 @@ function upstreamOf(
   return upstream === undefined ? {} : { upstream };
 }
 
-/** The draft of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`. */
+/**
+ * The draft of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`.
+ * A failure whose effect is unknown, of a tool that is not idempotent, is then made not retryable
+ * (effect-unknown.ts): the adapter knows the upstream, core knows the tool.
+ */
 function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
   const now = server.now();
   let classified;
@@ -184,7 +189,7 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
     failure.type === 'upstream_http' ? server.adapter.parseResponseMeta(failure.headers, now) : undefined;
   const meta = classifiedMeta(classified.meta, failureMeta, callTelemetry(call, server.includeNormalized));
   const condition = classified.condition ?? failure.type;
-  const envelope: ErrorEnvelope = {
+  const verdict: ErrorEnvelope = {
     error_kind: classified.error_kind,
     tool: call.tool,
     summary: classified.summary,
@@ -196,6 +201,7 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
     _envelope_version: CONTRACT_VERSION,
     ...upstreamOf(classified, condition, server.upstreams),
   };
+  const envelope = withEffectUnknown(verdict, failure, call.annotations);
   return { type: 'adapter', envelope, meta, condition };
 }
 
