@@ -56,7 +56,7 @@ export interface AdsOperation {
   readonly accountHeader: AdsAccountHeader;
   /** Vendor media type sent as `Accept` and, with a body, `Content-Type`. */
   readonly mediaType?: string;
-  /** Set only for a tool that is more than its operation; absent: {@link adsOperationAnnotations}. */
+  /** Set only for a tool that is more than its operation; absent: read from its method and path (operation.ts). */
   readonly annotations?: NonNullable<EnvelopeTool['annotations']>;
   /** Wraps a JSON array answer as `{ [resultKey]: [...] }` so the result can carry `_meta`. */
   readonly resultKey?: string;
