@@ -74,6 +74,20 @@ async function refusedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/orders`;
 }
 
+/** A client connected to a new server process, with `env` beside the upstream deadline of 400 ms. */
+async function connectServer(env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', SERVER],
+    cwd: PACKAGE_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', SAFE_RETRY_TIMEOUT_MS: '400', MCP_RATE_LIMIT: 'off', ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'safe-retry-test', version: '0.0.1' });
+  await client.connect(transport);
+  return client;
+}
+
 describe('safe retries over a real server process', () => {
   let upstream: Awaited<ReturnType<typeof startFaultUpstream>>;
   let refused: string;
@@ -82,15 +96,7 @@ describe('safe retries over a real server process', () => {
   beforeAll(async () => {
     upstream = await startFaultUpstream();
     refused = await refusedUrl();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', SERVER],
-      cwd: PACKAGE_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', SAFE_RETRY_TIMEOUT_MS: '400', MCP_RATE_LIMIT: 'off' },
-      stderr: 'pipe',
-    });
-    client = new Client({ name: 'safe-retry-test', version: '0.0.1' });
-    await client.connect(transport);
+    client = await connectServer();
   });
 
   afterAll(async () => {
@@ -180,5 +186,32 @@ describe('safe retries over a real server process', () => {
       retryable: true,
       effect: [],
     });
+  });
+});
+
+describe('safe retries of Code Mode inner calls', () => {
+  let upstream: Awaited<ReturnType<typeof startFaultUpstream>>;
+  let client: Client;
+
+  beforeAll(async () => {
+    upstream = await startFaultUpstream();
+    client = await connectServer({ CODE_MODE: 'true' });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await upstream.close();
+  });
+
+  it('the inner tool decides: an inner POST that times out is not retryable, an inner GET stays retryable', async () => {
+    const hang = JSON.stringify(`${upstream.url}/hang`);
+    const code = [
+      `const created = await callTool("create_order", { url: ${hang} });`,
+      `const read = await callTool("get_order", { url: ${hang} });`,
+      'return [created.retryable, created.details[0].reason, read.retryable, read.details[0].reason ?? null];',
+    ].join('\n');
+    const result = (await client.callTool({ name: 'execute_code', arguments: { code }, _meta: V2 })) as Result;
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent?.['result']).toEqual([false, 'effect_unknown', true, null]);
   });
 });
