@@ -56,6 +56,11 @@ export type PlannedProbe =
 export interface ToolDescription {
   readonly name: string;
   readonly inputSchema?: unknown;
+  /**
+   * Whether `tools/list` annotates the tool as idempotent (`readOnlyHint` or `idempotentHint`
+   * true): the fault battery then expects its timeouts and 500s retryable (CONTRACT.md "Safe retries").
+   */
+  readonly idempotent?: boolean;
 }
 
 interface PlanContext {

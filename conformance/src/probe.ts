@@ -117,7 +117,10 @@ function toolDescription(tool: unknown): { tool: ToolDescription; taskRequired: 
   if (!isRecord(tool) || typeof tool['name'] !== 'string') return undefined;
   const execution = tool['execution'];
   const taskRequired = isRecord(execution) && execution['taskSupport'] === 'required';
-  return { tool: { name: tool['name'], inputSchema: tool['inputSchema'] }, taskRequired };
+  const annotations = tool['annotations'];
+  const idempotent =
+    isRecord(annotations) && (annotations['readOnlyHint'] === true || annotations['idempotentHint'] === true);
+  return { tool: { name: tool['name'], inputSchema: tool['inputSchema'], idempotent }, taskRequired };
 }
 
 async function listTools(client: Client, timeoutMs: number): Promise<Listed> {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { CallOutcome } from '../src/call-outcome.js';
 import { CommandLineError } from '../src/command-line.js';
-import { faultCommandLine, FAULT_ROUNDS, judgeFaultRound } from '../src/probe-faults/index.js';
+import { faultCommandLine, faultExpectationFor, FAULT_ROUNDS, judgeFaultRound } from '../src/probe-faults/index.js';
 import type { FaultExpectation } from '../src/probe-faults/index.js';
 import type { CapabilityStatus } from '../src/report-types.js';
 
@@ -115,5 +115,60 @@ describe('judgeFaultRound', () => {
       result: 'FAIL',
     });
     expect(judgeFaultRound(success, expectationOf('upstream-broken-json'), CAPABILITY).result).toBe('PASS');
+  });
+});
+
+describe('faultExpectationFor: safe retries', () => {
+  const roundOf = (probe: string) => {
+    const round = FAULT_ROUNDS.find((entry) => entry.probe === probe);
+    if (round === undefined) throw new Error(`no round ${probe}`);
+    return round;
+  };
+  const effectDetail = {
+    path: '',
+    issue: 'The request may have reached example-api before the call failed: whether it took effect is unknown.',
+    received_type: 'null',
+    reason: 'effect_unknown',
+  };
+
+  it('expects the effect-unknown form of a tool that is not idempotent, only in the rounds that may have acted', () => {
+    const labels = (idempotent: boolean): [string, boolean, boolean][] =>
+      FAULT_ROUNDS.flatMap((round) => {
+        const expected = faultExpectationFor(round, idempotent);
+        return expected.type === 'envelope' && expected.effectUnknown === true
+          ? [[round.probe, expected.retryable, expected.effectUnknown]]
+          : [];
+      });
+    expect(labels(false)).toEqual([
+      ['upstream-html-500', false, true],
+      ['upstream-cut-body', false, true],
+      ['upstream-timeout', false, true],
+    ]);
+    expect(labels(true)).toEqual([]);
+    expect(faultExpectationFor(roundOf('upstream-5xx'), false)).toBe(roundOf('upstream-5xx').expected);
+  });
+
+  it('fails a retryable 500 of a tool that is not idempotent, and one without the detail; passes the full form', () => {
+    const expected = faultExpectationFor(roundOf('upstream-html-500'), false);
+    const http500 = { error_kind: 'upstream_http', error_code: 'UPSTREAM_HTTP_500' } as const;
+    expect(judgeFaultRound(envelopeOutcome({ ...http500, retryable: true }), expected, CAPABILITY)).toEqual({
+      got: 'upstream_http/UPSTREAM_HTTP_500, retryable',
+      result: 'FAIL',
+      notes: ['expected retryable: false', 'no detail with reason "effect_unknown" for a tool that is not idempotent'],
+    });
+    expect(judgeFaultRound(envelopeOutcome({ ...http500, retryable: false }), expected, CAPABILITY).result).toBe(
+      'FAIL',
+    );
+    const full = envelopeOutcome({ ...http500, retryable: false, details: [effectDetail] });
+    expect(judgeFaultRound(full, expected, CAPABILITY)).toEqual({
+      got: 'upstream_http/UPSTREAM_HTTP_500, not retryable, effect unknown',
+      result: 'PASS',
+      notes: [],
+    });
+    // the same envelope for an idempotent tool: it should have stayed retryable
+    expect(judgeFaultRound(full, faultExpectationFor(roundOf('upstream-html-500'), true), CAPABILITY)).toMatchObject({
+      result: 'FAIL',
+      notes: ['expected retryable: true'],
+    });
   });
 });

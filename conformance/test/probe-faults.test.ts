@@ -121,6 +121,38 @@ describe('a server that answers each upstream fault right', () => {
   });
 });
 
+describe('a server whose tool is not annotated as idempotent', () => {
+  it(
+    'passes the 500, cut-body and timeout rounds only with the effect-unknown form, not retryable',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      const { run, report, row } = await probe('not-annotated', serverCommand(['--not-annotated']));
+      expect(run.code, run.stderr).toBe(0);
+      expect(faultRows(report).filter((entry) => entry.result !== 'PASS')).toEqual([]);
+      expect(
+        ['upstream-html-500', 'upstream-cut-body', 'upstream-timeout', 'upstream-5xx'].map((name) => [
+          row(name)?.expected,
+          row(name)?.got,
+        ]),
+      ).toEqual([
+        [
+          'upstream_http/UPSTREAM_HTTP_500, not retryable, effect unknown',
+          'upstream_http/UPSTREAM_HTTP_500, not retryable, effect unknown',
+        ],
+        [
+          'upstream_client/TOOL_EXECUTION_FAILED, not retryable, effect unknown',
+          'upstream_client/TOOL_EXECUTION_FAILED, not retryable, effect unknown',
+        ],
+        [
+          'upstream_client/TOOL_EXECUTION_FAILED, not retryable, effect unknown',
+          'upstream_client/TOOL_EXECUTION_FAILED, not retryable, effect unknown',
+        ],
+        ['upstream_http/UPSTREAM_HTTP_503, retryable', 'upstream_http/UPSTREAM_HTTP_503, retryable'],
+      ]);
+    },
+  );
+});
+
 describe('a broken server', () => {
   it('fails the battery when every valid call answers TOOL_EXECUTION_FAILED', { timeout: RUN_TIMEOUT_MS }, async () => {
     // the URL reaches the server in a variable this time, as --upstream-env sets it

@@ -28,6 +28,11 @@ export interface ExpectedEnvelope {
   /** The upstream the envelope names; absent means it names none. */
   readonly upstream?: string;
   readonly retryable: boolean;
+  /**
+   * True when the envelope must say its effect is unknown (CONTRACT.md "Safe retries"): a
+   * `details[]` entry with `reason: "effect_unknown"`, and then `retryable: false`. Absent: no such detail.
+   */
+  readonly effect_unknown?: boolean;
   /** Present exactly when the envelope must carry it (an open version 2 migration window). */
   readonly legacy_error_kind?: ErrorKind | ErrorKindV1;
   /** The exact `_meta`; absent means the envelope has none. */
@@ -40,6 +45,11 @@ export interface ExpectedEnvelopeV1 {
   readonly error_kind: ErrorKindV1;
   readonly error_code: string;
   readonly retryable: boolean;
+  /**
+   * True when the envelope must say its effect is unknown (CONTRACT.md "Safe retries"): a
+   * `details[]` entry with `reason: "effect_unknown"`, and then `retryable: false`. Absent: no such detail.
+   */
+  readonly effect_unknown?: boolean;
   /** Present exactly when the envelope must carry it (an open version 1 migration window). */
   readonly legacy_error_kind?: ErrorKindV1;
   /** The exact `_meta`; absent means the envelope has none. */
@@ -114,6 +124,9 @@ function checkExpected(
     throw problem(file, `${key}.error_kind must be a kind of the version ${version} taxonomy`);
   if (typeof expected['error_code'] !== 'string' || typeof expected['retryable'] !== 'boolean')
     throw problem(file, `${key} needs error_code (string) and retryable (boolean)`);
+  const effectUnknown = expected['effect_unknown'];
+  if (effectUnknown !== undefined && (effectUnknown !== true || expected['retryable']))
+    throw problem(file, `${key}.effect_unknown may only be true, beside retryable: false`);
   const legacy = expected['legacy_error_kind'];
   if (legacy !== undefined && (typeof legacy !== 'string' || !(legacyKinds as readonly string[]).includes(legacy)))
     throw problem(file, `${key}.legacy_error_kind must be a kind of version ${version === 2 ? '1 or 2' : '1'}`);

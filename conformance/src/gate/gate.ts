@@ -138,6 +138,12 @@ function envelopeDifferences(
       value === undefined ? 'absent' : JSON.stringify(value).replace(/^"|"$/g, '');
     if (envelope[field] !== want) differences.push(`${field} ${label(envelope[field])}, expected ${label(want)}`);
   }
+  const details = Array.isArray(envelope['details']) ? (envelope['details'] as unknown[]) : [];
+  const saysEffectUnknown = details.some((detail) => isRecord(detail) && detail['reason'] === 'effect_unknown');
+  if (saysEffectUnknown !== (expected.effect_unknown === true))
+    differences.push(
+      saysEffectUnknown ? 'an effect_unknown detail, expected none' : 'no effect_unknown detail, expected one',
+    );
   const meta = withoutNormalized(envelope['_meta']);
   if (!isDeepStrictEqual(meta, expected._meta))
     differences.push(
@@ -148,7 +154,8 @@ function envelopeDifferences(
 
 /**
  * Judges one outcome against a case's expectation, field by field: kind, code, `upstream`,
- * retryable, `legacy_error_kind` and `_meta` (exact, `normalized` aside) for an envelope, which
+ * retryable, `legacy_error_kind`, the effect-unknown detail (present exactly when `effect_unknown`)
+ * and `_meta` (exact, `normalized` aside) for an envelope, which
  * must also validate as an envelope of `version`; `_meta` of `structuredContent` for a success.
  *
  * @param expected - the case's expectation for the reader of `version`.

@@ -21,8 +21,8 @@ import type { ToolDescription } from '../probe-plan.js';
 import type { CapabilityStatus, ProbeName, ProbeRow } from '../report-types.js';
 
 import { faultExpectationLabel, judgeFaultRound } from './judge.js';
-import { FAULT_ROUNDS, SUCCESS_ROUND } from './rounds.js';
-import type { FaultRound } from './rounds.js';
+import { FAULT_ROUNDS, faultExpectationFor, SUCCESS_ROUND } from './rounds.js';
+import type { FaultExpectation, FaultRound } from './rounds.js';
 
 /** The placeholder of the `--stdio` command line that becomes the fault upstream's base URL. */
 export const UPSTREAM_PLACEHOLDER = '{upstream}';
@@ -116,6 +116,8 @@ export function faultCommandLine(
 interface Candidate {
   readonly tool: string;
   readonly arguments: Readonly<Record<string, unknown>>;
+  /** Whether `tools/list` annotates the tool as idempotent (see `faultExpectationFor`). */
+  readonly idempotent: boolean;
 }
 
 interface Called {
@@ -160,17 +162,18 @@ function candidates(
   if (options.tool !== undefined) {
     const named = tools.find((tool) => tool.name === options.tool);
     if (named === undefined) return `--fault-tool ${options.tool} is not in tools/list`;
-    if (options.arguments !== undefined) return [{ tool: named.name, arguments: options.arguments }];
+    if (options.arguments !== undefined)
+      return [{ tool: named.name, arguments: options.arguments, idempotent: named.idempotent === true }];
     const plan = planToolProbes(named);
     return plan.ok
-      ? [{ tool: named.name, arguments: plan.baseline }]
+      ? [{ tool: named.name, arguments: plan.baseline, idempotent: named.idempotent === true }]
       : `no valid arguments for ${named.name} (give --fault-arguments): ${plan.reason}`;
   }
   const found: Candidate[] = [];
   for (const tool of tools) {
     if (tool.name === ENVELOPE_CONTRACT_TOOL_NAME || taskRequired.has(tool.name)) continue;
     const plan = planToolProbes(tool);
-    if (plan.ok) found.push({ tool: tool.name, arguments: plan.baseline });
+    if (plan.ok) found.push({ tool: tool.name, arguments: plan.baseline, idempotent: tool.idempotent === true });
     if (found.length >= MAX_FAULT_TOOL_CANDIDATES) break;
   }
   return found.length > 0
@@ -225,8 +228,9 @@ function judgeCalled(
   round: FaultRound,
   called: Called,
   notes: readonly string[],
+  expected: FaultExpectation = round.expected,
 ): Judgement {
-  const judgement = judgeFaultRound(called.outcome, round.expected, context.capability);
+  const judgement = judgeFaultRound(called.outcome, expected, context.capability);
   const missed = called.reached ? [] : ['the call did not reach the fault upstream'];
   return {
     got: judgement.got,
@@ -243,6 +247,7 @@ async function runRound(
 ): Promise<ProbeRow> {
   // the timeout round's call lasts the server's upstream timeout, then the probe's own
   const timeoutMs = round.waitsForServerTimeout === true ? upstreamTimeoutMs + context.timeoutMs : context.timeoutMs;
+  const expected = faultExpectationFor(round, candidate.idempotent);
   context.step(candidate.tool, round.probe);
   let own: FaultSession | undefined;
   try {
@@ -251,8 +256,9 @@ async function runRound(
     // the probe waits, so that only the server giving up ends the timeout round's exchange
     context.upstream.respond(round.answer({ now: new Date(), holdMs: timeoutMs + context.timeoutMs }));
     const called = await callOnce(context, candidate, timeoutMs, own?.client);
-    const judgement = judgeCalled(context, round, called, own === undefined ? [] : ['on a server process of its own']);
-    return faultRow(round.probe, candidate.tool, faultExpectationLabel(round.expected), judgement, {
+    const notes = own === undefined ? [] : ['on a server process of its own'];
+    const judgement = judgeCalled(context, round, called, notes, expected);
+    return faultRow(round.probe, candidate.tool, faultExpectationLabel(expected), judgement, {
       ...called,
       arguments: candidate.arguments,
     });
@@ -262,7 +268,7 @@ async function runRound(
       result: 'FAIL',
       notes: [`probe error: ${truncate(describeValue(error))}`],
     };
-    return faultRow(round.probe, candidate.tool, faultExpectationLabel(round.expected), judgement);
+    return faultRow(round.probe, candidate.tool, faultExpectationLabel(expected), judgement);
   } finally {
     await own?.close();
   }

@@ -15,5 +15,11 @@ export {
 } from './battery.js';
 export type { FaultBatteryContext, UpstreamFaultOptions } from './battery.js';
 export { faultExpectationLabel, judgeFaultRound } from './judge.js';
-export { FAULT_PROBE_NAMES, FAULT_RETRY_AFTER_SECONDS, FAULT_ROUNDS, RESET_SLACK_SECONDS } from './rounds.js';
+export {
+  FAULT_PROBE_NAMES,
+  FAULT_RETRY_AFTER_SECONDS,
+  FAULT_ROUNDS,
+  faultExpectationFor,
+  RESET_SLACK_SECONDS,
+} from './rounds.js';
 export type { FaultAnswerContext, FaultExpectation, FaultProbeName, FaultRound } from './rounds.js';

@@ -33,6 +33,7 @@ export function faultExpectationLabel(expected: FaultExpectation): string {
     case 'envelope': {
       const parts = [kindCode(expected.kind, expected.code), expected.retryable ? 'retryable' : 'not retryable'];
       if (expected.retryAfter !== undefined) parts.push(`retry after ${range(expected.retryAfter)}`);
+      if (expected.effectUnknown === true) parts.push('effect unknown');
       return parts.join(', ');
     }
   }
@@ -40,6 +41,11 @@ export function faultExpectationLabel(expected: FaultExpectation): string {
 
 function retryAfterOf(outcome: EnvelopeOutcome): number | undefined {
   return outcome.envelope._meta?.retry_after_seconds;
+}
+
+/** Whether the envelope says the request may have taken effect (CONTRACT.md "Safe retries"). */
+function hasEffectUnknownDetail(outcome: EnvelopeOutcome): boolean {
+  return outcome.envelope.details.some((detail) => detail['reason'] === 'effect_unknown');
 }
 
 /** What arrived, in the words of {@link faultExpectationLabel}. */
@@ -51,6 +57,7 @@ function envelopeLabel(outcome: EnvelopeOutcome): string {
   ];
   const retryAfter = retryAfterOf(outcome);
   if (retryAfter !== undefined) parts.push(`retry after ${retryAfter} s`);
+  if (hasEffectUnknownDetail(outcome)) parts.push('effect unknown');
   return parts.join(', ');
 }
 
@@ -65,6 +72,8 @@ function faultIssues(outcome: EnvelopeOutcome, expected: EnvelopeExpectation): s
     else if (seconds < expected.retryAfter.min || seconds > expected.retryAfter.max)
       issues.push(`_meta.retry_after_seconds ${seconds}, expected ${range(expected.retryAfter)}`);
   }
+  if (expected.effectUnknown === true && !hasEffectUnknownDetail(outcome))
+    issues.push('no detail with reason "effect_unknown" for a tool that is not idempotent');
   // every round is about what the upstream answered, so the envelope names the API (CONTRACT.md "upstream")
   if (typeof envelope.upstream !== 'string' || envelope.upstream === '') issues.push('names no upstream');
   return issues;
@@ -99,8 +108,8 @@ function outcomeText(outcome: CallOutcome): string {
  * - `success`: the call succeeds (no `isError`);
  * - `success-or-kind`: it succeeds, or fails with a valid, advertised envelope of that kind;
  * - `envelope`: a valid, advertised envelope (text copy equal) with the kind and code, the
- *   `retryable` value, an `upstream`, and `_meta.retry_after_seconds` within the bounds when the
- *   round announces a wait.
+ *   `retryable` value, an `upstream`, `_meta.retry_after_seconds` within the bounds when the
+ *   round announces a wait, and a detail with `reason: "effect_unknown"` when the expectation says so.
  *
  * @param outcome - the call's outcome.
  * @param expected - the round's expectation.

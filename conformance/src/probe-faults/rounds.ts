@@ -48,6 +48,8 @@ export type FaultExpectation =
       readonly retryable: boolean;
       /** Inclusive bounds in seconds. */
       readonly retryAfter?: { readonly min: number; readonly max: number };
+      /** Whether a detail with `reason: "effect_unknown"` must say the request may have taken effect. */
+      readonly effectUnknown?: boolean;
     };
 
 /** What a round's answer is built from. */
@@ -72,6 +74,11 @@ export interface FaultRound {
    * limit (as core's pre-flight limiter does) would otherwise refuse the next round itself.
    */
   readonly ownServer?: boolean;
+  /**
+   * Whether the request may have reached the upstream and acted there (a 500, a body cut off, a
+   * timeout): a tool that is not idempotent then answers not retryable (CONTRACT.md "Safe retries").
+   */
+  readonly effectUnknown?: boolean;
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' } as const;
@@ -113,6 +120,7 @@ const PLAIN_ROUNDS: readonly FaultRound[] = [
   },
   {
     probe: 'upstream-html-500',
+    effectUnknown: true,
     answers: 'HTTP 500 with an HTML page',
     answer: () => ({ status: 500, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE }),
     expected: httpError(500, 'upstream_http', true),
@@ -131,6 +139,7 @@ const PLAIN_ROUNDS: readonly FaultRound[] = [
   },
   {
     probe: 'upstream-cut-body',
+    effectUnknown: true,
     answers: 'HTTP 200 whose body breaks off after 8 bytes',
     answer: () => ({
       status: 200,
@@ -142,6 +151,7 @@ const PLAIN_ROUNDS: readonly FaultRound[] = [
   },
   {
     probe: 'upstream-timeout',
+    effectUnknown: true,
     answers: 'nothing until the server gives up',
     answer: ({ holdMs }) => ({ status: 200, headers: JSON_TYPE, body: { late: true }, delayMs: holdMs }),
     expected: { type: 'envelope', kind: 'upstream_client', code: 'TOOL_EXECUTION_FAILED', retryable: true },
@@ -203,3 +213,17 @@ export const FAULT_ROUNDS: readonly FaultRound[] = Object.freeze([
   ...PLAIN_ROUNDS,
   ...RATE_LIMIT_ROUNDS,
 ]);
+
+/**
+ * What a round expects of a call of a tool: a round whose request may have acted upstream
+ * (`effectUnknown`) expects, of a tool `tools/list` does not annotate as idempotent, the same
+ * kind and code, not retryable, with the effect-unknown detail (CONTRACT.md "Safe retries").
+ *
+ * @param round - the round.
+ * @param idempotent - whether the tool's annotations say `readOnlyHint` or `idempotentHint`.
+ * @returns the round's expectation for that tool.
+ */
+export function faultExpectationFor(round: FaultRound, idempotent: boolean): FaultExpectation {
+  if (round.effectUnknown !== true || idempotent || round.expected.type !== 'envelope') return round.expected;
+  return { ...round.expected, retryable: false, effectUnknown: true };
+}

@@ -117,6 +117,38 @@ describe('judgeCase', () => {
     ]);
   });
 
+  it('requires the effect_unknown detail exactly when the case says effect_unknown', () => {
+    const timedOut = {
+      ...ENVELOPE_V2,
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_504',
+      retryable: false,
+      _meta: undefined,
+    };
+    const effectDetail = { path: '', issue: 'may have acted', received_type: 'null', reason: 'effect_unknown' };
+    const unknown = {
+      outcome: 'error',
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_504',
+      upstream: 'ads-api',
+      retryable: false,
+      effect_unknown: true,
+    } as const;
+    const withDetail = errorResult({ ...timedOut, details: [effectDetail, ...timedOut.details] });
+    expect(judgeCase(unknown, withDetail, 2).differences).toEqual([]);
+    expect(judgeCase(unknown, errorResult(timedOut), 2).differences).toEqual([
+      'no effect_unknown detail, expected one',
+    ]);
+    const plain = {
+      outcome: 'error',
+      error_kind: 'upstream_http',
+      error_code: 'UPSTREAM_HTTP_504',
+      upstream: 'ads-api',
+      retryable: false,
+    } as const;
+    expect(judgeCase(plain, withDetail, 2).differences).toEqual(['an effect_unknown detail, expected none']);
+  });
+
   it('an envelope of the other version is read, then fails the strict check of the version the reader gets', () => {
     const judged = judgeCase(expected, errorResult(ENVELOPE_V2), 1);
     expect(judged.got).toBe('rate_limited/RATE_LIMITED upstream=ads-api retryable=true _meta{retry_after_seconds}');

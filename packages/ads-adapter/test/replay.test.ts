@@ -87,12 +87,21 @@ function expectSuccess(
   expect(block?.type === 'text' ? JSON.parse(block.text) : undefined).toEqual(expected);
 }
 
+/** The detail core puts first when a request of a tool that is not idempotent may have acted upstream. */
+function effectUnknownDetails(fixture: UpstreamFixture): readonly Record<string, unknown>[] {
+  if (fixture.expected.effect_unknown !== true) return [];
+  const issue = `The request may have reached ads-api before the call failed: whether it took effect is unknown, and ${fixture.call.tool} is not idempotent.`;
+  return [{ path: '', issue, received_type: 'null', reason: 'effect_unknown' }];
+}
+
 /** What every form of an error envelope of this fixture shares. */
 function expectSharedFields(fixture: UpstreamFixture, envelope: Record<string, unknown>): void {
-  expect(envelope['retryable']).toBe(fixture.expected.retryable);
+  const effectUnknown = fixture.expected.effect_unknown === true;
+  expect(envelope['retryable']).toBe(effectUnknown ? false : fixture.expected.retryable);
   expect(envelope['tool']).toBe(fixture.call.tool);
   expect(envelope['examples']).toEqual([]);
-  expect(envelope['details']).toEqual(fixture.expected.details);
+  expect(envelope['details']).toEqual([...effectUnknownDetails(fixture), ...(fixture.expected.details ?? [])]);
+  if (effectUnknown) expect((envelope['hints'] as string[])[0]).toMatch(/^Check whether the call took effect/);
   expect(String(envelope['summary'])).toContain(`HTTP ${fixture.response.status}`);
   const hints = envelope['hints'] as string[];
   for (const fragment of fixture.expected.hints_contain ?? []) {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { CONTRACT_VERSION } from '@mcp-envelope/contract';
 import type { ContractVersion, ErrorEnvelope } from '@mcp-envelope/contract';
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
-import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 
 import { closestMatch, concealSecretValues } from './arguments/index.js';
 import type { ArgumentCheck } from './arguments/index.js';
@@ -98,10 +98,12 @@ function newCall(
   check: ArgumentCheck | undefined,
   signal: AbortSignal,
   maxUpstreamBodyBytes: number,
+  annotations?: ToolAnnotations,
 ): CallRecord {
   return {
     tool: name,
     adapter: server.adapter,
+    annotations,
     normalized: check?.ok === true ? check.events : [],
     signal,
     maxUpstreamBodyBytes,
@@ -236,7 +238,7 @@ function admitArguments(input: CallPipelineInput, entry: ToolEntry, request: Cal
     check = entry.compiled.check((request.params as { arguments?: unknown }).arguments ?? {});
   } catch (error) {
     // Only a schema that cannot be compiled gets here: the server's fault, with the reason in the log.
-    const call = newCall(name, server, undefined, signal, input.maxUpstreamBodyBytes);
+    const call = newCall(name, server, undefined, signal, input.maxUpstreamBodyBytes, entry.tool.annotations);
     throw new CallFailed({ type: 'internal', error, reason: 'input_schema', call });
   }
   if (!check.ok)
@@ -245,7 +247,7 @@ function admitArguments(input: CallPipelineInput, entry: ToolEntry, request: Cal
       envelope: validationEnvelope(input, name, check),
       omittedDetails: check.omittedDetails,
     });
-  const call = newCall(name, server, check, signal, input.maxUpstreamBodyBytes);
+  const call = newCall(name, server, check, signal, input.maxUpstreamBodyBytes, entry.tool.annotations);
   const context = handlerContext(call, request.request, input.requestState, request.version);
   return { entry, args: check.args, call, context };
 }

@@ -17,6 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 
 import type { ClassifiableFailure, ClassifiedError, EnvelopeAdapter, ResponseMeta } from './adapter.js';
 import { jsonTypeOf } from './arguments/json-type.js';
+import { withEffectUnknown } from './effect-unknown.js';
 import { knownThrown } from './errors.js';
 import type { KnownThrown } from './errors.js';
 import type { CallFailure, CallRecord, CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
@@ -195,7 +196,11 @@ function verdictSummary(failure: ClassifiableFailure, classified: ClassifiedErro
   return `${classified.summary} (The upstream's answer was HTTP ${failure.inBand.status} with this failure in its body.)`;
 }
 
-/** The draft of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`. */
+/**
+ * The draft of the adapter's verdict on `failure`; a classifier that throws gives `internal_error`.
+ * A failure whose effect is unknown, of a tool that is not idempotent, is then made not retryable
+ * (effect-unknown.ts): the adapter knows the upstream, core knows the tool.
+ */
 function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: ServerEnvironment): EnvelopeDraft {
   const now = server.now();
   let classified;
@@ -208,7 +213,7 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
     failure.type === 'upstream_http' ? server.adapter.parseResponseMeta(failure.headers, now) : undefined;
   const meta = classifiedMeta(classified.meta, failureMeta, callTelemetry(call, server.includeNormalized));
   const condition = classified.condition ?? failure.type;
-  const envelope: ErrorEnvelope = {
+  const verdict: ErrorEnvelope = {
     error_kind: classified.error_kind,
     tool: call.tool,
     summary: verdictSummary(failure, classified),
@@ -220,6 +225,7 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
     _envelope_version: CONTRACT_VERSION,
     ...upstreamOf(classified, condition, server.upstreams),
   };
+  const envelope = withEffectUnknown(verdict, failure, call.annotations);
   return { type: 'adapter', envelope, meta, condition };
 }
 

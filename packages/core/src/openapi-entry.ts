@@ -13,6 +13,7 @@ export {
   OPERATION_METHODS,
   OperationConverter,
   rateLimitPlanFromDescription,
+  toolAnnotationsForMethod,
   uniqueOperationToolNames,
 } from './openapi/index.js';
 export type { RateLimitPlan } from './rate-limit/store.js';
@@ -22,6 +23,7 @@ export type {
   ApiDescriptionFormat,
   CollectionFormat,
   ConvertedOperation,
+  MethodToolAnnotations,
   OperationBody,
   OperationConversionOptions,
   OperationMethod,

@@ -72,6 +72,11 @@ export interface CallRecord {
   readonly tool: string;
   /** The adapter whose `parseResponseMeta` reads upstream headers. */
   readonly adapter: EnvelopeAdapter;
+  /**
+   * The tool's MCP annotations: whether it is idempotent decides if a failure whose effect is
+   * unknown stays retryable (CONTRACT.md "Safe retries"). Absent: not idempotent.
+   */
+  readonly annotations?: ToolAnnotations | undefined;
   /** Normalization events of this call's arguments. */
   readonly normalized: readonly NormalizedEvent[];
   /** Aborted when the client cancels the request. */

@@ -153,12 +153,19 @@ describe('the exit walk of a failing call', () => {
     'envelope-builder.buildEnvelope',
   ];
 
-  it('an upstream 404 goes call-pipeline -> call-exit -> classify -> errors -> envelope-builder', async () => {
+  it('an upstream 404 goes call-pipeline -> call-exit -> classify -> errors -> effect-unknown -> envelope-builder', async () => {
     const code = await failingCall('fetch_upstream', { url: `${replay.url}/orders/missing` });
     expect(code).toBe('SP_API_HTTP_404');
     expect(walk.caller).toBe('call-pipeline');
-    expect(walk.entries).toEqual(THROWN_WALK);
-    expect(modulesOf(walk.entries)).toEqual(['call-exit', 'classify', 'errors', 'envelope-builder']);
+    // after the adapter's verdict, classify asks once whether a retry is safe (CONTRACT.md "Safe retries")
+    expect(walk.entries).toEqual([
+      'call-exit.callExit',
+      'classify.classifyFailure',
+      'errors.knownThrown',
+      'effect-unknown.withEffectUnknown',
+      'envelope-builder.buildEnvelope',
+    ]);
+    expect(modulesOf(walk.entries)).toEqual(['call-exit', 'classify', 'errors', 'effect-unknown', 'envelope-builder']);
   });
 
   it('a validation error goes call-pipeline -> call-exit -> classify -> envelope-builder', async () => {

@@ -9,7 +9,7 @@
 import { createEnvelopeServer } from '@mcp-envelope/core';
 import type { EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 import { createRedactor, nextPageLink } from '@mcp-envelope/core/adapter';
-import { buildOperationRequest } from '@mcp-envelope/core/openapi';
+import { buildOperationRequest, toolAnnotationsForMethod } from '@mcp-envelope/core/openapi';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
 
 import { createGithubAdapter } from './adapter.js';
@@ -126,7 +126,6 @@ function successResult(body: unknown, cursor: string | undefined): unknown {
 }
 
 function operationTool(operation: GithubOperation, settings: CallSettings): EnvelopeTool {
-  const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
   return {
     name: operation.toolName,
     description: toolDescription(operation),
@@ -135,12 +134,7 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
     inputSchemaCheck: 'first-call',
     // converted just now from the parsed description, which nothing changes later
     inputSchemaOwnership: 'transfer',
-    annotations: {
-      readOnlyHint: readOnly,
-      destructiveHint: operation.method === 'DELETE',
-      idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE',
-      openWorldHint: true,
-    },
+    annotations: toolAnnotationsForMethod(operation.method),
     handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
       const { [PAGE_CURSOR_PROPERTY]: cursor, ...rest } = args;
       const request = buildOperationRequest(operation, rest, settings.upstream);

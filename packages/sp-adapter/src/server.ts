@@ -18,7 +18,7 @@ import {
 } from '@mcp-envelope/amazon';
 import { createEnvelopeServer, EnvelopeError, UpstreamHttpError } from '@mcp-envelope/core';
 import { compileTool, createPipelineCaches, SessionStates } from '@mcp-envelope/core/adapter';
-import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
+import { buildOperationRequest, coerceJsonBody, toolAnnotationsForMethod } from '@mcp-envelope/core/openapi';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
 import type {
   EnvelopeServer,
@@ -413,7 +413,6 @@ function sellerFingerprint(clientId: string | undefined, refreshToken: string | 
  */
 function operationTool(operation: SpModelOperation, parts: OperationToolParts): EnvelopeTool {
   const { sessions, state, baseUrl, callCredentials, identityAccessToken, checkParsedBody } = parts;
-  const readOnly = operation.method === 'GET' || operation.method === 'HEAD';
   return {
     name: operation.toolName,
     description: toolDescription(operation),
@@ -431,12 +430,7 @@ function operationTool(operation: SpModelOperation, parts: OperationToolParts): 
       const id = sessions.of(context).identityId;
       return id === undefined ? parts.defaultSeller : `identity:${String(id)}`;
     },
-    annotations: {
-      readOnlyHint: readOnly,
-      destructiveHint: operation.method === 'DELETE',
-      idempotentHint: readOnly || operation.method === 'PUT' || operation.method === 'DELETE',
-      openWorldHint: true,
-    },
+    annotations: toolAnnotationsForMethod(operation.method),
     handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
       const prepared = withParsedBody(operation, args, checkParsedBody);
       // a copy, read before any await: a set_active_identity or set_region meanwhile must not

@@ -129,7 +129,6 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
       },
     },
     accountHeader: 'none',
-    annotations: { readOnlyHint: true, openWorldHint: true },
     resultKey: 'profiles',
   },
   {
@@ -159,7 +158,6 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
     },
     accountHeader: 'profile',
     mediaType: 'application/vnd.spCampaign.v3+json',
-    annotations: { readOnlyHint: true, openWorldHint: true },
   },
   {
     name: 'create_sp_campaigns',
@@ -185,7 +183,6 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
     },
     accountHeader: 'profile',
     mediaType: 'application/vnd.spCampaign.v3+json',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
   {
     name: 'list_sb_campaigns',
@@ -209,7 +206,6 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
     },
     accountHeader: 'profile',
     mediaType: 'application/vnd.sbcampaignresource.v4+json',
-    annotations: { readOnlyHint: true, openWorldHint: true },
   },
   {
     name: 'create_report',
@@ -259,7 +255,6 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
     },
     accountHeader: 'profile',
     mediaType: 'application/vnd.createasyncreportrequest.v3+json',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
   {
     name: 'get_report',
@@ -276,6 +271,5 @@ export const BUILT_IN_OPERATIONS: readonly AdsOperation[] = [
     },
     accountHeader: 'profile',
     mediaType: 'application/vnd.createasyncreportrequest.v3+json',
-    annotations: { readOnlyHint: true, openWorldHint: true },
   },
 ];

@@ -36,10 +36,6 @@ function accountHeaderFor(path: string): AdsAccountHeader {
   return /^\/adsApi\/v1\//i.test(path) ? 'account' : 'profile';
 }
 
-function isReadOnly(method: string, path: string): boolean {
-  return method === 'GET' || /\/(?:query|list)(?:\/|$)/i.test(path);
-}
-
 /**
  * Loads every `*.json` API description in `directory` (not recursive), in file-name order.
  *
@@ -85,7 +81,6 @@ export async function loadModelOperations(
       converted.forEach((operation, index) => {
         const name = toolNames[index] ?? operation.operationId;
         used.add(name);
-        const readOnly = isReadOnly(operation.method, operation.path);
         operations.push({
           name,
           description: operation.description ?? operation.summary ?? `${operation.method} ${operation.path}`,
@@ -95,11 +90,6 @@ export async function loadModelOperations(
           ...(operation.body === undefined ? {} : { body: operation.body }),
           inputSchema: operation.inputSchema,
           accountHeader: accountHeaderFor(operation.path),
-          annotations: {
-            readOnlyHint: readOnly,
-            ...(readOnly ? {} : { destructiveHint: /\/delete\//i.test(operation.path) }),
-            openWorldHint: true,
-          },
         });
       });
       models.push({ file, tools: converted.length });

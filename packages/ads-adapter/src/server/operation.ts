@@ -5,9 +5,24 @@
  * @packageDocumentation
  */
 import type { EnvelopeTool, JsonSchemaObject } from '@mcp-envelope/core';
-import type { OperationBody, OperationParameter } from '@mcp-envelope/core/openapi';
+import { toolAnnotationsForMethod } from '@mcp-envelope/core/openapi';
+import type { MethodToolAnnotations, OperationBody, OperationParameter } from '@mcp-envelope/core/openapi';
 
-/** MCP tool annotations, as core's tools take them. */
+/**
+ * The MCP tool annotations of one Ads operation, from its method (core's
+ * `toolAnnotationsForMethod`), except that the Ads APIs read with POST: a POST to a `/list` or
+ * `/query` path is read-only like a GET, and a POST to a `/delete/` path removes what it names.
+ * Whether a tool is idempotent decides if its timeouts stay retryable (CONTRACT.md "Safe retries").
+ *
+ * @param method - the upper-case HTTP method.
+ * @param path - the path template, e.g. `/sp/campaigns/list`.
+ * @returns the four hints, all set.
+ */
+export function adsOperationAnnotations(method: string, path: string): MethodToolAnnotations {
+  if (/\/(?:query|list)(?:\/|$)/i.test(path)) return toolAnnotationsForMethod('GET');
+  const byMethod = toolAnnotationsForMethod(method);
+  return /\/delete\//i.test(path) ? { ...byMethod, destructiveHint: true } : byMethod;
+}
 
 /**
  * Which account header a call carries besides the client id:
@@ -41,6 +56,7 @@ export interface AdsOperation {
   readonly accountHeader: AdsAccountHeader;
   /** Vendor media type sent as `Accept` and, with a body, `Content-Type`. */
   readonly mediaType?: string;
+  /** Set only for a tool that is more than its operation; absent: read from its method and path (operation.ts). */
   readonly annotations?: NonNullable<EnvelopeTool['annotations']>;
   /** Wraps a JSON array answer as `{ [resultKey]: [...] }` so the result can carry `_meta`. */
   readonly resultKey?: string;

@@ -17,6 +17,7 @@ import { ADS_HINTS, ADS_REGION_ALIASES, ADS_REGIONS, ADS_REQUEST_HEADERS } from 
 import { expectedMediaType } from '../media-types.js';
 import { adsPartialResultsWarning } from '../partial-results.js';
 import { BUILT_IN_OPERATIONS } from './catalog.js';
+import { adsOperationAnnotations } from './operation.js';
 import type { AdsOperation } from './operation.js';
 import { profilesFromBody } from './session.js';
 import type { AdsProfile, AdsRoute, AdsSession, AdsSessions } from './session.js';
@@ -144,7 +145,7 @@ export function operationTool(operation: AdsOperation, sessions: AdsSessions): E
     ...(operation.title === undefined ? {} : { title: operation.title }),
     description: operation.description,
     inputSchema: operation.inputSchema,
-    ...(operation.annotations === undefined ? {} : { annotations: operation.annotations }),
+    annotations: operation.annotations ?? adsOperationAnnotations(operation.method, operation.path),
     // no published plan: the limiter learns one from X-RateLimit-* headers and 429s, per profile
     // or account the call is sent for
     rateLimitIdentity: (_args, context) => adsIdentity(operation, sessions.of(context)),

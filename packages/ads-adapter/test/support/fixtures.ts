@@ -18,7 +18,14 @@ export interface UpstreamFixture {
     readonly error_code: string | null;
     /** The upstream API that answered (`ads-api`), on every error case. */
     readonly upstream?: string;
+    /** The adapter's verdict; over the wire see `effect_unknown`. */
     readonly retryable: boolean | null;
+    /**
+     * Whether the server, after the adapter, answers the effect-unknown form (a 500, 502 or 504 of
+     * a tool that is not idempotent; CONTRACT.md "Safe retries"): not retryable, its detail first
+     * and its hint first, before `details` and the hints of `hints_contain`.
+     */
+    readonly effect_unknown?: boolean;
     /** The prior kind while the migrations table has an open v2 window for this kind (core adds it). */
     readonly legacy_error_kind?: string;
     readonly details?: readonly Record<string, unknown>[];

@@ -15,3 +15,5 @@ export * from './operations.js';
 export * from './tool-name.js';
 export * from './request.js';
 export { rateLimitPlanFromDescription } from './rate-limit-plan.js';
+export { toolAnnotationsForMethod } from './annotations.js';
+export type { MethodToolAnnotations } from './annotations.js';

@@ -1,0 +1,108 @@
+/**
+ * Safe retries: a failure after which the upstream may have acted on the request, of a tool that
+ * is not idempotent, is not retryable as classified. Repeating such a call could create or change
+ * something twice, so the envelope says the effect is unknown and asks the agent to check it
+ * first. Implements CONTRACT.md "Safe retries".
+ *
+ * @packageDocumentation
+ */
+import type { EnvelopeDetail, ErrorEnvelope } from '@mcp-envelope/contract';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+
+import type { ClassifiableFailure } from './adapter.js';
+import { networkErrorCode } from './upstream-body/request.js';
+
+/** The `reason` of the detail an effect-unknown envelope carries. */
+export const EFFECT_UNKNOWN_REASON = 'effect_unknown';
+
+/**
+ * Statuses after which the upstream may have done the work: it failed while processing (500),
+ * or a gateway lost the answer of a server that may have processed it (502, 504). A 503, 408 or
+ * 429 says the request was turned away before processing, and a 4xx that it was refused.
+ */
+const EFFECT_UNKNOWN_STATUSES: ReadonlySet<number> = new Set([500, 502, 504]);
+
+/** Codes of connections that were never made (refused, no route, DNS), so no request was sent. */
+const NEVER_CONNECTED_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Certificate and TLS handshake failures: the handshake comes before the request is written. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+
+/** Whether a network failure before any answer happened before the request could be sent. */
+function neverSent(cause: unknown): boolean {
+  const code = networkErrorCode(cause);
+  return code !== undefined && (NEVER_CONNECTED_CODES.has(code) || TLS_CODE.test(code));
+}
+
+/**
+ * Whether the request behind `failure` may have reached the upstream, so that its effect is
+ * unknown: any `timeout`; a `network` failure after the answer began (`phase: 'body'`), or before
+ * it unless the cause's code says the connection was never made (`ECONNREFUSED`, DNS codes,
+ * certificate and TLS handshake errors); an `upstream_http` 500, 502 or 504 (also an in-band
+ * failure an adapter maps to one of them). Every other failure (4xx, 408, 429, 503, credential,
+ * body coercion, redirect, too large) is one the upstream did not act on, or was never sent.
+ *
+ * @param failure - the failure the adapter classified.
+ * @returns `true` when a repeat of the call could repeat its effect.
+ */
+export function effectUnknown(failure: ClassifiableFailure): boolean {
+  switch (failure.type) {
+    case 'timeout':
+      return true;
+    case 'network':
+      return failure.phase === 'body' || !neverSent(failure.cause);
+    case 'upstream_http':
+      return EFFECT_UNKNOWN_STATUSES.has(failure.status);
+    default:
+      return false;
+  }
+}
+
+/**
+ * Whether repeating a call of a tool with these annotations has no further effect:
+ * `readOnlyHint` or `idempotentHint` is `true`. A tool without annotations is not idempotent
+ * (the MCP specification's default for `idempotentHint` is `false`).
+ *
+ * @param annotations - the tool's MCP annotations, if it has any.
+ */
+export function isIdempotentTool(annotations: ToolAnnotations | undefined): boolean {
+  return annotations?.readOnlyHint === true || annotations?.idempotentHint === true;
+}
+
+/**
+ * The envelope of an effect-unknown failure of a non-idempotent tool: the same kind and code,
+ * `retryable: false`, a detail `{ path: "", reason: "effect_unknown" }` that says the request may
+ * have reached `upstream`, and first among the hints how to check the effect before calling again.
+ * Any other envelope is returned as it is.
+ *
+ * @param envelope - the adapter's envelope of `failure`.
+ * @param failure - the failure it was classified from.
+ * @param annotations - the annotations of the tool the call ran.
+ * @returns the envelope an agent may act on safely.
+ */
+export function withEffectUnknown(
+  envelope: ErrorEnvelope,
+  failure: ClassifiableFailure,
+  annotations: ToolAnnotations | undefined,
+): ErrorEnvelope {
+  if (isIdempotentTool(annotations) || !effectUnknown(failure)) return envelope;
+  const upstream = envelope.upstream ?? 'the upstream';
+  const detail: EnvelopeDetail = {
+    path: '',
+    issue: `The request may have reached ${upstream} before the call failed: whether it took effect is unknown, and ${envelope.tool} is not idempotent.`,
+    received_type: 'null',
+    reason: EFFECT_UNKNOWN_REASON,
+  };
+  const hint =
+    'Check whether the call took effect (read the resource back, or list what the tool creates or changes) before calling it again: a repeat may do it twice.';
+  return { ...envelope, retryable: false, details: [detail, ...envelope.details], hints: [hint, ...envelope.hints] };
+}

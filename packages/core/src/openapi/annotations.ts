@@ -1,0 +1,78 @@
+/**
+ * MCP tool annotations of a tool that is one HTTP operation, read from its method alone: a client
+ * (and core's classification of a failed call) learns from them whether calling again is safe.
+ *
+ * @packageDocumentation
+ */
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+
+/** The four behaviour hints of an MCP tool, all set (no `title`). */
+export type MethodToolAnnotations = Required<
+  Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>
+>;
+
+const READ_ONLY: MethodToolAnnotations = Object.freeze({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+});
+
+const REPLACES: MethodToolAnnotations = Object.freeze({
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: true,
+});
+
+const CREATES: MethodToolAnnotations = Object.freeze({
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+});
+
+const MODIFIES: MethodToolAnnotations = Object.freeze({
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+});
+
+/** The annotations by upper-case method; a method not listed gets {@link MODIFIES}, the MCP defaults. */
+const BY_METHOD: Readonly<Record<string, MethodToolAnnotations>> = Object.freeze({
+  GET: READ_ONLY,
+  HEAD: READ_ONLY,
+  OPTIONS: READ_ONLY,
+  TRACE: READ_ONLY,
+  PUT: REPLACES,
+  DELETE: REPLACES,
+  POST: CREATES,
+  PATCH: MODIFIES,
+});
+
+/**
+ * The MCP tool annotations of a tool that sends one HTTP request of `method`, after the meanings
+ * the MCP specification gives the hints (schema `ToolAnnotations`: `readOnlyHint` "does not modify
+ * its environment"; `destructiveHint` "may perform destructive updates", false meaning "only
+ * additive updates"; `idempotentHint` "calling the tool repeatedly with the same arguments will have
+ * no additional effect") and the method semantics of RFC 9110 section 9.2:
+ *
+ * | method | readOnlyHint | destructiveHint | idempotentHint |
+ * |---|---|---|---|
+ * | GET, HEAD, OPTIONS, TRACE | true | false | true |
+ * | PUT (replaces), DELETE | false | true | true |
+ * | POST (creates: an additive update) | false | false | false |
+ * | PATCH (changes what exists), any other | false | true | false |
+ *
+ * `openWorldHint` is always true: the tool reaches an upstream API. A tool whose operation does
+ * otherwise (a POST that only searches) overrides the result with its own object. Core reads
+ * `readOnlyHint` / `idempotentHint` to decide whether a failure whose effect is unknown is
+ * retryable (CONTRACT.md "Safe retries").
+ *
+ * @param method - the HTTP method, any case (`get`, `POST`).
+ * @returns a frozen annotations object; never throws.
+ */
+export function toolAnnotationsForMethod(method: string): MethodToolAnnotations {
+  return BY_METHOD[method.toUpperCase()] ?? MODIFIES;
+}
