@@ -17,6 +17,7 @@ import {
   lwaSettingsFromEnv,
 } from '@mcp-envelope/amazon';
 import { createEnvelopeServer, EnvelopeError, readSuccessBody, UpstreamHttpError } from '@mcp-envelope/core';
+import { readToolHistory } from '@mcp-envelope/core';
 import { compileTool, createPipelineCaches, SessionStates } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest, coerceJsonBody } from '@mcp-envelope/core/openapi';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
@@ -571,6 +572,8 @@ function spEnvelopeOptions(
     env,
     // fetched while the client reads the tool list, not during its first call
     ...(tokens === undefined ? {} : { warmUp: (signal: AbortSignal) => tokens.accessToken(signal) }),
+    // a call with a property renamed since an earlier release is told the new name
+    toolHistory: readToolHistory(new URL('../tools.lock.json', import.meta.url)),
     ...given,
     onSessionClosed: (sessionId) => {
       sessions.forget(sessionId);
