@@ -114,7 +114,8 @@ function typesOf(schema: Record<string, unknown>): string[] {
 
 /** The values a schema allows, when it lists them (`enum`, or `const` as a list of one). */
 function enumOf(schema: Record<string, unknown>): unknown[] | undefined {
-  if (Array.isArray(schema['enum'])) return schema['enum'];
+  const values: unknown = schema['enum'];
+  if (Array.isArray(values)) return values as unknown[];
   return 'const' in schema ? [schema['const']] : undefined;
 }
 

@@ -20,9 +20,13 @@ import { jsonTypeOf } from './json-type.js';
  * removed without a replacement), `since` the release version that made the change.
  */
 export interface ToolHistoryEntry {
+  /** The tool's name. */
   readonly tool: string;
+  /** The property path the tool no longer has (`marketplaceIds`, or `filter.state` for a nested one). */
   readonly old: string;
+  /** The path that replaced it; `null` when it was removed without a replacement. */
   readonly new: string | null;
+  /** The version of the release that made the change (`0.2.0`). */
   readonly since: string;
 }
 
