@@ -9,7 +9,8 @@ import { Command } from 'commander';
 
 import { resolve, sep } from 'node:path';
 
-import { loadGateServers } from '../gate/descriptor.js';
+import { readGateServer } from '../gate/descriptor.js';
+import type { GateServer } from '../gate/descriptor.js';
 import { GATE_SERVER_PACKAGES } from '../gate/servers.js';
 import { readServerToolLocks } from '../tools-lock/live.js';
 import { formatReleaseCheck, runReleaseCheck } from './release-check.js';
@@ -24,8 +25,9 @@ const program = new Command('mcp-envelope-release-check')
     // only the gated servers built from this checkout are listed: another checkout's lockfiles
     // describe its own servers, which this installation does not run
     const root = resolve(options.root);
-    const servers = loadGateServers(GATE_SERVER_PACKAGES).filter((server) =>
-      `${server.packageRoot}${sep}`.startsWith(`${root}${sep}`),
+    const servers = GATE_SERVER_PACKAGES.map(readGateServer).filter(
+      (server): server is GateServer =>
+        server !== undefined && `${server.packageRoot}${sep}`.startsWith(`${root}${sep}`),
     );
     const result = await runReleaseCheck({
       root: options.root,
