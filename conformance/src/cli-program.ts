@@ -29,6 +29,7 @@ import { DEFAULT_MAX_TOOLS, DEFAULT_TIMEOUT_MS, probeServer } from './probe.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, parseFaultArguments } from './probe-faults/index.js';
 import type { UpstreamFaultOptions } from './probe-faults/index.js';
 import { createProgressReporter } from './progress.js';
+import { readServerToolLocks, toolLockProblems, writeServerToolLocks } from './tools-lock/index.js';
 import { renderProbeReport, renderValidateReport } from './render.js';
 import type { ConformanceReport } from './report-types.js';
 import { validatePaths } from './validate-files.js';
@@ -464,6 +465,45 @@ function addMcpSuiteCommand(program: Command, io: CliIo, setExitCode: (code: num
     });
 }
 
+/**
+ * `tools-lock`: lists each gated server's tools and, with `--write`, refreshes its lockfile;
+ * otherwise checks that the checked-in lockfiles are up to date (exit 1 when not).
+ */
+async function runToolsLockCommand(options: { write?: boolean }, io: CliIo): Promise<number> {
+  let locks;
+  try {
+    locks = await readServerToolLocks();
+  } catch (error) {
+    io.stderr(`error: the tools could not be listed: ${failureText(error)}\n`);
+    return EXIT_CODES.usage;
+  }
+  if (options.write === true) {
+    for (const entry of writeServerToolLocks(locks))
+      io.stdout(
+        `${entry.written ? 'wrote' : 'unchanged'} ${entry.file} (${entry.tools} tools, ${entry.bytes} bytes)\n`,
+      );
+    return EXIT_CODES.ok;
+  }
+  const problems = locks.flatMap((lock) => toolLockProblems(lock).map((line) => `${lock.server.id}: ${line}`));
+  for (const line of problems) io.stderr(`error: ${line}\n`);
+  if (problems.length > 0) {
+    io.stderr('The tool lockfiles are out of date: run `pnpm tools:lock`.\n');
+    return EXIT_CODES.failed;
+  }
+  io.stdout(`tool lockfiles up to date (${locks.map((lock) => lock.server.id).join(', ')})\n`);
+  return EXIT_CODES.ok;
+}
+
+function addToolsLockCommand(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
+  program
+    .command('tools-lock')
+    .description("Check (or with --write refresh) each gated server's tools.lock.json from its tools/list.")
+    .option('--write', 'write the lockfiles instead of checking them')
+    .action(async (options: { write?: boolean }) => {
+      setExitCode(await runToolsLockCommand(options, io));
+    });
+}
+
 function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command('mcp-envelope-conformance')
     .description('Check MCP error envelopes: validate envelope files, or probe a live MCP server.')
@@ -475,6 +515,7 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   addGateCommand(program, io, setExitCode);
   addFixturesCommand(program, io, setExitCode);
   addMcpSuiteCommand(program, io, setExitCode);
+  addToolsLockCommand(program, io, setExitCode);
   return program;
 }
 
@@ -487,6 +528,8 @@ function buildProgram(io: CliIo, setExitCode: (code: number) => void): Command {
  *   [--upstream-faults [--fault-tool NAME [--fault-arguments JSON]] [--upstream-timeout-ms MS]
  *   [--upstream-env NAME]]`: exit 0 when the server is conformant (or `--allow-nonconformant`),
  *   1 otherwise (a failing fault round fails the probe like any other row).
+ * - `tools-lock [--write]`: checks (exit 1 when out of date) or refreshes the gated servers' tool
+ *   lockfiles (CONTRACT.md "Tool contracts and the lockfile").
  * - Exit 2 for usage errors, an unreachable server, or a report that cannot be written.
  *
  * @param argv - the arguments, e.g. `['validate', 'examples']`.

@@ -6,4 +6,5 @@
 export * from './history.js';
 export * from './release-check.js';
 export * from './snapshot.js';
+export * from './tool-contracts.js';
 export * from './workspace.js';

@@ -14,8 +14,11 @@ import type { NewChangeset, VersionType } from '@changesets/types';
 import { isMigrationOpen } from '@mcp-envelope/contract';
 import semver from 'semver';
 
+import { toolLockProblems } from '../tools-lock/live.js';
+import type { ServerToolsLock } from '../tools-lock/live.js';
 import { fileAt, firstCommit, readReleases, shippedMigrationEntries, versionAt } from './history.js';
 import type { Release, ShippedMigration } from './history.js';
+import { checkedInLocks, unannouncedBreakingChanges } from './tool-contracts.js';
 import {
   DEFAULT_LAYOUT,
   changedFiles,
@@ -45,6 +48,8 @@ export const RELEASE_RULES = [
   'snapshot-drift',
   'changeset-required',
   'migration-changelog',
+  'tool-lock-fresh',
+  'tool-contracts',
 ] as const;
 
 /** One rule's name. */
@@ -81,6 +86,11 @@ export interface ReleaseCheckOptions {
    */
   readonly since?: string;
   readonly layout?: WorkspaceLayout;
+  /**
+   * Lists the servers' tools now, for `tool-lock-fresh` (the CLI starts the gated servers whose
+   * packages lie in the checkout); without it the rule does not run.
+   */
+  readonly liveToolLocks?: () => Promise<readonly ServerToolsLock[]>;
 }
 
 /** What every rule reads, gathered once. */
@@ -209,6 +219,11 @@ async function gatherContext(root: string, layout: WorkspaceLayout, report: Repo
  * table or a fixture since the last release needs a changeset, at least minor for the taxonomy);
  * `migration-changelog` (each migration not yet released is named in the CHANGELOG, or a pending
  * changeset, of every server it touches, with its cutover date and the release that drops it).
+ * `tool-lock-fresh` (each gated server's `tools.lock.json` describes the tools it lists now: else
+ * "run pnpm tools:lock"); `tool-contracts` (a breaking change of a tool's contract between the
+ * base's lockfile and the checkout's, see `breakingChanges`, needs a pending changeset releasing
+ * that server's package with a major bump, a minor one before 1.0.0, whose text names the tool; the
+ * base is `since`, else the last release's tag; a lockfile the base lacks breaks nothing).
  * Releases are the `<package>@<version>` tags `changeset publish` creates.
  *
  * @param options - the checkout and the diff base.
@@ -229,6 +244,8 @@ export async function runReleaseCheck(options: ReleaseCheckOptions): Promise<Rel
   checkSnapshotDrift(context, snapshot, report, skip);
   await checkChangesetRequired(context, options.since, report, skip);
   checkMigrationChangelogs(context, snapshot, report);
+  if (options.liveToolLocks !== undefined) checkToolLocksFresh(await options.liveToolLocks(), report);
+  await checkToolContracts(context, options.since, report, skip);
   return {
     ok: findings.length === 0,
     currentVersion: context.currentVersion,
@@ -478,6 +495,51 @@ async function checkChangesetRequired(
       fix: 'Change the changeset to `minor` (or `major`): a reclassification is never a patch.',
     });
   }
+}
+
+/** `tool-lock-fresh`: each server's lockfile describes the tools it lists now. */
+function checkToolLocksFresh(locks: readonly ServerToolsLock[], report: Report): void {
+  for (const lock of locks) {
+    const problems = toolLockProblems(lock);
+    if (problems.length === 0) continue;
+    report({
+      rule: 'tool-lock-fresh',
+      message: `the tool lockfile of ${lock.server.id} is out of date: ${problems.join('; ')}`,
+      fix: 'Run `pnpm tools:lock` and commit the lockfile (a property that disappeared gets a history entry: set its "new" when it was renamed).',
+    });
+  }
+}
+
+/** `tool-contracts`: a breaking change of a tool since the base is announced by a changeset. */
+async function checkToolContracts(
+  context: CheckContext,
+  sinceOption: string | undefined,
+  report: Report,
+  skip: Skip,
+): Promise<void> {
+  const locks = checkedInLocks(context.root, context.packages);
+  if (locks.length === 0) return;
+  const base = sinceOption ?? context.releases.at(-1)?.tag;
+  if (base === undefined) {
+    skip('tool-contracts', 'no release and no --since ref to compare the tool lockfiles with');
+    return;
+  }
+  const before = await versionAt(context.root, base, context.packages[0]?.folder ?? '');
+  const versioned = before === undefined ? 'none' : bumpBetween(before, context.currentVersion);
+  const changes = await unannouncedBreakingChanges({
+    root: context.root,
+    base,
+    locks,
+    changesets: context.changesets,
+    currentVersion: context.currentVersion,
+    versioned,
+  });
+  for (const change of changes)
+    report({
+      rule: 'tool-contracts',
+      message: `${change.message} (${change.kind}, ${change.file} since ${base}): a breaking change of ${change.server}'s tool contract`,
+      fix: `Add a changeset releasing ${change.packageName} as ${change.bump} (or higher) whose text names \`${change.tool}\` and says what callers must change, or restore the contract (a new optional property instead of a required one, the old values kept).`,
+    });
 }
 
 /** What a server's release notes must say about one migration, each as a phrase to find. */

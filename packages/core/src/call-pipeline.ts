@@ -14,8 +14,8 @@ import type { ContractVersion, ErrorEnvelope } from '@mcp-envelope/contract';
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 
-import { closestMatch, concealSecretValues } from './arguments/index.js';
-import type { ArgumentCheck } from './arguments/index.js';
+import { closestMatch, concealSecretValues, staleCallEnvelope } from './arguments/index.js';
+import type { ArgumentCheck, StaleProperties } from './arguments/index.js';
 import { CallFailed, callExit, invalidParams } from './call-exit.js';
 import { recordResponseMetaInto } from './context.js';
 import { busyEnvelope } from './concurrency.js';
@@ -54,6 +54,8 @@ export interface CallPipelineInput {
   readonly rateLimit?: RateLimitStepInput | undefined;
   /** The concurrency guard; absent on a server that cannot emit `rate_limited`. */
   readonly concurrency?: ConcurrencyStepInput | undefined;
+  /** The tools' renamed and removed properties (the `toolHistory` option); absent without one. */
+  readonly staleProperties?: StaleProperties | undefined;
 }
 
 /** What the guard step needs: the server's guard, and the tools it leaves alone. */
@@ -223,6 +225,21 @@ function validationEnvelope(
 }
 
 /**
+ * Before normalization could fold an old name into a near one, or lenient mode pass it through
+ * unread: a property the tool renamed or removed gets the envelope that names the change.
+ *
+ * @throws `CallFailed` (`core`) with that envelope.
+ */
+function rejectStaleCall(stale: StaleProperties | undefined, entry: ToolEntry, sent: unknown): void {
+  const old = stale?.get(entry.tool.name);
+  if (old === undefined) return;
+  const properties = entry.tool.inputSchema['properties'];
+  const declared = new Set(isRecord(properties) ? Object.keys(properties) : []);
+  const envelope = staleCallEnvelope(entry.tool.name, sent, old, declared);
+  if (envelope !== undefined) throw new CallFailed({ type: 'core', envelope });
+}
+
+/**
  * Step 2, arguments: normalization, then validation (one pass of the tool's compiled checks);
  * the call's record and handler context are made from what passed.
  *
@@ -232,10 +249,12 @@ function admitArguments(input: CallPipelineInput, entry: ToolEntry, request: Cal
   const { server } = input;
   const name = entry.tool.name;
   const signal = request.request.mcpReq.signal;
+  // `null` is how several clients write "no arguments"
+  const sent = (request.params as { arguments?: unknown }).arguments ?? {};
+  rejectStaleCall(input.staleProperties, entry, sent);
   let check: ArgumentCheck;
   try {
-    // `null` is how several clients write "no arguments"
-    check = entry.compiled.check((request.params as { arguments?: unknown }).arguments ?? {});
+    check = entry.compiled.check(sent);
   } catch (error) {
     // Only a schema that cannot be compiled gets here: the server's fault, with the reason in the log.
     const call = newCall(name, server, undefined, signal, input.maxUpstreamBodyBytes, entry.tool.annotations);

@@ -50,6 +50,9 @@ export {
 } from './code-mode/index.js';
 export type { JsonSchema } from './output-schema.js';
 export type { JsonSchemaObject } from './arguments/index.js';
+// Stale calls: the renamed and removed properties of the tool-contract lockfile
+export { readToolHistory } from './arguments/index.js';
+export type { ToolHistoryEntry } from './arguments/index.js';
 
 // The adapter a server hands to createEnvelopeServer, and the failures it classifies.
 export type {

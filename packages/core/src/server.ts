@@ -38,8 +38,8 @@ import type {
 } from '@modelcontextprotocol/server';
 
 import type { EnvelopeAdapter } from './adapter.js';
-import { createPipelineCaches } from './arguments/index.js';
-import type { PipelineCaches } from './arguments/index.js';
+import { createPipelineCaches, indexToolHistory } from './arguments/index.js';
+import type { PipelineCaches, ToolHistoryEntry } from './arguments/index.js';
 import { invalidParams } from './call-exit.js';
 import { completeOnly, createCallPipeline } from './call-pipeline.js';
 import type { ConcurrencyStepInput } from './call-pipeline.js';
@@ -163,6 +163,14 @@ export interface EnvelopeServerOptions
    * `SessionStates.forget`).
    */
   readonly onSessionClosed?: (sessionId: string) => void;
+  /**
+   * The tools' renamed and removed properties, oldest first: the `history` of the server's
+   * tool-contract lockfile (`readToolHistory('tools.lock.json')`). A call that sends an old
+   * top-level name gets a `mcp_input_validation` envelope (`SCHEMA_ADDITIONAL_PROPERTIES`) whose
+   * detail says "renamed since <version>: old -> new" with `did_you_mean` the new name, strict
+   * mode or not. CONTRACT.md "Tool contracts and the lockfile".
+   */
+  readonly toolHistory?: readonly ToolHistoryEntry[];
 }
 
 /** The input of {@link createEnvelopeServer}. */
@@ -642,6 +650,7 @@ function serverCallPipeline(
     ...(resolved.codeMode.CODE_MODE ? { findToolHint: FIND_TOOL_HINT } : {}),
     rateLimit: limiterStep(limiter, capability, input.adapter.id, logger, unlimited),
     concurrency: concurrencyStep(resolved.concurrency, capability, unlimited),
+    ...(options.toolHistory === undefined ? {} : { staleProperties: indexToolHistory(options.toolHistory) }),
   });
   return { callTool, server };
 }

@@ -36,6 +36,7 @@ const SERVER_AUTHOR_EXPORTS = [
   'inputRequiredResult',
   'partialSuccess',
   'readSuccessBody',
+  'readToolHistory',
   'serveFromCommandLine',
   'shutdownOnSignals',
   'streamableHttpOptionsFrom',

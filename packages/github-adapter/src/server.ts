@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { createEnvelopeServer } from '@mcp-envelope/core';
+import { createEnvelopeServer, readToolHistory } from '@mcp-envelope/core';
 import type { EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 import { createRedactor, nextPageLink } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest, toolAnnotationsForMethod } from '@mcp-envelope/core/openapi';
@@ -208,6 +208,8 @@ export function createGithubServer(options: GithubServerOptions = {}): GithubSer
     options: {
       instructions: `GitHub REST API tools, one per operation (${operations.size}). Every failure is a JSON error envelope (error_kind, error_code, retryable, hints); call get_envelope_contract for the kinds. Paged listings answer next_page_cursor: pass it back as page_cursor. With Code Mode on, find tools with search_tools and call them from execute_code.`,
       env,
+      // a call with a property renamed since an earlier release is told the new name
+      toolHistory: readToolHistory(new URL('../tools.lock.json', import.meta.url)),
       ...options.envelope,
       ...(options.conformanceFixtures === true ? { extendSdkServer: officialSuiteServerExtension } : {}),
     },

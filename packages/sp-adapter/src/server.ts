@@ -16,7 +16,7 @@ import {
   LwaTokenClients,
   lwaSettingsFromEnv,
 } from '@mcp-envelope/amazon';
-import { createEnvelopeServer, EnvelopeError, UpstreamHttpError } from '@mcp-envelope/core';
+import { createEnvelopeServer, EnvelopeError, readToolHistory, UpstreamHttpError } from '@mcp-envelope/core';
 import { compileTool, createPipelineCaches, SessionStates } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest, coerceJsonBody, toolAnnotationsForMethod } from '@mcp-envelope/core/openapi';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
@@ -566,6 +566,8 @@ function spEnvelopeOptions(
     env,
     // fetched while the client reads the tool list, not during its first call
     ...(tokens === undefined ? {} : { warmUp: (signal: AbortSignal) => tokens.accessToken(signal) }),
+    // a call with a property renamed since an earlier release is told the new name
+    toolHistory: readToolHistory(new URL('../tools.lock.json', import.meta.url)),
     ...given,
     onSessionClosed: (sessionId) => {
       sessions.forget(sessionId);

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 
 import { createAmazonRedactor, LwaTokenClients } from '@mcp-envelope/amazon';
 import { createEnvelopeServer } from '@mcp-envelope/core';
+import { readToolHistory } from '@mcp-envelope/core';
 import { SessionStates } from '@mcp-envelope/core/adapter';
 import type { EnvelopeLogger, EnvelopeServer, EnvelopeServerOptions, EnvelopeTool } from '@mcp-envelope/core';
 import { officialSuiteServerExtension, officialSuiteTools } from '@mcp-envelope/testing';
@@ -102,6 +103,8 @@ export async function createAdsServer(options: AdsServerOptions = {}): Promise<A
       // the first call's access token is fetched while the client reads the tool list
       // a new session's first call uses the starting region's token
       warmUp: (signal) => new AdsSession(settings, tokens).route().tokens.accessToken(signal),
+      // a call with a property renamed since an earlier release is told the new name
+      toolHistory: readToolHistory(new URL('../../tools.lock.json', import.meta.url)),
       ...options.envelope,
       onSessionClosed: (sessionId) => {
         sessions.forget(sessionId);

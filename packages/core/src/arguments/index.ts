@@ -12,6 +12,8 @@ export { ENUM_SUGGESTION_LIMIT } from './hints.js';
 export { concealSecretValues } from './secret-values.js';
 export type { EchoedValues } from './secret-values.js';
 export { jsonTypeOf } from './json-type.js';
+export { indexToolHistory, readToolHistory, staleCallEnvelope } from './tool-history.js';
+export type { StaleProperties, ToolHistoryEntry } from './tool-history.js';
 export { DRAFT_2020_12_URIS } from './prepare-schema.js';
 export { VIOLATION_ORDER } from './schema-validation.js';
 export type { ViolationCategory } from './schema-validation.js';
