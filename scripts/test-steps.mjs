@@ -3,12 +3,13 @@
 // steps after it; here a failed step stops only what cannot run without it (the build), so one red
 // run shows everything that is red. Exits 1 when any step failed.
 //
-// After the build, the steps run in two lanes side by side: the package suites and checks in one,
-// the official MCP suite and the release rehearsal in the other. Those two spend most of their time
-// waiting on child processes and the loopback registry, so on a two-core machine they fit beside
-// the suites instead of after them. (Moving the type check to the second lane was measured slower:
-// beside lint, both compete for the type checker's CPU.) Each line a step prints is prefixed with
-// the step's name.
+// After the build, the steps run in two lanes side by side: lint, the type check and the package
+// suites in one; the conformance gate, the official MCP suite, the release check and the release
+// rehearsal in the other. The second lane spends most of its time waiting on child processes and
+// the loopback registry, so on a two-core machine it fits beside the suites instead of after them;
+// the gate and the release check are short and went there because the first lane is the longer
+// one. (Moving the type check to the second lane was measured slower: beside lint, both compete
+// for the type checker's CPU.) Each line a step prints is prefixed with the step's name.
 //
 // Each step runs in a process group of its own, and a SIGINT, SIGTERM or SIGHUP this runner gets
 // (Ctrl-C, or npm passing on its own) goes to every running step's whole group: otherwise the
@@ -22,8 +23,8 @@ const BUILD = 'build';
 
 /** The workspace scripts `npm test` runs after the build: each lane in order, the lanes at once. */
 const LANES = [
-  ['lint', 'typecheck', 'test:all', 'conformance', 'release:check'],
-  ['conformance:mcp', 'test:registry'],
+  ['lint', 'typecheck', 'test:all'],
+  ['conformance', 'conformance:mcp', 'release:check', 'test:registry'],
 ];
 
 /** The order of the summary, which is also the order the steps ran in when they ran one by one. */
