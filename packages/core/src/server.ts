@@ -81,7 +81,7 @@ import type { EnvelopeStdioHandle, StdioOptions } from './stdio-host.js';
 import { createToolRequestState } from './request-state.js';
 import type { ToolRequestState } from './request-state.js';
 import { toolFailureExtension, withToolFailureMeta } from './tool-failure-meta.js';
-import { createToolRegistry } from './tool-registry.js';
+import { createToolRegistry, replaceableRegistry } from './tool-registry.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { AnswerTool, CallRecord, EnvelopeTool, ProtocolEra, SdkServer, ServerEnvironment } from './types.js';
 import { createServerWarmUp } from './warm-up.js';
@@ -171,6 +171,13 @@ export interface EnvelopeServerOptions
    * mode or not. CONTRACT.md "Tool contracts and the lockfile".
    */
   readonly toolHistory?: readonly ToolHistoryEntry[];
+  /**
+   * Whether the server declares `capabilities.tools.listChanged` and sends
+   * `notifications/tools/list_changed` to every connected client after
+   * {@link EnvelopeServer.replaceTools} (default `false`: a server whose tools never change says
+   * nothing). `wrapMcpServer` turns it on. CONTRACT.md "Tool list changes".
+   */
+  readonly toolListChanged?: boolean;
 }
 
 /** The input of {@link createEnvelopeServer}. */
@@ -222,6 +229,20 @@ export interface EnvelopeServer {
   serveStdio(options?: StdioOptions): Promise<EnvelopeStdioHandle>;
   /** Serves Streamable HTTP on node:http: one session per 2025-era client, stateless 2026-07-28 requests. */
   serveStreamableHttp(options?: StreamableHttpOptions): Promise<StreamableHttpHandle>;
+  /**
+   * Replaces the server's tools while it runs (`get_envelope_contract` and Code Mode's meta tools
+   * stay): later `tools/list` pages and calls see `tools`, a call in flight finishes on the tool it
+   * started with, and a cursor of the old list is refused. With `options.toolListChanged` on, every
+   * connected client (stdio, each Streamable HTTP session) is then sent
+   * `notifications/tools/list_changed`. The advertised envelope capability (error and
+   * normalization kinds) stays the one of creation: clients read it once, at initialization.
+   * CONTRACT.md "Tool list changes".
+   *
+   * @param tools - the new tools, checked as `createEnvelopeServer` checks its `tools`.
+   * @throws TypeError as `createEnvelopeServer` does on a tool list it cannot serve; the current
+   *   tools then stay.
+   */
+  replaceTools(tools: readonly EnvelopeTool[]): void;
   /**
    * Releases the server: closes {@link EnvelopeServer.server}'s transport, stops the warm-up and
    * aborts the signal its `warmUp` work was given, stops the idle Code Mode sandbox workers and
@@ -333,14 +354,21 @@ function contractTool(contract: () => unknown): EnvelopeTool {
   };
 }
 
-/** The registry of `input.tools` plus `get_envelope_contract`, and the capability it leads to. */
+/**
+ * The registry of `input.tools` plus `get_envelope_contract`, the capability it leads to, and how
+ * the registry's tools are replaced later, the server's own tools kept (for `replaceTools`).
+ */
 function registerTools(
   input: CreateEnvelopeServerInput,
   resolved: ResolvedServer,
   caches: PipelineCaches,
   codeMode: CodeModePlan,
   limiter: RateLimiter | undefined,
-): { registry: ToolRegistry; capability: EnvelopeCapabilityValue } {
+): {
+  registry: ToolRegistry;
+  capability: EnvelopeCapabilityValue;
+  replace: (tools: readonly EnvelopeTool[]) => void;
+} {
   const { adapter } = input;
   const { settings, limits, options } = resolved;
   const state: { capability: EnvelopeCapabilityValue | undefined } = { capability: undefined };
@@ -349,26 +377,26 @@ function registerTools(
     ? { ...settings, ...limits, ...resolved.concurrency, ...resolved.codeMode }
     : { ...settings, ...limits, ...resolved.concurrency };
   const listOnly = codeMode.listOnly([ENVELOPE_CONTRACT_TOOL_NAME]);
-  const registry = createToolRegistry({
-    tools: [
-      ...input.tools,
-      // the limiter's part is read when called: it says whether the store is being fallen back from
-      contractTool(() => ({
-        ...state.capability,
-        settings: { ...reported, ...(limiter?.report() ?? rateLimitOffReport(resolved.rateLimit)) },
-      })),
-      ...codeMode.tools,
-    ],
-    pipeline: {
-      normalizationEnabled: settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED,
-      strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
-      ...(adapter.hints === undefined ? {} : { hints: adapter.hints }),
-      caches,
-    },
-    pageSize: resolved.pageSize,
-    logger: resolved.logger,
-    ...(listOnly === undefined ? {} : { listOnly }),
-  });
+  // the limiter's part is read when called: it says whether the store is being fallen back from
+  const contract = contractTool(() => ({
+    ...state.capability,
+    settings: { ...reported, ...(limiter?.report() ?? rateLimitOffReport(resolved.rateLimit)) },
+  }));
+  const build = (tools: readonly EnvelopeTool[]): ToolRegistry =>
+    createToolRegistry({
+      tools: [...tools, contract, ...codeMode.tools],
+      pipeline: {
+        normalizationEnabled: settings.MCP_SCHEMA_KEY_NORMALIZATION_ENABLED,
+        strictUnknownFields: settings.MCP_STRICT_UNKNOWN_FIELDS,
+        ...(adapter.hints === undefined ? {} : { hints: adapter.hints }),
+        caches,
+      },
+      pageSize: resolved.pageSize,
+      logger: resolved.logger,
+      ...(listOnly === undefined ? {} : { listOnly }),
+    });
+  const tools = replaceableRegistry(build(input.tools));
+  const { registry } = tools;
   // Only kinds some call can record are advertised: `_meta.normalized` must be on, and each kind
   // must be one that one of the tools' schemas, under these switches, can lead to.
   const normalizedKinds = settings.MCP_SCHEMA_KEY_NORMALIZATION_META ? registry.normalizedKinds() : [];
@@ -387,15 +415,26 @@ function registerTools(
     upstreams: adapter.upstreams,
   })[ENVELOPE_CAPABILITY_KEY];
   state.capability = capability;
-  return { registry, capability };
+  // built before the swap, so a tool list that cannot be served throws and changes nothing
+  return {
+    registry,
+    capability,
+    replace: (next) => {
+      tools.replace(build(next));
+    },
+  };
 }
 
 /** The capabilities every SDK server of an envelope server declares, for both eras' clients. */
-function serverCapabilities(capability: EnvelopeCapabilityValue, toolFailureMeta: boolean): ServerCapabilities {
+function serverCapabilities(
+  capability: EnvelopeCapabilityValue,
+  toolFailureMeta: boolean,
+  toolListChanged: boolean,
+): ServerCapabilities {
   // the SDK's capability type wants plain mutable JSON; the capability is frozen, readonly data
   const value = JSON.parse(JSON.stringify(capability)) as Record<string, JSONValue>;
   return {
-    tools: {},
+    tools: toolListChanged ? { listChanged: true } : {},
     logging: {},
     experimental: { [ENVELOPE_CAPABILITY_KEY]: value },
     extensions: { [ENVELOPE_EXTENSION_ID]: value, ...toolFailureExtension(toolFailureMeta) },
@@ -705,7 +744,7 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
   const sandbox = createSandboxRunner({ maxSessionRuns: resolved.codeMode.CODE_MODE_MAX_SESSION_RUNS });
   const codeMode = planCodeMode(resolved.codeMode, sandbox.run);
   const limiter = createServerLimiter(resolved);
-  const { registry, capability } = registerTools(input, resolved, caches, codeMode, limiter);
+  const { registry, capability, replace } = registerTools(input, resolved, caches, codeMode, limiter);
   const redactor = input.redactor ?? createRedactor(adapter.redactions);
   const logging = clientLogging(resolved.logger, redactor);
   const { logger } = logging;
@@ -721,18 +760,17 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
     requestState,
     unlimited: new Set([ENVELOPE_CONTRACT_TOOL_NAME, ...codeMode.tools.map((tool) => tool.name)]),
   });
-  const innerCall = completeOnly(callTool, environment);
   const versions = versionSettings(capability, adapter, options);
   codeMode.bind({
     listing: (name) => registry.get(name)?.listed,
     names: () => registry.names,
-    callTool: innerCall,
+    callTool: completeOnly(callTool, environment),
     inVersion: (result, version) => resultFor(result, version, versions),
   });
   const warmUp = createServerWarmUp(caches, registry, calls, options.warmUp);
   const createSdkServer = sdkServerFactory(
     info,
-    serverCapabilities(capability, resolved.toolFailureMeta),
+    serverCapabilities(capability, resolved.toolFailureMeta, options.toolListChanged === true),
     options.instructions,
     registry,
     callTool,
@@ -770,11 +808,27 @@ export function createEnvelopeServer(input: CreateEnvelopeServerInput): Envelope
         },
         httpOptions,
       ),
+    replaceTools: toolReplacer(replace, options.toolListChanged === true ? logging.live : undefined),
     close: async () => {
       warmUp.cancel();
       sandbox.close();
       await Promise.all([limiter?.close(), server.close()]);
     },
+  };
+}
+
+/**
+ * `replaceTools` of one server: replaces the tools (a tool list it cannot serve throws and changes
+ * nothing), then tells every SDK server alive, when the server declared `tools.listChanged`. A server whose transport is gone or that serves stateless
+ * 2026-07-28 requests cannot be told: its send fails and is let go, as its client re-lists anyway.
+ */
+function toolReplacer(
+  replace: (tools: readonly EnvelopeTool[]) => void,
+  notify: ReadonlyMap<SdkServer, unknown> | undefined,
+): (next: readonly EnvelopeTool[]) => void {
+  return (next) => {
+    replace(next);
+    for (const server of notify?.keys() ?? []) void server.sendToolListChanged().catch(() => undefined);
   };
 }
 

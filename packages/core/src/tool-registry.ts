@@ -194,3 +194,35 @@ export function createToolRegistry(input: ToolRegistryInput): ToolRegistry {
     },
   };
 }
+
+/** A registry whose tool set can be replaced while the server runs (see {@link replaceableRegistry}). */
+export interface ReplaceableRegistry {
+  /** Answers from the current tool set; a caller that already holds a {@link ToolEntry} keeps it. */
+  readonly registry: ToolRegistry;
+  /** Makes `next` the current tool set. */
+  replace(next: ToolRegistry): void;
+}
+
+/**
+ * A registry that forwards to the one set last. A call in flight took its {@link ToolEntry} when it
+ * started, so it finishes on the tool it started with; cursors of the old list no longer match the
+ * new list's fingerprint and are refused.
+ *
+ * @param initial - the tool set the server starts with.
+ */
+export function replaceableRegistry(initial: ToolRegistry): ReplaceableRegistry {
+  const state = { current: initial };
+  return {
+    registry: {
+      get: (name) => state.current.get(name),
+      get names() {
+        return state.current.names;
+      },
+      normalizedKinds: () => state.current.normalizedKinds(),
+      list: (cursor, era) => state.current.list(cursor, era),
+    },
+    replace: (next) => {
+      state.current = next;
+    },
+  };
+}

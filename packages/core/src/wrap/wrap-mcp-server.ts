@@ -17,6 +17,7 @@ import type { EnvelopeAdapter } from '../adapter.js';
 import type { JsonSchemaObject } from '../arguments/index.js';
 import { envelopeInResult } from '../classify.js';
 import { EnvelopeError, UpstreamClientError, UpstreamHttpError } from '../errors.js';
+import { createEnvelopeLogger } from '../logger.js';
 import type { Redactor } from '../redact.js';
 import { createEnvelopeServer } from '../server.js';
 import type { EnvelopeServer, EnvelopeServerOptions } from '../server.js';
@@ -163,19 +164,53 @@ function envelopeTool(tool: Tool, client: Client, watch: UpstreamWatch, adapter:
   };
 }
 
+/** The envelope tools of the tools `client` lists now, which call them through `client`. */
+async function listedTools(client: Client, watch: UpstreamWatch, adapter: EnvelopeAdapter): Promise<EnvelopeTool[]> {
+  const { tools } = await client.listTools();
+  return tools.map((tool) => envelopeTool(tool, client, watch, adapter));
+}
+
 /** The envelope server of the tools `client` lists, which call them through `client`. */
 async function serveListedTools(
   client: Client,
   watch: UpstreamWatch,
   input: WrapMcpServerInput,
 ): Promise<EnvelopeServer> {
-  const { tools } = await client.listTools();
   return createEnvelopeServer({
     info: input.info ?? client.getServerVersion() ?? { name: 'wrapped-mcp-server', version: '0.0.0' },
     adapter: input.adapter,
-    tools: tools.map((tool) => envelopeTool(tool, client, watch, input.adapter)),
-    ...(input.options === undefined ? {} : { options: input.options }),
+    tools: await listedTools(client, watch, input.adapter),
+    // the wrapped server may change its tools while it runs: core then tells its own clients
+    options: { toolListChanged: true, ...input.options },
     ...(input.redactor === undefined ? {} : { redactor: input.redactor }),
+  });
+}
+
+/**
+ * Keeps `server`'s tools those the wrapped server lists: at each `notifications/tools/list_changed`
+ * it sends to core's client, they are listed again and replace the served ones. The re-lists run
+ * one after another, so the last change wins; one that fails leaves the tools as they were, with
+ * a log line.
+ */
+function followToolChanges(
+  client: Client,
+  watch: UpstreamWatch,
+  input: WrapMcpServerInput,
+  server: EnvelopeServer,
+): void {
+  const queue = { last: Promise.resolve() };
+  const logger = input.options?.logger ?? createEnvelopeLogger();
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    queue.last = queue.last
+      .then(async () => {
+        server.replaceTools(await listedTools(client, watch, input.adapter));
+      })
+      .catch((error: unknown) => {
+        logger.warn(
+          { error: error instanceof Error ? error.message : String(error) },
+          'the wrapped server changed its tools, but they could not be listed and served again: the previous tools stay',
+        );
+      });
   });
 }
 
@@ -189,10 +224,13 @@ async function serveListedTools(
  * upstream's telemetry in `_meta`, and the envelope capability is advertised. Serve the result
  * instead of connecting the `McpServer` to a transport (`serveStdio`, `serveStreamableHttp`).
  *
- * Not kept (docs/adding-a-server.md "Wrapping an existing server"): tools registered, changed or
- * removed after this call; the server's prompts, resources and completions; requests its tools
- * send to the client (sampling, elicitation, roots) and their progress notifications; the body of
- * a failed upstream answer (the tool reads it); requests made through `node:http` rather than
+ * Tools the `McpServer` registers, removes, enables or disables after this call are followed: core
+ * lists them again and serves the new list, telling its clients with
+ * `notifications/tools/list_changed` (see `EnvelopeServer.replaceTools`).
+ *
+ * Not kept (docs/adding-a-server.md "Wrapping an existing server"): the server's prompts,
+ * resources and completions; requests its tools send to the client (sampling, elicitation, roots)
+ * and their progress notifications; the body of a failed upstream answer (the tool reads it); requests made through `node:http` rather than
  * `fetch`; unknown argument keys, which the SDK strips and core refuses (`MCP_STRICT_UNKNOWN_FIELDS`).
  *
  * @param mcpServer - the `McpServer`, its tools registered and not connected to a transport.
@@ -215,6 +253,7 @@ export async function wrapMcpServer(mcpServer: WrappableMcpServer, input: WrapMc
   try {
     await client.connect(clientSide);
     server = await serveListedTools(client, watch, input);
+    followToolChanges(client, watch, input, server);
   } catch (error) {
     await release();
     throw error;
