@@ -48,8 +48,9 @@ function neverSent(cause: unknown): boolean {
  * unknown: any `timeout`; a `network` failure after the answer began (`phase: 'body'`), or before
  * it unless the cause's code says the connection was never made (`ECONNREFUSED`, DNS codes,
  * certificate and TLS handshake errors); an `upstream_http` 500, 502 or 504 (also an in-band
- * failure an adapter maps to one of them). Every other failure (4xx, 408, 429, 503, credential,
- * body coercion, redirect, too large) is one the upstream did not act on, or was never sent.
+ * failure an adapter maps to one of them); a `response_too_large` answer or result, which the
+ * upstream (or the tool) produced after doing the work. Every other failure (4xx, 408, 429, 503,
+ * credential, body coercion, redirect) is one the upstream did not act on, or was never sent.
  *
  * @param failure - the failure the adapter classified.
  * @returns `true` when a repeat of the call could repeat its effect.
@@ -62,6 +63,9 @@ export function effectUnknown(failure: ClassifiableFailure): boolean {
       return failure.phase === 'body' || !neverSent(failure.cause);
     case 'upstream_http':
       return EFFECT_UNKNOWN_STATUSES.has(failure.status);
+    // a body or result too large comes after a 2xx answer: asking for less repeats the work
+    case 'response_too_large':
+      return true;
     default:
       return false;
   }

@@ -54,7 +54,7 @@ describe('toolAnnotationsForMethod', () => {
 });
 
 describe('effectUnknown', () => {
-  it('counts a timeout, a broken or cut exchange and a 500, 502, 504 as possibly received', () => {
+  it('counts a timeout, a broken or cut exchange, a 500, 502, 504 and an answer too large as possibly received', () => {
     const verdicts = {
       timeout: effectUnknown(TIMEOUT),
       timeoutInBody: effectUnknown({ ...TIMEOUT, phase: 'body' }),
@@ -64,6 +64,18 @@ describe('effectUnknown', () => {
       500: effectUnknown(http(500)),
       502: effectUnknown(http(502)),
       504: effectUnknown(http(504)),
+      tooLargeBody: effectUnknown({
+        type: 'response_too_large',
+        subject: 'upstream_body',
+        limitBytes: 4096,
+        setting: 'MCP_MAX_UPSTREAM_BODY_BYTES',
+      }),
+      tooLargeResult: effectUnknown({
+        type: 'response_too_large',
+        subject: 'result',
+        limitBytes: 4096,
+        setting: 'MCP_MAX_RESULT_BYTES',
+      }),
     };
     expect(Object.values(verdicts).every((verdict) => verdict)).toBe(true);
   });
