@@ -99,6 +99,20 @@ export function withEffectUnknown(
   annotations: ToolAnnotations | undefined,
 ): ErrorEnvelope {
   if (isIdempotentTool(annotations) || !effectUnknown(failure)) return envelope;
+  return effectUnknownForm(envelope);
+}
+
+/**
+ * The effect-unknown form of an envelope, whatever made it: `retryable: false`, first the detail
+ * `{ path: "", reason: "effect_unknown" }` that says the request may have reached the envelope's
+ * `upstream`, first the hint to check the effect before calling again. For a call of a tool that
+ * is not idempotent, ended after its work may have begun (a failure {@link effectUnknown} names,
+ * or a handler a shutdown cut short).
+ *
+ * @param envelope - the envelope of the call as it would otherwise be answered.
+ * @returns the same kind, code, summary and `upstream`, in that form.
+ */
+export function effectUnknownForm(envelope: ErrorEnvelope): ErrorEnvelope {
   const upstream = envelope.upstream ?? 'the upstream';
   const detail: EnvelopeDetail = {
     path: '',
