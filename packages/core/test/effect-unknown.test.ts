@@ -51,6 +51,34 @@ describe('toolAnnotationsForMethod', () => {
       PROPFIND: [false, true, false, true],
     });
   });
+
+  it('makes a POST whose operation id removes or changes something destructive, as a PATCH; other POSTs add', () => {
+    const destructive = (operationId: string): boolean => toolAnnotationsForMethod('POST', operationId).destructiveHint;
+    expect(
+      [
+        'orgs/delete-attestations-bulk',
+        'enterprise-team-memberships/bulk-remove',
+        'credentials/revoke',
+        'actions/force-cancel-workflow-run',
+        'repos/transfer',
+        'cancelShipment',
+        'deleteNotifications',
+        'updateShipmentStatus',
+      ].filter((operationId) => !destructive(operationId)),
+    ).toEqual([]);
+    expect(
+      [
+        'issues/create',
+        'markdown/render',
+        'createReport',
+        'reports/setup',
+        'settlements',
+        'deleted-items/restore',
+      ].filter(destructive),
+    ).toEqual([]);
+    expect(toolAnnotationsForMethod('POST', 'credentials/revoke')).toEqual(toolAnnotationsForMethod('PATCH'));
+    expect(toolAnnotationsForMethod('GET', 'deleteLog')).toEqual(toolAnnotationsForMethod('GET'));
+  });
 });
 
 describe('effectUnknown', () => {
