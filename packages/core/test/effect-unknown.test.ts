@@ -53,7 +53,8 @@ describe('toolAnnotationsForMethod', () => {
   });
 
   it('makes a POST whose operation id removes or changes something destructive, as a PATCH; other POSTs add', () => {
-    const destructive = (operationId: string): boolean => toolAnnotationsForMethod('POST', operationId).destructiveHint;
+    const destructive = (operationId: string): boolean =>
+      toolAnnotationsForMethod('POST', operationId).destructiveHint === true;
     expect(
       [
         'orgs/delete-attestations-bulk',

@@ -78,7 +78,7 @@ describe('a graceful shutdown cutting calls short', () => {
       );
       await upstream.arrived;
       expect(await handle.shutdown(0)).toEqual({ forcedCalls: 2 });
-      const [created, read] = (await Promise.all(calls)).map((result) => result.structuredContent ?? {});
+      const [created = {}, read = {}] = (await Promise.all(calls)).map((result) => result.structuredContent ?? {});
       for (const envelope of [created, read]) expect(validateEnvelope(envelope).valid).toBe(true);
       const reasons = (envelope: Record<string, unknown>) =>
         (envelope['details'] as Record<string, unknown>[]).map((detail) => detail['reason']);
