@@ -10,7 +10,6 @@ import type { EnvelopeDetail, ErrorEnvelope } from '@mcp-envelope/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 
 import type { ClassifiableFailure } from './adapter.js';
-import type { CallRecord } from './types.js';
 import { networkErrorCode } from './upstream-body/request.js';
 
 /** The `reason` of the detail an effect-unknown envelope carries. */
@@ -72,28 +71,6 @@ export function effectUnknown(failure: ClassifiableFailure): boolean {
   }
 }
 
-/** Methods that only read (RFC 9110 section 9.2.1): such a request acts on nothing upstream. */
-const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
-
-/**
- * Whether an HTTP method only reads (GET, HEAD, OPTIONS, TRACE).
- *
- * @param method - the method, any case.
- */
-export function isSafeMethod(method: string): boolean {
-  return SAFE_METHODS.has(method.toUpperCase());
-}
-
-/**
- * Whether the failed request only read and nothing before it in the call changed anything: a
- * server's own lookup (credentials from an identity service) that failed before the request
- * that acts was sent. Known only for requests sent through `context.fetch` (`sentRequests`).
- */
-function failedBeforeAnyChange(failure: ClassifiableFailure, sentRequests: CallRecord['sentRequests']): boolean {
-  const request = 'request' in failure ? failure.request : undefined;
-  return sentRequests === 'reads' && request !== undefined && isSafeMethod(request.method);
-}
-
 /**
  * Whether repeating a call of a tool with these annotations has no further effect:
  * `readOnlyHint` or `idempotentHint` is `true`. A tool without annotations is not idempotent
@@ -111,23 +88,17 @@ export function isIdempotentTool(annotations: ToolAnnotations | undefined): bool
  * have reached `upstream`, and first among the hints how to check the effect before calling again.
  * Any other envelope is returned as it is.
  *
- * A failure of a read the call sent through `context.fetch` before any request that changes
- * something is left as it is too: the request that would act was never sent.
- *
  * @param envelope - the adapter's envelope of `failure`.
  * @param failure - the failure it was classified from.
  * @param annotations - the annotations of the tool the call ran.
- * @param sentRequests - what the call's requests through `context.fetch` could do (`CallRecord`).
  * @returns the envelope an agent may act on safely.
  */
 export function withEffectUnknown(
   envelope: ErrorEnvelope,
   failure: ClassifiableFailure,
   annotations: ToolAnnotations | undefined,
-  sentRequests?: CallRecord['sentRequests'],
 ): ErrorEnvelope {
   if (isIdempotentTool(annotations) || !effectUnknown(failure)) return envelope;
-  if (failedBeforeAnyChange(failure, sentRequests)) return envelope;
   return effectUnknownForm(envelope);
 }
 

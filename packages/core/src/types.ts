@@ -91,12 +91,6 @@ export interface CallRecord {
   warnings: EnvelopeWarning[] | undefined;
   /** Whether an upstream request was started in this call (a cancelled call that sent none gives its rate limit token back). */
   upstreamStarted?: boolean;
-  /**
-   * What the requests this call sent through `context.fetch` could do: `reads` when every one was
-   * a GET, HEAD, OPTIONS or TRACE, `changes` once any other was sent; absent when none was.
-   * Safe retries read it: a failed read before any change acted on nothing.
-   */
-  sentRequests?: 'reads' | 'changes';
   /** The HTTP status of the last upstream answer in this call (a 429 drains the limiter's bucket). */
   upstreamStatus?: number;
   /**

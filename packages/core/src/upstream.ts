@@ -8,7 +8,6 @@
 import type { FailedRequest, HeaderRecord } from './adapter.js';
 import { recordResponseMetaInto } from './context.js';
 import type { CallRecord, UpstreamFetchInit } from './types.js';
-import { isSafeMethod } from './effect-unknown.js';
 import { UpstreamClientError, UpstreamHttpError } from './errors.js';
 import { displayLocation, locationUrl } from './upstream-body/request.js';
 import type { UpstreamAnswer } from './rate-limit/upstream-answer.js';
@@ -323,10 +322,7 @@ async function exchangeInCall(
   );
 
   let response: Response;
-  if (context !== undefined) {
-    context.upstreamStarted = true;
-    context.sentRequests = context.sentRequests === 'changes' || !isSafeMethod(request.method) ? 'changes' : 'reads';
-  }
+  if (context !== undefined) context.upstreamStarted = true;
   try {
     response = await fetchWithinOrigin(url, requestInit, exchange);
   } catch (error) {
