@@ -22,8 +22,10 @@ import { busyEnvelope } from './concurrency.js';
 import type { ConcurrencyGuard, ConcurrencySlot } from './concurrency.js';
 import { composeMeta, internalErrorEnvelope } from './envelope-builder.js';
 import { EnvelopeError, knownThrown } from './errors.js';
+import { effectUnknownForm, isIdempotentTool } from './effect-unknown.js';
 import { isPromiseLike, shutdownEnvelope } from './in-flight.js';
 import type { InFlightCalls } from './in-flight.js';
+import type { EnvelopeLogger } from './logger.js';
 import { rateLimitStep } from './rate-limit/step.js';
 import type { RateLimitDecision, RateLimitStepInput } from './rate-limit/step.js';
 import { isPartialSuccess } from './partial-success.js';
@@ -325,6 +327,15 @@ function handlerValue(value: unknown, call: CallRecord): unknown {
 }
 
 /**
+ * The answer to a call a shutdown cut short: its handler was running, so a tool that is not
+ * idempotent may have done its work, and a plain retryable answer would invite doing it twice.
+ */
+function cutShortEnvelope(call: CallRecord, logger: EnvelopeLogger): ErrorEnvelope {
+  const envelope = shutdownEnvelope(call.tool, logger);
+  return isIdempotentTool(call.annotations) ? envelope : effectUnknownForm(envelope);
+}
+
+/**
  * Step 5, the handler: its value. The limiter learns from the call however it ended; that never
  * changes the answer.
  *
@@ -343,8 +354,7 @@ async function runHandler(
     const outcome = isPromiseLike(returned)
       ? await input.calls.track(returned)
       : { forced: false as const, value: returned };
-    if (outcome.forced)
-      throw new CallFailed({ type: 'ready', envelope: shutdownEnvelope(call.tool, input.server.logger) });
+    if (outcome.forced) throw new CallFailed({ type: 'ready', envelope: cutShortEnvelope(call, input.server.logger) });
     return handlerValue(outcome.value, call);
   } catch (error) {
     if (error instanceof CallFailed) throw error;

@@ -48,8 +48,9 @@ function neverSent(cause: unknown): boolean {
  * unknown: any `timeout`; a `network` failure after the answer began (`phase: 'body'`), or before
  * it unless the cause's code says the connection was never made (`ECONNREFUSED`, DNS codes,
  * certificate and TLS handshake errors); an `upstream_http` 500, 502 or 504 (also an in-band
- * failure an adapter maps to one of them). Every other failure (4xx, 408, 429, 503, credential,
- * body coercion, redirect, too large) is one the upstream did not act on, or was never sent.
+ * failure an adapter maps to one of them); a `response_too_large` answer or result, which the
+ * upstream (or the tool) produced after doing the work. Every other failure (4xx, 408, 429, 503,
+ * credential, body coercion, redirect) is one the upstream did not act on, or was never sent.
  *
  * @param failure - the failure the adapter classified.
  * @returns `true` when a repeat of the call could repeat its effect.
@@ -62,6 +63,9 @@ export function effectUnknown(failure: ClassifiableFailure): boolean {
       return failure.phase === 'body' || !neverSent(failure.cause);
     case 'upstream_http':
       return EFFECT_UNKNOWN_STATUSES.has(failure.status);
+    // a body or result too large comes after a 2xx answer: asking for less repeats the work
+    case 'response_too_large':
+      return true;
     default:
       return false;
   }
@@ -95,6 +99,20 @@ export function withEffectUnknown(
   annotations: ToolAnnotations | undefined,
 ): ErrorEnvelope {
   if (isIdempotentTool(annotations) || !effectUnknown(failure)) return envelope;
+  return effectUnknownForm(envelope);
+}
+
+/**
+ * The effect-unknown form of an envelope, whatever made it: `retryable: false`, first the detail
+ * `{ path: "", reason: "effect_unknown" }` that says the request may have reached the envelope's
+ * `upstream`, first the hint to check the effect before calling again. For a call of a tool that
+ * is not idempotent, ended after its work may have begun (a failure {@link effectUnknown} names,
+ * or a handler a shutdown cut short).
+ *
+ * @param envelope - the envelope of the call as it would otherwise be answered.
+ * @returns the same kind, code, summary and `upstream`, in that form.
+ */
+export function effectUnknownForm(envelope: ErrorEnvelope): ErrorEnvelope {
   const upstream = envelope.upstream ?? 'the upstream';
   const detail: EnvelopeDetail = {
     path: '',

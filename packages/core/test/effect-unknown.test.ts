@@ -51,10 +51,39 @@ describe('toolAnnotationsForMethod', () => {
       PROPFIND: [false, true, false, true],
     });
   });
+
+  it('makes a POST whose operation id removes or changes something destructive, as a PATCH; other POSTs add', () => {
+    const destructive = (operationId: string): boolean =>
+      toolAnnotationsForMethod('POST', operationId).destructiveHint === true;
+    expect(
+      [
+        'orgs/delete-attestations-bulk',
+        'enterprise-team-memberships/bulk-remove',
+        'credentials/revoke',
+        'actions/force-cancel-workflow-run',
+        'repos/transfer',
+        'cancelShipment',
+        'deleteNotifications',
+        'updateShipmentStatus',
+      ].filter((operationId) => !destructive(operationId)),
+    ).toEqual([]);
+    expect(
+      [
+        'issues/create',
+        'markdown/render',
+        'createReport',
+        'reports/setup',
+        'settlements',
+        'deleted-items/restore',
+      ].filter(destructive),
+    ).toEqual([]);
+    expect(toolAnnotationsForMethod('POST', 'credentials/revoke')).toEqual(toolAnnotationsForMethod('PATCH'));
+    expect(toolAnnotationsForMethod('GET', 'deleteLog')).toEqual(toolAnnotationsForMethod('GET'));
+  });
 });
 
 describe('effectUnknown', () => {
-  it('counts a timeout, a broken or cut exchange and a 500, 502, 504 as possibly received', () => {
+  it('counts a timeout, a broken or cut exchange, a 500, 502, 504 and an answer too large as possibly received', () => {
     const verdicts = {
       timeout: effectUnknown(TIMEOUT),
       timeoutInBody: effectUnknown({ ...TIMEOUT, phase: 'body' }),
@@ -64,6 +93,18 @@ describe('effectUnknown', () => {
       500: effectUnknown(http(500)),
       502: effectUnknown(http(502)),
       504: effectUnknown(http(504)),
+      tooLargeBody: effectUnknown({
+        type: 'response_too_large',
+        subject: 'upstream_body',
+        limitBytes: 4096,
+        setting: 'MCP_MAX_UPSTREAM_BODY_BYTES',
+      }),
+      tooLargeResult: effectUnknown({
+        type: 'response_too_large',
+        subject: 'result',
+        limitBytes: 4096,
+        setting: 'MCP_MAX_RESULT_BYTES',
+      }),
     };
     expect(Object.values(verdicts).every((verdict) => verdict)).toBe(true);
   });

@@ -29,7 +29,14 @@ interface Result {
   readonly structuredContent?: Record<string, unknown>;
 }
 
-/** The loopback upstream: `/hang` never answers, `/reset` drops the connection, `/status/<n>` answers n. */
+/** The upstream body limit of the first suite's server process, and a body past it. */
+const BODY_LIMIT_BYTES = 4096;
+const BIG_BODY_BYTES = 2 * BODY_LIMIT_BYTES;
+
+/**
+ * The loopback upstream: `/hang` never answers, `/reset` drops the connection, `/big` answers 201
+ * with a body past {@link BODY_LIMIT_BYTES}, `/status/<n>` answers n.
+ */
 async function startFaultUpstream(): Promise<{ url: string; methods: string[]; close: () => Promise<void> }> {
   const held = new Set<ServerResponse>();
   const methods: string[] = [];
@@ -41,6 +48,12 @@ async function startFaultUpstream(): Promise<{ url: string; methods: string[]; c
     }
     if (request.url === '/reset') {
       request.socket.destroy();
+      return;
+    }
+    if (request.url === '/big') {
+      response
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: 'o-1', note: 'x'.repeat(BIG_BODY_BYTES) }));
       return;
     }
     const status = Number(/^\/status\/(\d{3})$/.exec(request.url ?? '')?.[1] ?? '200');
@@ -96,7 +109,7 @@ describe('safe retries over a real server process', () => {
   beforeAll(async () => {
     upstream = await startFaultUpstream();
     refused = await refusedUrl();
-    client = await connectServer();
+    client = await connectServer({ MCP_MAX_UPSTREAM_BODY_BYTES: String(BODY_LIMIT_BYTES) });
   });
 
   afterAll(async () => {
@@ -172,6 +185,14 @@ describe('safe retries over a real server process', () => {
       });
       expect(verdict(envelope).firstHint).not.toBe(EFFECT_UNKNOWN_HINT);
     }
+  });
+
+  it('a POST whose 2xx answer is over the body limit: the upstream acted, so not "ask for less and call again" alone', async () => {
+    expect(verdict(await envelopeOf('create_order', `${upstream.url}/big`))).toEqual(
+      effectUnknown('TOOL_EXECUTION_FAILED', 'upstream_client'),
+    );
+    const read = verdict(await envelopeOf('get_order', `${upstream.url}/big`));
+    expect({ retryable: read.retryable, effect: read.effectDetails }).toEqual({ retryable: false, effect: [] });
   });
 
   it('a POST never sent (connection refused) or turned away (503) stays retryable', async () => {

@@ -134,7 +134,7 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
     inputSchemaCheck: 'first-call',
     // converted just now from the parsed description, which nothing changes later
     inputSchemaOwnership: 'transfer',
-    annotations: toolAnnotationsForMethod(operation.method),
+    annotations: toolAnnotationsForMethod(operation.method, operation.operationId),
     handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
       const { [PAGE_CURSOR_PROPERTY]: cursor, ...rest } = args;
       const request = buildOperationRequest(operation, rest, settings.upstream);

@@ -68,13 +68,21 @@ describe('the GitHub server over stdio', () => {
 
   it('lists one tool per served operation of the description, plus get_envelope_contract', async () => {
     const names: string[] = [];
+    const destructive: Record<string, boolean | undefined> = {};
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor });
       names.push(...page.tools.map((tool) => tool.name));
+      for (const tool of page.tools) destructive[tool.name] = tool.annotations?.destructiveHint;
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     expect(names).toHaveLength(1222);
+    // POSTs that delete or revoke are destructive like a DELETE; a POST that creates only adds
+    expect(
+      ['orgs_deleteAttestationsBulk', 'credentials_revoke', 'repos_delete', 'issues_create'].map(
+        (name) => destructive[name],
+      ),
+    ).toEqual([true, true, true, false]);
     expect(names).toContain('get_envelope_contract');
     expect(names).toEqual(expect.arrayContaining(['issues_listForRepo', 'issues_create', 'pulls_merge', 'repos_get']));
     // the two left out, and why, are in the README

@@ -430,7 +430,7 @@ function operationTool(operation: SpModelOperation, parts: OperationToolParts): 
       const id = sessions.of(context).identityId;
       return id === undefined ? parts.defaultSeller : `identity:${String(id)}`;
     },
-    annotations: toolAnnotationsForMethod(operation.method),
+    annotations: toolAnnotationsForMethod(operation.method, operation.operationId),
     handler: async (args: Record<string, unknown>, context: ToolHandlerContext) => {
       const prepared = withParsedBody(operation, args, checkParsedBody);
       // a copy, read before any await: a set_active_identity or set_region meanwhile must not

@@ -10,18 +10,22 @@ import type { MethodToolAnnotations, OperationBody, OperationParameter } from '@
 
 /**
  * The MCP tool annotations of one Ads operation, from its method (core's
- * `toolAnnotationsForMethod`), except that the Ads APIs read with POST: a POST to a `/list` or
- * `/query` path is read-only like a GET, and a POST to a `/delete/` path removes what it names.
- * Whether a tool is idempotent decides if its timeouts stay retryable (CONTRACT.md "Safe retries").
+ * `toolAnnotationsForMethod`), except that the Ads APIs read, update and delete with POST: a POST
+ * to a `/list` or `/query` path is read-only like a GET, and a POST to a `/delete` or `/update`
+ * path (`/adsApi/v1/delete/ads`, `/sp/campaigns/delete`) changes what exists, like a PATCH. Any
+ * other method keeps its own hints. Whether a tool is idempotent decides if its timeouts stay
+ * retryable (CONTRACT.md "Safe retries").
  *
  * @param method - the upper-case HTTP method.
  * @param path - the path template, e.g. `/sp/campaigns/list`.
  * @returns the four hints, all set.
  */
 export function adsOperationAnnotations(method: string, path: string): MethodToolAnnotations {
+  if (method.toUpperCase() !== 'POST') return toolAnnotationsForMethod(method);
   if (/\/(?:query|list)(?:\/|$)/i.test(path)) return toolAnnotationsForMethod('GET');
-  const byMethod = toolAnnotationsForMethod(method);
-  return /\/delete\//i.test(path) ? { ...byMethod, destructiveHint: true } : byMethod;
+  return /\/(?:delete|update)(?:\/|$)/i.test(path)
+    ? toolAnnotationsForMethod('PATCH')
+    : toolAnnotationsForMethod('POST');
 }
 
 /**

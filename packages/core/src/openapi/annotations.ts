@@ -51,6 +51,40 @@ const BY_METHOD: Readonly<Record<string, MethodToolAnnotations>> = Object.freeze
   PATCH: MODIFIES,
 });
 
+/** Verbs that open an operation id of a POST that removes or changes what exists, rather than adding. */
+const CHANGING_VERBS: ReadonlySet<string> = new Set([
+  'cancel',
+  'delete',
+  'dismiss',
+  'remove',
+  'rename',
+  'replace',
+  'reset',
+  'revoke',
+  'set',
+  'transfer',
+  'update',
+]);
+
+/** Words that may come before such a verb: `bulk-remove`, `forceCancelWorkflowRun`. */
+const VERB_PREFIXES: ReadonlySet<string> = new Set(['batch', 'bulk', 'force']);
+
+/**
+ * Whether an operation id (`orgs/delete-attestations-bulk`, `cancelShipment`) names a change
+ * to what exists: its first word after the last `/`, or the second after `bulk`, `force` or
+ * `batch`, is a verb of {@link CHANGING_VERBS}.
+ */
+function namesChange(operationId: string): boolean {
+  const name = operationId.slice(operationId.lastIndexOf('/') + 1);
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+  const [first = '', second = ''] = words;
+  return CHANGING_VERBS.has(first) || (VERB_PREFIXES.has(first) && CHANGING_VERBS.has(second));
+}
+
 /**
  * The MCP tool annotations of a tool that sends one HTTP request of `method`, after the meanings
  * the MCP specification gives the hints (schema `ToolAnnotations`: `readOnlyHint` "does not modify
@@ -65,14 +99,22 @@ const BY_METHOD: Readonly<Record<string, MethodToolAnnotations>> = Object.freeze
  * | POST (creates: an additive update) | false | false | false |
  * | PATCH (changes what exists), any other | false | true | false |
  *
+ * A POST whose `operationId` opens with a verb that removes or changes what exists (`delete`,
+ * `remove`, `revoke`, `cancel`, `update`, `set`, `replace`, `transfer`, `rename`, `dismiss`,
+ * `reset`, also after `bulk`, `force` or `batch`) gets the hints of a PATCH: many APIs delete or
+ * update with POST, and `destructiveHint: false` would tell a client it only adds.
+ *
  * `openWorldHint` is always true: the tool reaches an upstream API. A tool whose operation does
  * otherwise (a POST that only searches) overrides the result with its own object. Core reads
  * `readOnlyHint` / `idempotentHint` to decide whether a failure whose effect is unknown is
  * retryable (CONTRACT.md "Safe retries").
  *
  * @param method - the HTTP method, any case (`get`, `POST`).
+ * @param operationId - the operation's id (`orgs/delete-attestations-bulk`, `cancelShipment`), if known.
  * @returns a frozen annotations object; never throws.
  */
-export function toolAnnotationsForMethod(method: string): MethodToolAnnotations {
-  return BY_METHOD[method.toUpperCase()] ?? MODIFIES;
+export function toolAnnotationsForMethod(method: string, operationId?: string): MethodToolAnnotations {
+  const upper = method.toUpperCase();
+  if (upper === 'POST' && operationId !== undefined && namesChange(operationId)) return MODIFIES;
+  return BY_METHOD[upper] ?? MODIFIES;
 }
