@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { isRecord } from '@mcp-envelope/contract';
+import { ENVELOPE_EXTENSION_ID, isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeMeta } from '@mcp-envelope/contract';
 import { isCallToolResult } from '@modelcontextprotocol/server';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
@@ -32,6 +32,13 @@ const TELEMETRY_KEYS: readonly string[] = [
   'correlation_id',
   'validator',
 ];
+
+/**
+ * The most bytes the server's statement of the contract (`_meta["io.github.mcp-envelope/envelope"]`,
+ * added to every result after it is shaped) adds to a result's JSON: kept free under
+ * `MCP_MAX_RESULT_BYTES`, so the result on the wire stays within the limit.
+ */
+const STATEMENT_BYTES = JSON.stringify({ _meta: { [ENVELOPE_EXTENSION_ID]: { contract_version: 99 } } }).length;
 
 /** What {@link createResultShaper} needs of its server. */
 export interface ResultShaperInput {
@@ -180,9 +187,9 @@ function rawResult(
 }
 
 /**
- * `result` when its JSON is within `MCP_MAX_RESULT_BYTES`, else the adapter's envelope for a
- * result too large. The exact size is measured only when a cheap bound says it could pass the
- * limit: a character of a text block takes at most 6 bytes as an escaped JSON string, and
+ * `result` when its JSON is within `MCP_MAX_RESULT_BYTES` less {@link STATEMENT_BYTES} (the
+ * statement is added after), else the adapter's envelope for a result too large. The exact size
+ * is measured only when a cheap bound says it could pass the limit: a character of a text block takes at most 6 bytes as an escaped JSON string, and
  * `structuredContent` that the text mirrors (`mirrored`, core's own results) at most 3 per
  * character of that text.
  */
@@ -192,7 +199,8 @@ function boundedResult(
   mirrored: boolean,
   call: CallRecord,
 ): CallToolResult {
-  const max = deps.limits.MCP_MAX_RESULT_BYTES;
+  const limit = deps.limits.MCP_MAX_RESULT_BYTES;
+  const max = limit - STATEMENT_BYTES;
   let bound = 4096;
   for (const block of result.content) {
     if (block.type === 'text') bound += block.text.length * (mirrored ? 9 : 6);
@@ -204,7 +212,7 @@ function boundedResult(
   const failure = new UpstreamClientError({
     type: 'response_too_large',
     subject: 'result',
-    limitBytes: max,
+    limitBytes: limit,
     setting: 'MCP_MAX_RESULT_BYTES',
   });
   // the adapter words this failure, like a body too large from upstream

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { createEnvelopeServer, readToolHistory } from '@mcp-envelope/core';
+import { createEnvelopeServer, readSuccessBody, readToolHistory } from '@mcp-envelope/core';
 import type { EnvelopeServer, EnvelopeServerOptions, EnvelopeTool, ToolHandlerContext } from '@mcp-envelope/core';
 import { createRedactor, nextPageLink } from '@mcp-envelope/core/adapter';
 import { buildOperationRequest, toolAnnotationsForMethod } from '@mcp-envelope/core/openapi';
@@ -155,7 +155,9 @@ function operationTool(operation: GithubOperation, settings: CallSettings): Enve
         timeoutMs: settings.timeoutMs,
       });
       const next = operation.paginated ? nextPageLink(response.headers) : undefined;
-      const body = await context.readBody(response);
+      // an answer that documents `errors` as its data (the CODEOWNERS errors) is never an in-band failure
+      const body =
+        operation.errorsAreData === true ? await readSuccessBody(response) : await context.readBody(response);
       // a next link that is no URL gives no cursor: the page GitHub answered is still the answer
       const readable = next !== undefined && URL.canParse(next, `${new URL(settings.upstream).origin}/`);
       return successResult(

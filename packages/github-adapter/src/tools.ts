@@ -48,6 +48,12 @@ export interface GithubOperation extends ConvertedOperation {
   readonly documentationUrl?: string;
   /** Whether the answer is paged with a `Link` header (the tool then takes {@link PAGE_CURSOR_PROPERTY}). */
   readonly paginated: boolean;
+  /**
+   * Whether a 2xx answer documents an `errors` or `error` property as its data (the CODEOWNERS
+   * errors, a SARIF upload's processing errors): the tool then sends such a body as data, never
+   * as an in-band failure (CONTRACT.md "In-band failures from the upstream").
+   */
+  readonly errorsAreData?: boolean;
 }
 
 /** What {@link loadGithubOperations} read. */
@@ -113,6 +119,27 @@ function withCursor(schema: ConvertedOperation['inputSchema']): ConvertedOperati
   };
 }
 
+/** The object schema `schema` is, or that its local `$ref` names. */
+function resolvedSchema(document: unknown, schema: unknown): unknown {
+  const reference = isRecord(schema) ? schema['$ref'] : undefined;
+  return typeof reference === 'string' ? pointerTarget(document, reference) : schema;
+}
+
+/** Whether a 2xx JSON answer of the operation has an `errors` or `error` property in its schema. */
+function documentsErrorsAsData(document: unknown, rawOperation: unknown): boolean {
+  const responses = isRecord(rawOperation) ? rawOperation['responses'] : undefined;
+  if (!isRecord(responses)) return false;
+  return Object.entries(responses).some(([status, response]) => {
+    if (!status.startsWith('2')) return false;
+    const answer = resolvedSchema(document, response);
+    const content = isRecord(answer) ? answer['content'] : undefined;
+    const json = isRecord(content) ? content['application/json'] : undefined;
+    const schema = resolvedSchema(document, isRecord(json) ? json['schema'] : undefined);
+    const properties = isRecord(schema) ? schema['properties'] : undefined;
+    return isRecord(properties) && (Object.hasOwn(properties, 'errors') || Object.hasOwn(properties, 'error'));
+  });
+}
+
 function documentationUrl(rawOperation: unknown): string | undefined {
   const docs = isRecord(rawOperation) ? rawOperation['externalDocs'] : undefined;
   return isRecord(docs) && typeof docs['url'] === 'string' ? docs['url'] : undefined;
@@ -159,6 +186,7 @@ export function loadGithubOperations(file: string = githubDescriptionPath()): Gi
       category,
       paginated,
       ...(docs === undefined ? {} : { documentationUrl: docs }),
+      ...(documentsErrorsAsData(document, raw) ? { errorsAreData: true } : {}),
     });
   }
   return { ...catalogVersions(document), operations, leftOut };

@@ -148,6 +148,24 @@ describe('the GitHub server over stdio', () => {
     );
   });
 
+  it.each([
+    [
+      'repos_codeownersErrors',
+      '/repos/octo-org/hello-world/codeowners/errors',
+      { errors: [{ line: 3, column: 1, kind: 'Invalid pattern', message: 'Invalid pattern on line 3' }] },
+    ],
+    [
+      'codeScanning_getSarif',
+      '/repos/octo-org/hello-world/code-scanning/sarifs/47177e22',
+      { processing_status: 'failed', analyses_url: null, errors: ['the SARIF file is not valid JSON'] },
+    ],
+  ])('sends %s the errors its 2xx answer documents as data, not as an in-band failure', async (tool, path, body) => {
+    replay.route({ method: 'GET', path, response: { status: 200, body } });
+    const args = tool === 'codeScanning_getSarif' ? { sarif_id: '47177e22' } : {};
+    const result = await call(client, tool, { owner: 'octo-org', repo: 'hello-world', ...args });
+    expect([result.isError, result.structuredContent]).toEqual([undefined, body]);
+  });
+
   it('turns the Link next page into a cursor that the next call follows on the same upstream', async () => {
     replay.route({
       method: 'GET',
