@@ -15,6 +15,7 @@ import {
   inputSurface,
   lockDrift,
   parseSurfaceLine,
+  parseToolsLock,
   readServerToolLocks,
   toolLockProblems,
 } from '../src/tools-lock/index.js';
@@ -96,6 +97,29 @@ describe('the lockfile of a tool', () => {
       // orderId is no longer required: a widening, not listed
       'orders_get: status was removed (renamed to state)',
     ]);
+  });
+
+  it('counts a new required property inside an object callers already send, not inside a new object', () => {
+    const lockOf = (filter: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      buildToolsLock(
+        SERVER,
+        [{ name: 'orders_get', inputSchema: { type: 'object', properties: { filter, ...extra } } }],
+        undefined,
+      );
+    const before = lockOf({ type: 'object', properties: { since: { type: 'string' } } });
+    const after = lockOf(
+      { type: 'object', properties: { since: { type: 'string' }, region: { type: 'string' } }, required: ['region'] },
+      { page: { type: 'object', properties: { size: { type: 'integer' } }, required: ['size'] } },
+    );
+    expect(breakingChanges(before, after).map((change) => change.message)).toEqual([
+      'orders_get: new property filter.region is required',
+    ]);
+  });
+
+  it('names the file when a lockfile is not JSON', () => {
+    expect(() => parseToolsLock('{"lockfile_version": 1,', 'packages/sp-adapter/tools.lock.json')).toThrow(
+      /^packages\/sp-adapter\/tools\.lock\.json is not JSON: /,
+    );
   });
 
   it('tells an out-of-date lockfile from a current one', () => {

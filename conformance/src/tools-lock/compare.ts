@@ -73,6 +73,16 @@ function propertyChanges(
 }
 
 /**
+ * Whether the object holding `path` was already there: a new required property of an object a
+ * caller could send before breaks that caller, one inside a new object does not.
+ */
+function hadParent(before: Readonly<Record<string, string>>, path: string): boolean {
+  const dot = path.lastIndexOf('.');
+  if (dot === -1) return true;
+  return path.slice(0, dot) in before;
+}
+
+/**
  * The changes from `before` to `after` that break a caller of `before`: a removed tool, a removed
  * property, a property that became required (a new required one included), a type or an enum that
  * takes fewer values. New tools, new optional properties, widened types and enums are additive.
@@ -102,7 +112,7 @@ export function breakingChanges(before: ToolsLock, after: ToolsLock): BreakingCh
       changes.push(...propertyChanges(tool, path, parseSurfaceLine(line), parseSurfaceLine(current)));
     }
     for (const [path, line] of Object.entries(now.input)) {
-      if (!(path in old.input) && parseSurfaceLine(line).required && !path.includes('.') && !path.includes('[]'))
+      if (!(path in old.input) && parseSurfaceLine(line).required && hadParent(old.input, path))
         changes.push({ tool, kind: 'newly_required', path, message: `${tool}: new property ${path} is required` });
     }
   }

@@ -260,10 +260,16 @@ export function serializeToolsLock(lock: ToolsLock): string {
  * @param text - the file's text.
  * @param file - its path, named in errors.
  * @returns the lockfile.
- * @throws Error naming the file when it is not a lockfile of this format.
+ * @throws Error naming the file when it is not JSON or not a lockfile of this format.
  */
 export function parseToolsLock(text: string, file: string): ToolsLock {
-  const value: unknown = JSON.parse(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // a hand-edited lockfile: the parser's message alone does not say which of the servers' files it is
+    throw new Error(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
   if (
     !isRecord(value) ||
     value['lockfile_version'] !== TOOLS_LOCK_FORMAT ||
