@@ -270,7 +270,9 @@ export function parseToolsLock(text: string, file: string): ToolsLock {
     value = JSON.parse(text);
   } catch (error) {
     // a hand-edited lockfile: the parser's message alone does not say which of the servers' files it is
-    throw new Error(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   if (
     !isRecord(value) ||

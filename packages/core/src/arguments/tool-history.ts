@@ -142,7 +142,9 @@ export function readToolHistory(file: string | URL): ToolHistoryEntry[] {
     lock = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     // the server fails at start: the operator needs the file, not only the parser's position
-    throw new Error(`${String(file)} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${String(file)} is not JSON: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const history = isRecord(lock) ? lock['history'] : undefined;
   if (!Array.isArray(history) || !history.every(isHistoryEntry))
