@@ -15,6 +15,7 @@ import {
   inputSurface,
   lockDrift,
   parseSurfaceLine,
+  parseToolsLock,
   readServerToolLocks,
   toolLockProblems,
 } from '../src/tools-lock/index.js';
@@ -96,6 +97,64 @@ describe('the lockfile of a tool', () => {
       // orderId is no longer required: a widening, not listed
       'orders_get: status was removed (renamed to state)',
     ]);
+  });
+
+  it('counts a new required property inside an object callers already send, not inside a new object', () => {
+    const lockOf = (filter: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      buildToolsLock(
+        SERVER,
+        [{ name: 'orders_get', inputSchema: { type: 'object', properties: { filter, ...extra } } }],
+        undefined,
+      );
+    const before = lockOf({ type: 'object', properties: { since: { type: 'string' } } });
+    const after = lockOf(
+      { type: 'object', properties: { since: { type: 'string' }, region: { type: 'string' } }, required: ['region'] },
+      { page: { type: 'object', properties: { size: { type: 'integer' } }, required: ['size'] } },
+    );
+    expect(breakingChanges(before, after).map((change) => change.message)).toEqual([
+      'orders_get: new property filter.region is required',
+    ]);
+  });
+
+  it('reads tool and property names such as constructor and toString as names, not inherited members', () => {
+    const named = (name: string, property: string): ListedTool => ({
+      name,
+      inputSchema: { type: 'object', properties: { [property]: { type: 'string' } } },
+    });
+    const first = buildToolsLock(SERVER, [named('constructor', 'toString'), named('keep', 'a')], undefined);
+    const second = buildToolsLock(SERVER, [named('keep', 'valueOf')], first);
+    expect(second.history).toEqual([{ tool: 'keep', old: 'a', new: null, since: '0.2.0' }]);
+    expect(breakingChanges(first, second).map((change) => change.message)).toEqual([
+      'constructor was removed',
+      'keep: a was removed',
+    ]);
+    const required = buildToolsLock(
+      SERVER,
+      [
+        {
+          name: 'keep',
+          inputSchema: { type: 'object', properties: { constructor: { type: 'string' } }, required: ['constructor'] },
+        },
+      ],
+      undefined,
+    );
+    expect(breakingChanges(second, required).map((change) => change.message)).toEqual([
+      'keep: valueOf was removed',
+      'keep: new property constructor is required',
+    ]);
+    expect(lockDrift(second, first)).toEqual([
+      'constructor is served but not in the lockfile',
+      'keep changed (hash ' + String(second.tools['keep']?.hash) + ' -> ' + String(first.tools['keep']?.hash) + ')',
+    ]);
+    expect(historyProblems({ ...second, history: [{ tool: 'toString', old: 'a', new: 'b', since: '0.2.0' }] })).toEqual(
+      [],
+    );
+  });
+
+  it('names the file when a lockfile is not JSON', () => {
+    expect(() => parseToolsLock('{"lockfile_version": 1,', 'packages/sp-adapter/tools.lock.json')).toThrow(
+      /^packages\/sp-adapter\/tools\.lock\.json is not JSON: /,
+    );
   });
 
   it('tells an out-of-date lockfile from a current one', () => {

@@ -38,8 +38,8 @@ export interface ToolFailure {
   readonly retryable: boolean;
   /**
    * The earliest time a retry is worth it, in Unix epoch milliseconds (an integer): the moment the
-   * mirror was made plus `_meta.retry_after_seconds`, rounded up. Only on retryable failures that
-   * carry a wait.
+   * mirror was made plus `_meta.retry_after_seconds`, rounded up, at most 8.64e15 (the last moment
+   * a `Date` holds). Only on retryable failures that carry a wait.
    */
   readonly retryNotBefore?: number;
   /** The envelope's `_meta.correlation_id`, the id of the server's log line about this failure. */
@@ -87,6 +87,12 @@ export function toolFailureClass(envelope: Pick<AnyErrorEnvelope, 'error_kind' |
 }
 
 /**
+ * The last moment a JavaScript `Date` holds, in epoch milliseconds: an upstream's absurd wait
+ * (a `Retry-After` of 300 digits) stops here, so clients get a date they can parse, not `1e+302`.
+ */
+const LAST_DATE_MS = 8_640_000_000_000_000;
+
+/**
  * The ToolFailure mirror of an envelope (CONTRACT.md "ToolFailure mirror"): every field read from
  * the envelope, none invented. The proposal requires `correlationId`, so an envelope without a
  * `_meta.correlation_id` has no mirror.
@@ -106,7 +112,7 @@ export function toolFailureOf(envelope: AnyErrorEnvelope, nowMs: number): ToolFa
     code: envelope.error_code,
     retryable: envelope.retryable,
     ...(envelope.retryable && typeof wait === 'number' && Number.isFinite(wait) && wait >= 0
-      ? { retryNotBefore: Math.ceil(nowMs + wait * 1000) }
+      ? { retryNotBefore: Math.min(Math.ceil(nowMs + wait * 1000), LAST_DATE_MS) }
       : {}),
     correlationId,
     ...(guidance === undefined ? {} : { agentGuidance: guidance }),

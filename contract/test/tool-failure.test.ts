@@ -46,6 +46,13 @@ describe('toolFailureOf on concrete envelopes', () => {
     expect(toolFailureOf(envelope as ErrorEnvelope, NOW_MS)?.retryNotBefore).toBe(NOW_MS + 1);
   });
 
+  it('caps a wait beyond any date at the last moment a Date holds, so the value stays a safe integer', () => {
+    const envelope = { ...FULL_ENVELOPE, _meta: { correlation_id: 'c-3', retry_after_seconds: 1e299 } };
+    const retryNotBefore = toolFailureOf(envelope, NOW_MS)?.retryNotBefore ?? 0;
+    expect(retryNotBefore).toBe(8_640_000_000_000_000);
+    expect(new Date(retryNotBefore).toISOString()).toBe('+275760-09-13T00:00:00.000Z');
+  });
+
   it('gives a validation failure class capability, retryable false and no retryNotBefore or guidance without hints', () => {
     const envelope = { ...MINIMAL_ENVELOPE, _meta: { correlation_id: 'c-2', retry_after_seconds: 5 } };
     expect(toolFailureOf(envelope as ErrorEnvelope, NOW_MS)).toEqual({

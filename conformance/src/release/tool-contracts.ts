@@ -75,10 +75,14 @@ function announcements(
   return RANK[versioned] >= RANK[needed] ? [...pending, readChangelog(root, lock.folder)] : pending;
 }
 
-/** Whether a text names a tool as a word of its own (`repos_get` is not named by `repos_getContent`). */
+/**
+ * Whether a text names a tool as a word of its own: `repos_get` is not named by `repos_getContent`,
+ * nor `get-order` by `get-order-items` (MCP tool names may hold `-` and `.`), while a full stop
+ * after the name ends the sentence, not the name.
+ */
 function names(text: string, tool: string): boolean {
   const escaped = tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^A-Za-z0-9_])${escaped}($|[^A-Za-z0-9_])`).test(text);
+  return new RegExp(`(?<![A-Za-z0-9_.-])${escaped}(?![A-Za-z0-9_-]|\\.[A-Za-z0-9_-])`).test(text);
 }
 
 /** What {@link unannouncedBreakingChanges} needs of the release check. */

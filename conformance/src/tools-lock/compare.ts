@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { parseSurfaceLine } from './lockfile.js';
+import { hasOwnKey, ownValue } from './own.js';
 import type { SurfaceProperty, ToolsLock } from './lockfile.js';
 
 /** The ways a tool's contract can break its callers. */
@@ -73,6 +74,16 @@ function propertyChanges(
 }
 
 /**
+ * Whether the object holding `path` was already there: a new required property of an object a
+ * caller could send before breaks that caller, one inside a new object does not.
+ */
+function hadParent(before: Readonly<Record<string, string>>, path: string): boolean {
+  const dot = path.lastIndexOf('.');
+  if (dot === -1) return true;
+  return hasOwnKey(before, path.slice(0, dot));
+}
+
+/**
  * The changes from `before` to `after` that break a caller of `before`: a removed tool, a removed
  * property, a property that became required (a new required one included), a type or an enum that
  * takes fewer values. New tools, new optional properties, widened types and enums are additive.
@@ -84,15 +95,15 @@ function propertyChanges(
 export function breakingChanges(before: ToolsLock, after: ToolsLock): BreakingChange[] {
   const changes: BreakingChange[] = [];
   for (const tool of Object.keys(before.tools).sort()) {
-    const old = before.tools[tool];
-    const now = after.tools[tool];
+    const old = ownValue(before.tools, tool);
+    const now = ownValue(after.tools, tool);
     if (old === undefined) continue;
     if (now === undefined) {
       changes.push({ tool, kind: 'removed_tool', path: '', message: `${tool} was removed` });
       continue;
     }
     for (const [path, line] of Object.entries(old.input)) {
-      const current = now.input[path];
+      const current = ownValue(now.input, path);
       if (current === undefined) {
         const renamed = after.history.find((entry) => entry.tool === tool && entry.old === path && entry.new !== null);
         const to = renamed === undefined ? '' : ` (renamed to ${String(renamed.new)})`;
@@ -102,7 +113,7 @@ export function breakingChanges(before: ToolsLock, after: ToolsLock): BreakingCh
       changes.push(...propertyChanges(tool, path, parseSurfaceLine(line), parseSurfaceLine(current)));
     }
     for (const [path, line] of Object.entries(now.input)) {
-      if (!(path in old.input) && parseSurfaceLine(line).required && !path.includes('.') && !path.includes('[]'))
+      if (!hasOwnKey(old.input, path) && parseSurfaceLine(line).required && hadParent(old.input, path))
         changes.push({ tool, kind: 'newly_required', path, message: `${tool}: new property ${path} is required` });
     }
   }
@@ -120,8 +131,8 @@ export function breakingChanges(before: ToolsLock, after: ToolsLock): BreakingCh
 export function lockDrift(checkedIn: ToolsLock, current: ToolsLock): string[] {
   const names = [...new Set([...Object.keys(checkedIn.tools), ...Object.keys(current.tools)])].sort();
   return names.flatMap((name) => {
-    const locked = checkedIn.tools[name];
-    const now = current.tools[name];
+    const locked = ownValue(checkedIn.tools, name);
+    const now = ownValue(current.tools, name);
     if (locked === undefined) return [`${name} is served but not in the lockfile`];
     if (now === undefined) return [`${name} is in the lockfile but no longer served`];
     const same = locked.hash === now.hash && JSON.stringify(locked.input) === JSON.stringify(now.input);
@@ -138,10 +149,11 @@ export function lockDrift(checkedIn: ToolsLock, current: ToolsLock): string[] {
  */
 export function historyProblems(lock: ToolsLock): string[] {
   return lock.history.flatMap((entry) => {
-    const tool = lock.tools[entry.tool];
+    const tool = ownValue(lock.tools, entry.tool);
     if (tool === undefined) return [];
-    if (entry.old in tool.input) return [`${entry.tool}: ${entry.old} is in the history but the tool still has it`];
-    if (entry.new !== null && !(entry.new in tool.input))
+    if (hasOwnKey(tool.input, entry.old))
+      return [`${entry.tool}: ${entry.old} is in the history but the tool still has it`];
+    if (entry.new !== null && !hasOwnKey(tool.input, entry.new))
       return [`${entry.tool}: ${entry.old} is renamed to ${entry.new}, which the tool does not have`];
     return [];
   });

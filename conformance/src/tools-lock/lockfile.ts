@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { isRecord } from '@mcp-envelope/contract';
 import type { ToolHistoryEntry } from '@mcp-envelope/core';
 
+import { hasOwnKey, ownValue } from './own.js';
+
 /** The file name of a lockfile inside its package folder. */
 export const TOOLS_LOCK_FILE = 'tools.lock.json';
 
@@ -228,10 +230,10 @@ export function buildToolsLock(
   );
   const history = [...(previous?.history ?? [])];
   for (const [name, before] of Object.entries(previous?.tools ?? {})) {
-    const after = locked[name];
+    const after = ownValue(locked, name);
     if (after === undefined) continue;
     for (const path of Object.keys(before.input)) {
-      if (path in after.input || history.some((entry) => entry.tool === name && entry.old === path)) continue;
+      if (hasOwnKey(after.input, path) || history.some((entry) => entry.tool === name && entry.old === path)) continue;
       history.push({ tool: name, old: path, new: null, since: server.version });
     }
   }
@@ -260,10 +262,18 @@ export function serializeToolsLock(lock: ToolsLock): string {
  * @param text - the file's text.
  * @param file - its path, named in errors.
  * @returns the lockfile.
- * @throws Error naming the file when it is not a lockfile of this format.
+ * @throws Error naming the file when it is not JSON or not a lockfile of this format.
  */
 export function parseToolsLock(text: string, file: string): ToolsLock {
-  const value: unknown = JSON.parse(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // a hand-edited lockfile: the parser's message alone does not say which of the servers' files it is
+    throw new Error(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
   if (
     !isRecord(value) ||
     value['lockfile_version'] !== TOOLS_LOCK_FORMAT ||

@@ -136,6 +136,27 @@ describe('tool-contracts: a breaking tool change needs a changeset that says so'
       ]);
   });
 
+  it('reads hyphens as part of a tool name: a changeset about get-order-items does not announce get-order', async () => {
+    const released = { 'get-order': { id: 'string required' }, 'get-order-items': { id: 'string required' } };
+    const removed = (): string => {
+      const root = makeReleaseRepo({ tag: false, migrations: [], changelog: false });
+      write(root, LOCK_FILE, serializeToolsLock(lockOf(released)));
+      git(root, 'add', '-A');
+      git(root, 'commit', '-qm', 'lock the tools');
+      tagRelease(root, '0.1.0');
+      write(root, LOCK_FILE, serializeToolsLock(lockOf({ 'get-order-items': released['get-order-items'] })));
+      return root;
+    };
+    const other = removed();
+    addChangeset(other, 'items', 'minor', 'get-order-items takes a page size.', '@mcp-envelope/sp-adapter');
+    expect(toolFindings(await runReleaseCheck({ root: other }))).toEqual([
+      `get-order was removed (removed_tool, ${LOCK_FILE} ${SINCE}): a breaking change of sp's tool contract`,
+    ]);
+    const announced = removed();
+    addChangeset(announced, 'gone', 'minor', 'Removed get-order.', '@mcp-envelope/sp-adapter');
+    expect(toolFindings(await runReleaseCheck({ root: announced }))).toEqual([]);
+  });
+
   it('says what to do, and names a rename the history records', async () => {
     const root = releasedThenChanged(
       changed('orders_get', { orderId: 'string required', status: 'string enum ["open","closed"]', max: 'integer' }),

@@ -115,6 +115,7 @@ function newCall(
     retryAfterSeconds: undefined,
     warnings: undefined,
     traced: server.telemetry !== false,
+    redactText: server.redactor.string,
   };
 }
 

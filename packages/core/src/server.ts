@@ -578,6 +578,8 @@ function sdkServerFactory(
       capabilities,
       ...(instructions === undefined ? {} : { instructions }),
       requestState: { verify: extras.requestState.verify },
+      // replacements in one tick are one change to a client: it lists once, not once per replacement
+      debouncedNotificationMethods: ['notifications/tools/list_changed'],
     });
     server.setRequestHandler('tools/list', (request) => {
       const page = registry.list(request.params?.cursor, era);

@@ -101,6 +101,8 @@ export interface CallRecord {
   lastAnswer?: { readonly answer: UpstreamAnswer; readonly arrived: Date };
   /** `false` on a server whose OpenTelemetry is off: its upstream exchanges get no span. */
   readonly traced?: boolean;
+  /** The server's text redaction, for what the call's spans record (an upstream URL). */
+  readonly redactText?: (text: string) => string;
 }
 
 /**

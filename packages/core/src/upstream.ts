@@ -292,7 +292,7 @@ export async function fetchInCallRecord(
   init: UpstreamFetchInit = {},
 ): Promise<Response> {
   if (context?.traced === false) return exchangeInCall(context, url, init);
-  const span = startUpstreamSpan((init.method ?? 'GET').toUpperCase(), url);
+  const span = startUpstreamSpan((init.method ?? 'GET').toUpperCase(), url, context?.redactText ?? keepText);
   try {
     const response = await exchangeInCall(context, url, init);
     endUpstreamSpan(span, { status: response.status });
@@ -301,6 +301,11 @@ export async function fetchInCallRecord(
     endUpstreamSpan(span, { error });
     throw error;
   }
+}
+
+/** No redaction: an exchange outside any call has no server whose secrets it could know. */
+function keepText(text: string): string {
+  return text;
 }
 
 /** One exchange of {@link fetchInCallRecord}, inside its span. */

@@ -138,10 +138,50 @@ describe('stale calls in process', () => {
   });
 });
 
+describe('a hostile history', () => {
+  it('neither breaks a call nor pollutes objects when it names __proto__ and constructor', async () => {
+    const connected = await connectInMemory(
+      createEnvelopeServer({
+        info: { name: 'stale', version: '0.3.0' },
+        adapter: testAdapter,
+        tools: [SEARCH_ORDERS_TOOL],
+        options: {
+          toolHistory: [
+            { tool: 'search_orders', old: '__proto__', new: null, since: '0.3.0' },
+            { tool: '__proto__', old: 'constructor', new: 'toString', since: '0.3.0' },
+          ],
+        },
+      }),
+    );
+    try {
+      const fresh = await connected.client.callTool({ name: 'search_orders', arguments: { marketplace_ids: ['A1'] } });
+      expect(fresh.structuredContent).toEqual({ received: { marketplace_ids: ['A1'] } });
+      const arguments_ = JSON.parse('{"marketplace_ids":["A1"],"__proto__":{"polluted":true}}') as Record<
+        string,
+        unknown
+      >;
+      const stale = await connected.client.callTool({ name: 'search_orders', arguments: arguments_ });
+      // the SDK's parsing of the request drops an own __proto__ key before core sees it
+      expect(stale.structuredContent).toEqual({ received: { marketplace_ids: ['A1'] } });
+      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    } finally {
+      await connected.close();
+    }
+  });
+});
+
 describe('readToolHistory', () => {
   it('reads a lockfile history, and [] for a server installed without a lockfile', () => {
     expect(readToolHistory(lockfile(SEARCH_ORDERS_HISTORY))).toEqual(SEARCH_ORDERS_HISTORY);
     expect(readToolHistory(join(scratch, 'absent.lock.json'))).toEqual([]);
+  });
+
+  it('names the file when the lockfile is not JSON', () => {
+    const file = join(scratch, 'broken.lock.json');
+    writeFileSync(file, '{"history": [');
+    expect(() => readToolHistory(file)).toThrow(
+      new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not JSON: `),
+    );
   });
 
   it('refuses a history entry without its since version', () => {

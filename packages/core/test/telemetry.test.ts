@@ -407,6 +407,70 @@ describe('an upstream exchange that got no answer', () => {
   });
 });
 
+describe('an SDK registered after the server started', () => {
+  it('gets the spans and counters of the calls made after it', async () => {
+    const server = createEnvelopeServer({
+      info: { name: 'otel-late', version: '1.0.0' },
+      adapter: testAdapter,
+      tools: [{ name: 'echo', inputSchema: { type: 'object' }, handler: () => ({ ok: true }) }],
+      options: { env: {}, logger: captureLog().logger },
+    });
+    const handle = await server.serveStreamableHttp({ port: 0 });
+    const client = new Client({ name: 'otel-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(handle.url));
+    const sdk = { current: undefined as Sdk | undefined };
+    try {
+      expect((await client.callTool({ name: 'echo', arguments: {} })).isError).toBeUndefined();
+      sdk.current = registerSdk();
+      expect((await client.callTool({ name: 'echo', arguments: {} })).isError).toBeUndefined();
+      expect(sdk.current.spans.getFinishedSpans().map((span) => span.name)).toEqual(['tools/call echo']);
+      const { resourceMetrics } = await sdk.current.reader.collect();
+      const collected = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);
+      expect(points(collected, 'mcp_envelope.calls').map((point) => point.value)).toEqual([1]);
+    } finally {
+      await client.close();
+      await handle.close();
+      await server.close();
+      await sdk.current?.shutdown();
+    }
+  });
+});
+
+describe('a credential in an upstream URL path', () => {
+  it('reaches the CLIENT span redacted, as the server redacts it everywhere else', async () => {
+    const upstream = await throttlingUpstream();
+    const sdk = registerSdk();
+    const server = createEnvelopeServer({
+      info: { name: 'otel-path', version: '1.0.0' },
+      adapter: testAdapter,
+      tools: [
+        {
+          name: 'fetch_keyed',
+          inputSchema: { type: 'object' },
+          // some APIs put the key in the path (a webhook or bot URL): the test adapter redacts tok_...
+          handler: async (_args, call) =>
+            readSuccessBody(await call.fetch(`http://127.0.0.1:${upstream.port}/bot/tok_SECRET12345/items`)),
+        },
+      ],
+      options: { env: {}, logger: captureLog().logger },
+    });
+    const handle = await server.serveStreamableHttp({ port: 0 });
+    const client = new Client({ name: 'otel-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(handle.url));
+    try {
+      expect((await client.callTool({ name: 'fetch_keyed', arguments: {} })).isError).toBe(true);
+      const exchange = spanNamed(sdk.spans.getFinishedSpans(), 'GET');
+      expect(exchange.attributes['url.full']).toBe(`http://127.0.0.1:${upstream.port}/bot/[REDACTED]/items`);
+    } finally {
+      await client.close();
+      await handle.close();
+      await server.close();
+      await sdk.shutdown();
+      upstream.server.close();
+    }
+  });
+});
+
 describe('telemetry: false', () => {
   it('records no span and no point, with the SDK registered, for a call and its upstream exchange', async () => {
     const harness = await start({ telemetry: false });

@@ -68,6 +68,22 @@ describe.each([
     const removed = envelopeOf(await second.call('old_tool'));
     expect(removed).toMatchObject({ error_kind: 'tool_not_found', tool: 'old_tool', retryable: false });
   });
+
+  it('tells a client once for a burst of replacements in one tick, not once per replacement', async () => {
+    const url = await serve([tool('tool_0')]);
+    const client = await connect(url);
+    open.clients.push(client);
+    const burst = client.nextChange();
+    for (let index = 1; index <= 50; index += 1) open.server?.replaceTools([tool(`tool_${String(index)}`)]);
+    await burst;
+    expect(await client.names()).toEqual(['tool_50', 'get_envelope_contract']);
+    // a later change, sent after the burst's on the same stream, so every notice before it has arrived
+    const later = client.nextChange();
+    open.server?.replaceTools([tool('tool_last')]);
+    await later;
+    expect(await client.names()).toEqual(['tool_last', 'get_envelope_contract']);
+    expect(client.changeCount()).toBe(2);
+  });
 });
 
 describe('replaceTools', () => {

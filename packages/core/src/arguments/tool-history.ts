@@ -133,11 +133,19 @@ function isHistoryEntry(value: unknown): value is ToolHistoryEntry {
  *
  * @param file - the lockfile's path or file URL.
  * @returns its entries; `[]` when the file does not exist (a server installed without one).
- * @throws Error naming the file when it exists but its `history` is not a list of entries.
+ * @throws Error naming the file when it exists but is not JSON, or its `history` is not a list of entries.
  */
 export function readToolHistory(file: string | URL): ToolHistoryEntry[] {
   if (!existsSync(file)) return [];
-  const lock: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  let lock: unknown;
+  try {
+    lock = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    // the server fails at start: the operator needs the file, not only the parser's position
+    throw new Error(`${String(file)} is not JSON: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
   const history = isRecord(lock) ? lock['history'] : undefined;
   if (!Array.isArray(history) || !history.every(isHistoryEntry))
     throw new Error(`${String(file)}: history must be a list of { tool, old, new, since }`);

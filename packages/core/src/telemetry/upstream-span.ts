@@ -14,7 +14,7 @@ import { UpstreamClientError, UpstreamHttpError } from '../errors.js';
 import { SEMCONV, TELEMETRY_SCOPE } from './names.js';
 
 /** `url` with user info, query and fragment removed, and its host and port; none for a URL that does not parse. */
-function urlAttributes(url: string | URL): Attributes {
+function urlAttributes(url: string | URL, redact: (text: string) => string): Attributes {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -22,7 +22,8 @@ function urlAttributes(url: string | URL): Attributes {
     return {};
   }
   const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-  const full = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  // some APIs carry the key in the path (bot and webhook URLs): the server's redactor knows its shapes
+  const full = redact(`${parsed.protocol}//${parsed.host}${parsed.pathname}`);
   return { [SEMCONV.urlFull]: full, [SEMCONV.serverAddress]: parsed.hostname, [SEMCONV.serverPort]: port };
 }
 
@@ -31,12 +32,13 @@ function urlAttributes(url: string | URL): Attributes {
  *
  * @param method - the HTTP method, upper case.
  * @param url - the request URL.
+ * @param redact - the server's text redaction, applied to `url.full` (a credential in the path).
  * @returns the started span (a no-op one when no SDK is registered).
  */
-export function startUpstreamSpan(method: string, url: string | URL): Span {
+export function startUpstreamSpan(method: string, url: string | URL, redact: (text: string) => string): Span {
   const tracer = trace.getTracer(TELEMETRY_SCOPE, PACKAGE_VERSION);
   const span = tracer.startSpan(method, { kind: SpanKind.CLIENT }, context.active());
-  if (span.isRecording()) span.setAttributes({ [SEMCONV.httpRequestMethod]: method, ...urlAttributes(url) });
+  if (span.isRecording()) span.setAttributes({ [SEMCONV.httpRequestMethod]: method, ...urlAttributes(url, redact) });
   return span;
 }
 

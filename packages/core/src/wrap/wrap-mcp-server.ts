@@ -189,8 +189,8 @@ async function serveListedTools(
 /**
  * Keeps `server`'s tools those the wrapped server lists: at each `notifications/tools/list_changed`
  * it sends to core's client, they are listed again and replace the served ones. The re-lists run
- * one after another, so the last change wins; one that fails leaves the tools as they were, with
- * a log line.
+ * one after another, so the last change wins, and notices that arrive while one waits to start
+ * share it; one that fails leaves the tools as they were, with a log line.
  */
 function followToolChanges(
   client: Client,
@@ -198,11 +198,15 @@ function followToolChanges(
   input: WrapMcpServerInput,
   server: EnvelopeServer,
 ): void {
-  const queue = { last: Promise.resolve() };
+  const queue = { last: Promise.resolve(), waiting: false };
   const logger = input.options?.logger ?? createEnvelopeLogger();
   client.setNotificationHandler('notifications/tools/list_changed', () => {
+    // a re-list that has not started yet will see this change too: a flood lists twice, not once per notice
+    if (queue.waiting) return;
+    queue.waiting = true;
     queue.last = queue.last
       .then(async () => {
+        queue.waiting = false;
         server.replaceTools(await listedTools(client, watch, input.adapter));
       })
       .catch((error: unknown) => {

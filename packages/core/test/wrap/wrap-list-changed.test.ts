@@ -98,5 +98,26 @@ describe.each([
         tool: 'second_tool',
       });
     });
+
+    it('lists again at most twice for a flood of changes, and tells its client as often', async () => {
+      const inner = makeInner();
+      inner.add('tool_0');
+      open.wrapped = await wrapMcpServer(inner.server, { adapter: catalogAdapter, options: { logger: silent } });
+      open.handle = await open.wrapped.serveStreamableHttp({ port: 0, host: '127.0.0.1' });
+      const client = await connect(open.handle.url.href);
+      open.client = client;
+      const names = Array.from({ length: 30 }, (_unused, index) => `tool_${String(index + 1)}`);
+      const flood = client.nextChange();
+      for (const name of names) inner.add(name);
+      await flood;
+      // the flood's re-lists run one after another: once the last tool is served, all have run
+      while (!(await client.names()).includes('tool_30')) await client.nextChange();
+      const later = client.nextChange();
+      inner.add('tool_last');
+      await later;
+      while (!(await client.names()).includes('tool_last')) await client.nextChange();
+      expect(await client.names()).toEqual(['tool_0', ...names, 'tool_last', 'get_envelope_contract']);
+      expect(client.changeCount()).toBeLessThanOrEqual(3);
+    });
   });
 });
