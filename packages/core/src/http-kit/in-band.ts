@@ -57,6 +57,11 @@ const CODE_STATUSES: ReadonlyMap<string, number> = new Map([
   ...['timeout', 'deadlineexceeded'].map((word) => [word, 504] as const),
 ]);
 
+/** A code as the table holds it: lower case, letters and digits only (`NOT_FOUND` and `not-found` are `notfound`). */
+function codeWord(code: string): string {
+  return code.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
 /** The keys of an error object that may hold its code. */
 const CODE_KEYS = ['code', 'status', 'type', 'reason'] as const;
 
@@ -67,7 +72,7 @@ function statusOfObject(error: Record<string, unknown>, table: ReadonlyMap<strin
     if (typeof code === 'number' && Number.isInteger(code) && code >= 400 && code <= 599) return code;
     if (typeof code !== 'string') continue;
     if (/^[45]\d\d$/.test(code.trim())) return Number(code.trim());
-    const status = table.get(code.toLowerCase().replace(/[^a-z0-9]/g, ''));
+    const status = table.get(codeWord(code));
     if (status !== undefined) return status;
   }
   return undefined;
@@ -93,8 +98,7 @@ function statusOfObject(error: Record<string, unknown>, table: ReadonlyMap<strin
  */
 export function inBandStatus(found: unknown, overrides: Readonly<Record<string, number>> = {}): number {
   const table = new Map(CODE_STATUSES);
-  for (const [word, status] of Object.entries(overrides))
-    table.set(word.toLowerCase().replace(/[^a-z0-9]/g, ''), status);
+  for (const [word, status] of Object.entries(overrides)) table.set(codeWord(word), status);
   const items = Array.isArray(found) ? found : [found];
   for (const item of items) {
     const status = isRecord(item) ? statusOfObject(item, table) : undefined;
