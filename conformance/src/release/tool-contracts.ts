@@ -5,7 +5,6 @@
  *
  * @packageDocumentation
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { NewChangeset, VersionType } from '@changesets/types';
@@ -36,7 +35,6 @@ export interface CheckedInLock {
  */
 export function checkedInLocks(root: string, packages: readonly PublishedPackage[]): CheckedInLock[] {
   return packages.flatMap((entry) => {
-    if (!existsSync(join(root, entry.folder, TOOLS_LOCK_FILE))) return [];
     const lock = readToolsLock(join(root, entry.folder));
     return lock === undefined ? [] : [{ folder: entry.folder, packageName: entry.name, lock }];
   });

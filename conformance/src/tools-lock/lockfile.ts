@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { isRecord } from '@mcp-envelope/contract';
 import type { ToolHistoryEntry } from '@mcp-envelope/core';
 
+import { jsonTypeOf } from '../json-schema.js';
 import { hasOwnKey, ownValue } from './own.js';
 
 /** The file name of a lockfile inside its package folder. */
@@ -89,21 +90,14 @@ export function contractHash(tool: ListedTool): string {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
-function jsonType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-  return typeof value;
-}
-
 /** The JSON types a schema accepts; `any` when it does not say (or says it through a `$ref`). */
 function typesOf(schema: Record<string, unknown>): string[] {
   const declared = schema['type'];
   let types: string[];
   if (typeof declared === 'string') types = [declared];
   else if (Array.isArray(declared)) types = declared.filter((entry): entry is string => typeof entry === 'string');
-  else if (Array.isArray(schema['enum'])) types = schema['enum'].map(jsonType);
-  else if ('const' in schema) types = [jsonType(schema['const'])];
+  else if (Array.isArray(schema['enum'])) types = schema['enum'].map(jsonTypeOf);
+  else if ('const' in schema) types = [jsonTypeOf(schema['const'])];
   else if (isRecord(schema['properties'])) types = ['object'];
   else {
     const branches = [schema['anyOf'], schema['oneOf']].find(Array.isArray) as unknown[] | undefined;

@@ -19,7 +19,7 @@ import { deepFrozen, isRecord } from '@mcp-envelope/contract';
 import type { EnvelopeDetail, EnvelopeMeta, ErrorKind } from '@mcp-envelope/contract';
 import { classifyRestFailure, headerValue, lowerCaseHeaders, rateLimitSignal } from '@mcp-envelope/core/adapter';
 import type { ClassifiableFailure, ClassifiedError, ClassifyContext, UpstreamHttpFailure } from '@mcp-envelope/core';
-import type { RestClassificationHints } from '@mcp-envelope/core/adapter';
+import type { RestClassificationOptions } from '@mcp-envelope/core/adapter';
 
 import { githubErrorDetails } from './error-body.js';
 import { GITHUB_REQUEST_ID_HEADER, githubClock } from './response-meta.js';
@@ -63,12 +63,16 @@ export const GITHUB_HINTS = deepFrozen({
     'GitHub did not answer in time (GITHUB_TIMEOUT_MS): try again; for a large listing ask for fewer items (per_page).',
 } as const);
 
-/** The kit's hints in GitHub's words. */
-const REST_HINTS: RestClassificationHints = {
-  notFound: GITHUB_HINTS.notFound,
-  server: GITHUB_HINTS.server,
-  network: GITHUB_HINTS.network,
-  timeout: GITHUB_HINTS.timeout,
+/** The kit's REST classification for GitHub: its upstream name and the kit's hints in GitHub's words. */
+const REST_OPTIONS: RestClassificationOptions = {
+  upstream: GITHUB_UPSTREAM,
+  apiName: 'GitHub API',
+  hints: {
+    notFound: GITHUB_HINTS.notFound,
+    server: GITHUB_HINTS.server,
+    network: GITHUB_HINTS.network,
+    timeout: GITHUB_HINTS.timeout,
+  },
 };
 
 /** What the classifier needs to know about the tools. */
@@ -155,11 +159,7 @@ export function classifyGithubHttpFailure(
 ): ClassifiedError {
   const headers = lowerCaseHeaders(failure.headers);
   const clock = { ...context, now: githubClock(failure.headers, context.now) };
-  const verdict = classifyRestFailure(failure, clock, {
-    upstream: GITHUB_UPSTREAM,
-    apiName: 'GitHub API',
-    hints: REST_HINTS,
-  });
+  const verdict = classifyRestFailure(failure, clock, REST_OPTIONS);
   const requestId = headerValue(headers, GITHUB_REQUEST_ID_HEADER)?.trim().slice(0, 200);
   const documentation = isRecord(failure.body) ? failure.body['documentation_url'] : undefined;
   const hints = [
@@ -206,5 +206,5 @@ export function classifyGithubFailure(
   options: GithubClassifyOptions = {},
 ): ClassifiedError {
   if (failure.type === 'upstream_http') return classifyGithubHttpFailure(failure, context, options);
-  return classifyRestFailure(failure, context, { upstream: GITHUB_UPSTREAM, apiName: 'GitHub API', hints: REST_HINTS });
+  return classifyRestFailure(failure, context, REST_OPTIONS);
 }
