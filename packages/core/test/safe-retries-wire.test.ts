@@ -87,13 +87,20 @@ async function refusedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/orders`;
 }
 
-/** A client connected to a new server process, with `env` beside the upstream deadline of 400 ms. */
+/**
+ * The server's upstream deadline. The held request must reach the upstream before it, so it
+ * leaves a loaded two-core machine 1.5 s to deliver a loopback request (at 400 ms one was seen
+ * to arrive late).
+ */
+const UPSTREAM_DEADLINE_MS = '1500';
+
+/** A client connected to a new server process, with `env` beside the upstream deadline. */
 async function connectServer(env: Record<string, string> = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', SERVER],
     cwd: PACKAGE_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', SAFE_RETRY_TIMEOUT_MS: '400', MCP_RATE_LIMIT: 'off', ...env },
+    env: { PATH: process.env['PATH'] ?? '', SAFE_RETRY_TIMEOUT_MS: UPSTREAM_DEADLINE_MS, MCP_RATE_LIMIT: 'off', ...env },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'safe-retry-test', version: '0.0.1' });

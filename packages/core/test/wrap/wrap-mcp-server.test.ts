@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wrapMcpServer } from '../../src/index.js';
 import type { EnvelopeServer, StreamableHttpHandle } from '../../src/index.js';
 import { captureLog } from '../fixtures/log-capture.js';
-import { catalogAdapter, catalogServerV1, catalogServerV2 } from './fixtures/catalog-mcp-servers.js';
+import { LATE_ISBN, catalogAdapter, catalogServerV1, catalogServerV2 } from './fixtures/catalog-mcp-servers.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const STDIO_SERVER = fileURLToPath(new URL('./fixtures/wrapped-stdio.ts', import.meta.url));
@@ -55,7 +55,7 @@ beforeAll(async () => {
       { path: '/books/503', response: { status: 503, body: 'unavailable' } },
       { path: '/books/000', response: { status: 200, dropConnection: true } },
       // answers long after the tool's one-second deadline
-      { path: '/books/999', response: { status: 200, delayMs: 20_000, body: {} } },
+      { path: `/books/${LATE_ISBN}`, response: { status: 200, delayMs: 20_000, body: {} } },
       { path: '/reservations', response: { status: 201, body: { reserved: true } } },
     ],
   });
@@ -196,7 +196,7 @@ describe.each(SETUPS)('%s', (_name, connect) => {
   });
 
   it('classifies a request the tool abandoned at its deadline as a timeout', async () => {
-    const envelope = envelopeOf(await caller.call('get_book', { isbn: '999' }));
+    const envelope = envelopeOf(await caller.call('get_book', { isbn: LATE_ISBN }));
     expect(envelope).toMatchObject({
       error_kind: 'upstream_client',
       error_code: 'TOOL_EXECUTION_FAILED',
