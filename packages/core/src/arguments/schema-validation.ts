@@ -12,10 +12,12 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 
+import { branchDetailsOf, branchSelectedBy, discriminatorDetail, nearestBranch } from './branch-details.js';
 import { expectedOf, nearestValue, receivedValueKeys } from './corrections.js';
 import { FirstInOrder } from './first-in-order.js';
 import { jsonTypeOf } from './json-type.js';
 import type { CollapsingInfo, PreparedSchema } from './prepare-schema.js';
+import { resolveLocalReference } from './schema-shape.js';
 
 const addFormats = formatsModule.default;
 
@@ -497,7 +499,12 @@ function isAtOrBelow(instancePath: string, base: string): boolean {
   return base === '' || instancePath === base || instancePath.startsWith(`${base}/`);
 }
 
-function branchOf(error: ErrorObject, base: string, info: CollapsingInfo | undefined): number | undefined {
+function branchOf(
+  error: ErrorObject,
+  base: string,
+  info: CollapsingInfo | undefined,
+  root: Readonly<Record<string, unknown>> | undefined,
+): number | undefined {
   const schemaPath = error.schemaPath;
   const prefix = `${base}${info?.branchBase ?? ''}/`;
   if (schemaPath.startsWith(prefix)) {
@@ -505,10 +512,29 @@ function branchOf(error: ErrorObject, base: string, info: CollapsingInfo | undef
     const index = Number.parseInt(schemaPath.slice(prefix.length), 10);
     return Number.isNaN(index) ? undefined : index;
   }
-  if (info !== undefined) {
-    for (const [reference, index] of info.references) {
-      if (schemaPath === reference || schemaPath.startsWith(`${reference}/`)) return index;
-    }
+  if (info === undefined) return undefined;
+  for (const [reference, index] of info.references) {
+    if (schemaPath === reference || schemaPath.startsWith(`${reference}/`)) return index;
+  }
+  return root === undefined ? undefined : branchOfSeparateFunction(error, info, root);
+}
+
+/**
+ * The branch of an error raised inside a `$ref` target that Ajv compiled as a function of its own
+ * (a target that holds `$ref`s itself): its `schemaPath` starts at that target (`#/anyOf`), not
+ * at the document root. The target whose node at that path is the error's own parent schema
+ * (the same object) is the one that raised it.
+ */
+function branchOfSeparateFunction(
+  error: ErrorObject,
+  info: CollapsingInfo,
+  root: Readonly<Record<string, unknown>>,
+): number | undefined {
+  const schemaPath = error.schemaPath;
+  if (!schemaPath.startsWith('#/') || error.parentSchema === undefined) return undefined;
+  const parentPath = schemaPath.slice(1, schemaPath.lastIndexOf('/'));
+  for (const [reference, index] of info.references) {
+    if (resolveLocalReference(root, `${reference}${parentPath}`) === error.parentSchema) return index;
   }
   return undefined;
 }
@@ -521,6 +547,8 @@ export interface ViolationContext {
   readonly collapsing: PreparedSchema['collapsing'];
   /** Top-level property name -> document position, for sorting. */
   readonly propertyOrder: ReadonlyMap<string, number>;
+  /** {@link PreparedSchema.schema}, to place errors raised in `$ref` targets compiled on their own. */
+  readonly root?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -567,7 +595,7 @@ export function collectViolations(
     for (let back = index - 1; back >= 0; back -= 1) {
       const inner = errors[back] as ErrorObject;
       if (!isAtOrBelow(inner.instancePath, error.instancePath)) break;
-      if (branchOf(inner, error.schemaPath, info) === undefined) break;
+      if (branchOf(inner, error.schemaPath, info, context.root) === undefined) break;
       if (consumedBy[back] === undefined) {
         consumedBy[back] = index;
         direct.unshift(inner);
@@ -663,35 +691,15 @@ function collapsedViolation(
 ): Violation {
   const info = collapsingInfoOf(error, context);
   const kind = info?.kind ?? (error.keyword as CollapsingInfo['kind']);
-  const direct = directErrors.get(error) ?? [];
   const segments = instanceSegments(error.instancePath);
   const params = error.params as Record<string, unknown>;
-  const extras: Record<string, unknown> = {};
-  const foldedRequired: Violation[] = [];
-  let branchSuggestion: unknown;
+  let branchKeys: BranchKeys = { extras: {}, foldedRequired: [], suggestion: undefined };
   if (kind === 'propertyNames' || kind === 'contains') {
-    extras['keyword'] = kind;
-    if (kind === 'propertyNames') extras['extra'] = params['propertyName'];
+    branchKeys.extras['keyword'] = kind;
+    if (kind === 'propertyNames') branchKeys.extras['extra'] = params['propertyName'];
   } else {
-    const branches: { branch: number; error_code: SchemaErrorCode; path: string }[] = [];
-    const byBranch = new Map<number, Violation[]>();
-    for (const inner of direct) {
-      if (inner.keyword === 'if') continue;
-      const branch = branchOf(inner, error.schemaPath, info);
-      const innerViolation = COLLAPSING_KEYWORDS.has(inner.keyword)
-        ? collapsedViolation(inner, context, directErrors)
-        : finish(draftFor(inner), inner.parentSchema);
-      if (kind === 'allOf' && inner.keyword === 'required') foldedRequired.push(innerViolation);
-      if (branch !== undefined) byBranch.set(branch, [...(byBranch.get(branch) ?? []), innerViolation]);
-      if (branch !== undefined && branches.length < 10) {
-        branches.push({ branch, error_code: innerViolation.code, path: innerViolation.path });
-      }
-    }
-    branches.sort((left, right) => left.branch - right.branch);
-    extras['branches'] = branches;
-    if (kind === 'oneOf' && Array.isArray(params['passingSchemas']))
-      extras['passing'] = [...(params['passingSchemas'] as unknown[])];
-    if (kind === 'anyOf') branchSuggestion = suggestionOfOneBranch(byBranch, segments.join('/'));
+    const byBranch = branchViolations(error, info, context, directErrors);
+    branchKeys = combinatorKeys(kind, error, info, byBranch);
   }
   const draft: Draft = {
     keyword: kind,
@@ -699,13 +707,86 @@ function collapsedViolation(
     segments,
     pathSegments: segments,
     value: error.data,
-    extras,
+    extras: branchKeys.extras,
     templateExtras: {},
   };
-  const violation = finish(draft, error.parentSchema, foldedRequired);
-  return branchSuggestion === undefined
+  const violation = finish(draft, error.parentSchema, branchKeys.foldedRequired);
+  return branchKeys.suggestion === undefined
     ? violation
-    : { ...violation, detail: { ...violation.detail, did_you_mean: branchSuggestion } };
+    : { ...violation, detail: { ...violation.detail, did_you_mean: branchKeys.suggestion } };
+}
+
+/** The failures of each branch of a failed combinator, by branch index, in Ajv's order. */
+function branchViolations(
+  error: ErrorObject,
+  info: CollapsingInfo | undefined,
+  context: ViolationContext,
+  directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>,
+): Map<number, Violation[]> {
+  const byBranch = new Map<number, Violation[]>();
+  for (const inner of directErrors.get(error) ?? []) {
+    if (inner.keyword === 'if') continue;
+    const branch = branchOf(inner, error.schemaPath, info, context.root);
+    if (branch === undefined) continue;
+    const innerViolation = COLLAPSING_KEYWORDS.has(inner.keyword)
+      ? collapsedViolation(inner, context, directErrors)
+      : finish(draftFor(inner), inner.parentSchema);
+    byBranch.set(branch, [...(byBranch.get(branch) ?? []), innerViolation]);
+  }
+  return byBranch;
+}
+
+/** What a failed `anyOf`, `oneOf` or `allOf` adds to its violation. */
+interface BranchKeys {
+  /** The detail's extra keys (`branches`, `passing`, `nearest_branch`, `branch_details`, `discriminator`). */
+  readonly extras: Record<string, unknown>;
+  /** See {@link Violation.foldedRequired}. */
+  readonly foldedRequired: readonly Violation[];
+  /** The combinator detail's own `did_you_mean`, when one branch gives it. */
+  readonly suggestion: unknown;
+}
+
+/**
+ * The extra keys of a failed combinator: `branches` (code and path of each branch failure, at
+ * most 10), `passing` (a `oneOf` matched several times), the `discriminator` of a `oneOf`, and
+ * `branch_details`: every part's failures for an `allOf`, the failures of `nearest_branch` for an
+ * `anyOf`/`oneOf` that no branch matched (see branch-details.ts for the rule).
+ */
+function combinatorKeys(
+  kind: 'anyOf' | 'oneOf' | 'allOf',
+  error: ErrorObject,
+  info: CollapsingInfo | undefined,
+  byBranch: ReadonlyMap<number, readonly Violation[]>,
+): BranchKeys {
+  const path = instanceSegments(error.instancePath).join('/');
+  const ordered = [...byBranch.keys()].sort((left, right) => left - right);
+  const all = ordered.flatMap((branch) => byBranch.get(branch) ?? []);
+  const extras: Record<string, unknown> = {
+    branches: ordered
+      .flatMap((branch) => (byBranch.get(branch) ?? []).map((failure) => ({ branch, failure })))
+      .slice(0, 10)
+      .map(({ branch, failure }) => ({ branch, error_code: failure.code, path: failure.path })),
+  };
+  if (kind === 'allOf') {
+    extras['branch_details'] = branchDetailsOf(all);
+    return { extras, foldedRequired: all.filter((failure) => failure.keyword === 'required'), suggestion: undefined };
+  }
+  const passing =
+    kind === 'oneOf' && Array.isArray(error.params['passingSchemas']) ? error.params['passingSchemas'] : [];
+  if (passing.length > 0) extras['passing'] = [...(passing as number[])];
+  const discriminator = info?.discriminator;
+  if (discriminator !== undefined) {
+    const listed = passing.length > 0 ? (passing as number[]) : discriminator.values.map((_, index) => index);
+    extras['discriminator'] = discriminatorDetail(discriminator, path, listed);
+  }
+  const selected = discriminator === undefined ? undefined : branchSelectedBy(discriminator, error.data);
+  const nearest = passing.length > 0 ? undefined : nearestBranch(byBranch, path, selected);
+  if (nearest !== undefined) {
+    extras['nearest_branch'] = nearest;
+    extras['branch_details'] = branchDetailsOf(byBranch.get(nearest) ?? []);
+  }
+  const suggestion = kind === 'anyOf' ? suggestionOfOneBranch(byBranch, path) : undefined;
+  return { extras, foldedRequired: [], suggestion };
 }
 
 /**
