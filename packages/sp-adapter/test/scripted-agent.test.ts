@@ -261,6 +261,41 @@ describe('a scripted agent that reads only the envelope', () => {
     expect(correctedArguments({ pageSize: '50' }, envelope)).toEqual({ pageSize: 50 });
   });
 
+  it('shows the envelope before and the call after: a oneOf no branch of which takes a number', async () => {
+    const args = { body: { label: 'ok-label', target: 7 } };
+    const envelope = envelopeOf(await call(KEYWORD_TOOL, args));
+    expect(envelope.details).toEqual([
+      {
+        path: 'body/target',
+        issue: "body/target must match exactly one of the schema's alternatives and does not.",
+        received_type: 'integer',
+        field: 'body/target',
+        branches: [
+          { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'body/target' },
+          { branch: 1, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'body/target' },
+        ],
+        nearest_branch: 0,
+        branch_details: [
+          {
+            path: 'body/target',
+            issue: 'body/target should be string, not integer.',
+            received_type: 'integer',
+            field: 'body/target',
+            expected_type: 'string',
+            received_value: 7,
+            expected: 'a value of type string',
+            did_you_mean: '7',
+          },
+        ],
+        received_value: 7,
+        expected: 'a value matching exactly one of the 2 alternatives',
+      },
+    ]);
+    const corrected = correctedArguments(args, envelope);
+    expect(corrected).toEqual({ body: { label: 'ok-label', target: '7' } });
+    expect((await call(KEYWORD_TOOL, corrected ?? {})).isError).not.toBe(true);
+  });
+
   it('never echoes an LWA token sent in the wrong field, and suggests nothing made from it', async () => {
     const token = 'Atza|IwEBIScriptedAgentAccessToken0123456789';
     const result = await call('reports20210630_getReports', { pageSize: token });
