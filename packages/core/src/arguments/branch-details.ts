@@ -88,7 +88,8 @@ export function branchDetailsOf(failures: readonly Pick<BranchFailure, 'code' | 
   const seen = new Set<string>();
   const details: EnvelopeDetail[] = [];
   for (const { code, detail } of failures) {
-    const key = `${code}\u0000${detail.path}\u0000${String(detail['extra'] ?? '')}`;
+    const extra = typeof detail['extra'] === 'string' ? detail['extra'] : '';
+    const key = `${code}\u0000${detail.path}\u0000${extra}`;
     if (seen.has(key)) continue;
     seen.add(key);
     details.push(detail);
