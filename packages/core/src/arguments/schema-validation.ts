@@ -556,7 +556,9 @@ export interface ViolationContext {
  * - a failing `anyOf`, `oneOf` or (wrapped, see prepare-schema.ts) `allOf` becomes one violation
  *   at its instance path (the combinator's parent path) with its branch errors folded into
  *   `branches: [{ branch, error_code, path }]` (at most 10); a `oneOf` that matched several
- *   branches also carries `passing: [indexes]`;
+ *   branches also carries `passing: [indexes]`; the failures a caller corrects travel as full
+ *   details in `branch_details` (with `nearest_branch`, and a `oneOf`'s `discriminator`: see
+ *   branch-details.ts);
  * - `propertyNames` and `contains` fold their sub-schema errors the same way and report
  *   `SCHEMA_VALIDATION_FAILED` with `keyword` (and `extra`: the offending key name);
  * - `if` wrapper errors are dropped (the `then`/`else` errors stay);
