@@ -17,6 +17,7 @@ import { expectedOf, nearestValue, receivedValueKeys } from './corrections.js';
 import { FirstInOrder } from './first-in-order.js';
 import { jsonTypeOf } from './json-type.js';
 import type { CollapsingInfo, PreparedSchema } from './prepare-schema.js';
+import { fragmentSegments } from '../json-pointer.js';
 import { resolveLocalReference } from './schema-shape.js';
 
 const addFormats = formatsModule.default;
@@ -503,7 +504,7 @@ function branchOf(
   error: ErrorObject,
   base: string,
   info: CollapsingInfo | undefined,
-  root: Readonly<Record<string, unknown>> | undefined,
+  targetOf: TargetOf | undefined,
 ): number | undefined {
   const schemaPath = error.schemaPath;
   const prefix = `${base}${info?.branchBase ?? ''}/`;
@@ -516,7 +517,33 @@ function branchOf(
   for (const [reference, index] of info.references) {
     if (schemaPath === reference || schemaPath.startsWith(`${reference}/`)) return index;
   }
-  return root === undefined ? undefined : branchOfSeparateFunction(error, info, root);
+  return targetOf === undefined ? undefined : branchOfSeparateFunction(error, info, targetOf);
+}
+
+/** A local reference's target in the prepared schema. */
+type TargetOf = (reference: string) => unknown;
+
+/**
+ * {@link TargetOf} for one check, remembering each target it resolves: the errors of a failed
+ * combinator ask for the same few targets many times.
+ */
+function targetResolver(root: Readonly<Record<string, unknown>> | undefined): TargetOf | undefined {
+  if (root === undefined) return undefined;
+  const resolved = new Map<string, unknown>();
+  return (reference) => {
+    if (!resolved.has(reference)) resolved.set(reference, resolveLocalReference(root, reference));
+    return resolved.get(reference);
+  };
+}
+
+/** The node at `segments` below `node` (array indexes as text), or `undefined`. */
+function nodeAt(node: unknown, segments: readonly string[]): unknown {
+  let current = node;
+  for (const segment of segments) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
 }
 
 /**
@@ -525,16 +552,13 @@ function branchOf(
  * at the document root. The target whose node at that path is the error's own parent schema
  * (the same object) is the one that raised it.
  */
-function branchOfSeparateFunction(
-  error: ErrorObject,
-  info: CollapsingInfo,
-  root: Readonly<Record<string, unknown>>,
-): number | undefined {
+function branchOfSeparateFunction(error: ErrorObject, info: CollapsingInfo, targetOf: TargetOf): number | undefined {
   const schemaPath = error.schemaPath;
   if (!schemaPath.startsWith('#/') || error.parentSchema === undefined) return undefined;
-  const parentPath = schemaPath.slice(1, schemaPath.lastIndexOf('/'));
+  const segments = fragmentSegments(schemaPath.slice(0, schemaPath.lastIndexOf('/')));
+  if (segments === undefined) return undefined;
   for (const [reference, index] of info.references) {
-    if (resolveLocalReference(root, `${reference}${parentPath}`) === error.parentSchema) return index;
+    if (nodeAt(targetOf(reference), segments) === error.parentSchema) return index;
   }
   return undefined;
 }
@@ -549,6 +573,11 @@ export interface ViolationContext {
   readonly propertyOrder: ReadonlyMap<string, number>;
   /** {@link PreparedSchema.schema}, to place errors raised in `$ref` targets compiled on their own. */
   readonly root?: Readonly<Record<string, unknown>>;
+}
+
+/** {@link ViolationContext} for one check, with its own memory of resolved `$ref` targets. */
+interface WalkContext extends ViolationContext {
+  readonly targetOf: TargetOf | undefined;
 }
 
 /**
@@ -581,6 +610,7 @@ export function collectViolations(
   context: ViolationContext,
   limit: number = VIOLATION_LIMIT,
 ): CollectedViolations {
+  const walk: WalkContext = { ...context, targetOf: targetResolver(context.root) };
   const consumedBy = new Array<number | undefined>(errors.length);
   const directErrors = new Map<ErrorObject, ErrorObject[]>();
   const violations: Violation[] = [];
@@ -597,7 +627,7 @@ export function collectViolations(
     for (let back = index - 1; back >= 0; back -= 1) {
       const inner = errors[back] as ErrorObject;
       if (!isAtOrBelow(inner.instancePath, error.instancePath)) break;
-      if (branchOf(inner, error.schemaPath, info, context.root) === undefined) break;
+      if (branchOf(inner, error.schemaPath, info, walk.targetOf) === undefined) break;
       if (consumedBy[back] === undefined) {
         consumedBy[back] = index;
         direct.unshift(inner);
@@ -622,7 +652,7 @@ export function collectViolations(
     const error = errors[entry.index] as ErrorObject;
     violations.push(
       COLLAPSING_KEYWORDS.has(error.keyword)
-        ? collapsedViolation(error, context, directErrors)
+        ? collapsedViolation(error, walk, directErrors)
         : finish(draftFor(error), error.parentSchema, [], declared),
     );
   }
@@ -688,7 +718,7 @@ function collapsingInfoOf(error: ErrorObject, context: ViolationContext): Collap
 
 function collapsedViolation(
   error: ErrorObject,
-  context: ViolationContext,
+  context: WalkContext,
   directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>,
 ): Violation {
   const info = collapsingInfoOf(error, context);
@@ -722,13 +752,13 @@ function collapsedViolation(
 function branchViolations(
   error: ErrorObject,
   info: CollapsingInfo | undefined,
-  context: ViolationContext,
+  context: WalkContext,
   directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>,
 ): Map<number, Violation[]> {
   const byBranch = new Map<number, Violation[]>();
   for (const inner of directErrors.get(error) ?? []) {
     if (inner.keyword === 'if') continue;
-    const branch = branchOf(inner, error.schemaPath, info, context.root);
+    const branch = branchOf(inner, error.schemaPath, info, context.targetOf);
     if (branch === undefined) continue;
     const innerViolation = COLLAPSING_KEYWORDS.has(inner.keyword)
       ? collapsedViolation(inner, context, directErrors)
