@@ -67,7 +67,7 @@ const WRONG_CALLS: readonly WrongCall[] = [
     code: 'SCHEMA_MIN_ITEMS',
     tool: 'reports20210630_getReports',
     args: { processingStatuses: [] },
-    cannot: 'which statuses to ask for is the caller’s choice',
+    cannot: 'the model gives no default or example, and which statuses to ask for is the caller’s choice',
   },
   {
     code: 'SCHEMA_MAX_LENGTH',
@@ -78,7 +78,7 @@ const WRONG_CALLS: readonly WrongCall[] = [
     code: 'SCHEMA_MIN_LENGTH',
     tool: 'fulfillmentInbound20240320_getShipment',
     args: { inboundPlanId: PLAN_ID.slice(0, 30), shipmentId: SHIPMENT_ID },
-    cannot: 'the missing characters of an id are only the caller’s to know',
+    cannot: 'the model gives no default or example, and the missing characters of an id are only the caller’s to know',
   },
   { code: 'SCHEMA_MAXIMUM', tool: 'reports20210630_getReports', args: { pageSize: 500 } },
   { code: 'SCHEMA_MINIMUM', tool: 'reports20210630_getReports', args: { pageSize: 0 } },
