@@ -125,6 +125,34 @@ describe('a oneOf with a discriminator', () => {
   });
 });
 
+describe('no discriminator', () => {
+  it('when a value is allowed by two branches, or a branch does not declare the property', () => {
+    const overlapping = tool({
+      type: 'object',
+      properties: {
+        pet: {
+          oneOf: [
+            { type: 'object', properties: { kind: { enum: ['cat', 'lynx'] } } },
+            { type: 'object', properties: { kind: { enum: ['lynx', 'dog'] } } },
+          ],
+        },
+        box: {
+          oneOf: [
+            { type: 'object', properties: { size: { const: 'S' } } },
+            { type: 'object', properties: { colour: { const: 'red' } } },
+          ],
+        },
+      },
+    });
+    const pet = failed(overlapping.check({ pet: {} })).details[0];
+    expect(pet).toMatchObject({ path: 'pet', passing: [0, 1] });
+    expect(Object.keys(pet ?? {})).not.toContain('discriminator');
+    const box = failed(overlapping.check({ box: {} })).details[0];
+    expect(box).toMatchObject({ path: 'box', passing: [0, 1] });
+    expect(Object.keys(box ?? {})).not.toContain('discriminator');
+  });
+});
+
 describe('the nearest branch without a discriminator', () => {
   const quantity = tool({
     type: 'object',
