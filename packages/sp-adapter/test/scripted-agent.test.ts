@@ -2,9 +2,9 @@
  * A scripted agent that reads only the envelope corrects its call in one retry. The SP server runs
  * as its own process (the bin's source over stdio) on the official SP models plus the conformance
  * keyword model (for the keywords no official model uses), against a loopback replay upstream.
- * For each `SCHEMA_*` keyword code the agent makes one deliberately wrong call, builds the
- * corrected arguments from the details (`path`, `extra`, `did_you_mean`, `limit`) and nothing else, and
- * calls once more.
+ * For each `SCHEMA_*` keyword code the agent makes a deliberately wrong call, builds the
+ * corrected arguments from the details (`path`, `extra`, `did_you_mean`, `limit`, and a failed
+ * combinator's `branch_details`, read the same way) and nothing else, and calls once more.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { SCHEMA_ERROR_CODES, validateEnvelope } from '@mcp-envelope/contract';
-import type { ErrorEnvelope } from '@mcp-envelope/contract';
+import type { EnvelopeDetail, ErrorEnvelope } from '@mcp-envelope/contract';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -32,6 +32,8 @@ const SHIPMENT_ID = 'sh1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d';
 /** One deliberately wrong call: the code it must get, and whether the envelope holds the fix. */
 interface WrongCall {
   readonly code: string;
+  /** Names a second call for the same code (the first is named by its code). */
+  readonly label?: string;
   readonly tool: string;
   readonly args: Record<string, unknown>;
   /** Why the agent cannot fix it from the envelope, when it cannot. */
@@ -39,12 +41,13 @@ interface WrongCall {
 }
 
 /** The keyword tool's body with one property wrong (`label` is its one required property). */
-function keywordCall(code: string, body: Record<string, unknown>, cannot?: string): WrongCall {
+function keywordCall(code: string, body: Record<string, unknown>, cannot?: string, label?: string): WrongCall {
   return {
     code,
     tool: KEYWORD_TOOL,
     args: { body: { label: 'ok-label', ...body } },
     ...(cannot === undefined ? {} : { cannot }),
+    ...(label === undefined ? {} : { label }),
   };
 }
 
@@ -64,7 +67,7 @@ const WRONG_CALLS: readonly WrongCall[] = [
     code: 'SCHEMA_MIN_ITEMS',
     tool: 'reports20210630_getReports',
     args: { processingStatuses: [] },
-    cannot: 'which statuses to ask for is the caller’s choice',
+    cannot: 'the model gives no default or example, and which statuses to ask for is the caller’s choice',
   },
   {
     code: 'SCHEMA_MAX_LENGTH',
@@ -75,7 +78,7 @@ const WRONG_CALLS: readonly WrongCall[] = [
     code: 'SCHEMA_MIN_LENGTH',
     tool: 'fulfillmentInbound20240320_getShipment',
     args: { inboundPlanId: PLAN_ID.slice(0, 30), shipmentId: SHIPMENT_ID },
-    cannot: 'the missing characters of an id are only the caller’s to know',
+    cannot: 'the model gives no default or example, and the missing characters of an id are only the caller’s to know',
   },
   { code: 'SCHEMA_MAXIMUM', tool: 'reports20210630_getReports', args: { pageSize: 500 } },
   { code: 'SCHEMA_MINIMUM', tool: 'reports20210630_getReports', args: { pageSize: 0 } },
@@ -83,9 +86,23 @@ const WRONG_CALLS: readonly WrongCall[] = [
   keywordCall('SCHEMA_PATTERN_MISMATCH', { label: 'Ok-label' }),
   { code: 'SCHEMA_FORMAT_INVALID', tool: 'reports20210630_getReports', args: { createdSince: '2025-03-01' } },
   { code: 'SCHEMA_ADDITIONAL_PROPERTIES', tool: 'reports20210630_getReports', args: { pageSzie: 10 } },
-  keywordCall('SCHEMA_ONE_OF_FAILED', { target: 'abc' }, 'a value fitting exactly one alternative is not checked'),
+  // no branch takes a number: the nearest branch's type mismatch says to send it as text
+  keywordCall('SCHEMA_ONE_OF_FAILED', { target: 7 }),
+  keywordCall(
+    'SCHEMA_ONE_OF_FAILED',
+    { target: 'abc' },
+    'both branches take it, and no const/enum property tells them apart: how to leave one is the caller’s choice',
+    'SCHEMA_ONE_OF_FAILED matched twice',
+  ),
   keywordCall('SCHEMA_ANY_OF_FAILED', { window: '5' }),
-  keywordCall('SCHEMA_ALL_OF_FAILED', { limits: {} }, 'the missing low and high are the caller’s to choose'),
+  // every part wants an object, and the text sent is one in JSON
+  keywordCall('SCHEMA_ALL_OF_FAILED', { limits: '{"low":1,"high":9}' }),
+  keywordCall(
+    'SCHEMA_ALL_OF_FAILED',
+    { limits: {} },
+    'the missing low and high are the caller’s to choose',
+    'SCHEMA_ALL_OF_FAILED missing fields',
+  ),
   keywordCall('SCHEMA_UNIQUE_ITEMS', { tags: ['a', 'a'] }),
   keywordCall('SCHEMA_CONST_MISMATCH', { version: 3 }),
   keywordCall('SCHEMA_MULTIPLE_OF', { quantity: 7 }),
@@ -105,36 +122,47 @@ function objectAt(root: Record<string, unknown>, segments: readonly string[]): R
 
 /**
  * The scripted agent: the corrected arguments built from the envelope alone, or `undefined` when
- * some detail offers no `did_you_mean`. An unknown key (`extra`) is renamed to the suggested key;
- * a text over `maxLength` is cut to the detail's `limit`; any other detail's value at `path` is
- * replaced by the suggested value.
+ * some detail offers no fix. An unknown key (`extra`) is renamed to the suggested key; a text
+ * over `maxLength` is cut to the detail's `limit`; any other detail's value at `path` is replaced
+ * by the suggested value; a failed combinator without a suggestion of its own is corrected through
+ * its `branch_details`, each read like a top-level detail.
  */
 export function correctedArguments(
   sent: Record<string, unknown>,
   envelope: ErrorEnvelope,
 ): Record<string, unknown> | undefined {
   const corrected = structuredClone(sent);
-  for (const detail of envelope.details) {
+  return applyDetails(corrected, envelope.details, envelope.error_code) ? corrected : undefined;
+}
+
+/** Applies each detail's fix to `corrected`; `false` when one offers none. */
+function applyDetails(corrected: Record<string, unknown>, details: readonly EnvelopeDetail[], code: string): boolean {
+  for (const detail of details) {
     const segments = detail.path === '' ? [] : detail.path.split('/');
     const last = segments.at(-1);
     const own = last === undefined ? undefined : objectAt(corrected, segments.slice(0, -1))[last];
     // a too long text: the suggestion leaves out the word the cut lands in (it may be a token's
     // head), so the agent cuts its own value to the stated limit
-    if (envelope.error_code === 'SCHEMA_MAX_LENGTH' && typeof detail['limit'] === 'number' && typeof own === 'string') {
+    if (code === 'SCHEMA_MAX_LENGTH' && typeof detail['limit'] === 'number' && typeof own === 'string') {
       objectAt(corrected, segments.slice(0, -1))[last ?? ''] = Array.from(own).slice(0, detail['limit']).join('');
       continue;
     }
-    if (!Object.hasOwn(detail, 'did_you_mean')) return undefined;
+    if (!Object.hasOwn(detail, 'did_you_mean')) {
+      const nested = detail['branch_details'];
+      if (!Array.isArray(nested) || nested.length === 0) return false;
+      if (!applyDetails(corrected, nested as EnvelopeDetail[], code)) return false;
+      continue;
+    }
     if (typeof detail['extra'] === 'string') {
       const holder = objectAt(corrected, segments);
       holder[String(detail.did_you_mean)] = holder[detail['extra']];
       Reflect.deleteProperty(holder, detail['extra']);
     } else {
-      if (last === undefined) return undefined;
+      if (last === undefined) return false;
       objectAt(corrected, segments.slice(0, -1))[last] = detail.did_you_mean;
     }
   }
-  return corrected;
+  return true;
 }
 
 let upstream: UpstreamReplay;
@@ -178,12 +206,12 @@ function envelopeOf(result: CallToolResult): ErrorEnvelope {
 }
 
 describe('a scripted agent that reads only the envelope', () => {
-  it('covers every keyword code once', () => {
+  it('covers every keyword code', () => {
     const keywordCodes = SCHEMA_ERROR_CODES.slice(0, 19);
-    expect(WRONG_CALLS.map((wrong) => wrong.code).sort()).toEqual([...keywordCodes].sort());
+    expect([...new Set(WRONG_CALLS.map((wrong) => wrong.code))].sort()).toEqual([...keywordCodes].sort());
   });
 
-  it('fixes 14 of the 18 keyword codes in one retry; for the other four and the fallback it finds no fix in the envelope', async () => {
+  it('fixes 16 of the 18 keyword codes in one retry; for the other two, two second calls and the fallback it finds no fix in the envelope', async () => {
     const outcome: Record<string, string> = {};
     for (const wrong of WRONG_CALLS) {
       const envelope = envelopeOf(await call(wrong.tool, wrong.args));
@@ -194,18 +222,25 @@ describe('a scripted agent that reads only the envelope', () => {
       ]);
       const corrected = correctedArguments(wrong.args, envelope);
       if (corrected === undefined) {
-        outcome[wrong.code] = 'cannot';
+        outcome[wrong.label ?? wrong.code] = 'cannot';
         continue;
       }
       const retried = await call(wrong.tool, corrected);
-      outcome[wrong.code] =
+      outcome[wrong.label ?? wrong.code] =
         retried.isError === true ? `still failing: ${JSON.stringify(retried.structuredContent)}` : 'fixed';
     }
     const expected = Object.fromEntries(
-      WRONG_CALLS.map((wrong) => [wrong.code, wrong.cannot === undefined ? 'fixed' : 'cannot']),
+      WRONG_CALLS.map((wrong) => [wrong.label ?? wrong.code, wrong.cannot === undefined ? 'fixed' : 'cannot']),
     );
     expect(outcome).toEqual(expected);
-    expect(Object.values(outcome).filter((verdict) => verdict === 'fixed')).toHaveLength(14);
+    const fixedCodes = new Set(
+      WRONG_CALLS.filter((wrong) => outcome[wrong.label ?? wrong.code] === 'fixed').map((wrong) => wrong.code),
+    );
+    expect(fixedCodes.size).toBe(16);
+    expect(SCHEMA_ERROR_CODES.slice(0, 18).filter((code) => !fixedCodes.has(code))).toEqual([
+      'SCHEMA_MIN_ITEMS',
+      'SCHEMA_MIN_LENGTH',
+    ]);
   });
 
   it('shows the envelope before and the call after: a page size sent as text', async () => {
@@ -224,6 +259,41 @@ describe('a scripted agent that reads only the envelope', () => {
       },
     ]);
     expect(correctedArguments({ pageSize: '50' }, envelope)).toEqual({ pageSize: 50 });
+  });
+
+  it('shows the envelope before and the call after: a oneOf no branch of which takes a number', async () => {
+    const args = { body: { label: 'ok-label', target: 7 } };
+    const envelope = envelopeOf(await call(KEYWORD_TOOL, args));
+    expect(envelope.details).toEqual([
+      {
+        path: 'body/target',
+        issue: "body/target must match exactly one of the schema's alternatives and does not.",
+        received_type: 'integer',
+        field: 'body/target',
+        branches: [
+          { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'body/target' },
+          { branch: 1, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'body/target' },
+        ],
+        nearest_branch: 0,
+        branch_details: [
+          {
+            path: 'body/target',
+            issue: 'body/target should be string, not integer.',
+            received_type: 'integer',
+            field: 'body/target',
+            expected_type: 'string',
+            received_value: 7,
+            expected: 'a value of type string',
+            did_you_mean: '7',
+          },
+        ],
+        received_value: 7,
+        expected: 'a value matching exactly one of the 2 alternatives',
+      },
+    ]);
+    const corrected = correctedArguments(args, envelope);
+    expect(corrected).toEqual({ body: { label: 'ok-label', target: '7' } });
+    expect((await call(KEYWORD_TOOL, corrected ?? {})).isError).not.toBe(true);
   });
 
   it('never echoes an LWA token sent in the wrong field, and suggests nothing made from it', async () => {

@@ -309,7 +309,7 @@ function validatorFor(
     try {
       return {
         validate: caches.compiler.compile(prepared.schema),
-        context: { collapsing: prepared.collapsing, propertyOrder },
+        context: { collapsing: prepared.collapsing, propertyOrder, root: prepared.schema },
       };
     } catch (error) {
       throw new TypeError(

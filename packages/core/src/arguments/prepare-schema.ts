@@ -18,6 +18,8 @@
  */
 import { referenceStrings } from '../json-references.js';
 
+import { discriminatorOf } from './branch-details.js';
+import type { Discriminator } from './branch-details.js';
 import { setOwn } from './normalize.js';
 import { isSchemaNode, resolveLocalReference } from './schema-shape.js';
 import type { SchemaNode } from './schema-shape.js';
@@ -38,6 +40,8 @@ export interface CollapsingInfo {
   readonly branchBase: string;
   /** `$ref` values reachable from the branches -> the first branch index that reaches them. */
   readonly references: ReadonlyMap<string, number>;
+  /** For a `oneOf`: the `const`/`enum` property that tells its branches apart, when one does. */
+  readonly discriminator?: Discriminator;
 }
 
 /** The compiled copy and the side tables built while producing it. */
@@ -274,7 +278,13 @@ class SchemaPreparer {
       const branches = out[kind];
       const original = node[kind];
       if (Array.isArray(branches) && Array.isArray(original)) {
-        this.collapsing.set(branches, { kind, branchBase: '', references: this.reachableReferences(original) });
+        const discriminator = kind === 'oneOf' ? discriminatorOf(this.root, original) : undefined;
+        this.collapsing.set(branches, {
+          kind,
+          branchBase: '',
+          references: this.reachableReferences(original),
+          ...(discriminator === undefined ? {} : { discriminator }),
+        });
       }
     }
     for (const kind of ['propertyNames', 'contains'] as const) {

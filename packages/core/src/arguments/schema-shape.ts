@@ -90,14 +90,15 @@ export interface TopLevelLayers {
 }
 
 /**
- * Collects the layers that make up the top level of a tool schema.
+ * Collects the layers that make up the top level of a tool schema, or of one node inside it.
  *
- * @param root - the tool's input schema.
- * @returns the core layers (the root first) and the alternative layers.
+ * @param root - the tool's input schema (the document local `$ref`s resolve in).
+ * @param start - the node whose layers to collect; the root by default.
+ * @returns the core layers (`start` first) and the alternative layers.
  */
-export function topLevelLayers(root: SchemaNode): TopLevelLayers {
+export function topLevelLayers(root: SchemaNode, start: SchemaNode = root): TopLevelLayers {
   const core: SchemaNode[] = [];
-  const queue: SchemaNode[] = [root];
+  const queue: SchemaNode[] = [start];
   while (queue.length > 0 && core.length < 64) {
     const node = queue.shift() as SchemaNode;
     if (core.includes(node)) continue;

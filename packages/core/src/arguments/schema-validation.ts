@@ -12,10 +12,13 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsModule from 'ajv-formats';
 
+import { branchDetailsOf, branchSelectedBy, discriminatorDetail, nearestBranch } from './branch-details.js';
 import { expectedOf, nearestValue, receivedValueKeys } from './corrections.js';
 import { FirstInOrder } from './first-in-order.js';
 import { jsonTypeOf } from './json-type.js';
 import type { CollapsingInfo, PreparedSchema } from './prepare-schema.js';
+import { fragmentSegments } from '../json-pointer.js';
+import { resolveLocalReference } from './schema-shape.js';
 
 const addFormats = formatsModule.default;
 
@@ -497,7 +500,12 @@ function isAtOrBelow(instancePath: string, base: string): boolean {
   return base === '' || instancePath === base || instancePath.startsWith(`${base}/`);
 }
 
-function branchOf(error: ErrorObject, base: string, info: CollapsingInfo | undefined): number | undefined {
+function branchOf(
+  error: ErrorObject,
+  base: string,
+  info: CollapsingInfo | undefined,
+  targetOf: TargetOf | undefined,
+): number | undefined {
   const schemaPath = error.schemaPath;
   const prefix = `${base}${info?.branchBase ?? ''}/`;
   if (schemaPath.startsWith(prefix)) {
@@ -505,10 +513,52 @@ function branchOf(error: ErrorObject, base: string, info: CollapsingInfo | undef
     const index = Number.parseInt(schemaPath.slice(prefix.length), 10);
     return Number.isNaN(index) ? undefined : index;
   }
-  if (info !== undefined) {
-    for (const [reference, index] of info.references) {
-      if (schemaPath === reference || schemaPath.startsWith(`${reference}/`)) return index;
-    }
+  if (info === undefined) return undefined;
+  for (const [reference, index] of info.references) {
+    if (schemaPath === reference || schemaPath.startsWith(`${reference}/`)) return index;
+  }
+  return targetOf === undefined ? undefined : branchOfSeparateFunction(error, info, targetOf);
+}
+
+/** A local reference's target in the prepared schema. */
+type TargetOf = (reference: string) => unknown;
+
+/**
+ * {@link TargetOf} for one check, remembering each target it resolves: the errors of a failed
+ * combinator ask for the same few targets many times.
+ */
+function targetResolver(root: Readonly<Record<string, unknown>> | undefined): TargetOf | undefined {
+  if (root === undefined) return undefined;
+  const resolved = new Map<string, unknown>();
+  return (reference) => {
+    if (!resolved.has(reference)) resolved.set(reference, resolveLocalReference(root, reference));
+    return resolved.get(reference);
+  };
+}
+
+/** The node at `segments` below `node` (array indexes as text), or `undefined`. */
+function nodeAt(node: unknown, segments: readonly string[]): unknown {
+  let current = node;
+  for (const segment of segments) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+/**
+ * The branch of an error raised inside a `$ref` target that Ajv compiled as a function of its own
+ * (a target that holds `$ref`s itself): its `schemaPath` starts at that target (`#/anyOf`), not
+ * at the document root. The target whose node at that path is the error's own parent schema
+ * (the same object) is the one that raised it.
+ */
+function branchOfSeparateFunction(error: ErrorObject, info: CollapsingInfo, targetOf: TargetOf): number | undefined {
+  const schemaPath = error.schemaPath;
+  if (!schemaPath.startsWith('#/') || error.parentSchema === undefined) return undefined;
+  const segments = fragmentSegments(schemaPath.slice(0, schemaPath.lastIndexOf('/')));
+  if (segments === undefined) return undefined;
+  for (const [reference, index] of info.references) {
+    if (nodeAt(targetOf(reference), segments) === error.parentSchema) return index;
   }
   return undefined;
 }
@@ -521,6 +571,13 @@ export interface ViolationContext {
   readonly collapsing: PreparedSchema['collapsing'];
   /** Top-level property name -> document position, for sorting. */
   readonly propertyOrder: ReadonlyMap<string, number>;
+  /** {@link PreparedSchema.schema}, to place errors raised in `$ref` targets compiled on their own. */
+  readonly root?: Readonly<Record<string, unknown>>;
+}
+
+/** {@link ViolationContext} for one check, with its own memory of resolved `$ref` targets. */
+interface WalkContext extends ViolationContext {
+  readonly targetOf: TargetOf | undefined;
 }
 
 /**
@@ -528,7 +585,9 @@ export interface ViolationContext {
  * - a failing `anyOf`, `oneOf` or (wrapped, see prepare-schema.ts) `allOf` becomes one violation
  *   at its instance path (the combinator's parent path) with its branch errors folded into
  *   `branches: [{ branch, error_code, path }]` (at most 10); a `oneOf` that matched several
- *   branches also carries `passing: [indexes]`;
+ *   branches also carries `passing: [indexes]`; the failures a caller corrects travel as full
+ *   details in `branch_details` (with `nearest_branch`, and a `oneOf`'s `discriminator`: see
+ *   branch-details.ts);
  * - `propertyNames` and `contains` fold their sub-schema errors the same way and report
  *   `SCHEMA_VALIDATION_FAILED` with `keyword` (and `extra`: the offending key name);
  * - `if` wrapper errors are dropped (the `then`/`else` errors stay);
@@ -551,6 +610,7 @@ export function collectViolations(
   context: ViolationContext,
   limit: number = VIOLATION_LIMIT,
 ): CollectedViolations {
+  const walk: WalkContext = { ...context, targetOf: targetResolver(context.root) };
   const consumedBy = new Array<number | undefined>(errors.length);
   const directErrors = new Map<ErrorObject, ErrorObject[]>();
   const violations: Violation[] = [];
@@ -567,7 +627,7 @@ export function collectViolations(
     for (let back = index - 1; back >= 0; back -= 1) {
       const inner = errors[back] as ErrorObject;
       if (!isAtOrBelow(inner.instancePath, error.instancePath)) break;
-      if (branchOf(inner, error.schemaPath, info) === undefined) break;
+      if (branchOf(inner, error.schemaPath, info, walk.targetOf) === undefined) break;
       if (consumedBy[back] === undefined) {
         consumedBy[back] = index;
         direct.unshift(inner);
@@ -592,7 +652,7 @@ export function collectViolations(
     const error = errors[entry.index] as ErrorObject;
     violations.push(
       COLLAPSING_KEYWORDS.has(error.keyword)
-        ? collapsedViolation(error, context, directErrors)
+        ? collapsedViolation(error, walk, directErrors)
         : finish(draftFor(error), error.parentSchema, [], declared),
     );
   }
@@ -658,40 +718,20 @@ function collapsingInfoOf(error: ErrorObject, context: ViolationContext): Collap
 
 function collapsedViolation(
   error: ErrorObject,
-  context: ViolationContext,
+  context: WalkContext,
   directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>,
 ): Violation {
   const info = collapsingInfoOf(error, context);
   const kind = info?.kind ?? (error.keyword as CollapsingInfo['kind']);
-  const direct = directErrors.get(error) ?? [];
   const segments = instanceSegments(error.instancePath);
   const params = error.params as Record<string, unknown>;
-  const extras: Record<string, unknown> = {};
-  const foldedRequired: Violation[] = [];
-  let branchSuggestion: unknown;
+  let branchKeys: BranchKeys = { extras: {}, foldedRequired: [], suggestion: undefined };
   if (kind === 'propertyNames' || kind === 'contains') {
-    extras['keyword'] = kind;
-    if (kind === 'propertyNames') extras['extra'] = params['propertyName'];
+    branchKeys.extras['keyword'] = kind;
+    if (kind === 'propertyNames') branchKeys.extras['extra'] = params['propertyName'];
   } else {
-    const branches: { branch: number; error_code: SchemaErrorCode; path: string }[] = [];
-    const byBranch = new Map<number, Violation[]>();
-    for (const inner of direct) {
-      if (inner.keyword === 'if') continue;
-      const branch = branchOf(inner, error.schemaPath, info);
-      const innerViolation = COLLAPSING_KEYWORDS.has(inner.keyword)
-        ? collapsedViolation(inner, context, directErrors)
-        : finish(draftFor(inner), inner.parentSchema);
-      if (kind === 'allOf' && inner.keyword === 'required') foldedRequired.push(innerViolation);
-      if (branch !== undefined) byBranch.set(branch, [...(byBranch.get(branch) ?? []), innerViolation]);
-      if (branch !== undefined && branches.length < 10) {
-        branches.push({ branch, error_code: innerViolation.code, path: innerViolation.path });
-      }
-    }
-    branches.sort((left, right) => left.branch - right.branch);
-    extras['branches'] = branches;
-    if (kind === 'oneOf' && Array.isArray(params['passingSchemas']))
-      extras['passing'] = [...(params['passingSchemas'] as unknown[])];
-    if (kind === 'anyOf') branchSuggestion = suggestionOfOneBranch(byBranch, segments.join('/'));
+    const byBranch = branchViolations(error, info, context, directErrors);
+    branchKeys = combinatorKeys(kind, error, info, byBranch);
   }
   const draft: Draft = {
     keyword: kind,
@@ -699,13 +739,86 @@ function collapsedViolation(
     segments,
     pathSegments: segments,
     value: error.data,
-    extras,
+    extras: branchKeys.extras,
     templateExtras: {},
   };
-  const violation = finish(draft, error.parentSchema, foldedRequired);
-  return branchSuggestion === undefined
+  const violation = finish(draft, error.parentSchema, branchKeys.foldedRequired);
+  return branchKeys.suggestion === undefined
     ? violation
-    : { ...violation, detail: { ...violation.detail, did_you_mean: branchSuggestion } };
+    : { ...violation, detail: { ...violation.detail, did_you_mean: branchKeys.suggestion } };
+}
+
+/** The failures of each branch of a failed combinator, by branch index, in Ajv's order. */
+function branchViolations(
+  error: ErrorObject,
+  info: CollapsingInfo | undefined,
+  context: WalkContext,
+  directErrors: ReadonlyMap<ErrorObject, ErrorObject[]>,
+): Map<number, Violation[]> {
+  const byBranch = new Map<number, Violation[]>();
+  for (const inner of directErrors.get(error) ?? []) {
+    if (inner.keyword === 'if') continue;
+    const branch = branchOf(inner, error.schemaPath, info, context.targetOf);
+    if (branch === undefined) continue;
+    const innerViolation = COLLAPSING_KEYWORDS.has(inner.keyword)
+      ? collapsedViolation(inner, context, directErrors)
+      : finish(draftFor(inner), inner.parentSchema);
+    byBranch.set(branch, [...(byBranch.get(branch) ?? []), innerViolation]);
+  }
+  return byBranch;
+}
+
+/** What a failed `anyOf`, `oneOf` or `allOf` adds to its violation. */
+interface BranchKeys {
+  /** The detail's extra keys (`branches`, `passing`, `nearest_branch`, `branch_details`, `discriminator`). */
+  readonly extras: Record<string, unknown>;
+  /** See {@link Violation.foldedRequired}. */
+  readonly foldedRequired: readonly Violation[];
+  /** The combinator detail's own `did_you_mean`, when one branch gives it. */
+  readonly suggestion: unknown;
+}
+
+/**
+ * The extra keys of a failed combinator: `branches` (code and path of each branch failure, at
+ * most 10), `passing` (a `oneOf` matched several times), the `discriminator` of a `oneOf`, and
+ * `branch_details`: every part's failures for an `allOf`, the failures of `nearest_branch` for an
+ * `anyOf`/`oneOf` that no branch matched (see branch-details.ts for the rule).
+ */
+function combinatorKeys(
+  kind: 'anyOf' | 'oneOf' | 'allOf',
+  error: ErrorObject,
+  info: CollapsingInfo | undefined,
+  byBranch: ReadonlyMap<number, readonly Violation[]>,
+): BranchKeys {
+  const path = instanceSegments(error.instancePath).join('/');
+  const ordered = [...byBranch.keys()].sort((left, right) => left - right);
+  const all = ordered.flatMap((branch) => byBranch.get(branch) ?? []);
+  const extras: Record<string, unknown> = {
+    branches: ordered
+      .flatMap((branch) => (byBranch.get(branch) ?? []).map((failure) => ({ branch, failure })))
+      .slice(0, 10)
+      .map(({ branch, failure }) => ({ branch, error_code: failure.code, path: failure.path })),
+  };
+  if (kind === 'allOf') {
+    extras['branch_details'] = branchDetailsOf(all);
+    return { extras, foldedRequired: all.filter((failure) => failure.keyword === 'required'), suggestion: undefined };
+  }
+  const passing =
+    kind === 'oneOf' && Array.isArray(error.params['passingSchemas']) ? error.params['passingSchemas'] : [];
+  if (passing.length > 0) extras['passing'] = [...(passing as number[])];
+  const discriminator = info?.discriminator;
+  if (discriminator !== undefined) {
+    const listed = passing.length > 0 ? (passing as number[]) : discriminator.values.map((_, index) => index);
+    extras['discriminator'] = discriminatorDetail(discriminator, path, listed);
+  }
+  const selected = discriminator === undefined ? undefined : branchSelectedBy(discriminator, error.data);
+  const nearest = passing.length > 0 ? undefined : nearestBranch(byBranch, path, selected);
+  if (nearest !== undefined) {
+    extras['nearest_branch'] = nearest;
+    extras['branch_details'] = branchDetailsOf(byBranch.get(nearest) ?? []);
+  }
+  const suggestion = kind === 'anyOf' ? suggestionOfOneBranch(byBranch, path) : undefined;
+  return { extras, foldedRequired: [], suggestion };
 }
 
 /**

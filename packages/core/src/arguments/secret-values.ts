@@ -45,7 +45,8 @@ function looksSecret(redactor: Redactor, name: string, value: unknown): boolean 
  * the hints. A `did_you_mean` made from the value goes too when the value was a secret, or when
  * it is one itself (a cut array can be echoed where the whole one was too large to be).
  */
-function concealInDetail(detail: EnvelopeDetail, redactor: Redactor, concealed: string[]): EnvelopeDetail {
+function concealInDetail(original: EnvelopeDetail, redactor: Redactor, concealed: string[]): EnvelopeDetail {
+  const detail = concealInBranchDetails(original, redactor, concealed);
   const name = typeof detail['extra'] === 'string' ? detail['extra'] : (detail.path.split('/').at(-1) ?? '');
   const value = detail.received_value;
   const receivedSecret = Object.hasOwn(detail, 'received_value') && looksSecret(redactor, name, value);
@@ -62,6 +63,18 @@ function concealInDetail(detail: EnvelopeDetail, redactor: Redactor, concealed: 
   }
   if (suggestionSecret) delete copy['did_you_mean'];
   return copy as unknown as EnvelopeDetail;
+}
+
+/**
+ * A combinator detail with the secrets in its `branch_details` hidden (they echo values and
+ * suggest fixes like any other detail); the detail itself when there are none.
+ */
+function concealInBranchDetails(detail: EnvelopeDetail, redactor: Redactor, concealed: string[]): EnvelopeDetail {
+  const nested = detail['branch_details'];
+  if (!Array.isArray(nested)) return detail;
+  const hidden = (nested as EnvelopeDetail[]).map((inner) => concealInDetail(inner, redactor, concealed));
+  if (hidden.every((inner, index) => inner === nested[index])) return detail;
+  return { ...detail, branch_details: hidden };
 }
 
 /**

@@ -71,6 +71,24 @@ describe('did_you_mean', () => {
     expect(detailOf({ note: null })).not.toHaveProperty('did_you_mean');
   });
 
+  it('offers a too short value only what the schema gives: its default or first example long enough', () => {
+    const short = tool({
+      type: 'object',
+      properties: {
+        statuses: { type: 'array', minItems: 1, items: { enum: ['DONE', 'FATAL'] }, default: ['DONE'] },
+        planId: { type: 'string', minLength: 6, examples: ['wf1', 'wf1a2b3c'] },
+        sellerId: { type: 'string', minLength: 6 },
+        markets: { type: 'array', minItems: 1, items: { enum: ['na', 'eu'] } },
+      },
+    });
+    const detail = (args: Record<string, unknown>) => failed(short.check(args)).details[0];
+    expect(detail({ statuses: [] })).toMatchObject({ limit: 1, actual: 0, did_you_mean: ['DONE'] });
+    expect(detail({ planId: 'wf' })).toMatchObject({ limit: 6, actual: 2, did_you_mean: 'wf1a2b3c' });
+    // no default, no example: the missing content is the caller's (an item enum is no choice made)
+    expect(detail({ sellerId: 'A1' })).not.toHaveProperty('did_you_mean');
+    expect(detail({ markets: [] })).not.toHaveProperty('did_you_mean');
+  });
+
   it('names the allowed value equal but for case, the closest one, or the only one', () => {
     expect(detailOf({ region: 'EU' })['did_you_mean']).toBe('eu');
     expect(detailOf({ region: 'nax' })['did_you_mean']).toBe('na');
