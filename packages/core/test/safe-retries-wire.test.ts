@@ -100,7 +100,12 @@ async function connectServer(env: Record<string, string> = {}): Promise<Client> 
     command: process.execPath,
     args: ['--import', 'tsx', SERVER],
     cwd: PACKAGE_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', SAFE_RETRY_TIMEOUT_MS: UPSTREAM_DEADLINE_MS, MCP_RATE_LIMIT: 'off', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      SAFE_RETRY_TIMEOUT_MS: UPSTREAM_DEADLINE_MS,
+      MCP_RATE_LIMIT: 'off',
+      ...env,
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'safe-retry-test', version: '0.0.1' });
