@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // builds dist/ once for the suites that start the CLI, before the workers start
+    globalSetup: ['test/global-setup.ts'],
     // The suites wait on child processes, worker threads and loopback HTTP more than they compute:
     // two test files at once keep two cores busy, where the default (one less than the cores) runs one.
     maxWorkers: Math.max(2, availableParallelism() - 1),

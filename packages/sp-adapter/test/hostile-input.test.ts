@@ -3,7 +3,6 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,10 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/testing';
 
+import { CLI, PACKAGE } from './helpers/cli.js';
 import { lwaEnv, startSpUpstream } from './helpers/sp-client.js';
-
-const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
-const CLI = ['--import', 'tsx', 'src/cli.ts'];
 
 let upstream: UpstreamReplay;
 let scratch: string;
