@@ -19,6 +19,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { CLI } from './helpers/cli.js';
 import { lwaEnv, READS_V1_AND_V2, startSpUpstream } from './helpers/sp-client.js';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
@@ -179,7 +180,7 @@ beforeAll(async () => {
   copyFileSync(KEYWORD_MODEL, join(models, 'conformance-keywords.json'));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli.ts', '--upstream', upstream.url, '--models', models, '--no-model-cache'],
+    args: [...CLI, '--upstream', upstream.url, '--models', models, '--no-model-cache'],
     cwd: PACKAGE,
     env: { PATH: process.env['PATH'] ?? '', XDG_CACHE_HOME: join(scratch, 'cache'), ...lwaEnv(upstream) },
     stderr: 'pipe',
