@@ -20,13 +20,12 @@ import { catalogAdapter } from './fixtures/catalog-mcp-servers.js';
 
 const PAGE = '<html><body>Service busy</body></html>';
 const BOOK = { title: z.string() };
-const pageOnly = async (): Promise<{ content: { type: 'text'; text: string }[] }> => ({
-  content: [{ type: 'text', text: PAGE }],
-});
-const wrongShape = async (): Promise<{
+const pageOnly = (): Promise<{ content: { type: 'text'; text: string }[] }> =>
+  Promise.resolve({ content: [{ type: 'text', text: PAGE }] });
+const wrongShape = (): Promise<{
   content: { type: 'text'; text: string }[];
   structuredContent: Record<string, unknown>;
-}> => ({ content: [{ type: 'text', text: PAGE }], structuredContent: { title: 5 } });
+}> => Promise.resolve({ content: [{ type: 'text', text: PAGE }], structuredContent: { title: 5 } });
 
 function serverV1(): McpServerV1 {
   const server = new McpServerV1({ name: 'output-v1', version: '1.0.0' });
