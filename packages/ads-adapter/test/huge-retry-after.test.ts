@@ -4,7 +4,7 @@
  * The real SDK client against the Ads server, its upstream a loopback replay answering 429.
  */
 import { validateEnvelope } from '@mcp-envelope/contract';
-import { MAX_RETRY_AFTER_SECONDS } from '@mcp-envelope/core';
+import { MAX_RETRY_AFTER_SECONDS } from '@mcp-envelope/core/adapter';
 import { startAmazonReplay } from '@mcp-envelope/amazon/testing';
 import type { UpstreamReplay } from '@mcp-envelope/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -93,7 +93,6 @@ export type { RateLimitPlan, RateLimitStore, RateLimitTake } from './rate-limit/
 export { createMemoryRateLimitStore } from './rate-limit/memory-store.js';
 export type { MemoryRateLimitStore, MemoryRateLimitStoreOptions } from './rate-limit/memory-store.js';
 export { RATE_LIMIT_DEFAULTS } from './rate-limit/settings.js';
-export { MAX_RETRY_AFTER_SECONDS } from './http-meta/rate-limit.js';
 export type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
 
 // Bounds on calls in flight, errors a handler returns or throws, and partial success.

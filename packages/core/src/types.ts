@@ -62,9 +62,9 @@ export interface UpstreamFetchInit extends RequestInit {
   readonly maxBodyBytes?: number;
   /**
    * `true` for a lookup: a request that changes nothing upstream, made to prepare the call's own
-   * request (the SP server's identity lookup before the SP-API call). When it fails before any
-   * request without the mark was started in the call, nothing that could act was sent, so the
-   * failure is not effect-unknown (CONTRACT.md "Safe retries"). Default false.
+   * (an identity or credentials lookup). When it fails before any request without the mark was
+   * started in the call, nothing that could act was sent, so the failure is not effect-unknown
+   * (CONTRACT.md "Safe retries"). Default false.
    */
   readonly lookup?: boolean;
 }

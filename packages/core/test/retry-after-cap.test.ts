@@ -6,7 +6,8 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
-import { MAX_RETRY_AFTER_SECONDS, toolError } from '../src/index.js';
+import { MAX_RETRY_AFTER_SECONDS } from '../src/adapter-entry.js';
+import { toolError } from '../src/index.js';
 import type { EnvelopeTool } from '../src/index.js';
 import { parseRetryAfter, parseRetryAfterMilliseconds } from '../src/http-meta/rate-limit.js';
 import { MAX_LEARNED_WAIT_MS } from '../src/rate-limit/limiter.js';
