@@ -6,7 +6,12 @@
  * @packageDocumentation
  */
 import { Command } from 'commander';
-import { addStreamableHttpOptions, createEnvelopeLogger, serveFromCommandLine } from '@mcp-envelope/core';
+import {
+  addStreamableHttpOptions,
+  createEnvelopeLogger,
+  serveFromCommandLine,
+  upstreamFromCommandLine,
+} from '@mcp-envelope/core';
 import type { StreamableHttpCliOptions } from '@mcp-envelope/core';
 
 import { ADS_PACKAGE_VERSION, createAdsServer } from './server/create-server.js';
@@ -31,11 +36,12 @@ const command = new Command()
   .option('--conformance-fixtures', 'also serve the fixture tools the official MCP conformance suite calls');
 
 const program = addStreamableHttpOptions(command).action(async (options: CliOptions) => {
+  const upstream = upstreamFromCommandLine(options.upstream, program);
   const logger = createEnvelopeLogger();
   const started = performance.now();
   const server = await createAdsServer({
     logger,
-    ...(options.upstream === undefined ? {} : { upstream: options.upstream }),
+    ...(upstream === undefined ? {} : { upstream }),
     ...(options.models === undefined ? {} : { modelsDir: options.models }),
     conformanceFixtures: options.conformanceFixtures === true,
   });

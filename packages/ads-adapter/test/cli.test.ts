@@ -132,17 +132,28 @@ describe('mcp-envelope-ads checks LWA_TOKEN_URL at start', () => {
 });
 
 describe('mcp-envelope-ads checks --upstream at start', () => {
-  it('exits 2 with one line naming the option, not the user name and password in it', async () => {
-    const child = spawn(process.execPath, [CLI, '--upstream', 'https://proxy-user:s3cret-pass@ads-proxy.example.com'], {
-      env: childEnv(),
-    });
+  // core's upstreamFromCommandLine, as the SP and GitHub servers check it: a blank value is an
+  // error, not a silent fall back to the production region host
+  it.each([
+    ['  ', 'is not an absolute URL'],
+    ['https://proxy-user:s3cret-pass@ads-proxy.example.com', 'must not carry a user name or password'],
+    [
+      'http://ads-proxy.example.com',
+      'must be an https URL (plain http only to a loopback host: 127.0.0.1, [::1], localhost)',
+    ],
+    ['ftp://ads-proxy.example.com', 'must be an http(s) URL'],
+    ['advertising-api.amazon.com?token=s3cret-pass', 'is not an absolute URL'],
+  ])('exits 1 with one line naming the option, not the value, for %j', async (value, problem) => {
+    const child = spawn(process.execPath, [CLI, '--upstream', value], { env: childEnv() });
     let output = '';
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(2);
-    expect(output).toBe(
-      'mcp-envelope-ads: --upstream must not carry a user name or password (its value is not shown, as it may hold a secret)\n',
+    child.stdin.end();
+    expect(await new Promise<number | null>((resolve) => child.on('exit', resolve))).toBe(1);
+    expect(output.split('\n')[0]).toBe(
+      `error: --upstream ${problem} (its value is not shown, as it may hold a secret)`,
     );
+    expect(output).not.toContain('s3cret');
   });
 });
 
@@ -153,7 +164,8 @@ describe('mcp-envelope-ads --http', () => {
   });
 
   it('serves Streamable HTTP on 127.0.0.1 and answers envelopes there', async () => {
-    child = spawn(process.execPath, [CLI, '--http', '0', '--upstream', replay.url], {
+    // blanks and a trailing slash around --upstream are dropped: the replay sees /v2/profiles
+    child = spawn(process.execPath, [CLI, '--http', '0', '--upstream', ` ${replay.url}/ `], {
       env: childEnv(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -174,6 +186,7 @@ describe('mcp-envelope-ads --http', () => {
       replay.enqueue({ status: 200, body: [{ profileId: 42, countryCode: 'DE' }] });
       const result = (await client.callTool({ name: 'list_profiles', arguments: {} })) as CallToolResult;
       expect(result.structuredContent).toEqual({ profiles: [{ profileId: 42, countryCode: 'DE' }] });
+      expect(replay.requests.at(-1)?.path).toBe('/v2/profiles');
       const envelope = envelopeOf(
         (await client.callTool({ name: 'set_region', arguments: { region: 'europe' } })) as CallToolResult,
       );

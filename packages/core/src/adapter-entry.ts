@@ -28,7 +28,13 @@ export type { AdapterHintTables } from './hint-tables.js';
 export { headerRecord } from './upstream.js';
 // The start-up check of a configured endpoint URL (upstream base, token endpoint, credentials service).
 export { endpointUrlProblem, isLoopbackUrl } from './endpoint-url.js';
-export { headerValue, lowerCaseHeaders, responseMetaFromHeaders, retryAfterSeconds } from './http-meta/index.js';
+export {
+  headerValue,
+  lowerCaseHeaders,
+  MAX_RETRY_AFTER_SECONDS,
+  responseMetaFromHeaders,
+  retryAfterSeconds,
+} from './http-meta/index.js';
 export type { HeaderSource, RateLimitHeaderNames } from './http-meta/index.js';
 // The HTTP kit: what every REST upstream speaks (problem+json, rate-limit dialects, 403 rate
 // limits, Link pagination) and a default classification built from it.

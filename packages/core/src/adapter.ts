@@ -19,6 +19,12 @@ export interface FailedRequest {
   readonly method: string;
   /** Absolute URL as sent. */
   readonly url: string;
+  /**
+   * `true` when the request was a lookup (`UpstreamFetchInit.lookup`) and no request without that
+   * mark had been started in the call: whatever became of it, nothing that could act was sent, so
+   * its failure is not effect-unknown (CONTRACT.md "Safe retries").
+   */
+  readonly lookupFirst?: boolean;
 }
 
 /** The upstream answered with a non-2xx status. */

@@ -50,12 +50,15 @@ function neverSent(cause: unknown): boolean {
  * certificate and TLS handshake errors); an `upstream_http` 500, 502 or 504 (also an in-band
  * failure an adapter maps to one of them); a `response_too_large` answer or result, which the
  * upstream (or the tool) produced after doing the work. Every other failure (4xx, 408, 429, 503,
- * credential, body coercion, redirect) is one the upstream did not act on, or was never sent.
+ * credential, body coercion, redirect) is one the upstream did not act on, or was never sent; so
+ * is any failure of a lookup sent before any other request of the call (`request.lookupFirst`).
  *
  * @param failure - the failure the adapter classified.
  * @returns `true` when a repeat of the call could repeat its effect.
  */
 export function effectUnknown(failure: ClassifiableFailure): boolean {
+  // a lookup that failed before anything else was sent: the call's own request never went out
+  if ('request' in failure && failure.request?.lookupFirst === true) return false;
   switch (failure.type) {
     case 'timeout':
       return true;

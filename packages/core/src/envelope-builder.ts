@@ -20,6 +20,7 @@ import {
 } from '@mcp-envelope/contract';
 import type { EnvelopeDetail, EnvelopeMeta, ErrorEnvelope, ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
 
+import { capRetryAfter, MAX_RETRY_AFTER_SECONDS } from './http-meta/rate-limit.js';
 import type { Redactor } from './redact.js';
 import type { CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
 
@@ -135,11 +136,22 @@ function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
 }
 
 /**
+ * `_meta` with `retry_after_seconds` at most {@link MAX_RETRY_AFTER_SECONDS}, whoever stated the
+ * wait (a handler, an adapter reading its own headers): the same object when it already is.
+ */
+function boundRetryAfter(meta: EnvelopeMeta | undefined): EnvelopeMeta | undefined {
+  const seconds = meta?.retry_after_seconds;
+  if (meta === undefined || typeof seconds !== 'number' || seconds <= MAX_RETRY_AFTER_SECONDS) return meta;
+  return { ...meta, retry_after_seconds: capRetryAfter(seconds) };
+}
+
+/**
  * Applies the size bounds and puts `summary` on one line ({@link foldSummary}): at most {@link MAX_HINTS} hints of at most {@link MAX_HINT_LENGTH}
  * characters, at most {@link MAX_DETAILS} details, `summary` at most {@link MAX_SUMMARY_LENGTH}
  * and `tool` at most {@link MAX_TOOL_LENGTH} characters, every string inside a detail (keys
  * included) at most {@link MAX_DETAIL_STRING_LENGTH} characters; cut strings end with `…`. When
  * details are cut, the last hint slot says how many were left out (`"12 more details omitted"`).
+ * `_meta.retry_after_seconds` is at most {@link MAX_RETRY_AFTER_SECONDS}.
  * A caller-chosen key or tool name of megabytes therefore cannot make the reply exceed a client's
  * read buffer.
  *
@@ -154,14 +166,16 @@ export function boundEnvelope(envelope: ErrorEnvelope, omittedDetails = 0): Erro
   const summary = capString(foldSummary(envelope.summary), MAX_SUMMARY_LENGTH);
   const tool = capString(envelope.tool, MAX_TOOL_LENGTH);
   const cappedDetails = details.some((detail) => hasLongString(detail, 0)) ? details.map(capDetail) : details;
+  const meta = boundRetryAfter(envelope._meta);
+  const withMeta = meta === undefined ? {} : { _meta: meta };
   const omitted = Math.max(0, details.length - MAX_DETAILS) + omittedDetails;
   const needsCut = omitted > 0 || hints.length > MAX_HINTS || hints.some((hint) => hint.length > MAX_HINT_LENGTH);
   if (!needsCut) {
-    return summary === envelope.summary && tool === envelope.tool && cappedDetails === details
-      ? envelope
-      : { ...envelope, summary, tool, details: cappedDetails };
+    const unchanged =
+      summary === envelope.summary && tool === envelope.tool && cappedDetails === details && meta === envelope._meta;
+    return unchanged ? envelope : { ...envelope, summary, tool, details: cappedDetails, ...withMeta };
   }
-  envelope = { ...envelope, summary, tool, details: cappedDetails };
+  envelope = { ...envelope, summary, tool, details: cappedDetails, ...withMeta };
   const shortened = hints.map((hint) =>
     hint.length > MAX_HINT_LENGTH ? `${hint.slice(0, MAX_HINT_LENGTH - 1)}…` : hint,
   );

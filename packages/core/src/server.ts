@@ -372,10 +372,10 @@ function registerTools(
   const { adapter } = input;
   const { settings, limits, options } = resolved;
   const state: { capability: EnvelopeCapabilityValue | undefined } = { capability: undefined };
-  // the Code Mode settings are reported only where Code Mode is on
-  const reported = resolved.codeMode.CODE_MODE
-    ? { ...settings, ...limits, ...resolved.concurrency, ...resolved.codeMode }
-    : { ...settings, ...limits, ...resolved.concurrency };
+  // the Code Mode settings are reported only where Code Mode is on; the mirror's switch always,
+  // since a client that finds no mirror on a failure cannot tell "off" from "not supported"
+  const switches = { ...settings, ...limits, ...resolved.concurrency, MCP_TOOL_FAILURE_META: resolved.toolFailureMeta };
+  const reported = resolved.codeMode.CODE_MODE ? { ...switches, ...resolved.codeMode } : switches;
   const listOnly = codeMode.listOnly([ENVELOPE_CONTRACT_TOOL_NAME]);
   // the limiter's part is read when called: it says whether the store is being fallen back from
   const contract = contractTool(() => ({

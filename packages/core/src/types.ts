@@ -60,6 +60,13 @@ export interface UpstreamFetchInit extends RequestInit {
    * `DEFAULT_MAX_UPSTREAM_BODY_BYTES`.
    */
   readonly maxBodyBytes?: number;
+  /**
+   * `true` for a lookup: a request that changes nothing upstream, made to prepare the call's own
+   * (an identity or credentials lookup). When it fails before any request without the mark was
+   * started in the call, nothing that could act was sent, so the failure is not effect-unknown
+   * (CONTRACT.md "Safe retries"). Default false.
+   */
+  readonly lookup?: boolean;
 }
 
 /**
@@ -91,6 +98,8 @@ export interface CallRecord {
   warnings: EnvelopeWarning[] | undefined;
   /** Whether an upstream request was started in this call (a cancelled call that sent none gives its rate limit token back). */
   upstreamStarted?: boolean;
+  /** Whether a request that was not a lookup (`UpstreamFetchInit.lookup`) was started in this call. */
+  changeStarted?: boolean;
   /** The HTTP status of the last upstream answer in this call (a 429 drains the limiter's bucket). */
   upstreamStatus?: number;
   /**

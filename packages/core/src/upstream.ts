@@ -314,11 +314,16 @@ async function exchangeInCall(
   url: string | URL,
   init: UpstreamFetchInit,
 ): Promise<Response> {
-  const { timeoutMs, maxBodyBytes, ...requestInit } = init;
+  const { timeoutMs, maxBodyBytes, lookup, ...requestInit } = init;
   const sources: AbortSignal[] = [];
   if (requestInit.signal !== undefined && requestInit.signal !== null) sources.push(requestInit.signal);
   if (context !== undefined) sources.push(context.signal);
-  const request: FailedRequest = { method: (requestInit.method ?? 'GET').toUpperCase(), url: String(url) };
+  const lookupFirst = lookup === true && context?.changeStarted !== true;
+  const request: FailedRequest = {
+    method: (requestInit.method ?? 'GET').toUpperCase(),
+    url: String(url),
+    ...(lookupFirst ? { lookupFirst } : {}),
+  };
   const exchange = startExchange(
     sources,
     timeoutMs,
@@ -328,6 +333,7 @@ async function exchangeInCall(
 
   let response: Response;
   if (context !== undefined) context.upstreamStarted = true;
+  if (context !== undefined && lookup !== true) context.changeStarted = true;
   try {
     response = await fetchWithinOrigin(url, requestInit, exchange);
   } catch (error) {

@@ -227,6 +227,7 @@ describe('reading and overriding the switches', () => {
       MCP_MAX_RESULT_BYTES: 5000,
       MCP_MAX_CONCURRENT_CALLS: 50,
       MCP_MAX_CONCURRENT_CALLS_PER_TOOL: 4,
+      MCP_TOOL_FAILURE_META: false,
       MCP_RATE_LIMIT: true,
       MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
       MCP_RATE_LIMIT_STORE: 'memory',

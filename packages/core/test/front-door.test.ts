@@ -71,6 +71,7 @@ const ADAPTER_AUTHOR_EXPORTS = [
   'requestPath',
   'responseMetaFromHeaders',
   'retryAfterSeconds',
+  'MAX_RETRY_AFTER_SECONDS',
   // the HTTP kit
   'DEFAULT_REST_HINTS',
   'EPOCH_RESET_THRESHOLD',

@@ -116,6 +116,7 @@ describe('capabilities and listing', () => {
         MCP_MAX_RESULT_BYTES: 9_437_184,
         MCP_MAX_CONCURRENT_CALLS: 32,
         MCP_MAX_CONCURRENT_CALLS_PER_TOOL: 8,
+        MCP_TOOL_FAILURE_META: false,
         MCP_RATE_LIMIT: true,
         MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
         MCP_RATE_LIMIT_STORE: 'memory',

@@ -111,6 +111,13 @@ function correlationOf(answer: Answer): unknown {
   return (answer.structuredContent?.['_meta'] as Record<string, unknown> | undefined)?.['correlation_id'];
 }
 
+/** What `get_envelope_contract` reports of the mirror's switch under `settings`. */
+async function reportedSwitch(caller: Caller): Promise<unknown> {
+  const answer = await caller.call('get_envelope_contract', {});
+  expect(answer.isError).not.toBe(true);
+  return (answer.structuredContent?.['settings'] as Record<string, unknown> | undefined)?.['MCP_TOOL_FAILURE_META'];
+}
+
 /** States contract version 2 on one request. */
 const READS_V2 = { [ENVELOPE_EXTENSION_ID]: { contract_versions: [2] } };
 
@@ -129,6 +136,10 @@ describe('an SDK v2 client, the test server over stdio with MCP_TOOL_FAILURE_MET
     const extensions = caller.extensions();
     expect(extensions?.[TOOL_FAILURE_META_KEY]).toEqual({});
     expect(extensions?.[ENVELOPE_EXTENSION_ID]).toMatchObject({ contract_versions: [1, 2] });
+  });
+
+  it('reports the switch on in get_envelope_contract', async () => {
+    expect(await reportedSwitch(caller)).toBe(true);
   });
 
   it('mirrors a validation error: capability, its code, not retryable, a new correlation id the envelope carries too', async () => {
@@ -214,6 +225,10 @@ describe('an SDK v2 client, the test server over stdio with the switch unset', (
     expect(correlationOf(throttled)).toBeUndefined();
     expect(correlationOf(internal)).toMatch(UUID);
   });
+
+  it('reports the switch off in get_envelope_contract', async () => {
+    expect(await reportedSwitch(caller)).toBe(false);
+  });
 });
 
 describe('an SDK v1 client over Streamable HTTP, the test server on a fixed clock', () => {
@@ -238,6 +253,7 @@ describe('an SDK v1 client over Streamable HTTP, the test server on a fixed cloc
     const caller = await httpV1(on.url);
     try {
       expect(caller.extensions()?.[TOOL_FAILURE_META_KEY]).toEqual({});
+      expect(await reportedSwitch(caller)).toBe(true);
       const answer = await caller.call('fetch_upstream', { url: `${replay.url}/throttled` }, READS_V2);
       const correlationId = correlationOf(answer);
       expect(mirrorOf(answer)).toEqual({
@@ -275,6 +291,7 @@ describe('an SDK v1 client over Streamable HTTP, the test server on a fixed cloc
         expect(answer.isError).toBe(true);
         expect(Object.keys(answer._meta ?? {})).toEqual([ENVELOPE_EXTENSION_ID]);
       }
+      expect(await reportedSwitch(caller)).toBe(false);
     } finally {
       await caller.close();
     }

@@ -208,10 +208,12 @@ export function identityServiceSource(settings: IdentityServiceSettings, secrets
     ...(settings.bearerToken === undefined ? {} : { authorization: `Bearer ${settings.bearerToken}` }),
   };
   async function get(path: string, context: ToolHandlerContext): Promise<unknown> {
+    // a lookup: when it fails, the tool's own SP-API request was never sent (core's Safe retries)
     const response = await context.fetch(`${settings.url}${path}`, {
       method: 'GET',
       headers,
       timeoutMs: settings.timeoutMs,
+      lookup: true,
     });
     return readSuccessBody(response);
   }

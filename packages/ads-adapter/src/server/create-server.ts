@@ -32,7 +32,7 @@ export const ADS_SERVER_NAME = 'mcp-envelope-ads';
 export interface AdsServerOptions {
   /** Where settings are read from; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** `--upstream URL`. */
+  /** `--upstream URL`, as core's `upstreamFromCommandLine` gives it (checked, no trailing slash). */
   readonly upstream?: string;
   /** `--models DIR`: load OpenAPI 3 Ads descriptions from this folder as extra tools. */
   readonly modelsDir?: string;

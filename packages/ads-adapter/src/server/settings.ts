@@ -6,7 +6,6 @@
  */
 import { lwaSettingsFromEnv } from '@mcp-envelope/amazon';
 import type { LwaSettings } from '@mcp-envelope/amazon';
-import { endpointUrlProblem } from '@mcp-envelope/core/adapter';
 
 import { DEFAULT_ADS_REGION } from '../hint-tables.js';
 
@@ -37,6 +36,10 @@ export interface AdsServerSettings {
 
 /** Command-line values that override or complete the environment. */
 export interface AdsCommandLineSettings {
+  /**
+   * `--upstream`, as core's `upstreamFromCommandLine` gives it: checked, trimmed, without
+   * trailing slashes. Taken as it is.
+   */
   readonly upstream?: string | undefined;
   readonly timeoutMs?: number | undefined;
 }
@@ -47,8 +50,8 @@ export interface AdsCommandLineSettings {
  * @param env - the environment (defaults to `process.env` at the call site).
  * @param commandLine - `--upstream` and the like.
  * @returns the settings.
- * @throws TypeError naming the variable when `ADS_API_REGION` is not `na`/`eu`/`fe`, when
- *   `ADS_API_PROFILE_ID` is not a positive integer, or when `--upstream` is not an http(s) URL.
+ * @throws TypeError naming the variable when `ADS_API_REGION` is not `na`/`eu`/`fe`, or when
+ *   `ADS_API_PROFILE_ID` is not a positive integer.
  * @throws LwaSettingsError when `LWA_TOKEN_URL` is set but is not an absolute http(s) URL, or
  *   carries user info, a query string, a fragment or a blank (the message does not quote the value).
  */
@@ -67,15 +70,11 @@ export function adsServerSettings(
     throw new TypeError('ADS_API_PROFILE_ID must be a profile id (a positive integer, as list_profiles returns it)');
   }
   const accountId = (env['ADS_API_ACCOUNT_ID'] ?? '').trim();
-  const upstream = commandLine.upstream?.trim();
-  const upstreamProblem = upstream === undefined || upstream === '' ? undefined : endpointUrlProblem(upstream);
-  if (upstreamProblem !== undefined)
-    throw new TypeError(`--upstream ${upstreamProblem} (its value is not shown, as it may hold a secret)`);
   return {
     region,
     ...(profileText === '' ? {} : { profileId: Number(profileText) }),
     ...(accountId === '' ? {} : { accountId }),
-    ...(upstream === undefined || upstream === '' ? {} : { upstream: upstream.replace(/\/+$/, '') }),
+    ...(commandLine.upstream === undefined ? {} : { upstream: commandLine.upstream }),
     lwa: lwaSettingsFromEnv(env),
     timeoutMs: commandLine.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   };

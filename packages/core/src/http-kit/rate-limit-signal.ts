@@ -9,7 +9,7 @@ import { isRecord } from '@mcp-envelope/contract';
 
 import { headerValue, lowerCaseHeaders } from '../http-meta/headers.js';
 import type { HeaderSource } from '../http-meta/headers.js';
-import { retryAfterSeconds } from '../http-meta/rate-limit.js';
+import { capRetryAfter, retryAfterSeconds } from '../http-meta/rate-limit.js';
 import { readRateLimit } from './rate-limit-headers.js';
 
 /** Whether an answer was a rate limit, why, and how long to wait. */
@@ -62,7 +62,7 @@ function bodyMessages(body: unknown): string[] {
  * @param body - the body as parsed JSON or text (only its message members are read).
  * @param now - when the answer arrived (HTTP-date `Retry-After`, epoch resets).
  * @returns the signal; `retryAfterSeconds` is `Retry-After` when present, else the seconds to
- *   the reset when one was stated, else absent. Never throws.
+ *   the reset when one was stated, else absent; at most `MAX_RETRY_AFTER_SECONDS`. Never throws.
  */
 export function rateLimitSignal(
   status: number,
@@ -75,7 +75,7 @@ export function rateLimitSignal(
   const retryAfter = retryAfterSeconds(lower, now);
   const reading = readRateLimit(headers, now);
   const wait = retryAfter ?? reading?.reset_after_seconds;
-  const withWait = wait === undefined ? {} : { retryAfterSeconds: wait };
+  const withWait = wait === undefined ? {} : { retryAfterSeconds: capRetryAfter(wait) };
   if (status === 429) return { limited: true, reason: 'status-429', ...withWait };
   if (headerValue(lower, 'retry-after') !== undefined && retryAfter !== undefined)
     return { limited: true, reason: 'retry-after', ...withWait };

@@ -66,6 +66,24 @@ export function rateLimitMeta(
   };
 }
 
+/**
+ * The longest wait `_meta.retry_after_seconds` states: 86,400 s (24 h, a daily quota's reset).
+ * The wait comes from headers the upstream controls, and a `Retry-After` of a thousand years
+ * tells an agent nothing a day does not. The limiter drains a bucket for at most this long too.
+ * Implements CONTRACT.md "Retry after".
+ */
+export const MAX_RETRY_AFTER_SECONDS = 86_400;
+
+/**
+ * A stated wait as `_meta.retry_after_seconds` may say it: at most {@link MAX_RETRY_AFTER_SECONDS}.
+ *
+ * @param seconds - a wait in seconds (>= 0).
+ * @returns `seconds`, or {@link MAX_RETRY_AFTER_SECONDS} when longer.
+ */
+export function capRetryAfter(seconds: number): number {
+  return Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
+}
+
 const DELTA_SECONDS = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
 // IMF-fixdate, and the two obsolete forms HTTP still asks recipients to accept.
 const HTTP_DATE =
@@ -76,12 +94,13 @@ const HTTP_DATE =
  *
  * Accepts delta-seconds (non-negative, decimals allowed: `"1.2"`) and an HTTP-date, which is
  * measured against `reference` (the response's own `Date` header when it parses, else `now`);
- * a date in the past gives 0. Anything else (negative numbers, units, garbage) is dropped.
+ * a date in the past gives 0. Anything else (negative numbers, units, garbage) is dropped. A
+ * longer wait than {@link MAX_RETRY_AFTER_SECONDS} gives that maximum.
  *
  * @param raw - the header value.
  * @param now - the current time.
  * @param responseDate - the response's `Date` header value, if any.
- * @returns seconds (>= 0), or `undefined`.
+ * @returns seconds (0 to {@link MAX_RETRY_AFTER_SECONDS}), or `undefined`.
  */
 export function parseRetryAfter(raw: string | undefined, now: Date, responseDate?: string): number | undefined {
   if (raw === undefined) return undefined;
@@ -89,7 +108,7 @@ export function parseRetryAfter(raw: string | undefined, now: Date, responseDate
   if (value === '') return undefined;
   if (DELTA_SECONDS.test(value)) {
     const seconds = Number(value);
-    return Number.isFinite(seconds) ? seconds : undefined;
+    return Number.isFinite(seconds) ? capRetryAfter(seconds) : undefined;
   }
   if (!HTTP_DATE.test(value)) return undefined;
   const target = Date.parse(value);
@@ -97,21 +116,22 @@ export function parseRetryAfter(raw: string | undefined, now: Date, responseDate
   const parsedReference =
     responseDate !== undefined && HTTP_DATE.test(responseDate.trim()) ? Date.parse(responseDate.trim()) : Number.NaN;
   const reference = Number.isNaN(parsedReference) ? now.getTime() : parsedReference;
-  return Math.max(0, (target - reference) / 1000);
+  return capRetryAfter(Math.max(0, (target - reference) / 1000));
 }
 
 /**
- * Parses a wait in milliseconds (a non-negative integer or decimal) into seconds.
+ * Parses a wait in milliseconds (a non-negative integer or decimal) into seconds, at most
+ * {@link MAX_RETRY_AFTER_SECONDS}.
  *
  * @param raw - the header value.
- * @returns seconds (>= 0), or `undefined` when absent or not a number.
+ * @returns seconds (0 to {@link MAX_RETRY_AFTER_SECONDS}), or `undefined` when absent or not a number.
  */
 export function parseRetryAfterMilliseconds(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const value = raw.trim();
   if (!DELTA_SECONDS.test(value)) return undefined;
   const milliseconds = Number(value);
-  return Number.isFinite(milliseconds) ? milliseconds / 1000 : undefined;
+  return Number.isFinite(milliseconds) ? capRetryAfter(milliseconds / 1000) : undefined;
 }
 
 /**
@@ -121,7 +141,7 @@ export function parseRetryAfterMilliseconds(raw: string | undefined): number | u
  * @param headers - lower-cased headers.
  * @param now - the current time, for HTTP-dates.
  * @param millisecondsHeaders - header names whose value is a wait in milliseconds (default none).
- * @returns seconds (>= 0), or `undefined`.
+ * @returns seconds (0 to {@link MAX_RETRY_AFTER_SECONDS}), or `undefined`.
  */
 export function retryAfterSeconds(
   headers: ReadonlyMap<string, string>,

@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import { MAX_RETRY_AFTER_SECONDS } from '../http-meta/rate-limit.js';
 import type { EnvelopeLogger } from '../logger.js';
 
 import { createMemoryRateLimitStore } from './memory-store.js';
@@ -26,11 +27,12 @@ export const MAX_BACKOFF_MS = 60_000;
 export const BACKOFF_PLAN_TTL_MS = 60_000;
 
 /**
- * The longest an upstream's stated wait drains a bucket (24 h, a daily quota's reset). The wait comes
- * from headers the upstream controls: a reset in the year 10000 would otherwise lock a tool out for
- * millennia, and one past the largest `Date` would break the refusal's `reset_at`.
+ * The longest an upstream's stated wait drains a bucket: `MAX_RETRY_AFTER_SECONDS` (24 h, a daily
+ * quota's reset), the same longest wait an envelope states. The wait comes from headers the upstream
+ * controls: a reset in the year 10000 would otherwise lock a tool out for millennia, and one past
+ * the largest `Date` would break the refusal's `reset_at`.
  */
-export const MAX_LEARNED_WAIT_MS = 86_400_000;
+export const MAX_LEARNED_WAIT_MS = MAX_RETRY_AFTER_SECONDS * 1000;
 
 /** How many keys' learned plans and backoffs are kept at most; past it the oldest is forgotten. */
 export const MAX_LEARNED_KEYS = 100_000;

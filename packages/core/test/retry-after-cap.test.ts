@@ -1,0 +1,55 @@
+/**
+ * `_meta.retry_after_seconds` is at most `MAX_RETRY_AFTER_SECONDS` whoever states the wait: the
+ * header parsers every adapter reads `Retry-After` with, and the envelope builder every failure
+ * goes through (here a handler's own `toolError().retryAfter(...)`, over a real SDK client).
+ */
+import { validateEnvelope } from '@mcp-envelope/contract';
+import { describe, expect, it } from 'vitest';
+
+import { MAX_RETRY_AFTER_SECONDS } from '../src/adapter-entry.js';
+import { toolError } from '../src/index.js';
+import type { EnvelopeTool } from '../src/index.js';
+import { parseRetryAfter, parseRetryAfterMilliseconds } from '../src/http-meta/rate-limit.js';
+import { MAX_LEARNED_WAIT_MS } from '../src/rate-limit/limiter.js';
+import { captureLog } from './fixtures/log-capture.js';
+import { useTestSession } from './fixtures/session.js';
+
+const NOW = new Date(Date.UTC(2026, 2, 2, 10, 0, 0));
+
+describe('the longest stated wait', () => {
+  it('is one day, the same for envelopes and for the limiter', () => {
+    expect(MAX_RETRY_AFTER_SECONDS).toBe(86_400);
+    expect(MAX_LEARNED_WAIT_MS).toBe(86_400_000);
+  });
+
+  it('caps every Retry-After form the parsers read', () => {
+    expect(parseRetryAfter('99999999999', NOW)).toBe(86_400);
+    expect(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', NOW)).toBe(86_400);
+    expect(parseRetryAfterMilliseconds('99999999999999')).toBe(86_400);
+    // a day and less is passed on as it was said
+    expect(parseRetryAfter('86400', NOW)).toBe(86_400);
+    expect(parseRetryAfter('Mon, 02 Mar 2026 10:00:30 GMT', NOW)).toBe(30);
+  });
+
+  const session = useTestSession();
+
+  it('caps a handler’s own wait in the envelope on the wire', async () => {
+    const tool: EnvelopeTool = {
+      name: 'spent_quota',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        throw toolError('rate_limited').summary('The quota is spent.').retryAfter(1e12).build();
+      },
+    };
+    const { client } = await session.start({ logger: captureLog().logger }, [tool]);
+    const result = await client.callTool({ name: 'spent_quota', arguments: {} });
+    expect(result.isError).toBe(true);
+    const envelope = result.structuredContent as Record<string, unknown>;
+    expect(validateEnvelope(envelope).valid).toBe(true);
+    expect([envelope['error_kind'], envelope['retryable'], envelope['_meta']]).toEqual([
+      'rate_limited',
+      true,
+      { retry_after_seconds: 86_400 },
+    ]);
+  });
+});
