@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { fixtureServer, packageRoot } from './helpers/cli-runner.js';
+import { fixtureServer, packageRoot, PROBE_SLACK } from './helpers/cli-runner.js';
 
 const run = promisify(execFile);
 const REPOSITORY = resolve(packageRoot, '..');
@@ -114,7 +114,12 @@ describe('the conformance package installed without any adapter', () => {
   });
 
   it('probe says CONFORMANT for a small server', async () => {
-    const result = await runCli(['probe', '--stdio', `${process.execPath} ${fixtureServer} conformant`]);
+    const result = await runCli([
+      'probe',
+      '--stdio',
+      `${process.execPath} ${fixtureServer} conformant`,
+      ...PROBE_SLACK,
+    ]);
     expect(result.output).toContain('verdict: CONFORMANT');
     expect(result.code).toBe(0);
   }, 60_000);

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { serverEverythingCommandLine } from '../src/server-everything.js';
-import { ensureBuilt, packageRoot, run, runCliProcess } from './helpers/cli-runner.js';
+import { ensureBuilt, GATE_SLACK, packageRoot, PROBE_SLACK, run, runCliProcess } from './helpers/cli-runner.js';
 
 /** One line of the guard's log. */
 interface GuardEntry {
@@ -89,7 +89,7 @@ describe('nothing npm start runs leaves 127.0.0.1', () => {
   it('the gate (reference servers, upstream replays, child processes) opens no non-loopback connection', async () => {
     const log = join(folder, 'gate.log');
     const gate = await runCliProcess(
-      ['gate', '--json', join(folder, 'gate.json')],
+      ['gate', ...GATE_SLACK, '--json', join(folder, 'gate.json')],
       packageRoot,
       300_000,
       guardedEnv(log),
@@ -104,7 +104,7 @@ describe('nothing npm start runs leaves 127.0.0.1', () => {
   it('the server-everything probe, run as the demo runs it, opens no non-loopback connection', async () => {
     const log = join(folder, 'everything.log');
     const probe = await runCliProcess(
-      ['probe', '--stdio', serverEverythingCommandLine(), '--allow-nonconformant'],
+      ['probe', '--stdio', serverEverythingCommandLine(), ...PROBE_SLACK, '--allow-nonconformant'],
       packageRoot,
       300_000,
       guardedEnv(log),

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProbeReport } from '../src/index.js';
-import { ensureBuilt, fixtureCommand, fixtureServer, runCliProcess } from './helpers/cli-runner.js';
+import { ensureBuilt, fixtureCommand, fixtureServer, PROBE_SLACK, runCliProcess } from './helpers/cli-runner.js';
+import type { FixtureMode } from './helpers/cli-runner.js';
 import { parseXml } from './helpers/xml.js';
 
 let folder: string;
@@ -31,17 +32,53 @@ function rowTuples(report: ProbeReport): [string, string, string, string][] {
 
 const UNKNOWN_TOOL = /^zz_conformance_no_such_tool_[0-9a-f]{8}$/;
 
+/** A fixture server serving Streamable HTTP on 127.0.0.1: `url` is its MCP endpoint. */
+interface HttpFixture {
+  readonly url: string;
+  readonly stop: () => void;
+}
+
+/** Starts the fixture server in `mode` with `--http`, resolving once it says which port it listens on. */
+async function startHttpFixture(mode: FixtureMode): Promise<HttpFixture> {
+  const server: ChildProcess = spawn(process.execPath, [fixtureServer, mode, '--http'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const port = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      server.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening (\d+)/.exec(output);
+        if (match !== null) resolve(match[1] ?? '');
+      });
+      server.once('exit', () => {
+        reject(new Error('fixture HTTP server exited'));
+      });
+    });
+    return { url: `http://127.0.0.1:${port}/mcp`, stop: () => server.kill() };
+  } catch (error) {
+    server.kill();
+    throw error;
+  }
+}
+
 describe('probe against a server with every kind of envelope problem', () => {
   let run: Awaited<ReturnType<typeof runCliProcess>>;
   let report: ProbeReport;
+  let mixed: HttpFixture | undefined;
   const jsonPath = (): string => join(folder, 'mixed.json');
   const junitPath = (): string => join(folder, 'mixed.xml');
 
   beforeAll(async () => {
+    // The 2.5 s deadline is under test (exports_create never answers) and bounds every request,
+    // the initialize handshake among them. Over --stdio that handshake includes starting a Node
+    // process, which a loaded two-core machine took longer than 2.5 s to do; a server this test
+    // started and heard listening leaves the deadline to the calls alone.
+    mixed = await startHttpFixture('mixed');
     run = await runCliProcess([
       'probe',
-      '--stdio',
-      fixtureCommand('mixed'),
+      '--url',
+      mixed.url,
       '--timeout-ms',
       '2500',
       '--json',
@@ -52,6 +89,10 @@ describe('probe against a server with every kind of envelope problem', () => {
     ]);
     report = await readReport(jsonPath());
   }, 120_000);
+
+  afterAll(() => {
+    mixed?.stop();
+  });
 
   it('exits 1: not conformant', () => {
     expect(run.code).toBe(1);
@@ -169,7 +210,7 @@ describe('probe against a server with every kind of envelope problem', () => {
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines.slice(0, 6)).toEqual([
       'mcp-envelope-conformance probe',
-      `target:     stdio: ${process.execPath} ${fixtureServer} mixed`,
+      `target:     streamable-http: ${mixed?.url ?? ''}`,
       'server:     envelope-fixture-mixed 1.2.3',
       'capability: advertised at capabilities.experimental.openbridge_envelope: contract_version 1, error_kinds [mcp_input_validation, sp_api_http] (valid)',
       'tools:      7 listed in 1 page, 7 probed',
@@ -227,10 +268,8 @@ describe('probe against a server with every kind of envelope problem', () => {
   it('exits 0 on the same server with --allow-nonconformant, after printing the report', async () => {
     const allowed = await runCliProcess([
       'probe',
-      '--stdio',
-      fixtureCommand('mixed'),
-      '--timeout-ms',
-      '2500',
+      '--url',
+      mixed?.url ?? '',
       '--max-tools',
       '1',
       '--allow-nonconformant',
@@ -243,7 +282,14 @@ describe('probe against a server with every kind of envelope problem', () => {
 describe('probe against a fully conformant server', () => {
   it('exits 0 with every row passing', async () => {
     const jsonPath = join(folder, 'conformant.json');
-    const run = await runCliProcess(['probe', '--stdio', fixtureCommand('conformant'), '--json', jsonPath]);
+    const run = await runCliProcess([
+      'probe',
+      '--stdio',
+      fixtureCommand('conformant'),
+      ...PROBE_SLACK,
+      '--json',
+      jsonPath,
+    ]);
     expect(run.code).toBe(0);
     const report = await readReport(jsonPath);
     expect(report.conformant).toBe(true);
@@ -272,39 +318,26 @@ describe('probe against a fully conformant server', () => {
   });
 
   it('is reached over Streamable HTTP with --url, without printing header values', async () => {
-    const server: ChildProcess = spawn(process.execPath, [fixtureServer, 'conformant', '--http'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const server = await startHttpFixture('conformant');
     try {
-      const port = await new Promise<string>((resolve, reject) => {
-        let output = '';
-        server.stdout?.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          const match = /listening (\d+)/.exec(output);
-          if (match !== null) resolve(match[1] ?? '');
-        });
-        server.once('exit', () => {
-          reject(new Error('fixture HTTP server exited'));
-        });
-      });
       const jsonPath = join(folder, 'http.json');
       const run = await runCliProcess([
         'probe',
         '--url',
-        `http://127.0.0.1:${port}/mcp?key=hidden`,
+        `${server.url}?key=hidden`,
         '--header',
         'Authorization: Bearer sekret-value',
         '--json',
         jsonPath,
       ]);
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain(`target:     streamable-http: http://127.0.0.1:${port}/mcp\n`);
+      expect(run.stdout).toContain(`target:     streamable-http: ${server.url}\n`);
       expect(run.stdout).toContain('probe: 11 passed, 0 failed, 4 skipped');
       const text = await readFile(jsonPath, 'utf8');
       expect(text).not.toContain('sekret-value');
       expect(text).not.toContain('hidden');
     } finally {
-      server.kill();
+      server.stop();
     }
   });
 });
@@ -312,7 +345,14 @@ describe('probe against a fully conformant server', () => {
 describe('probe edge cases', () => {
   it('stops at a repeated cursor and reports it', async () => {
     const jsonPath = join(folder, 'loop.json');
-    const run = await runCliProcess(['probe', '--stdio', fixtureCommand('cursor-loop'), '--json', jsonPath]);
+    const run = await runCliProcess([
+      'probe',
+      '--stdio',
+      fixtureCommand('cursor-loop'),
+      ...PROBE_SLACK,
+      '--json',
+      jsonPath,
+    ]);
     expect(run.code).toBe(1);
     const report = await readReport(jsonPath);
     expect(report.tools).toEqual({

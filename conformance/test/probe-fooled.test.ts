@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ProbeReport, ProbeRow } from '../src/index.js';
-import { ensureBuilt, fixtureCommand, runCliProcess } from './helpers/cli-runner.js';
+import { ensureBuilt, fixtureCommand, PROBE_SLACK, runCliProcess } from './helpers/cli-runner.js';
 import type { CliRun, FixtureMode } from './helpers/cli-runner.js';
 
 // Each server here is broken (or configured) in one way a probe could overlook.
@@ -34,7 +34,15 @@ async function probe(
   options: readonly string[] = [],
 ): Promise<Probed> {
   const jsonPath = join(folder, `${name}.json`);
-  const run = await runCliProcess(['probe', '--stdio', fixtureCommand(mode, ...flags), '--json', jsonPath, ...options]);
+  const run = await runCliProcess([
+    'probe',
+    '--stdio',
+    fixtureCommand(mode, ...flags),
+    ...PROBE_SLACK,
+    '--json',
+    jsonPath,
+    ...options,
+  ]);
   const report = JSON.parse(await readFile(jsonPath, 'utf8')) as ProbeReport;
   return {
     run,

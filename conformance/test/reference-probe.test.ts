@@ -12,13 +12,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FAULT_PROBE_NAMES } from '../src/index.js';
 import type { ProbeReport } from '../src/index.js';
-import { cliPath, ensureBuilt, packageRoot, run, shellQuote } from './helpers/cli-runner.js';
+import { cliPath, ensureBuilt, packageRoot, PROBE_SLACK, run, shellQuote } from './helpers/cli-runner.js';
 
 const require = createRequire(import.meta.url);
 const spPackage = dirname(require.resolve('@mcp-envelope/sp-adapter/package.json'));
 const adsPackage = dirname(require.resolve('@mcp-envelope/ads-adapter/package.json'));
 /** The Ads adapter's own model fixtures (two small API models). */
 const adsModels = join(adsPackage, 'test', 'fixtures', 'models');
+
+/**
+ * How long the SP server waits for the fault upstream: the timeout round lasts that long, and every
+ * other round's loopback answer must arrive within it, which at 1 s a loaded two-core machine
+ * was seen to miss.
+ */
+const SP_UPSTREAM_TIMEOUT_MS = 3000;
 
 let directory: string;
 
@@ -44,7 +51,7 @@ async function probe(
   const reportFile = join(directory, `${name}.json`);
   const result = await run(
     process.execPath,
-    [cliPath, 'probe', '--stdio', command, ...flags, '--json', reportFile],
+    [cliPath, 'probe', '--stdio', command, ...PROBE_SLACK, ...flags, '--json', reportFile],
     packageRoot,
     240_000,
     env,
@@ -100,7 +107,7 @@ describe('the upstream fault battery against the SP reference server', () => {
       'LWA_CLIENT_SECRET=amzn1.oa2-cs.v1.00aa11bb22cc33dd44ee55ff66',
       shellQuote('LWA_REFRESH_TOKEN=Atzr|fake-refresh-token'),
       'LWA_TOKEN_URL={token_url}',
-      'SP_API_TIMEOUT_MS=1000',
+      `SP_API_TIMEOUT_MS=${SP_UPSTREAM_TIMEOUT_MS}`,
       shellQuote(process.execPath),
       shellQuote(join(spPackage, 'dist', 'cli.js')),
       '--upstream {upstream}',
@@ -117,7 +124,7 @@ describe('the upstream fault battery against the SP reference server', () => {
         '0',
         '--upstream-faults',
         '--upstream-timeout-ms',
-        '1000',
+        String(SP_UPSTREAM_TIMEOUT_MS),
         '--timeout-ms',
         '30000',
         '--json',

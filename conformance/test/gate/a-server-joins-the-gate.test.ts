@@ -18,6 +18,7 @@ import { generateFixtures, writeFixtures } from '../../src/gate/fixtures.js';
 import { runGate } from '../../src/gate/gate.js';
 import type { GateReport } from '../../src/gate/gate-report.js';
 import { PACKAGE_ROOT } from '../../src/gate/reference-servers.js';
+import { GATE_SLACK_MS } from '../helpers/cli-runner.js';
 
 const TINY = fileURLToPath(new URL('../fixtures/tiny-gated-server', import.meta.url));
 const SERVER_LIST = ['@mcp-envelope/ads-adapter', TINY];
@@ -29,7 +30,7 @@ beforeAll(async () => {
   fixtures = mkdtempSync(join(tmpdir(), 'gate-joins-'));
   // the new server's fixtures are written as `pnpm fixtures:update` would; the Ads ones are the checked-in files
   const tiny = loadGateServers([TINY]);
-  const environment = await startGateEnvironment({ servers: tiny });
+  const environment = await startGateEnvironment({ servers: tiny, timeoutMs: GATE_SLACK_MS });
   try {
     const cases = gateCases(tiny);
     writeFixtures(fixtures, await generateFixtures(environment, new Map(cases.map((entry) => [entry.id, entry]))));
@@ -38,7 +39,7 @@ beforeAll(async () => {
   }
   for (const folder of ['ads', 'v1/ads'])
     cpSync(join(PACKAGE_ROOT, 'fixtures', folder), join(fixtures, folder), { recursive: true });
-  report = await runGate({ serverPackages: SERVER_LIST, fixturesFolder: fixtures });
+  report = await runGate({ serverPackages: SERVER_LIST, fixturesFolder: fixtures, timeoutMs: GATE_SLACK_MS });
 }, 300_000);
 
 afterAll(() => {

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { GateReport } from '../../src/gate/gate-report.js';
-import { ensureBuilt, packageRoot, runCliProcess, shellQuote } from '../helpers/cli-runner.js';
+import { ensureBuilt, GATE_SLACK, packageRoot, runCliProcess, shellQuote } from '../helpers/cli-runner.js';
 import { parseXml } from '../helpers/xml.js';
 
 beforeAll(async () => {
@@ -31,7 +31,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
   it('passes on both reference servers and writes the JSON and JUnit reports', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'gate-ok-'));
     const run = await runCliProcess(
-      ['gate', '--json', join(folder, 'gate.json'), '--junit', join(folder, 'gate.xml')],
+      ['gate', ...GATE_SLACK, '--json', join(folder, 'gate.json'), '--junit', join(folder, 'gate.xml')],
       packageRoot,
       300_000,
     );
@@ -124,6 +124,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     const run = await runCliProcess(
       [
         'gate',
+        ...GATE_SLACK,
         '--no-probe',
         '--json',
         join(folder, 'gate.json'),
@@ -186,7 +187,7 @@ describe('pnpm conformance (mcp-envelope-conformance gate)', () => {
     edited.expected = { ...edited.expected, error_kind: 'internal_error', retryable: false };
     writeFileSync(file, JSON.stringify(edited));
     const run = await runCliProcess(
-      ['gate', '--no-probe', '--json', join(folder, 'gate.json'), '--cases', cases],
+      ['gate', ...GATE_SLACK, '--no-probe', '--json', join(folder, 'gate.json'), '--cases', cases],
       packageRoot,
       300_000,
     );

@@ -94,6 +94,23 @@ export function runCliProcess(
   return run(process.execPath, [cliPath, ...args], cwd, timeoutMs, env);
 }
 
+/**
+ * The `--timeout-ms` of a probe whose deadline is not under test. Each request must answer within
+ * it, the initialize handshake among them, and over --stdio that handshake includes starting the
+ * server's Node process, which took more than the default 10 s on a loaded two-core machine. The
+ * servers these probes start answer every call, so the slack costs nothing on an idle machine.
+ */
+export const PROBE_SLACK: readonly string[] = ['--timeout-ms', '30000'];
+
+/**
+ * The `--timeout-ms` of a gate run whose deadline is not under test, and the same in ms for
+ * `runGate`. The gate starts nine server processes at once, each within it, which took more than
+ * the default 15 s on a loaded two-core machine; a passing gate never waits it out.
+ */
+export const GATE_SLACK_MS = 60_000;
+/** {@link GATE_SLACK_MS} as the gate command's flag. */
+export const GATE_SLACK: readonly string[] = ['--timeout-ms', String(GATE_SLACK_MS)];
+
 /** Quotes a path for a `--stdio` command line, with the library the CLI splits it with. */
 export function shellQuote(word: string): string {
   return quote([word]);

@@ -116,16 +116,19 @@ interface Midway {
 }
 
 /**
- * Calls from two lanes per replica, 40 ms apart per lane, until `durationMs` passed or 40 calls per
- * lane. The pacing is load shaping, not a wait for a timer: the buckets refill on Redis's clock and
- * the upstream's on this process's, which no fake timer reaches, so the calls must span real time.
+ * Calls from two lanes per replica, 40 ms apart per lane, until `durationMs` passed and a call was
+ * refused, or 40 calls per lane. The pacing is load shaping, not a wait for a timer: the buckets
+ * refill on Redis's clock and the upstream's on this process's, which no fake timer reaches, so the
+ * calls must span real time. A loaded two-core machine made only four calls in 5 s, too few to
+ * spend the burst: the lanes go on until the plan refused one.
  */
 async function hammer(replicas: readonly Replica[], durationMs: number, midway?: Midway): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let midwayRun: Promise<void> | undefined;
   const deadline = performance.now() + durationMs;
+  const goOn = (): boolean => performance.now() < deadline || outcomes.every((outcome) => outcome.ok);
   const lane = async (replica: Replica): Promise<void> => {
-    for (let call = 0; call < 40 && performance.now() < deadline; call += 1) {
+    for (let call = 0; call < 40 && goOn(); call += 1) {
       outcomes.push(await callOnce(replica));
       if (midway !== undefined && midwayRun === undefined && outcomes.length >= midway.afterCalls)
         midwayRun = midway.run();
@@ -155,14 +158,32 @@ beforeAll(async () => {
   redis = await startRedisServer();
   upstream = await startAmazonReplay({ routes: [planRoute], standing: { status: 200, body: {} } });
   replicas = await Promise.all(['a', 'b'].map((name) => startReplica(name, models, upstream, redis, scratch)));
-  // one call of another operation per replica first: its access token is then cached, so the first
-  // hammered call does not carry a token fetch the upstream's bucket clock never sees
-  for (const replica of replicas)
+  for (const replica of replicas) await whenStoreAnswers(replica);
+});
+
+/**
+ * Calls another operation on `replica` until its limiter answered from Redis. The first call also
+ * caches the access token, so that no hammered call carries a token fetch the upstream's bucket
+ * clock never sees. It also loads the Redis client and connects, within the store's own short
+ * deadlines, which a loaded two-core machine missed: the limiter then fell back to buckets of its
+ * own, starting empty, and refused the hammered calls until Redis was reachable again. Each
+ * attempt is a real call that waits for the store or fails fast while the client reconnects.
+ */
+async function whenStoreAnswers(replica: Replica): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
     await replica.client.callTool({
       name: 'ordersV0_getOrders',
       arguments: { MarketplaceIds: ['ATVPDKIKX0DER'], CreatedAfter: '2026-01-01T00:00:00Z' },
     });
-});
+    const contract = (await replica.client.callTool({
+      name: 'get_envelope_contract',
+      arguments: {},
+    })) as CallToolResult;
+    const settings = contract.structuredContent?.['settings'] as Record<string, unknown> | undefined;
+    if (settings?.['rate_limit_store_fallback'] === false) return;
+  }
+  throw new Error(`the replica's limiter never answered from Redis:\n${replica.stderr.join('')}`);
+}
 
 afterAll(async () => {
   await Promise.all(replicas.map((replica) => replica.client.close()));
@@ -185,7 +206,7 @@ describe('two replicas sharing Redis', () => {
       `replicas phase 1: ${outcomes.length} calls from 2 replicas, ${sent} sent upstream, ${refused.length} refused, ${throttledUpstream(upstream)} upstream 429s, ${elapsedSeconds.toFixed(2)} s (plan ${RATE}/s burst ${BURST}, bound ${(BURST + RATE * elapsedSeconds).toFixed(1)})`,
     );
     expect(sent).toBeLessThanOrEqual(BURST + RATE * elapsedSeconds);
-    expect(sent).toBeGreaterThanOrEqual(BURST);
+    expect(sent, replicas.map((replica) => replica.stderr.join('')).join('\n')).toBeGreaterThanOrEqual(BURST);
     expect(throttledUpstream(upstream)).toBe(0);
     expect(outcomes.length - refused.length).toBe(sent);
     expect(refused.length).toBeGreaterThan(0);
@@ -198,8 +219,9 @@ describe('two replicas sharing Redis', () => {
   it('succeeds once a refusal’s retry_after_seconds is waited out', async () => {
     const [replica] = replicas;
     if (replica === undefined) throw new Error('no replica');
+    // the bucket holds at most the burst: calls beyond it are refused, whatever the test above left
     let outcome = await callOnce(replica);
-    for (let attempt = 0; attempt < 3 && outcome.ok; attempt += 1) outcome = await callOnce(replica);
+    for (let attempt = 0; attempt < 2 * BURST && outcome.ok; attempt += 1) outcome = await callOnce(replica);
     expect(outcome).toMatchObject({ ok: false, kind: 'rate_limited', valid: true });
     const retryAfter = outcome.ok ? 0 : Number(outcome.retryAfter);
     expect(retryAfter).toBeGreaterThan(0);

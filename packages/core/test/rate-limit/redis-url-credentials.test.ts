@@ -10,6 +10,9 @@ import type { RedisServer } from '@mcp-envelope/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer } from '../../src/index.js';
+// Loaded here, not on the server's first call: the store loads it lazily, within the limiter's
+// one-second store deadline, which loading the Redis client on a loaded machine can exceed.
+import '../../src/rate-limit/redis-store.js';
 import { withoutPassword } from '../../src/rate-limit/redis-url.js';
 import { storeDescription } from '../../src/rate-limit/settings.js';
 import { connectInMemory } from '../fixtures/connect.js';
@@ -66,9 +69,21 @@ describe('credentials in a Redis store URL', () => {
       const call = async (name: string): Promise<Record<string, unknown> | undefined> =>
         ((await connected.client.callTool({ name, arguments: {} })) as { structuredContent?: Record<string, unknown> })
           .structuredContent;
-      expect(await call('limited')).toEqual({ done: true });
+      const fallingBack = async (): Promise<unknown> =>
+        ((await call('get_envelope_contract'))?.['settings'] as Record<string, unknown> | undefined)?.[
+          'rate_limit_store_fallback'
+        ];
+      // The first call loads the Redis client and connects within the store's own short deadlines,
+      // which a loaded two-core machine can miss (the call then falls back and says so); a later
+      // call uses the store once connected. A wrong password never connects, so five calls fail.
+      let answered = false;
+      for (let attempt = 0; attempt < 5 && !answered; attempt += 1) {
+        expect(await call('limited')).toEqual({ done: true });
+        answered = (await fallingBack()) === false;
+      }
       // the store answered: the client authenticated with the password from the query
-      expect(log.lines.filter((line) => line['level'] === 40)).toEqual([]);
+      expect(answered, JSON.stringify(log.lines)).toBe(true);
+      const warningsBefore = log.lines.filter((line) => line['level'] === 40).length;
       await redis.stop();
       expect(await call('limited')).toEqual({ done: true });
       const settings = (await call('get_envelope_contract'))?.['settings'];
@@ -77,7 +92,7 @@ describe('credentials in a Redis store URL', () => {
         MCP_RATE_LIMIT_STORE: `redis://127.0.0.1:${redis.port}/0?username=***&password=[REDACTED]&sentinelPassword=[REDACTED]`,
         rate_limit_store_fallback: true,
       });
-      const fallback = log.lines.filter((line) => line['level'] === 40);
+      const fallback = log.lines.filter((line) => line['level'] === 40).slice(warningsBefore);
       expect(fallback).toHaveLength(1);
       expect(fallback[0]?.['store']).toBe(shown);
       const everything = `${log.raw.join('\n')}${JSON.stringify(settings)}`;
