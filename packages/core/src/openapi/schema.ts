@@ -115,6 +115,17 @@ const SUBSCHEMA_KEYWORDS = [
   'unevaluatedItems',
   'unevaluatedProperties',
 ] as const;
+/**
+ * Whether `keyword` of `schema` is a conditional JSON Schema ignores: `if` without `then` or
+ * `else`, or `then`/`else` without `if`. Such a keyword checks nothing, and a strict validator
+ * refuses the schema that holds it, so the converter leaves it out.
+ */
+function isIgnoredConditional(schema: Readonly<Record<string, unknown>>, keyword: string): boolean {
+  if (keyword === 'if') return schema['then'] === undefined && schema['else'] === undefined;
+  if (keyword === 'then' || keyword === 'else') return schema['if'] === undefined;
+  return false;
+}
+
 /** Keywords whose value is a list of schemas. */
 const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'] as const;
 /** Keywords whose value maps names to schemas. */
@@ -658,7 +669,7 @@ export class SchemaConverter {
   private translateSubschemas(schema: Readonly<Record<string, unknown>>, result: Record<string, unknown>): void {
     for (const keyword of SUBSCHEMA_KEYWORDS) {
       const value = schema[keyword];
-      if (value !== undefined) result[keyword] = this.convert(value);
+      if (value !== undefined && !isIgnoredConditional(schema, keyword)) result[keyword] = this.convert(value);
     }
     for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
       const list = schema[keyword];

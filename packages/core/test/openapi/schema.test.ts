@@ -108,6 +108,28 @@ describe('SchemaConverter', () => {
     expect(converter.convert(input)).toEqual(expected);
   });
 
+  it.each([
+    [{ type: 'object', if: {} }, { type: 'object' }],
+    [{ type: 'object', then: { required: ['a'] } }, { type: 'object' }],
+    [{ type: 'object', else: true, then: {} }, { type: 'object' }],
+    [
+      { type: 'object', if: { required: ['a'] }, then: { required: ['b'] } },
+      {
+        type: 'object',
+        if: { required: ['a'], properties: { a: {} }, type: 'object' },
+        then: { required: ['b'], properties: { b: {} }, type: 'object' },
+      },
+    ],
+    [
+      { type: 'object', if: { required: ['a'] }, else: false },
+      { type: 'object', if: { required: ['a'], properties: { a: {} }, type: 'object' }, else: false },
+    ],
+  ])('leaves out a conditional that checks nothing: %j -> %j', (input, expected) => {
+    expect(converter.convert(input)).toEqual(expected);
+    const ajv = new Ajv2020({ strict: true });
+    expect(() => ajv.compile(converter.convert(input) as object)).not.toThrow();
+  });
+
   it('memoizes a definition used many times and shares the converted object', () => {
     const money = { type: 'object', properties: { amount: { type: 'number' } } };
     const definitions: Record<string, unknown> = { Money: money };
@@ -253,6 +275,9 @@ describe('SchemaConverter', () => {
         'allOf',
         'additionalProperties',
         'dependentRequired',
+        'if',
+        'then',
+        'else',
       ),
       keywordValue,
       { maxKeys: 6 },
