@@ -24,7 +24,7 @@ export interface RateLimitSettings {
   /**
    * How many milliseconds a call waits for a shared (Redis) store before it falls back to local
    * buckets (>= 1). The store's connect deadline is half of it and its command deadline a quarter
-   * (see {@link storeDeadlines}); a `memory` store has no deadline.
+   * (see `storeDeadlines`); a `memory` store has no deadline.
    */
   readonly MCP_RATE_LIMIT_STORE_TIMEOUT_MS: number;
 }
@@ -203,7 +203,7 @@ export function storeDescription(setting: string): string {
  * @param setting - the resolved `MCP_RATE_LIMIT_STORE`.
  * @param options - the logger the Redis store reports connection trouble to; the Redis store's
  * `MCP_RATE_LIMIT_STORE_TIMEOUT_MS` in ms (default: {@link RATE_LIMIT_DEFAULTS}), from which its
- * connect and command deadlines follow ({@link storeDeadlines}).
+ * connect and command deadlines follow (`storeDeadlines`).
  * @returns the store; its owner closes it.
  */
 export function openRateLimitStore(
