@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 
 import type { EnvelopeLogger } from '../logger.js';
 import { withoutPassword } from './redis-url.js';
-import { RATE_LIMIT_DEFAULTS, storeDeadlines, type RateLimitStoreDeadlines } from './settings.js';
+import { DEFAULT_STORE_TIMEOUT_MS, storeDeadlines, type RateLimitStoreDeadlines } from './store-deadlines.js';
 import type { RateLimitPlan, RateLimitStore, RateLimitTake } from './store.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -208,7 +208,7 @@ function watchConnection(
 export function createRedisRateLimitStore(url: string, options: RedisRateLimitStoreOptions): RateLimitStore {
   const description = withoutPassword(url);
   const prefix = options.keyPrefix ?? REDIS_RATE_LIMIT_KEY_PREFIX;
-  const deadlines = storeDeadlines(options.timeoutMs ?? RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_STORE_TIMEOUT_MS);
+  const deadlines = storeDeadlines(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS);
   const client = createClient(url, deadlines);
   client.defineCommand('rateLimitTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
   client.defineCommand('rateLimitRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT });

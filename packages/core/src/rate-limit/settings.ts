@@ -12,6 +12,7 @@ import { createMemoryRateLimitStore } from './memory-store.js';
 import { createLazyRedisRateLimitStore } from './redis-lazy.js';
 import { withoutPassword } from './redis-url.js';
 import type { RateLimitStore } from './store.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from './store-deadlines.js';
 
 /** The resolved limiter settings, keyed by their env variable names. */
 export interface RateLimitSettings {
@@ -34,35 +35,8 @@ export const RATE_LIMIT_DEFAULTS: RateLimitSettings = Object.freeze({
   MCP_RATE_LIMIT: true,
   MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
   MCP_RATE_LIMIT_STORE: 'memory',
-  MCP_RATE_LIMIT_STORE_TIMEOUT_MS: 1000,
+  MCP_RATE_LIMIT_STORE_TIMEOUT_MS: DEFAULT_STORE_TIMEOUT_MS,
 });
-
-/** The deadlines of a shared store, in milliseconds, derived from `MCP_RATE_LIMIT_STORE_TIMEOUT_MS`. */
-export interface RateLimitStoreDeadlines {
-  /** How long the limiter waits for one store call before it falls back to local buckets. */
-  readonly callMs: number;
-  /** How long a connection attempt may take before it counts as failed. */
-  readonly connectMs: number;
-  /** How long one command may take before it fails. */
-  readonly commandMs: number;
-}
-
-/**
- * The store's deadlines from its one setting: the limiter's deadline is the setting; a connection
- * gets half of it and a command a quarter, so a call that must first connect and then run its
- * command still fails inside the limiter's deadline with the store's own error (never below 1 ms).
- * The default 1000 ms gives 500 ms and 250 ms.
- *
- * @param timeoutMs - `MCP_RATE_LIMIT_STORE_TIMEOUT_MS`, in milliseconds (>= 1).
- * @returns the three deadlines, in milliseconds.
- */
-export function storeDeadlines(timeoutMs: number): RateLimitStoreDeadlines {
-  return {
-    callMs: timeoutMs,
-    connectMs: Math.max(1, Math.floor(timeoutMs / 2)),
-    commandMs: Math.max(1, Math.floor(timeoutMs / 4)),
-  };
-}
 
 /** Explicit limiter settings; an option that is set wins over the environment. */
 export interface RateLimitOptions {
