@@ -68,7 +68,7 @@ import type {
   ToolFailureMetaOptions,
 } from './options.js';
 import { DEFAULT_PAGE_SIZE } from './pagination.js';
-import { createRateLimiter, STORE_TIMEOUT_MS } from './rate-limit/limiter.js';
+import { createRateLimiter } from './rate-limit/limiter.js';
 import type { RateLimiter, RateLimitReport } from './rate-limit/limiter.js';
 import { openRateLimitStore, resolveRateLimitSettings, storeDescription } from './rate-limit/settings.js';
 import type { RateLimitOptions, RateLimitSettings } from './rate-limit/settings.js';
@@ -287,6 +287,7 @@ function rateLimitOffReport(settings: RateLimitSettings): RateLimitReport {
     MCP_RATE_LIMIT: false,
     MCP_RATE_LIMIT_MAX_WAIT_MS: settings.MCP_RATE_LIMIT_MAX_WAIT_MS,
     MCP_RATE_LIMIT_STORE: store === 'memory' ? store : storeDescription(store),
+    MCP_RATE_LIMIT_STORE_TIMEOUT_MS: settings.MCP_RATE_LIMIT_STORE_TIMEOUT_MS,
     rate_limit_store_fallback: false,
   };
 }
@@ -299,7 +300,12 @@ function createServerLimiter(resolved: ResolvedServer): RateLimiter | undefined 
   const settings = resolved.rateLimit;
   if (!settings.MCP_RATE_LIMIT) return undefined;
   const given = resolved.options.rateLimitStore;
-  const store = given ?? openRateLimitStore(settings.MCP_RATE_LIMIT_STORE, { logger: resolved.logger });
+  const store =
+    given ??
+    openRateLimitStore(settings.MCP_RATE_LIMIT_STORE, {
+      logger: resolved.logger,
+      timeoutMs: settings.MCP_RATE_LIMIT_STORE_TIMEOUT_MS,
+    });
   // a store of this process answers at once: no deadline, and no timer per call
   const local = given === undefined && settings.MCP_RATE_LIMIT_STORE === 'memory';
   return createRateLimiter({
@@ -307,7 +313,7 @@ function createServerLimiter(resolved: ResolvedServer): RateLimiter | undefined 
     store,
     ownsStore: given === undefined,
     logger: resolved.logger,
-    storeTimeoutMs: local ? undefined : STORE_TIMEOUT_MS,
+    storeTimeoutMs: local ? undefined : settings.MCP_RATE_LIMIT_STORE_TIMEOUT_MS,
   });
 }
 

@@ -212,11 +212,13 @@ describe('reading and overriding the switches', () => {
         MCP_MAX_RESULT_BYTES: '2000',
         MCP_MAX_CONCURRENT_CALLS: '50',
         MCP_MAX_CONCURRENT_CALLS_PER_TOOL: '20',
+        MCP_RATE_LIMIT_STORE_TIMEOUT_MS: '3000',
       },
       strictUnknownFields: true,
       normalizationMeta: true,
       maxResultBytes: 5000,
       maxConcurrentCallsPerTool: 4,
+      rateLimitStoreTimeoutMs: 4000,
     });
     const result = await session.current.client.callTool({ name: 'get_envelope_contract', arguments: {} });
     expect((result.structuredContent as { settings: unknown }).settings).toEqual({
@@ -231,6 +233,7 @@ describe('reading and overriding the switches', () => {
       MCP_RATE_LIMIT: true,
       MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
       MCP_RATE_LIMIT_STORE: 'memory',
+      MCP_RATE_LIMIT_STORE_TIMEOUT_MS: 4000,
       rate_limit_store_fallback: false,
     });
   });

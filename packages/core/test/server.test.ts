@@ -120,6 +120,7 @@ describe('capabilities and listing', () => {
         MCP_RATE_LIMIT: true,
         MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
         MCP_RATE_LIMIT_STORE: 'memory',
+        MCP_RATE_LIMIT_STORE_TIMEOUT_MS: 1000,
         rate_limit_store_fallback: false,
       },
     });

@@ -37,15 +37,14 @@ export const MAX_LEARNED_WAIT_MS = MAX_RETRY_AFTER_SECONDS * 1000;
 /** How many keys' learned plans and backoffs are kept at most; past it the oldest is forgotten. */
 export const MAX_LEARNED_KEYS = 100_000;
 
-/** How long a call waits for a shared store before it falls back to the local one (1 s). */
-export const STORE_TIMEOUT_MS = 1000;
-
 /** What `get_envelope_contract` reports of the limiter. */
 export interface RateLimitReport {
   readonly MCP_RATE_LIMIT: boolean;
   readonly MCP_RATE_LIMIT_MAX_WAIT_MS: number;
   /** The store's description: `memory`, or its URL without credentials. */
   readonly MCP_RATE_LIMIT_STORE: string;
+  /** How many ms a call waits for a shared store before it falls back to local buckets. */
+  readonly MCP_RATE_LIMIT_STORE_TIMEOUT_MS: number;
   /** True while the store cannot be reached and buckets are kept in this process. */
   readonly rate_limit_store_fallback: boolean;
 }
@@ -280,6 +279,7 @@ export function createRateLimiter(input: RateLimiterInput): RateLimiter {
       MCP_RATE_LIMIT: input.settings.MCP_RATE_LIMIT,
       MCP_RATE_LIMIT_MAX_WAIT_MS: maxWaitMs,
       MCP_RATE_LIMIT_STORE: input.store.description,
+      MCP_RATE_LIMIT_STORE_TIMEOUT_MS: input.settings.MCP_RATE_LIMIT_STORE_TIMEOUT_MS,
       rate_limit_store_fallback: guard.fallingBack(),
     }),
     planFor: learning.planFor,

@@ -14,13 +14,13 @@ import type { RateLimitStore } from './store.js';
  * delegates every method to the Redis store.
  *
  * @param url - the `redis://` URL of `MCP_RATE_LIMIT_STORE`.
- * @param options - the logger handed to the Redis store.
+ * @param options - the logger and the deadline (`MCP_RATE_LIMIT_STORE_TIMEOUT_MS`, ms) handed to the Redis store.
  * @returns the store; its `description` is the URL with its credentials masked ({@link withoutPassword}).
  * @throws from its methods (rejecting) what the Redis store throws, or the import's error when the module cannot load.
  */
 export function createLazyRedisRateLimitStore(
   url: string,
-  options: { readonly logger: EnvelopeLogger },
+  options: { readonly logger: EnvelopeLogger; readonly timeoutMs?: number },
 ): RateLimitStore {
   const state: { loading: Promise<RateLimitStore> | undefined; closed: boolean } = {
     loading: undefined,

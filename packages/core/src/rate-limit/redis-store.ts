@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 
 import type { EnvelopeLogger } from '../logger.js';
 import { withoutPassword } from './redis-url.js';
+import { DEFAULT_STORE_TIMEOUT_MS, storeDeadlines, type RateLimitStoreDeadlines } from './store-deadlines.js';
 import type { RateLimitPlan, RateLimitStore, RateLimitTake } from './store.js';
 
 /** Options of {@link createRedisRateLimitStore}. */
@@ -23,15 +24,16 @@ export interface RedisRateLimitStoreOptions {
   readonly logger: EnvelopeLogger;
   /** Prefix of every key (default {@link REDIS_RATE_LIMIT_KEY_PREFIX}). */
   readonly keyPrefix?: string;
+  /**
+   * `MCP_RATE_LIMIT_STORE_TIMEOUT_MS` in ms (default 1000): a connection attempt may take half of
+   * it and one script a quarter (`storeDeadlines`).
+   */
+  readonly timeoutMs?: number;
 }
 
 /** The prefix of the store's keys unless `keyPrefix` says otherwise. */
 export const REDIS_RATE_LIMIT_KEY_PREFIX = 'mcp-envelope:rl:';
 
-/** How long a connection attempt may take before it counts as failed, in ms. */
-const CONNECT_TIMEOUT_MS = 500;
-/** How long one script may take before the take throws, in ms (a loopback round trip is ~0.1 ms). */
-const COMMAND_TIMEOUT_MS = 250;
 /** Reconnect delays grow by this much per attempt, in ms ... */
 const RECONNECT_STEP_MS = 100;
 /** ... up to this, and the client keeps trying for as long as the store is open. */
@@ -103,10 +105,10 @@ interface ScriptedRedis {
 }
 
 /** Creates the client: fails fast while Redis is away, and keeps reconnecting until closed. */
-function createClient(url: string): Redis {
+function createClient(url: string, deadlines: RateLimitStoreDeadlines): Redis {
   return new Redis(url, {
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: deadlines.connectMs,
+    commandTimeout: deadlines.commandMs,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt: number) => Math.min(attempt * RECONNECT_STEP_MS, RECONNECT_MAX_DELAY_MS),
@@ -129,6 +131,7 @@ function watchConnection(
   client: Redis,
   description: string,
   logger: EnvelopeLogger,
+  connectMs: number,
 ): { whenUsable: () => Promise<void>; stop: () => void } {
   const state: { down: boolean; stopped: boolean; since: number; code: string | undefined } = {
     down: false,
@@ -170,8 +173,8 @@ function watchConnection(
         else reject(unreachable(description, error.message, state.code));
       };
       const timer = setTimeout(() => {
-        settle(new Error(`not connected within ${CONNECT_TIMEOUT_MS} ms`));
-      }, CONNECT_TIMEOUT_MS);
+        settle(new Error(`not connected within ${connectMs} ms`));
+      }, connectMs);
       client.once('ready', settle);
       client.once('error', settle);
     });
@@ -193,23 +196,25 @@ function watchConnection(
 
 /**
  * Creates a rate-limit store in the Redis at `url`. It connects at once in the background; a
- * method called before the first connection waits for it (at most ~500 ms).
+ * method called before the first connection waits for it (at most half of `timeoutMs`, 500 ms by
+ * default).
  *
  * @param url - `redis://[:password@]host:port[/db]` (or `rediss://`).
- * @param options - the logger; optionally the key prefix.
+ * @param options - the logger; optionally the key prefix and the deadline `timeoutMs`.
  * @returns the store; its `description` is the URL without its password.
  * @throws never here; each method throws (rejects) when Redis is unreachable or answers no faster
- * than ~250 ms, and with a TypeError when the plan has `ratePerSecond <= 0` or `burst < 1`.
+ * than a quarter of `timeoutMs` (250 ms by default), and with a TypeError when the plan has `ratePerSecond <= 0` or `burst < 1`.
  */
 export function createRedisRateLimitStore(url: string, options: RedisRateLimitStoreOptions): RateLimitStore {
   const description = withoutPassword(url);
   const prefix = options.keyPrefix ?? REDIS_RATE_LIMIT_KEY_PREFIX;
-  const client = createClient(url);
+  const deadlines = storeDeadlines(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS);
+  const client = createClient(url, deadlines);
   client.defineCommand('rateLimitTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
   client.defineCommand('rateLimitRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT });
   client.defineCommand('rateLimitDrain', { numberOfKeys: 1, lua: DRAIN_SCRIPT });
   const scripts = client as unknown as ScriptedRedis;
-  const { whenUsable, stop } = watchConnection(client, description, options.logger);
+  const { whenUsable, stop } = watchConnection(client, description, options.logger, deadlines.connectMs);
   const margin = String(EXPIRY_MARGIN_MS);
   const planArgs = (plan: RateLimitPlan): [string, string] => {
     // the script would divide by zero or never grant

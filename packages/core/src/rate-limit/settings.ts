@@ -1,6 +1,6 @@
 /**
- * The pre-flight limiter's settings: `MCP_RATE_LIMIT`, `MCP_RATE_LIMIT_MAX_WAIT_MS` and
- * `MCP_RATE_LIMIT_STORE`, read from the environment with server options that override them, and
+ * The pre-flight limiter's settings: `MCP_RATE_LIMIT`, `MCP_RATE_LIMIT_MAX_WAIT_MS`,
+ * `MCP_RATE_LIMIT_STORE` and `MCP_RATE_LIMIT_STORE_TIMEOUT_MS`, read from the environment with server options that override them, and
  * the store each setting opens. Implements CONTRACT.md "rate_limited" (pre-flight limiter).
  *
  * @packageDocumentation
@@ -12,6 +12,7 @@ import { createMemoryRateLimitStore } from './memory-store.js';
 import { createLazyRedisRateLimitStore } from './redis-lazy.js';
 import { withoutPassword } from './redis-url.js';
 import type { RateLimitStore } from './store.js';
+import { DEFAULT_STORE_TIMEOUT_MS } from './store-deadlines.js';
 
 /** The resolved limiter settings, keyed by their env variable names. */
 export interface RateLimitSettings {
@@ -21,13 +22,20 @@ export interface RateLimitSettings {
   readonly MCP_RATE_LIMIT_MAX_WAIT_MS: number;
   /** `memory`, or the store's `redis://` URL as given (it may hold a password: show its `storeDescription`). */
   readonly MCP_RATE_LIMIT_STORE: string;
+  /**
+   * How many milliseconds a call waits for a shared (Redis) store before it falls back to local
+   * buckets (>= 1). The store's connect deadline is half of it and its command deadline a quarter
+   * (see `storeDeadlines`); a `memory` store has no deadline.
+   */
+  readonly MCP_RATE_LIMIT_STORE_TIMEOUT_MS: number;
 }
 
-/** The defaults: on, 2000 ms of waiting, buckets in this process. */
+/** The defaults: on, 2000 ms of waiting, buckets in this process, 1000 ms for a shared store. */
 export const RATE_LIMIT_DEFAULTS: RateLimitSettings = Object.freeze({
   MCP_RATE_LIMIT: true,
   MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
   MCP_RATE_LIMIT_STORE: 'memory',
+  MCP_RATE_LIMIT_STORE_TIMEOUT_MS: DEFAULT_STORE_TIMEOUT_MS,
 });
 
 /** Explicit limiter settings; an option that is set wins over the environment. */
@@ -41,6 +49,11 @@ export interface RateLimitOptions {
    * process sharing buckets); the server does not close it.
    */
   readonly rateLimitStore?: RateLimitStore;
+  /**
+   * `MCP_RATE_LIMIT_STORE_TIMEOUT_MS`: an integer of milliseconds from 1 to 2^31 - 1 (default
+   * 1000) a call waits for a shared store before falling back to local buckets.
+   */
+  readonly rateLimitStoreTimeoutMs?: number;
 }
 
 /** Why a limiter setting cannot be used; the message names the variable, never its value. */
@@ -63,20 +76,27 @@ function readSwitch(raw: string | undefined): boolean {
  */
 const MAX_RATE_LIMIT_WAIT_MS = 2_147_483_647;
 
-function readMaxWait(raw: string | undefined, override: number | undefined): number {
+/** A whole number of milliseconds from `min` to the timer limit: an option is checked, an env value parsed. */
+function readMilliseconds(
+  name: string,
+  min: number,
+  raw: string | undefined,
+  override: number | undefined,
+  fallback: number,
+): number {
   if (override !== undefined) {
-    if (!Number.isSafeInteger(override) || override < 0 || override > MAX_RATE_LIMIT_WAIT_MS)
+    if (!Number.isSafeInteger(override) || override < min || override > MAX_RATE_LIMIT_WAIT_MS)
       throw new RateLimitSettingsError(
-        `the option for MCP_RATE_LIMIT_MAX_WAIT_MS must be an integer from 0 to ${MAX_RATE_LIMIT_WAIT_MS}`,
+        `the option for ${name} must be an integer from ${min} to ${MAX_RATE_LIMIT_WAIT_MS}`,
       );
     return override;
   }
   const text = raw?.trim();
-  if (text === undefined || text === '') return RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_MAX_WAIT_MS;
+  if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value > MAX_RATE_LIMIT_WAIT_MS)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min || value > MAX_RATE_LIMIT_WAIT_MS)
     throw new RateLimitSettingsError(
-      `MCP_RATE_LIMIT_MAX_WAIT_MS must be a non-negative integer (milliseconds) of at most ${MAX_RATE_LIMIT_WAIT_MS}`,
+      `${name} must be a ${min === 0 ? 'non-negative' : 'positive'} integer (milliseconds) of at most ${MAX_RATE_LIMIT_WAIT_MS}`,
     );
   return value;
 }
@@ -119,8 +139,22 @@ export function resolveRateLimitSettings(
 ): RateLimitSettings {
   return {
     MCP_RATE_LIMIT: options.rateLimit ?? readSwitch(env['MCP_RATE_LIMIT']),
-    MCP_RATE_LIMIT_MAX_WAIT_MS: readMaxWait(env['MCP_RATE_LIMIT_MAX_WAIT_MS'], options.rateLimitMaxWaitMs),
+    MCP_RATE_LIMIT_MAX_WAIT_MS: readMilliseconds(
+      'MCP_RATE_LIMIT_MAX_WAIT_MS',
+      0,
+      env['MCP_RATE_LIMIT_MAX_WAIT_MS'],
+      options.rateLimitMaxWaitMs,
+      RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_MAX_WAIT_MS,
+    ),
     MCP_RATE_LIMIT_STORE: readStore(env['MCP_RATE_LIMIT_STORE']),
+    // a zero deadline would fall back before any store could answer
+    MCP_RATE_LIMIT_STORE_TIMEOUT_MS: readMilliseconds(
+      'MCP_RATE_LIMIT_STORE_TIMEOUT_MS',
+      1,
+      env['MCP_RATE_LIMIT_STORE_TIMEOUT_MS'],
+      options.rateLimitStoreTimeoutMs,
+      RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_STORE_TIMEOUT_MS,
+    ),
   };
 }
 
@@ -141,10 +175,15 @@ export function storeDescription(setting: string): string {
  * URL, the Redis store.
  *
  * @param setting - the resolved `MCP_RATE_LIMIT_STORE`.
- * @param options - the logger the Redis store reports connection trouble to.
+ * @param options - the logger the Redis store reports connection trouble to; the Redis store's
+ * `MCP_RATE_LIMIT_STORE_TIMEOUT_MS` in ms (default: {@link RATE_LIMIT_DEFAULTS}), from which its
+ * connect and command deadlines follow (`storeDeadlines`).
  * @returns the store; its owner closes it.
  */
-export function openRateLimitStore(setting: string, options: { readonly logger: EnvelopeLogger }): RateLimitStore {
+export function openRateLimitStore(
+  setting: string,
+  options: { readonly logger: EnvelopeLogger; readonly timeoutMs?: number },
+): RateLimitStore {
   if (setting === 'memory') return createMemoryRateLimitStore();
   // the Redis client is loaded on the store's first call, never by servers without Redis
   return createLazyRedisRateLimitStore(setting, options);

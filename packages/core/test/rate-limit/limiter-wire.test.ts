@@ -13,6 +13,8 @@ import type { EnvelopeServerOptions, EnvelopeTool } from '../../src/index.js';
 import { createMemoryRateLimitStore } from '../../src/rate-limit/memory-store.js';
 import type { MemoryRateLimitStore } from '../../src/rate-limit/memory-store.js';
 import { rateLimitKey } from '../../src/rate-limit/step.js';
+import { RATE_LIMIT_DEFAULTS } from '../../src/rate-limit/settings.js';
+import { storeDeadlines } from '../../src/rate-limit/store-deadlines.js';
 import type { RateLimitPlan, RateLimitStore } from '../../src/rate-limit/store.js';
 import { connectInMemory } from '../fixtures/connect.js';
 import type { Connected } from '../fixtures/connect.js';
@@ -319,6 +321,7 @@ describe('the pre-flight limiter over the wire', () => {
       MCP_RATE_LIMIT: false,
       MCP_RATE_LIMIT_MAX_WAIT_MS: 2000,
       MCP_RATE_LIMIT_STORE: 'memory',
+      MCP_RATE_LIMIT_STORE_TIMEOUT_MS: 1000,
       rate_limit_store_fallback: false,
     });
   });
@@ -425,6 +428,35 @@ describe('limiter settings', () => {
       message = (error as Error).message;
     }
     expect(message).toBe('MCP_RATE_LIMIT_STORE must be memory or a redis://host:port/db URL');
+  });
+
+  it('refuses an MCP_RATE_LIMIT_STORE_TIMEOUT_MS that is not a positive whole number of ms, env or option', () => {
+    const expected = 'MCP_RATE_LIMIT_STORE_TIMEOUT_MS must be a positive integer (milliseconds) of at most 2147483647';
+    for (const raw of ['0', '-5', '1.5', 'soon', '1e3', '2147483648'])
+      expect(() => build({ MCP_RATE_LIMIT_STORE_TIMEOUT_MS: raw }), raw).toThrow(expected);
+    const withOption = (value: number): unknown =>
+      createEnvelopeServer({
+        info: { name: 'limiter-test', version: '0.0.1' },
+        adapter: testAdapter,
+        tools: [],
+        options: { env: {}, logger: captureLog().logger, rateLimitStoreTimeoutMs: value },
+      });
+    expect(() => withOption(0)).toThrow(
+      'the option for MCP_RATE_LIMIT_STORE_TIMEOUT_MS must be an integer from 1 to 2147483647',
+    );
+    expect(() => withOption(Number.NaN)).toThrow(/^the option for MCP_RATE_LIMIT_STORE_TIMEOUT_MS/);
+    expect(() => withOption(5000)).not.toThrow();
+    expect(() => build({ MCP_RATE_LIMIT_STORE_TIMEOUT_MS: ' 5000 ' })).not.toThrow();
+  });
+
+  it('derives the connect and command deadlines from MCP_RATE_LIMIT_STORE_TIMEOUT_MS: a half and a quarter', () => {
+    expect(storeDeadlines(RATE_LIMIT_DEFAULTS.MCP_RATE_LIMIT_STORE_TIMEOUT_MS)).toEqual({
+      callMs: 1000,
+      connectMs: 500,
+      commandMs: 250,
+    });
+    expect(storeDeadlines(5000)).toEqual({ callMs: 5000, connectMs: 2500, commandMs: 1250 });
+    expect(storeDeadlines(3)).toEqual({ callMs: 3, connectMs: 1, commandMs: 1 });
   });
 
   it('accepts on, off, 0 and memory', () => {

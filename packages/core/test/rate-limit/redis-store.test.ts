@@ -1,5 +1,8 @@
 import { startRedisServer } from '@mcp-envelope/testing';
 import type { RedisServer } from '@mcp-envelope/testing';
+import { createServer } from 'node:net';
+import type { Socket } from 'node:net';
+
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -60,6 +63,13 @@ async function redisTimePasses(ms: number): Promise<void> {
   await expiredInRedis(marker);
 }
 
+/**
+ * The stores under test get `MCP_RATE_LIMIT_STORE_TIMEOUT_MS` = 5 s (connect 2.5 s, command
+ * 1.25 s) instead of the default 1 s: what they assert is the buckets' arithmetic, and a loaded
+ * two-core machine can hold a loopback round trip past the default's 250 ms command deadline.
+ */
+const LOADED_TIMEOUT_MS = 5000;
+
 let redis: RedisServer;
 let store: RateLimitStore;
 let inspector: Redis;
@@ -69,7 +79,7 @@ const freshKey = (): string => `test:${process.pid}:${(keyCounter += 1)}`;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  store = createRedisRateLimitStore(redis.url, { logger: capturingLogger().logger });
+  store = createRedisRateLimitStore(redis.url, { logger: capturingLogger().logger, timeoutMs: LOADED_TIMEOUT_MS });
   inspector = new Redis(redis.url);
   // expired keys announce themselves, so a test can wait for Redis's clock without sleeping
   await inspector.config('SET', 'notify-keyspace-events', 'Ex');
@@ -172,9 +182,12 @@ describe('Redis rate-limit store', () => {
   });
 
   it('grants exactly the burst to 200 concurrent takes from two clients', async () => {
-    const other = createRedisRateLimitStore(redis.url, { logger: capturingLogger().logger });
+    const other = createRedisRateLimitStore(redis.url, {
+      logger: capturingLogger().logger,
+      timeoutMs: LOADED_TIMEOUT_MS,
+    });
     try {
-      // connected before the burst, so the burst does not share the store's 500 ms first-connect
+      // connected before the burst, so the burst does not share the store's first-connect
       // deadline with a loaded machine's slow connect
       expect((await other.take(freshKey(), { ratePerSecond: 1, burst: 1 }, 0)).granted).toBe(true);
       const key = freshKey();
@@ -211,7 +224,9 @@ describe('Redis rate-limit store when Redis goes away', () => {
   it('rejects at once while Redis is down, logs once, and works again after a restart', async () => {
     const own = await startRedisServer({ password: 's3cret-pw/+' });
     const { lines, logger, until } = capturingLogger();
-    const outage = createRedisRateLimitStore(own.url, { logger });
+    // 2 s (connect 1 s, command 0.5 s): the first take must reach Redis on a loaded machine, and a
+    // failed connect must still end well inside the 3 s bound below
+    const outage = createRedisRateLimitStore(own.url, { logger, timeoutMs: 2000 });
     try {
       const plan = { ratePerSecond: 1, burst: 2 };
       expect((await outage.take('outage', plan, 0)).granted).toBe(true);
@@ -220,7 +235,7 @@ describe('Redis rate-limit store when Redis goes away', () => {
       for (let attempt = 0; attempt < 3; attempt += 1) {
         const started = performance.now();
         await expect(outage.take('outage', plan, 0)).rejects.toThrow(/Redis unreachable/);
-        // a real socket's clock: the store gives up within its 500 ms connect timeout, where the
+        // a real socket's clock: the store gives up within its 1 s connect timeout, where the
         // client's own reconnect schedule would hold the call for many seconds; 3 s is slack for a
         // loaded machine that still tells the two apart
         expect(performance.now() - started).toBeLessThan(3000);
@@ -255,6 +270,63 @@ describe('Redis rate-limit store when Redis goes away', () => {
       expect(JSON.stringify(lines)).not.toContain('hunter2');
     } finally {
       await nowhere.close();
+    }
+  });
+});
+
+describe('Redis rate-limit store deadlines from MCP_RATE_LIMIT_STORE_TIMEOUT_MS', () => {
+  it('gives up on a Redis that holds its commands after a quarter of the setting, with ioredis timing out', async () => {
+    // 2000 ms: a 500 ms command deadline, twice the default's 250 ms, so the lower bound below
+    // tells the setting from the default
+    const slow = createRedisRateLimitStore(redis.url, { logger: capturingLogger().logger, timeoutMs: 2000 });
+    const pauser = new Redis(redis.url);
+    try {
+      expect((await slow.take(freshKey(), { ratePerSecond: 1, burst: 1 }, 0)).granted).toBe(true);
+      // Redis holds every write for 60 s: the take must end on the client's deadline, not Redis's
+      await pauser.call('CLIENT', 'PAUSE', '60000', 'WRITE');
+      const started = performance.now();
+      await expect(slow.take(freshKey(), { ratePerSecond: 1, burst: 1 }, 0)).rejects.toThrow('Command timed out');
+      const elapsed = performance.now() - started;
+      // a timer never fires early (1 ms of rounding aside); 30 s is slack for a loaded machine
+      // that still tells the deadline from the 60 s pause
+      expect(elapsed).toBeGreaterThanOrEqual(499);
+      expect(elapsed).toBeLessThan(30_000);
+    } finally {
+      await pauser.call('CLIENT', 'UNPAUSE');
+      pauser.disconnect();
+      await slow.close();
+    }
+  });
+
+  it('gives up on a server that accepts and never answers when its ready check times out', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    const mute = createRedisRateLimitStore(`redis://127.0.0.1:${address.port}/0`, {
+      logger: capturingLogger().logger,
+      timeoutMs: 1200,
+    });
+    try {
+      const started = performance.now();
+      // the TCP connect succeeds; the client's ready check is a command, so its 300 ms deadline (a
+      // quarter of 1200) ends the first connection, unless a loaded machine delays the connect so
+      // long that the 600 ms connect deadline (half of 1200) comes first: either is the setting's
+      await expect(mute.take('k', { ratePerSecond: 1, burst: 1 }, 0)).rejects.toThrow(
+        new RegExp(
+          `^rate-limit store redis://127\\.0\\.0\\.1:${String(address.port)}/0: Redis unreachable \\((Command timed out|not connected within 600 ms)\\)$`,
+        ),
+      );
+      expect(performance.now() - started).toBeGreaterThanOrEqual(299);
+    } finally {
+      await mute.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => {
+        silent.close(() => {
+          resolve();
+        });
+      });
     }
   });
 });

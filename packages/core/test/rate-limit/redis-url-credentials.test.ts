@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createEnvelopeServer } from '../../src/index.js';
 // Loaded here, not on the server's first call: the store loads it lazily, within the limiter's
-// one-second store deadline, which loading the Redis client on a loaded machine can exceed.
+// store deadline (MCP_RATE_LIMIT_STORE_TIMEOUT_MS), which loading the Redis client on a loaded
+// machine can exceed.
 import '../../src/rate-limit/redis-store.js';
 import { withoutPassword } from '../../src/rate-limit/redis-url.js';
 import { storeDescription } from '../../src/rate-limit/settings.js';
@@ -62,7 +63,12 @@ describe('credentials in a Redis store URL', () => {
           handler: () => ({ done: true }),
         },
       ],
-      options: { env: { MCP_RATE_LIMIT: 'on', MCP_RATE_LIMIT_STORE: url }, logger: log.logger },
+      options: {
+        // 5 s instead of the default 1 s: a loaded two-core machine can hold a round trip past the
+        // default's 250 ms command deadline, and this test is about credentials, not deadlines
+        env: { MCP_RATE_LIMIT: 'on', MCP_RATE_LIMIT_STORE: url, MCP_RATE_LIMIT_STORE_TIMEOUT_MS: '5000' },
+        logger: log.logger,
+      },
     });
     const connected = await connectInMemory(server);
     try {
@@ -73,8 +79,8 @@ describe('credentials in a Redis store URL', () => {
         ((await call('get_envelope_contract'))?.['settings'] as Record<string, unknown> | undefined)?.[
           'rate_limit_store_fallback'
         ];
-      // The first call loads the Redis client and connects within the store's own short deadlines,
-      // which a loaded two-core machine can miss (the call then falls back and says so); a later
+      // The first call loads the Redis client and connects within the store's deadlines, which
+      // a loaded two-core machine could still miss (the call then falls back and says so); a later
       // call uses the store once connected. A wrong password never connects, so five calls fail.
       let answered = false;
       for (let attempt = 0; attempt < 5 && !answered; attempt += 1) {
@@ -90,6 +96,7 @@ describe('credentials in a Redis store URL', () => {
       // the answer also goes through the server's redactor, which knows `password=` by name
       expect(settings).toMatchObject({
         MCP_RATE_LIMIT_STORE: `redis://127.0.0.1:${redis.port}/0?username=***&password=[REDACTED]&sentinelPassword=[REDACTED]`,
+        MCP_RATE_LIMIT_STORE_TIMEOUT_MS: 5000,
         rate_limit_store_fallback: true,
       });
       const fallback = log.lines.filter((line) => line['level'] === 40).slice(warningsBefore);
