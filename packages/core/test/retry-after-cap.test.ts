@@ -6,7 +6,7 @@
 import { validateEnvelope } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
-import { MAX_RETRY_AFTER_SECONDS } from '../src/adapter-entry.js';
+import { MAX_RETRY_AFTER_SECONDS, restResponseMeta } from '../src/adapter-entry.js';
 import { toolError } from '../src/index.js';
 import type { EnvelopeTool } from '../src/index.js';
 import { parseRetryAfter, parseRetryAfterMilliseconds } from '../src/http-meta/rate-limit.js';
@@ -29,6 +29,19 @@ describe('the longest stated wait', () => {
     // a day and less is passed on as it was said
     expect(parseRetryAfter('86400', NOW)).toBe(86_400);
     expect(parseRetryAfter('Mon, 02 Mar 2026 10:00:30 GMT', NOW)).toBe(30);
+  });
+
+  it('caps the reset delay of _meta.rate_limit as well, beside the upstream’s own reset text', () => {
+    // a reset in the year 9999 (epoch seconds), and the same as a delay of a billion seconds
+    const epoch = restResponseMeta({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '253402300799' }, NOW);
+    const delay = restResponseMeta({ 'ratelimit-remaining': '0', 'ratelimit-reset': '999999999' }, NOW);
+    expect([epoch.rate_limit, delay.rate_limit]).toEqual([
+      { remaining: 0, reset_after_seconds: 86_400, reset_at: '253402300799' },
+      { remaining: 0, reset_after_seconds: 86_400, reset_at: '999999999' },
+    ]);
+    // a reset within the day is passed on as it was said
+    const soon = restResponseMeta({ 'ratelimit-remaining': '0', 'ratelimit-reset': '90' }, NOW);
+    expect(soon.rate_limit?.reset_after_seconds).toBe(90);
   });
 
   const session = useTestSession();
