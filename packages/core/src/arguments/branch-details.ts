@@ -112,9 +112,7 @@ function withNestingAtMost(detail: EnvelopeDetail, levels: number): EnvelopeDeta
   const nested = detail['branch_details'];
   if (!Array.isArray(nested)) return detail;
   if (levels <= 0) {
-    const rest: EnvelopeDetail = { ...detail };
-    delete rest['branch_details'];
-    return rest;
+    return Object.fromEntries(Object.entries(detail).filter(([key]) => key !== 'branch_details')) as EnvelopeDetail;
   }
   const kept = (nested as EnvelopeDetail[]).map((inner) => withNestingAtMost(inner, levels - 1));
   return kept.every((inner, index) => inner === nested[index]) ? detail : { ...detail, branch_details: kept };
