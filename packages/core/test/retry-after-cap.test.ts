@@ -46,6 +46,22 @@ describe('the longest stated wait', () => {
 
   const session = useTestSession();
 
+  it('caps a wait recorded beside an object result on the wire', async () => {
+    // a handler (or an adapter's own response-meta parser) records the upstream's wait as it was said
+    const tool: EnvelopeTool = {
+      name: 'list_orders',
+      inputSchema: { type: 'object' },
+      handler: (_args, context) => {
+        context.recordResponseMeta({ retry_after_seconds: 1e12 });
+        return { orders: [] };
+      },
+    };
+    const { client } = await session.start({ logger: captureLog().logger }, [tool]);
+    const result = await client.callTool({ name: 'list_orders', arguments: {} });
+    expect(result.isError).not.toBe(true);
+    expect(result.structuredContent).toEqual({ orders: [], _meta: { retry_after_seconds: 86_400 } });
+  });
+
   it('caps a handler’s own wait in the envelope on the wire', async () => {
     const tool: EnvelopeTool = {
       name: 'spent_quota',
