@@ -7,8 +7,11 @@ import { validateEnvelope } from '@mcp-envelope/contract';
 import { describe, expect, it } from 'vitest';
 
 import { MAX_RETRY_AFTER_SECONDS, restResponseMeta } from '../src/adapter-entry.js';
+import { recordResponseMetaInto } from '../src/context.js';
+import { boundEnvelope } from '../src/envelope-builder.js';
 import { toolError } from '../src/index.js';
 import type { EnvelopeTool } from '../src/index.js';
+import type { CallRecord } from '../src/types.js';
 import { parseRetryAfter, parseRetryAfterMilliseconds } from '../src/http-meta/rate-limit.js';
 import { MAX_LEARNED_WAIT_MS } from '../src/rate-limit/limiter.js';
 import { captureLog } from './fixtures/log-capture.js';
@@ -42,6 +45,20 @@ describe('the longest stated wait', () => {
     // a reset within the day is passed on as it was said
     const soon = restResponseMeta({ 'ratelimit-remaining': '0', 'ratelimit-reset': '90' }, NOW);
     expect(soon.rate_limit?.reset_after_seconds).toBe(90);
+  });
+
+  it('caps a reset delay a handler or an adapter states itself, recorded or in an envelope', () => {
+    const record = { warnings: undefined } as unknown as CallRecord;
+    recordResponseMetaInto(record, { rate_limit: { remaining: 0, reset_after_seconds: 1e12, reset_at: 'later' } });
+    expect(record.rateLimit).toEqual({ remaining: 0, reset_after_seconds: 86_400, reset_at: 'later' });
+    const envelope = {
+      ...(toolError('rate_limited').summary('The quota is spent.').build().envelope as object),
+      _meta: { rate_limit: { remaining: 0, reset_after_seconds: 1e12 }, retry_after_seconds: 30 },
+    } as Parameters<typeof boundEnvelope>[0];
+    expect(boundEnvelope(envelope)._meta).toEqual({
+      rate_limit: { remaining: 0, reset_after_seconds: 86_400 },
+      retry_after_seconds: 30,
+    });
   });
 
   const session = useTestSession();

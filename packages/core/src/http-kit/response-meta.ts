@@ -9,7 +9,7 @@ import type { RateLimitMeta } from '@mcp-envelope/contract';
 import type { ResponseMeta } from '../adapter.js';
 import { headerValue, lowerCaseHeaders } from '../http-meta/headers.js';
 import type { HeaderSource } from '../http-meta/headers.js';
-import { capRetryAfter, retryAfterSeconds } from '../http-meta/rate-limit.js';
+import { capRateLimitReset, retryAfterSeconds } from '../http-meta/rate-limit.js';
 import { upstreamWarnings } from '../http-meta/warning.js';
 import { readRateLimit } from './rate-limit-headers.js';
 import type { RateLimitReading } from './rate-limit-headers.js';
@@ -31,11 +31,8 @@ function rateLimitMetaOf(reading: RateLimitReading, headers: ReadonlyMap<string,
   // the reading's reset_at is computed; the contract's is the upstream's own text
   const rest: RateLimitMeta = Object.fromEntries(Object.entries(reading).filter(([key]) => key !== 'reset_at'));
   const raw = headerValue(headers, ...RESET_HEADERS);
-  // the delay is a wait an agent acts on, bounded like retry_after_seconds; reset_at stays the upstream's text
-  const delay = reading.reset_after_seconds;
-  const bounded = delay === undefined ? {} : { reset_after_seconds: capRetryAfter(delay) };
-  const meta: RateLimitMeta = { ...rest, ...bounded, ...(raw === undefined ? {} : { reset_at: raw }) };
-  return Object.keys(meta).length === 0 ? undefined : meta;
+  const meta: RateLimitMeta = { ...rest, ...(raw === undefined ? {} : { reset_at: raw }) };
+  return Object.keys(meta).length === 0 ? undefined : capRateLimitReset(meta);
 }
 
 /**
