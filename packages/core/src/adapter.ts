@@ -21,8 +21,9 @@ export interface FailedRequest {
   readonly url: string;
   /**
    * `true` when the request was a lookup (`UpstreamFetchInit.lookup`) and no request without that
-   * mark had been started in the call: whatever became of it, nothing that could act was sent, so
-   * its failure is not effect-unknown (CONTRACT.md "Safe retries").
+   * mark had been started in the call when it was sent: whatever became of it, nothing that could
+   * act was sent, so its failure is not effect-unknown (CONTRACT.md "Safe retries"), unless such a
+   * request was started before the failure reached core (a lookup run beside a POST).
    */
   readonly lookupFirst?: boolean;
 }

@@ -225,7 +225,7 @@ function adapterDraft(failure: ClassifiableFailure, call: CallRecord, server: Se
     _envelope_version: CONTRACT_VERSION,
     ...upstreamOf(classified, condition, server.upstreams),
   };
-  const envelope = withEffectUnknown(verdict, failure, call.annotations);
+  const envelope = withEffectUnknown(verdict, failure, call.annotations, call.changeStarted === true);
   return { type: 'adapter', envelope, meta, condition };
 }
 

@@ -54,11 +54,14 @@ function neverSent(cause: unknown): boolean {
  * is any failure of a lookup sent before any other request of the call (`request.lookupFirst`).
  *
  * @param failure - the failure the adapter classified.
+ * @param changeStarted - whether a request without the lookup mark had been started in the call
+ *   by the time the failure reached core: a lookup that started first but failed (or was rethrown)
+ *   after such a request went out no longer vouches that nothing acted.
  * @returns `true` when a repeat of the call could repeat its effect.
  */
-export function effectUnknown(failure: ClassifiableFailure): boolean {
+export function effectUnknown(failure: ClassifiableFailure, changeStarted = false): boolean {
   // a lookup that failed before anything else was sent: the call's own request never went out
-  if ('request' in failure && failure.request?.lookupFirst === true) return false;
+  if (!changeStarted && 'request' in failure && failure.request?.lookupFirst === true) return false;
   switch (failure.type) {
     case 'timeout':
       return true;
@@ -94,14 +97,16 @@ export function isIdempotentTool(annotations: ToolAnnotations | undefined): bool
  * @param envelope - the adapter's envelope of `failure`.
  * @param failure - the failure it was classified from.
  * @param annotations - the annotations of the tool the call ran.
+ * @param changeStarted - see {@link effectUnknown}.
  * @returns the envelope an agent may act on safely.
  */
 export function withEffectUnknown(
   envelope: ErrorEnvelope,
   failure: ClassifiableFailure,
   annotations: ToolAnnotations | undefined,
+  changeStarted = false,
 ): ErrorEnvelope {
-  if (isIdempotentTool(annotations) || !effectUnknown(failure)) return envelope;
+  if (isIdempotentTool(annotations) || !effectUnknown(failure, changeStarted)) return envelope;
   return effectUnknownForm(envelope);
 }
 

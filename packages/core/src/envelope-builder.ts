@@ -20,7 +20,7 @@ import {
 } from '@mcp-envelope/contract';
 import type { EnvelopeDetail, EnvelopeMeta, ErrorEnvelope, ErrorKind, ErrorKindV1 } from '@mcp-envelope/contract';
 
-import { capRetryAfter, MAX_RETRY_AFTER_SECONDS } from './http-meta/rate-limit.js';
+import { capRateLimitReset, capRetryAfter, MAX_RETRY_AFTER_SECONDS } from './http-meta/rate-limit.js';
 import type { Redactor } from './redact.js';
 import type { CallTelemetry, EnvelopeDraft, ServerEnvironment } from './types.js';
 
@@ -136,13 +136,21 @@ function capDetail(detail: EnvelopeDetail): EnvelopeDetail {
 }
 
 /**
- * `_meta` with `retry_after_seconds` at most {@link MAX_RETRY_AFTER_SECONDS}, whoever stated the
- * wait (a handler, an adapter reading its own headers): the same object when it already is.
+ * `_meta` with `retry_after_seconds` and `rate_limit.reset_after_seconds` at most
+ * {@link MAX_RETRY_AFTER_SECONDS}, whoever stated the wait (a handler, an adapter reading its own
+ * headers): the same object when it already is.
  */
 function boundRetryAfter(meta: EnvelopeMeta | undefined): EnvelopeMeta | undefined {
-  const seconds = meta?.retry_after_seconds;
-  if (meta === undefined || typeof seconds !== 'number' || seconds <= MAX_RETRY_AFTER_SECONDS) return meta;
-  return { ...meta, retry_after_seconds: capRetryAfter(seconds) };
+  if (meta === undefined) return meta;
+  const seconds = meta.retry_after_seconds;
+  const rateLimit = meta.rate_limit === undefined ? undefined : capRateLimitReset(meta.rate_limit);
+  const waitWithin = typeof seconds !== 'number' || seconds <= MAX_RETRY_AFTER_SECONDS;
+  if (waitWithin && rateLimit === meta.rate_limit) return meta;
+  return {
+    ...meta,
+    ...(waitWithin ? {} : { retry_after_seconds: capRetryAfter(seconds) }),
+    ...(rateLimit === undefined ? {} : { rate_limit: rateLimit }),
+  };
 }
 
 /**

@@ -62,9 +62,11 @@ export interface UpstreamFetchInit extends RequestInit {
   readonly maxBodyBytes?: number;
   /**
    * `true` for a lookup: a request that changes nothing upstream, made to prepare the call's own
-   * (an identity or credentials lookup). When it fails before any request without the mark was
-   * started in the call, nothing that could act was sent, so the failure is not effect-unknown
-   * (CONTRACT.md "Safe retries"). Default false.
+   * (an identity or credentials lookup). When it fails, and no request without the mark had been
+   * started in the call by the time its failure reached core, nothing that could act was sent, so
+   * the failure is not effect-unknown (CONTRACT.md "Safe retries"). Core takes the mark at its
+   * word whatever the method: a request marked so that does change something hides an unknown
+   * effect. Default false.
    */
   readonly lookup?: boolean;
 }

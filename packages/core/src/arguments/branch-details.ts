@@ -17,6 +17,14 @@ import type { SchemaNode } from './schema-shape.js';
 /** At most this many details travel in one combinator detail's `branch_details`. */
 export const BRANCH_DETAIL_LIMIT = 10;
 
+/**
+ * At most this many levels of `branch_details` in one detail, its own counted. A schema that
+ * refers to itself (a tree of nodes) nests one failed combinator per level of the value, and
+ * each level repeats its longer path: without a bound the caller's value of a few kilobytes
+ * would bring back megabytes. A deeper combinator keeps `branches` and `nearest_branch`.
+ */
+export const BRANCH_DETAIL_DEPTH = 3;
+
 /** What the nearest-branch rule and `branch_details` read of one branch failure. */
 export interface BranchFailure {
   /** The JSON Schema keyword that failed (`type`, `required`, `anyOf`, ...). */
@@ -79,7 +87,8 @@ function compareKeys(left: readonly number[], right: readonly number[]): number 
 /**
  * The `branch_details` of a combinator detail: the given failures' details, in order, without a
  * repeat of the same code at the same path for the same unknown key (two `allOf` parts may both
- * require an object), at most {@link BRANCH_DETAIL_LIMIT}.
+ * require an object), at most {@link BRANCH_DETAIL_LIMIT}, nested at most
+ * {@link BRANCH_DETAIL_DEPTH} levels deep (counting the combinator detail's own).
  *
  * @param failures - the nearest branch's failures, or every `allOf` part's in part order.
  * @returns the details.
@@ -92,10 +101,21 @@ export function branchDetailsOf(failures: readonly Pick<BranchFailure, 'code' | 
     const key = `${code}\u0000${detail.path}\u0000${extra}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    details.push(detail);
+    details.push(withNestingAtMost(detail, BRANCH_DETAIL_DEPTH - 1));
     if (details.length === BRANCH_DETAIL_LIMIT) break;
   }
   return details;
+}
+
+/** `detail` holding at most `levels` levels of `branch_details`; the same object when it does. */
+function withNestingAtMost(detail: EnvelopeDetail, levels: number): EnvelopeDetail {
+  const nested = detail['branch_details'];
+  if (!Array.isArray(nested)) return detail;
+  if (levels <= 0) {
+    return Object.fromEntries(Object.entries(detail).filter(([key]) => key !== 'branch_details')) as EnvelopeDetail;
+  }
+  const kept = (nested as EnvelopeDetail[]).map((inner) => withNestingAtMost(inner, levels - 1));
+  return kept.every((inner, index) => inner === nested[index]) ? detail : { ...detail, branch_details: kept };
 }
 
 /**

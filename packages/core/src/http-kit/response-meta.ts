@@ -9,7 +9,7 @@ import type { RateLimitMeta } from '@mcp-envelope/contract';
 import type { ResponseMeta } from '../adapter.js';
 import { headerValue, lowerCaseHeaders } from '../http-meta/headers.js';
 import type { HeaderSource } from '../http-meta/headers.js';
-import { retryAfterSeconds } from '../http-meta/rate-limit.js';
+import { capRateLimitReset, retryAfterSeconds } from '../http-meta/rate-limit.js';
 import { upstreamWarnings } from '../http-meta/warning.js';
 import { readRateLimit } from './rate-limit-headers.js';
 import type { RateLimitReading } from './rate-limit-headers.js';
@@ -32,13 +32,14 @@ function rateLimitMetaOf(reading: RateLimitReading, headers: ReadonlyMap<string,
   const rest: RateLimitMeta = Object.fromEntries(Object.entries(reading).filter(([key]) => key !== 'reset_at'));
   const raw = headerValue(headers, ...RESET_HEADERS);
   const meta: RateLimitMeta = { ...rest, ...(raw === undefined ? {} : { reset_at: raw }) };
-  return Object.keys(meta).length === 0 ? undefined : meta;
+  return Object.keys(meta).length === 0 ? undefined : capRateLimitReset(meta);
 }
 
 /**
  * The `_meta` telemetry of a REST response: `rate_limit` from any dialect {@link readRateLimit}
- * reads (`limit`, `window_seconds`, `remaining`, `reset_after_seconds`, `reset_at` as the raw
- * reset header, and the extra keys `used`, `resource`, `policy`), `retry_after_seconds` from
+ * reads (`limit`, `window_seconds`, `remaining`, `reset_after_seconds` at most
+ * `MAX_RETRY_AFTER_SECONDS`, `reset_at` as the raw reset header, and the extra keys `used`,
+ * `resource`, `policy`), `retry_after_seconds` from
  * `Retry-After` (seconds or an HTTP date), one `upstream_warning` per `Warning` value. Absent
  * headers give absent keys.
  *

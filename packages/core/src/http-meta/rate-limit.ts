@@ -84,6 +84,19 @@ export function capRetryAfter(seconds: number): number {
   return Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
 }
 
+/**
+ * `_meta.rate_limit` with `reset_after_seconds` at most {@link MAX_RETRY_AFTER_SECONDS}, a wait an
+ * agent acts on like `retry_after_seconds`; `reset_at` stays the upstream's text.
+ *
+ * @param rateLimit - the rate limit as read or recorded.
+ * @returns `rateLimit` itself when its delay is within the bound, else a copy with the bound.
+ */
+export function capRateLimitReset(rateLimit: RateLimitMeta): RateLimitMeta {
+  const delay = rateLimit.reset_after_seconds;
+  if (typeof delay !== 'number' || delay <= MAX_RETRY_AFTER_SECONDS) return rateLimit;
+  return { ...rateLimit, reset_after_seconds: MAX_RETRY_AFTER_SECONDS };
+}
+
 const DELTA_SECONDS = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
 // IMF-fixdate, and the two obsolete forms HTTP still asks recipients to accept.
 const HTTP_DATE =

@@ -300,3 +300,70 @@ describe('secrets in branch details', () => {
     expect(JSON.stringify(result)).not.toContain('0123456789abcdefghij');
   });
 });
+
+/** A tree of nodes: a leaf number, or an object holding one child node. */
+const TREE_SCHEMA: JsonSchemaObject = {
+  type: 'object',
+  properties: { tree: { $ref: '#/$defs/Node' } },
+  $defs: {
+    Node: {
+      oneOf: [
+        { type: 'integer' },
+        {
+          type: 'object',
+          properties: { child: { $ref: '#/$defs/Node' } },
+          required: ['child'],
+          additionalProperties: false,
+        },
+      ],
+    },
+  },
+};
+
+/** How many levels of `branch_details` a detail holds, its own counted. */
+function nesting(detail: unknown): number {
+  const nested = (detail as Record<string, unknown>)['branch_details'];
+  if (!Array.isArray(nested)) return 0;
+  return 1 + Math.max(0, ...nested.map(nesting));
+}
+
+describe('a combinator nested in its own branches', () => {
+  it('nests branch_details three levels deep at most, however deep the value goes', () => {
+    let tree: unknown = 'leaf';
+    for (let level = 0; level < 300; level += 1) tree = { child: tree };
+    const result = failed(tool(TREE_SCHEMA).check({ tree }));
+    const detail = result.details[0] as Record<string, unknown>;
+    expect([detail['path'], detail['nearest_branch'], nesting(detail)]).toEqual(['tree', 1, 3]);
+    // the third level still says where the failure goes on: its branches and nearest branch
+    const third = (
+      (
+        (detail['branch_details'] as Record<string, unknown>[])[0]?.['branch_details'] as Record<string, unknown>[]
+      )[0]?.['branch_details'] as Record<string, unknown>[]
+    )[0];
+    expect(third).toMatchObject({
+      path: 'tree/child/child/child',
+      nearest_branch: 1,
+      branches: [
+        { branch: 0, error_code: 'SCHEMA_TYPE_MISMATCH', path: 'tree/child/child/child' },
+        { branch: 1, error_code: 'SCHEMA_ONE_OF_FAILED', path: 'tree/child/child/child/child' },
+      ],
+    });
+    expect(third).not.toHaveProperty('branch_details');
+    // a reply of a few kilobytes, not one that grows with the square of the depth
+    expect(JSON.stringify(result.details).length).toBeLessThan(4_000);
+  });
+
+  it('keeps every level of a shallow one', () => {
+    const result = failed(tool(TREE_SCHEMA).check({ tree: { child: { child: 'leaf' } } }));
+    expect(nesting(result.details[0])).toBe(3);
+    const deepest = (
+      (
+        (result.details[0]?.['branch_details'] as Record<string, unknown>[])[0]?.['branch_details'] as Record<
+          string,
+          unknown
+        >[]
+      )[0]?.['branch_details'] as Record<string, unknown>[]
+    )[0];
+    expect(deepest).toMatchObject({ path: 'tree/child/child', received_value: 'leaf', expected_type: 'integer' });
+  });
+});
