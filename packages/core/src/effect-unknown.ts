@@ -37,7 +37,7 @@ const NEVER_CONNECTED_CODES: ReadonlySet<string> = new Set([
 /** Certificate and TLS handshake failures: the handshake comes before the request is written. */
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
 
-/** Whether a network failure before any answer happened before the request could be sent. */
+/** Whether a network failure before an answer happened before the request could be sent. */
 function neverSent(cause: unknown): boolean {
   const code = networkErrorCode(cause);
   return code !== undefined && (NEVER_CONNECTED_CODES.has(code) || TLS_CODE.test(code));
@@ -45,13 +45,13 @@ function neverSent(cause: unknown): boolean {
 
 /**
  * Whether the request behind `failure` may have reached the upstream, so that its effect is
- * unknown: any `timeout`; a `network` failure after the answer began (`phase: 'body'`), or before
+ * unknown: every `timeout`; a `network` failure after the answer began (`phase: 'body'`), or before
  * it unless the cause's code says the connection was never made (`ECONNREFUSED`, DNS codes,
  * certificate and TLS handshake errors); an `upstream_http` 500, 502 or 504 (also an in-band
  * failure an adapter maps to one of them); a `response_too_large` answer or result, which the
  * upstream (or the tool) produced after doing the work. Every other failure (4xx, 408, 429, 503,
  * credential, body coercion, redirect) is one the upstream did not act on, or was never sent; so
- * is any failure of a lookup sent before any other request of the call (`request.lookupFirst`).
+ * is the failure of a lookup the call sent first, before its other requests (`request.lookupFirst`).
  *
  * @param failure - the failure the adapter classified.
  * @param changeStarted - whether a request without the lookup mark had been started in the call
@@ -82,7 +82,7 @@ export function effectUnknown(failure: ClassifiableFailure, changeStarted = fals
  * `readOnlyHint` or `idempotentHint` is `true`. A tool without annotations is not idempotent
  * (the MCP specification's default for `idempotentHint` is `false`).
  *
- * @param annotations - the tool's MCP annotations, if it has any.
+ * @param annotations - the tool's MCP annotations, when it has them.
  */
 export function isIdempotentTool(annotations: ToolAnnotations | undefined): boolean {
   return annotations?.readOnlyHint === true || annotations?.idempotentHint === true;

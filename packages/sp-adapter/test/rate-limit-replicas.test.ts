@@ -136,6 +136,7 @@ async function hammer(replicas: readonly Replica[], durationMs: number, midway?:
       outcomes.push(await callOnce(replica));
       if (midway !== undefined && midwayRun === undefined && outcomes.length >= midway.afterCalls)
         midwayRun = midway.run();
+      // pacing, not a wait for a timer: the lane's calls spread over the real time the buckets refill in
       await new Promise((resolve) => setTimeout(resolve, 40));
     }
   };
